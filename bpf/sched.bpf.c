@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Schedules by caller: every switch-out of a traced task is counted, keyed by the kernel
+ * function that called schedule(), i.e. the first frame outside the scheduler, locking and
+ * cpuidle text (the rule the kernel uses for wchan). Folding happens here, so the counts by
+ * caller are exact and never depend on the stack map's capacity.
+ *
+ * Cost: a kernel stack walk costs ~1.3 us before the first frame on this class of machine,
+ * whatever the depth, so it is paid only for voluntary switches of traced tasks; preemptions
+ * (prev_state == TASK_RUNNING) and the idle task are classified without one.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "target.bpf.h"
+#include "schedprof/sched.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * Folding configuration, filled from kallsyms before load. Kept out of .rodata on purpose:
+ * with known constants the verifier explores every comparison of every frame against every
+ * range separately and gives up (1M instructions); as plain data it does not.
+ */
+struct sp_fold_cfg fold_cfg = {};
+
+struct sp_sched_counts counts;
+struct sp_sched_drops drops;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SP_DEF_CALLERS);
+	__type(key, struct sp_caller_key);
+	__type(value, struct sp_caller_val);
+} callers SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SP_DEF_STACKS);
+	__type(key, struct sp_stack_key);
+	__type(value, struct sp_stack_val);
+} stack_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SP_DEF_STACKS);
+	__type(key, __u64);
+	__type(value, struct sp_stack);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sp_stack);
+} stack_buf SEC(".maps");
+
+/* Where a task went to sleep, to charge the off-CPU time when it comes back. */
+struct sp_sleep {
+	__u64 ts;
+	__u64 stack;
+	struct sp_caller_key key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sp_sleep);
+} sleeping SEC(".maps");
+
+static __always_inline void update_max(__u64 *p, __u64 v)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 old = *p;
+
+		if (v <= old || __sync_val_compare_and_swap(p, old, v) == old)
+			return;
+	}
+}
+
+static __always_inline bool in_text(__u64 ip)
+{
+	for (int i = 0; i < 3; i++)
+		if (ip >= fold_cfg.text_start[i] && ip < fold_cfg.text_end[i])
+			return true;
+	return false;
+}
+
+static __always_inline __u32 wait_of(__u64 ip)
+{
+	__u32 n = fold_cfg.nr_lock_ranges;
+
+	for (int i = 0; i < 2; i++)
+		if (ip >= fold_cfg.io_start[i] && ip < fold_cfg.io_end[i])
+			return SP_WAIT_IO;
+	for (int i = 0; i < SP_MAX_LOCK_RANGES; i++) {
+		if (i >= n)
+			break;
+		if (ip >= fold_cfg.lock_ranges[i].start && ip < fold_cfg.lock_ranges[i].end)
+			return fold_cfg.lock_ranges[i].wait;
+	}
+	return SP_WAIT_NONE;
+}
+
+static __always_inline __u64 mix(__u64 h, __u64 v)
+{
+	h ^= v;
+	h *= 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
+/* Counts a row; returns its value (for callers that need nothing else, ignored). */
+static __always_inline void count_caller(struct sp_caller_key *key)
+{
+	struct sp_caller_val one = { .count = 1 }, *v;
+
+	v = bpf_map_lookup_elem(&callers, key);
+	if (v) {
+		__sync_fetch_and_add(&v->count, 1);
+		return;
+	}
+	if (bpf_map_update_elem(&callers, key, &one, BPF_NOEXIST) == 0)
+		return;
+	v = bpf_map_lookup_elem(&callers, key); /* lost a race with the other CPU */
+	if (v)
+		__sync_fetch_and_add(&v->count, 1);
+	else
+		__sync_fetch_and_add(&drops.caller_map_full, 1);
+}
+
+static __always_inline void count_stack(struct sp_caller_key *ck, __u64 stack)
+{
+	struct sp_stack_key key = { .stack = stack, .caller = ck->caller, .wait = ck->wait };
+	struct sp_stack_val one = { .count = 1 }, *v;
+
+	__builtin_memcpy(key.comm, ck->comm, sizeof(key.comm));
+	v = bpf_map_lookup_elem(&stack_counts, &key);
+	if (v) {
+		__sync_fetch_and_add(&v->count, 1);
+		return;
+	}
+	if (bpf_map_update_elem(&stack_counts, &key, &one, BPF_NOEXIST) == 0)
+		return;
+	v = bpf_map_lookup_elem(&stack_counts, &key);
+	if (v)
+		__sync_fetch_and_add(&v->count, 1);
+	else
+		__sync_fetch_and_add(&drops.stackagg_map_full, 1);
+}
+
+struct fold_ctx {
+	struct sp_stack *buf;
+	__u64 hash;
+	__u64 caller;
+	__u32 nr;
+	__u32 wait;
+	__u32 seen_sched;
+	__u32 pad;
+};
+
+/* One frame, for bpf_loop(): hashes it, and folds it until the caller is found. */
+static long fold_frame(__u64 i, struct fold_ctx *c)
+{
+	__u64 ip;
+	__u32 w;
+
+	if (i >= c->nr || i >= SP_MAX_STACK_DEPTH)
+		return 1;
+	ip = c->buf->ip[i & (SP_MAX_STACK_DEPTH - 1)];
+	c->hash = mix(c->hash, ip);
+	if (c->caller != SP_CALLER_UNKNOWN)
+		return 0;
+	/*
+	 * Lock slow paths are folded too, even those outside __sched text on some kernels
+	 * (percpu_rwsem_wait, __rt_mutex_slowlock_locked): the caller is the function that
+	 * took the lock. Frames before the first scheduler frame are the tracepoint's and
+	 * BPF's own.
+	 */
+	w = wait_of(ip);
+	if (in_text(ip) || (c->seen_sched && w != SP_WAIT_NONE)) {
+		c->seen_sched = 1;
+		if (c->wait == SP_WAIT_NONE && w != SP_WAIT__FOLD)
+			c->wait = w;
+		return 0;
+	}
+	if (c->seen_sched)
+		c->caller = ip;
+	return 0;
+}
+
+/* Walks the stack once: folds it to the caller and keeps it in `stacks` by hash. */
+static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key)
+{
+	struct fold_ctx c = { .hash = 0xcbf29ce484222325ULL };
+	__u32 zero = 0;
+	__u64 h;
+	long n;
+
+	c.buf = bpf_map_lookup_elem(&stack_buf, &zero);
+	if (!c.buf)
+		return 0;
+	n = bpf_get_stack(ctx, c.buf->ip, sizeof(c.buf->ip), 0);
+	if (n <= 0) {
+		__sync_fetch_and_add(&drops.stack_fail, 1);
+		key->caller = SP_CALLER_UNKNOWN;
+		return 0;
+	}
+	c.nr = n / sizeof(__u64);
+	c.buf->nr = c.nr;
+	bpf_loop(SP_MAX_STACK_DEPTH, fold_frame, &c, 0);
+	key->caller = c.caller;
+	key->wait = c.wait;
+	h = c.hash ? c.hash : 1;
+	if (!bpf_map_lookup_elem(&stacks, &h) &&
+	    bpf_map_update_elem(&stacks, &h, c.buf, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&stacks, &h)) {
+		__sync_fetch_and_add(&drops.stack_map_full, 1);
+		return 0;
+	}
+	return h;
+}
+
+static __always_inline void switch_in(struct task_struct *next, __u64 now)
+{
+	struct sp_sleep *s;
+	struct sp_caller_val *v;
+	struct sp_stack_val *sv;
+	struct sp_stack_key sk = {};
+	__u64 delta;
+
+	s = bpf_task_storage_get(&sleeping, next, 0, 0);
+	if (!s || !s->ts)
+		return;
+	delta = now - s->ts;
+	s->ts = 0;
+	v = bpf_map_lookup_elem(&callers, &s->key);
+	if (v) {
+		__sync_fetch_and_add(&v->offcpu_ns, delta);
+		update_max(&v->max_ns, delta);
+	}
+	if (!s->stack)
+		return;
+	sk.stack = s->stack;
+	sk.caller = s->key.caller;
+	sk.wait = s->key.wait;
+	__builtin_memcpy(sk.comm, s->key.comm, sizeof(sk.comm));
+	sv = bpf_map_lookup_elem(&stack_counts, &sk);
+	if (sv)
+		__sync_fetch_and_add(&sv->offcpu_ns, delta);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct sp_caller_key key = {};
+	struct sp_sleep *s;
+	__u64 now = bpf_ktime_get_ns(), stack = 0;
+
+	switch_in(next, now);
+
+	if (prev->pid == 0) {
+		if (!targ_all)
+			return 0;
+		__sync_fetch_and_add(&counts.total, 1);
+		__sync_fetch_and_add(&counts.idle, 1);
+		key.caller = SP_CALLER_IDLE;
+	} else {
+		if (!task_is_traced(prev))
+			return 0;
+		__sync_fetch_and_add(&counts.total, 1);
+		if (prev_state == 0) { /* TASK_RUNNING: preempted, whatever the flag says */
+			__sync_fetch_and_add(&counts.preempted, 1);
+			key.caller = SP_CALLER_PREEMPTED;
+		} else {
+			__sync_fetch_and_add(&counts.voluntary, 1);
+			stack = fold_stack(ctx, &key);
+		}
+	}
+	bpf_probe_read_kernel(key.comm, sizeof(key.comm), prev->comm);
+	count_caller(&key);
+	if (stack)
+		count_stack(&key, stack);
+
+	s = bpf_task_storage_get(&sleeping, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		__sync_fetch_and_add(&drops.task_storage_fail, 1);
+		return 0;
+	}
+	s->ts = now;
+	s->stack = stack;
+	s->key = key;
+	return 0;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Types shared by bpf/sched.bpf.c and its loader (src/sched.c). Fixed width, padded. */
+#ifndef SCHEDPROF_SCHED_H
+#define SCHEDPROF_SCHED_H
+
+#include "schedprof/limits.h"
+
+/* Pseudo callers: never kernel addresses. */
+#define SP_CALLER_UNKNOWN 0ULL	 /* the stack could not be read */
+#define SP_CALLER_PREEMPTED 1ULL /* switched out while TASK_RUNNING */
+#define SP_CALLER_IDLE 2ULL	 /* the idle task (with -a) */
+
+/* What a voluntary switch waited for, found from the frames folded away. */
+enum sp_wait {
+	SP_WAIT_NONE = 0,
+	SP_WAIT_RWSEM_READ,
+	SP_WAIT_RWSEM_WRITE,
+	SP_WAIT_MUTEX,
+	SP_WAIT_SEMAPHORE,
+	SP_WAIT_RTMUTEX,
+	SP_WAIT_PERCPU_RWSEM,
+	SP_WAIT_IO,
+	SP_WAIT__MAX,
+	/* not a wait class: a scheduler helper outside __sched text (do_task_dead), folded */
+	SP_WAIT__FOLD = 0xff,
+};
+
+struct sp_lock_range {
+	__u64 start;
+	__u64 end;
+	__u32 wait; /* enum sp_wait */
+	__u32 pad;
+};
+
+/* Where to fold a stack (see bpf/sched.bpf.c). */
+struct sp_fold_cfg {
+	__u64 text_start[3]; /* __sched_text, __lock_text, __cpuidle_text */
+	__u64 text_end[3];
+	__u64 io_start[2];   /* io_schedule, io_schedule_timeout */
+	__u64 io_end[2];
+	__u32 nr_lock_ranges;
+	__u32 pad;
+	struct sp_lock_range lock_ranges[SP_MAX_LOCK_RANGES];
+};
+
+/* Row of the exact schedules-by-caller count (never depends on the stack map). */
+struct sp_caller_key {
+	__u64 caller;
+	__u32 wait; /* enum sp_wait */
+	__u32 pad;
+	char comm[TASK_COMM_LEN];
+};
+
+struct sp_caller_val {
+	__u64 count;
+	__u64 offcpu_ns;
+	__u64 max_ns;
+};
+
+/* Per (stack, comm): the full stacks behind the rows. */
+struct sp_stack_key {
+	__u64 stack; /* hash of the frames, key of the `stacks` map; 0 = not kept */
+	__u64 caller;
+	__u32 wait;
+	__u32 pad;
+	char comm[TASK_COMM_LEN];
+};
+
+struct sp_stack_val {
+	__u64 count;
+	__u64 offcpu_ns;
+};
+
+struct sp_stack {
+	__u32 nr;
+	__u32 pad;
+	__u64 ip[SP_MAX_STACK_DEPTH];
+};
+
+/* Totals, read from .bss: every switch-out of a traced task, row or not. */
+struct sp_sched_counts {
+	__u64 total;
+	__u64 voluntary;
+	__u64 preempted;
+	__u64 idle;
+};
+
+/* Drop counters, read from .bss after the run. */
+struct sp_sched_drops {
+	__u64 stack_fail;	/* bpf_get_stack() failed: counted as [unknown] */
+	__u64 stack_map_full;	/* stack not kept: counted, but no --stacks entry */
+	__u64 caller_map_full;	/* row could not be created: counted in totals only */
+	__u64 stackagg_map_full;
+	__u64 task_storage_fail;/* no off-CPU time for that sleep */
+};
+
+#endif

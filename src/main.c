@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Entry point: dispatches sub-commands from a table (prefix match, like bpftool). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "trace", cmd_trace, "trace a command, processes or the system; print the report" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: schedprof COMMAND [OPTIONS]\n"
+		   "       schedprof --help | --version\n\n"
+		   "Why are my tasks not running? Schedules by caller, exactly counted in BPF.\n\n"
+		   "Commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'schedprof COMMAND --help' describes each one.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	const struct command *found = NULL;
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+		if (len && !strncmp(commands[i].name, name, len)) {
+			if (found)
+				return NULL; /* ambiguous prefix */
+			found = &commands[i];
+		}
+	}
+	return found;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_SUCCESS;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("schedprof %s\n", SCHEDPROF_VERSION);
+		return EXIT_SUCCESS;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "schedprof: unknown command '%s'\n", argv[1]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	return cmd->run(argc - 1, argv + 1);
+}

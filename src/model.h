@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The in-memory model of one run. `trace` fills it from the BPF maps (symbolized), the
+ * JSON writer serializes it, the JSON reader rebuilds it, and every output format
+ * (table, json, folded, pprof, flame graph) renders from it, so `trace -f X` and
+ * `trace -f json | report -f X` print the same thing.
+ *
+ * All strings are owned (malloc'd) by the model; sp_run_free() releases everything.
+ */
+#ifndef SCHEDPROF_MODEL_H
+#define SCHEDPROF_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SP_SCHEMA "schedprof/1"
+
+/* Per process-name breakdown of a row. */
+struct sp_comm_stat {
+	char *comm;
+	uint64_t count;
+	uint64_t time_ns; /* off-CPU time (schedules), wait time (locks), 0 (profile) */
+	uint64_t max_ns;
+};
+
+struct sp_comm_list {
+	struct sp_comm_stat *v;
+	size_t n, cap;
+};
+
+/* One full stack behind a row. frames[0] is the leaf (innermost) frame. */
+struct sp_stack_row {
+	char **frames;	/* symbol names ("anon_pipe_read", "main", "[unknown]") */
+	char **objects; /* per frame: "[kernel]", module "[ext4]", or a file path; NULL = all [kernel] */
+	size_t nframes;
+	char *comm;
+	uint64_t count;
+	uint64_t time_ns;
+};
+
+struct sp_stack_list {
+	struct sp_stack_row *v;
+	size_t n, cap;
+};
+
+/* ---- schedules view ---- */
+struct sp_sched_row {
+	char *caller; /* "anon_pipe_read", "[preempted]", "cpu_idle", "[unknown]" */
+	char *wait;   /* "rwsem-write", "mutex", "io", "pipe", ... or NULL */
+	uint64_t count;
+	uint64_t offcpu_ns;
+	uint64_t max_ns;
+	struct sp_comm_list comms;
+	struct sp_stack_list stacks;
+};
+
+struct sp_sched_view {
+	bool present;
+	uint64_t total;
+	uint64_t voluntary;
+	uint64_t preempted;
+	uint64_t idle;
+	uint64_t missing_stacks; /* counted, but no stack could be read or kept */
+	uint64_t lost_rows;	 /* counted in the totals, but no row (row map full) */
+	struct sp_sched_row *rows;
+	size_t nrows, cap;
+};
+
+/* ---- target and run ---- */
+enum sp_target_mode {
+	SP_TARGET_ALL = 0, /* -a */
+	SP_TARGET_PIDS,	   /* -p */
+	SP_TARGET_COMMAND, /* -- COMMAND */
+};
+
+struct sp_target_info {
+	enum sp_target_mode mode;
+	char *command;	/* argv joined with spaces (COMMAND mode) */
+	int *pids;	/* PIDS mode */
+	size_t npids;
+	int exit_status;/* COMMAND mode: the job's exit status (128+sig when signalled) */
+	bool has_rusage;
+	uint64_t user_ns, sys_ns; /* COMMAND mode: the job's CPU time (children included) */
+};
+
+struct sp_run {
+	char *schema;	  /* SP_SCHEMA */
+	char *version;	  /* schedprof version that wrote it */
+	char *kernel;	  /* uname -r */
+	char *hostname;
+	int ncpus;
+	uint64_t start_unix_ns;
+	uint64_t elapsed_ns;
+	struct sp_target_info target;
+	char *options;	  /* the trace command line, for the record */
+	struct sp_sched_view sched;
+	/* profile and locks views are added beside sched (issues #3, #4). */
+};
+
+void sp_run_init(struct sp_run *run);
+void sp_run_free(struct sp_run *run);
+
+/* Append helpers: return a pointer to the new zeroed element, or NULL (ENOMEM). */
+struct sp_sched_row *sp_sched_add_row(struct sp_sched_view *v);
+struct sp_stack_row *sp_stack_list_add(struct sp_stack_list *l);
+/* Adds count/time to comm's entry (creating it); max_ns is a max. Returns 0 or -ENOMEM. */
+int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, uint64_t time_ns,
+		     uint64_t max_ns);
+
+/* Sorting helpers used by every format, so they all rank alike. */
+void sp_sched_sort(struct sp_sched_view *v); /* count desc, then offcpu desc, then name */
+void sp_comm_list_sort(struct sp_comm_list *l);
+void sp_stack_list_sort(struct sp_stack_list *l);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Output formats: every one renders from the run model (model.h), nothing else. */
+#ifndef SCHEDPROF_RENDER_H
+#define SCHEDPROF_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "model.h"
+
+enum sp_format {
+	SP_FMT_TABLE = 0,
+	SP_FMT_JSON,
+};
+
+#define SP_VIEW_SCHED (1u << 0)
+#define SP_VIEW_PROFILE (1u << 1)
+#define SP_VIEW_LOCKS (1u << 2)
+#define SP_VIEW_ALL (SP_VIEW_SCHED)
+
+enum sp_group { SP_GROUP_CALLER = 0, SP_GROUP_COMM };
+
+struct render_opts {
+	enum sp_format format;
+	unsigned int views; /* SP_VIEW_* to print */
+	unsigned int nrows; /* -n */
+	bool stacks;	    /* --stacks */
+	unsigned int nstacks; /* stacks printed per row with --stacks */
+	enum sp_group group;  /* --by comm */
+};
+
+/* Name <-> enum for the CLI. -EINVAL on an unknown name. */
+int render_parse_format(const char *s, enum sp_format *ret);
+int render_parse_views(const char *s, unsigned int *ret);
+const char *render_format_names(void);
+
+/* Writes the run in opts->format to f. 0 or -errno (-EIO on a write error). */
+int render_run(const struct sp_run *run, const struct render_opts *opts, FILE *f);
+
+/* Per-format back ends. */
+int format_table(const struct sp_run *run, const struct render_opts *opts, FILE *f);
+int format_json(const struct sp_run *run, const struct render_opts *opts, FILE *f);
+
+#endif

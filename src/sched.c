@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The schedules view's collector: loads sched.bpf.o, reads its maps into the model. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "collector.h"
+#include "ksyms.h"
+#include "log.h"
+#include "util.h"
+#include "schedprof/sched.h"
+#include "sched.skel.h"
+
+struct sched_state {
+	struct sched_bpf *skel;
+};
+
+static const char *const wait_names[SP_WAIT__MAX] = {
+	[SP_WAIT_NONE] = NULL,
+	[SP_WAIT_RWSEM_READ] = "rwsem-read",
+	[SP_WAIT_RWSEM_WRITE] = "rwsem-write",
+	[SP_WAIT_MUTEX] = "mutex",
+	[SP_WAIT_SEMAPHORE] = "semaphore",
+	[SP_WAIT_RTMUTEX] = "rt-mutex",
+	[SP_WAIT_PERCPU_RWSEM] = "percpu-rwsem",
+	[SP_WAIT_IO] = "io",
+};
+
+/* Innermost sleeping-lock slow paths by name; a prefix ends with '*'. */
+static const struct {
+	const char *name;
+	enum sp_wait wait;
+} lock_funcs[] = {
+	{ "rwsem_down_read_slowpath", SP_WAIT_RWSEM_READ },
+	{ "rwsem_down_write_slowpath", SP_WAIT_RWSEM_WRITE },
+	{ "__mutex_lock*", SP_WAIT_MUTEX },
+	{ "__ww_mutex_lock*", SP_WAIT_MUTEX },
+	{ "mutex_lock_io*", SP_WAIT_MUTEX },
+	{ "__down_common*", SP_WAIT_SEMAPHORE },
+	{ "rt_mutex_slowlock*", SP_WAIT_RTMUTEX },
+	{ "__rt_mutex_slowlock*", SP_WAIT_RTMUTEX },
+	{ "percpu_rwsem_wait*", SP_WAIT_PERCPU_RWSEM },
+	{ "__percpu_down_read*", SP_WAIT_PERCPU_RWSEM },
+	{ "percpu_down_write*", SP_WAIT_PERCPU_RWSEM },
+	/* calls __schedule() itself from outside __sched text: the caller is do_exit */
+	{ "do_task_dead", SP_WAIT__FOLD },
+};
+
+static bool name_matches(const char *name, const char *pat)
+{
+	size_t n = strlen(pat);
+
+	if (n && pat[n - 1] == '*')
+		return !strncmp(name, pat, n - 1);
+	return !strcmp(name, pat);
+}
+
+static int lock_func_wait(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(lock_funcs); i++)
+		if (name_matches(name, lock_funcs[i].name))
+			return lock_funcs[i].wait;
+	return -1;
+}
+
+/* Collects the slow-path ranges, merging neighbours of the same kind (few slots in BPF). */
+static int find_lock_ranges(const struct ksyms *ks, struct sp_lock_range *r, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < ksyms__count(ks); i++) {
+		const struct ksym *s = ksyms__at(ks, i);
+		int w;
+
+		if (s->module || !strchr("tTwW", s->type))
+			continue;
+		w = lock_func_wait(s->name);
+		if (w < 0)
+			continue;
+		if (n && r[n - 1].wait == (unsigned int)w && s->addr <= r[n - 1].end + 0x200) {
+			if (s->addr + s->size > r[n - 1].end)
+				r[n - 1].end = s->addr + s->size;
+			continue;
+		}
+		if (n == max) {
+			dlog("more sleeping-lock slow paths than %u; %s not classified", max, s->name);
+			continue;
+		}
+		r[n].start = s->addr;
+		r[n].end = s->addr + s->size;
+		r[n].wait = w;
+		n++;
+	}
+	return n;
+}
+
+static int sched_prepare(struct trace_ctx *ctx, void **ret_state)
+{
+	static const char *const sect[3][2] = {
+		{ "__sched_text_start", "__sched_text_end" },
+		{ "__lock_text_start", "__lock_text_end" },
+		{ "__cpuidle_text_start", "__cpuidle_text_end" },
+	};
+	const struct trace_opts *o = ctx->opts;
+	struct sched_state *st;
+	struct sched_bpf *skel;
+	const struct ksym *s;
+	int err;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	skel = sched_bpf__open();
+	if (!skel) {
+		err = -errno;
+		free(st);
+		return err;
+	}
+	st->skel = skel;
+	skel->rodata->targ_all = o->mode == SP_TARGET_ALL;
+	for (int i = 0; i < 3; i++) {
+		uint64_t a = 0, b = 0;
+
+		if (ksyms__range(ctx->ksyms, sect[i][0], sect[i][1], &a, &b) && i == 0) {
+			elog("kernel symbols %s/%s not found in /proc/kallsyms", sect[i][0], sect[i][1]);
+			err = -ENOENT;
+			goto fail;
+		}
+		skel->bss->fold_cfg.text_start[i] = a;
+		skel->bss->fold_cfg.text_end[i] = b;
+	}
+	skel->bss->fold_cfg.nr_lock_ranges = find_lock_ranges(ctx->ksyms,
+		skel->bss->fold_cfg.lock_ranges, SP_MAX_LOCK_RANGES);
+	for (int i = 0; i < 2; i++) {
+		s = ksyms__get(ctx->ksyms, i ? "io_schedule_timeout" : "io_schedule");
+		if (s) {
+			skel->bss->fold_cfg.io_start[i] = s->addr;
+			skel->bss->fold_cfg.io_end[i] = s->addr + s->size;
+		}
+	}
+	bpf_map__set_max_entries(skel->maps.callers, o->max_callers);
+	bpf_map__set_max_entries(skel->maps.stack_counts, o->max_stacks);
+	bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
+	err = collector_share_target(skel->obj, ctx);
+	if (err)
+		goto fail;
+	err = sched_bpf__load(skel);
+	if (err)
+		goto fail;
+	*ret_state = st;
+	return 0;
+fail:
+	sched_bpf__destroy(skel);
+	free(st);
+	return err;
+}
+
+static int sched_attach(void *state)
+{
+	struct sched_state *st = state;
+
+	return sched_bpf__attach(st->skel);
+}
+
+static void sched_detach(void *state)
+{
+	struct sched_state *st = state;
+
+	sched_bpf__detach(st->skel);
+}
+
+static void sched_destroy(void *state)
+{
+	struct sched_state *st = state;
+
+	if (!st)
+		return;
+	sched_bpf__destroy(st->skel);
+	free(st);
+}
+
+static const char *comm_str(const char *comm, char *buf)
+{
+	memcpy(buf, comm, TASK_COMM_LEN);
+	buf[TASK_COMM_LEN] = 0;
+	return buf;
+}
+
+/* "anon_pipe_read", a module function, or the raw address. */
+static char *caller_name(const struct ksyms *ks, uint64_t ip)
+{
+	const struct ksym *s;
+	char buf[32];
+
+	if (ip == SP_CALLER_UNKNOWN)
+		return strdup("[unknown]");
+	if (ip == SP_CALLER_PREEMPTED)
+		return strdup("[preempted]");
+	if (ip == SP_CALLER_IDLE)
+		return strdup("cpu_idle");
+	s = ksyms__map_addr(ks, ip, NULL);
+	if (s)
+		return strdup(s->name);
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)ip);
+	return strdup(buf);
+}
+
+static char *frame_object(const struct ksyms *ks, uint64_t ip)
+{
+	const struct ksym *s = ksyms__map_addr(ks, ip, NULL);
+	char buf[64];
+
+	if (!s || !s->module)
+		return strdup("[kernel]");
+	snprintf(buf, sizeof(buf), "[%s]", s->module);
+	return strdup(buf);
+}
+
+/* The coarse wait class: a lock kind or io from BPF, else "pipe" for the pipe paths. */
+static const char *wait_name(uint32_t wait, const char *caller)
+{
+	if (wait < SP_WAIT__MAX && wait_names[wait])
+		return wait_names[wait];
+	if (strstr(caller, "pipe_read") || strstr(caller, "pipe_write") || strstr(caller, "pipe_wait"))
+		return "pipe";
+	return NULL;
+}
+
+static struct sp_sched_row *find_row(struct sp_sched_view *v, const char *caller, const char *wait)
+{
+	for (size_t i = 0; i < v->nrows; i++) {
+		struct sp_sched_row *r = &v->rows[i];
+
+		if (!strcmp(r->caller, caller) && !strcmp(r->wait ? r->wait : "", wait ? wait : ""))
+			return r;
+	}
+	return NULL;
+}
+
+static struct sp_sched_row *get_row(struct sp_sched_view *v, const struct ksyms *ks, uint64_t ip,
+				    uint32_t wait)
+{
+	struct sp_sched_row *r;
+	const char *w;
+	char *name;
+
+	name = caller_name(ks, ip);
+	if (!name)
+		return NULL;
+	w = wait_name(wait, name);
+	r = find_row(v, name, w);
+	if (r) {
+		free(name);
+		return r;
+	}
+	r = sp_sched_add_row(v);
+	if (!r) {
+		free(name);
+		return NULL;
+	}
+	r->caller = name;
+	r->wait = xstrdup(w);
+	if (w && !r->wait)
+		return NULL;
+	return r;
+}
+
+static int read_callers(struct sched_bpf *skel, const struct ksyms *ks, struct sp_sched_view *v)
+{
+	int fd = bpf_map__fd(skel->maps.callers);
+	struct sp_caller_key key, *prev = NULL;
+	struct sp_caller_val val;
+	char comm[TASK_COMM_LEN + 1];
+
+	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+		struct sp_sched_row *r;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &val))
+			continue; /* deleted meanwhile: cannot happen, the programs never delete */
+		r = get_row(v, ks, key.caller, key.wait);
+		if (!r)
+			return -ENOMEM;
+		r->count += val.count;
+		r->offcpu_ns += val.offcpu_ns;
+		if (val.max_ns > r->max_ns)
+			r->max_ns = val.max_ns;
+		if (sp_comm_list_add(&r->comms, comm_str(key.comm, comm), val.count, val.offcpu_ns,
+				     val.max_ns))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Leaf first, starting at the first scheduler frame (drops the tracepoint and BPF frames). */
+static int fill_stack(struct sp_stack_row *row, const struct sp_stack *st, const struct ksyms *ks,
+		      uint64_t sched_lo, uint64_t sched_hi)
+{
+	uint32_t nr = st->nr < SP_MAX_STACK_DEPTH ? st->nr : SP_MAX_STACK_DEPTH, first = 0;
+
+	for (uint32_t i = 0; i < nr; i++) {
+		if (st->ip[i] >= sched_lo && st->ip[i] < sched_hi) {
+			first = i;
+			break;
+		}
+	}
+	row->frames = calloc(nr - first + 1, sizeof(char *));
+	row->objects = calloc(nr - first + 1, sizeof(char *));
+	if (!row->frames || !row->objects)
+		return -ENOMEM;
+	for (uint32_t i = first; i < nr; i++) {
+		row->frames[row->nframes] = caller_name(ks, st->ip[i]);
+		row->objects[row->nframes] = frame_object(ks, st->ip[i]);
+		if (!row->frames[row->nframes] || !row->objects[row->nframes])
+			return -ENOMEM;
+		row->nframes++;
+	}
+	return 0;
+}
+
+static int read_stacks(struct sched_bpf *skel, const struct ksyms *ks, struct sp_sched_view *v)
+{
+	int fd = bpf_map__fd(skel->maps.stack_counts), sfd = bpf_map__fd(skel->maps.stacks);
+	uint64_t lo = skel->bss->fold_cfg.text_start[0], hi = skel->bss->fold_cfg.text_end[0];
+	struct sp_stack_key key, *prev = NULL;
+	struct sp_stack_val val;
+	struct sp_stack st;
+	char comm[TASK_COMM_LEN + 1];
+	int err;
+
+	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+		struct sp_sched_row *r;
+		struct sp_stack_row *s;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &val) || bpf_map_lookup_elem(sfd, &key.stack, &st))
+			continue;
+		r = get_row(v, ks, key.caller, key.wait);
+		if (!r)
+			return -ENOMEM;
+		s = sp_stack_list_add(&r->stacks);
+		if (!s)
+			return -ENOMEM;
+		s->count = val.count;
+		s->time_ns = val.offcpu_ns;
+		s->comm = strdup(comm_str(key.comm, comm));
+		if (!s->comm)
+			return -ENOMEM;
+		err = fill_stack(s, &st, ks, lo, hi);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Stacks that symbolize alike (same names, same comm) are one row. */
+static void merge_stacks(struct sp_stack_list *l)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		struct sp_stack_row *s = &l->v[i];
+		size_t j;
+
+		for (j = 0; j < out; j++) {
+			struct sp_stack_row *d = &l->v[j];
+			size_t k;
+
+			if (d->nframes != s->nframes || strcmp(d->comm, s->comm))
+				continue;
+			for (k = 0; k < s->nframes && !strcmp(d->frames[k], s->frames[k]); k++)
+				;
+			if (k == s->nframes)
+				break;
+		}
+		if (j < out) {
+			l->v[j].count += s->count;
+			l->v[j].time_ns += s->time_ns;
+			for (size_t k = 0; k < s->nframes; k++) {
+				free(s->frames[k]);
+				free(s->objects[k]);
+			}
+			free(s->frames);
+			free(s->objects);
+			free(s->comm);
+		} else {
+			l->v[out++] = *s;
+		}
+	}
+	l->n = out;
+}
+
+static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
+{
+	struct sched_state *st = state;
+	struct sched_bpf *skel = st->skel;
+	struct sp_sched_view *v = &run->sched;
+	int err;
+
+	v->present = true;
+	v->total = skel->bss->counts.total;
+	v->voluntary = skel->bss->counts.voluntary;
+	v->preempted = skel->bss->counts.preempted;
+	v->idle = skel->bss->counts.idle;
+	v->missing_stacks = skel->bss->drops.stack_fail + skel->bss->drops.stack_map_full +
+			    skel->bss->drops.stackagg_map_full;
+	v->lost_rows = skel->bss->drops.caller_map_full;
+	err = read_callers(skel, ctx->ksyms, v);
+	if (!err)
+		err = read_stacks(skel, ctx->ksyms, v);
+	if (err)
+		return err;
+	for (size_t i = 0; i < v->nrows; i++)
+		merge_stacks(&v->rows[i].stacks);
+	if (skel->bss->drops.task_storage_fail)
+		wlog("%llu sleeps have no off-CPU time (task storage could not be created)",
+		     (unsigned long long)skel->bss->drops.task_storage_fail);
+	sp_sched_sort(v);
+	return 0;
+}
+
+const struct collector sched_collector = {
+	.name = "schedules",
+	.view = SP_VIEW_SCHED,
+	.prepare = sched_prepare,
+	.attach = sched_attach,
+	.detach = sched_detach,
+	.read = sched_read,
+	.destroy = sched_destroy,
+};

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The processes a trace follows: a launched command, or running PIDs and their descendants. */
+#ifndef SCHEDPROF_SRC_TARGET_H
+#define SCHEDPROF_SRC_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+/* A command forked but held before exec until target_launch__release(). */
+struct target_launch {
+	pid_t pid;
+	int gate_fd;  /* write end: closing it lets the child exec */
+	int error_fd; /* read end: gets the child's errno if exec fails, EOF on success */
+};
+
+/* Forks argv; the child waits for release. 0 or -errno. */
+int target_launch__start(char *const *argv, struct target_launch *l);
+/* Lets the child exec. Returns 0 when exec succeeded, or the (negative) errno of the failed exec
+ * (the child then exits 127). */
+int target_launch__release(struct target_launch *l);
+/* Kills and reaps a child that was never released (error paths). */
+void target_launch__abort(struct target_launch *l);
+
+/* true if pid exists and is not a zombie. */
+bool target_pid_alive(pid_t pid);
+/* pids plus all their live descendants, from /proc. Caller frees *ret. 0 or -errno. */
+int target_descendants(const int *pids, size_t n, int **ret, size_t *ret_n);
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The parsed `schedprof trace` command line: passed explicitly, never global. */
+#ifndef SCHEDPROF_TRACE_OPTS_H
+#define SCHEDPROF_TRACE_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "model.h"
+#include "render.h"
+
+struct trace_opts {
+	enum sp_target_mode mode;
+	int *pids;
+	size_t npids;
+	char **argv; /* COMMAND mode, NULL-terminated (points into main's argv) */
+	uint64_t duration_ns; /* -d; 0 = until the target ends or a signal */
+	unsigned int views;   /* SP_VIEW_* mask of what to collect */
+	/* map sizes */
+	uint32_t max_targets, max_callers, max_stacks;
+	struct render_opts render;
+	const char *output; /* -o; NULL = stdout */
+	char *cmdline;	    /* the trace command line, for the record */
+};
+
+#endif

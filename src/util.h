@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Strict number and list parsing, time, and small string helpers. */
+#ifndef SCHEDPROF_UTIL_H
+#define SCHEDPROF_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NSEC_PER_SEC 1000000000ULL
+
+/* Whole decimal number in [min, max], nothing else in the string. 0 or -EINVAL/-ERANGE. */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
+/* Seconds, possibly fractional ("2", "0.5"), > 0. */
+int parse_seconds(const char *s, uint64_t *ret_ns);
+/* "12,34,56" -> array of pids (> 0). Caller frees *ret. */
+int parse_pid_list(const char *s, int **ret, size_t *ret_n);
+
+uint64_t now_ns(int clock);
+char *xstrdup(const char *s); /* NULL on NULL or ENOMEM */
+/* Grow *v (element size elt) so that it holds at least n elements. 0 or -ENOMEM. */
+int grow(void **v, size_t *cap, size_t n, size_t elt);
+/* "1.234s", "12.3ms", "456us", "78ns" into buf. */
+const char *fmt_duration(uint64_t ns, char *buf, size_t len);
+
+#endif

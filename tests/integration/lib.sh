@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Shared by the integration tests: BPF preconditions, running schedprof, reading its JSON.
+# Exit 77 is meson's "skipped"; under CI=true a missing precondition is a failure instead.
+set -u
+
+SCHEDPROF=${SCHEDPROF:?SCHEDPROF must name the built binary}
+SPWORK=${SPWORK:-}
+TMP=$(mktemp -d /tmp/schedprof-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "ok: $*"; }
+
+skip_or_fail() {
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL (CI=true, so no skipping): $*" >&2
+		exit 1
+	fi
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+require_bpf() {
+	[ "$(id -u)" = 0 ] || skip_or_fail "needs root for BPF"
+	[ -r /sys/kernel/btf/vmlinux ] || skip_or_fail "kernel has no BTF"
+	command -v python3 >/dev/null || skip_or_fail "needs python3 to read the JSON report"
+}
+
+# jq-like access to the JSON report with python3: jget FILE EXPR (EXPR sees the document as d)
+jget() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# count for a caller, optionally restricted to one comm: caller_count FILE CALLER [COMM]
+caller_count() {
+	python3 - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+caller = sys.argv[2]
+comm = sys.argv[3] if len(sys.argv) > 3 else None
+n = 0
+for r in d["schedules"]["callers"]:
+    if r["caller"] != caller:
+        continue
+    if comm is None:
+        n += r["count"]
+    else:
+        n += r["comms"].get(comm, {}).get("count", 0)
+print(n)
+PY
+}
+
+# assert_between NAME VALUE LO HI
+assert_between() {
+	if [ "$2" -lt "$3" ] || [ "$2" -gt "$4" ]; then
+		fail "$1 = $2, expected between $3 and $4"
+	fi
+	pass "$1 = $2 (expected $3..$4)"
+}

@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# -p on a running process counts grandchildren forked after attach, and stops by itself
+# when the whole tree has exited.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+N=1000
+"$SPWORK" tree "$TMP/go" $N &
+tree=$!
+"$SCHEDPROF" trace -p $tree -d 60 -f json -o "$TMP/run.json" 2> "$TMP/err" &
+sp=$!
+# wait until attached: schedprof holds bpf_link fds
+for _ in $(seq 100); do
+	ls -l /proc/$sp/fd 2>/dev/null | grep -q 'bpf_link' && break
+	sleep 0.05
+done
+sleep 0.2
+touch "$TMP/go"
+wait $tree || fail "workload failed"
+start=$(date +%s)
+wait $sp || { cat "$TMP/err"; fail "schedprof -p exited $?"; }
+[ $(( $(date +%s) - start )) -lt 10 ] || fail "schedprof did not stop when the tree exited"
+n=$(caller_count "$TMP/run.json" anon_pipe_read sp_grandchild)
+[ "$n" = 0 ] && n=$(caller_count "$TMP/run.json" pipe_read sp_grandchild)
+assert_between "grandchild anon_pipe_read count" "$n" $((N * 99 / 100)) $((N * 101 / 100))

@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Exit codes and messages of the CLI.
+. "$(dirname "$0")/lib.sh"
+"$SCHEDPROF" --version | grep -q '^schedprof [0-9]' || fail "--version"
+"$SCHEDPROF" --help | grep -q 'trace' || fail "--help"
+"$SCHEDPROF" trace --help | grep -q -- '--stacks' || fail "trace --help"
+"$SCHEDPROF" trace --bogus >/dev/null 2>&1; rc=$?
+[ $rc = 2 ] || fail "unknown option exits $rc, expected 2"
+"$SCHEDPROF" trace -n abc -a >/dev/null 2>&1; rc=$?
+[ $rc = 2 ] || fail "bad value exits $rc, expected 2"
+"$SCHEDPROF" trace -d -1 >/dev/null 2>&1; rc=$?
+[ $rc = 2 ] || fail "negative duration exits $rc, expected 2"
+"$SCHEDPROF" frobnicate >/dev/null 2>&1; rc=$?
+[ $rc = 2 ] || fail "unknown command exits $rc, expected 2"
+pass "usage errors exit 2"
+require_bpf
+"$SCHEDPROF" trace -- false > /dev/null; rc=$?
+[ $rc = 1 ] || fail "-- false exits $rc, expected 1"
+"$SCHEDPROF" trace -- /nonexistent > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 127 ] || fail "-- /nonexistent exits $rc, expected 127"
+[ "$(wc -l < "$TMP/err")" = 1 ] || fail "expected one error line, got: $(cat "$TMP/err")"
+grep -q 'cannot execute /nonexistent' "$TMP/err" || fail "message: $(cat "$TMP/err")"
+sh -c 'exit 0' & dead=$!; wait $dead
+"$SCHEDPROF" trace -p $dead > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 1 ] || fail "-p dead pid exits $rc, expected 1"
+grep -qx "schedprof: no such process: $dead" "$TMP/err" || fail "message: $(cat "$TMP/err")"
+pass "-- false -> 1, -- /nonexistent -> 127, -p dead -> 1"
+# not root: one line naming what is needed, exit 1 (setpriv drops every capability)
+if command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$SCHEDPROF" trace -- true > /dev/null 2> "$TMP/err"; rc=$?
+	[ $rc = 1 ] || fail "unprivileged exits $rc, expected 1"
+	grep -q 'CAP_BPF' "$TMP/err" || fail "message: $(cat "$TMP/err")"
+	pass "unprivileged -> 1: $(cat "$TMP/err")"
+fi
+# SIGINT during -a ends in the full report
+"$SCHEDPROF" trace -a -f json -o "$TMP/int.json" & sp=$!
+sleep 1; kill -INT $sp; wait $sp; rc=$?
+[ $rc = 0 ] || fail "SIGINT exits $rc"
+t=$(jget "$TMP/int.json" 'd["schedules"]["total"]')
+[ "$t" -gt 0 ] || fail "no schedules after SIGINT"
+pass "SIGINT -> report with $t schedules"
+# kill -9 leaves nothing attached
+"$SCHEDPROF" trace -a > /dev/null & sp=$!
+sleep 1
+ids=$(bpftool prog show 2>/dev/null | grep -c 'sp_switch')
+kill -9 $sp; wait $sp 2>/dev/null
+sleep 0.5
+left=$(bpftool prog show 2>/dev/null | grep -c 'sp_switch')
+[ "$ids" -ge 1 ] || fail "bpftool did not see sp_switch while tracing"
+[ "$left" = 0 ] || fail "$left sp_switch programs left after kill -9"
+pass "kill -9 leaves no program attached"

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Ground-truth workloads for the integration tests: each one blocks, waits or gets
+ * preempted a known number of times, under a known process name.
+ *
+ *   spwork pipe N        a reader ("sp_pipe_reader") blocks exactly N times in pipe_read:
+ *                        the writer writes each byte only once /proc/PID/wchan shows the
+ *                        reader asleep in the pipe
+ *   spwork wait K        a parent ("sp_waiter") waits K times for a child that is still alive
+ *   spwork spin SECONDS  two CPU-bound tasks ("sp_spin") pinned to CPU 0
+ *   spwork tree FILE N   waits until FILE exists, then forks a child that forks a grandchild
+ *                        ("sp_grandchild") doing `pipe N`
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
+static void set_name(const char *name)
+{
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* true once the task sleeps in a pipe read (wchan is only shown for a dequeued task) */
+static int asleep_in_pipe(pid_t pid)
+{
+	char path[64], buf[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open wchan");
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return strstr(buf, "pipe_read") != NULL || strstr(buf, "pipe_wait") != NULL;
+}
+
+static int do_pipe(long n, const char *reader_name)
+{
+	int p[2], status;
+	pid_t pid;
+	char c = 'x';
+
+	if (pipe(p))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		set_name(reader_name);
+		close(p[1]);
+		for (long i = 0; i < n; i++)
+			if (read(p[0], &c, 1) != 1)
+				_exit(3);
+		_exit(0);
+	}
+	close(p[0]);
+	for (long i = 0; i < n; i++) {
+		double t0 = now();
+
+		while (!asleep_in_pipe(pid)) {
+			if (now() - t0 > 10)
+				die("reader never blocked");
+		}
+		if (write(p[1], &c, 1) != 1)
+			die("write");
+	}
+	close(p[1]);
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid");
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+static int do_wait(long k)
+{
+	set_name("sp_waiter");
+	for (long i = 0; i < k; i++) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			struct timespec ts = { 0, 3 * 1000 * 1000 };
+
+			set_name("sp_child");
+			nanosleep(&ts, NULL);
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) != pid)
+			die("waitpid");
+	}
+	return 0;
+}
+
+static int do_spin(double secs)
+{
+	cpu_set_t set;
+	pid_t pid;
+	double t0;
+	volatile unsigned long x = 0;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+	set_name("sp_spin");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	t0 = now();
+	while (now() - t0 < secs)
+		x++;
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+
+static int do_tree(const char *file, long n)
+{
+	pid_t pid;
+	int status;
+
+	set_name("sp_tree");
+	while (access(file, F_OK)) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		set_name("sp_child");
+		_exit(do_pipe(n, "sp_grandchild"));
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "pipe"))
+		return do_pipe(atol(argv[2]), "sp_pipe_reader");
+	if (argc == 3 && !strcmp(argv[1], "wait"))
+		return do_wait(atol(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "spin"))
+		return do_spin(atof(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "tree"))
+		return do_tree(argv[2], atol(argv[3]));
+	fprintf(stderr, "usage: spwork pipe N | wait K | spin SECONDS | tree FILE N\n");
+	return 2;
+}
