@@ -15,8 +15,6 @@
 #include "target.bpf.h"
 #include "schedprof/sched.h"
 
-char LICENSE[] SEC("license") = "GPL";
-
 /*
  * Folding configuration, filled from kallsyms before load. Kept out of .rodata on purpose:
  * with known constants the verifier explores every comparison of every frame against every
@@ -24,8 +22,8 @@ char LICENSE[] SEC("license") = "GPL";
  */
 struct sp_fold_cfg fold_cfg = {};
 
-struct sp_sched_counts counts;
-struct sp_sched_drops drops;
+struct sp_sched_counts sched_counts;
+struct sp_sched_drops sched_drops;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -126,7 +124,7 @@ static __always_inline void count_caller(struct sp_caller_key *key)
 	if (v)
 		__sync_fetch_and_add(&v->count, 1);
 	else
-		__sync_fetch_and_add(&drops.caller_map_full, 1);
+		__sync_fetch_and_add(&sched_drops.caller_map_full, 1);
 }
 
 static __always_inline void count_stack(struct sp_caller_key *ck, __u64 stack)
@@ -146,7 +144,7 @@ static __always_inline void count_stack(struct sp_caller_key *ck, __u64 stack)
 	if (v)
 		__sync_fetch_and_add(&v->count, 1);
 	else
-		__sync_fetch_and_add(&drops.stackagg_map_full, 1);
+		__sync_fetch_and_add(&sched_drops.stackagg_map_full, 1);
 }
 
 struct fold_ctx {
@@ -202,7 +200,7 @@ static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key)
 		return 0;
 	n = bpf_get_stack(ctx, c.buf->ip, sizeof(c.buf->ip), 0);
 	if (n <= 0) {
-		__sync_fetch_and_add(&drops.stack_fail, 1);
+		__sync_fetch_and_add(&sched_drops.stack_fail, 1);
 		key->caller = SP_CALLER_UNKNOWN;
 		return 0;
 	}
@@ -215,7 +213,7 @@ static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key)
 	if (!bpf_map_lookup_elem(&stacks, &h) &&
 	    bpf_map_update_elem(&stacks, &h, c.buf, BPF_NOEXIST) &&
 	    !bpf_map_lookup_elem(&stacks, &h)) {
-		__sync_fetch_and_add(&drops.stack_map_full, 1);
+		__sync_fetch_and_add(&sched_drops.stack_map_full, 1);
 		return 0;
 	}
 	return h;
@@ -263,18 +261,18 @@ int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (prev->pid == 0) {
 		if (!targ_all)
 			return 0;
-		__sync_fetch_and_add(&counts.total, 1);
-		__sync_fetch_and_add(&counts.idle, 1);
+		__sync_fetch_and_add(&sched_counts.total, 1);
+		__sync_fetch_and_add(&sched_counts.idle, 1);
 		key.caller = SP_CALLER_IDLE;
 	} else {
 		if (!task_is_traced(prev))
 			return 0;
-		__sync_fetch_and_add(&counts.total, 1);
+		__sync_fetch_and_add(&sched_counts.total, 1);
 		if (prev_state == 0) { /* TASK_RUNNING: preempted, whatever the flag says */
-			__sync_fetch_and_add(&counts.preempted, 1);
+			__sync_fetch_and_add(&sched_counts.preempted, 1);
 			key.caller = SP_CALLER_PREEMPTED;
 		} else {
-			__sync_fetch_and_add(&counts.voluntary, 1);
+			__sync_fetch_and_add(&sched_counts.voluntary, 1);
 			stack = fold_stack(ctx, &key);
 		}
 	}
@@ -285,7 +283,7 @@ int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 	s = bpf_task_storage_get(&sleeping, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {
-		__sync_fetch_and_add(&drops.task_storage_fail, 1);
+		__sync_fetch_and_add(&sched_drops.task_storage_fail, 1);
 		return 0;
 	}
 	s->ts = now;

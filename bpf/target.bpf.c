@@ -3,6 +3,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#define SP_TARGET_DEFINE
 #include "target.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The traced-task set, shared by every BPF object: each object declares these maps and
- * user space makes them one (bpf_map__reuse_fd() onto target.bpf.o's maps) before load.
+ * The traced-task set, shared by every view. All the bpf/ objects are linked into one object
+ * (bpftool gen object): target.bpf.c defines these maps and targ_all, the others see them
+ * through the extern declarations below.
  *
  * A task is traced when it carries the `traced` task-storage mark (set at fork for
  * descendants of traced tasks) or its tgid is in `targ_tgids` (processes named by the user
@@ -14,22 +15,32 @@
 #include "schedprof/limits.h"
 #include "schedprof/target.h"
 
-/* -a: every task but the idle tasks. */
+#define SP_TARG_TGIDS_MAP						\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_HASH);			\
+		__uint(max_entries, SP_DEF_TARGETS);			\
+		__type(key, __u32);					\
+		__type(value, struct sp_target);			\
+	} targ_tgids SEC(".maps")
+
+#define SP_TRACED_MAP							\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_TASK_STORAGE);		\
+		__uint(map_flags, BPF_F_NO_PREALLOC);			\
+		__type(key, int);					\
+		__type(value, struct sp_traced);			\
+	} traced SEC(".maps")
+
+#ifdef SP_TARGET_DEFINE /* in target.bpf.c */
 const volatile __u32 targ_all = 0;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SP_DEF_TARGETS);
-	__type(key, __u32);
-	__type(value, struct sp_target);
-} targ_tgids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct sp_traced);
-} traced SEC(".maps");
+SP_TARG_TGIDS_MAP;
+SP_TRACED_MAP;
+#else
+/* -a: every task but the idle tasks. */
+extern const volatile __u32 targ_all;
+extern SP_TARG_TGIDS_MAP;
+extern SP_TRACED_MAP;
+#endif
 
 static __always_inline bool task_is_traced(struct task_struct *t)
 {

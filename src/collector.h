@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A view's BPF side: open+load (prepare), attach, read into the model, destroy.
- * trace.c drives the collectors of the selected views through this table.
+ * A view's BPF side. All views' programs live in one BPF object (one BTF parse, one load);
+ * trace.c opens it, lets each selected collector configure it, loads it, then drives the
+ * collectors: setup (after load), attach, detach, read into the model, destroy. The
+ * programs of views that are not selected are never loaded.
  */
 #ifndef SCHEDPROF_COLLECTOR_H
 #define SCHEDPROF_COLLECTOR_H
@@ -10,31 +12,31 @@
 #include "trace_opts.h"
 
 struct ksyms;
-struct bpf_object;
+struct schedprof_bpf;
 
 /* Shared by every collector of one trace. */
 struct trace_ctx {
 	const struct trace_opts *opts;
-	struct ksyms *ksyms;
+	struct schedprof_bpf *skel;
+	struct ksyms *ksyms; /* NULL in configure (it is read in parallel with the load) */
 	int ncpus;
-	/* fds of the traced-set maps owned by target.bpf.o; every object reuses them */
-	int targ_tgids_fd;
-	int traced_fd;
 };
 
 struct collector {
 	const char *name;
 	unsigned int view; /* SP_VIEW_* */
-	int (*prepare)(struct trace_ctx *ctx, void **ret_state); /* open, size, load */
-	int (*attach)(void *state);
+	/* Before load: rodata, map sizes. Allocates the collector's state. */
+	int (*configure)(struct trace_ctx *ctx, void **ret_state);
+	/* Before load, for views not selected: turn their programs' autoload off. */
+	void (*disable)(struct schedprof_bpf *skel);
+	/* After load, before attach: configuration that needs kallsyms (.bss). */
+	int (*setup)(void *state, struct trace_ctx *ctx);
+	int (*attach)(void *state, struct trace_ctx *ctx);
 	void (*detach)(void *state); /* stop counting; maps stay readable */
 	int (*read)(void *state, struct trace_ctx *ctx, struct sp_run *run);
 	void (*destroy)(void *state);
 };
 
 extern const struct collector sched_collector;
-
-/* Points the object's targ_tgids/traced maps at the shared ones and sets targ_all. */
-int collector_share_target(struct bpf_object *obj, const struct trace_ctx *ctx);
 
 #endif

@@ -10,11 +10,12 @@
 #include "ksyms.h"
 #include "log.h"
 #include "util.h"
-#include "schedprof/sched.h"
-#include "sched.skel.h"
+#include "schedprof/schedprof.h"
+#include "schedprof.skel.h"
 
 struct sched_state {
-	struct sched_bpf *skel;
+	struct schedprof_bpf *skel;
+	struct bpf_link *link;
 };
 
 static const char *const wait_names[SP_WAIT__MAX] = {
@@ -96,79 +97,76 @@ static int find_lock_ranges(const struct ksyms *ks, struct sp_lock_range *r, uns
 	return n;
 }
 
-static int sched_prepare(struct trace_ctx *ctx, void **ret_state)
+static int sched_configure(struct trace_ctx *ctx, void **ret_state)
+{
+	const struct trace_opts *o = ctx->opts;
+	struct schedprof_bpf *skel = ctx->skel;
+	struct sched_state *st;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->skel = skel;
+	bpf_map__set_max_entries(skel->maps.callers, o->max_callers);
+	bpf_map__set_max_entries(skel->maps.stack_counts, o->max_stacks);
+	bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
+	*ret_state = st;
+	return 0;
+}
+
+static void sched_disable(struct schedprof_bpf *skel)
+{
+	bpf_program__set_autoload(skel->progs.sp_switch, false);
+}
+
+/* The fold configuration lives in .bss, so it is written after load, once kallsyms is in. */
+static int sched_setup(void *state, struct trace_ctx *ctx)
 {
 	static const char *const sect[3][2] = {
 		{ "__sched_text_start", "__sched_text_end" },
 		{ "__lock_text_start", "__lock_text_end" },
 		{ "__cpuidle_text_start", "__cpuidle_text_end" },
 	};
-	const struct trace_opts *o = ctx->opts;
-	struct sched_state *st;
-	struct sched_bpf *skel;
+	struct sched_state *st = state;
+	struct sp_fold_cfg *cfg = &st->skel->bss->fold_cfg;
 	const struct ksym *s;
-	int err;
 
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	skel = sched_bpf__open();
-	if (!skel) {
-		err = -errno;
-		free(st);
-		return err;
-	}
-	st->skel = skel;
-	skel->rodata->targ_all = o->mode == SP_TARGET_ALL;
 	for (int i = 0; i < 3; i++) {
 		uint64_t a = 0, b = 0;
 
 		if (ksyms__range(ctx->ksyms, sect[i][0], sect[i][1], &a, &b) && i == 0) {
 			elog("kernel symbols %s/%s not found in /proc/kallsyms", sect[i][0], sect[i][1]);
-			err = -ENOENT;
-			goto fail;
+			return -ENOENT;
 		}
-		skel->bss->fold_cfg.text_start[i] = a;
-		skel->bss->fold_cfg.text_end[i] = b;
+		cfg->text_start[i] = a;
+		cfg->text_end[i] = b;
 	}
-	skel->bss->fold_cfg.nr_lock_ranges = find_lock_ranges(ctx->ksyms,
-		skel->bss->fold_cfg.lock_ranges, SP_MAX_LOCK_RANGES);
+	cfg->nr_lock_ranges = find_lock_ranges(ctx->ksyms, cfg->lock_ranges, SP_MAX_LOCK_RANGES);
 	for (int i = 0; i < 2; i++) {
 		s = ksyms__get(ctx->ksyms, i ? "io_schedule_timeout" : "io_schedule");
 		if (s) {
-			skel->bss->fold_cfg.io_start[i] = s->addr;
-			skel->bss->fold_cfg.io_end[i] = s->addr + s->size;
+			cfg->io_start[i] = s->addr;
+			cfg->io_end[i] = s->addr + s->size;
 		}
 	}
-	bpf_map__set_max_entries(skel->maps.callers, o->max_callers);
-	bpf_map__set_max_entries(skel->maps.stack_counts, o->max_stacks);
-	bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
-	err = collector_share_target(skel->obj, ctx);
-	if (err)
-		goto fail;
-	err = sched_bpf__load(skel);
-	if (err)
-		goto fail;
-	*ret_state = st;
 	return 0;
-fail:
-	sched_bpf__destroy(skel);
-	free(st);
-	return err;
 }
 
-static int sched_attach(void *state)
+static int sched_attach(void *state, struct trace_ctx *ctx)
 {
 	struct sched_state *st = state;
 
-	return sched_bpf__attach(st->skel);
+	(void)ctx;
+	st->link = bpf_program__attach(st->skel->progs.sp_switch);
+	return st->link ? 0 : -errno;
 }
 
 static void sched_detach(void *state)
 {
 	struct sched_state *st = state;
 
-	sched_bpf__detach(st->skel);
+	bpf_link__destroy(st->link);
+	st->link = NULL;
 }
 
 static void sched_destroy(void *state)
@@ -177,7 +175,7 @@ static void sched_destroy(void *state)
 
 	if (!st)
 		return;
-	sched_bpf__destroy(st->skel);
+	bpf_link__destroy(st->link);
 	free(st);
 }
 
@@ -267,7 +265,7 @@ static struct sp_sched_row *get_row(struct sp_sched_view *v, const struct ksyms 
 	return r;
 }
 
-static int read_callers(struct sched_bpf *skel, const struct ksyms *ks, struct sp_sched_view *v)
+static int read_callers(struct schedprof_bpf *skel, const struct ksyms *ks, struct sp_sched_view *v)
 {
 	int fd = bpf_map__fd(skel->maps.callers);
 	struct sp_caller_key key, *prev = NULL;
@@ -320,7 +318,7 @@ static int fill_stack(struct sp_stack_row *row, const struct sp_stack *st, const
 	return 0;
 }
 
-static int read_stacks(struct sched_bpf *skel, const struct ksyms *ks, struct sp_sched_view *v)
+static int read_stacks(struct schedprof_bpf *skel, const struct ksyms *ks, struct sp_sched_view *v)
 {
 	int fd = bpf_map__fd(skel->maps.stack_counts), sfd = bpf_map__fd(skel->maps.stacks);
 	uint64_t lo = skel->bss->fold_cfg.text_start[0], hi = skel->bss->fold_cfg.text_end[0];
@@ -395,18 +393,18 @@ static void merge_stacks(struct sp_stack_list *l)
 static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 {
 	struct sched_state *st = state;
-	struct sched_bpf *skel = st->skel;
+	struct schedprof_bpf *skel = st->skel;
 	struct sp_sched_view *v = &run->sched;
 	int err;
 
 	v->present = true;
-	v->total = skel->bss->counts.total;
-	v->voluntary = skel->bss->counts.voluntary;
-	v->preempted = skel->bss->counts.preempted;
-	v->idle = skel->bss->counts.idle;
-	v->missing_stacks = skel->bss->drops.stack_fail + skel->bss->drops.stack_map_full +
-			    skel->bss->drops.stackagg_map_full;
-	v->lost_rows = skel->bss->drops.caller_map_full;
+	v->total = skel->bss->sched_counts.total;
+	v->voluntary = skel->bss->sched_counts.voluntary;
+	v->preempted = skel->bss->sched_counts.preempted;
+	v->idle = skel->bss->sched_counts.idle;
+	v->missing_stacks = skel->bss->sched_drops.stack_fail + skel->bss->sched_drops.stack_map_full +
+			    skel->bss->sched_drops.stackagg_map_full;
+	v->lost_rows = skel->bss->sched_drops.caller_map_full;
 	err = read_callers(skel, ctx->ksyms, v);
 	if (!err)
 		err = read_stacks(skel, ctx->ksyms, v);
@@ -414,9 +412,9 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		return err;
 	for (size_t i = 0; i < v->nrows; i++)
 		merge_stacks(&v->rows[i].stacks);
-	if (skel->bss->drops.task_storage_fail)
+	if (skel->bss->sched_drops.task_storage_fail)
 		wlog("%llu sleeps have no off-CPU time (task storage could not be created)",
-		     (unsigned long long)skel->bss->drops.task_storage_fail);
+		     (unsigned long long)skel->bss->sched_drops.task_storage_fail);
 	sp_sched_sort(v);
 	return 0;
 }
@@ -424,7 +422,9 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 const struct collector sched_collector = {
 	.name = "schedules",
 	.view = SP_VIEW_SCHED,
-	.prepare = sched_prepare,
+	.configure = sched_configure,
+	.disable = sched_disable,
+	.setup = sched_setup,
 	.attach = sched_attach,
 	.detach = sched_detach,
 	.read = sched_read,

@@ -5,6 +5,7 @@
  * Every exit path after attach still prints the report collected so far.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <getopt.h>
 #include <linux/capability.h>
 #include <signal.h>
@@ -24,9 +25,8 @@
 #include "log.h"
 #include "target.h"
 #include "util.h"
-#include "schedprof/limits.h"
-#include "schedprof/target.h"
-#include "target.skel.h"
+#include "schedprof/schedprof.h"
+#include "schedprof.skel.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -269,28 +269,20 @@ static bool have_bpf_caps(void)
 	return (eff & (1ULL << CAP_BPF)) && (eff & (1ULL << CAP_PERFMON));
 }
 
-int collector_share_target(struct bpf_object *obj, const struct trace_ctx *ctx)
-{
-	struct bpf_map *m;
-	int err;
-
-	m = bpf_object__find_map_by_name(obj, "targ_tgids");
-	if (m && (err = bpf_map__reuse_fd(m, ctx->targ_tgids_fd)))
-		return err;
-	m = bpf_object__find_map_by_name(obj, "traced");
-	if (m && (err = bpf_map__reuse_fd(m, ctx->traced_fd)))
-		return err;
-	return 0;
-}
-
 struct tracer {
 	struct trace_ctx ctx;
-	struct target_bpf *target;
+	struct schedprof_bpf *skel;
 	void *state[ARRAY_SIZE(collectors)];
+	struct bpf_link *fork_link, *exit_link;
+	int targ_tgids_fd;
 	struct target_launch launch;
 	bool launched, reaped;
 	int status;
 	struct rusage ru;
+	/* kallsyms is read on a thread while libbpf parses BTF and loads (both ~0.1 s) */
+	pthread_t ksyms_thread;
+	bool ksyms_started;
+	int ksyms_err;
 };
 
 static int add_target(struct tracer *t, int pid)
@@ -298,11 +290,11 @@ static int add_target(struct tracer *t, int pid)
 	struct sp_target v = { .live = 1 };
 	__u32 key = pid;
 
-	if (bpf_map_update_elem(t->ctx.targ_tgids_fd, &key, &v, BPF_ANY))
+	if (bpf_map_update_elem(t->targ_tgids_fd, &key, &v, BPF_ANY))
 		return -errno;
 	/* It may have exited before it was added: then nothing would ever remove it. */
 	if (!target_pid_alive(pid))
-		bpf_map_delete_elem(t->ctx.targ_tgids_fd, &key);
+		bpf_map_delete_elem(t->targ_tgids_fd, &key);
 	return 0;
 }
 
@@ -312,13 +304,13 @@ static bool targets_alive(struct tracer *t)
 	__u32 key, next, *prev = NULL;
 	bool any = false;
 
-	while (bpf_map_get_next_key(t->ctx.targ_tgids_fd, prev, &next) == 0) {
+	while (bpf_map_get_next_key(t->targ_tgids_fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
 		if (target_pid_alive((pid_t)key))
 			any = true;
 		else
-			bpf_map_delete_elem(t->ctx.targ_tgids_fd, &key);
+			bpf_map_delete_elem(t->targ_tgids_fd, &key);
 	}
 	return any;
 }
@@ -347,12 +339,42 @@ static int attach_pids(struct tracer *t, const struct trace_opts *o)
 	return 0;
 }
 
+static void *ksyms_loader(void *arg)
+{
+	struct tracer *t = arg;
+
+	t->ctx.ksyms = ksyms__load(NULL);
+	t->ksyms_err = t->ctx.ksyms ? 0 : -errno;
+	return NULL;
+}
+
+static int ksyms_join(struct tracer *t)
+{
+	if (!t->ksyms_started)
+		return -ESRCH;
+	pthread_join(t->ksyms_thread, NULL);
+	t->ksyms_started = false;
+	if (t->ksyms_err) {
+		elog("cannot read /proc/kallsyms: %s", strerror(-t->ksyms_err));
+		return t->ksyms_err;
+	}
+	if (ksyms__restricted(t->ctx.ksyms)) {
+		elog("kernel addresses are hidden in /proc/kallsyms (kernel.kptr_restrict): run as root");
+		return -EPERM;
+	}
+	return 0;
+}
+
 static void tracer_destroy(struct tracer *t)
 {
+	if (t->ksyms_started)
+		pthread_join(t->ksyms_thread, NULL);
+	bpf_link__destroy(t->fork_link);
+	bpf_link__destroy(t->exit_link);
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
 		if (t->state[i])
 			collectors[i]->destroy(t->state[i]);
-	target_bpf__destroy(t->target);
+	schedprof_bpf__destroy(t->skel);
 	ksyms__free(t->ctx.ksyms);
 }
 
@@ -362,37 +384,45 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 
 	t->ctx.opts = o;
 	t->ctx.ncpus = libbpf_num_possible_cpus();
-	t->ctx.ksyms = ksyms__load(NULL);
-	if (!t->ctx.ksyms) {
-		err = -errno;
-		elog("cannot read /proc/kallsyms: %s", strerror(-err));
+	err = pthread_create(&t->ksyms_thread, NULL, ksyms_loader, t);
+	if (err)
+		return -err;
+	t->ksyms_started = true;
+	t->skel = schedprof_bpf__open();
+	if (!t->skel)
+		return -errno;
+	t->ctx.skel = t->skel;
+	t->skel->rodata->targ_all = o->mode == SP_TARGET_ALL;
+	bpf_map__set_max_entries(t->skel->maps.targ_tgids, o->max_targets);
+	if (o->mode == SP_TARGET_ALL) {
+		bpf_program__set_autoload(t->skel->progs.sp_fork, false);
+		bpf_program__set_autoload(t->skel->progs.sp_exit, false);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
+		if (!(o->views & collectors[i]->view)) {
+			collectors[i]->disable(t->skel);
+			continue;
+		}
+		err = collectors[i]->configure(&t->ctx, &t->state[i]);
+		if (err)
+			return err;
+	}
+	err = schedprof_bpf__load(t->skel);
+	if (err) {
+		elog("cannot load the BPF programs: %s%s", strerror(-err),
+		     log_get_level() < LOG_LIBBPF ? " (-VV shows the verifier's log)" : "");
 		return err;
 	}
-	if (ksyms__restricted(t->ctx.ksyms)) {
-		elog("kernel addresses are hidden in /proc/kallsyms (kernel.kptr_restrict): run as root");
-		return -EPERM;
-	}
-	t->target = target_bpf__open();
-	if (!t->target)
-		return -errno;
-	t->target->rodata->targ_all = o->mode == SP_TARGET_ALL;
-	bpf_map__set_max_entries(t->target->maps.targ_tgids, o->max_targets);
-	if (o->mode == SP_TARGET_ALL) {
-		bpf_program__set_autoload(t->target->progs.sp_fork, false);
-		bpf_program__set_autoload(t->target->progs.sp_exit, false);
-	}
-	err = target_bpf__load(t->target);
+	t->targ_tgids_fd = bpf_map__fd(t->skel->maps.targ_tgids);
+	err = ksyms_join(t);
 	if (err)
 		return err;
-	t->ctx.targ_tgids_fd = bpf_map__fd(t->target->maps.targ_tgids);
-	t->ctx.traced_fd = bpf_map__fd(t->target->maps.traced);
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
-		if (!(o->views & collectors[i]->view))
+		if (!t->state[i])
 			continue;
-		err = collectors[i]->prepare(&t->ctx, &t->state[i]);
+		err = collectors[i]->setup(t->state[i], &t->ctx);
 		if (err) {
-			elog("cannot load the %s view's BPF programs: %s", collectors[i]->name,
-			     strerror(-err));
+			elog("cannot set up the %s view: %s", collectors[i]->name, strerror(-err));
 			return err;
 		}
 	}
@@ -401,11 +431,17 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 
 static int tracer_attach(struct tracer *t)
 {
-	int err = target_bpf__attach(t->target);
+	int err = 0;
 
+	if (t->ctx.opts->mode != SP_TARGET_ALL) {
+		t->fork_link = bpf_program__attach(t->skel->progs.sp_fork);
+		t->exit_link = bpf_program__attach(t->skel->progs.sp_exit);
+		if (!t->fork_link || !t->exit_link)
+			err = -errno;
+	}
 	for (size_t i = 0; !err && i < ARRAY_SIZE(collectors); i++)
 		if (t->state[i])
-			err = collectors[i]->attach(t->state[i]);
+			err = collectors[i]->attach(t->state[i], &t->ctx);
 	if (err)
 		elog("cannot attach the BPF programs: %s", strerror(-err));
 	return err;
@@ -414,7 +450,9 @@ static int tracer_attach(struct tracer *t)
 static void tracer_detach(struct tracer *t)
 {
 	/* Links go first so the maps stop changing; the maps stay until destroy. */
-	target_bpf__detach(t->target);
+	bpf_link__destroy(t->fork_link);
+	bpf_link__destroy(t->exit_link);
+	t->fork_link = t->exit_link = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
 		if (t->state[i])
 			collectors[i]->detach(t->state[i]);
@@ -580,11 +618,8 @@ static int run_trace(const struct trace_opts *o)
 	libbpf_set_print(libbpf_print);
 	install_signals();
 	err = tracer_prepare(&t, o);
-	if (err) {
-		if (err == -EPERM)
-			elog("the kernel refused to load BPF programs (%s): run as root", strerror(-err));
+	if (err)
 		goto out;
-	}
 	if (o->mode == SP_TARGET_COMMAND) {
 		err = target_launch__start(o->argv, &t.launch);
 		if (err) {
