@@ -51,6 +51,39 @@ static void sched_view_free(struct sp_sched_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
+static void profile_view_free(struct sp_profile_view *v)
+{
+	for (size_t i = 0; i < v->nrows; i++) {
+		free(v->rows[i].function);
+		free(v->rows[i].object);
+		comm_list_free(&v->rows[i].comms);
+		stack_list_free(&v->rows[i].stacks);
+	}
+	free(v->rows);
+	memset(v, 0, sizeof(*v));
+}
+
+static void lock_view_free(struct sp_lock_view *v)
+{
+	for (size_t i = 0; i < v->nrows; i++) {
+		free(v->rows[i].caller);
+		free(v->rows[i].kind);
+		free(v->rows[i].lock);
+		comm_list_free(&v->rows[i].comms);
+		stack_list_free(&v->rows[i].stacks);
+	}
+	for (size_t i = 0; i < v->nsleepers; i++) {
+		free(v->sleepers[i].caller);
+		free(v->sleepers[i].kind);
+		free(v->sleepers[i].lock);
+		comm_list_free(&v->sleepers[i].comms);
+	}
+	free(v->rows);
+	free(v->sleepers);
+	free(v->unavailable);
+	memset(v, 0, sizeof(*v));
+}
+
 void sp_run_free(struct sp_run *run)
 {
 	if (!run)
@@ -63,6 +96,8 @@ void sp_run_free(struct sp_run *run)
 	free(run->target.pids);
 	free(run->options);
 	sched_view_free(&run->sched);
+	profile_view_free(&run->profile);
+	lock_view_free(&run->locks);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -78,6 +113,27 @@ struct sp_stack_row *sp_stack_list_add(struct sp_stack_list *l)
 	if (grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
 		return NULL;
 	return &l->v[l->n++];
+}
+
+struct sp_profile_row *sp_profile_add_row(struct sp_profile_view *v)
+{
+	if (grow((void **)&v->rows, &v->cap, v->nrows + 1, sizeof(*v->rows)))
+		return NULL;
+	return &v->rows[v->nrows++];
+}
+
+struct sp_lock_row *sp_lock_add_row(struct sp_lock_view *v)
+{
+	if (grow((void **)&v->rows, &v->cap, v->nrows + 1, sizeof(*v->rows)))
+		return NULL;
+	return &v->rows[v->nrows++];
+}
+
+struct sp_sleeper_row *sp_sleeper_add_row(struct sp_lock_view *v)
+{
+	if (grow((void **)&v->sleepers, &v->sleepers_cap, v->nsleepers + 1, sizeof(*v->sleepers)))
+		return NULL;
+	return &v->sleepers[v->nsleepers++];
 }
 
 int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, uint64_t time_ns,
@@ -174,6 +230,26 @@ void sp_sched_sort(struct sp_sched_view *v)
 {
 	if (v->nrows > 1)
 		qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_sched_row);
+	for (size_t i = 0; i < v->nrows; i++) {
+		sp_comm_list_sort(&v->rows[i].comms);
+		sp_stack_list_sort(&v->rows[i].stacks);
+	}
+}
+
+static int cmp_profile_row(const void *pa, const void *pb)
+{
+	const struct sp_profile_row *a = pa, *b = pb;
+	int c = cmp_u64_desc(a->samples, b->samples);
+
+	if (!c)
+		c = cmp_str(a->function, b->function);
+	return c ? c : cmp_str(a->object, b->object);
+}
+
+void sp_profile_sort(struct sp_profile_view *v)
+{
+	if (v->nrows > 1)
+		qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_profile_row);
 	for (size_t i = 0; i < v->nrows; i++) {
 		sp_comm_list_sort(&v->rows[i].comms);
 		sp_stack_list_sort(&v->rows[i].stacks);

@@ -67,6 +67,70 @@ struct sp_sched_view {
 	size_t nrows, cap;
 };
 
+/* ---- profile view (sampled PCs, issue #3) ---- */
+struct sp_profile_row {
+	char *function; /* "do_syscall_64", "main", "[unknown]" */
+	char *object;	/* "[kernel]", "[ext4]", "/usr/bin/cc1", "[vdso]", "[unknown]" */
+	uint64_t samples;
+	struct sp_comm_list comms;   /* count = samples, time_ns unused */
+	struct sp_stack_list stacks; /* kernel frames then user frames, leaf first */
+};
+
+struct sp_profile_view {
+	bool present;
+	unsigned int hz;
+	int cpus;
+	bool callchains;	 /* -g */
+	uint64_t total;		 /* every sample, in exactly one class: */
+	uint64_t idle;		 /*   the idle task */
+	uint64_t target;	 /*   a traced task (everything but idle with -a) */
+	uint64_t other;		 /*   anything else */
+	uint64_t unsymbolized;	 /* target samples whose leaf could not be named */
+	uint64_t lost;		 /* counted in the classes, but in no row (map full) */
+	uint64_t user_truncated; /* user stacks cut short (no frame pointers, depth) */
+	struct sp_profile_row *rows;
+	size_t nrows, cap;
+};
+
+/* ---- locks view (contention and sleepers, issue #4) ---- */
+struct sp_lock_row {
+	char *caller; /* first frame outside lock and scheduler text */
+	char *kind;   /* "spinlock", "rwlock-read", "rwsem-write", "mutex", ... */
+	char *lock;   /* "tasklist_lock", "inode.i_rwsem", "0xffff..." */
+	uint64_t count;
+	uint64_t wait_ns;
+	uint64_t max_ns;
+	uint64_t failed; /* contentions that gave up (ret < 0) */
+	struct sp_comm_list comms;
+	struct sp_stack_list stacks;
+};
+
+/* Time tasks spent off CPU in a sleeping-lock slow path, joined with the schedules view. */
+struct sp_sleeper_row {
+	char *caller;
+	char *kind;
+	char *lock;
+	uint64_t tasks; /* distinct tasks that slept there */
+	uint64_t count;
+	uint64_t offcpu_ns;
+	uint64_t max_ns;
+	struct sp_comm_list comms;
+};
+
+struct sp_lock_view {
+	bool present;
+	bool available;	   /* false: the kernel lacks lock:contention_* (reason says why) */
+	char *unavailable; /* NULL when available */
+	uint64_t total;	   /* contentions of traced tasks */
+	uint64_t failed;
+	uint64_t lost;	   /* counted, but in no row (map full) */
+	uint64_t missing_stacks;
+	struct sp_lock_row *rows;
+	size_t nrows, cap;
+	struct sp_sleeper_row *sleepers;
+	size_t nsleepers, sleepers_cap;
+};
+
 /* ---- target and run ---- */
 enum sp_target_mode {
 	SP_TARGET_ALL = 0, /* -a */
@@ -95,7 +159,8 @@ struct sp_run {
 	struct sp_target_info target;
 	char *options;	  /* the trace command line, for the record */
 	struct sp_sched_view sched;
-	/* profile and locks views are added beside sched (issues #3, #4). */
+	struct sp_profile_view profile;
+	struct sp_lock_view locks;
 };
 
 void sp_run_init(struct sp_run *run);
@@ -104,12 +169,16 @@ void sp_run_free(struct sp_run *run);
 /* Append helpers: return a pointer to the new zeroed element, or NULL (ENOMEM). */
 struct sp_sched_row *sp_sched_add_row(struct sp_sched_view *v);
 struct sp_stack_row *sp_stack_list_add(struct sp_stack_list *l);
+struct sp_profile_row *sp_profile_add_row(struct sp_profile_view *v);
+struct sp_lock_row *sp_lock_add_row(struct sp_lock_view *v);
+struct sp_sleeper_row *sp_sleeper_add_row(struct sp_lock_view *v);
 /* Adds count/time to comm's entry (creating it); max_ns is a max. Returns 0 or -ENOMEM. */
 int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, uint64_t time_ns,
 		     uint64_t max_ns);
 
 /* Sorting helpers used by every format, so they all rank alike. */
 void sp_sched_sort(struct sp_sched_view *v); /* count desc, then offcpu desc, then name */
+void sp_profile_sort(struct sp_profile_view *v); /* samples desc, then function, object */
 void sp_comm_list_sort(struct sp_comm_list *l);
 void sp_stack_list_sort(struct sp_stack_list *l);
 
