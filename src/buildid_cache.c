@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * build-id -> file -> symbols cache. Two search trees (tsearch): the files already read, keyed
+ * by identity so add_pid() over thousands of short-lived processes stats each file once and
+ * reads it once, and the objects, keyed by build-id, each with its candidate paths and its
+ * lazily loaded symbols.
+ */
+#include "buildid_cache.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <search.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elfsyms.h"
+#include "procmaps.h"
+
+struct bc_file {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	int result; /* what add_file returned the first time */
+};
+
+struct bc_object {
+	uint8_t id[ELF_BUILD_ID_MAX];
+	size_t id_len;
+	char **paths; /* candidates, in registration order */
+	size_t npaths;
+	struct elf_syms *syms;
+	const char *path; /* the path reported for this object */
+	bool loaded;	  /* symbol loading was attempted */
+};
+
+struct buildid_cache {
+	void *files;   /* tsearch root of struct bc_file */
+	void *objects; /* tsearch root of struct bc_object */
+	char *debug_dir;
+};
+
+static int cmp_file(const void *a, const void *b)
+{
+	const struct bc_file *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	return 0;
+}
+
+static int cmp_object(const void *a, const void *b)
+{
+	const struct bc_object *x = a, *y = b;
+
+	if (x->id_len != y->id_len)
+		return x->id_len < y->id_len ? -1 : 1;
+	return memcmp(x->id, y->id, x->id_len);
+}
+
+static void object_free(void *p)
+{
+	struct bc_object *o = p;
+	size_t i;
+
+	for (i = 0; i < o->npaths; i++)
+		free(o->paths[i]);
+	free(o->paths);
+	elf_syms__free(o->syms);
+	free(o);
+}
+
+struct buildid_cache *buildid_cache__new(void)
+{
+	return calloc(1, sizeof(struct buildid_cache));
+}
+
+void buildid_cache__free(struct buildid_cache *c)
+{
+	if (!c)
+		return;
+	tdestroy(c->files, free);
+	tdestroy(c->objects, object_free);
+	free(c->debug_dir);
+	free(c);
+}
+
+int buildid_cache__set_debug_dir(struct buildid_cache *c, const char *dir)
+{
+	char *d = NULL;
+
+	if (dir) {
+		d = strdup(dir);
+		if (!d)
+			return -ENOMEM;
+	}
+	free(c->debug_dir);
+	c->debug_dir = d;
+	return 0;
+}
+
+static const char *debug_dir(const struct buildid_cache *c)
+{
+	return c->debug_dir ? c->debug_dir : ELF_DEBUG_DIR_DEFAULT;
+}
+
+/* Finds the object of a build-id, creating an empty one if create is set; NULL: -ENOENT/ENOMEM */
+static struct bc_object *object_get(struct buildid_cache *c, const uint8_t *id, size_t id_len,
+				    bool create)
+{
+	struct bc_object key, *o, **slot;
+
+	key.id_len = id_len;
+	memcpy(key.id, id, id_len);
+	slot = tfind(&key, &c->objects, cmp_object);
+	if (slot)
+		return *slot;
+	if (!create) {
+		errno = ENOENT;
+		return NULL;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->id_len = id_len;
+	memcpy(o->id, id, id_len);
+	slot = tsearch(o, &c->objects, cmp_object);
+	if (!slot) {
+		free(o);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return o;
+}
+
+static int object_add_path(struct bc_object *o, const char *path)
+{
+	char **p, *s;
+	size_t i;
+
+	for (i = 0; i < o->npaths; i++) {
+		if (!strcmp(o->paths[i], path))
+			return 0;
+	}
+	s = strdup(path);
+	if (!s)
+		return -ENOMEM;
+	p = realloc(o->paths, (o->npaths + 1) * sizeof(*p));
+	if (!p) {
+		free(s);
+		return -ENOMEM;
+	}
+	o->paths = p;
+	o->paths[o->npaths++] = s;
+	return 0;
+}
+
+static bool syms_have_id(const struct elf_syms *es, const struct bc_object *o)
+{
+	const uint8_t *id;
+	size_t len;
+
+	return !elf_syms__build_id(es, &id, &len) && len == o->id_len && !memcmp(id, o->id, len);
+}
+
+/*
+ * Loads the symbols of the first candidate path that still carries the build-id: a path
+ * registered while a process lived may have been rebuilt or removed since.
+ */
+static void object_load(const struct buildid_cache *c, struct bc_object *o)
+{
+	struct elf_syms_opts opts = { .debug_dir = debug_dir(c) };
+	size_t i;
+
+	if (o->loaded)
+		return;
+	o->loaded = true;
+	for (i = 0; i < o->npaths; i++) {
+		struct elf_syms *es = elf_syms__open_opts(o->paths[i], &opts);
+
+		if (es && syms_have_id(es, o)) {
+			o->syms = es;
+			o->path = o->paths[i];
+			return;
+		}
+		elf_syms__free(es);
+	}
+}
+
+/*
+ * Registers the file at open_path under the name display_path. With eager set (open_path is
+ * only valid while a process lives, e.g. /proc/PID/map_files/...), the symbols are loaded now.
+ */
+static int add_file(struct buildid_cache *c, const char *open_path, const char *display_path,
+		    bool eager)
+{
+	uint8_t id[ELF_BUILD_ID_MAX];
+	struct bc_file key, *f, **slot;
+	struct bc_object *o;
+	struct stat st;
+	size_t id_len;
+	int err;
+
+	if (stat(open_path, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -ENOEXEC;
+
+	memset(&key, 0, sizeof(key));
+	key.dev = st.st_dev;
+	key.ino = st.st_ino;
+	key.size = st.st_size;
+	key.mtime = st.st_mtim;
+	slot = tfind(&key, &c->files, cmp_file);
+	if (slot)
+		return (*slot)->result;
+
+	err = elf_read_build_id(open_path, id, sizeof(id), &id_len);
+	/* out of memory is worth a retry later; everything else is a property of the file */
+	if (err == -ENOMEM)
+		return err;
+	if (!err) {
+		o = object_get(c, id, id_len, true);
+		if (!o)
+			return -ENOMEM;
+		err = object_add_path(o, display_path);
+		if (err)
+			return err;
+		if (!o->syms)
+			o->loaded = false; /* a new candidate deserves a new attempt */
+		if (eager && !o->syms) {
+			struct elf_syms_opts opts = { .debug_dir = debug_dir(c) };
+			struct elf_syms *es = elf_syms__open_opts(open_path, &opts);
+
+			if (es && syms_have_id(es, o)) {
+				o->syms = es;
+				o->path = o->paths[o->npaths - 1];
+				o->loaded = true;
+			} else {
+				elf_syms__free(es);
+			}
+		}
+	}
+
+	f = malloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	*f = key;
+	f->result = err;
+	slot = tsearch(f, &c->files, cmp_file);
+	if (!slot) {
+		free(f);
+		return -ENOMEM;
+	}
+	if (*slot != f) /* cannot happen: tfind() missed it above */
+		free(f);
+	return err;
+}
+
+int buildid_cache__add_file(struct buildid_cache *c, const char *path)
+{
+	return add_file(c, path, path, false);
+}
+
+static const char deleted_suffix[] = " (deleted)";
+
+static bool path_is_current(const struct proc_map *m)
+{
+	size_t len = strlen(m->path), slen = sizeof(deleted_suffix) - 1;
+	struct stat st;
+
+	if (len > slen && !strcmp(m->path + len - slen, deleted_suffix))
+		return false;
+	/* The dev in maps is not always st_dev (overlayfs, btrfs subvolumes): trust the inode. */
+	return !stat(m->path, &st) && (uint64_t)st.st_ino == m->inode;
+}
+
+int buildid_cache__add_pid(struct buildid_cache *c, int pid)
+{
+	struct proc_map *maps;
+	size_t n, i;
+	int err;
+
+	err = proc_maps__read(pid, &maps, &n);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		const struct proc_map *m = &maps[i];
+		char mf[64];
+
+		if (m->perms[2] != 'x' || m->path[0] != '/')
+			continue;
+		if (path_is_current(m)) {
+			err = add_file(c, m->path, m->path, false);
+		} else {
+			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
+				 m->start, m->end);
+			err = add_file(c, mf, m->path, true);
+		}
+		/* files without build-id, unreadable or vanished files are skipped */
+		if (err == -ENOMEM)
+			break;
+		err = 0;
+	}
+	proc_maps__free(maps, n);
+	return err;
+}
+
+/* Registers the build-id's entry under the debug directory: the original file, as Fedora
+ * links .build-id/xx/rest to it, else the .debug file. */
+static int object_from_debug_dir(const struct buildid_cache *c, struct bc_object *o)
+{
+	static const char *const suffixes[] = { "", ".debug" };
+	char hex[2 * ELF_BUILD_ID_MAX + 1], path[PATH_MAX];
+	const char *dir = debug_dir(c);
+	size_t i;
+
+	if (!*dir || o->id_len < 2)
+		return -ENOENT;
+	elf_build_id_hex(o->id, o->id_len, hex, sizeof(hex));
+	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		struct stat st;
+
+		if ((size_t)snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s%s", dir, hex, hex + 2,
+				     suffixes[i]) >= sizeof(path))
+			return -ENAMETOOLONG;
+		if (!stat(path, &st) && S_ISREG(st.st_mode))
+			return object_add_path(o, path);
+	}
+	return -ENOENT;
+}
+
+int buildid_cache__resolve(struct buildid_cache *c, const uint8_t *build_id, size_t id_len,
+			   uint64_t file_offset, const char **ret_sym, uint64_t *ret_sym_off,
+			   const char **ret_path)
+{
+	struct bc_object *o;
+	uint64_t off = 0;
+	int err;
+
+	if (!id_len || id_len > ELF_BUILD_ID_MAX)
+		return -EINVAL;
+	o = object_get(c, build_id, id_len, false);
+	if (!o) {
+		/* remember misses too (an object without paths): one lookup per build-id */
+		o = object_get(c, build_id, id_len, true);
+		if (!o)
+			return -ENOMEM;
+		err = object_from_debug_dir(c, o);
+		if (err == -ENOMEM)
+			return err;
+	}
+	if (!o->npaths)
+		return -ENOENT;
+
+	object_load(c, o);
+	*ret_path = o->path ? o->path : o->paths[0];
+	*ret_sym = o->syms ? elf_syms__lookup_offset(o->syms, file_offset, &off) : NULL;
+	if (ret_sym_off)
+		*ret_sym_off = *ret_sym ? off : 0;
+	return 0;
+}

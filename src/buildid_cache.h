@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * build-id -> file -> symbols. BPF_F_USER_BUILD_ID stacks name each user frame by (build-id,
+ * file offset), and the processes behind them (cc1, as, ld) have usually exited by the time we
+ * symbolize. So while they live we register the files they map (cheap: only the build-id note
+ * is read), and symbols are loaded lazily, once per build-id, when a frame needs them.
+ * Build-ids nobody registered are looked up under <debug_dir>/.build-id/.
+ *
+ * Not thread-safe. Returned strings stay valid until buildid_cache__free().
+ */
+#ifndef SCHEDPROF_BUILDID_CACHE_H
+#define SCHEDPROF_BUILDID_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct buildid_cache;
+
+/* NULL + errno (ENOMEM). */
+struct buildid_cache *buildid_cache__new(void);
+void buildid_cache__free(struct buildid_cache *c);
+/* Root of the separate debug files (default ELF_DEBUG_DIR_DEFAULT, "" disables): 0 or -ENOMEM. */
+int buildid_cache__set_debug_dir(struct buildid_cache *c, const char *dir);
+
+/*
+ * Reads the build-id of path and remembers the file under it. Idempotent (the same file,
+ * by device/inode/size/mtime, is read once). Returns 0, -ENODATA (no build-id), -ENOEXEC
+ * (not ELF), or -errno.
+ */
+int buildid_cache__add_file(struct buildid_cache *c, const char *path);
+/*
+ * Adds every file-backed executable mapping of /proc/PID/maps. A mapping whose path no longer
+ * names the mapped file (deleted, replaced, another mount namespace) is read through
+ * /proc/PID/map_files/ when permitted, and then its symbols are loaded at once.
+ * Returns 0, or -ESRCH if the process is already gone (callers may ignore that).
+ */
+int buildid_cache__add_pid(struct buildid_cache *c, int pid);
+
+/*
+ * Resolves a (build-id, file offset) frame: registered files first, then the debug directory.
+ * Returns 0 with *ret_path (the object's path) and *ret_sym (the function, or NULL if the
+ * object is known but no symbol covers the offset or its symbols could not be loaded);
+ * -ENOENT if the build-id is unknown, -EINVAL for an empty or too long build-id.
+ * ret_sym_off may be NULL.
+ */
+int buildid_cache__resolve(struct buildid_cache *c, const uint8_t *build_id, size_t id_len,
+			   uint64_t file_offset, const char **ret_sym, uint64_t *ret_sym_off,
+			   const char **ret_path);
+
+#endif /* SCHEDPROF_BUILDID_CACHE_H */

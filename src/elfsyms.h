@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The function symbols of one ELF file (executable, PIE or shared library), read with libelf,
+ * and the file offset -> virtual address conversion from its PT_LOAD program headers, so a
+ * user frame given as (file, offset) can be named after the process that mapped it is gone.
+ *
+ * Symbols come from .symtab, else .dynsym (stripped files), else, when the file has a build-id
+ * and <debug_dir>/.build-id/xx/rest.debug exists with the same build-id, from that debug file.
+ * Only STT_FUNC/STT_GNU_IFUNC symbols with a nonzero size are kept, and lookups honour the
+ * size: an address in a gap between functions resolves to nothing.
+ *
+ * A separate debug file opened on its own has no usable p_offset; its segment offsets are then
+ * rebuilt from p_vaddr/p_align the way linkers lay files out (bfd, gold and lld checked).
+ *
+ * Offsets are what the kernel reports: the pgoff of the mapping + (ip - mapping start), as in
+ * /proc/PID/maps or BPF_F_USER_BUILD_ID frames. For return addresses of non-leaf frames,
+ * callers usually look up (offset - 1) so a call at the very end of a function stays inside it.
+ */
+#ifndef SCHEDPROF_ELFSYMS_H
+#define SCHEDPROF_ELFSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The longest build-id we keep (GNU uses 20 bytes for sha1, 16 for md5/uuid). */
+#define ELF_BUILD_ID_MAX 64
+/* Where distributions install separate debug files (.build-id/xx/rest.debug below it). */
+#define ELF_DEBUG_DIR_DEFAULT "/usr/lib/debug"
+
+struct elf_syms;
+
+struct elf_syms_opts {
+	/* Root of the separate debug files; NULL means ELF_DEBUG_DIR_DEFAULT, "" disables. */
+	const char *debug_dir;
+};
+
+/* NULL + errno: ENOENT (and other open() errors), ENOEXEC (not an ELF file), ENOMEM. */
+struct elf_syms *elf_syms__open(const char *path);
+struct elf_syms *elf_syms__open_opts(const char *path, const struct elf_syms_opts *opts);
+void elf_syms__free(struct elf_syms *es);
+
+/* The GNU build-id of the file (not of the debug file); -ENODATA if it has none. */
+int elf_syms__build_id(const struct elf_syms *es, const uint8_t **ret_id, size_t *ret_len);
+/* Reads only the build-id note: 0, -ENODATA (none), -ENOEXEC, -ENOBUFS (bufsz too small),
+ * -errno. */
+int elf_read_build_id(const char *path, uint8_t *buf, size_t bufsz, size_t *ret_len);
+/* Formats a build-id as lowercase hex into buf (2 * len + 1 bytes); returns buf. */
+char *elf_build_id_hex(const uint8_t *id, size_t len, char *buf, size_t bufsz);
+
+/*
+ * Returns the name of the function containing the address, or NULL (gap, out of range, no
+ * symbols). *ret_sym_off (may be NULL) gets the distance from the function's start.
+ * The string lives until elf_syms__free().
+ */
+const char *elf_syms__lookup_vaddr(const struct elf_syms *es, uint64_t vaddr,
+				   uint64_t *ret_sym_off);
+const char *elf_syms__lookup_offset(const struct elf_syms *es, uint64_t file_offset,
+				    uint64_t *ret_sym_off);
+/* File offset -> link-time virtual address through the PT_LOAD headers; -ERANGE if unmapped. */
+int elf_syms__offset_to_vaddr(const struct elf_syms *es, uint64_t file_offset, uint64_t *ret_vaddr);
+
+/* ET_DYN: PIE executable or shared library, loaded at a random base. */
+bool elf_syms__is_pie(const struct elf_syms *es);
+size_t elf_syms__count(const struct elf_syms *es);
+const char *elf_syms__path(const struct elf_syms *es);
+/* The file the symbols were read from: the path itself, or its separate debug file. */
+const char *elf_syms__symbols_path(const struct elf_syms *es);
+
+#endif /* SCHEDPROF_ELFSYMS_H */

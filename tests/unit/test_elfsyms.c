@@ -1,0 +1,921 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Tests for elfsyms, procmaps and buildid_cache, on ELF files built at test time from
+ * tests/unit/symtarget.c (PIE, non-PIE, stripped, debug-only, no build-id). Expected symbol
+ * addresses and sizes come from a separate libelf walk written here; expected file offsets come
+ * from running the target and reading its /proc/PID/maps, so they are what the kernel reports.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buildid_cache.h"
+#include "elfsyms.h"
+#include "procmaps.h"
+
+#ifndef FIXTURES_DIR
+#error "FIXTURES_DIR must be defined"
+#endif
+#if !defined(SYMTARGET_PIE) || !defined(SYMTARGET_NOPIE) || !defined(SYMTARGET_PIE_STRIPPED) || \
+	!defined(SYMTARGET_NOPIE_STRIPPED) || !defined(SYMTARGET_NOPIE_DEBUG) ||               \
+	!defined(SYMTARGET_NOID)
+#error "the SYMTARGET_* paths must be defined by tests/meson.build"
+#endif
+
+#define NFUNCS 3
+static const char *const func_names[NFUNCS] = { "sp_target_alpha", "sp_target_beta",
+						"sp_target_big" };
+/* the loop tests run over these two builds */
+static const char *const targets[] = { SYMTARGET_PIE, SYMTARGET_NOPIE };
+
+/* ---- independent reference: symbol value/size straight from the symbol table ---- */
+
+static bool ref_sym(const char *path, GElf_Word sh_type, const char *name, uint64_t *ret_addr,
+		    uint64_t *ret_size)
+{
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	Elf *elf;
+	int fd;
+
+	ck_assert_int_ne(elf_version(EV_CURRENT), EV_NONE);
+	fd = open(path, O_RDONLY);
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(elf);
+	while (!found && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != sh_type)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			const char *s;
+			GElf_Sym sym;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				break;
+			s = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (s && !strcmp(s, name) && sym.st_shndx != SHN_UNDEF) {
+				*ret_addr = sym.st_value;
+				*ret_size = sym.st_size;
+				found = true;
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+static void ref_func(const char *path, const char *name, uint64_t *ret_addr, uint64_t *ret_size)
+{
+	ck_assert_msg(ref_sym(path, SHT_SYMTAB, name, ret_addr, ret_size), "%s not in %s", name,
+		      path);
+	ck_assert_uint_gt(*ret_size, 0);
+}
+
+/* "Build ID: <hex>" from readelf -n; false if readelf is not installed. */
+static bool readelf_build_id(const char *path, uint8_t *id, size_t *ret_len)
+{
+	char cmd[PATH_MAX + 64], line[512];
+	bool found = false;
+	FILE *p;
+
+	if (access("/usr/bin/readelf", X_OK))
+		return false;
+	snprintf(cmd, sizeof(cmd), "/usr/bin/readelf -n '%s'", path);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p)) {
+		const char *h = strstr(line, "Build ID: ");
+		size_t n = 0;
+		unsigned int b;
+
+		if (!h || found)
+			continue;
+		for (h += strlen("Build ID: "); sscanf(h, "%2x", &b) == 1 && n < ELF_BUILD_ID_MAX;
+		     h += 2)
+			id[n++] = (uint8_t)b;
+		*ret_len = n;
+		found = true;
+	}
+	ck_assert_int_eq(pclose(p), 0);
+	ck_assert_msg(found, "readelf -n %s shows no build-id", path);
+	return true;
+}
+
+/* ---- a live target process ---- */
+
+struct child {
+	pid_t pid;
+	int in_fd;
+	FILE *out;
+	uint64_t addr[NFUNCS];
+};
+
+static void child_start(const char *bin, struct child *ch)
+{
+	int in[2], out[2];
+	char line[256];
+	size_t i;
+
+	ck_assert_int_eq(pipe(in), 0);
+	ck_assert_int_eq(pipe(out), 0);
+	ch->pid = fork();
+	ck_assert_int_ge(ch->pid, 0);
+	if (!ch->pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		execl(bin, bin, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	ch->in_fd = in[1];
+	ch->out = fdopen(out[0], "r");
+	ck_assert_ptr_nonnull(ch->out);
+	for (i = 0; i < NFUNCS; i++) {
+		char name[64];
+		void *p;
+
+		ck_assert_ptr_nonnull(fgets(line, sizeof(line), ch->out));
+		ck_assert_int_eq(sscanf(line, "%63s %p", name, &p), 2);
+		ck_assert_str_eq(name, func_names[i]);
+		ch->addr[i] = (uint64_t)(uintptr_t)p;
+	}
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), ch->out));
+	ck_assert_str_eq(line, "ready\n");
+}
+
+static void child_finish(struct child *ch)
+{
+	int status;
+
+	close(ch->in_fd);
+	fclose(ch->out);
+	ck_assert_int_eq(waitpid(ch->pid, &status, 0), ch->pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* The file offsets of the target's functions, from its own maps (pgoff + ip - start). */
+static void runtime_offsets(const char *bin, uint64_t *offs)
+{
+	char want[PATH_MAX], got[PATH_MAX];
+	struct proc_map *maps;
+	struct child ch;
+	size_t n, i;
+
+	ck_assert_ptr_nonnull(realpath(bin, want));
+	child_start(bin, &ch);
+	ck_assert_int_eq(proc_maps__read(ch.pid, &maps, &n), 0);
+	for (i = 0; i < NFUNCS; i++) {
+		const struct proc_map *m = proc_maps__find(maps, n, ch.addr[i]);
+
+		ck_assert_ptr_nonnull(m);
+		ck_assert_int_eq(m->perms[2], 'x');
+		ck_assert_ptr_nonnull(realpath(m->path, got));
+		ck_assert_str_eq(got, want);
+		offs[i] = m->pgoff + ch.addr[i] - m->start;
+	}
+	proc_maps__free(maps, n);
+	child_finish(&ch);
+}
+
+/* ---- temporary files ---- */
+
+static void copy_file(const char *src, const char *dst)
+{
+	char buf[65536];
+	ssize_t r;
+	int in, out;
+
+	in = open(src, O_RDONLY);
+	ck_assert_int_ge(in, 0);
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ck_assert_int_ge(out, 0);
+	while ((r = read(in, buf, sizeof(buf))) > 0)
+		ck_assert_int_eq(write(out, buf, (size_t)r), r);
+	ck_assert_int_eq(r, 0);
+	close(in);
+	close(out);
+}
+
+static void make_tmpdir(char *buf, size_t len)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(buf, len, "%s/test_elfsyms.XXXXXX", t && *t ? t : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(buf));
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Installs file as <root>/.build-id/xx/rest.debug for the build-id of id_of. */
+static void install_debug_file(const char *root, const char *id_of, const char *file)
+{
+	char hex[2 * ELF_BUILD_ID_MAX + 1], path[PATH_MAX];
+	uint8_t id[ELF_BUILD_ID_MAX];
+	size_t len;
+
+	ck_assert_int_eq(elf_read_build_id(id_of, id, sizeof(id), &len), 0);
+	elf_build_id_hex(id, len, hex, sizeof(hex));
+	snprintf(path, sizeof(path), "%s/.build-id", root);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s", root, hex);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2);
+	copy_file(file, path);
+}
+
+/* ---- elfsyms ---- */
+
+START_TEST(test_build_id)
+{
+	uint8_t a[ELF_BUILD_ID_MAX], b[ELF_BUILD_ID_MAX], r[ELF_BUILD_ID_MAX];
+	size_t alen, blen, rlen, len;
+	const uint8_t *id;
+	struct elf_syms *es;
+	char hex[8];
+
+	ck_assert_int_eq(elf_read_build_id(SYMTARGET_PIE, a, sizeof(a), &alen), 0);
+	ck_assert_uint_eq(alen, 20); /* --build-id defaults to sha1 */
+	ck_assert_int_eq(elf_read_build_id(SYMTARGET_NOPIE, b, sizeof(b), &blen), 0);
+	ck_assert_uint_eq(blen, 20);
+	ck_assert_msg(memcmp(a, b, 20), "PIE and non-PIE builds share a build-id");
+
+	if (readelf_build_id(SYMTARGET_PIE, r, &rlen)) {
+		ck_assert_uint_eq(rlen, alen);
+		ck_assert_mem_eq(r, a, alen);
+	}
+
+	es = elf_syms__open(SYMTARGET_PIE);
+	ck_assert_ptr_nonnull(es);
+	ck_assert_int_eq(elf_syms__build_id(es, &id, &len), 0);
+	ck_assert_uint_eq(len, alen);
+	ck_assert_mem_eq(id, a, alen);
+	elf_syms__free(es);
+
+	/* strip keeps the note */
+	ck_assert_int_eq(elf_read_build_id(SYMTARGET_PIE_STRIPPED, r, sizeof(r), &rlen), 0);
+	ck_assert_uint_eq(rlen, alen);
+	ck_assert_mem_eq(r, a, alen);
+
+	ck_assert_int_eq(elf_read_build_id(SYMTARGET_PIE, r, 19, &rlen), -ENOBUFS);
+
+	ck_assert_int_eq(elf_read_build_id(SYMTARGET_NOID, r, sizeof(r), &rlen), -ENODATA);
+	es = elf_syms__open(SYMTARGET_NOID);
+	ck_assert_ptr_nonnull(es);
+	ck_assert_int_eq(elf_syms__build_id(es, &id, &len), -ENODATA);
+	ck_assert_uint_gt(elf_syms__count(es), 0);
+	elf_syms__free(es);
+
+	/* hex: lowercase, truncated to whole bytes that fit, always terminated */
+	r[0] = 0x0a;
+	r[1] = 0xBF;
+	r[2] = 0x10;
+	r[3] = 0x99;
+	ck_assert_str_eq(elf_build_id_hex(r, 3, hex, sizeof(hex)), "0abf10");
+	ck_assert_str_eq(elf_build_id_hex(r, 4, hex, 6), "0abf");
+	ck_assert_str_eq(elf_build_id_hex(r, 4, hex, 1), "");
+	ck_assert_str_eq(elf_build_id_hex(r, 4, hex, 5), "0abf");
+}
+END_TEST
+
+START_TEST(test_is_pie)
+{
+	struct elf_syms *es;
+
+	es = elf_syms__open(SYMTARGET_PIE);
+	ck_assert_ptr_nonnull(es);
+	ck_assert(elf_syms__is_pie(es));
+	ck_assert_str_eq(elf_syms__path(es), SYMTARGET_PIE);
+	ck_assert_str_eq(elf_syms__symbols_path(es), SYMTARGET_PIE);
+	elf_syms__free(es);
+
+	es = elf_syms__open(SYMTARGET_NOPIE);
+	ck_assert_ptr_nonnull(es);
+	ck_assert(!elf_syms__is_pie(es));
+	elf_syms__free(es);
+}
+END_TEST
+
+/* first byte, last byte, one past the end and one before the start of each function */
+static void check_boundaries(const struct elf_syms *es, const char *ref_path)
+{
+	size_t i;
+
+	for (i = 0; i < NFUNCS; i++) {
+		uint64_t addr, size, off = 12345;
+		const char *s;
+
+		ref_func(ref_path, func_names[i], &addr, &size);
+
+		s = elf_syms__lookup_vaddr(es, addr, &off);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_str_eq(s, func_names[i]);
+		ck_assert_uint_eq(off, 0);
+
+		s = elf_syms__lookup_vaddr(es, addr + size - 1, &off);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_str_eq(s, func_names[i]);
+		ck_assert_uint_eq(off, size - 1);
+
+		/* past the end: a gap, or a symbol that starts right there */
+		s = elf_syms__lookup_vaddr(es, addr + size, &off);
+		if (s) {
+			ck_assert_str_ne(s, func_names[i]);
+			ck_assert_uint_eq(off, 0);
+		}
+		s = elf_syms__lookup_vaddr(es, addr - 1, &off);
+		if (s)
+			ck_assert_str_ne(s, func_names[i]);
+	}
+}
+
+START_TEST(test_vaddr_lookup)
+{
+	const char *bin = targets[_i];
+	uint64_t addr, size, off;
+	struct elf_syms *es;
+
+	es = elf_syms__open(bin);
+	ck_assert_ptr_nonnull(es);
+	ck_assert_uint_gt(elf_syms__count(es), NFUNCS);
+	check_boundaries(es, bin);
+
+	ref_func(bin, "sp_target_big", &addr, &size);
+	ck_assert_uint_ge(size, 256);
+	ck_assert_str_eq(elf_syms__lookup_vaddr(es, addr + size / 2, &off), "sp_target_big");
+	ck_assert_uint_eq(off, size / 2);
+	ck_assert_str_eq(elf_syms__lookup_vaddr(es, addr + 1, NULL), "sp_target_big");
+
+	/* data and nowhere */
+	ref_sym(bin, SHT_SYMTAB, "sp_sink", &addr, &size);
+	ck_assert_ptr_null(elf_syms__lookup_vaddr(es, addr, NULL));
+	ck_assert_ptr_null(elf_syms__lookup_vaddr(es, 0, NULL));
+	ck_assert_ptr_null(elf_syms__lookup_vaddr(es, UINT64_MAX, NULL));
+	elf_syms__free(es);
+}
+END_TEST
+
+START_TEST(test_offset_lookup_runtime)
+{
+	const char *bin = targets[_i];
+	uint64_t offs[NFUNCS], vaddr;
+	struct elf_syms *es;
+	size_t i;
+
+	runtime_offsets(bin, offs);
+	es = elf_syms__open(bin);
+	ck_assert_ptr_nonnull(es);
+	for (i = 0; i < NFUNCS; i++) {
+		uint64_t addr, size, off = 1;
+		const char *s;
+
+		ref_func(bin, func_names[i], &addr, &size);
+		ck_assert_int_eq(elf_syms__offset_to_vaddr(es, offs[i], &vaddr), 0);
+		ck_assert_uint_eq(vaddr, addr);
+
+		s = elf_syms__lookup_offset(es, offs[i], &off);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_str_eq(s, func_names[i]);
+		ck_assert_uint_eq(off, 0);
+
+		s = elf_syms__lookup_offset(es, offs[i] + size - 1, &off);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_str_eq(s, func_names[i]);
+		ck_assert_uint_eq(off, size - 1);
+
+		s = elf_syms__lookup_offset(es, offs[i] + size, &off);
+		if (s) {
+			ck_assert_str_ne(s, func_names[i]);
+			ck_assert_uint_eq(off, 0);
+		}
+	}
+	/* the ELF header is mapped but holds no code; far past the file is not mapped */
+	ck_assert_ptr_null(elf_syms__lookup_offset(es, 0, NULL));
+	ck_assert_int_eq(elf_syms__offset_to_vaddr(es, 1ULL << 40, &vaddr), -ERANGE);
+	ck_assert_ptr_null(elf_syms__lookup_offset(es, 1ULL << 40, NULL));
+	elf_syms__free(es);
+}
+END_TEST
+
+START_TEST(test_dynsym_fallback)
+{
+	struct elf_syms *full, *es;
+	uint64_t a, s, offs[NFUNCS];
+	size_t i;
+
+	/* the stripped copy really has no .symtab left */
+	ck_assert(!ref_sym(SYMTARGET_PIE_STRIPPED, SHT_SYMTAB, "sp_target_alpha", &a, &s));
+	ck_assert(ref_sym(SYMTARGET_PIE_STRIPPED, SHT_DYNSYM, "sp_target_alpha", &a, &s));
+
+	full = elf_syms__open(SYMTARGET_PIE);
+	es = elf_syms__open_opts(SYMTARGET_PIE_STRIPPED, &(struct elf_syms_opts){ .debug_dir = "" });
+	ck_assert_ptr_nonnull(full);
+	ck_assert_ptr_nonnull(es);
+	ck_assert_uint_gt(elf_syms__count(es), 0);
+	ck_assert_uint_lt(elf_syms__count(es), elf_syms__count(full));
+	ck_assert_str_eq(elf_syms__symbols_path(es), SYMTARGET_PIE_STRIPPED);
+	check_boundaries(es, SYMTARGET_PIE);
+	/* a static function is only in .symtab */
+	ref_func(SYMTARGET_PIE, "sp_target_local", &a, &s);
+	ck_assert_str_eq(elf_syms__lookup_vaddr(full, a, NULL), "sp_target_local");
+	ck_assert_ptr_null(elf_syms__lookup_vaddr(es, a, NULL));
+
+	/* same layout, so the offsets of the unstripped run apply */
+	runtime_offsets(SYMTARGET_PIE, offs);
+	for (i = 0; i < NFUNCS; i++)
+		ck_assert_str_eq(elf_syms__lookup_offset(es, offs[i], NULL), func_names[i]);
+	elf_syms__free(es);
+	elf_syms__free(full);
+}
+END_TEST
+
+START_TEST(test_debug_file_fallback)
+{
+	char root[PATH_MAX];
+	struct elf_syms *es;
+	uint64_t offs[NFUNCS];
+	size_t i;
+
+	/* non-PIE without -rdynamic: .dynsym holds only undefined imports */
+	es = elf_syms__open_opts(SYMTARGET_NOPIE_STRIPPED,
+				 &(struct elf_syms_opts){ .debug_dir = "" });
+	ck_assert_ptr_nonnull(es);
+	ck_assert_uint_eq(elf_syms__count(es), 0);
+	ck_assert_ptr_null(elf_syms__lookup_vaddr(es, 0x401000, NULL));
+	elf_syms__free(es);
+
+	make_tmpdir(root, sizeof(root));
+	install_debug_file(root, SYMTARGET_NOPIE_STRIPPED, SYMTARGET_NOPIE_DEBUG);
+	es = elf_syms__open_opts(SYMTARGET_NOPIE_STRIPPED, &(struct elf_syms_opts){ .debug_dir = root });
+	ck_assert_ptr_nonnull(es);
+	ck_assert_uint_gt(elf_syms__count(es), NFUNCS);
+	ck_assert_ptr_nonnull(strstr(elf_syms__symbols_path(es), root));
+	ck_assert_str_eq(elf_syms__path(es), SYMTARGET_NOPIE_STRIPPED);
+	check_boundaries(es, SYMTARGET_NOPIE);
+	/* offsets go through the stripped file's own program headers */
+	runtime_offsets(SYMTARGET_NOPIE, offs);
+	for (i = 0; i < NFUNCS; i++)
+		ck_assert_str_eq(elf_syms__lookup_offset(es, offs[i], NULL), func_names[i]);
+	elf_syms__free(es);
+
+	/* the debug file opened on its own: the offsets are rebuilt from p_vaddr/p_align */
+	es = elf_syms__open_opts(SYMTARGET_NOPIE_DEBUG, &(struct elf_syms_opts){ .debug_dir = "" });
+	ck_assert_ptr_nonnull(es);
+	for (i = 0; i < NFUNCS; i++)
+		ck_assert_str_eq(elf_syms__lookup_offset(es, offs[i], NULL), func_names[i]);
+	elf_syms__free(es);
+
+	/* a debug file under the wrong build-id is ignored */
+	rm_rf(root);
+	make_tmpdir(root, sizeof(root));
+	install_debug_file(root, SYMTARGET_NOPIE_STRIPPED, SYMTARGET_PIE);
+	es = elf_syms__open_opts(SYMTARGET_NOPIE_STRIPPED, &(struct elf_syms_opts){ .debug_dir = root });
+	ck_assert_ptr_nonnull(es);
+	ck_assert_uint_eq(elf_syms__count(es), 0);
+	elf_syms__free(es);
+	rm_rf(root);
+}
+END_TEST
+
+START_TEST(test_open_errors)
+{
+	char root[PATH_MAX], path[PATH_MAX + 16];
+	uint8_t id[ELF_BUILD_ID_MAX];
+	size_t len;
+	int fd;
+
+	errno = 0;
+	ck_assert_ptr_null(elf_syms__open("/nonexistent/schedprof/file"));
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(elf_read_build_id("/nonexistent/schedprof/file", id, sizeof(id), &len),
+			 -ENOENT);
+
+	errno = 0;
+	ck_assert_ptr_null(elf_syms__open(FIXTURES_DIR "/maps.txt"));
+	ck_assert_int_eq(errno, ENOEXEC);
+	ck_assert_int_eq(elf_read_build_id(FIXTURES_DIR "/maps.txt", id, sizeof(id), &len),
+			 -ENOEXEC);
+
+	errno = 0;
+	ck_assert_ptr_null(elf_syms__open(FIXTURES_DIR));
+	ck_assert_int_eq(errno, EISDIR);
+
+	make_tmpdir(root, sizeof(root));
+	snprintf(path, sizeof(path), "%s/empty", root);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	errno = 0;
+	ck_assert_ptr_null(elf_syms__open(path));
+	ck_assert_int_eq(errno, ENOEXEC);
+
+	/* a truncated ELF: the magic, then nothing */
+	snprintf(path, sizeof(path), "%s/truncated", root);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "\177ELF\002\001\001", 7), 7);
+	close(fd);
+	errno = 0;
+	ck_assert_ptr_null(elf_syms__open(path));
+	ck_assert_int_eq(errno, ENOEXEC);
+	rm_rf(root);
+
+	elf_syms__free(NULL);
+}
+END_TEST
+
+/* ---- procmaps ---- */
+
+START_TEST(test_maps_fixture)
+{
+	struct proc_map *maps;
+	const struct proc_map *m;
+	size_t n, i;
+
+	ck_assert_int_eq(proc_maps__parse_file(FIXTURES_DIR "/maps.txt", &maps, &n), 0);
+	ck_assert_uint_eq(n, 12);
+
+	ck_assert_uint_eq(maps[1].start, 0x55d0c8a02000ULL);
+	ck_assert_uint_eq(maps[1].end, 0x55d0c8b40000ULL);
+	ck_assert_uint_eq(maps[1].pgoff, 0x2000);
+	ck_assert_uint_eq(maps[1].dev_major, 0xfd);
+	ck_assert_uint_eq(maps[1].dev_minor, 1);
+	ck_assert_uint_eq(maps[1].inode, 1835043);
+	ck_assert_str_eq(maps[1].perms, "r-xp");
+	ck_assert_str_eq(maps[1].path, "/usr/bin/cc1");
+
+	ck_assert_str_eq(maps[3].path, "[heap]");
+	ck_assert_str_eq(maps[4].path, ""); /* anonymous, with the kernel's trailing space */
+	ck_assert_str_eq(maps[4].perms, "rw-p");
+	ck_assert_uint_eq(maps[4].inode, 0);
+
+	ck_assert_str_eq(maps[5].path, "/tmp/my build dir/lib two.so");
+	ck_assert_uint_eq(maps[5].dev_major, 0x103);
+	ck_assert_uint_eq(maps[5].dev_minor, 2);
+	ck_assert_uint_eq(maps[5].pgoff, 0x1000);
+	ck_assert_str_eq(maps[6].path, "/tmp/ccXyZ.o (deleted)");
+	ck_assert_uint_eq(maps[6].dev_minor, 0x1b);
+	ck_assert_str_eq(maps[9].path, "[stack]");
+	ck_assert_str_eq(maps[10].path, "[vdso]");
+	ck_assert_str_eq(maps[11].path, "[vsyscall]");
+	ck_assert_uint_eq(maps[11].start, 0xffffffffff600000ULL);
+	ck_assert_str_eq(maps[11].perms, "--xp");
+
+	/* find: boundaries, gaps, outside */
+	for (i = 0; i < n; i++) {
+		ck_assert_ptr_eq(proc_maps__find(maps, n, maps[i].start), &maps[i]);
+		ck_assert_ptr_eq(proc_maps__find(maps, n, maps[i].end - 1), &maps[i]);
+	}
+	ck_assert_ptr_eq(proc_maps__find(maps, n, 0x55d0c8a02000ULL), &maps[1]); /* adjacent */
+	ck_assert_ptr_null(proc_maps__find(maps, n, 0x55d0c8b80000ULL));	   /* end of [2] */
+	ck_assert_ptr_null(proc_maps__find(maps, n, 0x7f2a14001000ULL));	   /* gap */
+	ck_assert_ptr_null(proc_maps__find(maps, n, 0));
+	ck_assert_ptr_null(proc_maps__find(maps, n, 0xffffffffff601000ULL));
+	ck_assert_ptr_null(proc_maps__find(maps, 0, 0x55d0c8a02000ULL));
+
+	m = proc_maps__find(maps, n, 0x7f2a14828000ULL + 0x1234);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->pgoff + 0x7f2a14828000ULL + 0x1234 - m->start, 0x28000 + 0x1234);
+	proc_maps__free(maps, n);
+	proc_maps__free(NULL, 0);
+}
+END_TEST
+
+static int parse_string(const char *text, struct proc_map **maps, size_t *n)
+{
+	char root[PATH_MAX], path[PATH_MAX + 16];
+	FILE *f;
+	int err;
+
+	make_tmpdir(root, sizeof(root));
+	snprintf(path, sizeof(path), "%s/maps", root);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	err = proc_maps__parse_file(path, maps, n);
+	rm_rf(root);
+	return err;
+}
+
+START_TEST(test_maps_malformed)
+{
+	static const char *const bad[] = {
+		"garbage\n",
+		"1000-2000 r-xp 00000000 08:01\n",		/* no inode */
+		"1000 r-xp 00000000 08:01 5 /bin/x\n",		/* no end */
+		"2000-1000 r-xp 00000000 08:01 5 /bin/x\n",	/* end < start */
+		"1000-2000 r-x 00000000 08:01 5 /bin/x\n",	/* short perms */
+		"1000-2000 r-xp 0000zz00 08:01 5 /bin/x\n",	/* bad hex */
+		"1000-2000 r-xp 00000000 0801 5 /bin/x\n",	/* dev without ':' */
+		"1000-2000 r-xp 00000000 08:01 5x /bin/x\n",	/* junk after inode */
+		"10000000000000000-20000000000000000 r-xp 0 0:0 0\n", /* overflow */
+	};
+	struct proc_map *maps = NULL;
+	size_t n = 0, i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(parse_string(bad[i], &maps, &n) == -EINVAL, "accepted: %s", bad[i]);
+
+	/* unsorted input comes back sorted; blank lines and a missing final newline are fine */
+	ck_assert_int_eq(parse_string("3000-4000 r-xp 0 08:01 7 /b\n\n1000-2000 r-xp 10 08:01 5 /a",
+				      &maps, &n),
+			 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(maps[0].path, "/a");
+	ck_assert_uint_eq(maps[0].pgoff, 0x10);
+	ck_assert_str_eq(maps[1].path, "/b");
+	ck_assert_ptr_eq(proc_maps__find(maps, n, 0x3fff), &maps[1]);
+	proc_maps__free(maps, n);
+
+	ck_assert_int_eq(parse_string("", &maps, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	proc_maps__free(maps, n);
+
+	ck_assert_int_eq(proc_maps__parse_file("/nonexistent/maps", &maps, &n), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_maps_live)
+{
+	struct proc_map *maps;
+	const struct proc_map *m;
+	struct child ch;
+	size_t n;
+	int status;
+
+	/* ourselves: this function's code is in an executable file mapping */
+	ck_assert_int_eq(proc_maps__read(getpid(), &maps, &n), 0);
+	ck_assert_uint_gt(n, 3);
+	m = proc_maps__find(maps, n, (uint64_t)(uintptr_t)&parse_string);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(m->perms[2], 'x');
+	ck_assert_int_eq(m->path[0], '/');
+	ck_assert_uint_ne(m->inode, 0);
+	proc_maps__free(maps, n);
+
+	ck_assert_int_eq(proc_maps__read(0, &maps, &n), -EINVAL);
+	ck_assert_int_eq(proc_maps__read(-5, &maps, &n), -EINVAL);
+
+	/* a reaped process is gone */
+	child_start(SYMTARGET_PIE, &ch);
+	kill(ch.pid, SIGKILL);
+	ck_assert_int_eq(waitpid(ch.pid, &status, 0), ch.pid);
+	close(ch.in_fd);
+	fclose(ch.out);
+	ck_assert_int_eq(proc_maps__read(ch.pid, &maps, &n), -ESRCH);
+}
+END_TEST
+
+/* ---- buildid_cache ---- */
+
+START_TEST(test_cache_add_file_resolve)
+{
+	uint8_t id[ELF_BUILD_ID_MAX];
+	uint64_t offs[NFUNCS], size, addr, off = 7;
+	struct buildid_cache *c;
+	const char *sym, *path;
+	size_t len, i;
+
+	runtime_offsets(SYMTARGET_PIE, offs);
+	ck_assert_int_eq(elf_read_build_id(SYMTARGET_PIE, id, sizeof(id), &len), 0);
+
+	c = buildid_cache__new();
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(buildid_cache__set_debug_dir(c, ""), 0);
+	ck_assert_int_eq(buildid_cache__resolve(c, id, len, offs[0], &sym, NULL, &path), -ENOENT);
+
+	ck_assert_int_eq(buildid_cache__add_file(c, SYMTARGET_PIE), 0);
+	ck_assert_int_eq(buildid_cache__add_file(c, SYMTARGET_PIE), 0); /* idempotent */
+	for (i = 0; i < NFUNCS; i++) {
+		ref_func(SYMTARGET_PIE, func_names[i], &addr, &size);
+		ck_assert_int_eq(buildid_cache__resolve(c, id, len, offs[i] + size - 1, &sym, &off,
+							&path),
+				 0);
+		ck_assert_ptr_nonnull(sym);
+		ck_assert_str_eq(sym, func_names[i]);
+		ck_assert_uint_eq(off, size - 1);
+		ck_assert_str_eq(path, SYMTARGET_PIE);
+	}
+	/* known object, no function there */
+	ck_assert_int_eq(buildid_cache__resolve(c, id, len, 0, &sym, &off, &path), 0);
+	ck_assert_ptr_null(sym);
+	ck_assert_uint_eq(off, 0);
+	ck_assert_str_eq(path, SYMTARGET_PIE);
+
+	/* unknown and invalid build-ids */
+	id[0] ^= 0xff;
+	ck_assert_int_eq(buildid_cache__resolve(c, id, len, offs[0], &sym, NULL, &path), -ENOENT);
+	ck_assert_int_eq(buildid_cache__resolve(c, id, len, offs[0], &sym, NULL, &path), -ENOENT);
+	ck_assert_int_eq(buildid_cache__resolve(c, id, 0, offs[0], &sym, NULL, &path), -EINVAL);
+	ck_assert_int_eq(buildid_cache__resolve(c, id, ELF_BUILD_ID_MAX + 1, 0, &sym, NULL, &path),
+			 -EINVAL);
+
+	/* files that cannot be registered, twice to check the remembered results */
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(buildid_cache__add_file(c, SYMTARGET_NOID), -ENODATA);
+		ck_assert_int_eq(buildid_cache__add_file(c, FIXTURES_DIR "/maps.txt"), -ENOEXEC);
+		ck_assert_int_eq(buildid_cache__add_file(c, "/nonexistent/x"), -ENOENT);
+		ck_assert_int_eq(buildid_cache__add_file(c, FIXTURES_DIR), -EISDIR);
+	}
+	buildid_cache__free(c);
+	buildid_cache__free(NULL);
+}
+END_TEST
+
+START_TEST(test_cache_add_pid_after_exit)
+{
+	uint8_t pie_id[ELF_BUILD_ID_MAX], libc_id[ELF_BUILD_ID_MAX];
+	size_t pie_len, libc_len = 0, n, i;
+	const char *sym, *path;
+	struct buildid_cache *c;
+	struct proc_map *maps;
+	struct child ch;
+	uint64_t offs[NFUNCS];
+
+	ck_assert_int_eq(elf_read_build_id(SYMTARGET_PIE, pie_id, sizeof(pie_id), &pie_len), 0);
+	c = buildid_cache__new();
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(buildid_cache__set_debug_dir(c, ""), 0);
+
+	child_start(SYMTARGET_PIE, &ch);
+	ck_assert_int_eq(proc_maps__read(ch.pid, &maps, &n), 0);
+	for (i = 0; i < NFUNCS; i++) {
+		const struct proc_map *m = proc_maps__find(maps, n, ch.addr[i]);
+
+		ck_assert_ptr_nonnull(m);
+		offs[i] = m->pgoff + ch.addr[i] - m->start;
+	}
+	/* some other executable mapping with a build-id: the C library, usually */
+	for (i = 0; i < n && !libc_len; i++) {
+		if (maps[i].perms[2] == 'x' && strstr(maps[i].path, "libc") &&
+		    elf_read_build_id(maps[i].path, libc_id, sizeof(libc_id), &libc_len))
+			libc_len = 0;
+	}
+	proc_maps__free(maps, n);
+	ck_assert_int_eq(buildid_cache__add_pid(c, ch.pid), 0);
+	ck_assert_int_eq(buildid_cache__add_pid(c, ch.pid), 0);
+	child_finish(&ch);
+
+	ck_assert_int_eq(buildid_cache__add_pid(c, ch.pid), -ESRCH);
+	for (i = 0; i < NFUNCS; i++) {
+		ck_assert_int_eq(buildid_cache__resolve(c, pie_id, pie_len, offs[i], &sym, NULL,
+							&path),
+				 0);
+		ck_assert_ptr_nonnull(sym);
+		ck_assert_str_eq(sym, func_names[i]);
+	}
+	if (libc_len) {
+		ck_assert_int_eq(buildid_cache__resolve(c, libc_id, libc_len, 0, &sym, NULL, &path),
+				 0);
+		ck_assert_ptr_nonnull(strstr(path, "libc"));
+	}
+	buildid_cache__free(c);
+}
+END_TEST
+
+START_TEST(test_cache_debug_dir)
+{
+	uint8_t id[ELF_BUILD_ID_MAX];
+	char root[PATH_MAX];
+	struct buildid_cache *c;
+	const char *sym, *path;
+	uint64_t offs[NFUNCS];
+	size_t len, i;
+
+	runtime_offsets(SYMTARGET_NOPIE, offs);
+	ck_assert_int_eq(elf_read_build_id(SYMTARGET_NOPIE, id, sizeof(id), &len), 0);
+	make_tmpdir(root, sizeof(root));
+	install_debug_file(root, SYMTARGET_NOPIE, SYMTARGET_NOPIE_DEBUG);
+
+	/* nothing registered: found through <root>/.build-id/xx/rest.debug */
+	c = buildid_cache__new();
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(buildid_cache__set_debug_dir(c, root), 0);
+	for (i = 0; i < NFUNCS; i++) {
+		ck_assert_int_eq(buildid_cache__resolve(c, id, len, offs[i], &sym, NULL, &path), 0);
+		ck_assert_ptr_nonnull(sym);
+		ck_assert_str_eq(sym, func_names[i]);
+		ck_assert_ptr_nonnull(strstr(path, root));
+	}
+	buildid_cache__free(c);
+
+	/* the stripped file registered: its path is reported, symbols from the debug file */
+	c = buildid_cache__new();
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(buildid_cache__set_debug_dir(c, root), 0);
+	ck_assert_int_eq(buildid_cache__add_file(c, SYMTARGET_NOPIE_STRIPPED), 0);
+	ck_assert_int_eq(buildid_cache__resolve(c, id, len, offs[0], &sym, NULL, &path), 0);
+	ck_assert_str_eq(sym, func_names[0]);
+	ck_assert_str_eq(path, SYMTARGET_NOPIE_STRIPPED);
+	buildid_cache__free(c);
+	rm_rf(root);
+}
+END_TEST
+
+START_TEST(test_cache_stale_path)
+{
+	char root[PATH_MAX], path[PATH_MAX + 16];
+	uint8_t id[ELF_BUILD_ID_MAX];
+	struct buildid_cache *c;
+	const char *sym, *p;
+	uint64_t offs[NFUNCS];
+	size_t len;
+
+	runtime_offsets(SYMTARGET_PIE, offs);
+	ck_assert_int_eq(elf_read_build_id(SYMTARGET_PIE, id, sizeof(id), &len), 0);
+	make_tmpdir(root, sizeof(root));
+	snprintf(path, sizeof(path), "%s/tool", root);
+	copy_file(SYMTARGET_PIE, path);
+
+	c = buildid_cache__new();
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(buildid_cache__set_debug_dir(c, ""), 0);
+	ck_assert_int_eq(buildid_cache__add_file(c, path), 0);
+	/* rebuilt in place before we symbolize: the path no longer has that build-id */
+	copy_file(SYMTARGET_NOPIE, path);
+	ck_assert_int_eq(buildid_cache__resolve(c, id, len, offs[0], &sym, NULL, &p), 0);
+	ck_assert_ptr_null(sym);
+	ck_assert_str_eq(p, path);
+
+	/* another copy with the right contents registered later is used */
+	ck_assert_int_eq(buildid_cache__add_file(c, SYMTARGET_PIE), 0);
+	ck_assert_int_eq(buildid_cache__resolve(c, id, len, offs[0], &sym, NULL, &p), 0);
+	ck_assert_ptr_nonnull(sym);
+	ck_assert_str_eq(sym, func_names[0]);
+	ck_assert_str_eq(p, SYMTARGET_PIE);
+	buildid_cache__free(c);
+	rm_rf(root);
+}
+END_TEST
+
+static Suite *elfsyms_suite(void)
+{
+	const int ntargets = (int)(sizeof(targets) / sizeof(targets[0]));
+	Suite *s = suite_create("elfsyms");
+	TCase *tc;
+
+	tc = tcase_create("elfsyms");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_build_id);
+	tcase_add_test(tc, test_is_pie);
+	tcase_add_loop_test(tc, test_vaddr_lookup, 0, ntargets);
+	tcase_add_loop_test(tc, test_offset_lookup_runtime, 0, ntargets);
+	tcase_add_test(tc, test_dynsym_fallback);
+	tcase_add_test(tc, test_debug_file_fallback);
+	tcase_add_test(tc, test_open_errors);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("procmaps");
+	tcase_add_test(tc, test_maps_fixture);
+	tcase_add_test(tc, test_maps_malformed);
+	tcase_add_test(tc, test_maps_live);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("buildid_cache");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_cache_add_file_resolve);
+	tcase_add_test(tc, test_cache_add_pid_after_exit);
+	tcase_add_test(tc, test_cache_debug_dir);
+	tcase_add_test(tc, test_cache_stale_path);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(elfsyms_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
