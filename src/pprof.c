@@ -1,0 +1,818 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * pprof writer: a hand-written protobuf encoder for profile.proto, gzip'd with zlib.
+ *
+ * Field numbers follow the public spec, github.com/google/pprof proto/profile.proto
+ * (package perftools.profiles):
+ *   Profile:   1 sample_type, 2 sample, 3 mapping, 4 location, 5 function, 6 string_table,
+ *              9 time_nanos, 10 duration_nanos, 11 period_type, 12 period, 13 comment
+ *   ValueType: 1 type, 2 unit
+ *   Sample:    1 location_id (packed), 2 value (packed), 3 label
+ *   Label:     1 key, 2 str, 3 num, 4 num_unit
+ *   Mapping:   1 id, 2 memory_start, 3 memory_limit, 4 file_offset, 5 filename, 6 build_id,
+ *              7 has_functions, 8 has_filenames, 9 has_line_numbers, 10 has_inline_frames
+ *   Location:  1 id, 2 mapping_id, 3 address, 4 line
+ *   Line:      1 function_id, 2 line
+ *   Function:  1 id, 2 name, 3 system_name, 4 filename, 5 start_line
+ * All string fields are int64 indexes into string_table, whose entry 0 must be "".
+ *
+ * Samples only reference ids and string indexes that never change once assigned, so each
+ * sample is encoded as soon as it is added; the tables (strings, mappings, functions and the
+ * locations that mirror them 1:1) are emitted at encode time. Dedup uses open-addressing hash
+ * tables, so memory and time stay linear in the input.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pprof.h"
+
+enum {
+	WT_VARINT = 0,
+	WT_LEN = 2,
+};
+
+enum {
+	PROFILE_SAMPLE_TYPE = 1,
+	PROFILE_SAMPLE = 2,
+	PROFILE_MAPPING = 3,
+	PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5,
+	PROFILE_STRING_TABLE = 6,
+	PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
+	PROFILE_COMMENT = 13,
+
+	VALUE_TYPE_TYPE = 1,
+	VALUE_TYPE_UNIT = 2,
+
+	SAMPLE_LOCATION_ID = 1,
+	SAMPLE_VALUE = 2,
+	SAMPLE_LABEL = 3,
+
+	LABEL_KEY = 1,
+	LABEL_STR = 2,
+	LABEL_NUM = 3,
+
+	MAPPING_ID = 1,
+	MAPPING_MEMORY_START = 2,
+	MAPPING_MEMORY_LIMIT = 3,
+	MAPPING_FILENAME = 5,
+	MAPPING_BUILD_ID = 6,
+	MAPPING_HAS_FUNCTIONS = 7,
+
+	LOCATION_ID = 1,
+	LOCATION_MAPPING_ID = 2,
+	LOCATION_ADDRESS = 3,
+	LOCATION_LINE = 4,
+
+	LINE_FUNCTION_ID = 1,
+
+	FUNCTION_ID = 1,
+	FUNCTION_NAME = 2,
+	FUNCTION_SYSTEM_NAME = 3,
+};
+
+/*
+ * Synthetic addresses: mapping i owns [(i + 1) << 40, (i + 2) << 40) and hands out one
+ * ADDR_STEP slot per function, so mappings never overlap and addresses stay below 2^63 (some
+ * readers store them signed).
+ */
+#define ADDR_SHIFT	 40
+#define ADDR_STEP	 0x10
+#define MAX_MAPPINGS	 ((1u << 22) - 1)
+#define MAX_TABLE	 (UINT32_MAX - 1)
+#define DEFAULT_OBJECT	 "[kernel]"
+#define GZIP_WINDOW_BITS (15 + 16) /* 32 KiB window, gzip header instead of zlib's */
+
+struct pbuf {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+struct str_entry {
+	uint64_t hash;
+	size_t off, len; /* into strtab.arena */
+};
+
+struct strtab {
+	struct pbuf arena;
+	struct str_entry *ent;
+	size_t n, cap;
+	uint32_t *slots; /* index + 1, 0 = empty */
+	size_t nslots;	 /* power of two */
+};
+
+/* uint64 key -> uint32 value (index + 1, 0 = empty) */
+struct imap {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t n, nslots;
+};
+
+struct mapping {
+	uint32_t filename, build_id;
+	uint64_t start, next; /* next free synthetic address */
+};
+
+struct function {
+	uint32_t name, mapping; /* mapping is an index into pprof.maps */
+	uint64_t addr;
+};
+
+struct pprof {
+	size_t ntypes;
+	uint32_t *types; /* ntypes (type, unit) string pairs */
+	int64_t duration_ns, time_ns, period;
+	uint32_t period_type, period_unit;
+	bool has_period_type;
+
+	struct strtab strs;
+
+	struct mapping *maps;
+	size_t nmaps, maps_cap;
+	struct imap map_idx; /* (filename, build_id) -> mapping */
+
+	/* Function i and Location i describe the same frame; both have id i + 1. */
+	struct function *funcs;
+	size_t nfuncs, funcs_cap;
+	struct imap func_idx; /* (name, mapping) -> function */
+
+	uint32_t *comments;
+	size_t ncomments, comments_cap;
+
+	struct pbuf samples; /* encoded Profile.sample fields, tags included */
+	struct pbuf scratch, sub;
+	uint64_t *ids;
+	size_t ids_cap;
+};
+
+/* ---- growable storage ---- */
+
+static int grow_array(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	if (ncap > SIZE_MAX / elem)
+		return -ENOMEM;
+	n = realloc(*arr, ncap * elem);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+static int pbuf_reserve(struct pbuf *b, size_t extra)
+{
+	if (extra > SIZE_MAX - b->len)
+		return -ENOMEM;
+	return grow_array((void **)&b->data, &b->cap, b->len + extra, 1);
+}
+
+static int pbuf_raw(struct pbuf *b, const void *data, size_t len)
+{
+	int err;
+
+	if (!len)
+		return 0;
+	err = pbuf_reserve(b, len);
+	if (err)
+		return err;
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	return 0;
+}
+
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v > 0x7f) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* Base-128, least significant group first; an int64 is cast, so negatives take 10 bytes. */
+static int pbuf_varint(struct pbuf *b, uint64_t v)
+{
+	int err = pbuf_reserve(b, 10);
+
+	if (err)
+		return err;
+	while (v > 0x7f) {
+		b->data[b->len++] = (uint8_t)(v & 0x7f) | 0x80;
+		v >>= 7;
+	}
+	b->data[b->len++] = (uint8_t)v;
+	return 0;
+}
+
+static int pbuf_tag(struct pbuf *b, unsigned int field, unsigned int wire_type)
+{
+	return pbuf_varint(b, ((uint64_t)field << 3) | wire_type);
+}
+
+static int put_uint(struct pbuf *b, unsigned int field, uint64_t v)
+{
+	return pbuf_tag(b, field, WT_VARINT) ?: pbuf_varint(b, v);
+}
+
+/* proto3 leaves fields at their default (0) off the wire. */
+static int put_uint_opt(struct pbuf *b, unsigned int field, uint64_t v)
+{
+	return v ? put_uint(b, field, v) : 0;
+}
+
+static int put_bytes(struct pbuf *b, unsigned int field, const void *data, size_t len)
+{
+	return pbuf_tag(b, field, WT_LEN) ?: pbuf_varint(b, len) ?: pbuf_raw(b, data, len);
+}
+
+static int put_msg(struct pbuf *b, unsigned int field, const struct pbuf *msg)
+{
+	return put_bytes(b, field, msg->data, msg->len);
+}
+
+static int put_packed(struct pbuf *b, unsigned int field, const uint64_t *v, size_t n)
+{
+	size_t i, len = 0;
+	int err;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		len += varint_len(v[i]);
+	err = pbuf_tag(b, field, WT_LEN) ?: pbuf_varint(b, len) ?: pbuf_reserve(b, len);
+	for (i = 0; !err && i < n; i++)
+		err = pbuf_varint(b, v[i]);
+	return err;
+}
+
+/* ---- hash tables ---- */
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (uint8_t)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint64_t hash_u64(uint64_t x)
+{
+	/* splitmix64 finalizer: spreads packed (index, index) keys over all bits */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+/* Keep the load factor at or below 1/2 so probe sequences stay short. */
+static bool table_full(size_t n, size_t nslots)
+{
+	return (n + 1) * 2 > nslots;
+}
+
+static int strtab_rehash(struct strtab *t)
+{
+	size_t nslots = t->nslots ? t->nslots * 2 : 64, i, j;
+	uint32_t *slots;
+
+	if (nslots > SIZE_MAX / sizeof(*slots))
+		return -ENOMEM;
+	slots = calloc(nslots, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++) {
+		for (j = t->ent[i].hash & (nslots - 1); slots[j]; j = (j + 1) & (nslots - 1))
+			;
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = nslots;
+	return 0;
+}
+
+static int strtab_intern(struct strtab *t, const char *s, uint32_t *ret_idx)
+{
+	size_t len = strlen(s), j;
+	uint64_t h = hash_bytes(s, len);
+	struct str_entry *e;
+	int err;
+
+	if (table_full(t->n, t->nslots)) {
+		err = strtab_rehash(t);
+		if (err)
+			return err;
+	}
+	for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
+		e = &t->ent[t->slots[j] - 1];
+		if (e->hash == h && e->len == len && !memcmp(t->arena.data + e->off, s, len)) {
+			*ret_idx = t->slots[j] - 1;
+			return 0;
+		}
+	}
+	if (t->n >= MAX_TABLE)
+		return -E2BIG;
+	err = grow_array((void **)&t->ent, &t->cap, t->n + 1, sizeof(*t->ent));
+	if (err)
+		return err;
+	/* +1 keeps arena.data non-NULL even for "", so memcmp() never sees NULL */
+	err = pbuf_reserve(&t->arena, len + 1);
+	if (err)
+		return err;
+	e = &t->ent[t->n];
+	e->hash = h;
+	e->off = t->arena.len;
+	e->len = len;
+	memcpy(t->arena.data + t->arena.len, s, len);
+	t->arena.len += len;
+	t->slots[j] = (uint32_t)t->n + 1;
+	*ret_idx = (uint32_t)t->n++;
+	return 0;
+}
+
+static void strtab_free(struct strtab *t)
+{
+	free(t->arena.data);
+	free(t->ent);
+	free(t->slots);
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t imap_probe(const uint64_t *keys, const uint32_t *vals, size_t nslots, uint64_t key)
+{
+	size_t mask = nslots - 1, j = hash_u64(key) & mask;
+
+	while (vals[j] && keys[j] != key)
+		j = (j + 1) & mask;
+	return j;
+}
+
+static uint32_t imap_get(const struct imap *m, uint64_t key)
+{
+	if (!m->nslots)
+		return 0;
+	return m->vals[imap_probe(m->keys, m->vals, m->nslots, key)];
+}
+
+/* key must not be in the map yet */
+static int imap_put(struct imap *m, uint64_t key, uint32_t val)
+{
+	size_t nslots = m->nslots ? m->nslots * 2 : 64, i, j;
+	uint64_t *keys;
+	uint32_t *vals;
+
+	if (table_full(m->n, m->nslots)) {
+		if (nslots > SIZE_MAX / sizeof(*keys))
+			return -ENOMEM;
+		keys = calloc(nslots, sizeof(*keys));
+		vals = calloc(nslots, sizeof(*vals));
+		if (!keys || !vals) {
+			free(keys);
+			free(vals);
+			return -ENOMEM;
+		}
+		for (i = 0; i < m->nslots; i++) {
+			if (!m->vals[i])
+				continue;
+			j = imap_probe(keys, vals, nslots, m->keys[i]);
+			keys[j] = m->keys[i];
+			vals[j] = m->vals[i];
+		}
+		free(m->keys);
+		free(m->vals);
+		m->keys = keys;
+		m->vals = vals;
+		m->nslots = nslots;
+	}
+	j = imap_probe(m->keys, m->vals, m->nslots, key);
+	m->keys[j] = key;
+	m->vals[j] = val;
+	m->n++;
+	return 0;
+}
+
+static void imap_free(struct imap *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
+/* ---- profile building ---- */
+
+struct pprof *pprof__new(const char *const *sample_types, const char *const *units, size_t ntypes,
+			 int64_t duration_ns, int64_t time_unix_ns, const char *period_type,
+			 const char *period_unit, int64_t period)
+{
+	struct pprof *p;
+	uint32_t empty;
+	size_t i;
+	int err;
+
+	if (!sample_types || !units || !ntypes || ntypes > SIZE_MAX / (2 * sizeof(uint32_t)) ||
+	    !period_type != !period_unit) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (i = 0; i < ntypes; i++) {
+		if (!sample_types[i] || !units[i]) {
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto err_nomem;
+	p->ntypes = ntypes;
+	p->duration_ns = duration_ns;
+	p->time_ns = time_unix_ns;
+	p->period = period;
+	p->types = calloc(2 * ntypes, sizeof(*p->types));
+	if (!p->types)
+		goto err_nomem;
+
+	err = strtab_intern(&p->strs, "", &empty); /* string_table[0] must be "" */
+	for (i = 0; !err && i < ntypes; i++) {
+		err = strtab_intern(&p->strs, sample_types[i], &p->types[2 * i]) ?:
+		      strtab_intern(&p->strs, units[i], &p->types[2 * i + 1]);
+	}
+	if (!err && period_type) {
+		err = strtab_intern(&p->strs, period_type, &p->period_type) ?:
+		      strtab_intern(&p->strs, period_unit, &p->period_unit);
+		p->has_period_type = true;
+	}
+	if (err)
+		goto err_nomem;
+	return p;
+
+err_nomem:
+	pprof__free(p);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void pprof__free(struct pprof *p)
+{
+	if (!p)
+		return;
+	free(p->types);
+	strtab_free(&p->strs);
+	free(p->maps);
+	imap_free(&p->map_idx);
+	free(p->funcs);
+	imap_free(&p->func_idx);
+	free(p->comments);
+	free(p->samples.data);
+	free(p->scratch.data);
+	free(p->sub.data);
+	free(p->ids);
+	free(p);
+}
+
+static int find_mapping(struct pprof *p, const struct pprof_frame *fr, uint32_t *ret_idx)
+{
+	uint32_t filename, build_id = 0, v;
+	struct mapping *m;
+	uint64_t key;
+	int err;
+
+	err = strtab_intern(&p->strs, fr->object ? fr->object : DEFAULT_OBJECT, &filename);
+	if (!err && fr->build_id)
+		err = strtab_intern(&p->strs, fr->build_id, &build_id);
+	if (err)
+		return err;
+
+	key = (uint64_t)filename << 32 | build_id;
+	v = imap_get(&p->map_idx, key);
+	if (v) {
+		*ret_idx = v - 1;
+		return 0;
+	}
+	if (p->nmaps >= MAX_MAPPINGS)
+		return -E2BIG;
+	err = grow_array((void **)&p->maps, &p->maps_cap, p->nmaps + 1, sizeof(*p->maps)) ?:
+	      imap_put(&p->map_idx, key, (uint32_t)p->nmaps + 1);
+	if (err)
+		return err;
+	m = &p->maps[p->nmaps];
+	m->filename = filename;
+	m->build_id = build_id;
+	m->start = (uint64_t)(p->nmaps + 1) << ADDR_SHIFT;
+	m->next = m->start;
+	*ret_idx = (uint32_t)p->nmaps++;
+	return 0;
+}
+
+/* Returns the Location id (== Function id) of a frame, adding it on first sight. */
+static int find_location(struct pprof *p, const struct pprof_frame *fr, uint64_t *ret_id)
+{
+	uint32_t mapping, name, v;
+	struct function *f;
+	uint64_t key;
+	int err;
+
+	err = find_mapping(p, fr, &mapping) ?: strtab_intern(&p->strs, fr->function, &name);
+	if (err)
+		return err;
+
+	key = (uint64_t)name << 32 | mapping;
+	v = imap_get(&p->func_idx, key);
+	if (v) {
+		*ret_id = v;
+		return 0;
+	}
+	if (p->nfuncs >= MAX_TABLE)
+		return -E2BIG;
+	err = grow_array((void **)&p->funcs, &p->funcs_cap, p->nfuncs + 1, sizeof(*p->funcs)) ?:
+	      imap_put(&p->func_idx, key, (uint32_t)p->nfuncs + 1);
+	if (err)
+		return err;
+	/* < 2^32 functions of ADDR_STEP each never leave the mapping's 2^40 range */
+	f = &p->funcs[p->nfuncs];
+	f->name = name;
+	f->mapping = mapping;
+	f->addr = p->maps[mapping].next;
+	p->maps[mapping].next += ADDR_STEP;
+	*ret_id = ++p->nfuncs;
+	return 0;
+}
+
+static bool sample_args_valid(const struct pprof *p, const struct pprof_frame *frames,
+			      size_t nframes, const int64_t *values,
+			      const struct pprof_label *labels, size_t nlabels)
+{
+	size_t i;
+
+	if (!p || !values || (nframes && !frames) || (nlabels && !labels))
+		return false;
+	for (i = 0; i < nframes; i++) {
+		if (!frames[i].function)
+			return false;
+	}
+	for (i = 0; i < nlabels; i++) {
+		if (!labels[i].key || (!labels[i].is_num && !labels[i].str))
+			return false;
+	}
+	return true;
+}
+
+static int encode_label(struct pprof *p, const struct pprof_label *l)
+{
+	uint32_t key, str;
+	int err;
+
+	err = strtab_intern(&p->strs, l->key, &key);
+	if (err)
+		return err;
+	p->sub.len = 0;
+	err = put_uint(&p->sub, LABEL_KEY, key);
+	if (err)
+		return err;
+	if (l->is_num) {
+		/* written even when 0: "at most one of str/num", and it documents intent */
+		err = put_uint(&p->sub, LABEL_NUM, (uint64_t)l->num);
+	} else {
+		err = strtab_intern(&p->strs, l->str, &str) ?:
+		      put_uint_opt(&p->sub, LABEL_STR, str);
+	}
+	return err ?: put_msg(&p->scratch, SAMPLE_LABEL, &p->sub);
+}
+
+int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t nframes,
+		      const int64_t *values, const struct pprof_label *labels, size_t nlabels)
+{
+	size_t i;
+	int err;
+
+	if (!sample_args_valid(p, frames, nframes, values, labels, nlabels))
+		return -EINVAL;
+	/* p->ids holds the location ids, then the values */
+	err = grow_array((void **)&p->ids, &p->ids_cap, nframes > p->ntypes ? nframes : p->ntypes,
+			 sizeof(*p->ids));
+	for (i = 0; !err && i < nframes; i++)
+		err = find_location(p, &frames[i], &p->ids[i]);
+	if (err)
+		return err;
+
+	p->scratch.len = 0;
+	err = put_packed(&p->scratch, SAMPLE_LOCATION_ID, p->ids, nframes);
+	for (i = 0; i < p->ntypes; i++)
+		p->ids[i] = (uint64_t)values[i];
+	err = err ?: put_packed(&p->scratch, SAMPLE_VALUE, p->ids, p->ntypes);
+	for (i = 0; !err && i < nlabels; i++)
+		err = encode_label(p, &labels[i]);
+	/* appended last and in one piece, so a failure never leaves half a sample */
+	return err ?: put_msg(&p->samples, PROFILE_SAMPLE, &p->scratch);
+}
+
+int pprof__add_comment(struct pprof *p, const char *comment)
+{
+	uint32_t idx;
+	int err;
+
+	if (!p || !comment)
+		return -EINVAL;
+	err = grow_array((void **)&p->comments, &p->comments_cap, p->ncomments + 1,
+			 sizeof(*p->comments)) ?:
+	      strtab_intern(&p->strs, comment, &idx);
+	if (err)
+		return err;
+	p->comments[p->ncomments++] = idx;
+	return 0;
+}
+
+/* ---- encoding ---- */
+
+static int encode_value_type(struct pprof *p, struct pbuf *b, unsigned int field, uint32_t type,
+			     uint32_t unit)
+{
+	p->sub.len = 0;
+	return put_uint_opt(&p->sub, VALUE_TYPE_TYPE, type) ?:
+	       put_uint_opt(&p->sub, VALUE_TYPE_UNIT, unit) ?: put_msg(b, field, &p->sub);
+}
+
+static int encode_mapping(struct pprof *p, struct pbuf *b, size_t i)
+{
+	const struct mapping *m = &p->maps[i];
+	uint64_t limit = m->next > m->start ? m->next : m->start + ADDR_STEP;
+
+	p->sub.len = 0;
+	return put_uint(&p->sub, MAPPING_ID, i + 1) ?:
+	       put_uint(&p->sub, MAPPING_MEMORY_START, m->start) ?:
+	       put_uint(&p->sub, MAPPING_MEMORY_LIMIT, limit) ?:
+	       put_uint_opt(&p->sub, MAPPING_FILENAME, m->filename) ?:
+	       put_uint_opt(&p->sub, MAPPING_BUILD_ID, m->build_id) ?:
+	       put_uint(&p->sub, MAPPING_HAS_FUNCTIONS, 1) ?: put_msg(b, PROFILE_MAPPING, &p->sub);
+}
+
+static int encode_location(struct pprof *p, struct pbuf *b, size_t i)
+{
+	const struct function *f = &p->funcs[i];
+	int err;
+
+	p->sub.len = 0;
+	err = put_uint(&p->sub, LINE_FUNCTION_ID, i + 1);
+	if (err)
+		return err;
+	p->scratch.len = 0;
+	return put_uint(&p->scratch, LOCATION_ID, i + 1) ?:
+	       put_uint(&p->scratch, LOCATION_MAPPING_ID, (uint64_t)f->mapping + 1) ?:
+	       put_uint(&p->scratch, LOCATION_ADDRESS, f->addr) ?:
+	       put_msg(&p->scratch, LOCATION_LINE, &p->sub) ?:
+	       put_msg(b, PROFILE_LOCATION, &p->scratch);
+}
+
+static int encode_function(struct pprof *p, struct pbuf *b, size_t i)
+{
+	const struct function *f = &p->funcs[i];
+
+	p->sub.len = 0;
+	return put_uint(&p->sub, FUNCTION_ID, i + 1) ?:
+	       put_uint_opt(&p->sub, FUNCTION_NAME, f->name) ?:
+	       put_uint_opt(&p->sub, FUNCTION_SYSTEM_NAME, f->name) ?:
+	       put_msg(b, PROFILE_FUNCTION, &p->sub);
+}
+
+static int encode_profile(struct pprof *p, struct pbuf *b)
+{
+	const struct strtab *t = &p->strs;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < p->ntypes; i++)
+		err = encode_value_type(p, b, PROFILE_SAMPLE_TYPE, p->types[2 * i],
+					p->types[2 * i + 1]);
+	err = err ?: pbuf_raw(b, p->samples.data, p->samples.len);
+	for (i = 0; !err && i < p->nmaps; i++)
+		err = encode_mapping(p, b, i);
+	for (i = 0; !err && i < p->nfuncs; i++)
+		err = encode_location(p, b, i);
+	for (i = 0; !err && i < p->nfuncs; i++)
+		err = encode_function(p, b, i);
+	for (i = 0; !err && i < t->n; i++)
+		err = put_bytes(b, PROFILE_STRING_TABLE, t->arena.data + t->ent[i].off,
+				t->ent[i].len);
+	err = err ?: put_uint_opt(b, PROFILE_TIME_NANOS, (uint64_t)p->time_ns);
+	err = err ?: put_uint_opt(b, PROFILE_DURATION_NANOS, (uint64_t)p->duration_ns);
+	if (!err && p->has_period_type)
+		err = encode_value_type(p, b, PROFILE_PERIOD_TYPE, p->period_type,
+					p->period_unit);
+	err = err ?: put_uint_opt(b, PROFILE_PERIOD, (uint64_t)p->period);
+	if (!err && p->ncomments) {
+		err = grow_array((void **)&p->ids, &p->ids_cap, p->ncomments, sizeof(*p->ids));
+		for (i = 0; !err && i < p->ncomments; i++)
+			p->ids[i] = p->comments[i];
+		err = err ?: put_packed(b, PROFILE_COMMENT, p->ids, p->ncomments);
+	}
+	return err;
+}
+
+int pprof__encode(struct pprof *p, uint8_t **ret_buf, size_t *ret_len)
+{
+	struct pbuf b = { 0 };
+	int err;
+
+	if (!p || !ret_buf || !ret_len)
+		return -EINVAL;
+	err = encode_profile(p, &b);
+	if (err) {
+		free(b.data);
+		return err;
+	}
+	*ret_buf = b.data;
+	*ret_len = b.len;
+	return 0;
+}
+
+static int write_all(FILE *f, const void *data, size_t len)
+{
+	errno = 0;
+	if (fwrite(data, 1, len, f) != len)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+static int gzip_to(const uint8_t *buf, size_t len, FILE *f)
+{
+	uint8_t out[16384];
+	z_stream zs;
+	size_t chunk, have;
+	int flush, ret, err = 0;
+
+	memset(&zs, 0, sizeof(zs));
+	ret = deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, GZIP_WINDOW_BITS, 8,
+			   Z_DEFAULT_STRATEGY);
+	if (ret != Z_OK)
+		return ret == Z_MEM_ERROR ? -ENOMEM : -EINVAL;
+	do {
+		/* avail_in is a uInt: feed huge profiles in pieces */
+		chunk = len > (1u << 30) ? (1u << 30) : len;
+		zs.next_in = (Bytef *)buf;
+		zs.avail_in = (uInt)chunk;
+		buf += chunk;
+		len -= chunk;
+		flush = len ? Z_NO_FLUSH : Z_FINISH;
+		do {
+			zs.next_out = out;
+			zs.avail_out = sizeof(out);
+			ret = deflate(&zs, flush);
+			if (ret == Z_STREAM_ERROR) {
+				err = -EINVAL;
+				goto out;
+			}
+			have = sizeof(out) - zs.avail_out;
+			err = write_all(f, out, have);
+			if (err)
+				goto out;
+		} while (zs.avail_out == 0);
+	} while (flush != Z_FINISH);
+	if (ret != Z_STREAM_END)
+		err = -EIO;
+out:
+	deflateEnd(&zs);
+	return err;
+}
+
+int pprof__write(struct pprof *p, FILE *f)
+{
+	uint8_t *buf;
+	size_t len;
+	int err;
+
+	if (!p || !f)
+		return -EINVAL;
+	err = pprof__encode(p, &buf, &len);
+	if (err)
+		return err;
+	err = gzip_to(buf, len, f);
+	free(buf);
+	if (err)
+		return err;
+	errno = 0;
+	if (fflush(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}
