@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The caller-folding rule, shared by the BPF programs (one frame per bpf_loop() step) and
+ * by user space (unit tests on fixture kallsyms, src/foldcfg.c builds the configuration).
+ *
+ * The caller of schedule() is the first frame outside the scheduler, locking and cpuidle
+ * text (the rule the kernel uses for wchan). Sleeping-lock slow paths outside those
+ * sections (percpu_rwsem_wait, __rt_mutex_slowlock_locked on 6.x) and scheduler helpers
+ * that call __schedule() themselves (do_task_dead) are folded too. Frames before the first
+ * folded frame belong to the tracepoint and the BPF program, and are skipped.
+ */
+#ifndef SCHEDPROF_FOLD_H
+#define SCHEDPROF_FOLD_H
+
+#include "schedprof/limits.h"
+
+/* What a voluntary switch waited for, found from the frames folded away. */
+enum sp_wait {
+	SP_WAIT_NONE = 0,
+	SP_WAIT_RWSEM_READ,
+	SP_WAIT_RWSEM_WRITE,
+	SP_WAIT_MUTEX,
+	SP_WAIT_SEMAPHORE,
+	SP_WAIT_RTMUTEX,
+	SP_WAIT_PERCPU_RWSEM,
+	SP_WAIT_IO,
+	SP_WAIT__MAX,
+	/* not a wait class: a scheduler helper outside __sched text (do_task_dead), folded */
+	SP_WAIT__FOLD = 0xff,
+};
+
+struct sp_lock_range {
+	__u64 start;
+	__u64 end;
+	__u32 wait; /* enum sp_wait */
+	__u32 pad;
+};
+
+/* Where to fold a stack: filled from kallsyms by src/foldcfg.c. */
+struct sp_fold_cfg {
+	__u64 text_start[3]; /* __sched_text, __lock_text, __cpuidle_text */
+	__u64 text_end[3];
+	__u64 io_start[2];   /* io_schedule, io_schedule_timeout */
+	__u64 io_end[2];
+	__u32 nr_lock_ranges;
+	__u32 pad;
+	struct sp_lock_range lock_ranges[SP_MAX_LOCK_RANGES];
+};
+
+/* Pseudo callers: never kernel addresses. */
+#define SP_CALLER_UNKNOWN 0ULL	 /* the stack could not be read, or never left the scheduler */
+#define SP_CALLER_PREEMPTED 1ULL /* switched out while TASK_RUNNING */
+#define SP_CALLER_IDLE 2ULL	 /* the idle task (with -a) */
+
+struct sp_fold_state {
+	__u64 caller; /* SP_CALLER_UNKNOWN until found */
+	__u32 wait;   /* enum sp_wait */
+	__u32 seen_sched;
+};
+
+static inline __u32 sp_fold_wait_of(const struct sp_fold_cfg *cfg, __u64 ip)
+{
+	__u32 n = cfg->nr_lock_ranges;
+
+	for (int i = 0; i < 2; i++)
+		if (ip >= cfg->io_start[i] && ip < cfg->io_end[i])
+			return SP_WAIT_IO;
+	for (int i = 0; i < SP_MAX_LOCK_RANGES; i++) {
+		if (i >= (int)n)
+			break;
+		if (ip >= cfg->lock_ranges[i].start && ip < cfg->lock_ranges[i].end)
+			return cfg->lock_ranges[i].wait;
+	}
+	return SP_WAIT_NONE;
+}
+
+static inline int sp_fold_in_text(const struct sp_fold_cfg *cfg, __u64 ip)
+{
+	for (int i = 0; i < 3; i++)
+		if (ip >= cfg->text_start[i] && ip < cfg->text_end[i])
+			return 1;
+	return 0;
+}
+
+/* Feeds one frame, leaf first. Returns 1 once the caller is known (later frames change nothing). */
+static inline int sp_fold_step(struct sp_fold_state *st, const struct sp_fold_cfg *cfg, __u64 ip)
+{
+	__u32 w;
+
+	if (st->caller != SP_CALLER_UNKNOWN)
+		return 1;
+	w = sp_fold_wait_of(cfg, ip);
+	if (sp_fold_in_text(cfg, ip) || (st->seen_sched && w != SP_WAIT_NONE)) {
+		st->seen_sched = 1;
+		if (st->wait == SP_WAIT_NONE && w != SP_WAIT__FOLD)
+			st->wait = w;
+		return 0;
+	}
+	if (st->seen_sched) {
+		st->caller = ip;
+		return 1;
+	}
+	return 0;
+}
+
+#endif

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The folding configuration: the scheduler, locking and cpuidle text sections, the
+ * sleeping-lock slow paths (by name, so the row can say which kind of lock it slept on)
+ * and io_schedule*(). Used by every view that folds kernel stacks to a caller.
+ */
+#include <errno.h>
+#include <string.h>
+#include "foldcfg.h"
+#include "ksyms.h"
+#include "util.h"
+
+static const char *const wait_names[SP_WAIT__MAX] = {
+	[SP_WAIT_NONE] = NULL,
+	[SP_WAIT_RWSEM_READ] = "rwsem-read",
+	[SP_WAIT_RWSEM_WRITE] = "rwsem-write",
+	[SP_WAIT_MUTEX] = "mutex",
+	[SP_WAIT_SEMAPHORE] = "semaphore",
+	[SP_WAIT_RTMUTEX] = "rt-mutex",
+	[SP_WAIT_PERCPU_RWSEM] = "percpu-rwsem",
+	[SP_WAIT_IO] = "io",
+};
+
+const char *fold_wait_name(__u32 wait)
+{
+	return wait < SP_WAIT__MAX ? wait_names[wait] : NULL;
+}
+
+/* Innermost sleeping-lock slow paths by name; a prefix ends with '*'. */
+static const struct {
+	const char *name;
+	enum sp_wait wait;
+} lock_funcs[] = {
+	{ "rwsem_down_read_slowpath", SP_WAIT_RWSEM_READ },
+	{ "rwsem_down_write_slowpath", SP_WAIT_RWSEM_WRITE },
+	{ "__mutex_lock*", SP_WAIT_MUTEX },
+	{ "__ww_mutex_lock*", SP_WAIT_MUTEX },
+	{ "mutex_lock_io*", SP_WAIT_MUTEX },
+	{ "__down_common*", SP_WAIT_SEMAPHORE },
+	{ "rt_mutex_slowlock*", SP_WAIT_RTMUTEX },
+	{ "__rt_mutex_slowlock*", SP_WAIT_RTMUTEX },
+	{ "percpu_rwsem_wait*", SP_WAIT_PERCPU_RWSEM },
+	{ "__percpu_down_read*", SP_WAIT_PERCPU_RWSEM },
+	{ "percpu_down_write*", SP_WAIT_PERCPU_RWSEM },
+	/* calls __schedule() itself from outside __sched text: the caller is do_exit */
+	{ "do_task_dead", SP_WAIT__FOLD },
+};
+
+static bool name_matches(const char *name, const char *pat)
+{
+	size_t n = strlen(pat);
+
+	if (n && pat[n - 1] == '*')
+		return !strncmp(name, pat, n - 1);
+	return !strcmp(name, pat);
+}
+
+static int lock_func_wait(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(lock_funcs); i++)
+		if (name_matches(name, lock_funcs[i].name))
+			return lock_funcs[i].wait;
+	return -1;
+}
+
+/* Collects the slow-path ranges, merging neighbours of the same kind (few slots in BPF). */
+static int find_lock_ranges(const struct ksyms *ks, struct sp_lock_range *r, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < ksyms__count(ks); i++) {
+		const struct ksym *s = ksyms__at(ks, i);
+		int w;
+
+		if (s->module || !strchr("tTwW", s->type))
+			continue;
+		w = lock_func_wait(s->name);
+		if (w < 0)
+			continue;
+		if (n && r[n - 1].wait == (unsigned int)w && s->addr <= r[n - 1].end + 0x200) {
+			if (s->addr + s->size > r[n - 1].end)
+				r[n - 1].end = s->addr + s->size;
+			continue;
+		}
+		if (n == max) {
+			continue; /* more slow paths than slots: the rest are not classified */
+		}
+		r[n].start = s->addr;
+		r[n].end = s->addr + s->size;
+		r[n].wait = w;
+		n++;
+	}
+	return n;
+}
+
+int fold_cfg_build(const struct ksyms *ks, struct sp_fold_cfg *cfg)
+{
+	static const char *const sect[3][2] = {
+		{ "__sched_text_start", "__sched_text_end" },
+		{ "__lock_text_start", "__lock_text_end" },
+		{ "__cpuidle_text_start", "__cpuidle_text_end" },
+	};
+	const struct ksym *s;
+
+	memset(cfg, 0, sizeof(*cfg));
+	for (int i = 0; i < 3; i++) {
+		uint64_t a = 0, b = 0;
+
+		/* only the scheduler's section is required; older kernels lack the others */
+		if (ksyms__range(ks, sect[i][0], sect[i][1], &a, &b) && i == 0)
+			return -ENOENT;
+		cfg->text_start[i] = a;
+		cfg->text_end[i] = b;
+	}
+	cfg->nr_lock_ranges = find_lock_ranges(ks, cfg->lock_ranges, SP_MAX_LOCK_RANGES);
+	for (int i = 0; i < 2; i++) {
+		s = ksyms__get(ks, i ? "io_schedule_timeout" : "io_schedule");
+		if (s) {
+			cfg->io_start[i] = s->addr;
+			cfg->io_end[i] = s->addr + s->size;
+		}
+	}
+	return 0;
+}

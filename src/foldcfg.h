@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Builds the caller-folding configuration (include/schedprof/fold.h) from kallsyms. */
+#ifndef SCHEDPROF_FOLDCFG_H
+#define SCHEDPROF_FOLDCFG_H
+
+#include <linux/types.h>
+#include "schedprof/fold.h"
+
+struct ksyms;
+
+/* 0, or -ENOENT when the kernel's __sched_text bounds are missing. */
+int fold_cfg_build(const struct ksyms *ks, struct sp_fold_cfg *cfg);
+/* "rwsem-write", "mutex", "io", ... or NULL for SP_WAIT_NONE and unknown values. */
+const char *fold_wait_name(__u32 wait);
+
+#endif
