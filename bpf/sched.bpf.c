@@ -77,30 +77,6 @@ static __always_inline void update_max(__u64 *p, __u64 v)
 	}
 }
 
-static __always_inline bool in_text(__u64 ip)
-{
-	for (int i = 0; i < 3; i++)
-		if (ip >= fold_cfg.text_start[i] && ip < fold_cfg.text_end[i])
-			return true;
-	return false;
-}
-
-static __always_inline __u32 wait_of(__u64 ip)
-{
-	__u32 n = fold_cfg.nr_lock_ranges;
-
-	for (int i = 0; i < 2; i++)
-		if (ip >= fold_cfg.io_start[i] && ip < fold_cfg.io_end[i])
-			return SP_WAIT_IO;
-	for (int i = 0; i < SP_MAX_LOCK_RANGES; i++) {
-		if (i >= n)
-			break;
-		if (ip >= fold_cfg.lock_ranges[i].start && ip < fold_cfg.lock_ranges[i].end)
-			return fold_cfg.lock_ranges[i].wait;
-	}
-	return SP_WAIT_NONE;
-}
-
 static __always_inline __u64 mix(__u64 h, __u64 v)
 {
 	h ^= v;
@@ -150,10 +126,8 @@ static __always_inline void count_stack(struct sp_caller_key *ck, __u64 stack)
 struct fold_ctx {
 	struct sp_stack *buf;
 	__u64 hash;
-	__u64 caller;
+	struct sp_fold_state st;
 	__u32 nr;
-	__u32 wait;
-	__u32 seen_sched;
 	__u32 pad;
 };
 
@@ -161,29 +135,12 @@ struct fold_ctx {
 static long fold_frame(__u64 i, struct fold_ctx *c)
 {
 	__u64 ip;
-	__u32 w;
 
 	if (i >= c->nr || i >= SP_MAX_STACK_DEPTH)
 		return 1;
 	ip = c->buf->ip[i & (SP_MAX_STACK_DEPTH - 1)];
 	c->hash = mix(c->hash, ip);
-	if (c->caller != SP_CALLER_UNKNOWN)
-		return 0;
-	/*
-	 * Lock slow paths are folded too, even those outside __sched text on some kernels
-	 * (percpu_rwsem_wait, __rt_mutex_slowlock_locked): the caller is the function that
-	 * took the lock. Frames before the first scheduler frame are the tracepoint's and
-	 * BPF's own.
-	 */
-	w = wait_of(ip);
-	if (in_text(ip) || (c->seen_sched && w != SP_WAIT_NONE)) {
-		c->seen_sched = 1;
-		if (c->wait == SP_WAIT_NONE && w != SP_WAIT__FOLD)
-			c->wait = w;
-		return 0;
-	}
-	if (c->seen_sched)
-		c->caller = ip;
+	sp_fold_step(&c->st, &fold_cfg, ip);
 	return 0;
 }
 
@@ -207,8 +164,8 @@ static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key)
 	c.nr = n / sizeof(__u64);
 	c.buf->nr = c.nr;
 	bpf_loop(SP_MAX_STACK_DEPTH, fold_frame, &c, 0);
-	key->caller = c.caller;
-	key->wait = c.wait;
+	key->caller = c.st.caller;
+	key->wait = c.st.wait;
 	h = c.hash ? c.hash : 1;
 	if (!bpf_map_lookup_elem(&stacks, &h) &&
 	    bpf_map_update_elem(&stacks, &h, c.buf, BPF_NOEXIST) &&

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 pkgs=(build-essential clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev meson
       ninja-build pkg-config make python3)
 if [ "${1:-}" = --tests ]; then
-	pkgs+=(check golang-go libclang-rt-14-dev linux-perf libbpf-tools util-linux)
+	pkgs+=(check golang-go libclang-rt-14-dev linux-perf libbpf-tools util-linux chromium
+		fonts-dejavu-core)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

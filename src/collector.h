@@ -35,8 +35,17 @@ struct collector {
 	void (*detach)(void *state); /* stop counting; maps stay readable */
 	int (*read)(void *state, struct trace_ctx *ctx, struct sp_run *run);
 	void (*destroy)(void *state);
+	/*
+	 * Optional, while tracing: work to do as events arrive (e.g. a ring buffer to drain while
+	 * the processes it names still live). poll_fd returns an fd that becomes readable when
+	 * poll has work (or -1); the wait loop polls every collector's fd and calls poll.
+	 */
+	int (*poll_fd)(void *state);
+	int (*poll)(void *state, struct trace_ctx *ctx);
 };
 
 extern const struct collector sched_collector;
+extern const struct collector profile_collector;
+extern const struct collector lock_collector;
 
 #endif

@@ -7,5 +7,7 @@
 #define EXIT_NOEXEC 127 /* -- COMMAND could not be executed */
 
 int cmd_trace(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

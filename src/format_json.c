@@ -6,6 +6,7 @@
  * apply: a saved run is complete.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include "json_writer.h"
 #include "render.h"
 
@@ -36,6 +37,19 @@ static void write_target(struct json_writer *w, const struct sp_target_info *t)
 		jw_kv_uint(w, "sys_ns", t->sys_ns);
 	}
 	jw_end_object(w);
+}
+
+static void write_objects(struct json_writer *w, const struct sp_object_list *l)
+{
+	jw_name(w, "objects");
+	jw_start_array(w);
+	for (size_t i = 0; i < l->n; i++) {
+		jw_start_object(w);
+		jw_kv_string(w, "path", l->v[i].path);
+		jw_kv_string(w, "build_id", l->v[i].build_id);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
 }
 
 static void write_comms(struct json_writer *w, const struct sp_comm_list *l, const char *time_key)
@@ -111,6 +125,150 @@ static void write_sched(struct json_writer *w, const struct sp_sched_view *v)
 	jw_end_object(w);
 }
 
+/* {"cc1": {"samples": N}, ...} */
+static void write_profile_comms(struct json_writer *w, const struct sp_comm_list *l)
+{
+	jw_name(w, "comms");
+	jw_start_object(w);
+	for (size_t i = 0; i < l->n; i++) {
+		jw_name(w, l->v[i].comm);
+		jw_start_object(w);
+		jw_kv_uint(w, "samples", l->v[i].count);
+		jw_end_object(w);
+	}
+	jw_end_object(w);
+}
+
+static void write_profile(struct json_writer *w, const struct sp_profile_view *v)
+{
+	struct sp_comm_list all = { 0 };
+
+	jw_name(w, "profile");
+	jw_start_object(w);
+	jw_kv_uint(w, "hz", v->hz);
+	jw_kv_int(w, "cpus", v->cpus);
+	jw_kv_bool(w, "callchains", v->callchains);
+	jw_kv_uint(w, "total", v->total);
+	jw_kv_uint(w, "idle", v->idle);
+	jw_kv_uint(w, "target", v->target);
+	jw_kv_uint(w, "other", v->other);
+	jw_kv_uint(w, "unsymbolized", v->unsymbolized);
+	jw_kv_uint(w, "lost", v->lost);
+	jw_kv_uint(w, "missing_stacks", v->missing_stacks);
+	jw_kv_uint(w, "user_truncated", v->user_truncated);
+	jw_name(w, "functions");
+	jw_start_array(w);
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct sp_profile_row *r = &v->rows[i];
+
+		jw_start_object(w);
+		jw_kv_string(w, "function", r->function);
+		jw_kv_string(w, "object", r->object);
+		jw_kv_uint(w, "samples", r->samples);
+		write_profile_comms(w, &r->comms);
+		format_json_stacks(w, &r->stacks, NULL);
+		jw_end_object(w);
+		for (size_t j = 0; j < r->comms.n; j++)
+			sp_comm_list_add(&all, r->comms.v[j].comm, r->comms.v[j].count, 0, 0);
+	}
+	jw_end_array(w);
+	/* the target samples by process name (a summary of the functions' comms) */
+	sp_comm_list_sort(&all);
+	write_profile_comms(w, &all);
+	jw_end_object(w);
+	for (size_t i = 0; i < all.n; i++)
+		free(all.v[i].comm);
+	free(all.v);
+}
+
+/* {"name": {"count": N, time_key: N, "max_ns": N}, ...} under key */
+static void write_stat_map(struct json_writer *w, const char *key, const struct sp_comm_list *l,
+			   const char *time_key, bool with_max)
+{
+	jw_name(w, key);
+	jw_start_object(w);
+	for (size_t i = 0; i < l->n; i++) {
+		jw_name(w, l->v[i].comm);
+		jw_start_object(w);
+		jw_kv_uint(w, "count", l->v[i].count);
+		jw_kv_uint(w, time_key, l->v[i].time_ns);
+		if (with_max)
+			jw_kv_uint(w, "max_ns", l->v[i].max_ns);
+		jw_end_object(w);
+	}
+	jw_end_object(w);
+}
+
+static void write_locks(struct json_writer *w, const struct sp_lock_view *v)
+{
+	jw_name(w, "locks");
+	jw_start_object(w);
+	jw_kv_bool(w, "available", v->available);
+	if (!v->available)
+		jw_kv_string(w, "unavailable", v->unavailable);
+	jw_kv_uint(w, "total", v->total);
+	jw_kv_uint(w, "failed", v->failed);
+	jw_kv_uint(w, "lost", v->lost);
+	jw_kv_uint(w, "missing_stacks", v->missing_stacks);
+	jw_kv_uint(w, "missed", v->missed);
+	jw_kv_uint(w, "unpaired", v->unpaired);
+	jw_name(w, "contentions");
+	jw_start_array(w);
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct sp_lock_row *r = &v->rows[i];
+
+		jw_start_object(w);
+		jw_kv_string(w, "caller", r->caller);
+		jw_kv_string(w, "kind", r->kind);
+		jw_kv_string(w, "lock", r->lock);
+		jw_kv_string(w, "lock_source", r->source);
+		jw_kv_uint(w, "count", r->count);
+		jw_kv_uint(w, "wait_ns", r->wait_ns);
+		jw_kv_uint(w, "max_ns", r->max_ns);
+		jw_kv_uint(w, "failed", r->failed);
+		write_stat_map(w, "comms", &r->comms, "wait_ns", true);
+		write_stat_map(w, "owners", &r->owners, "wait_ns", false);
+		format_json_stacks(w, &r->stacks, "wait_ns");
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	jw_name(w, "sleepers");
+	jw_start_array(w);
+	for (size_t i = 0; i < v->nsleepers; i++) {
+		const struct sp_sleeper_row *r = &v->sleepers[i];
+
+		jw_start_object(w);
+		jw_kv_string(w, "caller", r->caller);
+		jw_kv_string(w, "kind", r->kind);
+		jw_kv_string(w, "lock", r->lock);
+		jw_kv_uint(w, "tasks", r->tasks);
+		jw_kv_uint(w, "count", r->count);
+		jw_kv_uint(w, "offcpu_ns", r->offcpu_ns);
+		jw_kv_uint(w, "max_ns", r->max_ns);
+		write_stat_map(w, "comms", &r->comms, "offcpu_ns", true);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	jw_name(w, "sleeper_groups");
+	jw_start_array(w);
+	for (size_t i = 0; i < v->ngroups; i++) {
+		const struct sp_sleeper_group *g = &v->groups[i];
+
+		jw_start_object(w);
+		jw_kv_string(w, "comm", g->comm);
+		jw_kv_string(w, "kind", g->kind);
+		jw_kv_string(w, "lock", g->lock);
+		jw_kv_uint(w, "tasks", g->tasks);
+		jw_kv_uint(w, "count", g->count);
+		jw_kv_uint(w, "offcpu_ns", g->offcpu_ns);
+		jw_kv_uint(w, "max_ns", g->max_ns);
+		write_stat_map(w, "callers", &g->callers, "offcpu_ns", true);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	jw_end_object(w);
+}
+
 int format_json(const struct sp_run *run, const struct render_opts *opts, FILE *f)
 {
 	struct json_writer *w = jw_new(f, true);
@@ -128,8 +286,14 @@ int format_json(const struct sp_run *run, const struct render_opts *opts, FILE *
 	jw_kv_uint(w, "elapsed_ns", run->elapsed_ns);
 	jw_kv_string(w, "options", run->options);
 	write_target(w, &run->target);
+	if (run->objects.n)
+		write_objects(w, &run->objects);
 	if (run->sched.present && (opts->views & SP_VIEW_SCHED))
 		write_sched(w, &run->sched);
+	if (run->profile.present && (opts->views & SP_VIEW_PROFILE))
+		write_profile(w, &run->profile);
+	if (run->locks.present && (opts->views & SP_VIEW_LOCKS))
+		write_locks(w, &run->locks);
 	jw_end_object(w);
 	err = jw_finish(w);
 	jw_free(w);

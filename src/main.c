@@ -13,6 +13,8 @@ struct command {
 
 static const struct command commands[] = {
 	{ "trace", cmd_trace, "trace a command, processes or the system; print the report" },
+	{ "report", cmd_report, "render a saved run (trace -f json) again, in any format" },
+	{ "diff", cmd_diff, "compare two saved runs, row by row" },
 };
 
 static void usage(FILE *f)

@@ -69,8 +69,10 @@ static void lock_view_free(struct sp_lock_view *v)
 		free(v->rows[i].caller);
 		free(v->rows[i].kind);
 		free(v->rows[i].lock);
+		free(v->rows[i].source);
 		comm_list_free(&v->rows[i].comms);
 		stack_list_free(&v->rows[i].stacks);
+		comm_list_free(&v->rows[i].owners);
 	}
 	for (size_t i = 0; i < v->nsleepers; i++) {
 		free(v->sleepers[i].caller);
@@ -78,8 +80,15 @@ static void lock_view_free(struct sp_lock_view *v)
 		free(v->sleepers[i].lock);
 		comm_list_free(&v->sleepers[i].comms);
 	}
+	for (size_t i = 0; i < v->ngroups; i++) {
+		free(v->groups[i].comm);
+		free(v->groups[i].kind);
+		free(v->groups[i].lock);
+		comm_list_free(&v->groups[i].callers);
+	}
 	free(v->rows);
 	free(v->sleepers);
+	free(v->groups);
 	free(v->unavailable);
 	memset(v, 0, sizeof(*v));
 }
@@ -98,6 +107,11 @@ void sp_run_free(struct sp_run *run)
 	sched_view_free(&run->sched);
 	profile_view_free(&run->profile);
 	lock_view_free(&run->locks);
+	for (size_t i = 0; i < run->objects.n; i++) {
+		free(run->objects.v[i].path);
+		free(run->objects.v[i].build_id);
+	}
+	free(run->objects.v);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -136,6 +150,13 @@ struct sp_sleeper_row *sp_sleeper_add_row(struct sp_lock_view *v)
 	return &v->sleepers[v->nsleepers++];
 }
 
+struct sp_sleeper_group *sp_sleeper_add_group(struct sp_lock_view *v)
+{
+	if (grow((void **)&v->groups, &v->groups_cap, v->ngroups + 1, sizeof(*v->groups)))
+		return NULL;
+	return &v->groups[v->ngroups++];
+}
+
 int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, uint64_t time_ns,
 		     uint64_t max_ns)
 {
@@ -161,6 +182,118 @@ int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, u
 	if (max_ns > c->max_ns)
 		c->max_ns = max_ns;
 	return 0;
+}
+
+/* ---- UTF-8 fix-up: every string of the model, view by view ---- */
+
+static int fix(char **s)
+{
+	char *d;
+
+	for (const unsigned char *p = (const unsigned char *)*s; p && *p; p++) {
+		if (*p < 0x80)
+			continue;
+		d = utf8_fix(*s); /* some non-ASCII: let the full check decide */
+		if (!d)
+			return -ENOMEM;
+		free(*s);
+		*s = d;
+		break;
+	}
+	return 0;
+}
+
+static int fix_comms(struct sp_comm_list *l)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < l->n; i++)
+		err = fix(&l->v[i].comm);
+	return err;
+}
+
+static int fix_stacks(struct sp_stack_list *l)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < l->n; i++) {
+		struct sp_stack_row *s = &l->v[i];
+
+		err = fix(&s->comm);
+		for (size_t j = 0; !err && j < s->nframes; j++)
+			err = fix(&s->frames[j]) ?: (s->objects ? fix(&s->objects[j]) : 0);
+	}
+	return err;
+}
+
+int sp_run_fix_utf8(struct sp_run *run)
+{
+	struct sp_lock_view *lv = &run->locks;
+	int err;
+
+	err = fix(&run->version) ?: fix(&run->kernel) ?: fix(&run->hostname) ?:
+	      fix(&run->options) ?: fix(&run->target.command);
+	for (size_t i = 0; !err && i < run->objects.n; i++)
+		err = fix(&run->objects.v[i].path) ?: fix(&run->objects.v[i].build_id);
+	for (size_t i = 0; !err && i < run->sched.nrows; i++) {
+		struct sp_sched_row *r = &run->sched.rows[i];
+
+		err = fix(&r->caller) ?: fix(&r->wait) ?: fix_comms(&r->comms) ?:
+		      fix_stacks(&r->stacks);
+	}
+	for (size_t i = 0; !err && i < run->profile.nrows; i++) {
+		struct sp_profile_row *r = &run->profile.rows[i];
+
+		err = fix(&r->function) ?: fix(&r->object) ?: fix_comms(&r->comms) ?:
+		      fix_stacks(&r->stacks);
+	}
+	for (size_t i = 0; !err && i < lv->nrows; i++) {
+		struct sp_lock_row *r = &lv->rows[i];
+
+		err = fix(&r->caller) ?: fix(&r->kind) ?: fix(&r->lock) ?: fix(&r->source) ?:
+		      fix_comms(&r->comms) ?: fix_comms(&r->owners) ?: fix_stacks(&r->stacks);
+	}
+	for (size_t i = 0; !err && i < lv->nsleepers; i++) {
+		struct sp_sleeper_row *r = &lv->sleepers[i];
+
+		err = fix(&r->caller) ?: fix(&r->kind) ?: fix(&r->lock) ?: fix_comms(&r->comms);
+	}
+	for (size_t i = 0; !err && i < lv->ngroups; i++) {
+		struct sp_sleeper_group *g = &lv->groups[i];
+
+		err = fix(&g->comm) ?: fix(&g->kind) ?: fix(&g->lock) ?: fix_comms(&g->callers);
+	}
+	return err ?: fix(&lv->unavailable);
+}
+
+int sp_object_list_add(struct sp_object_list *l, const char *path, const char *build_id)
+{
+	struct sp_object *o;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].path, path))
+			return 0;
+	if (grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+		return -ENOMEM;
+	o = &l->v[l->n];
+	o->path = strdup(path);
+	o->build_id = strdup(build_id);
+	if (!o->path || !o->build_id) {
+		free(o->path);
+		free(o->build_id);
+		o->path = o->build_id = NULL;
+		return -ENOMEM;
+	}
+	l->n++;
+	return 0;
+}
+
+const char *sp_run_build_id(const struct sp_run *run, const char *path)
+{
+	for (size_t i = 0; path && i < run->objects.n; i++)
+		if (!strcmp(run->objects.v[i].path, path))
+			return run->objects.v[i].build_id;
+	return NULL;
 }
 
 static int cmp_u64_desc(uint64_t a, uint64_t b)
@@ -254,4 +387,84 @@ void sp_profile_sort(struct sp_profile_view *v)
 		sp_comm_list_sort(&v->rows[i].comms);
 		sp_stack_list_sort(&v->rows[i].stacks);
 	}
+}
+
+int sp_lock_row_cmp(const struct sp_lock_row *a, const struct sp_lock_row *b,
+		    enum sp_lock_sort key)
+{
+	uint64_t ka[3] = { a->wait_ns, a->count, a->max_ns }, kb[3] = { b->wait_ns, b->count, b->max_ns };
+	int c = cmp_u64_desc(ka[key % 3], kb[key % 3]);
+
+	for (int i = 0; !c && i < 3; i++)
+		c = cmp_u64_desc(ka[i], kb[i]);
+	if (!c)
+		c = cmp_str(a->caller, b->caller);
+	if (!c)
+		c = cmp_str(a->kind, b->kind);
+	return c ? c : cmp_str(a->lock, b->lock);
+}
+
+static int cmp_lock_row(const void *pa, const void *pb, void *key)
+{
+	return sp_lock_row_cmp(pa, pb, *(const enum sp_lock_sort *)key);
+}
+
+static int cmp_sleeper(const void *pa, const void *pb)
+{
+	const struct sp_sleeper_row *a = pa, *b = pb;
+	int c = cmp_u64_desc(a->offcpu_ns, b->offcpu_ns);
+
+	if (!c)
+		c = cmp_u64_desc(a->count, b->count);
+	if (!c)
+		c = cmp_str(a->caller, b->caller);
+	if (!c)
+		c = cmp_str(a->kind, b->kind);
+	return c ? c : cmp_str(a->lock, b->lock);
+}
+
+static int cmp_group(const void *pa, const void *pb)
+{
+	const struct sp_sleeper_group *a = pa, *b = pb;
+	int c = cmp_u64_desc(a->offcpu_ns, b->offcpu_ns);
+
+	if (!c)
+		c = cmp_u64_desc(a->count, b->count);
+	if (!c)
+		c = cmp_str(a->comm, b->comm);
+	if (!c)
+		c = cmp_str(a->kind, b->kind);
+	return c ? c : cmp_str(a->lock, b->lock);
+}
+
+/* By time, not count: a caller list of a group ranks by what it cost. */
+static int cmp_by_time(const void *pa, const void *pb)
+{
+	const struct sp_comm_stat *a = pa, *b = pb;
+	int c = cmp_u64_desc(a->time_ns, b->time_ns);
+
+	if (!c)
+		c = cmp_u64_desc(a->count, b->count);
+	return c ? c : cmp_str(a->comm, b->comm);
+}
+
+void sp_lock_sort(struct sp_lock_view *v, enum sp_lock_sort key)
+{
+	if (v->nrows > 1)
+		qsort_r(v->rows, v->nrows, sizeof(*v->rows), cmp_lock_row, &key);
+	if (v->nsleepers > 1)
+		qsort(v->sleepers, v->nsleepers, sizeof(*v->sleepers), cmp_sleeper);
+	if (v->ngroups > 1)
+		qsort(v->groups, v->ngroups, sizeof(*v->groups), cmp_group);
+	for (size_t i = 0; i < v->nrows; i++) {
+		sp_comm_list_sort(&v->rows[i].comms);
+		sp_comm_list_sort(&v->rows[i].owners);
+		sp_stack_list_sort(&v->rows[i].stacks);
+	}
+	for (size_t i = 0; i < v->nsleepers; i++)
+		sp_comm_list_sort(&v->sleepers[i].comms);
+	for (size_t i = 0; i < v->ngroups; i++)
+		if (v->groups[i].callers.n > 1)
+			qsort(v->groups[i].callers.v, v->groups[i].callers.n,
+			      sizeof(*v->groups[i].callers.v), cmp_by_time);
 }

@@ -88,6 +88,7 @@ struct sp_profile_view {
 	uint64_t unsymbolized;	 /* target samples whose leaf could not be named */
 	uint64_t lost;		 /* counted in the classes, but in no row (map full) */
 	uint64_t user_truncated; /* user stacks cut short (no frame pointers, depth) */
+	uint64_t missing_stacks; /* -g: counted in rows, but a stack could not be read or kept */
 	struct sp_profile_row *rows;
 	size_t nrows, cap;
 };
@@ -97,12 +98,14 @@ struct sp_lock_row {
 	char *caller; /* first frame outside lock and scheduler text */
 	char *kind;   /* "spinlock", "rwlock-read", "rwsem-write", "mutex", ... */
 	char *lock;   /* "tasklist_lock", "inode.i_rwsem", "0xffff..." */
+	char *source; /* how lock was named: "task", "layout", "symbol", "address" (lockname.h) */
 	uint64_t count;
 	uint64_t wait_ns;
 	uint64_t max_ns;
 	uint64_t failed; /* contentions that gave up (ret < 0) */
 	struct sp_comm_list comms;
 	struct sp_stack_list stacks;
+	struct sp_comm_list owners; /* comm = the owner's when the wait began; count, wait */
 };
 
 /* Time tasks spent off CPU in a sleeping-lock slow path, joined with the schedules view. */
@@ -117,6 +120,22 @@ struct sp_sleeper_row {
 	struct sp_comm_list comms;
 };
 
+/*
+ * Sleepers by (comm, kind, lock): "dirlock: 8 tasks slept 1.9s in rwsem-write on
+ * inode.i_rwsem, from path_openat / do_unlinkat". tasks counts distinct tasks of the group,
+ * which the per-caller rows cannot give (a task sleeps from several callers).
+ */
+struct sp_sleeper_group {
+	char *comm;
+	char *kind;
+	char *lock;
+	uint64_t tasks;
+	uint64_t count; /* sleeps */
+	uint64_t offcpu_ns;
+	uint64_t max_ns;
+	struct sp_comm_list callers; /* by caller: .comm holds the caller's name */
+};
+
 struct sp_lock_view {
 	bool present;
 	bool available;	   /* false: the kernel lacks lock:contention_* (reason says why) */
@@ -129,6 +148,24 @@ struct sp_lock_view {
 	size_t nrows, cap;
 	struct sp_sleeper_row *sleepers;
 	size_t nsleepers, sleepers_cap;
+	uint64_t missed;   /* events the kernel did not run the programs for (recursion guard) */
+	uint64_t unpaired; /* begins whose end never came (lost while attaching, nesting) */
+	struct sp_sleeper_group *groups;
+	size_t ngroups, groups_cap;
+};
+
+/*
+ * A file behind user frames (the `objects` of stack rows) and its GNU build-id, for the
+ * pprof mappings. Filled by collectors that know them; empty otherwise.
+ */
+struct sp_object {
+	char *path;
+	char *build_id; /* lowercase hex */
+};
+
+struct sp_object_list {
+	struct sp_object *v;
+	size_t n, cap;
 };
 
 /* ---- target and run ---- */
@@ -161,6 +198,7 @@ struct sp_run {
 	struct sp_sched_view sched;
 	struct sp_profile_view profile;
 	struct sp_lock_view locks;
+	struct sp_object_list objects; /* build-ids of the user objects, when known */
 };
 
 void sp_run_init(struct sp_run *run);
@@ -172,13 +210,33 @@ struct sp_stack_row *sp_stack_list_add(struct sp_stack_list *l);
 struct sp_profile_row *sp_profile_add_row(struct sp_profile_view *v);
 struct sp_lock_row *sp_lock_add_row(struct sp_lock_view *v);
 struct sp_sleeper_row *sp_sleeper_add_row(struct sp_lock_view *v);
+struct sp_sleeper_group *sp_sleeper_add_group(struct sp_lock_view *v);
 /* Adds count/time to comm's entry (creating it); max_ns is a max. Returns 0 or -ENOMEM. */
 int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, uint64_t time_ns,
 		     uint64_t max_ns);
 
+/*
+ * Makes every string of the run valid UTF-8 (each invalid byte becomes U+FFFD, as the JSON
+ * writer writes it), so that the run renders the same before and after a JSON round trip
+ * (trace -f X == report -f X). 0 or -ENOMEM.
+ */
+int sp_run_fix_utf8(struct sp_run *run);
+
+/* Records path's build-id (a path already known keeps its first one). 0 or -ENOMEM. */
+int sp_object_list_add(struct sp_object_list *l, const char *path, const char *build_id);
+/* The build-id recorded for path, or NULL. */
+const char *sp_run_build_id(const struct sp_run *run, const char *path);
+
 /* Sorting helpers used by every format, so they all rank alike. */
 void sp_sched_sort(struct sp_sched_view *v); /* count desc, then offcpu desc, then name */
 void sp_profile_sort(struct sp_profile_view *v); /* samples desc, then function, object */
+/* Ranking keys of the locks table (--sort). */
+enum sp_lock_sort { SP_LOCK_SORT_WAIT = 0, SP_LOCK_SORT_COUNT, SP_LOCK_SORT_MAX };
+/* By key desc, then the other two, then caller, kind, lock: a total order. */
+int sp_lock_row_cmp(const struct sp_lock_row *a, const struct sp_lock_row *b,
+		    enum sp_lock_sort key);
+/* Rows by key; sleepers and groups by off-CPU time; their comms, owners, stacks. */
+void sp_lock_sort(struct sp_lock_view *v, enum sp_lock_sort key);
 void sp_comm_list_sort(struct sp_comm_list *l);
 void sp_stack_list_sort(struct sp_stack_list *l);
 

@@ -9,9 +9,14 @@ static const struct {
 	const char *name;
 	enum sp_format format;
 	int (*render)(const struct sp_run *run, const struct render_opts *opts, FILE *f);
+	bool binary; /* refused on a terminal */
 } formats[] = {
-	{ "table", SP_FMT_TABLE, format_table },
-	{ "json", SP_FMT_JSON, format_json },
+	{ "table", SP_FMT_TABLE, format_table, false },
+	{ "json", SP_FMT_JSON, format_json, false },
+	{ "folded", SP_FMT_FOLDED, format_folded, false },
+	{ "pprof", SP_FMT_PPROF, format_pprof, true },
+	{ "svg", SP_FMT_SVG, format_svg, true },
+	{ "html", SP_FMT_HTML, format_html, true },
 };
 
 static const struct {
@@ -19,6 +24,8 @@ static const struct {
 	unsigned int view;
 } views[] = {
 	{ "schedules", SP_VIEW_SCHED },
+	{ "profile", SP_VIEW_PROFILE },
+	{ "locks", SP_VIEW_LOCKS },
 };
 
 int render_parse_format(const char *s, enum sp_format *ret)
@@ -44,6 +51,25 @@ const char *render_format_names(void)
 		}
 	}
 	return buf;
+}
+
+int render_parse_value(const char *s, enum sp_value *ret)
+{
+	if (!strcmp(s, "count"))
+		*ret = SP_VALUE_COUNT;
+	else if (!strcmp(s, "time"))
+		*ret = SP_VALUE_TIME;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+bool render_format_is_binary(enum sp_format format)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
+		if (formats[i].format == format)
+			return formats[i].binary;
+	return false;
 }
 
 int render_parse_views(const char *s, unsigned int *ret)

@@ -10,14 +10,24 @@
 enum sp_format {
 	SP_FMT_TABLE = 0,
 	SP_FMT_JSON,
+	SP_FMT_FOLDED,
+	SP_FMT_PPROF,
+	SP_FMT_SVG,
+	SP_FMT_HTML,
 };
 
 #define SP_VIEW_SCHED (1u << 0)
 #define SP_VIEW_PROFILE (1u << 1)
 #define SP_VIEW_LOCKS (1u << 2)
-#define SP_VIEW_ALL (SP_VIEW_SCHED)
+#define SP_VIEW_ALL (SP_VIEW_SCHED | SP_VIEW_PROFILE | SP_VIEW_LOCKS)
 
 enum sp_group { SP_GROUP_CALLER = 0, SP_GROUP_COMM };
+
+/* What stack-based formats (folded, flame graphs) and diff measure. */
+enum sp_value {
+	SP_VALUE_COUNT = 0, /* schedules, samples, contentions */
+	SP_VALUE_TIME,	    /* off-CPU, CPU (samples x period), lock wait: nanoseconds */
+};
 
 struct render_opts {
 	enum sp_format format;
@@ -26,12 +36,18 @@ struct render_opts {
 	bool stacks;	    /* --stacks */
 	unsigned int nstacks; /* stacks printed per row with --stacks */
 	enum sp_group group;  /* --by comm */
+	enum sp_value value;  /* --value */
+	enum sp_lock_sort lock_sort; /* --sort: the locks table's ranking */
+	bool lock_stacks;	     /* --lock-stacks */
 };
 
 /* Name <-> enum for the CLI. -EINVAL on an unknown name. */
 int render_parse_format(const char *s, enum sp_format *ret);
 int render_parse_views(const char *s, unsigned int *ret);
 const char *render_format_names(void);
+int render_parse_value(const char *s, enum sp_value *ret);
+/* Binary or page-sized formats (pprof, svg, html), not for a terminal. */
+bool render_format_is_binary(enum sp_format format);
 
 /* Writes the run in opts->format to f. 0 or -errno (-EIO on a write error). */
 int render_run(const struct sp_run *run, const struct render_opts *opts, FILE *f);
@@ -39,5 +55,9 @@ int render_run(const struct sp_run *run, const struct render_opts *opts, FILE *f
 /* Per-format back ends. */
 int format_table(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 int format_json(const struct sp_run *run, const struct render_opts *opts, FILE *f);
+int format_folded(const struct sp_run *run, const struct render_opts *opts, FILE *f);
+int format_pprof(const struct sp_run *run, const struct render_opts *opts, FILE *f);
+int format_svg(const struct sp_run *run, const struct render_opts *opts, FILE *f);
+int format_html(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 
 #endif

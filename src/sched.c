@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "collector.h"
+#include "foldcfg.h"
 #include "ksyms.h"
 #include "log.h"
 #include "util.h"
@@ -18,84 +19,6 @@ struct sched_state {
 	struct bpf_link *link;
 };
 
-static const char *const wait_names[SP_WAIT__MAX] = {
-	[SP_WAIT_NONE] = NULL,
-	[SP_WAIT_RWSEM_READ] = "rwsem-read",
-	[SP_WAIT_RWSEM_WRITE] = "rwsem-write",
-	[SP_WAIT_MUTEX] = "mutex",
-	[SP_WAIT_SEMAPHORE] = "semaphore",
-	[SP_WAIT_RTMUTEX] = "rt-mutex",
-	[SP_WAIT_PERCPU_RWSEM] = "percpu-rwsem",
-	[SP_WAIT_IO] = "io",
-};
-
-/* Innermost sleeping-lock slow paths by name; a prefix ends with '*'. */
-static const struct {
-	const char *name;
-	enum sp_wait wait;
-} lock_funcs[] = {
-	{ "rwsem_down_read_slowpath", SP_WAIT_RWSEM_READ },
-	{ "rwsem_down_write_slowpath", SP_WAIT_RWSEM_WRITE },
-	{ "__mutex_lock*", SP_WAIT_MUTEX },
-	{ "__ww_mutex_lock*", SP_WAIT_MUTEX },
-	{ "mutex_lock_io*", SP_WAIT_MUTEX },
-	{ "__down_common*", SP_WAIT_SEMAPHORE },
-	{ "rt_mutex_slowlock*", SP_WAIT_RTMUTEX },
-	{ "__rt_mutex_slowlock*", SP_WAIT_RTMUTEX },
-	{ "percpu_rwsem_wait*", SP_WAIT_PERCPU_RWSEM },
-	{ "__percpu_down_read*", SP_WAIT_PERCPU_RWSEM },
-	{ "percpu_down_write*", SP_WAIT_PERCPU_RWSEM },
-	/* calls __schedule() itself from outside __sched text: the caller is do_exit */
-	{ "do_task_dead", SP_WAIT__FOLD },
-};
-
-static bool name_matches(const char *name, const char *pat)
-{
-	size_t n = strlen(pat);
-
-	if (n && pat[n - 1] == '*')
-		return !strncmp(name, pat, n - 1);
-	return !strcmp(name, pat);
-}
-
-static int lock_func_wait(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(lock_funcs); i++)
-		if (name_matches(name, lock_funcs[i].name))
-			return lock_funcs[i].wait;
-	return -1;
-}
-
-/* Collects the slow-path ranges, merging neighbours of the same kind (few slots in BPF). */
-static int find_lock_ranges(const struct ksyms *ks, struct sp_lock_range *r, unsigned int max)
-{
-	unsigned int n = 0;
-
-	for (size_t i = 0; i < ksyms__count(ks); i++) {
-		const struct ksym *s = ksyms__at(ks, i);
-		int w;
-
-		if (s->module || !strchr("tTwW", s->type))
-			continue;
-		w = lock_func_wait(s->name);
-		if (w < 0)
-			continue;
-		if (n && r[n - 1].wait == (unsigned int)w && s->addr <= r[n - 1].end + 0x200) {
-			if (s->addr + s->size > r[n - 1].end)
-				r[n - 1].end = s->addr + s->size;
-			continue;
-		}
-		if (n == max) {
-			dlog("more sleeping-lock slow paths than %u; %s not classified", max, s->name);
-			continue;
-		}
-		r[n].start = s->addr;
-		r[n].end = s->addr + s->size;
-		r[n].wait = w;
-		n++;
-	}
-	return n;
-}
 
 static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 {
@@ -122,34 +45,13 @@ static void sched_disable(struct schedprof_bpf *skel)
 /* The fold configuration lives in .bss, so it is written after load, once kallsyms is in. */
 static int sched_setup(void *state, struct trace_ctx *ctx)
 {
-	static const char *const sect[3][2] = {
-		{ "__sched_text_start", "__sched_text_end" },
-		{ "__lock_text_start", "__lock_text_end" },
-		{ "__cpuidle_text_start", "__cpuidle_text_end" },
-	};
 	struct sched_state *st = state;
-	struct sp_fold_cfg *cfg = &st->skel->bss->fold_cfg;
-	const struct ksym *s;
+	int err;
 
-	for (int i = 0; i < 3; i++) {
-		uint64_t a = 0, b = 0;
-
-		if (ksyms__range(ctx->ksyms, sect[i][0], sect[i][1], &a, &b) && i == 0) {
-			elog("kernel symbols %s/%s not found in /proc/kallsyms", sect[i][0], sect[i][1]);
-			return -ENOENT;
-		}
-		cfg->text_start[i] = a;
-		cfg->text_end[i] = b;
-	}
-	cfg->nr_lock_ranges = find_lock_ranges(ctx->ksyms, cfg->lock_ranges, SP_MAX_LOCK_RANGES);
-	for (int i = 0; i < 2; i++) {
-		s = ksyms__get(ctx->ksyms, i ? "io_schedule_timeout" : "io_schedule");
-		if (s) {
-			cfg->io_start[i] = s->addr;
-			cfg->io_end[i] = s->addr + s->size;
-		}
-	}
-	return 0;
+	err = fold_cfg_build(ctx->ksyms, &st->skel->bss->fold_cfg);
+	if (err == -ENOENT)
+		elog("kernel symbols __sched_text_start/__sched_text_end not found in /proc/kallsyms");
+	return err;
 }
 
 static int sched_attach(void *state, struct trace_ctx *ctx)
@@ -219,8 +121,8 @@ static char *frame_object(const struct ksyms *ks, uint64_t ip)
 /* The coarse wait class: a lock kind or io from BPF, else "pipe" for the pipe paths. */
 static const char *wait_name(uint32_t wait, const char *caller)
 {
-	if (wait < SP_WAIT__MAX && wait_names[wait])
-		return wait_names[wait];
+	if (fold_wait_name(wait))
+		return fold_wait_name(wait);
 	if (strstr(caller, "pipe_read") || strstr(caller, "pipe_write") || strstr(caller, "pipe_wait"))
 		return "pipe";
 	return NULL;

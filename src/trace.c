@@ -5,6 +5,7 @@
  * Every exit path after attach still prints the report collected so far.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <getopt.h>
 #include <linux/capability.h>
@@ -37,6 +38,8 @@
 
 static const struct collector *const collectors[] = {
 	&sched_collector,
+	&profile_collector,
+	&lock_collector,
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -57,7 +60,8 @@ static const char trace_usage[] =
 static void trace_help(void)
 {
 	printf("%s", trace_usage);
-	printf("\nTrace why tasks are not running: where they call schedule() from, exactly counted.\n"
+	printf("\nTrace why tasks are not running: where they call schedule() from, exactly counted,\n"
+	       "and where the CPUs went: sampled kernel and user functions.\n"
 	       "\nTarget (default -a):\n"
 	       "  -- COMMAND ARGS   launch COMMAND, trace it and every descendant until it exits;\n"
 	       "                    exit with its status (127 when it cannot be executed)\n"
@@ -65,17 +69,31 @@ static void trace_help(void)
 	       "  -a, --all         the whole system\n"
 	       "  -d, --duration S  stop after S seconds\n"
 	       "\nReport:\n"
-	       "  -v, --views LIST  views to collect and print (schedules)\n"
+	       "  -v, --views LIST  views to collect and print (schedules,profile,locks; default all)\n"
 	       "  -n, --rows N      rows per table (default 20; 0 = all)\n"
-	       "      --stacks      print the top kernel stacks under each row\n"
+	       "      --stacks      print the top stacks under each row (kernel; the profile's\n"
+	       "                    are kernel then user)\n"
 	       "      --stack-rows N  stacks per row with --stacks (default 3)\n"
 	       "      --by comm     group rows by process name first\n"
 	       "  -f, --format FMT  %s (default table)\n"
+	       "      --value count|time  folded and flame graph values: counts (default) or\n"
+	       "                    nanoseconds (off-CPU, CPU, lock wait)\n"
 	       "  -o, --output FILE write the report to FILE\n"
+	       "      --save FILE   also save the run as JSON, for schedprof report and diff\n"
+	       "\nProfile (sampled PCs, kernel and user):\n"
+	       "  -F, --freq HZ     samples per second and CPU (default %u; 49/97/99 avoid lock-step\n"
+	       "                    with the timer tick)\n"
+	       "  -g, --call-graph  record kernel and user stacks (user stacks are as deep as frame\n"
+	       "                    pointers allow); --stacks implies it\n"
+	       "      --no-profile  do not sample at all\n"
+	       "\nLocks (lock:contention_begin/end, Linux >= 5.19; sleepers joined with schedules):\n"
+	       "      --sort KEY    rank the locks table by wait (default), count or max\n"
+	       "      --lock-stacks print the top kernel stacks and owners under each lock row\n"
 	       "\nLimits (nothing is dropped silently: the report counts what did not fit):\n"
 	       "      --max-targets N  traced processes named or found at attach (default %u)\n"
 	       "      --max-callers N  (caller, wait, comm) rows (default %u)\n"
 	       "      --max-stacks N   distinct kernel stacks kept (default %u)\n"
+	       "      --max-samples N  distinct sampled (function, comm, stacks) keys (default %u)\n"
 	       "\n  -V, --verbose     more diagnostics (-VV: libbpf's too)\n"
 	       "  -h, --help        this help\n"
 	       "\nExamples:\n"
@@ -84,16 +102,23 @@ static void trace_help(void)
 	       "  schedprof trace -a -d 5 -f json -o run.json\n"
 	       "\nExit status: the command's (with --), 0 otherwise; 1 runtime error; 2 usage error;\n"
 	       "127 the command could not be executed.\n",
-	       render_format_names(), SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS);
+	       render_format_names(), SP_PROF_DEF_HZ, SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS,
+	       SP_DEF_PROF_KEYS);
 }
 
 enum {
 	OPT_STACKS = 0x100,
 	OPT_STACK_ROWS,
 	OPT_BY,
+	OPT_VALUE,
+	OPT_SAVE,
 	OPT_MAX_TARGETS,
 	OPT_MAX_CALLERS,
 	OPT_MAX_STACKS,
+	OPT_NO_PROFILE,
+	OPT_MAX_SAMPLES,
+	OPT_SORT,
+	OPT_LOCK_STACKS,
 };
 
 static const struct option trace_long_opts[] = {
@@ -105,11 +130,19 @@ static const struct option trace_long_opts[] = {
 	{ "stacks", no_argument, NULL, OPT_STACKS },
 	{ "stack-rows", required_argument, NULL, OPT_STACK_ROWS },
 	{ "by", required_argument, NULL, OPT_BY },
+	{ "value", required_argument, NULL, OPT_VALUE },
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "save", required_argument, NULL, OPT_SAVE },
 	{ "max-targets", required_argument, NULL, OPT_MAX_TARGETS },
 	{ "max-callers", required_argument, NULL, OPT_MAX_CALLERS },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "call-graph", no_argument, NULL, 'g' },
+	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
+	{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "lock-stacks", no_argument, NULL, OPT_LOCK_STACKS },
 	{ "verbose", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{},
@@ -154,7 +187,7 @@ static char *join_args(int argc, char **argv)
 /* 0, EXIT_USAGE after printing the error, or -1 for --help (exit 0). */
 int trace_parse(int argc, char **argv, struct trace_opts *o)
 {
-	bool have_pid = false, have_all = false;
+	bool have_pid = false, have_all = false, no_profile = false;
 	uint64_t v;
 	int c, err;
 
@@ -163,13 +196,15 @@ int trace_parse(int argc, char **argv, struct trace_opts *o)
 	o->max_targets = SP_DEF_TARGETS;
 	o->max_callers = SP_DEF_CALLERS;
 	o->max_stacks = SP_DEF_STACKS;
+	o->hz = SP_PROF_DEF_HZ;
+	o->max_samples = SP_DEF_PROF_KEYS;
 	o->render.nrows = 20;
 	o->render.nstacks = 3;
 	o->render.views = SP_VIEW_ALL;
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, so COMMAND's own options stay its own. */
-	while ((c = getopt_long(argc, argv, "+p:ad:v:n:f:o:Vh", trace_long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:ad:v:n:f:o:F:gVh", trace_long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			free(o->pids);
@@ -187,7 +222,7 @@ int trace_parse(int argc, char **argv, struct trace_opts *o)
 			break;
 		case 'v':
 			if (render_parse_views(optarg, &o->views))
-				return usage_error("bad view list '%s' (schedules)", optarg);
+				return usage_error("bad view list '%s' (schedules, profile, locks)", optarg);
 			o->render.views = o->views;
 			break;
 		case 'n':
@@ -208,12 +243,19 @@ int trace_parse(int argc, char **argv, struct trace_opts *o)
 				return usage_error("bad --by '%s' (comm or caller)", optarg);
 			o->render.group = strcmp(optarg, "comm") ? SP_GROUP_CALLER : SP_GROUP_COMM;
 			break;
+		case OPT_VALUE:
+			if (render_parse_value(optarg, &o->render.value))
+				return usage_error("bad --value '%s' (count or time)", optarg);
+			break;
 		case 'f':
 			if (render_parse_format(optarg, &o->render.format))
 				return usage_error("unknown format '%s'", optarg);
 			break;
 		case 'o':
 			o->output = optarg;
+			break;
+		case OPT_SAVE:
+			o->save = optarg;
 			break;
 		case OPT_MAX_TARGETS:
 			if ((err = parse_size_opt(optarg, "--max-targets", &o->max_targets)))
@@ -226,6 +268,34 @@ int trace_parse(int argc, char **argv, struct trace_opts *o)
 		case OPT_MAX_STACKS:
 			if ((err = parse_size_opt(optarg, "--max-stacks", &o->max_stacks)))
 				return err;
+			break;
+		case 'F':
+			if (parse_u64(optarg, 1, SP_PROF_MAX_HZ, &v))
+				return usage_error("bad frequency '%s' (1 to 100000 Hz)", optarg);
+			o->hz = (unsigned int)v;
+			break;
+		case 'g':
+			o->callchains = true;
+			break;
+		case OPT_NO_PROFILE:
+			no_profile = true;
+			break;
+		case OPT_MAX_SAMPLES:
+			if ((err = parse_size_opt(optarg, "--max-samples", &o->max_samples)))
+				return err;
+			break;
+		case OPT_SORT:
+			if (!strcmp(optarg, "wait"))
+				o->render.lock_sort = SP_LOCK_SORT_WAIT;
+			else if (!strcmp(optarg, "count"))
+				o->render.lock_sort = SP_LOCK_SORT_COUNT;
+			else if (!strcmp(optarg, "max"))
+				o->render.lock_sort = SP_LOCK_SORT_MAX;
+			else
+				return usage_error("bad --sort '%s' (wait, count or max)", optarg);
+			break;
+		case OPT_LOCK_STACKS:
+			o->render.lock_stacks = true;
 			break;
 		case 'V':
 			log_set_level(log_get_level() < LOG_DEBUG ? LOG_DEBUG : LOG_LIBBPF);
@@ -250,6 +320,16 @@ int trace_parse(int argc, char **argv, struct trace_opts *o)
 	}
 	if ((have_pid + have_all + (o->argv != NULL)) > 1)
 		return usage_error("%s", "choose one target: -p, -a or -- COMMAND");
+	if (!o->output && render_format_is_binary(o->render.format) && isatty(STDOUT_FILENO))
+		return usage_error("%s", "this format is not for a terminal: write it with -o FILE");
+	if (no_profile) {
+		o->views &= ~SP_VIEW_PROFILE;
+		o->render.views = o->views;
+		if (!o->views)
+			return usage_error("%s", "--no-profile leaves no view to collect");
+	}
+	if (o->render.stacks)
+		o->callchains = true; /* --stacks prints the profile's stacks: record them */
 	o->cmdline = join_args(argc, argv);
 	return o->cmdline ? 0 : usage_error("%s", "out of memory");
 }
@@ -471,13 +551,49 @@ static void reap(struct tracer *t, int options)
 		t->reaped = true;
 }
 
+/*
+ * Sleeps up to ms, or less when a collector's poll fd becomes readable, and lets those
+ * collectors do their work (it is time-critical: the processes they look at may be short-lived).
+ */
+static void poll_collectors(struct tracer *t, int ms)
+{
+	struct pollfd fds[ARRAY_SIZE(collectors)];
+	size_t idx[ARRAY_SIZE(collectors)];
+	nfds_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
+		int fd;
+
+		if (!t->state[i] || !collectors[i]->poll_fd)
+			continue;
+		fd = collectors[i]->poll_fd(t->state[i]);
+		if (fd < 0)
+			continue;
+		fds[n].fd = fd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		idx[n++] = i;
+	}
+	if (poll(fds, n, ms) <= 0)
+		return;
+	for (nfds_t k = 0; k < n; k++) {
+		size_t i = idx[k];
+		int err;
+
+		if (!fds[k].revents)
+			continue;
+		err = collectors[i]->poll(t->state[i], &t->ctx);
+		if (err)
+			dlog("%s: %s", collectors[i]->name, strerror(-err));
+	}
+}
+
 /* Waits, 50 ms at a time, for the end: target gone, -d, or a signal. */
 static void wait_for_end(struct tracer *t, const struct trace_opts *o, uint64_t t0)
 {
 	uint64_t last_gc = t0;
 
 	for (;;) {
-		struct timespec ts = { 0, 50 * 1000 * 1000 };
 		uint64_t now;
 
 		if (stop_signal)
@@ -495,7 +611,7 @@ static void wait_for_end(struct tracer *t, const struct trace_opts *o, uint64_t 
 			if (!targets_alive(t))
 				break;
 		}
-		nanosleep(&ts, NULL);
+		poll_collectors(t, 50);
 	}
 	if (stop_signal && o->mode == SP_TARGET_COMMAND && !t->reaped) {
 		/* A signal sent to us alone: pass it on and give the job a moment to end. */
@@ -550,27 +666,40 @@ static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const 
 	}
 }
 
-static int write_report(const struct sp_run *run, const struct trace_opts *o)
+/* Renders the run to path (NULL: stdout). */
+static int write_report(const struct sp_run *run, const struct render_opts *ro, const char *path)
 {
 	FILE *f = stdout;
 	int err;
 
-	if (o->output) {
-		f = fopen(o->output, "w");
+	if (path) {
+		f = fopen(path, "w");
 		if (!f) {
 			err = -errno;
-			elog("cannot write %s: %s", o->output, strerror(-err));
+			elog("cannot write %s: %s", path, strerror(-err));
 			return err;
 		}
 	}
-	err = render_run(run, &o->render, f);
+	err = render_run(run, ro, f);
 	if (fflush(f) && !err)
 		err = -errno;
 	if (f != stdout && fclose(f) && !err)
 		err = -errno;
 	if (err)
-		elog("cannot write the report%s%s: %s", o->output ? " to " : "",
-		     o->output ? o->output : "", strerror(-err));
+		elog("cannot write the report%s%s: %s", path ? " to " : "", path ? path : "",
+		     strerror(-err));
+	return err;
+}
+
+/* The report, then with --save the run as JSON, as -f json writes it. */
+static int write_outputs(const struct sp_run *run, const struct trace_opts *o)
+{
+	struct render_opts json = o->render;
+	int err = write_report(run, &o->render, o->output);
+
+	json.format = SP_FMT_JSON;
+	if (!err && o->save)
+		err = write_report(run, &json, o->save);
 	return err;
 }
 
@@ -663,8 +792,11 @@ static int run_trace(const struct trace_opts *o)
 			break;
 		}
 	}
+	/* Names as the saved JSON holds them, so that trace -f X and report -f X agree. */
+	if (sp_run_fix_utf8(&run))
+		wlog("out of memory: some names keep their invalid UTF-8");
 	/* Whatever was read is reported, even after a read error. */
-	if (write_report(&run, o) == 0 && !err)
+	if (write_outputs(&run, o) == 0 && !err)
 		exit_code = EXIT_SUCCESS;
 	if (o->mode == SP_TARGET_COMMAND && t.reaped && exit_code == EXIT_SUCCESS)
 		exit_code = run.target.exit_status;

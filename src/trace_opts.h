@@ -18,8 +18,13 @@ struct trace_opts {
 	unsigned int views;   /* SP_VIEW_* mask of what to collect */
 	/* map sizes */
 	uint32_t max_targets, max_callers, max_stacks;
+	/* profile view */
+	unsigned int hz;   /* -F */
+	bool callchains;   /* -g (or --stacks): kernel and user stacks, not only the leaf */
+	uint32_t max_samples;
 	struct render_opts render;
 	const char *output; /* -o; NULL = stdout */
+	const char *save;   /* --save: the run as JSON too, for report and diff */
 	char *cmdline;	    /* the trace command line, for the record */
 };
 

@@ -106,6 +106,59 @@ int grow(void **v, size_t *cap, size_t n, size_t elt)
 	return 0;
 }
 
+size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		lo = s[0] == 0xe0 ? 0xa0 : 0x80; /* overlong below U+0800 */
+		hi = s[0] == 0xed ? 0x9f : 0xbf; /* surrogates */
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		lo = s[0] == 0xf0 ? 0x90 : 0x80; /* overlong below U+10000 */
+		hi = s[0] == 0xf4 ? 0x8f : 0xbf; /* above U+10FFFF */
+	} else {
+		return 0;
+	}
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+char *utf8_fix(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), out = 0;
+	char *d = malloc(3 * n + 1);
+
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_seq_len(s + i, n - i);
+
+		if (len) {
+			memcpy(d + out, s + i, len);
+			out += len;
+			i += len;
+		} else {
+			memcpy(d + out, "\xef\xbf\xbd", 3);
+			out += 3;
+			i++;
+		}
+	}
+	d[out] = '\0';
+	return d;
+}
+
 const char *fmt_duration(uint64_t ns, char *buf, size_t len)
 {
 	if (ns >= NSEC_PER_SEC)

@@ -21,6 +21,13 @@ uint64_t now_ns(int clock);
 char *xstrdup(const char *s); /* NULL on NULL or ENOMEM */
 /* Grow *v (element size elt) so that it holds at least n elements. 0 or -ENOMEM. */
 int grow(void **v, size_t *cap, size_t n, size_t elt);
+/*
+ * Length of the valid UTF-8 sequence at s (n > 0 bytes left): 1 to 4, or 0 when s starts no
+ * valid sequence (overlong forms, surrogates, > U+10FFFF, truncated, stray continuation).
+ */
+size_t utf8_seq_len(const unsigned char *s, size_t n);
+/* s with each byte of invalid UTF-8 as U+FFFD (malloc'd), or NULL (ENOMEM) */
+char *utf8_fix(const char *s);
 /* "1.234s", "12.3ms", "456us", "78ns" into buf. */
 const char *fmt_duration(uint64_t ns, char *buf, size_t len);
 

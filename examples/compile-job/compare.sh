@@ -1,37 +1,81 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The classic kernel-compile experiment: trace `make -j2` of a 40-module project with and
-# without gcc -pipe and compare where the tasks called schedule() from.
-# usage: sudo examples/compile-job/compare.sh [JOBS]   (schedprof from ./build or $SCHEDPROF)
+# The compile-job experiment: trace `make -jJOBS` of a generated 40-module C project with and
+# without gcc -pipe and compare where the tasks called schedule() from (see README.md).
+# Each mode is traced once; the table shown and the summary come from that same run.
+# usage: sudo examples/compile-job/compare.sh [-k DIR] [-n ROWS] [JOBS]
+#   -k DIR   keep the full reports in DIR (pipe.txt, nopipe.txt), else a temporary dir
+#   -n ROWS  rows shown per run (default 12; the summary always uses every row)
+#   JOBS     make -j (default 2)
+# schedprof: $SCHEDPROF, else ./build/src/schedprof
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 sp=${SCHEDPROF:-$top/build/src/schedprof}
+keep="" rows=12
+usage() { echo "usage: $0 [-k DIR] [-n ROWS] [JOBS]" >&2; exit 2; }
+while getopts "k:n:h" o; do
+	case $o in
+	k) keep=$OPTARG ;; n) rows=$OPTARG ;; *) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
 jobs=${1:-2}
+[[ $jobs =~ ^[1-9][0-9]*$ && $rows =~ ^[1-9][0-9]*$ ]] || usage
+[ -x "$sp" ] || { echo "$0: $sp not found: build it (meson setup build && ninja -C build) or set SCHEDPROF" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "$0: run it as root (sudo)" >&2; exit 1; }
+
 out=$(mktemp -d /tmp/schedprof-compile.XXXXXX)
 trap 'rm -rf "$out"' EXIT
+if [ -n "$keep" ]; then
+	mkdir -p "$keep"
+	res=$(cd "$keep" && pwd)
+else
+	res=$out
+fi
 export OUT=$out/proj
-make -s -C "$here" "$out/proj/.generated" OUT="$OUT" >/dev/null
+make -s -C "$here" OUT="$OUT" "$OUT/.generated" >/dev/null
+
+# show REPORT: the header and the first $rows rows of a full (-n 0) table
+show() {
+	awk -v n="$rows" '
+		/^ +COUNT +SHARE/ { intab = 1; print; next }
+		intab && NF >= 6 { if (++r <= n) print; next }
+		{ print }
+		END { if (r > n) printf "  (%d more rows)\n", r - n }' "$1"
+}
+
+# summ REPORT: voluntary schedules from pipe reads, and from any pipe wait
+summ() {
+	awk '
+		/^schedules:/ { total = $2; vol = $4 }
+		/^ +COUNT +SHARE/ { intab = 1; next }
+		intab && NF >= 6 {
+			if ($6 == "anon_pipe_read" || $6 == "pipe_read" || $6 == "pipe_wait" ||
+			    $6 == "pipe_wait_readable")
+				rd += $1
+			if ($5 == "pipe")
+				pw += $1
+		}
+		END {
+			if (vol == "") { print "no schedules line in the report"; exit 1 }
+			printf "%d schedules, %d voluntary, %d from pipe reads (%.1f%% of voluntary), " \
+			       "%d in any pipe wait (%.1f%%)\n", total, vol, rd, vol ? 100 * rd / vol : 0,
+			       pw, vol ? 100 * pw / vol : 0
+		}' "$1"
+}
+
 for mode in pipe nopipe; do
 	flags=-O2
 	[ $mode = pipe ] && flags="-O2 -pipe"
-	make -s -C "$here" clean OUT="$OUT"
+	make -s -C "$here" OUT="$OUT" clean
 	echo "=== make -j$jobs CFLAGS='$flags' ==="
-	"$sp" trace -n 12 -f json -o "$out/$mode.json" -- make -s -j"$jobs" -C "$here" OUT="$OUT" CFLAGS="$flags" >/dev/null
-	make -s -C "$here" clean OUT="$OUT"
-	"$sp" trace -n 12 -- make -s -j"$jobs" -C "$here" OUT="$OUT" CFLAGS="$flags" | tee "$out/$mode.txt"
+	"$sp" trace -n 0 -o "$res/$mode.txt" -- \
+		make -s -j"$jobs" -C "$here" OUT="$OUT" CFLAGS="$flags"
+	show "$res/$mode.txt"
 	echo
 done
-summ() {
-	python3 - "$1" <<'PY' 2>/dev/null || grep -E '^schedules:' "${1%.json}.txt"
-import json, sys
-d = json.load(open(sys.argv[1]))
-s = d["schedules"]
-pipe = sum(r["count"] for r in s["callers"] if r["caller"] in ("anon_pipe_read", "pipe_read", "pipe_wait"))
-vol = s["voluntary"] or 1
-print(f'{s["total"]} schedules, {s["voluntary"]} voluntary, {pipe} from pipe reads ({100.0 * pipe / vol:.1f}% of voluntary)')
-PY
-}
 echo "=== summary ==="
-echo "with -pipe:    $(summ "$out/pipe.json")"
-echo "without -pipe: $(summ "$out/nopipe.json")"
+echo "with -pipe:    $(summ "$res/pipe.txt")"
+echo "without -pipe: $(summ "$res/nopipe.txt")"
+[ -z "$keep" ] || echo "full reports: $res/pipe.txt $res/nopipe.txt"

@@ -4,44 +4,7 @@
 #define SCHEDPROF_SCHED_H
 
 #include "schedprof/limits.h"
-
-/* Pseudo callers: never kernel addresses. */
-#define SP_CALLER_UNKNOWN 0ULL	 /* the stack could not be read */
-#define SP_CALLER_PREEMPTED 1ULL /* switched out while TASK_RUNNING */
-#define SP_CALLER_IDLE 2ULL	 /* the idle task (with -a) */
-
-/* What a voluntary switch waited for, found from the frames folded away. */
-enum sp_wait {
-	SP_WAIT_NONE = 0,
-	SP_WAIT_RWSEM_READ,
-	SP_WAIT_RWSEM_WRITE,
-	SP_WAIT_MUTEX,
-	SP_WAIT_SEMAPHORE,
-	SP_WAIT_RTMUTEX,
-	SP_WAIT_PERCPU_RWSEM,
-	SP_WAIT_IO,
-	SP_WAIT__MAX,
-	/* not a wait class: a scheduler helper outside __sched text (do_task_dead), folded */
-	SP_WAIT__FOLD = 0xff,
-};
-
-struct sp_lock_range {
-	__u64 start;
-	__u64 end;
-	__u32 wait; /* enum sp_wait */
-	__u32 pad;
-};
-
-/* Where to fold a stack (see bpf/sched.bpf.c). */
-struct sp_fold_cfg {
-	__u64 text_start[3]; /* __sched_text, __lock_text, __cpuidle_text */
-	__u64 text_end[3];
-	__u64 io_start[2];   /* io_schedule, io_schedule_timeout */
-	__u64 io_end[2];
-	__u32 nr_lock_ranges;
-	__u32 pad;
-	struct sp_lock_range lock_ranges[SP_MAX_LOCK_RANGES];
-};
+#include "schedprof/fold.h"
 
 /* Row of the exact schedules-by-caller count (never depends on the stack map). */
 struct sp_caller_key {

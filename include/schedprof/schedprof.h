@@ -7,5 +7,7 @@
 #include "schedprof/limits.h"
 #include "schedprof/target.h"
 #include "schedprof/sched.h"
+#include "schedprof/profile.h"
+#include "schedprof/lock.h"
 
 #endif

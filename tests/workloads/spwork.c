@@ -10,6 +10,7 @@
  *   spwork spin SECONDS  two CPU-bound tasks ("sp_spin") pinned to CPU 0
  *   spwork tree FILE N   waits until FILE exists, then forks a child that forks a grandchild
  *                        ("sp_grandchild") doing `pipe N`
+ *   spwork comm NAME     renames itself NAME (any bytes) and sleeps 10 times for 1 ms
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -168,6 +169,17 @@ static int do_tree(const char *file, long n)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+static int do_comm(const char *name)
+{
+	set_name(name);
+	for (int i = 0; i < 10; i++) {
+		struct timespec ts = { 0, 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "pipe"))
@@ -178,6 +190,8 @@ int main(int argc, char **argv)
 		return do_spin(atof(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "tree"))
 		return do_tree(argv[2], atol(argv[3]));
-	fprintf(stderr, "usage: spwork pipe N | wait K | spin SECONDS | tree FILE N\n");
+	if (argc == 3 && !strcmp(argv[1], "comm"))
+		return do_comm(argv[2]);
+	fprintf(stderr, "usage: spwork pipe N | wait K | spin SECONDS | tree FILE N | comm NAME\n");
 	return 2;
 }

@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Locks view: lock contention of traced tasks from lock:contention_begin/contention_end
+ * (Linux >= 5.19), counted in BPF by (caller, lock, kind, comm).
+ *
+ * - The caller is the first frame outside lock and scheduler text: the schedules view's
+ *   folding rule (include/schedprof/fold.h, the same fold_cfg), so a row here and a
+ *   schedules row with a lock wait name the same function.
+ * - Wait time: per task for sleeping locks (the waiter may sleep and wake elsewhere), per
+ *   CPU for spinning ones; pairing in include/schedprof/lock_pair.h (mutexes emit several
+ *   begins for one end). The clock starts when the begin program has walked the stack, so
+ *   the walk (~1.5 us here) is not reported as lock wait. An end with ret < 0 (a signal or
+ *   a timeout: the waiter gave up) is counted apart and adds no wait.
+ * - Sleepers: between begin and end of a sleeping lock, lock_switch adds up the time the
+ *   task spent switched out while not runnable, i.e. asleep in the slow path.
+ * - Lock names: addresses of objects reached from the waiting task, or of objects whose
+ *   layout is checked at the candidate address through a pointer that must point back
+ *   (enum sp_lock_name). Static locks and runqueue locks are named in user space.
+ * - Owners: the comm of a mutex's or a write-held rwsem's owner at the first begin.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "target.bpf.h"
+#include "schedprof/sched.h"
+#include "schedprof/lock_pair.h"
+
+/* Defined in sched.bpf.c, filled after load (src/foldcfg.c) by whichever view is selected. */
+extern struct sp_fold_cfg fold_cfg;
+
+struct sp_lock_counts lock_counts;
+struct sp_lock_drops lock_drops;
+/* Each CPU's runqueue lock address, written by lock_rq_probe (run once per CPU at setup). */
+__u64 lock_rq_addrs[SP_LOCK_MAX_CPUS];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SP_DEF_CALLERS);
+	__type(key, struct sp_lock_key);
+	__type(value, struct sp_lock_val);
+} lock_stat SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SP_DEF_STACKS);
+	__type(key, struct sp_lock_stack_key);
+	__type(value, struct sp_lock_stack_val);
+} lock_stack_counts SEC(".maps");
+
+/* Stacks by hash of their frames; not preallocated, entries are 520 bytes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SP_DEF_STACKS);
+	__type(key, __u64);
+	__type(value, struct sp_stack);
+} lock_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sp_stack);
+} lock_stack_buf SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sp_lock_task);
+} lock_task SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sp_lock_spin_stack);
+} lock_spin SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SP_DEF_CALLERS);
+	__type(key, struct sp_lock_sleep_key);
+	__type(value, struct sp_lock_sleep_val);
+} lock_sleepers SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SP_DEF_CALLERS);
+	__type(key, struct sp_lock_owner_key);
+	__type(value, struct sp_lock_owner_val);
+} lock_owners SEC(".maps");
+
+/*
+ * Names by address, so the layout checks run once per lock. SP_LNAME__MAX caches "no
+ * layout matched": the checks through the waiting task still run each time for such an
+ * address, since a task that can reach it may come later.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SP_DEF_CALLERS);
+	__type(key, __u64);
+	__type(value, __u32);
+} lock_names SEC(".maps");
+
+static __always_inline void lock_update_max(__u64 *p, __u64 v)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 old = *p;
+
+		if (v <= old || __sync_val_compare_and_swap(p, old, v) == old)
+			return;
+	}
+}
+
+/* The value for key, created zeroed when missing; NULL when the map is full. */
+static __always_inline void *lookup_or_init(void *map, const void *key, const void *zero)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, key); /* ours, or the other CPU's that won the race */
+}
+
+/* ---- caller: the schedules view's folding rule ---- */
+
+struct lock_fold_ctx {
+	struct sp_stack *buf;
+	__u64 hash;
+	struct sp_fold_state st;
+	__u32 nr;
+	__u32 pad;
+};
+
+static long lock_fold_frame(__u64 i, struct lock_fold_ctx *c)
+{
+	__u64 ip;
+
+	if (i >= c->nr || i >= SP_MAX_STACK_DEPTH)
+		return 1;
+	ip = c->buf->ip[i & (SP_MAX_STACK_DEPTH - 1)];
+	c->hash ^= ip;
+	c->hash *= 0x100000001b3ULL;
+	c->hash ^= c->hash >> 29;
+	sp_fold_step(&c->st, &fold_cfg, ip);
+	return 0;
+}
+
+/* Walks the stack once: returns its hash (kept in lock_stacks) and folds it to the caller. */
+static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
+{
+	struct lock_fold_ctx c = { .hash = 0xcbf29ce484222325ULL };
+	__u32 zero = 0;
+	__u64 h;
+	long n;
+
+	*ret_caller = SP_CALLER_UNKNOWN;
+	c.buf = bpf_map_lookup_elem(&lock_stack_buf, &zero);
+	if (!c.buf)
+		return 0;
+	n = bpf_get_stack(ctx, c.buf->ip, sizeof(c.buf->ip), 0);
+	if (n <= 0) {
+		__sync_fetch_and_add(&lock_drops.stack_fail, 1);
+		return 0;
+	}
+	c.nr = n / sizeof(__u64);
+	c.buf->nr = c.nr;
+	bpf_loop(SP_MAX_STACK_DEPTH, lock_fold_frame, &c, 0);
+	*ret_caller = c.st.caller;
+	h = c.hash ? c.hash : 1;
+	if (!bpf_map_lookup_elem(&lock_stacks, &h) &&
+	    bpf_map_update_elem(&lock_stacks, &h, c.buf, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&lock_stacks, &h)) {
+		__sync_fetch_and_add(&lock_drops.stack_map_full, 1);
+		return 0;
+	}
+	return h;
+}
+
+/* ---- names ---- */
+
+static __always_inline __u64 rd_u64(__u64 addr)
+{
+	__u64 v = 0;
+
+	if (bpf_probe_read_kernel(&v, sizeof(v), (const void *)addr))
+		return 0;
+	return v;
+}
+
+static __always_inline __u32 rd_u32(__u64 addr)
+{
+	__u32 v = 0;
+
+	if (bpf_probe_read_kernel(&v, sizeof(v), (const void *)addr))
+		return 0;
+	return v;
+}
+
+/* The runqueue of the CPU t is on (this CPU for current), through its CFS runqueue. */
+static __always_inline __u64 task_rq(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(struct sched_entity, cfs_rq) ||
+	    !bpf_core_field_exists(struct cfs_rq, rq))
+		return 0;
+	return (__u64)BPF_CORE_READ(t, se.cfs_rq, rq);
+}
+
+/* Locks of objects the waiting task points to: certain. */
+static __always_inline __u32 name_from_task(__u64 l, struct task_struct *t)
+{
+	__u64 mm = (__u64)BPF_CORE_READ(t, mm), p, rq;
+
+	if (mm) {
+		if (l == mm + bpf_core_field_offset(struct mm_struct, mmap_lock))
+			return SP_LNAME_MMAP_LOCK;
+		if (l == mm + bpf_core_field_offset(struct mm_struct, page_table_lock))
+			return SP_LNAME_PAGE_TABLE_LOCK;
+		if (bpf_core_field_exists(struct rw_semaphore, wait_lock) &&
+		    l == mm + bpf_core_field_offset(struct mm_struct, mmap_lock.wait_lock))
+			return SP_LNAME_MMAP_LOCK_WAIT;
+	}
+	p = (__u64)BPF_CORE_READ(t, sighand);
+	if (p && l == p + bpf_core_field_offset(struct sighand_struct, siglock))
+		return SP_LNAME_SIGLOCK;
+	p = (__u64)BPF_CORE_READ(t, files);
+	if (p && l == p + bpf_core_field_offset(struct files_struct, file_lock))
+		return SP_LNAME_FILE_LOCK;
+	p = (__u64)BPF_CORE_READ(t, signal);
+	if (p && l == p + bpf_core_field_offset(struct signal_struct, cred_guard_mutex))
+		return SP_LNAME_CRED_GUARD;
+	if (p && bpf_core_field_exists(struct signal_struct, exec_update_lock) &&
+	    l == p + bpf_core_field_offset(struct signal_struct, exec_update_lock))
+		return SP_LNAME_EXEC_UPDATE;
+	rq = task_rq(t);
+	if (rq && l == rq + bpf_core_field_offset(struct rq, __lock))
+		return SP_LNAME_RQ_LOCK;
+	return SP_LNAME_NONE;
+}
+
+/* Every inode's own address_space points back to it: inode->i_data.host == inode. */
+static __always_inline bool is_inode(__u64 ino)
+{
+	return ino && rd_u64(ino + bpf_core_field_offset(struct inode, i_data.host)) == ino;
+}
+
+/* An inode's own address_space (inode->i_data): its host's i_data is at its address. */
+static __always_inline bool is_inode_mapping(__u64 m)
+{
+	__u64 host = rd_u64(m + bpf_core_field_offset(struct address_space, host));
+
+	return host && host + bpf_core_field_offset(struct inode, i_data) == m;
+}
+
+/* A list_head whose next entry's prev points back at it. */
+static __always_inline bool is_list_head(__u64 h)
+{
+	__u64 n = rd_u64(h + bpf_core_field_offset(struct list_head, next));
+
+	return n && rd_u64(n + bpf_core_field_offset(struct list_head, prev)) == h;
+}
+
+static __always_inline bool is_pipe(__u64 p)
+{
+	__u32 ring = rd_u32(p + bpf_core_field_offset(struct pipe_inode_info, ring_size));
+	__u32 usage = rd_u32(p + bpf_core_field_offset(struct pipe_inode_info, max_usage));
+
+	if (!ring || (ring & (ring - 1)) || ring > 65536 || usage > ring)
+		return false;
+	return is_list_head(p + bpf_core_field_offset(struct pipe_inode_info, rd_wait.head)) &&
+	       is_list_head(p + bpf_core_field_offset(struct pipe_inode_info, wr_wait.head));
+}
+
+static __always_inline bool is_file(__u64 f)
+{
+	__u64 ino = rd_u64(f + bpf_core_field_offset(struct file, f_inode));
+	__u64 m = rd_u64(f + bpf_core_field_offset(struct file, f_mapping));
+
+	return ino && m && rd_u64(ino + bpf_core_field_offset(struct inode, i_mapping)) == m;
+}
+
+/* A live task: its struct pid's list of PID users starts with the task's own node. */
+static __always_inline bool is_task(__u64 t)
+{
+	__u64 pid = rd_u64(t + bpf_core_field_offset(struct task_struct, thread_pid));
+
+	return pid && rd_u64(pid + bpf_core_field_offset(struct pid, tasks[PIDTYPE_PID].first)) ==
+			      t + bpf_core_field_offset(struct task_struct, pid_links[PIDTYPE_PID]);
+}
+
+static __always_inline bool is_super_block(__u64 sb)
+{
+	__u64 root = rd_u64(sb + bpf_core_field_offset(struct super_block, s_root));
+
+	return root && rd_u64(root + bpf_core_field_offset(struct dentry, d_sb)) == sb;
+}
+
+/* A dentry: its super_block checks out, and its parent's (itself for a root) is the same. */
+static __always_inline bool is_dentry(__u64 d)
+{
+	__u64 sb = rd_u64(d + bpf_core_field_offset(struct dentry, d_sb));
+	__u64 parent = rd_u64(d + bpf_core_field_offset(struct dentry, d_parent));
+
+	return sb && parent && rd_u64(parent + bpf_core_field_offset(struct dentry, d_sb)) == sb &&
+	       is_super_block(sb);
+}
+
+/* Locks inside objects recognised by their layout, tried by kind. */
+static __always_inline __u32 name_by_layout(__u64 l, __u32 flags)
+{
+	if (flags & SP_LCB_F_MUTEX) {
+		if (is_pipe(l - bpf_core_field_offset(struct pipe_inode_info, mutex)))
+			return SP_LNAME_PIPE_MUTEX;
+		if (is_file(l - bpf_core_field_offset(struct file, f_pos_lock)))
+			return SP_LNAME_FILE_POS_LOCK;
+		return SP_LNAME_NONE;
+	}
+	if (flags & (SP_LCB_F_RT | SP_LCB_F_PERCPU))
+		return SP_LNAME_NONE;
+	if (flags & SP_LCB_F_SPIN) {
+		if (flags & (SP_LCB_F_READ | SP_LCB_F_WRITE))
+			return SP_LNAME_NONE;
+		if (is_task(l - bpf_core_field_offset(struct task_struct, pi_lock)))
+			return SP_LNAME_TASK_PI_LOCK;
+		if (is_inode(l - bpf_core_field_offset(struct inode, i_lock)))
+			return SP_LNAME_INODE_LOCK;
+		if (is_dentry(l - bpf_core_field_offset(struct dentry, d_lockref.lock)))
+			return SP_LNAME_DENTRY_LOCK;
+		if (is_inode_mapping(l - bpf_core_field_offset(struct address_space, i_pages.xa_lock)))
+			return SP_LNAME_MAPPING_PAGES;
+		/* buffer heads of a block device or file: 6.8 renamed private_lock */
+		if (bpf_core_field_exists(struct address_space, i_private_lock) &&
+		    is_inode_mapping(l - bpf_core_field_offset(struct address_space, i_private_lock)))
+			return SP_LNAME_MAPPING_PRIVATE;
+		/* the wait_lock inside a sleeping lock (its waiters' list) */
+		if (bpf_core_field_exists(struct rw_semaphore, wait_lock) &&
+		    is_inode(l - bpf_core_field_offset(struct inode, i_rwsem.wait_lock)))
+			return SP_LNAME_INODE_RWSEM_WAIT;
+		if (bpf_core_field_exists(struct mutex, wait_lock) &&
+		    is_pipe(l - bpf_core_field_offset(struct pipe_inode_info, mutex.wait_lock)))
+			return SP_LNAME_PIPE_MUTEX_WAIT;
+		return SP_LNAME_NONE;
+	}
+	if (!(flags & (SP_LCB_F_READ | SP_LCB_F_WRITE)))
+		return SP_LNAME_NONE; /* semaphore */
+	if (is_inode(l - bpf_core_field_offset(struct inode, i_rwsem)))
+		return SP_LNAME_INODE_RWSEM;
+	if (is_inode_mapping(l - bpf_core_field_offset(struct address_space, i_mmap_rwsem)))
+		return SP_LNAME_MAPPING_RWSEM;
+	if (is_super_block(l - bpf_core_field_offset(struct super_block, s_umount)))
+		return SP_LNAME_SB_UMOUNT;
+	return SP_LNAME_NONE;
+}
+
+static __always_inline __u32 lock_name(__u64 l, __u32 flags, struct task_struct *t)
+{
+	__u32 *cached = bpf_map_lookup_elem(&lock_names, &l), n;
+
+	if (cached && *cached != SP_LNAME__MAX)
+		return *cached;
+	n = name_from_task(l, t);
+	if (n == SP_LNAME_NONE && !cached) {
+		n = name_by_layout(l, flags);
+		if (n == SP_LNAME_NONE) {
+			__u32 none = SP_LNAME__MAX;
+
+			bpf_map_update_elem(&lock_names, &l, &none, BPF_NOEXIST);
+			return SP_LNAME_NONE;
+		}
+	}
+	if (n != SP_LNAME_NONE)
+		bpf_map_update_elem(&lock_names, &l, &n, BPF_ANY); /* full: named again next time */
+	return n;
+}
+
+/* ---- owners ---- */
+
+#define SP_MUTEX_FLAGS 0x07ULL	       /* kernel/locking/mutex.h MUTEX_FLAGS */
+#define SP_RWSEM_READER_OWNED 0x01ULL  /* kernel/locking/rwsem.c */
+#define SP_RWSEM_OWNER_FLAGS 0x03ULL
+
+static __always_inline void read_owner(struct sp_lock_task *r, __u64 l, __u32 flags)
+{
+	__u64 o;
+
+	r->has_owner = 0;
+	if (flags & SP_LCB_F_MUTEX) {
+		if (!bpf_core_field_exists(struct mutex, owner))
+			return;
+		o = rd_u64(l + bpf_core_field_offset(struct mutex, owner)) & ~SP_MUTEX_FLAGS;
+	} else if ((flags & (SP_LCB_F_READ | SP_LCB_F_WRITE)) &&
+		   !(flags & (SP_LCB_F_SPIN | SP_LCB_F_RT | SP_LCB_F_PERCPU))) {
+		if (!bpf_core_field_exists(struct rw_semaphore, owner))
+			return;
+		o = rd_u64(l + bpf_core_field_offset(struct rw_semaphore, owner));
+		if (o & SP_RWSEM_READER_OWNED) {
+			__builtin_memcpy(r->owner, "[readers]", 10);
+			r->has_owner = 1;
+			return;
+		}
+		o &= ~SP_RWSEM_OWNER_FLAGS;
+	} else {
+		return;
+	}
+	if (!o)
+		return;
+	if (bpf_probe_read_kernel(r->owner, sizeof(r->owner),
+				  (const void *)(o + bpf_core_field_offset(struct task_struct, comm))))
+		return;
+	r->owner[TASK_COMM_LEN - 1] = 0;
+	r->has_owner = 1;
+}
+
+/* ---- programs ---- */
+
+SEC("tp_btf/contention_begin")
+int BPF_PROG(lock_begin, void *lock, unsigned int flags)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct sp_lock_pending *p;
+	__u64 l = (__u64)lock;
+	__u32 zero = 0;
+
+	if (!task_is_traced(t))
+		return 0;
+	if (sp_lock_flags_sleeping(flags)) {
+		struct sp_lock_task *r;
+		int ret;
+
+		r = bpf_task_storage_get(&lock_task, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!r) {
+			__sync_fetch_and_add(&lock_drops.task_storage_fail, 1);
+			return 0;
+		}
+		ret = sp_pair_task_begin(&r->p, l, flags, 1); /* ts set below */
+		if (ret == SP_PAIR_AGAIN)
+			return 0;
+		if (ret == SP_PAIR_REPLACED)
+			__sync_fetch_and_add(&lock_drops.unpaired, 1);
+		r->sleep_ts = 0;
+		r->offcpu_ns = 0;
+		r->max_sleep_ns = 0;
+		r->nsleeps = 0;
+		read_owner(r, l, flags);
+		p = &r->p;
+	} else {
+		struct sp_lock_spin_stack *s = bpf_map_lookup_elem(&lock_spin, &zero);
+
+		if (!s)
+			return 0;
+		p = sp_pair_spin_push(s, l, flags, 1);
+		if (!p) {
+			__sync_fetch_and_add(&lock_drops.nest_overflow, 1);
+			return 0;
+		}
+	}
+	p->stack = lock_fold_stack(ctx, &p->caller);
+	p->name = lock_name(l, flags, t);
+	p->ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline void account(struct sp_lock_pending *d, int ret, struct sp_lock_task *r)
+{
+	struct sp_lock_key key = {
+		.caller = d->caller, .lock = d->lock, .name = d->name,
+		.flags = sp_lock_flags_norm(d->flags),
+	};
+	struct sp_lock_val zero = {}, *v;
+
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	__sync_fetch_and_add(&lock_counts.total, 1);
+	if (ret < 0)
+		__sync_fetch_and_add(&lock_counts.failed, 1);
+	v = lookup_or_init(&lock_stat, &key, &zero);
+	if (!v) {
+		__sync_fetch_and_add(&lock_drops.row_map_full, 1);
+	} else if (ret < 0) {
+		__sync_fetch_and_add(&v->failed, 1);
+	} else {
+		__sync_fetch_and_add(&v->count, 1);
+		__sync_fetch_and_add(&v->wait_ns, d->ts);
+		lock_update_max(&v->max_ns, d->ts);
+	}
+	if (d->stack && ret >= 0) {
+		struct sp_lock_stack_key sk = {
+			.stack = d->stack, .caller = d->caller, .lock = d->lock, .flags = key.flags,
+			.name = d->name,
+		};
+		struct sp_lock_stack_val szero = {}, *sv;
+
+		__builtin_memcpy(sk.comm, key.comm, sizeof(sk.comm));
+		sv = lookup_or_init(&lock_stack_counts, &sk, &szero);
+		if (sv) {
+			__sync_fetch_and_add(&sv->count, 1);
+			__sync_fetch_and_add(&sv->wait_ns, d->ts);
+		} else {
+			__sync_fetch_and_add(&lock_drops.stackagg_map_full, 1);
+		}
+	}
+	if (!r)
+		return;
+	if (r->nsleeps) {
+		struct sp_lock_sleep_key k = {
+			.caller = d->caller, .lock = d->lock, .flags = key.flags, .name = d->name,
+			.pid = (__u32)bpf_get_current_pid_tgid(),
+		};
+		struct sp_lock_sleep_val szero = {}, *sv;
+
+		__builtin_memcpy(k.comm, key.comm, sizeof(k.comm));
+		sv = lookup_or_init(&lock_sleepers, &k, &szero);
+		if (sv) {
+			__sync_fetch_and_add(&sv->contentions, 1);
+			__sync_fetch_and_add(&sv->sleeps, r->nsleeps);
+			__sync_fetch_and_add(&sv->offcpu_ns, r->offcpu_ns);
+			lock_update_max(&sv->max_ns, r->max_sleep_ns);
+		} else {
+			__sync_fetch_and_add(&lock_drops.sleeper_map_full, 1);
+		}
+		r->nsleeps = 0;
+	}
+	if (r->has_owner && ret >= 0) {
+		struct sp_lock_owner_key k = {
+			.caller = d->caller, .lock = d->lock, .flags = key.flags, .name = d->name,
+		};
+		struct sp_lock_owner_val ozero = {}, *ov;
+
+		__builtin_memcpy(k.owner, r->owner, sizeof(k.owner));
+		ov = lookup_or_init(&lock_owners, &k, &ozero);
+		if (ov) {
+			__sync_fetch_and_add(&ov->count, 1);
+			__sync_fetch_and_add(&ov->wait_ns, d->ts);
+		} else {
+			__sync_fetch_and_add(&lock_drops.owner_map_full, 1);
+		}
+	}
+}
+
+SEC("tp_btf/contention_end")
+int BPF_PROG(lock_end, void *lock, int ret)
+{
+	__u64 l = (__u64)lock, now = bpf_ktime_get_ns();
+	struct sp_lock_spin_stack *s;
+	struct sp_lock_pending d;
+	struct sp_lock_task *r;
+	__u32 zero = 0;
+	int n;
+
+	s = bpf_map_lookup_elem(&lock_spin, &zero);
+	if (s && s->depth) {
+		n = sp_pair_spin_pop(s, l, now, &d);
+		if (n) {
+			if (n > 1)
+				__sync_fetch_and_add(&lock_drops.unpaired, n - 1);
+			account(&d, ret, NULL);
+			return 0;
+		}
+	}
+	r = bpf_task_storage_get(&lock_task, bpf_get_current_task_btf(), 0, 0);
+	if (!r || !sp_pair_task_end(&r->p, l, now, &d))
+		return 0;
+	account(&d, ret, r);
+	return 0;
+}
+
+/* Sleeps inside a sleeping-lock contention: switched out not runnable, until switched in. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(lock_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct sp_lock_task *r;
+	__u64 now = 0, d;
+
+	if (prev_state != 0) { /* not TASK_RUNNING: asleep, not preempted */
+		r = bpf_task_storage_get(&lock_task, prev, 0, 0);
+		if (r && r->p.ts) {
+			now = bpf_ktime_get_ns();
+			r->sleep_ts = now;
+		}
+	}
+	r = bpf_task_storage_get(&lock_task, next, 0, 0);
+	if (!r || !r->sleep_ts)
+		return 0;
+	if (!now)
+		now = bpf_ktime_get_ns();
+	d = now - r->sleep_ts;
+	r->sleep_ts = 0;
+	if (!r->p.ts)
+		return 0;
+	r->offcpu_ns += d;
+	r->nsleeps++;
+	if (d > r->max_sleep_ns)
+		r->max_sleep_ns = d;
+	return 0;
+}
+
+/*
+ * Run once on each CPU at setup (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU): records
+ * that CPU's runqueue lock, reached from whatever task runs there, so user space can name
+ * contention on any CPU's runqueue. Typed __ksym `runqueues` would be simpler, but needs
+ * the per-CPU symbol in kallsyms (CONFIG_KALLSYMS_ALL), which many kernels lack.
+ */
+SEC("raw_tp")
+int lock_rq_probe(void *ctx)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 rq = task_rq(t);
+
+	if (rq && cpu < SP_LOCK_MAX_CPUS)
+		lock_rq_addrs[cpu] = rq + bpf_core_field_offset(struct rq, __lock);
+	return 0;
+}

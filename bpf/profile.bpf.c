@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The profile view: a perf cpu-clock event per online CPU runs prof_sample at -F HZ, and every
+ * sample is counted in exactly one class: idle (the idle task), target (task_is_traced()) or
+ * other. Target samples are aggregated here by leaf (kernel PC, or user frame as build-id +
+ * file offset), comm and, with -g, the hashes of their kernel and user stacks.
+ *
+ * User frames are asked for as build-id + file offset so that they can be named after the
+ * process is gone (a compile job's cc1, as, ld). In this context (hard interrupt) the kernel
+ * cannot sleep to read the build-id and falls back to raw IPs for a stack now and then: such
+ * keys carry (tgid, exec_id) and user space is asked, through the prof_events ring buffer, to
+ * snapshot the process's mappings while it lives. It is also told about every exec and the
+ * first sample of each process image, so it can register the files the image maps.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "target.bpf.h"
+#include "schedprof/profile.h"
+
+/* -g: full kernel and user stacks; without it, the leaf only. */
+const volatile __u32 prof_callchains = 0;
+
+struct sp_prof_counts prof_counts;
+struct sp_prof_drops prof_drops;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SP_DEF_PROF_KEYS);
+	__type(key, struct sp_prof_key);
+	__type(value, __u64);
+} prof_samples SEC(".maps");
+
+/* Stacks by hash, -g only (1 entry otherwise). Not preallocated: memory follows use. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SP_DEF_STACKS);
+	__type(key, __u64);
+	__type(value, struct sp_prof_kstack);
+} prof_kstacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SP_DEF_STACKS);
+	__type(key, __u64);
+	__type(value, struct sp_prof_ustack);
+} prof_ustacks SEC(".maps");
+
+struct prof_scratch {
+	struct sp_prof_key key;
+	struct sp_prof_kstack k;
+	struct sp_prof_ustack u;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct prof_scratch);
+} prof_buf SEC(".maps");
+
+/* Process images ((tgid << 32) | exec_id) already announced, with the last announce time. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SP_PROF_SEEN);
+	__type(key, __u64);
+	__type(value, __u64);
+} prof_seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, SP_PROF_EVENTS_BYTES);
+} prof_events SEC(".maps");
+
+#define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
+#define PROF_REFRESH_NS (1000 * 1000 * 1000ULL)	    /* anything: look again after 1 s */
+
+static __always_inline __u64 prof_mix(__u64 h, __u64 v)
+{
+	h ^= v;
+	h *= 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
+static __always_inline void announce(__u32 tgid, __u32 exec_id, __u32 reason)
+{
+	struct sp_prof_event ev = { .tgid = tgid, .exec_id = exec_id, .reason = reason };
+
+	if (bpf_ringbuf_output(&prof_events, &ev, sizeof(ev), 0))
+		__sync_fetch_and_add(&prof_drops.event_lost, 1);
+}
+
+struct kwalk {
+	struct sp_prof_kstack *k;
+	__u64 hash;
+	__u32 nr;
+	__u32 pad;
+};
+
+static long kframe_step(__u64 i, struct kwalk *w)
+{
+	if (i >= w->nr || i >= SP_PROF_KDEPTH)
+		return 1;
+	w->hash = prof_mix(w->hash, w->k->ip[i & (SP_PROF_KDEPTH - 1)]);
+	return 0;
+}
+
+struct uwalk {
+	struct sp_prof_ustack *u;
+	__u64 hash;
+	__u32 nr;
+	__u32 raw;
+};
+
+/* Hashes a user frame (32 bytes as four words) and notes raw-IP frames. */
+static long uframe_step(__u64 i, struct uwalk *w)
+{
+	struct sp_uframe *f;
+	__u64 *q;
+
+	if (i >= w->nr || i >= SP_PROF_UDEPTH)
+		return 1;
+	f = &w->u->frames[i & (SP_PROF_UDEPTH - 1)];
+	if (f->status == SP_UFRAME_IP)
+		w->raw = 1;
+	q = (__u64 *)f;
+	w->hash = prof_mix(prof_mix(prof_mix(prof_mix(w->hash, q[0]), q[1]), q[2]), q[3]);
+	return 0;
+}
+
+/* Keeps a stack under its hash; returns the hash, or 0 if the map is full. */
+static __always_inline __u64 keep_stack(void *map, __u64 h, void *stack)
+{
+	if (!h)
+		h = 1;
+	if (bpf_map_lookup_elem(map, &h))
+		return h;
+	if (bpf_map_update_elem(map, &h, stack, BPF_NOEXIST) == 0 || bpf_map_lookup_elem(map, &h))
+		return h;
+	return 0;
+}
+
+static __always_inline void count_key(struct sp_prof_key *key)
+{
+	__u64 one = 1, *v;
+
+	v = bpf_map_lookup_elem(&prof_samples, key);
+	if (v) {
+		__sync_fetch_and_add(v, 1);
+		return;
+	}
+	if (bpf_map_update_elem(&prof_samples, key, &one, BPF_NOEXIST) == 0)
+		return;
+	v = bpf_map_lookup_elem(&prof_samples, key); /* lost a race with the other CPU */
+	if (v)
+		__sync_fetch_and_add(v, 1);
+	else
+		__sync_fetch_and_add(&prof_drops.key_map_full, 1);
+}
+
+/* Tells user space about a process image the first time it has user frames, then now and then. */
+static __always_inline void maybe_announce(struct task_struct *task, __u32 raw)
+{
+	__u32 tgid = task->tgid, exec_id = (__u32)task->self_exec_id;
+	__u64 img = ((__u64)tgid << 32) | exec_id, now = bpf_ktime_get_ns(), *last;
+
+	last = bpf_map_lookup_elem(&prof_seen, &img);
+	if (!last) {
+		bpf_map_update_elem(&prof_seen, &img, &now, BPF_ANY);
+		announce(tgid, exec_id, SP_PROF_EV_FIRST);
+		return;
+	}
+	if (now - *last > (raw ? PROF_REFRESH_RAW_NS : PROF_REFRESH_NS)) {
+		*last = now;
+		announce(tgid, exec_id, SP_PROF_EV_REFRESH);
+	}
+}
+
+static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_struct *task)
+{
+	struct prof_scratch *s;
+	struct sp_prof_key *key;
+	__u32 zero = 0, nk = 0, nu = 0, raw = 0;
+	long n;
+
+	s = bpf_map_lookup_elem(&prof_buf, &zero);
+	if (!s) { /* cannot happen (a per-CPU array of one); counted all the same */
+		__sync_fetch_and_add(&prof_drops.key_map_full, 1);
+		return;
+	}
+	key = &s->key;
+	__builtin_memset(key, 0, sizeof(*key));
+	bpf_get_current_comm(key->comm, sizeof(key->comm));
+
+	/* Kernel frames: none when the sample interrupted user mode. */
+	n = bpf_get_stack(ctx, s->k.ip, prof_callchains ? sizeof(s->k.ip) : sizeof(__u64), 0);
+	if (n < 0)
+		__sync_fetch_and_add(&prof_drops.kstack_fail, 1);
+	else
+		nk = n / sizeof(__u64);
+	if (nk)
+		key->kip = s->k.ip[0];
+
+	/* User frames: the leaf of a user-mode sample, or the whole stack with -g. */
+	if (!nk || prof_callchains) {
+		n = bpf_get_stack(ctx, s->u.frames,
+				  prof_callchains ? sizeof(s->u.frames) : sizeof(struct sp_uframe),
+				  BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
+		if (n < 0)
+			__sync_fetch_and_add(&prof_drops.ustack_fail, 1);
+		else
+			nu = n / sizeof(struct sp_uframe);
+	}
+	if (nu) {
+		key->uleaf = s->u.frames[0];
+		raw = key->uleaf.status == SP_UFRAME_IP;
+	}
+
+	if (prof_callchains) {
+		if (nk) {
+			struct kwalk kw = { .k = &s->k, .hash = 0xcbf29ce484222325ULL, .nr = nk };
+
+			s->k.nr = nk;
+			bpf_loop(SP_PROF_KDEPTH, kframe_step, &kw, 0);
+			key->kstack = keep_stack(&prof_kstacks, kw.hash, &s->k);
+			if (!key->kstack) {
+				key->flags |= SP_PROF_F_KSTACK_LOST;
+				__sync_fetch_and_add(&prof_drops.kstack_map_full, 1);
+			}
+		}
+		if (nu) {
+			struct uwalk uw = { .u = &s->u, .hash = 0x84222325cbf29ce4ULL, .nr = nu };
+
+			s->u.nr = nu;
+			bpf_loop(SP_PROF_UDEPTH, uframe_step, &uw, 0);
+			raw |= uw.raw;
+			key->ustack = keep_stack(&prof_ustacks, uw.hash, &s->u);
+			if (!key->ustack) {
+				key->flags |= SP_PROF_F_USTACK_LOST;
+				__sync_fetch_and_add(&prof_drops.ustack_map_full, 1);
+			}
+		}
+	}
+	if (raw) {
+		key->flags |= SP_PROF_F_RAW_IP;
+		key->tgid = task->tgid;
+		key->exec_id = (__u32)task->self_exec_id;
+	}
+	count_key(key);
+	if (nu)
+		maybe_announce(task, raw);
+}
+
+SEC("perf_event")
+int prof_sample(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	__sync_fetch_and_add(&prof_counts.total, 1);
+	if (task->pid == 0) {
+		__sync_fetch_and_add(&prof_counts.idle, 1);
+		return 0;
+	}
+	if (!task_is_traced(task)) {
+		__sync_fetch_and_add(&prof_counts.other, 1);
+		return 0;
+	}
+	__sync_fetch_and_add(&prof_counts.target, 1);
+	record(ctx, task);
+	return 0;
+}
+
+/* A traced task exec'd: user space registers the new image's files while it lives. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(prof_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	if (!task_is_traced(p))
+		return 0;
+	announce(p->tgid, (__u32)p->self_exec_id, SP_PROF_EV_EXEC);
+	return 0;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Types shared by bpf/profile.bpf.c and its loader (src/profile.c): the sampled-PC profile.
+ * Fixed width, padded: keys are compared byte by byte by the hash maps.
+ */
+#ifndef SCHEDPROF_PROFILE_H
+#define SCHEDPROF_PROFILE_H
+
+#include "schedprof/limits.h"
+
+#define SP_PROF_DEF_HZ 99	/* -F: 99, not 100, so sampling does not move in lock-step with HZ */
+#define SP_PROF_MAX_HZ 100000	/* the kernel's default perf_event_max_sample_rate */
+#define SP_DEF_PROF_KEYS 16384	/* distinct (leaf, comm[, stacks]) keys: --max-samples */
+#define SP_PROF_KDEPTH 64	/* kernel frames kept with -g */
+#define SP_PROF_UDEPTH 64	/* user frames kept with -g (as deep as frame pointers allow) */
+#define SP_PROF_BUILD_ID_SIZE 20 /* BPF_BUILD_ID_SIZE */
+#define SP_PROF_SEEN 8192	/* process images tracked for the first-sample notification */
+#define SP_PROF_EVENTS_BYTES (256 * 1024) /* ring buffer of process notifications */
+
+/* Status of a user frame: the kernel's BPF_STACK_BUILD_ID_{EMPTY,VALID,IP}. */
+#define SP_UFRAME_EMPTY 0
+#define SP_UFRAME_VALID 1 /* build_id + file offset */
+#define SP_UFRAME_IP 2	  /* the kernel could not read the build-id: a raw IP */
+
+/*
+ * One user frame exactly as bpf_get_stack(BPF_F_USER_STACK | BPF_F_USER_BUILD_ID) writes it
+ * (struct bpf_stack_build_id: s32 status, 20 bytes of build-id, then offset or ip).
+ */
+struct sp_uframe {
+	__u32 status;
+	__u8 build_id[SP_PROF_BUILD_ID_SIZE];
+	__u64 offset; /* file offset (VALID) or the raw IP (IP) */
+};
+
+/* key flags */
+#define SP_PROF_F_RAW_IP 0x1	 /* some user frame is a raw IP: tgid/exec_id name the image */
+#define SP_PROF_F_KSTACK_LOST 0x2 /* -g: the kernel stack could not be kept (map full) */
+#define SP_PROF_F_USTACK_LOST 0x4 /* -g: the user stack could not be kept (map full) */
+
+/*
+ * A row of the sample count. The leaf is in the key itself, so the counts by function never
+ * depend on the stack maps. Without -g only the leaf is recorded: the kernel PC for a sample
+ * taken in kernel mode (uleaf stays empty), else the user leaf.
+ */
+struct sp_prof_key {
+	__u64 kip;		/* the sampled kernel PC; 0 = the sample was taken in user mode */
+	struct sp_uframe uleaf; /* the innermost user frame */
+	__u64 kstack;		/* -g: hash of the kernel frames (prof_kstacks); 0 = none */
+	__u64 ustack;		/* -g: hash of the user frames (prof_ustacks); 0 = none */
+	__u32 tgid;		/* only with SP_PROF_F_RAW_IP (else 0, so keys merge) */
+	__u32 exec_id;		/* the task's self_exec_id: which image of tgid */
+	__u32 flags;		/* SP_PROF_F_* */
+	__u32 pad;
+	char comm[TASK_COMM_LEN];
+};
+
+struct sp_prof_kstack {
+	__u32 nr;
+	__u32 pad;
+	__u64 ip[SP_PROF_KDEPTH]; /* ip[0] is the sampled PC */
+};
+
+struct sp_prof_ustack {
+	__u32 nr;
+	__u32 pad;
+	struct sp_uframe frames[SP_PROF_UDEPTH]; /* frames[0] is the innermost */
+};
+
+/* Every sample is counted in exactly one class. Read from .bss after the run. */
+struct sp_prof_counts {
+	__u64 total;
+	__u64 idle;   /* the idle task (pid 0) */
+	__u64 target; /* a traced task (everything but idle with -a) */
+	__u64 other;
+};
+
+struct sp_prof_drops {
+	__u64 key_map_full;	/* target samples counted in the classes but in no row */
+	__u64 kstack_fail;	/* bpf_get_stack() failed for the kernel frames */
+	__u64 ustack_fail;	/* ... for the user frames */
+	__u64 kstack_map_full;	/* -g: counted, but no kernel stack kept */
+	__u64 ustack_map_full;	/* -g: counted, but no user stack kept */
+	__u64 event_lost;	/* process notifications lost (ring buffer full) */
+};
+
+/* Why user space is asked to look at a process while it lives. */
+enum sp_prof_reason {
+	SP_PROF_EV_EXEC = 1, /* it exec'd: register the new image's files */
+	SP_PROF_EV_FIRST,    /* first user-mode sample of an image: its libraries are mapped */
+	SP_PROF_EV_REFRESH,  /* raw-IP frames, or a second since the last look */
+};
+
+struct sp_prof_event {
+	__u32 tgid;
+	__u32 exec_id;
+	__u32 reason; /* enum sp_prof_reason */
+	__u32 pad;
+};
+
+#endif

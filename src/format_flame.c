@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Interactive flame graphs, written whole by schedprof (no fetches, no external files):
+ *   -f svg   one view (the first of schedules, profile, locks), a standalone SVG with its
+ *            script inline, like flamegraph.pl's: it opens in a browser, and as a plain image
+ *            elsewhere;
+ *   -f html  every selected view, each one such SVG, in one page with a search box.
+ * The layout is computed here, so the frames are in the document before any script runs:
+ * root ("all") at the bottom, then the comm, then the frames from the outermost caller up to
+ * the leaf; siblings in name order, width = count or (--value time) time. Frames narrower than
+ * FL_MIN_PX are left out, as flamegraph.pl does. The script adds: click to zoom (the root or
+ * "Reset zoom" zooms out), search by regular expression with the matched share, and tooltips
+ * with counts, times and shares. "#search=RE&zoom=NAME" in the URL applies both on load.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "render.h"
+#include "samples.h"
+#include "util.h"
+
+#define FL_WIDTH 1200	 /* SVG width, px */
+#define FL_PAD 10	 /* left and right margin */
+#define FL_FRAME_H 16	 /* one level */
+#define FL_TOP 48	 /* title and controls */
+#define FL_BOTTOM 28	 /* details line */
+#define FL_CHAR_W 7.3	 /* advance of the 12 px monospace font, a little generous */
+#define FL_MIN_PX 0.1	 /* narrower frames are left out */
+#define FL_MAX_DEPTH 1024 /* deeper frames are cut (real stacks have at most ~260) */
+#define FL_INNER (FL_WIDTH - 2 * FL_PAD)
+
+enum kind { K_ROOT, K_COMM, K_KERNEL, K_USER, K_SPECIAL };
+
+struct path { /* one sample, root first: the comm, then the outermost frame */
+	const char **names;
+	const char **objects;
+	uint8_t *kinds;
+	size_t n;
+	uint64_t value, count, time;
+};
+
+struct node {
+	const char *name, *object;
+	uint8_t kind;
+	unsigned int depth;
+	uint64_t x, value, count, time;
+};
+
+struct flame {
+	enum sp_value value;
+	struct path *paths;
+	size_t npaths, pcap;
+	struct node *nodes;
+	size_t nnodes, ncap;
+};
+
+static void flame_free(struct flame *fl)
+{
+	for (size_t i = 0; i < fl->npaths; i++) {
+		free(fl->paths[i].names);
+		free(fl->paths[i].objects);
+		free(fl->paths[i].kinds);
+	}
+	free(fl->paths);
+	free(fl->nodes);
+}
+
+static enum kind frame_kind(const char *name, const char *object)
+{
+	if (name[0] == '[')
+		return K_SPECIAL; /* [preempted], [unknown], [lost] */
+	if (!object || !strcmp(object, "[kernel]"))
+		return K_KERNEL;
+	if (object[0] == '[' && strcmp(object, "[vdso]") && strcmp(object, "[unknown]"))
+		return K_KERNEL; /* a module: [ext4] */
+	return K_USER;
+}
+
+static int collect(const struct sp_sample *s, void *arg)
+{
+	struct flame *fl = arg;
+	uint64_t v = sp_sample_value(s, fl->value);
+	size_t n = s->nframes + (s->comm ? 1 : 0), k = 0;
+	struct path *p;
+
+	if (!v)
+		return 0;
+	if (n > FL_MAX_DEPTH)
+		n = FL_MAX_DEPTH;
+	if (grow((void **)&fl->paths, &fl->pcap, fl->npaths + 1, sizeof(*fl->paths)))
+		return -ENOMEM;
+	p = &fl->paths[fl->npaths++];
+	p->names = calloc(n + 1, sizeof(*p->names));
+	p->objects = calloc(n + 1, sizeof(*p->objects));
+	p->kinds = calloc(n + 1, sizeof(*p->kinds));
+	if (!p->names || !p->objects || !p->kinds)
+		return -ENOMEM;
+	if (s->comm) {
+		p->names[k] = s->comm;
+		p->kinds[k++] = K_COMM;
+	}
+	for (size_t i = s->nframes; i-- > 0 && k < n;) {
+		p->names[k] = s->frames[i];
+		p->objects[k] = s->objects ? s->objects[i] : "[kernel]";
+		p->kinds[k] = (uint8_t)frame_kind(p->names[k], p->objects[k]);
+		k++;
+	}
+	p->n = k;
+	p->value = v;
+	p->count = s->count;
+	p->time = s->time_ns;
+	return 0;
+}
+
+static int cmp_path(const void *pa, const void *pb)
+{
+	const struct path *a = pa, *b = pb;
+
+	for (size_t i = 0; i < a->n && i < b->n; i++) {
+		int c = strcmp(a->names[i], b->names[i]);
+
+		if (c)
+			return c;
+	}
+	return a->n < b->n ? -1 : a->n > b->n;
+}
+
+static int add_node(struct flame *fl, const char *name, const char *object, uint8_t kind,
+		    unsigned int depth, uint64_t x)
+{
+	if (grow((void **)&fl->nodes, &fl->ncap, fl->nnodes + 1, sizeof(*fl->nodes)))
+		return -ENOMEM;
+	fl->nodes[fl->nnodes++] = (struct node){ name, object, kind, depth, x, 0, 0, 0 };
+	return 0;
+}
+
+/*
+ * Sorted paths make the tree in one pass: a path shares its first k nodes with the one before
+ * (same names), and each new node starts where all the paths before it end.
+ */
+static int build(struct flame *fl, const struct sp_run *run, unsigned int view)
+{
+	size_t *open = NULL, nopen = 0;
+	const struct path *prev = NULL;
+	uint64_t cursor = 0;
+	int err;
+
+	err = sp_samples_for_each(run, view, collect, fl);
+	if (err)
+		return err;
+	if (fl->npaths > 1)
+		qsort(fl->paths, fl->npaths, sizeof(*fl->paths), cmp_path);
+	open = calloc(FL_MAX_DEPTH + 1, sizeof(*open));
+	if (!open)
+		return -ENOMEM;
+	err = add_node(fl, "all", NULL, K_ROOT, 0, 0);
+	for (size_t i = 0; !err && i < fl->npaths; i++) {
+		const struct path *p = &fl->paths[i];
+		size_t k = 0;
+
+		while (prev && k < nopen && k < p->n && !strcmp(p->names[k], prev->names[k]))
+			k++;
+		for (nopen = k; !err && nopen < p->n; nopen++) {
+			open[nopen] = fl->nnodes;
+			err = add_node(fl, p->names[nopen], p->objects[nopen], p->kinds[nopen],
+				       (unsigned int)nopen + 1, cursor);
+		}
+		if (err)
+			break;
+		for (size_t d = 0; d <= p->n; d++) {
+			struct node *nd = &fl->nodes[d ? open[d - 1] : 0];
+
+			nd->value += p->value;
+			nd->count += p->count;
+			nd->time += p->time;
+		}
+		cursor += p->value;
+		prev = p;
+	}
+	free(open);
+	return err;
+}
+
+/* ---- output ---- */
+
+/*
+ * Text for XML/HTML: escaped, with control characters and each byte of invalid UTF-8 as
+ * U+FFFD (always well-formed). At most max characters (0: all), "..." ending a cut text.
+ */
+static void put_text_max(const char *str, size_t max, FILE *f)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), chars = 0, i, len;
+
+	if (max) {
+		for (i = 0; i < n; chars++) {
+			len = utf8_seq_len(s + i, n - i);
+			i += len ? len : 1;
+		}
+		if (chars <= max)
+			max = 0;
+		else
+			max -= 2; /* room for ".." */
+	}
+	for (i = 0, chars = 0; i < n && (!max || chars < max); chars++) {
+		len = utf8_seq_len(s + i, n - i);
+		if (s[i] < 0x20 || s[i] == 0x7f || !len) {
+			fputs("\xef\xbf\xbd", f);
+			i++;
+			continue;
+		}
+		switch (s[i]) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fwrite(s + i, 1, len, f); break;
+		}
+		i += len;
+	}
+	if (max)
+		fputs("..", f);
+}
+
+static void put_text(const char *s, FILE *f)
+{
+	put_text_max(s ? s : "?", 0, f);
+}
+
+static double pct(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+static uint32_t hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void put_color(const struct node *n, FILE *f)
+{
+	uint32_t h = hash(n->name);
+	unsigned int a = h & 0xff, b = (h >> 8) & 0xff, c = (h >> 16) & 0xff;
+
+	switch (n->kind) {
+	case K_ROOT:
+		fputs("rgb(200,200,205)", f);
+		break;
+	case K_COMM:
+		fprintf(f, "rgb(%u,%u,%u)", 90 + a % 60, 150 + b % 60, 215 + c % 40);
+		break;
+	case K_KERNEL:
+		fprintf(f, "rgb(%u,%u,%u)", 205 + a % 50, 80 + b % 120, c % 55);
+		break;
+	case K_USER:
+		fprintf(f, "rgb(%u,%u,%u)", 175 + a % 60, 195 + b % 55, 40 + c % 60);
+		break;
+	default:
+		fprintf(f, "rgb(%u,%u,%u)", 160 + a % 40, 160 + a % 40, 165 + a % 40);
+		break;
+	}
+}
+
+struct fl_view {
+	unsigned int view;
+	const char *count_name, *time_name;
+	uint64_t total;
+};
+
+static void put_stats(const struct fl_view *v, const struct node *n, const struct node *root,
+		      FILE *f)
+{
+	char d[32];
+
+	fprintf(f, "%" PRIu64 " %s (%.2f%%)", n->count, v->count_name, pct(n->count, root->count));
+	if (root->time)
+		fprintf(f, ", %s %s (%.2f%%)", fmt_duration(n->time, d, sizeof(d)), v->time_name,
+			pct(n->time, root->time));
+}
+
+static bool visible(const struct node *n, uint64_t total)
+{
+	return total && (double)n->value * FL_INNER / (double)total >= FL_MIN_PX;
+}
+
+static void put_node(const struct fl_view *v, const struct node *n, const struct node *root,
+		     int height, FILE *f)
+{
+	double x = (double)n->x * FL_INNER / (double)v->total;
+	double w = (double)n->value * FL_INNER / (double)v->total;
+	int y = height - FL_BOTTOM - (int)(n->depth + 1) * FL_FRAME_H;
+	long fit = (long)((w - 6) / FL_CHAR_W);
+
+	fprintf(f, "<g class=\"f\" data-x=\"%.4f\" data-w=\"%.4f\" data-d=\"%u\"><title>", x, w,
+		n->depth);
+	put_text(n->name, f);
+	if (n->kind == K_COMM)
+		fputs("\nprocess name", f);
+	else if (n->kind == K_ROOT)
+		fputs("\nthe whole view", f);
+	else if (n->object) {
+		putc('\n', f);
+		put_text(n->object, f);
+	}
+	putc('\n', f);
+	put_stats(v, n, root, f);
+	fprintf(f, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"",
+		FL_PAD + x, y, w, FL_FRAME_H - 1);
+	put_color(n, f);
+	fprintf(f, "\"/><text x=\"%.2f\" y=\"%d\">", FL_PAD + x + 3, y + FL_FRAME_H - 4);
+	if (fit >= 3)
+		put_text_max(n->name, (size_t)fit, f);
+	fputs("</text></g>\n", f);
+}
+
+static const char flame_css[] =
+	".f text{font:12px \"DejaVu Sans Mono\",\"Liberation Mono\",monospace;fill:#000;"
+	"pointer-events:none}\n"
+	".f rect{stroke:#fff;stroke-width:0.5}\n"
+	".f:hover rect{stroke:#000;stroke-width:1}\n"
+	".f{cursor:pointer}\n"
+	".parent rect{opacity:0.55}\n"
+	".ttl{font:bold 15px sans-serif;fill:#222}\n"
+	".ctl{font:13px sans-serif;fill:#06c;cursor:pointer}\n"
+	".details,.matched{font:12px sans-serif;fill:#222}\n";
+
+/* The script, shared by both formats: ES5, no libraries. */
+static const char flame_js[] =
+	"(function () {\n"
+	"\"use strict\";\n"
+	"var flames = [];\n"
+	"function num(e, a) { return parseFloat(e.getAttribute(a)); }\n"
+	"function fit(name, w, cw) {\n"
+	"\tvar n = Math.floor((w - 6) / cw);\n"
+	"\tif (n < 3) return \"\";\n"
+	"\treturn name.length <= n ? name : name.substring(0, n - 2) + \"..\";\n"
+	"}\n"
+	"function Flame(svg) {\n"
+	"\tvar self = this, gs = svg.querySelectorAll(\"g.f\"), i;\n"
+	"\tthis.inner = num(svg, \"data-inner\");\n"
+	"\tthis.pad = num(svg, \"data-pad\");\n"
+	"\tthis.cw = num(svg, \"data-cw\");\n"
+	"\tthis.hover = svg.querySelector(\".hover\");\n"
+	"\tthis.matched = svg.querySelector(\".matched\");\n"
+	"\tthis.reset = svg.querySelector(\".reset\");\n"
+	"\tthis.nodes = [];\n"
+	"\tfor (i = 0; i < gs.length; i++) {\n"
+	"\t\tvar g = gs[i], t = g.querySelector(\"title\").textContent;\n"
+	"\t\tvar n = { g: g, rect: g.querySelector(\"rect\"), text: g.querySelector(\"text\"),\n"
+	"\t\t\tx: num(g, \"data-x\"), w: num(g, \"data-w\"), d: num(g, \"data-d\"),\n"
+	"\t\t\tname: t.split(\"\\n\")[0], info: t };\n"
+	"\t\tn.fill = n.rect.getAttribute(\"fill\");\n"
+	"\t\tthis.nodes.push(n);\n"
+	"\t\tg.addEventListener(\"click\", this.zoom.bind(this, n));\n"
+	"\t\tg.addEventListener(\"mouseover\", this.over.bind(this, n));\n"
+	"\t\tg.addEventListener(\"mouseout\", this.out.bind(this));\n"
+	"\t}\n"
+	"\tthis.root = this.nodes[0];\n"
+	"\tif (this.reset)\n"
+	"\t\tthis.reset.addEventListener(\"click\", function () { self.zoom(self.root); });\n"
+	"\tvar s = svg.querySelector(\".search\");\n"
+	"\tif (s)\n"
+	"\t\ts.addEventListener(\"click\", function () {\n"
+	"\t\t\tvar re = window.prompt(\"Search frames (regular expression)\", \"\");\n"
+	"\t\t\tif (re !== null) self.search(re);\n"
+	"\t\t});\n"
+	"}\n"
+	"Flame.prototype.place = function (n, x, w) {\n"
+	"\tn.g.style.display = \"\";\n"
+	"\tn.rect.setAttribute(\"x\", (this.pad + x).toFixed(2));\n"
+	"\tn.rect.setAttribute(\"width\", w.toFixed(2));\n"
+	"\tn.text.setAttribute(\"x\", (this.pad + x + 3).toFixed(2));\n"
+	"\tn.text.textContent = fit(n.name, w, this.cw);\n"
+	"};\n"
+	"Flame.prototype.zoom = function (t) {\n"
+	"\tvar k = this.inner / t.w, eps = 1e-3, i, n;\n"
+	"\tfor (i = 0; i < this.nodes.length; i++) {\n"
+	"\t\tn = this.nodes[i];\n"
+	"\t\tif (n.d < t.d && n.x <= t.x + eps && n.x + n.w >= t.x + t.w - eps) {\n"
+	"\t\t\tthis.place(n, 0, this.inner);\n"
+	"\t\t\tn.g.setAttribute(\"class\", \"f parent\");\n"
+	"\t\t} else if (n.d >= t.d && n.x >= t.x - eps && n.x + n.w <= t.x + t.w + eps) {\n"
+	"\t\t\tthis.place(n, (n.x - t.x) * k, n.w * k);\n"
+	"\t\t\tn.g.setAttribute(\"class\", \"f\");\n"
+	"\t\t} else {\n"
+	"\t\t\tn.g.style.display = \"none\";\n"
+	"\t\t}\n"
+	"\t}\n"
+	"\tif (this.reset) this.reset.style.display = t.d > 0 ? \"\" : \"none\";\n"
+	"\tthis.zoomed = t;\n"
+	"};\n"
+	"Flame.prototype.search = function (term) {\n"
+	"\tvar re = null, ranges = [], sum = 0, end = -1, i, n;\n"
+	"\tif (term) {\n"
+	"\t\ttry { re = new RegExp(term); }\n"
+	"\t\tcatch (e) { re = new RegExp(term.replace(/[.*+?^${}()|[\\]\\\\]/g, \"\\\\$&\")); }\n"
+	"\t}\n"
+	"\tfor (i = 0; i < this.nodes.length; i++) {\n"
+	"\t\tn = this.nodes[i];\n"
+	"\t\tif (re && n.d > 0 && re.test(n.name)) {\n"
+	"\t\t\tn.rect.setAttribute(\"fill\", \"rgb(230,0,230)\");\n"
+	"\t\t\tranges.push([n.x, n.x + n.w]);\n"
+	"\t\t} else {\n"
+	"\t\t\tn.rect.setAttribute(\"fill\", n.fill);\n"
+	"\t\t}\n"
+	"\t}\n"
+	"\t/* the share of all: matched frames nested in matched frames count once */\n"
+	"\tranges.sort(function (a, b) { return a[0] - b[0]; });\n"
+	"\tfor (i = 0; i < ranges.length; i++) {\n"
+	"\t\tif (ranges[i][0] >= end) { sum += ranges[i][1] - ranges[i][0]; end = ranges[i][1]; }\n"
+	"\t\telse if (ranges[i][1] > end) { sum += ranges[i][1] - end; end = ranges[i][1]; }\n"
+	"\t}\n"
+	"\tvar pct = this.inner ? 100 * sum / this.inner : 0;\n"
+	"\tif (this.matched)\n"
+	"\t\tthis.matched.textContent = re ? \"Matched: \" + pct.toFixed(1) + \"%\" : \"\";\n"
+	"\treturn pct;\n"
+	"};\n"
+	"var tip = document.getElementById(\"tip\");\n"
+	"Flame.prototype.over = function (n) {\n"
+	"\tif (this.hover) this.hover.textContent = n.info.replace(/\\n/g, \" | \");\n"
+	"\tif (tip) { tip.textContent = n.info; tip.style.display = \"block\"; }\n"
+	"};\n"
+	"Flame.prototype.out = function () {\n"
+	"\tif (this.hover) this.hover.textContent = \" \";\n"
+	"\tif (tip) tip.style.display = \"none\";\n"
+	"};\n"
+	"if (tip)\n"
+	"\tdocument.addEventListener(\"mousemove\", function (e) {\n"
+	"\t\tvar x = e.clientX + 14, y = e.clientY + 14;\n"
+	"\t\tvar w = tip.offsetWidth, h = tip.offsetHeight;\n"
+	"\t\tif (x + w > window.innerWidth) x = Math.max(0, e.clientX - w - 8);\n"
+	"\t\tif (y + h > window.innerHeight) y = Math.max(0, e.clientY - h - 8);\n"
+	"\t\ttip.style.left = x + \"px\";\n"
+	"\t\ttip.style.top = y + \"px\";\n"
+	"\t});\n"
+	"var svgs = document.querySelectorAll(\"svg.flame\"), i;\n"
+	"for (i = 0; i < svgs.length; i++)\n"
+	"\tif (svgs[i].querySelector(\"g.f\")) flames.push(new Flame(svgs[i]));\n"
+	"function searchAll(term) {\n"
+	"\tfor (var i = 0; i < flames.length; i++) flames[i].search(term);\n"
+	"}\n"
+	"var box = document.getElementById(\"search\");\n"
+	"var reset = document.getElementById(\"reset\");\n"
+	"if (box) box.addEventListener(\"input\", function () { searchAll(box.value); });\n"
+	"if (reset)\n"
+	"\treset.addEventListener(\"click\", function () {\n"
+	"\t\tif (box) box.value = \"\";\n"
+	"\t\tsearchAll(\"\");\n"
+	"\t\tfor (var i = 0; i < flames.length; i++) flames[i].zoom(flames[i].root);\n"
+	"\t});\n"
+	"/* #search=RE&zoom=NAME: the widest frame called NAME, in every graph that has one */\n"
+	"var args = {};\n"
+	"(window.location.hash || \"\").replace(/^#/, \"\").split(\"&\").forEach(function (kv) {\n"
+	"\tvar p = kv.indexOf(\"=\");\n"
+	"\tif (p > 0) args[kv.substring(0, p)] = decodeURIComponent(kv.substring(p + 1));\n"
+	"});\n"
+	"if (args.search) {\n"
+	"\tif (box) box.value = args.search;\n"
+	"\tsearchAll(args.search);\n"
+	"}\n"
+	"if (args.zoom)\n"
+	"\tflames.forEach(function (fl) {\n"
+	"\t\tvar best = null;\n"
+	"\t\tfl.nodes.forEach(function (n) {\n"
+	"\t\t\tif (n.name === args.zoom && (!best || n.w > best.w)) best = n;\n"
+	"\t\t});\n"
+	"\t\tif (best) fl.zoom(best);\n"
+	"\t});\n"
+	"})();\n";
+
+static void put_title(const struct sp_run *run, FILE *f)
+{
+	const struct sp_target_info *t = &run->target;
+
+	if (t->mode == SP_TARGET_COMMAND) {
+		fputs("command: ", f);
+		put_text(t->command, f);
+	} else if (t->mode == SP_TARGET_PIDS) {
+		fputs("pids:", f);
+		for (size_t i = 0; i < t->npids; i++)
+			fprintf(f, "%s%d", i ? "," : " ", t->pids[i]);
+	} else {
+		fputs("system-wide", f);
+	}
+}
+
+static const char *view_heading(unsigned int view)
+{
+	switch (view) {
+	case SP_VIEW_SCHED:
+		return "Schedules: off-CPU flame graph";
+	case SP_VIEW_PROFILE:
+		return "Profile: on-CPU flame graph";
+	default:
+		return "Locks: lock contention flame graph";
+	}
+}
+
+/* One flame graph as an <svg> element; standalone adds the XML namespace and the script. */
+static void put_svg(const struct sp_run *run, const struct fl_view *v, const struct flame *fl,
+		    bool standalone, FILE *f)
+{
+	const struct node *root = &fl->nodes[0];
+	unsigned int maxdepth = 0;
+	int height;
+	char d[32];
+
+	for (size_t i = 0; i < fl->nnodes; i++)
+		if (fl->nodes[i].depth > maxdepth && visible(&fl->nodes[i], v->total))
+			maxdepth = fl->nodes[i].depth;
+	height = FL_TOP + (int)(maxdepth + 1) * FL_FRAME_H + FL_BOTTOM;
+	fprintf(f, "<svg class=\"flame\" %sversion=\"1.1\" width=\"%d\" height=\"%d\" "
+		   "viewBox=\"0 0 %d %d\" data-inner=\"%d\" data-pad=\"%d\" data-cw=\"%.2f\" "
+		   "data-view=\"%s\">\n",
+		standalone ? "xmlns=\"http://www.w3.org/2000/svg\" " : "", FL_WIDTH, height,
+		FL_WIDTH, height, FL_INNER, FL_PAD, FL_CHAR_W, sp_view_name(v->view));
+	fprintf(f, "<style>\n%s</style>\n", flame_css);
+	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f4\"/>\n",
+		FL_WIDTH, height);
+	fprintf(f, "<text class=\"ttl\" x=\"%d\" y=\"20\" text-anchor=\"middle\">%s (width: %s)"
+		   "</text>\n",
+		FL_WIDTH / 2, view_heading(v->view),
+		fl->value == SP_VALUE_TIME ? v->time_name : v->count_name);
+	fprintf(f, "<text class=\"details\" x=\"%d\" y=\"38\" text-anchor=\"middle\">",
+		FL_WIDTH / 2);
+	put_title(run, f);
+	fprintf(f, ", %" PRIu64 " %s", root->count, v->count_name);
+	if (root->time)
+		fprintf(f, ", %s %s", fmt_duration(root->time, d, sizeof(d)), v->time_name);
+	fputs("</text>\n", f);
+	fprintf(f, "<text class=\"ctl reset\" x=\"%d\" y=\"20\" style=\"display:none\">Reset zoom"
+		   "</text>\n", FL_PAD);
+	fprintf(f, "<text class=\"ctl search\" x=\"%d\" y=\"20\" text-anchor=\"end\">Search"
+		   "</text>\n", FL_WIDTH - FL_PAD);
+	fprintf(f, "<text class=\"hover details\" x=\"%d\" y=\"%d\"> </text>\n", FL_PAD,
+		height - 10);
+	fprintf(f, "<text class=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
+		FL_WIDTH - FL_PAD, height - 10);
+	if (!v->total)
+		fprintf(f, "<text class=\"details\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">"
+			   "no samples</text>\n", FL_WIDTH / 2, height - FL_BOTTOM - 4);
+	for (size_t i = 0; i < fl->nnodes; i++)
+		if (visible(&fl->nodes[i], v->total))
+			put_node(v, &fl->nodes[i], root, height, f);
+	if (standalone)
+		fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
+			flame_js);
+	fputs("</svg>\n", f);
+}
+
+static int render_view(const struct sp_run *run, unsigned int view, enum sp_value value,
+		       bool standalone, FILE *f)
+{
+	struct flame fl = { .value = value };
+	struct fl_view v = { view, sp_view_count_name(view), sp_view_time_name(view), 0 };
+	int err = build(&fl, run, view);
+
+	if (!err) {
+		v.total = fl.nodes[0].value;
+		put_svg(run, &v, &fl, standalone, f);
+	}
+	flame_free(&fl);
+	return err;
+}
+
+int format_svg(const struct sp_run *run, const struct render_opts *opts, FILE *f)
+{
+	unsigned int view = sp_samples_view(run, opts->views);
+
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", f);
+	return render_view(run, view ? view : SP_VIEW_SCHED, opts->value, true, f);
+}
+
+static const char page_css[] =
+	"body{font:14px sans-serif;margin:12px;background:#fff;color:#222}\n"
+	"h1{font-size:18px;margin:0 0 4px}h2{font-size:15px;margin:18px 0 4px}\n"
+	".meta{color:#555;margin:0 0 8px}\n"
+	".controls{margin:8px 0}#search{width:24em}\n"
+	"#tip{position:fixed;display:none;pointer-events:none;background:#ffffe8;"
+	"border:1px solid #888;padding:4px 6px;font:12px sans-serif;white-space:pre;"
+	"box-shadow:2px 2px 4px rgba(0,0,0,.2);z-index:10}\n";
+
+int format_html(const struct sp_run *run, const struct render_opts *opts, FILE *f)
+{
+	static const unsigned int order[] = { SP_VIEW_SCHED, SP_VIEW_PROFILE, SP_VIEW_LOCKS };
+	char d[32];
+	int err = 0, shown = 0;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+	      "schedprof: ", f);
+	put_title(run, f);
+	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>schedprof: ", page_css);
+	put_title(run, f);
+	fprintf(f, "</h1>\n<p class=\"meta\">elapsed %s, kernel ",
+		fmt_duration(run->elapsed_ns, d, sizeof(d)));
+	put_text(run->kernel, f);
+	fprintf(f, ", %d CPUs, host ", run->ncpus);
+	put_text(run->hostname, f);
+	fputs(". Click a frame to zoom in, the bottom frame to zoom out; hover for counts.</p>\n"
+	      "<div class=\"controls\"><input id=\"search\" type=\"search\" "
+	      "placeholder=\"search frames (regular expression)\"> "
+	      "<button id=\"reset\" type=\"button\">Reset zoom and search</button></div>\n",
+	      f);
+	for (size_t i = 0; !err && i < ARRAY_SIZE(order); i++) {
+		unsigned int view = order[i];
+
+		if (!(opts->views & view) || sp_samples_view(run, view) != view)
+			continue;
+		err = render_view(run, view, opts->value, false, f);
+		shown++;
+	}
+	if (!err && !shown)
+		fputs("<p>This run has no view with stacks to draw.</p>\n", f);
+	fprintf(f, "<div id=\"tip\"></div>\n<script>\n%s</script>\n</body>\n</html>\n", flame_js);
+	return err;
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Folded stacks, one line per stack: "comm;root;...;leaf VALUE", the input of FlameGraph's
+ * flamegraph.pl, inferno and speedscope. One view (samples.h picks it), values are counts or,
+ * with --value time, nanoseconds. Lines come in the order of the tables (rows by rank).
+ *
+ * The format has no escapes, so names are made safe: ';' (the frame separator) becomes ':',
+ * control characters become '?', and an empty name "[unknown]". A comm may hold spaces: the
+ * tools split the value off at the last one.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include "render.h"
+#include "samples.h"
+
+static void put_name(const char *s, FILE *f)
+{
+	if (!*s) {
+		fputs("[unknown]", f);
+		return;
+	}
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == ';')
+			c = ':';
+		else if (c < 0x20 || c == 0x7f)
+			c = '?';
+		putc(c, f);
+	}
+}
+
+struct folded {
+	FILE *f;
+	enum sp_value value;
+};
+
+static int put_line(const struct sp_sample *s, void *arg)
+{
+	const struct folded *fo = arg;
+	uint64_t v = sp_sample_value(s, fo->value);
+	bool first = true;
+
+	if (!v)
+		return 0;
+	if (s->comm) {
+		put_name(s->comm, fo->f);
+		first = false;
+	}
+	for (size_t i = s->nframes; i-- > 0;) {
+		if (!first)
+			putc(';', fo->f);
+		put_name(s->frames[i], fo->f);
+		first = false;
+	}
+	if (first)
+		fputs("[unknown]", fo->f); /* a stack without frames or comm */
+	fprintf(fo->f, " %" PRIu64 "\n", v);
+	return ferror(fo->f) ? -EIO : 0;
+}
+
+int format_folded(const struct sp_run *run, const struct render_opts *opts, FILE *f)
+{
+	struct folded fo = { f, opts->value };
+	unsigned int view = sp_samples_view(run, opts->views);
+
+	if (!view)
+		return 0; /* nothing to draw: an empty file is valid folded input */
+	return sp_samples_for_each(run, view, put_line, &fo);
+}

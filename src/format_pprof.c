@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * pprof (profile.proto, gzip-compressed) for `go tool pprof`, Pyroscope and Parca: the
+ * samples of one view (samples.h) with two sample types each, a count and a time:
+ *   schedules  schedules/count    offcpu/nanoseconds  (period type schedules/count)
+ *   profile    samples/count      cpu/nanoseconds     (period type cpu/nanoseconds, 1/hz)
+ *   locks      contentions/count  delay/nanoseconds   (period type contentions/count)
+ * Frames keep their object as the mapping (with the build-id when the run knows it), and
+ * every sample has a "comm" label. The model has no pids (rows are per comm), so no "pid".
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "pprof.h"
+#include "render.h"
+#include "samples.h"
+#include "util.h"
+
+struct pp {
+	struct pprof *p;
+	const struct sp_run *run;
+	struct pprof_frame *frames;
+	size_t cap;
+};
+
+static const char *build_id(const struct sp_run *run, const char *object)
+{
+	/* only files have build-ids: "[kernel]", "[ext4]", "[vdso]" never do */
+	if (!object || object[0] == '[')
+		return NULL;
+	return sp_run_build_id(run, object);
+}
+
+static int64_t i64(uint64_t v)
+{
+	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+static int add_sample(const struct sp_sample *s, void *arg)
+{
+	struct pp *pp = arg;
+	const char *prev_obj = NULL, *prev_id = NULL;
+	int64_t values[2] = { i64(s->count), i64(s->time_ns) };
+	struct pprof_label label = { .key = "comm", .str = s->comm };
+
+	if (!s->count && !s->time_ns)
+		return 0;
+	if (grow((void **)&pp->frames, &pp->cap, s->nframes, sizeof(*pp->frames)))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nframes; i++) {
+		const char *obj = s->objects ? s->objects[i] : "[kernel]";
+
+		if (obj != prev_obj) { /* runs of frames share their object */
+			prev_obj = obj;
+			prev_id = build_id(pp->run, obj);
+		}
+		pp->frames[i] = (struct pprof_frame){ s->frames[i], obj, prev_id };
+	}
+	return pprof__add_sample(pp->p, pp->frames, s->nframes, values, &label, s->comm ? 1 : 0);
+}
+
+static int add_comments(struct pprof *p, const struct sp_run *run, unsigned int view)
+{
+	char buf[512];
+	int err;
+
+	snprintf(buf, sizeof(buf), "schedprof %s, %s view", run->version ? run->version : "?",
+		 sp_view_name(view));
+	err = pprof__add_comment(p, buf);
+	if (!err && run->target.mode == SP_TARGET_COMMAND && run->target.command) {
+		snprintf(buf, sizeof(buf), "command: %s", run->target.command);
+		err = pprof__add_comment(p, buf);
+	}
+	if (!err) {
+		snprintf(buf, sizeof(buf), "kernel %s, %d CPUs, host %s",
+			 run->kernel ? run->kernel : "?", run->ncpus,
+			 run->hostname ? run->hostname : "?");
+		err = pprof__add_comment(p, buf);
+	}
+	if (!err && run->options) {
+		snprintf(buf, sizeof(buf), "options: %s", run->options);
+		err = pprof__add_comment(p, buf);
+	}
+	return err;
+}
+
+int format_pprof(const struct sp_run *run, const struct render_opts *opts, FILE *f)
+{
+	static const char *const units[] = { "count", "nanoseconds" };
+	static const char *const sched_types[] = { "schedules", "offcpu" };
+	static const char *const profile_types[] = { "samples", "cpu" };
+	static const char *const lock_types[] = { "contentions", "delay" };
+	unsigned int view = sp_samples_view(run, opts->views);
+	const char *const *types = sched_types;
+	const char *period_type = "schedules", *period_unit = "count";
+	int64_t period = 1;
+	struct pp pp = { .run = run };
+	int err;
+
+	if (view == SP_VIEW_PROFILE) {
+		types = profile_types;
+		period_type = "cpu";
+		period_unit = "nanoseconds";
+		period = run->profile.hz ? (int64_t)(NSEC_PER_SEC / run->profile.hz) : 0;
+	} else if (view == SP_VIEW_LOCKS) {
+		types = lock_types;
+		period_type = "contentions";
+	}
+	/* no view: an empty profile of the schedules types, still a valid file */
+	pp.p = pprof__new(types, units, 2, i64(run->elapsed_ns), i64(run->start_unix_ns),
+			  period_type, period_unit, period);
+	if (!pp.p)
+		return -errno;
+	err = add_comments(pp.p, run, view ? view : SP_VIEW_SCHED);
+	if (!err && view)
+		err = sp_samples_for_each(run, view, add_sample, &pp);
+	if (!err)
+		err = pprof__write(pp.p, f);
+	pprof__free(pp.p);
+	free(pp.frames);
+	return err;
+}

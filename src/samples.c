@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The samples of a view (see samples.h): stacks, per-comm remainders, and the lost count. */
+#include <errno.h>
+#include <string.h>
+#include "samples.h"
+#include "util.h"
+
+static const struct {
+	unsigned int view;
+	const char *name, *count, *time;
+} names[] = {
+	{ SP_VIEW_SCHED, "schedules", "schedules", "off-CPU" },
+	{ SP_VIEW_PROFILE, "profile", "samples", "CPU" },
+	{ SP_VIEW_LOCKS, "locks", "contentions", "lock wait" },
+};
+
+const char *sp_view_name(unsigned int view)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].view == view)
+			return names[i].name;
+	return "?";
+}
+
+const char *sp_view_count_name(unsigned int view)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].view == view)
+			return names[i].count;
+	return "count";
+}
+
+const char *sp_view_time_name(unsigned int view)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].view == view)
+			return names[i].time;
+	return "time";
+}
+
+unsigned int sp_samples_view(const struct sp_run *run, unsigned int views)
+{
+	if ((views & SP_VIEW_SCHED) && run->sched.present)
+		return SP_VIEW_SCHED;
+	if ((views & SP_VIEW_PROFILE) && run->profile.present)
+		return SP_VIEW_PROFILE;
+	if ((views & SP_VIEW_LOCKS) && run->locks.present)
+		return SP_VIEW_LOCKS;
+	return 0;
+}
+
+uint64_t sp_sample_value(const struct sp_sample *s, enum sp_value value)
+{
+	return value == SP_VALUE_TIME ? s->time_ns : s->count;
+}
+
+/* A row with its comms and stacks, seen alike for every view. */
+struct row {
+	const char *name;   /* the one frame of the remainders */
+	const char *object; /* its object, NULL = [kernel] */
+	const struct sp_comm_list *comms;
+	const struct sp_stack_list *stacks;
+	uint64_t period_ns; /* profile: time = count x period; 0: time from the model */
+};
+
+static uint64_t sat_sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static int walk_row(const struct row *r, sp_sample_fn fn, void *arg)
+{
+	struct sp_sample s;
+	int err;
+
+	for (size_t i = 0; i < r->stacks->n; i++) {
+		const struct sp_stack_row *st = &r->stacks->v[i];
+		size_t first = 0;
+
+		/* the stack from the row's own frame up (see samples.h) */
+		for (size_t j = 0; j < st->nframes; j++) {
+			if (!strcmp(st->frames[j], r->name)) {
+				first = j;
+				break;
+			}
+		}
+		s = (struct sp_sample){
+			.comm = st->comm,
+			.frames = (const char *const *)st->frames + first,
+			.objects = st->objects ? (const char *const *)st->objects + first : NULL,
+			.nframes = st->nframes - first,
+			.count = st->count,
+			.time_ns = r->period_ns ? st->count * r->period_ns : st->time_ns,
+		};
+		err = fn(&s, arg);
+		if (err)
+			return err;
+	}
+	/* what the stacks of each comm do not cover */
+	for (size_t i = 0; i < r->comms->n; i++) {
+		const struct sp_comm_stat *c = &r->comms->v[i];
+		uint64_t count = 0, time = 0;
+
+		for (size_t j = 0; j < r->stacks->n; j++) {
+			const struct sp_stack_row *st = &r->stacks->v[j];
+
+			if (!strcmp(st->comm, c->comm)) {
+				count += st->count;
+				time += st->time_ns;
+			}
+		}
+		s = (struct sp_sample){
+			.comm = c->comm,
+			.frames = &r->name,
+			.objects = r->object ? &r->object : NULL,
+			.nframes = 1,
+			.count = sat_sub(c->count, count),
+		};
+		s.time_ns = r->period_ns ? s.count * r->period_ns : sat_sub(c->time_ns, time);
+		if (!s.count && !s.time_ns)
+			continue;
+		err = fn(&s, arg);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int walk_lost(uint64_t lost, sp_sample_fn fn, void *arg)
+{
+	static const char *const frame = SP_FRAME_LOST;
+	struct sp_sample s = { .frames = &frame, .nframes = 1, .count = lost };
+
+	return lost ? fn(&s, arg) : 0;
+}
+
+int sp_samples_for_each(const struct sp_run *run, unsigned int view, sp_sample_fn fn, void *arg)
+{
+	struct row r;
+	int err;
+
+	switch (view) {
+	case SP_VIEW_SCHED:
+		for (size_t i = 0; i < run->sched.nrows; i++) {
+			const struct sp_sched_row *row = &run->sched.rows[i];
+
+			r = (struct row){ row->caller, NULL, &row->comms, &row->stacks, 0 };
+			err = walk_row(&r, fn, arg);
+			if (err)
+				return err;
+		}
+		return walk_lost(run->sched.lost_rows, fn, arg);
+	case SP_VIEW_PROFILE: {
+		const struct sp_profile_view *v = &run->profile;
+		uint64_t period = v->hz ? NSEC_PER_SEC / v->hz : 0;
+
+		for (size_t i = 0; i < v->nrows; i++) {
+			const struct sp_profile_row *row = &v->rows[i];
+
+			r = (struct row){ row->function, row->object, &row->comms, &row->stacks,
+					  period };
+			err = walk_row(&r, fn, arg);
+			if (err)
+				return err;
+		}
+		return walk_lost(v->lost, fn, arg);
+	}
+	case SP_VIEW_LOCKS:
+		for (size_t i = 0; i < run->locks.nrows; i++) {
+			const struct sp_lock_row *row = &run->locks.rows[i];
+
+			r = (struct row){ row->caller, NULL, &row->comms, &row->stacks, 0 };
+			err = walk_row(&r, fn, arg);
+			if (err)
+				return err;
+		}
+		return walk_lost(run->locks.lost, fn, arg);
+	default:
+		return -EINVAL;
+	}
+}

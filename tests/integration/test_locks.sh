@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The locks view on real contention:
+#  - 8 threads creating and unlinking files in one directory for 2 s: rwsem-write rows on
+#    inode.i_rwsem from the VFS path functions, sleepers joined with the schedules view;
+#  - 8 threads writing into one pipe, and reading one shared fd: kernel mutexes
+#    (pipe_inode_info.mutex, file.f_pos_lock), with their owners;
+#  - 8 threads mapping and unmapping, attached with -p and killed: mm_struct.mmap_lock,
+#    and the waits that gave up (ret < 0) counted apart;
+#  - the report's totals add up, --sort and --lock-stacks work;
+#  - a kernel without the tracepoints: the view says so, the other views still run.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+DIRLOCK=${DIRLOCK:?DIRLOCK must name the dirlock workload}
+MUTEXSTORM=${MUTEXSTORM:?MUTEXSTORM must name the mutexstorm workload}
+MMAPSCALE=${MMAPSCALE:?MMAPSCALE must name the mmapscale workload}
+
+# python3 over the report: pyq FILE 'EXPR' (d = the document, L = d["locks"])
+pyq() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+L = d.get("locks")
+print(eval(sys.argv[2]))
+PY
+}
+
+# --- 1. the directory workload ---
+# on tmpfs when there is one: no journal or disk writeback to disturb the rate
+if [ -d /dev/shm ] && D=$(mktemp -d /dev/shm/schedprof-dirlock.XXXXXX 2>/dev/null); then
+	trap 'rm -rf "$TMP" "$D"' EXIT
+	ln -s "$D" "$TMP/dir"
+else
+	mkdir -p "$TMP/dir"
+fi
+"$SCHEDPROF" trace -v schedules,locks -f json -o "$TMP/dir.json" -- "$DIRLOCK" "$TMP/dir" 8 2 \
+	> "$TMP/dirlock.out" || fail "schedprof exited $?"
+[ "$(pyq "$TMP/dir.json" 'L["available"]')" = True ] ||
+	skip_or_fail "locks view unavailable: $(pyq "$TMP/dir.json" 'L.get("unavailable")')"
+VFS='("path_openat","do_unlinkat","open_last_lookups","filename_create","lookup_open","do_filp_open","do_rmdir","do_mkdirat")'
+W="[r for r in L['contentions'] if r['kind'] == 'rwsem-write' and r['caller'] in $VFS]"
+n=$(pyq "$TMP/dir.json" "sum(r['count'] for r in $W)")
+[ "$n" -gt 50 ] || fail "rwsem-write contentions from the VFS path functions: $n, expected > 50"
+wait_ns=$(pyq "$TMP/dir.json" "sum(r['wait_ns'] for r in $W)")
+[ "$wait_ns" -gt 0 ] || fail "no wait time for the rwsem-write rows"
+callers=$(pyq "$TMP/dir.json" "sorted(set(r['caller'] for r in $W))")
+pass "rwsem-write: $n contentions, ${wait_ns} ns from $callers"
+# The directory's i_rwsem is named through the inode's own address_space pointing back at
+# it (bpf/lock.bpf.c is_inode). Only a kernel whose struct inode lacks i_data.host or
+# i_rwsem (CO-RE could not relocate the check) would leave the bare address.
+locks=$(pyq "$TMP/dir.json" "sorted(set(r['lock'] for r in $W))")
+[ "$locks" = "['inode.i_rwsem']" ] || fail "the directory lock is named $locks, expected inode.i_rwsem"
+src=$(pyq "$TMP/dir.json" "sorted(set(r['lock_source'] for r in $W))")
+[ "$src" = "['layout']" ] || fail "lock_source $src, expected layout"
+pass "named inode.i_rwsem (by layout)"
+# every contention is in a row, or counted as lost
+t=$(pyq "$TMP/dir.json" 'L["total"]')
+s=$(pyq "$TMP/dir.json" 'sum(r["count"] + r["failed"] for r in L["contentions"]) + L["lost"]')
+[ "$t" = "$s" ] || fail "total $t differs from rows + failed + lost = $s"
+pass "total $t = rows + failed + lost"
+# sleepers: one row for the 8 threads; joined with the schedules view (same sleeps)
+g="[x for x in L['sleeper_groups'] if x['comm'] == 'dirlock' and x['kind'] == 'rwsem-write' and x['lock'] == 'inode.i_rwsem']"
+[ "$(pyq "$TMP/dir.json" "len($g)")" = 1 ] || fail "no single dirlock rwsem-write sleeper group"
+tasks=$(pyq "$TMP/dir.json" "$g[0]['tasks']")
+assert_between "dirlock tasks asleep on the directory lock" "$tasks" 2 8
+sl=$(pyq "$TMP/dir.json" "$g[0]['count']")
+off=$(pyq "$TMP/dir.json" "$g[0]['offcpu_ns']")
+sch=$(pyq "$TMP/dir.json" "sum(r['comms'].get('dirlock',{}).get('count',0) for r in d['schedules']['callers'] if r['wait'] == 'rwsem-write')")
+schoff=$(pyq "$TMP/dir.json" "sum(r['comms'].get('dirlock',{}).get('offcpu_ns',0) for r in d['schedules']['callers'] if r['wait'] == 'rwsem-write')")
+assert_between "sleeps in rwsem-write (locks view) vs schedules view's $sch" "$sl" \
+	$((sch * 98 / 100 - 8)) "$sch"
+assert_between "off-CPU ms in rwsem-write (locks view) vs schedules view's $((schoff / 1000000))" \
+	$((off / 1000000)) $((schoff * 95 / 100000000 - 1)) $((schoff / 1000000 + 1))
+grep -q '^dirlock: 8 threads' "$TMP/dirlock.out" || fail "dirlock did not run: $(cat "$TMP/dirlock.out")"
+
+# the table: the sleeper sentence, --sort count, --lock-stacks
+"$SCHEDPROF" trace -v locks --sort count --lock-stacks -n 5 -- "$DIRLOCK" "$TMP/dir" 8 1 \
+	> "$TMP/dir.txt" || fail "table run exited $?"
+grep -Eq '^  dirlock: [0-9]+ tasks? slept .* in rwsem-write on inode\.i_rwsem, from ' "$TMP/dir.txt" ||
+	fail "no sleeper sentence: $(grep -A3 '^sleepers' "$TMP/dir.txt")"
+grep -q 'ranked by count' "$TMP/dir.txt" || fail "--sort count not applied"
+counts=$(awk '/^ +COUNT +WAIT/{f=1;next} f&&/^ +[0-9]+ /{print $1} /^$/{f=0}' "$TMP/dir.txt")
+[ -n "$counts" ] || fail "no table rows"
+[ "$counts" = "$(printf '%s\n' $counts | sort -rn)" ] || fail "rows not ranked by count: $counts"
+grep -q '^        stack #1: ' "$TMP/dir.txt" || fail "--lock-stacks printed no stack"
+grep -q 'rwsem_down_write_slowpath\|down_write' "$TMP/dir.txt" || fail "no down_write frame in the stacks"
+pass "table: sleeper sentence, --sort count, --lock-stacks"
+
+# --- 2. kernel mutexes a user program can force ---
+"$SCHEDPROF" trace -v locks -f json -o "$TMP/pipe.json" -- "$MUTEXSTORM" pipe 8 1.5 \
+	> /dev/null || fail "schedprof exited $?"
+M="[r for r in L['contentions'] if r['kind'] == 'mutex' and r['lock'] == 'pipe_inode_info.mutex']"
+n=$(pyq "$TMP/pipe.json" "sum(r['count'] for r in $M)")
+[ "$n" -gt 50 ] || fail "pipe mutex contentions: $n, expected > 50 ($(pyq "$TMP/pipe.json" "[(r['kind'],r['lock'],r['caller'],r['count']) for r in L['contentions'][:5]]"))"
+c=$(pyq "$TMP/pipe.json" "sorted(set(r['caller'] for r in $M))")
+case "$c" in *pipe_write*) ;; *) fail "pipe mutex callers $c lack the pipe writer";; esac
+o=$(pyq "$TMP/pipe.json" "sum(v['count'] for r in $M for k, v in r['owners'].items() if k == 'mutexstorm')")
+[ "$o" -gt 0 ] || fail "no owner recorded for the pipe mutex"
+pass "pipe: $n mutex contentions on pipe_inode_info.mutex from $c, owner mutexstorm $o times"
+"$SCHEDPROF" trace -v locks -f json -o "$TMP/fpos.json" -- "$MUTEXSTORM" fpos 8 1 "$0" \
+	> /dev/null || fail "schedprof exited $?"
+n=$(pyq "$TMP/fpos.json" "sum(r['count'] for r in L['contentions'] if r['kind'] == 'mutex' and r['lock'] == 'file.f_pos_lock')")
+[ "$n" -gt 50 ] || fail "f_pos_lock contentions: $n, expected > 50"
+pass "shared fd: $n mutex contentions on file.f_pos_lock"
+
+# --- 3. views: schedules alone has no locks; -v locks alone folds callers too ---
+"$SCHEDPROF" trace -v schedules -f json -o "$TMP/s.json" -- true || fail "schedules-only run"
+[ "$(pyq "$TMP/s.json" '"locks" in d')" = False ] || fail "-v schedules wrote a locks view"
+n=$(pyq "$TMP/pipe.json" "sum(r['count'] for r in L['contentions'] if r['caller'] == '[unknown]')")
+t=$(pyq "$TMP/pipe.json" 'L["total"]')
+[ "$n" -lt $((t / 100 + 1)) ] || fail "-v locks alone: $n of $t contentions have no caller (fold configuration not filled?)"
+pass "-v locks alone folds callers ($n of $t unknown)"
+
+# --- 4. a kernel without lock:contention_*: simulated with a BTF file that lacks them ---
+python3 -c '
+import struct, sys
+strs = b"\0int\0btf_trace_sched_switch\0"
+open(sys.argv[1], "wb").write(struct.pack("<HBBIIIII", 0xeB9F, 1, 0, 24, 0, 0, 0, len(strs)) + strs)
+' "$TMP/old.btf"
+SCHEDPROF_LOCK_BTF="$TMP/old.btf" "$SCHEDPROF" trace -f json -o "$TMP/old.json" -- \
+	"$DIRLOCK" "$TMP/dir" 2 0.3 > /dev/null 2> "$TMP/old.err" || fail "exit $? without the tracepoints"
+[ "$(pyq "$TMP/old.json" 'L["available"]')" = False ] || fail "locks view claims to be available"
+pyq "$TMP/old.json" 'L["unavailable"]' | grep -q '5.19' || fail "reason: $(pyq "$TMP/old.json" 'L["unavailable"]')"
+t=$(pyq "$TMP/old.json" 'd["schedules"]["total"]')
+[ "$t" -gt 0 ] || fail "the schedules view did not run without the lock tracepoints"
+SCHEDPROF_LOCK_BTF="$TMP/old.btf" "$SCHEDPROF" trace -v locks,schedules -- true > "$TMP/old.txt" 2>/dev/null
+grep -q '^locks: unavailable: this kernel has no lock:contention_begin' "$TMP/old.txt" ||
+	fail "table: $(cat "$TMP/old.txt")"
+pass "without the tracepoints: locks unavailable, schedules still counted ($t)"
+
+# --- 5. -p, mm_struct.mmap_lock, and waits that give up: SIGKILL makes the killable
+# mmap_write_lock_killable() waiters return -EINTR (a few tries: some must be waiting) ---
+for try in 1 2 3; do
+	"$MMAPSCALE" 8 30 > /dev/null & P=$!
+	"$SCHEDPROF" trace -v locks -f json -o "$TMP/kill.json" -p $P 2> /dev/null & S=$!
+	sleep 1.5
+	kill -9 $P
+	wait $S || fail "schedprof -p exited $?"
+	wait $P 2> /dev/null
+	f=$(pyq "$TMP/kill.json" 'L["failed"]')
+	[ "$f" -gt 0 ] && break
+done
+n=$(pyq "$TMP/kill.json" "sum(r['count'] for r in L['contentions'] if r['lock'] == 'mm_struct.mmap_lock' and r['kind'] in ('rwsem-write', 'rwsem-read'))")
+[ "$n" -gt 50 ] || fail "mmap_lock contentions: $n, expected > 50"
+[ "$f" -gt 0 ] || fail "no contention gave up after SIGKILL in 3 tries"
+s=$(pyq "$TMP/kill.json" 'sum(r["failed"] for r in L["contentions"])')
+[ "$f" = "$s" ] || fail "failed total $f differs from the rows' $s"
+pass "-p: $n mmap_lock contentions; $f gave up after SIGKILL, counted apart"

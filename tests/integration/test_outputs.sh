@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Real runs through every output: a live trace writes format X and saves its run as JSON
+# (--save); `report -f X` of that JSON must be byte-identical to the live X (table, with
+# --stacks and --by comm, folded, pprof, svg, html). Folded totals equal the views' totals
+# (count and time); `go tool pprof -top/-raw` of the pprof shows the table's total and top
+# caller; `diff` of the run with itself is all zeros.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+if ! command -v go >/dev/null 2>&1; then
+	skip_or_fail "go not found in PATH (install golang-go)"
+fi
+
+# trace_pair NAME ARGS...: a live run of $WORK in format/options ARGS, saved as $TMP/NAME.json
+WORK=(pipe 1500)
+trace_pair() {
+	local name=$1
+	shift
+	"$SCHEDPROF" trace "$@" -o "$TMP/$name.live" --save "$TMP/$name.json" -- "$SPWORK" "${WORK[@]}" \
+		>/dev/null 2>"$TMP/$name.err" || fail "trace $* exited $?: $(cat "$TMP/$name.err")"
+	[ -s "$TMP/$name.json" ] || fail "--save wrote nothing"
+	"$SCHEDPROF" report "$@" -o "$TMP/$name.report" "$TMP/$name.json" ||
+		fail "report $* of the saved run exited $?"
+	cmp -s "$TMP/$name.live" "$TMP/$name.report" ||
+		fail "trace $* and report $* of its JSON differ:" \
+			"$(diff "$TMP/$name.live" "$TMP/$name.report" | head -20)"
+	pass "trace $* == report $* of the saved run ($(wc -c < "$TMP/$name.live") bytes)"
+}
+
+trace_pair table -f table
+grep -q 'anon_pipe_read\|pipe_read' "$TMP/table.live" || fail "the table has no pipe_read row"
+trace_pair stacks -f table --stacks -n 0
+trace_pair bycomm -f table --by comm
+trace_pair folded -f folded
+trace_pair foldedtime -f folded --value time
+trace_pair pprof -f pprof
+trace_pair svg -f svg
+trace_pair html -f html
+trace_pair locks -f table --lock-stacks --sort count
+trace_pair lockfold -f folded -v locks,schedules --value time
+# a comm that is not UTF-8: the live report shows it as the saved JSON does (U+FFFD)
+WORK=(comm $'sp\xff\xfe\x01bad')
+trace_pair badcomm -f table --by comm
+grep -q $'^sp\xef\xbf\xbd\xef\xbf\xbd\x01bad: ' "$TMP/badcomm.live" || fail "the odd comm is not in the table"
+trace_pair badfolded -f folded
+WORK=(pipe 1500)
+# -f json itself: the saved run and the live JSON are the same document
+trace_pair json -f json
+
+# folded totals == view totals, counts and times
+J=$TMP/folded.json
+"$SCHEDPROF" report -f folded "$J" > "$TMP/f.txt" || fail "report -f folded"
+sum=$(awk '{ s += $NF } END { printf "%.0f\n", s }' "$TMP/f.txt")
+total=$(jget "$J" 'd["schedules"]["total"]')
+[ "$sum" = "$total" ] || fail "folded total $sum != schedules total $total"
+"$SCHEDPROF" report -f folded --value time "$J" > "$TMP/t.txt" || fail "report -f folded --value time"
+sum=$(awk '{ s += $NF } END { printf "%.0f\n", s }' "$TMP/t.txt")
+want=$(jget "$J" 'sum(r["offcpu_ns"] for r in d["schedules"]["callers"])')
+[ "$sum" = "$want" ] || fail "folded time total $sum != off-CPU total $want"
+pass "folded totals: $total schedules, $want ns off-CPU"
+if [ "$(jget "$J" '"profile" in d')" = True ]; then
+	"$SCHEDPROF" report -f folded -v profile "$J" > "$TMP/p.txt" || fail "report -f folded -v profile"
+	sum=$(awk '{ s += $NF } END { printf "%.0f\n", s }' "$TMP/p.txt")
+	want=$(jget "$J" 'sum(r["samples"] for r in d["profile"]["functions"]) + d["profile"]["lost"]')
+	[ "$sum" = "$want" ] || fail "profile folded total $sum != $want"
+	pass "profile folded total: $want samples"
+fi
+
+# pprof read by go tool pprof: the same total and the same top caller as the table
+tmpgo=$TMP/go
+mkdir -p "$tmpgo"
+export HOME="$tmpgo" GOCACHE="$tmpgo/cache" GOPATH="$tmpgo/path" PPROF_TMPDIR="$tmpgo"
+export GOPROXY=off GOFLAGS= GOTOOLCHAIN=local GO111MODULE=off PPROF_BINARY_PATH="$tmpgo/nobin"
+J=$TMP/pprof.json
+total=$(jget "$J" 'd["schedules"]["total"]')
+top=$(python3 - "$J" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+by = {}
+for r in d["schedules"]["callers"]:
+    by[r["caller"]] = by.get(r["caller"], 0) + r["count"]
+name = max(by, key=lambda k: (by[k], k))
+print(by[name], name)
+PY
+)
+(cd "$tmpgo" && go tool pprof -symbolize=none -top -nodefraction=0 -sample_index=schedules \
+	"$TMP/pprof.live") > "$TMP/top.txt" 2>"$TMP/go.err" || fail "go tool pprof -top: $(cat "$TMP/go.err")"
+grep -q "Showing nodes accounting for $total, 100% of $total total" "$TMP/top.txt" ||
+	fail "pprof total is not $total: $(head -12 "$TMP/top.txt")"
+got=$(awk '$1 == "flat" && $2 == "flat%" { h = 1; next } h { print $1, $NF; exit }' "$TMP/top.txt")
+[ "$got" = "$top" ] || fail "pprof top row '$got', the table's top caller is '$top'"
+(cd "$tmpgo" && go tool pprof -symbolize=none -raw "$TMP/pprof.live") > "$TMP/raw.txt" 2>"$TMP/go.err" ||
+	fail "go tool pprof -raw: $(cat "$TMP/go.err")"
+grep -q '^schedules/count offcpu/nanoseconds$' "$TMP/raw.txt" || fail "pprof -raw sample types"
+grep -q 'comm:\[sp_pipe_reader\]' "$TMP/raw.txt" || fail "pprof -raw has no comm label"
+raw_total=$(awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
+	s && $2 ~ /^[0-9]+:$/ { t += $1 } END { printf "%.0f\n", t }' "$TMP/raw.txt")
+[ "$raw_total" = "$total" ] || fail "pprof -raw samples add up to $raw_total, not $total"
+pass "go tool pprof: total $total, top '$top', -raw adds up"
+
+# diff of a run with itself, and of two runs
+"$SCHEDPROF" diff -f json "$J" "$J" > "$TMP/self.json" || fail "diff A A"
+[ "$(jget "$TMP/self.json" 'sum(abs(r["delta"]) for v in d["views"] for r in v["rows"])')" = 0 ] ||
+	fail "diff of a run with itself is not all zeros"
+"$SCHEDPROF" diff "$TMP/table.json" "$J" > "$TMP/diff.txt" || fail "diff A B"
+grep -q '^schedules ' "$TMP/diff.txt" || fail "diff has no schedules line"
+pass "diff: a run against itself is all zeros"

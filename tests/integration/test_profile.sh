@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The profile view with real BPF: short-lived processes symbolized after they exited, call
+# stacks, --by comm, kernel functions, the idle share of an idle machine, the sampling rate,
+# view selection and --no-profile.
+. "$(dirname "$0")/lib.sh"
+PROFWORK=${PROFWORK:?PROFWORK must name the built tests/profwork}
+require_bpf
+ncpus=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')
+online=$(python3 -c '
+n = 0
+for part in open("/sys/devices/system/cpu/online").read().strip().split(","):
+    lo, _, hi = part.partition("-")
+    n += int(hi or lo) - int(lo) + 1
+print(n)')
+
+# check_profile FILE: every sample in exactly one class; rows + lost = target
+check_profile() {
+	python3 - "$1" <<'PY' || fail "inconsistent profile counts in $1"
+import json, sys
+p = json.load(open(sys.argv[1]))["profile"]
+assert p["total"] == p["idle"] + p["target"] + p["other"], p
+rows = sum(f["samples"] for f in p["functions"])
+assert rows + p["lost"] == p["target"], (rows, p["lost"], p["target"])
+assert sum(c["samples"] for c in p["comms"].values()) == rows
+unk = sum(f["samples"] for f in p["functions"] if f["function"] == "[unknown]")
+assert unk == p["unsymbolized"], (unk, p["unsymbolized"])
+PY
+}
+
+# 1. 40 children, each ~50 ms in sp_prof_unique_burn, all exited before the report: the function
+#    is named, in the workload's binary, and holds the majority of the job's samples.
+"$SCHEDPROF" trace -f json -o "$TMP/forks.json" -- "$PROFWORK" forks 40 50 || fail "schedprof exited $?"
+check_profile "$TMP/forks.json"
+bin=$(readlink -f "$PROFWORK")
+read -r n tgt obj comm <<<"$(jget "$TMP/forks.json" '" ".join(str(x) for x in ([(f["samples"], d["profile"]["target"], f["object"], max(f["comms"], key=lambda c: f["comms"][c]["samples"])) for f in d["profile"]["functions"] if f["function"] == "sp_prof_unique_burn"] or [(0, d["profile"]["target"], "-", "-")])[0])')"
+[ "$n" -gt 0 ] || fail "sp_prof_unique_burn is not in the profile (target samples: $tgt)"
+[ "$obj" = "$bin" ] || fail "sp_prof_unique_burn attributed to $obj, expected $bin"
+[ "$comm" = sp_prof_child ] || fail "sp_prof_unique_burn mostly under comm $comm"
+[ $((2 * n)) -gt "$tgt" ] || fail "sp_prof_unique_burn has $n of $tgt target samples: not a majority"
+pass "sp_prof_unique_burn ($obj): $n of $tgt target samples, all 40 children exited before the report"
+# the table says the same, with the issue's header
+"$SCHEDPROF" trace -v profile -- "$PROFWORK" forks 10 50 > "$TMP/forks.txt" || fail "table run"
+grep -Eq '^profile: [0-9]+ samples @ 99 Hz on [0-9]+ CPUs: cpu_idle [0-9.]+%, job [0-9.]+%, other [0-9.]+%$' \
+	"$TMP/forks.txt" || fail "profile header: $(grep '^profile' "$TMP/forks.txt")"
+grep -q "sp_prof_unique_burn  *$bin\$" "$TMP/forks.txt" || fail "no sp_prof_unique_burn row in the table"
+grep -q '^schedules:' "$TMP/forks.txt" && fail "-v profile printed the schedules view"
+pass "table: $(grep '^profile' "$TMP/forks.txt")"
+
+# 2. -g: stacks go kernel then user down to main (the workload keeps frame pointers); --by comm
+"$SCHEDPROF" trace -g -v profile -f json -o "$TMP/g.json" -- "$PROFWORK" forks 10 50 || fail "-g run"
+check_profile "$TMP/g.json"
+frames=$(jget "$TMP/g.json" '" ".join([f for f in d["profile"]["functions"] if f["function"] == "sp_prof_unique_burn"][0]["stacks"][0]["frames"])')
+case "$frames" in
+sp_prof_unique_burn\ child_main\ main*) pass "-g stack: $frames" ;;
+*) fail "-g stack of sp_prof_unique_burn: $frames" ;;
+esac
+[ "$(jget "$TMP/g.json" 'd["profile"]["callchains"]')" = True ] || fail "callchains not recorded"
+"$SCHEDPROF" trace --by comm -v profile -- "$PROFWORK" forks 10 50 > "$TMP/comm.txt" || fail "--by comm run"
+awk '/^sp_prof_child:/{f=1;next} /^[^ ]/{f=0} f&&/sp_prof_unique_burn/{print;exit}' "$TMP/comm.txt" |
+	grep -q sp_prof_unique_burn || fail "--by comm: no sp_prof_unique_burn under sp_prof_child"
+pass "--by comm groups sp_prof_unique_burn under sp_prof_child"
+
+# 3. A system-call loop: the kernel's entry and exit code shows up, in [kernel].
+"$SCHEDPROF" trace -v profile -f json -o "$TMP/getpid.json" -- "$PROFWORK" getpid 2 || fail "getpid run"
+check_profile "$TMP/getpid.json"
+read -r kshare entry <<<"$(python3 - "$TMP/getpid.json" <<'PY'
+import json, re, sys
+p = json.load(open(sys.argv[1]))["profile"]
+k = sum(f["samples"] for f in p["functions"] if f["object"] == "[kernel]")
+pat = re.compile(r"entry_SYSCALL|do_syscall_64|syscall_exit|syscall_return|x64_sys_call|sys_getpid|entry_SYSRETQ|syscall_enter")
+e = [f["function"] for f in p["functions"] if f["object"] == "[kernel]" and pat.search(f["function"])]
+print(100 * k // max(p["target"], 1), ",".join(e) or "-")
+PY
+)"
+[ "$entry" != - ] || fail "no system call entry/exit function in [kernel]"
+[ "$kshare" -ge 25 ] || fail "only $kshare% of a getpid() loop's samples are in the kernel"
+pass "getpid loop: $kshare% in [kernel], entry/exit: $entry"
+
+# 4. Sampling rate: -F 999 while every CPU computes gives about 999 samples per CPU and second.
+#    (Busy CPUs on purpose: a virtual CPU that idles may get its timer interrupts late when the
+#    host is loaded, and the cpu-clock event skips the periods it missed; perf record -a shows
+#    the same.)
+"$SCHEDPROF" trace -v profile -F 999 -f json -o "$TMP/f999.json" -- "$PROFWORK" spin 1 "$online" ||
+	fail "-F 999 run"
+check_profile "$TMP/f999.json"
+total=$(jget "$TMP/f999.json" 'd["profile"]["total"]')
+el=$(jget "$TMP/f999.json" 'd["elapsed_ns"]')
+exp=$(( 999 * online * el / 1000000000 ))
+assert_between "-F 999 samples over ${el} ns on $online CPUs" "$total" $(( exp * 85 / 100 )) $(( exp * 110 / 100 ))
+[ "$(jget "$TMP/f999.json" 'd["profile"]["hz"]')" = 999 ] || fail "hz not recorded"
+
+# 5. Idle. The issue's "-a while the machine idles (-- sleep 2)" means system-wide sampling over
+#    an idle period; `-- sleep 2` would make sleep the target (and -a excludes --), so the honest
+#    form is `-a -d 2`. The machine is only idle if nothing else runs: /proc/stat over the same
+#    window says how idle it really was. On a machine that was really idle (>= 90% by
+#    /proc/stat) the idle share must be above 80%; otherwise it must still agree with /proc/stat
+#    within 25 points (idle virtual CPUs can lose ticks, see 4., which biases the share down).
+cpu_times() { awk '/^cpu /{i=$5+$6; t=0; for(k=2;k<=NF;k++) t+=$k; print i, t}' /proc/stat; }
+read -r i0 t0 <<<"$(cpu_times)"
+"$SCHEDPROF" trace -a -d 2 -v profile -f json -o "$TMP/idle.json" || fail "-a -d 2 run"
+read -r i1 t1 <<<"$(cpu_times)"
+check_profile "$TMP/idle.json"
+sys_idle=$(( 100 * (i1 - i0) / (t1 - t0) ))
+read -r idle other total <<<"$(jget "$TMP/idle.json" '" ".join(str(x) for x in (100 * d["profile"]["idle"] // max(d["profile"]["total"], 1), d["profile"]["other"], d["profile"]["total"]))')"
+[ "$other" = 0 ] || fail "-a: $other samples classed as other (everything but idle is target)"
+exp=$(( 99 * online * 2 ))
+assert_between "-a -d 2 samples" "$total" $(( exp / 3 )) $(( exp * 115 / 100 ))
+d=$(( idle - sys_idle )); d=${d#-}
+[ "$d" -le 25 ] || fail "idle share $idle% but /proc/stat says $sys_idle%"
+if [ "$sys_idle" -ge 90 ]; then
+	[ "$idle" -gt 80 ] || fail "idle machine ($sys_idle% by /proc/stat): idle share $idle%, expected > 80%"
+	pass "idle machine: cpu_idle $idle% of $total samples (/proc/stat: $sys_idle%)"
+else
+	pass "cpu_idle $idle% of $total samples agrees with /proc/stat ($sys_idle%); the machine was busy, so the > 80% check does not apply"
+fi
+
+# 6. View selection: --no-profile opens no perf event at all; -v schedules likewise.
+"$SCHEDPROF" trace --no-profile -f json -o "$TMP/np.json" -- "$PROFWORK" spin 0.2 || fail "--no-profile run"
+[ "$(jget "$TMP/np.json" '"profile" in d')" = False ] || fail "--no-profile still wrote a profile"
+[ "$(jget "$TMP/np.json" '"schedules" in d')" = True ] || fail "--no-profile lost the schedules view"
+perf_fds() { find /proc/"$1"/fd -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l; }
+for opts in "--no-profile" "-v schedules" ""; do
+	# shellcheck disable=SC2086
+	"$SCHEDPROF" trace $opts -a -d 2 > /dev/null & sp=$!
+	sleep 1
+	n=$(perf_fds $sp)
+	wait $sp || fail "trace $opts -a exited $?"
+	if [ -z "$opts" ]; then
+		[ "$n" = "$online" ] || fail "default views: $n perf events open, expected $online"
+	else
+		[ "$n" = 0 ] || fail "$opts: $n perf events open, expected none"
+	fi
+done
+pass "--no-profile and -v schedules open no perf event; the default opens one per online CPU ($online)"
+for bad in "-F 0" "-F 100001" "-F x" "--no-profile -v profile"; do
+	# shellcheck disable=SC2086
+	"$SCHEDPROF" trace $bad -- true > /dev/null 2>&1; rc=$?
+	[ $rc = 2 ] || fail "trace $bad exits $rc, expected 2"
+done
+pass "usage errors: -F 0, -F 100001, -F x, --no-profile -v profile"

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * usyms (user frames of processes that have exited: raw IPs through snapshots, build-id
+ * frames, zero-padded short build-ids, the vdso, deleted files) and cpulist, on the
+ * symtarget ELF files that tests/meson.build builds (PIE, non-PIE, md5 build-id).
+ */
+#include <check.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cpulist.h"
+#include "elfsyms.h"
+#include "procmaps.h"
+#include "usyms.h"
+
+#define NFUNCS 3
+static const char *const func_names[NFUNCS] = { "sp_target_alpha", "sp_target_beta",
+						 "sp_target_big" };
+static const char *const targets[] = { SYMTARGET_PIE, SYMTARGET_NOPIE };
+
+/* A running symtarget: it printed its functions' addresses and waits for stdin's EOF. */
+struct child {
+	pid_t pid;
+	int in_fd;
+	uint64_t addr[NFUNCS];
+};
+
+static void child_start(const char *path, struct child *c)
+{
+	int in[2], out[2];
+	char line[256];
+	FILE *f;
+	int got = 0;
+
+	ck_assert_int_eq(pipe(in), 0);
+	ck_assert_int_eq(pipe(out), 0);
+	c->pid = fork();
+	ck_assert_int_ge(c->pid, 0);
+	if (c->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	c->in_fd = in[1];
+	f = fdopen(out[0], "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f) && strcmp(line, "ready\n")) {
+		char name[64];
+		unsigned long long a;
+
+		if (sscanf(line, "%63s %llx", name, &a) != 2)
+			continue;
+		for (int i = 0; i < NFUNCS; i++) {
+			if (!strcmp(name, func_names[i])) {
+				c->addr[i] = a;
+				got++;
+			}
+		}
+	}
+	fclose(f);
+	ck_assert_int_eq(got, NFUNCS);
+}
+
+static void child_finish(struct child *c)
+{
+	int status;
+
+	close(c->in_fd);
+	ck_assert_int_eq(waitpid(c->pid, &status, 0), c->pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static const char *name_at(struct usyms *u, int pid, uint64_t image, uint64_t ip)
+{
+	struct usym s;
+
+	return usyms__resolve_ip(u, pid, image, ip, &s) ? NULL : s.name;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* ---- cpulist ---- */
+
+START_TEST(test_cpulist)
+{
+	static const struct {
+		const char *s;
+		int n;
+		int cpus[8];
+	} ok[] = {
+		{ "0\n", 1, { 0 } },
+		{ "0-1\n", 2, { 0, 1 } },
+		{ "0,2-4,7", 5, { 0, 2, 3, 4, 7 } },
+		{ "3,1,1-2", 3, { 1, 2, 3 } },
+		{ "5-5", 1, { 5 } },
+		{ "8191", 1, { 8191 } },
+	};
+	static const char *const bad[] = {
+		"", "\n", "-1", "1-", "2-1", "a", "0,,1", "0,", ",0", "8192", "0-8192", "0-1x",
+		"0 1", "0\n\n", "99999999999999999999",
+	};
+	int *cpus;
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		ck_assert_msg(!cpulist_parse(ok[i].s, &cpus, &n), "'%s' rejected", ok[i].s);
+		ck_assert_uint_eq(n, (size_t)ok[i].n);
+		for (int k = 0; k < ok[i].n; k++)
+			ck_assert_int_eq(cpus[k], ok[i].cpus[k]);
+		free(cpus);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(cpulist_parse(bad[i], &cpus, &n) == -EINVAL, "'%s' accepted", bad[i]);
+	ck_assert_int_eq(cpulist_read("/nonexistent/online", &cpus, &n), -ENOENT);
+	ck_assert_int_eq(cpulist_read(FIXTURES_DIR "/maps.txt", &cpus, &n), -EINVAL);
+	/* the machine's own list */
+	ck_assert_int_eq(cpulist_read("/sys/devices/system/cpu/online", &cpus, &n), 0);
+	ck_assert_uint_ge(n, 1);
+	free(cpus);
+}
+END_TEST
+
+/* ---- raw IPs, named after the process exited ---- */
+
+START_TEST(test_resolve_ip_after_exit)
+{
+	const char *path = targets[_i];
+	struct usyms *u;
+	struct child c;
+	struct usym s;
+
+	u = usyms__new(&(struct usyms_opts){ .debug_dir = "" });
+	ck_assert_ptr_nonnull(u);
+	child_start(path, &c);
+	ck_assert_int_eq(usyms__add_pid(u, c.pid, 5), 0);
+	ck_assert_int_eq(usyms__add_pid(u, c.pid, 5), 0); /* a newer snapshot of the same image */
+	ck_assert_uint_eq(usyms__nr_images(u), 1);
+	child_finish(&c);
+	ck_assert_int_eq(usyms__add_pid(u, c.pid, 6), -ESRCH);
+	ck_assert_uint_eq(usyms__nr_images(u), 1);
+
+	for (int i = 0; i < NFUNCS; i++) {
+		uint64_t a = c.addr[i], end = a;
+
+		ck_assert_int_eq(usyms__resolve_ip(u, c.pid, 5, a, &s), 0);
+		ck_assert_str_eq(s.name, func_names[i]);
+		ck_assert_str_eq(s.object, path);
+		ck_assert_uint_eq(s.sym_off, 0);
+		/* the last byte is still the function, the next one is not */
+		while (same(name_at(u, c.pid, 5, end + 1), func_names[i]) && end - a < 65536)
+			end++;
+		ck_assert_uint_gt(end, a);
+		ck_assert_int_eq(usyms__resolve_ip(u, c.pid, 5, end, &s), 0);
+		ck_assert_uint_eq(s.sym_off, end - a);
+		ck_assert(!same(name_at(u, c.pid, 5, end + 1), func_names[i]));
+		ck_assert(!same(name_at(u, c.pid, 5, a - 1), func_names[i]));
+		/* another image of the same pid was never seen */
+		ck_assert_int_eq(usyms__resolve_ip(u, c.pid, 6, a, &s), -ESRCH);
+		ck_assert_int_eq(usyms__resolve_ip(u, c.pid + 1, 5, a, &s), -ESRCH);
+	}
+	/* nothing mapped there (page zero), and past the end of the address space */
+	ck_assert_int_eq(usyms__resolve_ip(u, c.pid, 5, 0x10, &s), -ENOENT);
+	ck_assert_int_eq(usyms__resolve_ip(u, c.pid, 5, UINT64_MAX, &s), -ENOENT);
+	usyms__free(u);
+	usyms__free(NULL);
+}
+END_TEST
+
+/* ---- build-id frames ---- */
+
+/* The file offset of each function, from the child's mappings. */
+static void file_offsets(const struct child *c, uint64_t *offs)
+{
+	struct proc_map *maps;
+	size_t n;
+
+	ck_assert_int_eq(proc_maps__read(c->pid, &maps, &n), 0);
+	for (int i = 0; i < NFUNCS; i++) {
+		const struct proc_map *m = proc_maps__find(maps, n, c->addr[i]);
+
+		ck_assert_ptr_nonnull(m);
+		offs[i] = m->pgoff + c->addr[i] - m->start;
+	}
+	proc_maps__free(maps, n);
+}
+
+START_TEST(test_resolve_build_id)
+{
+	uint8_t id[ELF_BUILD_ID_MAX], md5[20] = { 0 };
+	uint64_t offs[NFUNCS], md5_offs[NFUNCS];
+	size_t len, md5_len;
+	struct usyms *u;
+	struct child c;
+	struct usym s;
+
+	ck_assert_int_eq(elf_read_build_id(SYMTARGET_PIE, id, sizeof(id), &len), 0);
+	ck_assert_uint_eq(len, 20);
+	ck_assert_int_eq(elf_read_build_id(SYMTARGET_MD5, md5, sizeof(md5), &md5_len), 0);
+	ck_assert_uint_eq(md5_len, 16);
+	child_start(SYMTARGET_PIE, &c);
+	file_offsets(&c, offs);
+	child_finish(&c);
+	child_start(SYMTARGET_MD5, &c);
+	file_offsets(&c, md5_offs);
+	child_finish(&c);
+
+	u = usyms__new(&(struct usyms_opts){ .debug_dir = "" });
+	ck_assert_ptr_nonnull(u);
+	ck_assert_int_eq(usyms__resolve_build_id(u, id, 20, offs[0], &s), -ENOENT);
+	ck_assert_int_eq(usyms__add_file(u, SYMTARGET_PIE), 0);
+	ck_assert_int_eq(usyms__add_file(u, SYMTARGET_MD5), 0);
+	for (int i = 0; i < NFUNCS; i++) {
+		ck_assert_int_eq(usyms__resolve_build_id(u, id, 20, offs[i], &s), 0);
+		ck_assert_str_eq(s.name, func_names[i]);
+		ck_assert_str_eq(s.object, SYMTARGET_PIE);
+		/* as BPF reports it: 16 bytes of md5 and 4 bytes of zero padding */
+		ck_assert_int_eq(usyms__resolve_build_id(u, md5, 20, md5_offs[i], &s), 0);
+		ck_assert_str_eq(s.name, func_names[i]);
+		ck_assert_str_eq(s.object, SYMTARGET_MD5);
+		ck_assert_int_eq(usyms__resolve_build_id(u, md5, 16, md5_offs[i], &s), 0);
+		ck_assert_str_eq(s.name, func_names[i]);
+	}
+	/* known object, no function at offset 0 (the ELF header) */
+	ck_assert_int_eq(usyms__resolve_build_id(u, id, 20, 0, &s), 0);
+	ck_assert_ptr_null(s.name);
+	ck_assert_str_eq(s.object, SYMTARGET_PIE);
+	/* padding is only stripped when it is zero; bad lengths */
+	md5[19] = 1;
+	ck_assert_int_eq(usyms__resolve_build_id(u, md5, 20, md5_offs[0], &s), -ENOENT);
+	ck_assert_int_eq(usyms__resolve_build_id(u, id, 0, offs[0], &s), -EINVAL);
+	ck_assert_int_eq(usyms__resolve_build_id(u, id, ELF_BUILD_ID_MAX + 1, 0, &s), -EINVAL);
+	ck_assert_int_eq(usyms__add_file(u, SYMTARGET_NOID), -ENODATA);
+	usyms__free(u);
+}
+END_TEST
+
+/* ---- the vdso has no file: named from the tracer's own copy ---- */
+
+START_TEST(test_vdso)
+{
+	uint64_t base = getauxval(AT_SYSINFO_EHDR);
+	struct usyms *u;
+	struct usym s;
+	int named = 0;
+
+	if (!base)
+		return; /* no vdso on this machine: nothing to name */
+	u = usyms__new(NULL);
+	ck_assert_ptr_nonnull(u);
+	ck_assert_int_eq(usyms__add_pid(u, getpid(), 1), 0);
+	for (uint64_t off = 0; off < 16384; off++) {
+		int err = usyms__resolve_ip(u, getpid(), 1, base + off, &s);
+
+		if (err == -ENOENT)
+			break; /* past the vdso's text mapping */
+		ck_assert_int_eq(err, 0);
+		ck_assert_str_eq(s.object, "[vdso]");
+		if (s.name) {
+			named++;
+			ck_assert_msg(strstr(s.name, "time") || strstr(s.name, "cpu") ||
+					      strstr(s.name, "vdso") || strstr(s.name, "getrandom"),
+				      "unexpected vdso function %s", s.name);
+		}
+	}
+	ck_assert_int_gt(named, 0);
+	usyms__free(u);
+}
+END_TEST
+
+/* ---- a file deleted while its process runs (as a rebuilt compiler would be) ---- */
+
+START_TEST(test_deleted_file)
+{
+	char path[] = "/tmp/usyms-test-XXXXXX", cmd[PATH_MAX + 64];
+	struct usyms *u;
+	struct child c;
+	struct usym s;
+	int fd;
+
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp %s %s && chmod 755 %s", SYMTARGET_PIE, path, path);
+	ck_assert_int_eq(system(cmd), 0);
+	child_start(path, &c);
+	ck_assert_int_eq(unlink(path), 0);
+	u = usyms__new(&(struct usyms_opts){ .debug_dir = "" });
+	ck_assert_ptr_nonnull(u);
+	ck_assert_int_eq(usyms__add_pid(u, c.pid, 1), 0);
+	child_finish(&c);
+	ck_assert_int_eq(usyms__resolve_ip(u, c.pid, 1, c.addr[1], &s), 0);
+	ck_assert_ptr_nonnull(strstr(s.object, " (deleted)"));
+	/* /proc/PID/map_files (privileged) still reads the deleted file's build-id and symbols */
+	if (geteuid() == 0) {
+		ck_assert_ptr_nonnull(s.name);
+		ck_assert_str_eq(s.name, func_names[1]);
+	}
+	usyms__free(u);
+}
+END_TEST
+
+static Suite *usyms_suite(void)
+{
+	Suite *s = suite_create("usyms");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_cpulist);
+	tcase_add_loop_test(tc, test_resolve_ip_after_exit, 0, 2);
+	tcase_add_test(tc, test_resolve_build_id);
+	tcase_add_test(tc, test_vdso);
+	tcase_add_test(tc, test_deleted_file);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(usyms_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
