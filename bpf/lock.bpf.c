@@ -27,7 +27,7 @@
 #include "schedprof/lock_pair.h"
 
 /* Defined in sched.bpf.c, filled after load (src/foldcfg.c) by whichever view is selected. */
-extern struct sp_fold_cfg fold_cfg;
+#include "walk.bpf.h"
 
 struct sp_lock_counts lock_counts;
 struct sp_lock_drops lock_drops;
@@ -61,7 +61,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct sp_stack);
+	__type(value, struct sp_walk);
 } lock_stack_buf SEC(".maps");
 
 struct {
@@ -125,59 +125,28 @@ static __always_inline void *lookup_or_init(void *map, const void *key, const vo
 	return bpf_map_lookup_elem(map, key); /* ours, or the other CPU's that won the race */
 }
 
-/* ---- caller: the schedules view's folding rule ---- */
-
-struct lock_fold_ctx {
-	struct sp_stack *buf;
-	__u64 hash;
-	struct sp_fold_state st;
-	__u32 nr;
-	__u32 pad;
-};
-
-static long lock_fold_frame(__u64 i, struct lock_fold_ctx *c)
-{
-	__u64 ip;
-
-	if (i >= c->nr || i >= SP_MAX_STACK_DEPTH)
-		return 1;
-	ip = c->buf->ip[i & (SP_MAX_STACK_DEPTH - 1)];
-	c->hash ^= ip;
-	c->hash *= 0x100000001b3ULL;
-	c->hash ^= c->hash >> 29;
-	sp_fold_step(&c->st, &fold_cfg, ip);
-	return 0;
-}
+/* ---- caller: the schedules view's folding rule (walk.bpf.h) ---- */
 
 /* Walks the stack once: returns its hash (kept in lock_stacks) and folds it to the caller. */
 static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
 {
-	struct lock_fold_ctx c = { .hash = 0xcbf29ce484222325ULL };
+	struct sp_walk *w;
 	__u32 zero = 0;
-	__u64 h;
-	long n;
 
 	*ret_caller = SP_CALLER_UNKNOWN;
-	c.buf = bpf_map_lookup_elem(&lock_stack_buf, &zero);
-	if (!c.buf)
+	w = bpf_map_lookup_elem(&lock_stack_buf, &zero);
+	if (!w)
 		return 0;
-	n = bpf_get_stack(ctx, c.buf->ip, sizeof(c.buf->ip), 0);
-	if (n <= 0) {
+	if (!sp_walk_stack(ctx, w)) {
 		__sync_fetch_and_add(&lock_drops.stack_fail, 1);
 		return 0;
 	}
-	c.nr = n / sizeof(__u64);
-	c.buf->nr = c.nr;
-	bpf_loop(SP_MAX_STACK_DEPTH, lock_fold_frame, &c, 0);
-	*ret_caller = c.st.caller;
-	h = c.hash ? c.hash : 1;
-	if (!bpf_map_lookup_elem(&lock_stacks, &h) &&
-	    bpf_map_update_elem(&lock_stacks, &h, c.buf, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&lock_stacks, &h)) {
+	*ret_caller = w->st.caller;
+	if (!sp_walk_keep(&lock_stacks, w)) {
 		__sync_fetch_and_add(&lock_drops.stack_map_full, 1);
 		return 0;
 	}
-	return h;
+	return w->hash;
 }
 
 /* ---- names ---- */
@@ -355,8 +324,13 @@ static __always_inline __u32 name_by_layout(__u64 l, __u32 flags)
 	return SP_LNAME_NONE;
 }
 
-static __always_inline __u32 lock_name(__u64 l, __u32 flags, struct task_struct *t)
+/*
+ * A global (non-inlined) function is verified once, on its own: inlined into lock_begin,
+ * the naming probes multiplied its verification paths and took ~125 ms of start-up.
+ */
+__noinline __u32 lock_name(__u64 l, __u32 flags)
 {
+	struct task_struct *t = bpf_get_current_task_btf();
 	__u32 *cached = bpf_map_lookup_elem(&lock_names, &l), n;
 
 	if (cached && *cached != SP_LNAME__MAX)
@@ -435,7 +409,7 @@ int BPF_PROG(lock_begin, void *lock, unsigned int flags)
 			__sync_fetch_and_add(&lock_drops.task_storage_fail, 1);
 			return 0;
 		}
-		ret = sp_pair_task_begin(&r->p, l, flags, 1); /* ts set below */
+		ret = sp_pair_task_begin(&r->p, l, flags, SP_LOCK_TS_PENDING);
 		if (ret == SP_PAIR_AGAIN)
 			return 0;
 		if (ret == SP_PAIR_REPLACED)
@@ -451,15 +425,15 @@ int BPF_PROG(lock_begin, void *lock, unsigned int flags)
 
 		if (!s)
 			return 0;
-		p = sp_pair_spin_push(s, l, flags, 1);
+		p = sp_pair_spin_push(s, l, flags, SP_LOCK_TS_PENDING);
 		if (!p) {
 			__sync_fetch_and_add(&lock_drops.nest_overflow, 1);
 			return 0;
 		}
 	}
 	p->stack = lock_fold_stack(ctx, &p->caller);
-	p->name = lock_name(l, flags, t);
-	p->ts = bpf_ktime_get_ns();
+	p->name = lock_name(l, flags);
+	p->ts = bpf_ktime_get_ns(); /* last: the walk is not lock wait, and see SP_LOCK_TS_PENDING */
 	return 0;
 }
 

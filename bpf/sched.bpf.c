@@ -14,6 +14,7 @@
 #include <bpf/bpf_tracing.h>
 #include "target.bpf.h"
 #include "schedprof/sched.h"
+#include "walk.bpf.h"
 
 /*
  * Folding configuration, filled from kallsyms before load. Kept out of .rodata on purpose:
@@ -46,11 +47,12 @@ struct {
 	__type(value, struct sp_stack);
 } stacks SEC(".maps");
 
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct sp_stack);
+	__type(value, struct sp_walk);
 } stack_buf SEC(".maps");
 
 /* Where a task went to sleep, to charge the off-CPU time when it comes back. */
@@ -77,116 +79,93 @@ static __always_inline void update_max(__u64 *p, __u64 v)
 	}
 }
 
-static __always_inline __u64 mix(__u64 h, __u64 v)
-{
-	h ^= v;
-	h *= 0x100000001b3ULL;
-	return h ^ (h >> 29);
-}
 
-/* Counts a row; returns its value (for callers that need nothing else, ignored). */
-static __always_inline void count_caller(struct sp_caller_key *key)
+/*
+ * count_caller(), count_stack() and charge_offcpu() are global functions: the verifier checks
+ * each once on its own instead of once per path through sp_switch (idle, preempted and
+ * voluntary keys hold different constants), which halved its load time.
+ */
+
+/* Counts a row. */
+__noinline int count_caller(struct sp_caller_key *key)
 {
 	struct sp_caller_val one = { .count = 1 }, *v;
 
+	if (!key)
+		return 0;
 	v = bpf_map_lookup_elem(&callers, key);
 	if (v) {
 		__sync_fetch_and_add(&v->count, 1);
-		return;
+		return 0;
 	}
 	if (bpf_map_update_elem(&callers, key, &one, BPF_NOEXIST) == 0)
-		return;
+		return 0;
 	v = bpf_map_lookup_elem(&callers, key); /* lost a race with the other CPU */
 	if (v)
 		__sync_fetch_and_add(&v->count, 1);
 	else
 		__sync_fetch_and_add(&sched_drops.caller_map_full, 1);
+	return 0;
 }
 
-static __always_inline void count_stack(struct sp_caller_key *ck, __u64 stack)
+__noinline int count_stack(struct sp_caller_key *ck, __u64 stack)
 {
-	struct sp_stack_key key = { .stack = stack, .caller = ck->caller, .wait = ck->wait };
+	struct sp_stack_key key = { .stack = stack };
 	struct sp_stack_val one = { .count = 1 }, *v;
 
+	if (!ck)
+		return 0;
+	key.caller = ck->caller;
+	key.wait = ck->wait;
 	__builtin_memcpy(key.comm, ck->comm, sizeof(key.comm));
 	v = bpf_map_lookup_elem(&stack_counts, &key);
 	if (v) {
 		__sync_fetch_and_add(&v->count, 1);
-		return;
+		return 0;
 	}
 	if (bpf_map_update_elem(&stack_counts, &key, &one, BPF_NOEXIST) == 0)
-		return;
+		return 0;
 	v = bpf_map_lookup_elem(&stack_counts, &key);
 	if (v)
 		__sync_fetch_and_add(&v->count, 1);
 	else
 		__sync_fetch_and_add(&sched_drops.stackagg_map_full, 1);
-}
-
-struct fold_ctx {
-	struct sp_stack *buf;
-	__u64 hash;
-	struct sp_fold_state st;
-	__u32 nr;
-	__u32 pad;
-};
-
-/* One frame, for bpf_loop(): hashes it, and folds it until the caller is found. */
-static long fold_frame(__u64 i, struct fold_ctx *c)
-{
-	__u64 ip;
-
-	if (i >= c->nr || i >= SP_MAX_STACK_DEPTH)
-		return 1;
-	ip = c->buf->ip[i & (SP_MAX_STACK_DEPTH - 1)];
-	c->hash = mix(c->hash, ip);
-	sp_fold_step(&c->st, &fold_cfg, ip);
 	return 0;
 }
 
 /* Walks the stack once: folds it to the caller and keeps it in `stacks` by hash. */
 static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key)
 {
-	struct fold_ctx c = { .hash = 0xcbf29ce484222325ULL };
+	struct sp_walk *w;
 	__u32 zero = 0;
-	__u64 h;
-	long n;
 
-	c.buf = bpf_map_lookup_elem(&stack_buf, &zero);
-	if (!c.buf)
+	key->caller = SP_CALLER_UNKNOWN;
+	w = bpf_map_lookup_elem(&stack_buf, &zero);
+	if (!w)
 		return 0;
-	n = bpf_get_stack(ctx, c.buf->ip, sizeof(c.buf->ip), 0);
-	if (n <= 0) {
+	if (!sp_walk_stack(ctx, w)) {
 		__sync_fetch_and_add(&sched_drops.stack_fail, 1);
-		key->caller = SP_CALLER_UNKNOWN;
 		return 0;
 	}
-	c.nr = n / sizeof(__u64);
-	c.buf->nr = c.nr;
-	bpf_loop(SP_MAX_STACK_DEPTH, fold_frame, &c, 0);
-	key->caller = c.st.caller;
-	key->wait = c.st.wait;
-	h = c.hash ? c.hash : 1;
-	if (!bpf_map_lookup_elem(&stacks, &h) &&
-	    bpf_map_update_elem(&stacks, &h, c.buf, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&stacks, &h)) {
+	key->caller = w->st.caller;
+	key->wait = w->st.wait;
+	if (!sp_walk_keep(&stacks, w)) {
 		__sync_fetch_and_add(&sched_drops.stack_map_full, 1);
 		return 0;
 	}
-	return h;
+	return w->hash;
 }
 
-static __always_inline void switch_in(struct task_struct *next, __u64 now)
+/* Charges the time since the task went to sleep to its row and stack. */
+__noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 {
-	struct sp_sleep *s;
 	struct sp_caller_val *v;
 	struct sp_stack_val *sv;
 	struct sp_stack_key sk = {};
 	__u64 delta;
 
-	s = bpf_task_storage_get(&sleeping, next, 0, 0);
 	if (!s || !s->ts)
-		return;
+		return 0;
 	delta = now - s->ts;
 	s->ts = 0;
 	v = bpf_map_lookup_elem(&callers, &s->key);
@@ -195,7 +174,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		update_max(&v->max_ns, delta);
 	}
 	if (!s->stack)
-		return;
+		return 0;
 	sk.stack = s->stack;
 	sk.caller = s->key.caller;
 	sk.wait = s->key.wait;
@@ -203,6 +182,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	sv = bpf_map_lookup_elem(&stack_counts, &sk);
 	if (sv)
 		__sync_fetch_and_add(&sv->offcpu_ns, delta);
+	return 0;
 }
 
 SEC("tp_btf/sched_switch")
@@ -213,7 +193,7 @@ int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_stru
 	struct sp_sleep *s;
 	__u64 now = bpf_ktime_get_ns(), stack = 0;
 
-	switch_in(next, now);
+	charge_offcpu(bpf_task_storage_get(&sleeping, next, 0, 0), now);
 
 	if (prev->pid == 0) {
 		if (!targ_all)

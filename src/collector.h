@@ -8,7 +8,9 @@
 #ifndef SCHEDPROF_COLLECTOR_H
 #define SCHEDPROF_COLLECTOR_H
 
+#include <linux/types.h>
 #include "model.h"
+#include "schedprof/fold.h"
 #include "trace_opts.h"
 
 struct ksyms;
@@ -19,6 +21,9 @@ struct trace_ctx {
 	const struct trace_opts *opts;
 	struct schedprof_bpf *skel;
 	struct ksyms *ksyms; /* NULL in configure (it is read in parallel with the load) */
+	/* built from ksyms on the same thread; fold_err is 0 or -ENOENT (no __sched_text) */
+	struct sp_fold_cfg fold_cfg;
+	int fold_err;
 	int ncpus;
 };
 

@@ -10,6 +10,15 @@ struct ksyms;
 
 /* 0, or -ENOENT when the kernel's __sched_text bounds are missing. */
 int fold_cfg_build(const struct ksyms *ks, struct sp_fold_cfg *cfg);
+/*
+ * The configuration depends only on the running kernel's addresses, fixed for one boot
+ * (KASLR included), while reading /proc/kallsyms costs ~0.1 s of kernel time. It is cached
+ * in dir (NULL: /run/schedprof) under the boot id, so start-up does not wait for kallsyms
+ * after the first run of a boot. 0, -ENOENT (no valid cache) or -errno.
+ */
+int fold_cfg_cache_load(const char *dir, struct sp_fold_cfg *cfg);
+int fold_cfg_cache_store(const char *dir, const struct sp_fold_cfg *cfg);
+
 /* "rwsem-write", "mutex", "io", ... or NULL for SP_WAIT_NONE and unknown values. */
 const char *fold_wait_name(__u32 wait);
 

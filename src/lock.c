@@ -98,16 +98,11 @@ static void probe_rq_locks(struct lock_state *st, int ncpus)
 static int lock_setup(void *state, struct trace_ctx *ctx)
 {
 	struct lock_state *st = state;
-	int err;
 
 	if (!st->available)
 		return 0;
 	/* the same configuration the schedules view writes: either view may run alone */
-	err = fold_cfg_build(ctx->ksyms, &st->skel->bss->fold_cfg);
-	if (err == -ENOENT)
-		elog("kernel symbols __sched_text_start/__sched_text_end not found in /proc/kallsyms");
-	if (err)
-		return err;
+	st->skel->bss->fold_cfg = ctx->fold_cfg;
 	probe_rq_locks(st, ctx->ncpus);
 	return 0;
 }

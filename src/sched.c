@@ -46,12 +46,9 @@ static void sched_disable(struct schedprof_bpf *skel)
 static int sched_setup(void *state, struct trace_ctx *ctx)
 {
 	struct sched_state *st = state;
-	int err;
 
-	err = fold_cfg_build(ctx->ksyms, &st->skel->bss->fold_cfg);
-	if (err == -ENOENT)
-		elog("kernel symbols __sched_text_start/__sched_text_end not found in /proc/kallsyms");
-	return err;
+	st->skel->bss->fold_cfg = ctx->fold_cfg;
+	return 0;
 }
 
 static int sched_attach(void *state, struct trace_ctx *ctx)

@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 #include "collector.h"
 #include "commands.h"
+#include "foldcfg.h"
 #include "ksyms.h"
 #include "log.h"
 #include "target.h"
@@ -92,7 +93,7 @@ static void trace_help(void)
 	       "\nLimits (nothing is dropped silently: the report counts what did not fit):\n"
 	       "      --max-targets N  traced processes named or found at attach (default %u)\n"
 	       "      --max-callers N  (caller, wait, comm) rows (default %u)\n"
-	       "      --max-stacks N   distinct kernel stacks kept (default %u)\n"
+	       "      --max-stacks N   distinct stacks kept, per stack map (default %u)\n"
 	       "      --max-samples N  distinct sampled (function, comm, stacks) keys (default %u)\n"
 	       "\n  -V, --verbose     more diagnostics (-VV: libbpf's too)\n"
 	       "  -h, --help        this help\n"
@@ -362,6 +363,7 @@ struct tracer {
 	/* kallsyms is read on a thread while libbpf parses BTF and loads (both ~0.1 s) */
 	pthread_t ksyms_thread;
 	bool ksyms_started;
+	bool fold_cached; /* fold configuration from the boot's cache: no need to wait */
 	int ksyms_err;
 };
 
@@ -423,8 +425,18 @@ static void *ksyms_loader(void *arg)
 {
 	struct tracer *t = arg;
 
+	struct sp_fold_cfg cfg;
+
 	t->ctx.ksyms = ksyms__load(NULL);
 	t->ksyms_err = t->ctx.ksyms ? 0 : -errno;
+	if (t->fold_cached || !t->ctx.ksyms || ksyms__restricted(t->ctx.ksyms))
+		return NULL;
+	t->ctx.fold_err = fold_cfg_build(t->ctx.ksyms, &cfg);
+	if (t->ctx.fold_err)
+		return NULL;
+	t->ctx.fold_cfg = cfg;
+	if (fold_cfg_cache_store(NULL, &cfg))
+		dlog("cannot cache the fold configuration in /run/schedprof");
 	return NULL;
 }
 
@@ -442,6 +454,10 @@ static int ksyms_join(struct tracer *t)
 		elog("kernel addresses are hidden in /proc/kallsyms (kernel.kptr_restrict): run as root");
 		return -EPERM;
 	}
+	if (t->ctx.fold_err) {
+		elog("kernel symbols __sched_text_start/__sched_text_end not found in /proc/kallsyms");
+		return t->ctx.fold_err;
+	}
 	return 0;
 }
 
@@ -458,12 +474,19 @@ static void tracer_destroy(struct tracer *t)
 	ksyms__free(t->ctx.ksyms);
 }
 
+static double ms_since(uint64_t t0)
+{
+	return (now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
+}
+
 static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 {
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	int err;
 
 	t->ctx.opts = o;
 	t->ctx.ncpus = libbpf_num_possible_cpus();
+	t->fold_cached = fold_cfg_cache_load(NULL, &t->ctx.fold_cfg) == 0;
 	err = pthread_create(&t->ksyms_thread, NULL, ksyms_loader, t);
 	if (err)
 		return -err;
@@ -487,20 +510,27 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 		if (err)
 			return err;
 	}
+	dlog("opened and configured in %.1f ms", ms_since(t0));
 	err = schedprof_bpf__load(t->skel);
+	dlog("loaded at %.1f ms", ms_since(t0));
 	if (err) {
 		elog("cannot load the BPF programs: %s%s", strerror(-err),
 		     log_get_level() < LOG_LIBBPF ? " (-VV shows the verifier's log)" : "");
 		return err;
 	}
 	t->targ_tgids_fd = bpf_map__fd(t->skel->maps.targ_tgids);
-	err = ksyms_join(t);
-	if (err)
-		return err;
+	/* kallsyms itself is needed only to symbolize the report: join later if we can */
+	if (!t->fold_cached) {
+		err = ksyms_join(t);
+		if (err)
+			return err;
+		dlog("kallsyms in at %.1f ms", ms_since(t0));
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
 		if (!t->state[i])
 			continue;
 		err = collectors[i]->setup(t->state[i], &t->ctx);
+		dlog("%s view set up at %.1f ms", collectors[i]->name, ms_since(t0));
 		if (err) {
 			elog("cannot set up the %s view: %s", collectors[i]->name, strerror(-err));
 			return err;
@@ -780,6 +810,8 @@ static int run_trace(const struct trace_opts *o)
 	ilog("attached in %.1f ms", (t0 - begin) / 1e6);
 	wait_for_end(&t, o, t0);
 	tracer_detach(&t);
+	if (t.ksyms_started && (err = ksyms_join(&t)))
+		goto out;
 	run.elapsed_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	run.start_unix_ns = wall0;
 	fill_run_info(&run, o, &t);

@@ -2,7 +2,10 @@
 /* The caller-folding rule (include/schedprof/fold.h) on a fixture kallsyms, as BPF applies it. */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "foldcfg.h"
 #include "ksyms.h"
 
@@ -170,6 +173,33 @@ START_TEST(missing_sections)
 }
 END_TEST
 
+/* The boot cache gives back exactly what was stored, and nothing when it is damaged. */
+START_TEST(cache_round_trip)
+{
+	char dir[] = "/tmp/sp-fold-XXXXXX", path[64];
+	struct sp_fold_cfg got;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(fold_cfg_cache_load(dir, &got), -ENOENT);
+	ck_assert_int_eq(fold_cfg_cache_store(dir, &cfg), 0);
+	memset(&got, 0, sizeof(got));
+	ck_assert_int_eq(fold_cfg_cache_load(dir, &got), 0);
+	ck_assert_mem_eq(&got, &cfg, sizeof(cfg));
+	snprintf(path, sizeof(path), "%s/fold.cache", dir);
+	f = fopen(path, "r+");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 16, SEEK_SET); /* the kernel release */
+	fputc('!', f);
+	fclose(f);
+	ck_assert_int_eq(fold_cfg_cache_load(dir, &got), -ENOENT);
+	ck_assert_int_eq(truncate(path, 10), 0);
+	ck_assert_int_eq(fold_cfg_cache_load(dir, &got), -ENOENT);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fold");
@@ -187,6 +217,7 @@ int main(void)
 	tcase_add_test(tc, boundaries);
 	tcase_add_test(tc, unknown);
 	tcase_add_test(tc, missing_sections);
+	tcase_add_test(tc, cache_round_trip);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
