@@ -197,7 +197,8 @@ for t in "${RUN[@]}"; do
 	stop
 	COST+=$(awk -v t="$t" -v s="$SECS" 'NR == FNR { c[$1] = $3; ns[$1] = $4; next }
 		($1 in c) && $3 > c[$1] { n = $3 - c[$1]
-			printf "| %s | %s | %d | %.0f | %.0f |\n", t, $2, n, n / s, ($4 - ns[$1]) / n }' \
+			printf "| %s | %s | %d | %.0f | %.0f | %.1f |\n", t, $2, n, n / s,
+				($4 - ns[$1]) / n, ($4 - ns[$1]) / s / 1e6 }' \
 		"$WT/before" "$WT/after")
 	COST+=$'\n'
 done
@@ -223,10 +224,11 @@ report() {
 		[ -n "${WHY[$t]:-}" ] && printf '| %s | does not run here | %s |\n' "$t" "${WHY[$t]}"
 	done
 	echo
-	echo "BPF program cost (kernel.bpf_stats_enabled=1, one ${SECS}s run each):"
+	echo "BPF program cost (kernel.bpf_stats_enabled=1, one ${SECS}s run each; CPU ms/s: time"
+	echo "inside the program per second of workload, on all CPUs together):"
 	echo
-	echo "| tracer | program | runs | runs/s | ns/run |"
-	echo "|---|---|---|---|---|"
+	echo "| tracer | program | runs | runs/s | ns/run | CPU ms/s |"
+	echo "|---|---|---|---|---|---|"
 	printf '%s' "$COST"
 }
 report

@@ -18,10 +18,11 @@
 # SIGINT to its exit (detach, read, symbolize, write the report).
 #
 # usage: sudo bench/profile.sh [-r ROUNDS] [-w cpu,make_j2] [-t sp99,sp999,sp99g,perf99g]
-#                              [-o DIR] [-s SEED] [-R SECONDS] [-S]
+#                              [-o DIR] [-s SEED] [-R SECONDS] [-S] [-C] [-L LOAD]
 #   -R SECONDS  length of the system-wide trace whose report time is measured (default 60)
 #   -S          skip that report-time phase
 #   -C          skip the BPF cost phase
+#   -L LOAD     first wait (up to 20 min) for the 1-minute load average to drop below LOAD
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -32,16 +33,16 @@ PERF=${PERF:-perf}
 STABLE_MS=${STABLE_MS:-200}
 LOOP_M=${LOOP_M:-1500}		# million steps per CPU for the cpu workload (~2 s here)
 MAKE_N=${MAKE_N:-40}
-ROUNDS=5 WFILTER="" TFILTER="" OUT="" SEED=$RANDOM REPORT_S=60 DO_REPORT=1 DO_COST=1
+ROUNDS=5 WFILTER="" TFILTER="" OUT="" SEED=$RANDOM REPORT_S=60 DO_REPORT=1 DO_COST=1 MAXLOAD=""
 
 usage() {
-	sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
-while getopts "r:w:t:o:s:R:SCh" opt; do
+while getopts "r:w:t:o:s:R:SCL:h" opt; do
 	case $opt in
 	r) ROUNDS=$OPTARG ;; w) WFILTER=$OPTARG ;; t) TFILTER=$OPTARG ;; o) OUT=$OPTARG ;;
-	s) SEED=$OPTARG ;; R) REPORT_S=$OPTARG ;; S) DO_REPORT=0 ;; C) DO_COST=0 ;; *) usage ;;
+	s) SEED=$OPTARG ;; R) REPORT_S=$OPTARG ;; S) DO_REPORT=0 ;; C) DO_COST=0 ;; L) MAXLOAD=$OPTARG ;; *) usage ;;
 	esac
 done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ && $REPORT_S =~ ^[1-9][0-9]*$ ]] || usage
@@ -106,7 +107,8 @@ start_tracer() {
 	local last=-1 since n now deadline
 	SESS=$WT/sess_$1
 	rm -rf "$SESS" && mkdir -p "$SESS"
-	SESS=$SESS /usr/bin/time -f '%M' -o "$SESS/rss" bash -c "exec ${TCMD[$1]}" \
+	export SESS # the tracer's command line names its files under $SESS
+	/usr/bin/time -f '%M' -o "$SESS/rss" bash -c "exec ${TCMD[$1]}" \
 		</dev/null >"$SESS/stdout" 2>"$SESS/stderr" &
 	TPID=$!
 	deadline=$(( $(now_us) + 30000000 ))
@@ -133,16 +135,34 @@ stop_tracer() {
 	TPID=""
 }
 
-run_workload() { # -> WALL_US
+# run_workload NAME -> WALL_US, and CPU_MS: the workload's own user + system CPU time, children
+# included. Sampling interrupts are charged to the task they interrupt, so CPU time shows the
+# tracer's cost too, and other load on the machine blurs it much less than wall time.
+run_workload() {
 	local t0
 	eval "${WPREP[$1]}" >/dev/null 2>&1
 	t0=$(now_us)
-	eval "${WCMD[$1]}" >/dev/null 2>"$OUT/logs/last_workload.err" || { log "workload $1 failed"; exit 1; }
+	python3 -c '
+import resource, subprocess, sys
+rc = subprocess.call(["bash", "-c", sys.argv[2]], stdout=subprocess.DEVNULL)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%d\n" % round((r.ru_utime + r.ru_stime) * 1000))
+sys.exit(rc)' "$WT/cpu" "${WCMD[$1]}" 2>"$OUT/logs/last_workload.err" ||
+		{ log "workload $1 failed"; exit 1; }
 	WALL_US=$(( $(now_us) - t0 ))
+	CPU_MS=$(cat "$WT/cpu")
 }
 
+if [[ -n $MAXLOAD ]]; then
+	for ((i = 0; i < 120; i++)); do
+		python3 -c 'import os, sys; sys.exit(os.getloadavg()[0] >= float(sys.argv[1]))' "$MAXLOAD" && break
+		((i % 6)) || log "waiting for the load average ($(cut -d' ' -f1 /proc/loadavg)) to drop below $MAXLOAD"
+		sleep 10
+	done
+fi
+
 RES=$OUT/pairs.csv
-echo "round,workload,tracer,base_us,traced_us,rss_kb,stop_us" >"$RES"
+echo "round,workload,tracer,base_us,traced_us,base_cpu_ms,traced_cpu_ms,rss_kb,stop_us" >"$RES"
 log "results in $OUT; seed $SEED; $ROUNDS rounds; $ONLINE CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
 RANDOM=$SEED
 for w in "${WNAMES[@]}"; do
@@ -150,13 +170,13 @@ for w in "${WNAMES[@]}"; do
 	for ((r = 1; r <= ROUNDS; r++)); do
 		mapfile -t order < <(printf '%s\n' "${TNAMES[@]}" | shuf --random-source=<(yes "$SEED$r"))
 		for t in "${order[@]}"; do
-			run_workload "$w"; base=$WALL_US
+			run_workload "$w"; base=$WALL_US bcpu=$CPU_MS
 			start_tracer "$t" || { log "$t did not start: $(cat "$SESS/stderr")"; exit 1; }
-			run_workload "$w"; traced=$WALL_US
+			run_workload "$w"; traced=$WALL_US tcpu=$CPU_MS
 			stop_tracer
 			rss=$(tail -1 "$SESS/rss")
-			echo "$r,$w,$t,$base,$traced,$rss,$STOP_US" >>"$RES"
-			log "round $r $w $t: untraced $((base / 1000)) ms, traced $((traced / 1000)) ms, rss ${rss} KB, stop $((STOP_US / 1000)) ms"
+			echo "$r,$w,$t,$base,$traced,$bcpu,$tcpu,$rss,$STOP_US" >>"$RES"
+			log "round $r $w $t: untraced $((base / 1000)) ms (CPU $bcpu ms), traced $((traced / 1000)) ms (CPU $tcpu ms), rss ${rss} KB, stop $((STOP_US / 1000)) ms"
 		done
 	done
 done
@@ -221,20 +241,23 @@ fi
 python3 - "$RES" "${LONG:-}" "${COST:-}" <<'PY' | tee "$OUT/summary.txt"
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-print("\nslowdown (traced / untraced wall time of interleaved pairs; median [min-max] over rounds)")
-print(f"{'workload':10} {'tracer':8} {'pairs':>5} {'untraced':>9} {'ratio':>7} {'range':>15} "
-      f"{'peak RSS':>9} {'stop':>8}")
+print("\nslowdown: traced / untraced, wall time and the workload's CPU time, of interleaved pairs;")
+print("median [min-max] over rounds; the tracer's peak RSS; stop = SIGINT to exit (the report)")
+print(f"{'workload':10} {'tracer':8} {'pairs':>5} {'untraced':>9} {'wall':>7} {'range':>15} "
+      f"{'CPU':>7} {'range':>15} {'peak RSS':>9} {'stop':>8}")
 for w in dict.fromkeys(r["workload"] for r in rows):
     for t in dict.fromkeys(r["tracer"] for r in rows):
         sel = [r for r in rows if r["workload"] == w and r["tracer"] == t]
         if not sel:
             continue
         ratios = [int(r["traced_us"]) / int(r["base_us"]) for r in sel]
+        cpu = [int(r["traced_cpu_ms"]) / max(int(r["base_cpu_ms"]), 1) for r in sel]
         base = statistics.median(int(r["base_us"]) for r in sel) / 1e6
         rss = statistics.median(int(r["rss_kb"]) for r in sel) / 1024
         stop = statistics.median(int(r["stop_us"]) for r in sel) / 1e3
         print(f"{w:10} {t:8} {len(sel):5} {base:8.2f}s {statistics.median(ratios):7.4f} "
-              f"{min(ratios):7.4f}-{max(ratios):.4f} {rss:7.1f}MB {stop:6.0f}ms")
+              f"{min(ratios):7.4f}-{max(ratios):.4f} {statistics.median(cpu):7.4f} "
+              f"{min(cpu):7.4f}-{max(cpu):.4f} {rss:7.1f}MB {stop:6.0f}ms")
 if len(sys.argv) > 3 and sys.argv[3]:
     print("\nBPF cost of prof_sample (kernel.bpf_stats_enabled): time per sample and the share of "
           "each CPU it takes at that rate")

@@ -259,8 +259,9 @@ struct builder {
 	void *stacks; /* tsearch of struct stack_ref */
 	struct sp_prof_ustack ubuf;
 	struct sp_prof_kstack kbuf;
+	struct frames fr; /* of the key being added */
 	/* why leaves were not named, for -V */
-	uint64_t unk_kernel, unk_buildid, unk_nosym, unk_image, unk_empty;
+	uint64_t unk_kernel, unk_buildid, unk_nosym, unk_image, unk_nomap, unk_empty;
 	uint64_t raw_keys; /* keys with a raw-IP user frame */
 };
 
@@ -319,8 +320,9 @@ static void note_object(struct builder *b, const struct sp_uframe *u, const char
 
 	if (path[0] != '/' || sp_run_build_id(b->run, path))
 		return;
-	while (len > 16 && !u->build_id[len - 1])
-		len--;
+	/* as usyms resolves it: 20 bytes, or 16 (md5, uuid) when the kernel's padding is zero */
+	if (!u->build_id[16] && !u->build_id[17] && !u->build_id[18] && !u->build_id[19])
+		len = 16;
 	elf_build_id_hex(u->build_id, len, hex, sizeof(hex));
 	sp_object_list_add(&b->run->objects, path, hex);
 }
@@ -356,8 +358,10 @@ static void name_user(struct builder *b, struct frames *fr, const struct sp_ufra
 			f->name = sym.name;
 			f->object = sym.object;
 		}
-		if (leaf && err)
+		if (leaf && err == -ESRCH)
 			b->unk_image++;
+		else if (leaf && err)
+			b->unk_nomap++;
 		else if (leaf && !sym.name)
 			b->unk_nosym++;
 		break;
@@ -529,17 +533,13 @@ static void key_frames(struct builder *b, const struct sp_prof_key *key, struct 
 
 static int add_key(struct builder *b, const struct sp_prof_key *key, uint64_t count)
 {
-	struct frames *fr;
+	struct frames *fr = &b->fr;
 	struct sp_profile_row *r;
 	const struct frame *leaf;
 	char comm[TASK_COMM_LEN + 1];
 	bool has_user;
 	size_t row;
-	int err = -ENOMEM;
 
-	fr = malloc(sizeof(*fr));
-	if (!fr)
-		return -ENOMEM;
 	key_frames(b, key, fr, &has_user);
 	if (key->flags & SP_PROF_F_RAW_IP)
 		b->raw_keys++;
@@ -553,19 +553,16 @@ static int add_key(struct builder *b, const struct sp_prof_key *key, uint64_t co
 	leaf = &fr->f[0];
 	r = get_row(b, leaf->name ? leaf->name : unknown, leaf->object);
 	if (!r)
-		goto out;
+		return -ENOMEM;
 	row = (size_t)(r - b->v->rows);
 	r->samples += count;
 	if (!leaf->name)
 		b->v->unsymbolized += count;
 	if (sp_comm_list_add(&r->comms, comm, count, 0, 0))
-		goto out;
+		return -ENOMEM;
 	if (b->st->callchains && has_user && !user_stack_complete(fr, fr->nkernel))
 		b->v->user_truncated += count;
-	err = b->st->callchains ? add_stack(b, row, fr, comm, count) : 0;
-out:
-	free(fr);
-	return err;
+	return b->st->callchains ? add_stack(b, row, fr, comm, count) : 0;
 }
 
 static int read_samples(struct builder *b)
@@ -624,12 +621,13 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	dlog("profile: %" PRIu64 " samples, %" PRIu64 " target in %zu rows; %" PRIu64
 	     " process announcements (%" PRIu64 " lost, %" PRIu64 " gone before we looked), %zu "
 	     "images; unnamed leaves: kernel %" PRIu64 ", unknown build-id %" PRIu64
-	     ", no symbol %" PRIu64 ", raw IP without image %" PRIu64 ", no frame %" PRIu64
+	     ", no symbol %" PRIu64 ", raw IP without image %" PRIu64 ", raw IP outside the image's "
+	     "files %" PRIu64 ", no frame %" PRIu64
 	     "; keys with raw-IP user frames %" PRIu64 "; stack reads failed: kernel %" PRIu64
 	     ", user %" PRIu64,
 	     v->total, v->target, v->nrows, st->events, (uint64_t)d->event_lost, st->gone,
 	     usyms__nr_images(st->usyms), b->unk_kernel, b->unk_buildid, b->unk_nosym, b->unk_image,
-	     b->unk_empty, b->raw_keys, (uint64_t)d->kstack_fail, (uint64_t)d->ustack_fail);
+	     b->unk_nomap, b->unk_empty, b->raw_keys, (uint64_t)d->kstack_fail, (uint64_t)d->ustack_fail);
 	if (d->event_lost)
 		wlog("%llu process announcements were lost (ring buffer full): some user frames may "
 		     "stay unnamed", (unsigned long long)d->event_lost);

@@ -45,23 +45,23 @@ show() {
 		END { if (r > n) printf "  (%d more rows)\n", r - n }' "$1"
 }
 
-# summ REPORT: voluntary schedules from pipe reads, and from any pipe wait
+# summ REPORT: how many voluntary schedules were pipe reads (as waiting for cc1) and io waits
 summ() {
 	awk '
 		/^schedules:/ { total = $2; vol = $4 }
 		/^ +COUNT +SHARE/ { intab = 1; next }
 		intab && NF >= 6 {
-			if ($6 == "anon_pipe_read" || $6 == "pipe_read" || $6 == "pipe_wait" ||
-			    $6 == "pipe_wait_readable")
+			# anon_pipe_read on recent kernels (6.18 here), pipe_read/pipe_wait on older ones
+			if ($6 == "anon_pipe_read" || $6 == "pipe_read" || $6 == "pipe_wait")
 				rd += $1
-			if ($5 == "pipe")
-				pw += $1
+			if ($5 == "io")
+				io += $1
 		}
 		END {
 			if (vol == "") { print "no schedules line in the report"; exit 1 }
-			printf "%d schedules, %d voluntary, %d from pipe reads (%.1f%% of voluntary), " \
-			       "%d in any pipe wait (%.1f%%)\n", total, vol, rd, vol ? 100 * rd / vol : 0,
-			       pw, vol ? 100 * pw / vol : 0
+			printf "%d schedules, %d voluntary: %d pipe reads (%.1f%% of voluntary), " \
+			       "%d io waits (%.1f%%)\n", total, vol, rd, vol ? 100 * rd / vol : 0,
+			       io, vol ? 100 * io / vol : 0
 		}' "$1"
 }
 

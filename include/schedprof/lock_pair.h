@@ -29,6 +29,14 @@ static inline __u32 sp_lock_flags_norm(__u32 flags)
 	return (flags & SP_LCB_F_MUTEX) ? SP_LCB_F_MUTEX : flags;
 }
 
+/*
+ * The time a begin records while its program still walks the stack; the real time is written
+ * last. An end that finds it on this CPU interrupted that program, and its own begin was
+ * skipped by the kernel's recursion guard (an interrupt's read_lock of the rwlock the task
+ * is spinning to write): it must not pair with the task's entry.
+ */
+#define SP_LOCK_TS_PENDING 1ULL
+
 enum sp_pair_begin {
 	SP_PAIR_NEW = 0,  /* a new contention: the caller walks the stack, names the lock */
 	SP_PAIR_AGAIN,	  /* another begin of the contention in progress: nothing to do */
@@ -88,8 +96,8 @@ static inline struct sp_lock_pending *sp_pair_spin_push(struct sp_lock_spin_stac
 }
 
 /*
- * Matches an end, innermost first. Returns 0 when no entry holds lock (an end whose begin
- * was not seen), else 1 + the number of entries above the match, which are dropped: their
+ * Matches an end, innermost first, skipping entries still being filled (SP_LOCK_TS_PENDING).
+ * Returns 0 when no entry holds lock (an end whose begin was not seen), else 1 + the number of entries above the match, which are dropped: their
  * ends were lost (attached or detached between them, or a program run skipped by the
  * kernel's recursion guard).
  */
@@ -99,7 +107,7 @@ static inline int sp_pair_spin_pop(struct sp_lock_spin_stack *s, __u64 lock, __u
 	__u32 d = s->depth;
 
 	for (int i = SP_LOCK_SPIN_NEST - 1; i >= 0; i--) {
-		if ((__u32)i >= d || s->e[i].lock != lock)
+		if ((__u32)i >= d || s->e[i].lock != lock || s->e[i].ts == SP_LOCK_TS_PENDING)
 			continue;
 		*out = s->e[i];
 		out->ts = now > s->e[i].ts ? now - s->e[i].ts : 0;

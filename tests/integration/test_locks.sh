@@ -130,10 +130,19 @@ pass "without the tracepoints: locks unavailable, schedules still counted ($t)"
 
 # --- 5. -p, mm_struct.mmap_lock, and waits that give up: SIGKILL makes the killable
 # mmap_write_lock_killable() waiters return -EINTR (a few tries: some must be waiting) ---
-for try in 1 2 3; do
+for try in 1 2 3 4 5; do
 	"$MMAPSCALE" 8 30 > /dev/null & P=$!
-	"$SCHEDPROF" trace -v locks -f json -o "$TMP/kill.json" -p $P 2> /dev/null & S=$!
-	sleep 1.5
+	"$SCHEDPROF" trace -V -v locks -f json -o "$TMP/kill.json" -p $P 2> "$TMP/kill.err" & S=$!
+	for i in $(seq 200); do # attached (slow on a loaded machine), then 1 s of contention
+		grep -q 'attached in' "$TMP/kill.err" && break
+		sleep 0.1
+	done
+	sleep 0.5
+	for i in $(seq 100); do # kill while a thread sleeps on the lock (wchan: the caller)
+		grep -Eqs '^(__vm_munmap|vm_mmap_pgoff|lock_mm_and_find_vma)$' /proc/$P/task/*/wchan &&
+			break
+		sleep 0.02
+	done
 	kill -9 $P
 	wait $S || fail "schedprof -p exited $?"
 	wait $P 2> /dev/null
@@ -142,7 +151,7 @@ for try in 1 2 3; do
 done
 n=$(pyq "$TMP/kill.json" "sum(r['count'] for r in L['contentions'] if r['lock'] == 'mm_struct.mmap_lock' and r['kind'] in ('rwsem-write', 'rwsem-read'))")
 [ "$n" -gt 50 ] || fail "mmap_lock contentions: $n, expected > 50"
-[ "$f" -gt 0 ] || fail "no contention gave up after SIGKILL in 3 tries"
+[ "$f" -gt 0 ] || fail "no contention gave up after SIGKILL in 5 tries"
 s=$(pyq "$TMP/kill.json" 'sum(r["failed"] for r in L["contentions"])')
 [ "$f" = "$s" ] || fail "failed total $f differs from the rows' $s"
 pass "-p: $n mmap_lock contentions; $f gave up after SIGKILL, counted apart"

@@ -6,7 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 PROFWORK=${PROFWORK:?PROFWORK must name the built tests/profwork}
 require_bpf
-ncpus=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')
 online=$(python3 -c '
 n = 0
 for part in open("/sys/devices/system/cpu/online").read().strip().split(","):

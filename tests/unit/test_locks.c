@@ -168,6 +168,23 @@ START_TEST(spin_same_lock_nested)
 }
 END_TEST
 
+START_TEST(spin_pending_entry)
+{
+	struct sp_lock_spin_stack s = { 0 };
+	struct sp_lock_pending *e, out;
+
+	/* the task's begin program is still walking its stack when an interrupt's end for the
+	 * same rwlock arrives (the interrupt's begin was skipped): no pairing with it */
+	e = sp_pair_spin_push(&s, 0xa, S | W, SP_LOCK_TS_PENDING);
+	ck_assert_int_eq(sp_pair_spin_pop(&s, 0xa, 100, &out), 0);
+	ck_assert_uint_eq(s.depth, 1);
+	e->ts = 120; /* the program finishes */
+	ck_assert_int_eq(sp_pair_spin_pop(&s, 0xa, 150, &out), 1);
+	ck_assert_uint_eq(out.ts, 30);
+	ck_assert_uint_eq(s.depth, 0);
+}
+END_TEST
+
 START_TEST(spin_overflow_and_orphans)
 {
 	struct sp_lock_spin_stack s = { 0 };
@@ -403,6 +420,7 @@ int main(void)
 	tcase_add_test(pair, task_end_mismatch_and_replace);
 	tcase_add_test(pair, spin_nested);
 	tcase_add_test(pair, spin_same_lock_nested);
+	tcase_add_test(pair, spin_pending_entry);
 	tcase_add_test(pair, spin_overflow_and_orphans);
 	tcase_add_checked_fixture(names, names_setup, names_teardown);
 	tcase_add_test(names, names_from_data_symbols);
