@@ -193,8 +193,8 @@ static int prof_attach(void *state, struct trace_ctx *ctx)
 		int fd = open_cpu_clock(st->cpus[i], st->hz);
 
 		if (fd < 0) {
-			elog("cannot open a %u Hz cpu-clock event on CPU %d: %s%s", st->hz, st->cpus[i],
-			     strerror(-fd),
+			elog("cannot open a %u Hz cpu-clock event on CPU %d: %s%s", st->hz,
+			     st->cpus[i], strerror(-fd),
 			     fd == -EINVAL ? " (above kernel.perf_event_max_sample_rate?)" : "");
 			return fd;
 		}
@@ -627,7 +627,8 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	     ", user %" PRIu64,
 	     v->total, v->target, v->nrows, st->events, (uint64_t)d->event_lost, st->gone,
 	     usyms__nr_images(st->usyms), b->unk_kernel, b->unk_buildid, b->unk_nosym, b->unk_image,
-	     b->unk_nomap, b->unk_empty, b->raw_keys, (uint64_t)d->kstack_fail, (uint64_t)d->ustack_fail);
+	     b->unk_nomap, b->unk_empty, b->raw_keys, (uint64_t)d->kstack_fail,
+	     (uint64_t)d->ustack_fail);
 	if (d->event_lost)
 		wlog("%llu process announcements were lost (ring buffer full): some user frames may "
 		     "stay unnamed", (unsigned long long)d->event_lost);

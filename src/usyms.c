@@ -278,7 +278,7 @@ out:
 }
 
 int usyms__resolve_build_id(struct usyms *u, const uint8_t *id, size_t id_len, uint64_t offset,
-			    struct usym *ret)
+			    struct usym *ret_sym)
 {
 	const char *name, *path;
 	uint64_t off = 0;
@@ -299,9 +299,9 @@ int usyms__resolve_build_id(struct usyms *u, const uint8_t *id, size_t id_len, u
 	}
 	if (err)
 		return err;
-	ret->name = name;
-	ret->object = path;
-	ret->sym_off = name ? off : 0;
+	ret_sym->name = name;
+	ret_sym->object = path;
+	ret_sym->sym_off = name ? off : 0;
 	return 0;
 }
 
@@ -357,7 +357,7 @@ static const struct us_map *image_find(const struct us_image *img, uint64_t ip)
 	return NULL;
 }
 
-int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, struct usym *ret)
+int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, struct usym *ret_sym)
 {
 	struct us_image key = { .pid = pid, .image = image }, **slot;
 	const struct us_map *m;
@@ -371,18 +371,18 @@ int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, str
 	if (!m)
 		return -ENOENT;
 	off = m->pgoff + (ip - m->start);
-	ret->object = m->path;
-	ret->sym_off = 0;
+	ret_sym->object = m->path;
+	ret_sym->sym_off = 0;
 	if (!m->file) {
 		struct elf_syms *es = vdso_syms(u);
 
-		ret->name = es ? elf_syms__lookup_offset(es, off, &sym_off) : NULL;
-		ret->sym_off = ret->name ? sym_off : 0;
+		ret_sym->name = es ? elf_syms__lookup_offset(es, off, &sym_off) : NULL;
+		ret_sym->sym_off = ret_sym->name ? sym_off : 0;
 		return 0;
 	}
 	f = m->file;
-	if (f->id_len && !usyms__resolve_build_id(u, f->id, f->id_len, off, ret)) {
-		ret->object = m->path; /* the path this process mapped */
+	if (f->id_len && !usyms__resolve_build_id(u, f->id, f->id_len, off, ret_sym)) {
+		ret_sym->object = m->path; /* the path this process mapped */
 		return 0;
 	}
 	if (!f->loaded) {
@@ -392,7 +392,7 @@ int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, str
 		if (!path_deleted(f->path))
 			f->syms = elf_syms__open_opts(f->path, &opts);
 	}
-	ret->name = f->syms ? elf_syms__lookup_offset(f->syms, off, &sym_off) : NULL;
-	ret->sym_off = ret->name ? sym_off : 0;
+	ret_sym->name = f->syms ? elf_syms__lookup_offset(f->syms, off, &sym_off) : NULL;
+	ret_sym->sym_off = ret_sym->name ? sym_off : 0;
 	return 0;
 }

@@ -49,17 +49,17 @@ int usyms__add_file(struct usyms *u, const char *path);
 
 /*
  * A (build-id, file offset) frame. id_len may include the zero padding the kernel adds to
- * build-ids shorter than 20 bytes. 0 when the object is known (ret->name may still be NULL),
+ * build-ids shorter than 20 bytes. 0 when the object is known (ret_sym->name may still be NULL),
  * -ENOENT when no registered file or debug file has that build-id, -EINVAL for a bad length.
  */
 int usyms__resolve_build_id(struct usyms *u, const uint8_t *id, size_t id_len, uint64_t offset,
-			    struct usym *ret);
+			    struct usym *ret_sym);
 /*
  * A raw IP of image `image` of pid, through the snapshot taken while it lived. 0 when a
- * mapping covers ip (ret->name may be NULL), -ESRCH when that image was never snapshotted,
+ * mapping covers ip (ret_sym->name may be NULL), -ESRCH when that image was never snapshotted,
  * -ENOENT when no executable file mapping covers ip (anonymous memory, JIT code).
  */
-int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, struct usym *ret);
+int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, struct usym *ret_sym);
 
 /* Process images snapshotted so far. */
 size_t usyms__nr_images(const struct usyms *u);

@@ -8,7 +8,7 @@
 
 #include "schedprof/limits.h"
 
-#define SP_PROF_DEF_HZ 99	/* -F: 99, not 100, so sampling does not move in lock-step with HZ */
+#define SP_PROF_DEF_HZ 99	/* -F: 99, not 100: no lock-step with the timer tick */
 #define SP_PROF_MAX_HZ 100000	/* the kernel's default perf_event_max_sample_rate */
 #define SP_DEF_PROF_KEYS 16384	/* distinct (leaf, comm[, stacks]) keys: --max-samples */
 #define SP_PROF_KDEPTH 64	/* kernel frames kept with -g */

@@ -141,7 +141,8 @@ START_TEST(test_table)
 	ck_assert_ptr_nonnull(p);
 	ck_assert_ptr_nonnull(q);
 	ck_assert_before(p, q);
-	ck_assert_msg(strchr(p, '\n') && memmem(p, (size_t)(strchr(p, '\n') - p), "  /usr/bin/cc1", 14),
+	q = strchr(p, '\n');
+	ck_assert_msg(q && memmem(p, (size_t)(q - p), "  /usr/bin/cc1", 14),
 		      "object of the yyparse row");
 	ck_assert_ptr_null(strstr(out, "stack #")); /* no --stacks */
 	free(out);
@@ -190,8 +191,10 @@ START_TEST(test_by_comm)
 	ck_assert_msg(cc1 && as && cc1 < as, "by comm: %s", out);
 	/* within cc1, its own counts rank the functions */
 	ck_assert_ptr_nonnull(strstr(cc1, "      5330   47.0%  yyparse"));
-	ck_assert_before(strstr(cc1, "yyparse"), strstr(cc1, "      4000   35.3%  page_remove_rmap"));
-	ck_assert_before(strstr(cc1, "page_remove_rmap"), strstr(cc1, "       700    6.2%  [unknown]"));
+	ck_assert_before(strstr(cc1, "yyparse"),
+			 strstr(cc1, "      4000   35.3%  page_remove_rmap"));
+	ck_assert_before(strstr(cc1, "page_remove_rmap"),
+			 strstr(cc1, "       700    6.2%  [unknown]"));
 	ck_assert_ptr_nonnull(strstr(as, "      1000    8.8%  page_remove_rmap"));
 	ck_assert_ptr_null(strstr(as, "yyparse"));
 	free(out);
