@@ -52,19 +52,31 @@ static void write_objects(struct json_writer *w, const struct sp_object_list *l)
 	jw_end_array(w);
 }
 
-static void write_comms(struct json_writer *w, const struct sp_comm_list *l, const char *time_key)
+/* {"name": {"count": N, time_key: N, "max_ns": N}, ...} under key */
+static void write_stat_map(struct json_writer *w, const char *key, const struct sp_comm_list *l,
+			   const char *time_key, bool with_max)
 {
-	jw_name(w, "comms");
+	jw_name(w, key);
 	jw_start_object(w);
 	for (size_t i = 0; i < l->n; i++) {
 		jw_name(w, l->v[i].comm);
 		jw_start_object(w);
 		jw_kv_uint(w, "count", l->v[i].count);
 		jw_kv_uint(w, time_key, l->v[i].time_ns);
-		jw_kv_uint(w, "max_ns", l->v[i].max_ns);
+		if (with_max)
+			jw_kv_uint(w, "max_ns", l->v[i].max_ns);
 		jw_end_object(w);
 	}
 	jw_end_object(w);
+}
+
+static void write_strings(struct json_writer *w, const char *key, char *const *v, size_t n)
+{
+	jw_name(w, key);
+	jw_start_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_string(w, v[i]);
+	jw_end_array(w);
 }
 
 void format_json_stacks(struct json_writer *w, const struct sp_stack_list *l, const char *time_key)
@@ -79,18 +91,9 @@ void format_json_stacks(struct json_writer *w, const struct sp_stack_list *l, co
 		jw_kv_uint(w, "count", s->count);
 		if (time_key)
 			jw_kv_uint(w, time_key, s->time_ns);
-		jw_name(w, "frames");
-		jw_start_array(w);
-		for (size_t j = 0; j < s->nframes; j++)
-			jw_string(w, s->frames[j]);
-		jw_end_array(w);
-		if (s->objects) {
-			jw_name(w, "objects");
-			jw_start_array(w);
-			for (size_t j = 0; j < s->nframes; j++)
-				jw_string(w, s->objects[j]);
-			jw_end_array(w);
-		}
+		write_strings(w, "frames", s->frames, s->nframes);
+		if (s->objects)
+			write_strings(w, "objects", s->objects, s->nframes);
 		jw_end_object(w);
 	}
 	jw_end_array(w);
@@ -117,7 +120,7 @@ static void write_sched(struct json_writer *w, const struct sp_sched_view *v)
 		jw_kv_uint(w, "count", r->count);
 		jw_kv_uint(w, "offcpu_ns", r->offcpu_ns);
 		jw_kv_uint(w, "max_ns", r->max_ns);
-		write_comms(w, &r->comms, "offcpu_ns");
+		write_stat_map(w, "comms", &r->comms, "offcpu_ns", true);
 		format_json_stacks(w, &r->stacks, "offcpu_ns");
 		jw_end_object(w);
 	}
@@ -176,26 +179,28 @@ static void write_profile(struct json_writer *w, const struct sp_profile_view *v
 	sp_comm_list_sort(&all);
 	write_profile_comms(w, &all);
 	jw_end_object(w);
-	for (size_t i = 0; i < all.n; i++)
-		free(all.v[i].comm);
-	free(all.v);
+	sp_comm_list_free(&all);
 }
 
-/* {"name": {"count": N, time_key: N, "max_ns": N}, ...} under key */
-static void write_stat_map(struct json_writer *w, const char *key, const struct sp_comm_list *l,
-			   const char *time_key, bool with_max)
+/* A sleeper row or group: the same fields but the first key and the breakdown's. */
+struct sleep_json {
+	const char *name_key, *name, *kind, *lock;
+	uint64_t tasks, count, offcpu_ns, max_ns;
+	const char *map_key;
+	const struct sp_comm_list *map;
+};
+
+static void write_sleep(struct json_writer *w, const struct sleep_json *s)
 {
-	jw_name(w, key);
 	jw_start_object(w);
-	for (size_t i = 0; i < l->n; i++) {
-		jw_name(w, l->v[i].comm);
-		jw_start_object(w);
-		jw_kv_uint(w, "count", l->v[i].count);
-		jw_kv_uint(w, time_key, l->v[i].time_ns);
-		if (with_max)
-			jw_kv_uint(w, "max_ns", l->v[i].max_ns);
-		jw_end_object(w);
-	}
+	jw_kv_string(w, s->name_key, s->name);
+	jw_kv_string(w, "kind", s->kind);
+	jw_kv_string(w, "lock", s->lock);
+	jw_kv_uint(w, "tasks", s->tasks);
+	jw_kv_uint(w, "count", s->count);
+	jw_kv_uint(w, "offcpu_ns", s->offcpu_ns);
+	jw_kv_uint(w, "max_ns", s->max_ns);
+	write_stat_map(w, s->map_key, s->map, "offcpu_ns", true);
 	jw_end_object(w);
 }
 
@@ -237,16 +242,9 @@ static void write_locks(struct json_writer *w, const struct sp_lock_view *v)
 	for (size_t i = 0; i < v->nsleepers; i++) {
 		const struct sp_sleeper_row *r = &v->sleepers[i];
 
-		jw_start_object(w);
-		jw_kv_string(w, "caller", r->caller);
-		jw_kv_string(w, "kind", r->kind);
-		jw_kv_string(w, "lock", r->lock);
-		jw_kv_uint(w, "tasks", r->tasks);
-		jw_kv_uint(w, "count", r->count);
-		jw_kv_uint(w, "offcpu_ns", r->offcpu_ns);
-		jw_kv_uint(w, "max_ns", r->max_ns);
-		write_stat_map(w, "comms", &r->comms, "offcpu_ns", true);
-		jw_end_object(w);
+		write_sleep(w, &(struct sleep_json){ "caller", r->caller, r->kind, r->lock,
+						     r->tasks, r->count, r->offcpu_ns, r->max_ns,
+						     "comms", &r->comms });
 	}
 	jw_end_array(w);
 	jw_name(w, "sleeper_groups");
@@ -254,16 +252,9 @@ static void write_locks(struct json_writer *w, const struct sp_lock_view *v)
 	for (size_t i = 0; i < v->ngroups; i++) {
 		const struct sp_sleeper_group *g = &v->groups[i];
 
-		jw_start_object(w);
-		jw_kv_string(w, "comm", g->comm);
-		jw_kv_string(w, "kind", g->kind);
-		jw_kv_string(w, "lock", g->lock);
-		jw_kv_uint(w, "tasks", g->tasks);
-		jw_kv_uint(w, "count", g->count);
-		jw_kv_uint(w, "offcpu_ns", g->offcpu_ns);
-		jw_kv_uint(w, "max_ns", g->max_ns);
-		write_stat_map(w, "callers", &g->callers, "offcpu_ns", true);
-		jw_end_object(w);
+		write_sleep(w, &(struct sleep_json){ "comm", g->comm, g->kind, g->lock, g->tasks,
+						     g->count, g->offcpu_ns, g->max_ns, "callers",
+						     &g->callers });
 	}
 	jw_end_array(w);
 	jw_end_object(w);

@@ -43,23 +43,44 @@ static void print_header(const struct sp_run *run, FILE *f)
 	fprintf(f, "  [%s, %s]\n", run->kernel ? run->kernel : "?", run->hostname ? run->hostname : "?");
 }
 
-static void print_stacks(const struct sp_sched_row *r, const struct render_opts *o, FILE *f)
+/*
+ * The first --stack-rows stacks of a row whose total is total: count, share, time_label and
+ * time when time_label is set, comm; then the frames with every object but [kernel].
+ */
+static void print_stack_list(const struct sp_stack_list *l, uint64_t total, const char *time_label,
+			     const struct render_opts *o, FILE *f)
 {
 	char d[32];
 
-	for (size_t i = 0; i < r->stacks.n && i < o->nstacks; i++) {
-		const struct sp_stack_row *s = &r->stacks.v[i];
+	for (size_t i = 0; i < l->n && i < o->nstacks; i++) {
+		const struct sp_stack_row *s = &l->v[i];
 
-		fprintf(f, "        stack #%zu: %" PRIu64 " (%.1f%%), off-CPU %s, comm %s\n", i + 1,
-			s->count, pct(s->count, r->count), fmt_duration(s->time_ns, d, sizeof(d)),
-			s->comm);
-		for (size_t j = 0; j < s->nframes; j++)
-			fprintf(f, "          %s%s%s\n", s->frames[j],
-				s->objects && strcmp(s->objects[j], "[kernel]") ? " " : "",
-				s->objects && strcmp(s->objects[j], "[kernel]") ? s->objects[j] : "");
+		fprintf(f, "        stack #%zu: %" PRIu64 " (%.1f%%), ", i + 1, s->count,
+			pct(s->count, total));
+		if (time_label)
+			fprintf(f, "%s %s, ", time_label, fmt_duration(s->time_ns, d, sizeof(d)));
+		fprintf(f, "comm %s\n", s->comm);
+		for (size_t j = 0; j < s->nframes; j++) {
+			const char *obj = s->objects ? s->objects[j] : "[kernel]";
+			bool kernel = !strcmp(obj, "[kernel]");
+
+			fprintf(f, "          %s%s%s\n", s->frames[j], kernel ? "" : " ", kernel ? "" : obj);
+		}
 	}
-	if (r->stacks.n > o->nstacks)
-		fprintf(f, "        (%zu more stacks)\n", r->stacks.n - o->nstacks);
+	if (l->n > o->nstacks)
+		fprintf(f, "        (%zu more stacks)\n", l->n - o->nstacks);
+}
+
+/* The rows shown of n: at most -n (0: all). */
+static size_t rows_shown(size_t n, const struct render_opts *o)
+{
+	return o->nrows && n > o->nrows ? o->nrows : n;
+}
+
+static void print_more_rows(size_t shown, size_t n, FILE *f)
+{
+	if (shown < n)
+		fprintf(f, "  (%zu more rows: -n 0 shows all)\n", n - shown);
 }
 
 static void print_row(uint64_t count, uint64_t total, uint64_t offcpu, uint64_t max,
@@ -90,7 +111,7 @@ static void print_by_comm(const struct sp_sched_view *v, const struct render_opt
 			sp_comm_list_add(&all, c->comm, c->count, c->time_ns, c->max_ns);
 		}
 	sp_comm_list_sort(&all);
-	for (size_t k = 0; k < all.n && (!o->nrows || k < o->nrows); k++) {
+	for (size_t k = 0; k < rows_shown(all.n, o); k++) {
 		const struct sp_comm_stat *c = &all.v[k];
 		unsigned int shown = 0;
 
@@ -112,9 +133,7 @@ static void print_by_comm(const struct sp_sched_view *v, const struct render_opt
 			}
 		}
 	}
-	for (size_t i = 0; i < all.n; i++)
-		free(all.v[i].comm);
-	free(all.v);
+	sp_comm_list_free(&all);
 }
 
 static void print_sched(const struct sp_run *run, const struct render_opts *o, FILE *f)
@@ -142,17 +161,15 @@ static void print_sched(const struct sp_run *run, const struct render_opts *o, F
 		return;
 	}
 	print_columns(f);
-	if (o->nrows && n > o->nrows)
-		n = o->nrows;
+	n = rows_shown(v->nrows, o);
 	for (size_t i = 0; i < n; i++) {
 		const struct sp_sched_row *r = &v->rows[i];
 
 		print_row(r->count, v->total, r->offcpu_ns, r->max_ns, r->wait, r->caller, f);
 		if (o->stacks)
-			print_stacks(r, o, f);
+			print_stack_list(&r->stacks, r->count, "off-CPU", o, f);
 	}
-	if (n < v->nrows)
-		fprintf(f, "  (%zu more rows: -n 0 shows all)\n", v->nrows - n);
+	print_more_rows(n, v->nrows, f);
 }
 
 /* ---- profile view ---- */
@@ -179,26 +196,6 @@ static void print_profile_row(uint64_t n, uint64_t total, const char *function, 
 			      FILE *f)
 {
 	fprintf(f, "%10" PRIu64 " %6.1f%%  %-36s %s\n", n, pct(n, total), function, object);
-}
-
-/* Kernel frames, then user frames, leaf first; the object of every frame but [kernel]. */
-static void print_profile_stacks(const struct sp_profile_row *r, const struct render_opts *o,
-				 FILE *f)
-{
-	for (size_t i = 0; i < r->stacks.n && i < o->nstacks; i++) {
-		const struct sp_stack_row *s = &r->stacks.v[i];
-
-		fprintf(f, "        stack #%zu: %" PRIu64 " (%.1f%%), comm %s\n", i + 1, s->count,
-			pct(s->count, r->samples), s->comm);
-		for (size_t j = 0; j < s->nframes; j++) {
-			const char *obj = s->objects ? s->objects[j] : "[kernel]";
-
-			fprintf(f, "          %s%s%s\n", s->frames[j], strcmp(obj, "[kernel]") ? " " : "",
-				strcmp(obj, "[kernel]") ? obj : "");
-		}
-	}
-	if (r->stacks.n > o->nstacks)
-		fprintf(f, "        (%zu more stacks)\n", r->stacks.n - o->nstacks);
 }
 
 struct comm_entry {
@@ -231,7 +228,7 @@ static void print_profile_by_comm(const struct sp_profile_view *v, const struct 
 			sp_comm_list_add(&all, v->rows[i].comms.v[j].comm, v->rows[i].comms.v[j].count,
 					 0, 0);
 	sp_comm_list_sort(&all);
-	for (size_t k = 0; k < all.n && (!o->nrows || k < o->nrows); k++) {
+	for (size_t k = 0; k < rows_shown(all.n, o); k++) {
 		const struct sp_comm_stat *c = &all.v[k];
 		size_t n = 0;
 
@@ -250,14 +247,11 @@ static void print_profile_by_comm(const struct sp_profile_view *v, const struct 
 		fprintf(f, "\n%s: %" PRIu64 " samples (%.1f%%)\n", c->comm, c->count,
 			pct(c->count, v->target));
 		print_profile_columns(f);
-		for (size_t i = 0; i < n && (!o->nrows || i < o->nrows); i++)
+		for (size_t i = 0; i < rows_shown(n, o); i++)
 			print_profile_row(e[i].count, v->target, e[i].row->function, e[i].row->object, f);
-		if (o->nrows && n > o->nrows)
-			fprintf(f, "  (%zu more rows: -n 0 shows all)\n", n - o->nrows);
+		print_more_rows(rows_shown(n, o), n, f);
 	}
-	for (size_t i = 0; i < all.n; i++)
-		free(all.v[i].comm);
-	free(all.v);
+	sp_comm_list_free(&all);
 	free(e);
 }
 
@@ -294,17 +288,15 @@ static void print_profile(const struct sp_run *run, const struct render_opts *o,
 		return;
 	}
 	print_profile_columns(f);
-	if (o->nrows && n > o->nrows)
-		n = o->nrows;
+	n = rows_shown(v->nrows, o);
 	for (size_t i = 0; i < n; i++) {
 		const struct sp_profile_row *r = &v->rows[i];
 
 		print_profile_row(r->samples, v->target, r->function, r->object, f);
 		if (o->stacks)
-			print_profile_stacks(r, o, f);
+			print_stack_list(&r->stacks, r->samples, NULL, o, f); /* kernel, then user */
 	}
-	if (n < v->nrows)
-		fprintf(f, "  (%zu more rows: -n 0 shows all)\n", v->nrows - n);
+	print_more_rows(n, v->nrows, f);
 }
 
 /* ---- locks view ---- */
@@ -324,21 +316,7 @@ static void print_lock_stacks(const struct sp_lock_row *r, const struct render_o
 			fprintf(f, ", %zu more", r->owners.n - o->nstacks);
 		fputc('\n', f);
 	}
-	for (size_t i = 0; i < r->stacks.n && i < o->nstacks; i++) {
-		const struct sp_stack_row *s = &r->stacks.v[i];
-
-		fprintf(f, "        stack #%zu: %" PRIu64 " (%.1f%%), wait %s, comm %s\n", i + 1,
-			s->count, pct(s->count, r->count), fmt_duration(s->time_ns, d, sizeof(d)),
-			s->comm);
-		for (size_t j = 0; j < s->nframes; j++) {
-			const char *obj = s->objects ? s->objects[j] : "[kernel]";
-
-			fprintf(f, "          %s%s%s\n", s->frames[j], strcmp(obj, "[kernel]") ? " " : "",
-				strcmp(obj, "[kernel]") ? obj : "");
-		}
-	}
-	if (r->stacks.n > o->nstacks)
-		fprintf(f, "        (%zu more stacks)\n", r->stacks.n - o->nstacks);
+	print_stack_list(&r->stacks, r->count, "wait", o, f);
 }
 
 static int cmp_lock_ptr(const void *pa, const void *pb, void *key)
@@ -350,14 +328,12 @@ static int cmp_lock_ptr(const void *pa, const void *pb, void *key)
 /* "dirlock: 8 tasks slept 1.900s in rwsem-write on inode.i_rwsem, from a / b" */
 static void print_sleepers(const struct sp_lock_view *v, const struct render_opts *o, FILE *f)
 {
-	size_t n = v->ngroups;
+	size_t n = rows_shown(v->ngroups, o);
 	char d1[32], d2[32];
 
 	if (!v->ngroups && !v->nsleepers)
 		return;
 	fprintf(f, "\nsleepers: time asleep in sleeping-lock slow paths, by process, kind and lock\n");
-	if (o->nrows && n > o->nrows)
-		n = o->nrows;
 	for (size_t i = 0; i < n; i++) {
 		const struct sp_sleeper_group *g = &v->groups[i];
 
@@ -376,7 +352,7 @@ static void print_sleepers(const struct sp_lock_view *v, const struct render_opt
 	if (v->ngroups)
 		return;
 	/* a saved run without groups: the per-caller rows */
-	for (size_t i = 0; i < v->nsleepers && (!o->nrows || i < o->nrows); i++) {
+	for (size_t i = 0; i < rows_shown(v->nsleepers, o); i++) {
 		const struct sp_sleeper_row *r = &v->sleepers[i];
 
 		fprintf(f, "  %" PRIu64 " task%s slept %s in %s on %s, from %s  (%" PRIu64 " sleeps, max %s)\n",
@@ -420,8 +396,7 @@ static void print_locks(const struct sp_run *run, const struct render_opts *o, F
 		rows[i] = &v->rows[i];
 	if (n > 1)
 		qsort_r(rows, n, sizeof(*rows), cmp_lock_ptr, &key);
-	if (o->nrows && n > o->nrows)
-		n = o->nrows;
+	n = rows_shown(n, o);
 	fprintf(f, "%10s %10s %10s %10s  %-13s %-31s %s\n", "COUNT", "WAIT", "AVG", "MAX", "KIND",
 		"LOCK", "CALLER");
 	for (size_t i = 0; i < n; i++) {
@@ -437,8 +412,7 @@ static void print_locks(const struct sp_run *run, const struct render_opts *o, F
 		if (o->lock_stacks)
 			print_lock_stacks(r, o, f);
 	}
-	if (n < v->nrows)
-		fprintf(f, "  (%zu more rows: -n 0 shows all)\n", v->nrows - n);
+	print_more_rows(n, v->nrows, f);
 	free(rows);
 	print_sleepers(v, o, f);
 }

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util.h"
 
 #define FRAME_OBJECT	0x1	/* the container is an object (else an array) */
 #define FRAME_NONEMPTY	0x2	/* at least one member/element was written */
@@ -146,40 +147,6 @@ static void end_value(struct json_writer *w)
 {
 	if (w->depth == 0)
 		w->top_done = true;
-}
-
-/* Length of the valid UTF-8 sequence starting at @s (1 to 4), or 0 if there is none. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		if (s[0] == 0xe0)
-			lo = 0xa0;	/* overlong below U+0800 */
-		else if (s[0] == 0xed)
-			hi = 0x9f;	/* UTF-16 surrogates U+D800..U+DFFF */
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		if (s[0] == 0xf0)
-			lo = 0x90;	/* overlong below U+10000 */
-		else if (s[0] == 0xf4)
-			hi = 0x8f;	/* above U+10FFFF */
-	} else {
-		return 0;	/* continuation byte, C0/C1 overlong lead, or F5..FF */
-	}
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	}
-	return len;
 }
 
 static void out_escaped(struct json_writer *w, const char *str, size_t len)

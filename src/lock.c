@@ -13,7 +13,7 @@
 #include <bpf/libbpf.h>
 #include "collector.h"
 #include "foldcfg.h"
-#include "ksyms.h"
+#include "kstack.h"
 #include "lockflags.h"
 #include "lockname.h"
 #include "log.h"
@@ -234,39 +234,6 @@ static void sidx_free(struct sidx *x)
 	memset(x, 0, sizeof(*x));
 }
 
-/* "down_write", a module function "[ext4]" object, or the raw address. */
-static char *sym_name(const struct ksyms *ks, uint64_t ip)
-{
-	const struct ksym *s;
-	char buf[32];
-
-	if (ip == SP_CALLER_UNKNOWN)
-		return strdup("[unknown]");
-	s = ksyms__map_addr(ks, ip, NULL);
-	if (s)
-		return strdup(s->name);
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)ip);
-	return strdup(buf);
-}
-
-static char *sym_object(const struct ksyms *ks, uint64_t ip)
-{
-	const struct ksym *s = ksyms__map_addr(ks, ip, NULL);
-	char buf[64];
-
-	if (!s || !s->module)
-		return strdup("[kernel]");
-	snprintf(buf, sizeof(buf), "[%s]", s->module);
-	return strdup(buf);
-}
-
-static const char *comm_str(const char *comm, char *buf)
-{
-	memcpy(buf, comm, TASK_COMM_LEN);
-	buf[TASK_COMM_LEN] = 0;
-	return buf;
-}
-
 struct reader {
 	struct schedprof_bpf *skel;
 	const struct ksyms *ks;
@@ -287,7 +254,7 @@ struct row_key {
 static int row_key_make(struct reader *rd, struct row_key *k, uint64_t caller, uint32_t flags,
 			uint64_t lock, uint32_t name)
 {
-	k->caller = sym_name(rd->ks, caller);
+	k->caller = kstack_name(rd->ks, caller);
 	if (!k->caller)
 		return -ENOMEM;
 	k->kind = lockflags_kind(flags);
@@ -295,25 +262,39 @@ static int row_key_make(struct reader *rd, struct row_key *k, uint64_t caller, u
 	return 0;
 }
 
+/* Rows, sleepers and groups are keyed by three strings: (caller or comm, kind, lock). */
+static bool key3_eq(const char *a, const char *b, const char *c, const char *const *s)
+{
+	return !strcmp(a, s[0]) && !strcmp(b, s[1]) && !strcmp(c, s[2]);
+}
+
+/* Copies the key into a new item's strings: false on ENOMEM (the model frees what was copied). */
+static bool key3_dup(char **a, char **b, char **c, const char *const *s)
+{
+	*a = strdup(s[0]);
+	*b = strdup(s[1]);
+	*c = strdup(s[2]);
+	return *a && *b && *c;
+}
+
 static bool lock_row_eq(void *arr, size_t pos, const char *const *s)
 {
 	const struct sp_lock_row *r = &((struct sp_lock_view *)arr)->rows[pos];
 
-	return !strcmp(r->caller, s[0]) && !strcmp(r->kind, s[1]) && !strcmp(r->lock, s[2]);
+	return key3_eq(r->caller, r->kind, r->lock, s);
 }
 
 static long lock_row_add(void *arr, const char *const *s)
 {
 	struct sp_lock_view *v = arr;
 	struct sp_lock_row *r = sp_lock_add_row(v);
+	bool ok;
 
 	if (!r)
 		return -ENOMEM;
-	r->caller = strdup(s[0]);
-	r->kind = strdup(s[1]);
-	r->lock = strdup(s[2]);
+	ok = key3_dup(&r->caller, &r->kind, &r->lock, s);
 	r->source = strdup(s[3]);
-	if (!r->caller || !r->kind || !r->lock || !r->source)
+	if (!ok || !r->source)
 		return -ENOMEM;
 	return (long)(r - v->rows);
 }
@@ -358,7 +339,7 @@ static int read_rows(struct reader *rd)
 		r->failed += val.failed;
 		if (val.max_ns > r->max_ns)
 			r->max_ns = val.max_ns;
-		if (sp_comm_list_add(&r->comms, comm_str(key.comm, comm), val.count, val.wait_ns,
+		if (sp_comm_list_add(&r->comms, kstack_comm(key.comm, comm), val.count, val.wait_ns,
 				     val.max_ns))
 			return -ENOMEM;
 	}
@@ -381,7 +362,8 @@ static int read_owners(struct reader *rd)
 		r = get_row(rd, key.caller, key.flags, key.lock, key.name);
 		if (!r)
 			return -ENOMEM;
-		if (sp_comm_list_add(&r->owners, comm_str(key.owner, comm), val.count, val.wait_ns, 0))
+		if (sp_comm_list_add(&r->owners, kstack_comm(key.owner, comm), val.count,
+				     val.wait_ns, 0))
 			return -ENOMEM;
 	}
 	return 0;
@@ -405,70 +387,6 @@ static int cmp_stack_ent(const void *pa, const void *pb)
 	if (a->stack != b->stack)
 		return a->stack < b->stack ? -1 : 1;
 	return memcmp(a->comm, b->comm, TASK_COMM_LEN);
-}
-
-/* Leaf first, from the first lock or scheduler frame (drops the tracepoint and BPF frames). */
-static int fill_frames(struct sp_stack_row *row, const struct sp_stack *st, const struct ksyms *ks,
-		       const struct sp_fold_cfg *cfg)
-{
-	uint32_t nr = st->nr < SP_MAX_STACK_DEPTH ? st->nr : SP_MAX_STACK_DEPTH, first = 0;
-
-	for (uint32_t i = 0; i < nr; i++) {
-		if (sp_fold_in_text(cfg, st->ip[i])) {
-			first = i;
-			break;
-		}
-	}
-	row->frames = calloc(nr - first + 1, sizeof(char *));
-	row->objects = calloc(nr - first + 1, sizeof(char *));
-	if (!row->frames || !row->objects)
-		return -ENOMEM;
-	for (uint32_t i = first; i < nr; i++) {
-		row->frames[row->nframes] = sym_name(ks, st->ip[i]);
-		row->objects[row->nframes] = sym_object(ks, st->ip[i]);
-		if (!row->frames[row->nframes] || !row->objects[row->nframes])
-			return -ENOMEM;
-		row->nframes++;
-	}
-	return 0;
-}
-
-static bool same_frames(const struct sp_stack_row *a, const struct sp_stack_row *b)
-{
-	if (a->nframes != b->nframes || strcmp(a->comm, b->comm))
-		return false;
-	for (size_t k = 0; k < a->nframes; k++)
-		if (strcmp(a->frames[k], b->frames[k]))
-			return false;
-	return true;
-}
-
-static void free_stack_row(struct sp_stack_row *s)
-{
-	for (size_t k = 0; k < s->nframes; k++) {
-		free(s->frames[k]);
-		free(s->objects[k]);
-	}
-	free(s->frames);
-	free(s->objects);
-	free(s->comm);
-	memset(s, 0, sizeof(*s));
-}
-
-/* Adds a symbolized stack to its row, merging it into one that symbolizes alike. */
-static void merge_last_stack(struct sp_stack_list *l)
-{
-	struct sp_stack_row *s = &l->v[l->n - 1];
-
-	for (size_t j = 0; j + 1 < l->n; j++) {
-		if (same_frames(&l->v[j], s)) {
-			l->v[j].count += s->count;
-			l->v[j].time_ns += s->time_ns;
-			free_stack_row(s);
-			l->n--;
-			return;
-		}
-	}
 }
 
 static int read_stacks(struct reader *rd)
@@ -524,15 +442,16 @@ static int read_stacks(struct reader *rd)
 		}
 		s->count = e->count;
 		s->time_ns = e->wait_ns;
-		s->comm = strdup(comm_str(e->comm, comm));
+		s->comm = strdup(kstack_comm(e->comm, comm));
 		if (!s->comm) {
 			err = -ENOMEM;
 			goto out;
 		}
-		err = fill_frames(s, &st, rd->ks, &rd->skel->bss->fold_cfg);
+		/* from the first lock or scheduler frame: drops the tracepoint and BPF frames */
+		err = kstack_fill(s, rd->ks, &st, &rd->skel->bss->fold_cfg, KSTACK_FROM_FOLD);
 		if (err)
 			goto out;
-		merge_last_stack(l);
+		sp_stack_list_merge_last(l);
 	}
 out:
 	free(ents);
@@ -550,7 +469,7 @@ static bool sleeper_eq(void *arr, size_t pos, const char *const *s)
 {
 	const struct sp_sleeper_row *r = &((struct sp_lock_view *)arr)->sleepers[pos];
 
-	return !strcmp(r->caller, s[0]) && !strcmp(r->kind, s[1]) && !strcmp(r->lock, s[2]);
+	return key3_eq(r->caller, r->kind, r->lock, s);
 }
 
 static long sleeper_add(void *arr, const char *const *s)
@@ -558,12 +477,7 @@ static long sleeper_add(void *arr, const char *const *s)
 	struct sp_lock_view *v = arr;
 	struct sp_sleeper_row *r = sp_sleeper_add_row(v);
 
-	if (!r)
-		return -ENOMEM;
-	r->caller = strdup(s[0]);
-	r->kind = strdup(s[1]);
-	r->lock = strdup(s[2]);
-	if (!r->caller || !r->kind || !r->lock)
+	if (!r || !key3_dup(&r->caller, &r->kind, &r->lock, s))
 		return -ENOMEM;
 	return (long)(r - v->sleepers);
 }
@@ -572,7 +486,7 @@ static bool group_eq(void *arr, size_t pos, const char *const *s)
 {
 	const struct sp_sleeper_group *g = &((struct sp_lock_view *)arr)->groups[pos];
 
-	return !strcmp(g->comm, s[0]) && !strcmp(g->kind, s[1]) && !strcmp(g->lock, s[2]);
+	return key3_eq(g->comm, g->kind, g->lock, s);
 }
 
 static long group_add(void *arr, const char *const *s)
@@ -580,42 +494,35 @@ static long group_add(void *arr, const char *const *s)
 	struct sp_lock_view *v = arr;
 	struct sp_sleeper_group *g = sp_sleeper_add_group(v);
 
-	if (!g)
-		return -ENOMEM;
-	g->comm = strdup(s[0]);
-	g->kind = strdup(s[1]);
-	g->lock = strdup(s[2]);
-	if (!g->comm || !g->kind || !g->lock)
+	if (!g || !key3_dup(&g->comm, &g->kind, &g->lock, s))
 		return -ENOMEM;
 	return (long)(g - v->groups);
 }
 
-static int cmp_sleep_row(const void *pa, const void *pb)
+static size_t sleep_at(const struct sleep_ent *e, bool by_row)
 {
-	const struct sleep_ent *a = pa, *b = pb;
-
-	if (a->row != b->row)
-		return a->row < b->row ? -1 : 1;
-	return a->pid < b->pid ? -1 : a->pid > b->pid;
+	return by_row ? e->row : e->group;
 }
 
-static int cmp_sleep_group(const void *pa, const void *pb)
+/* By row (or group), then pid. */
+static int cmp_sleep_ent(const void *pa, const void *pb, void *by_row)
 {
 	const struct sleep_ent *a = pa, *b = pb;
+	size_t x = sleep_at(a, *(bool *)by_row), y = sleep_at(b, *(bool *)by_row);
 
-	if (a->group != b->group)
-		return a->group < b->group ? -1 : 1;
+	if (x != y)
+		return x < y ? -1 : 1;
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
 /* Distinct tasks per row (by_row) or per group, from (row, group, pid) entries. */
 static void count_tasks(struct sp_lock_view *v, struct sleep_ent *e, size_t n, bool by_row)
 {
-	qsort(e, n, sizeof(*e), by_row ? cmp_sleep_row : cmp_sleep_group);
+	qsort_r(e, n, sizeof(*e), cmp_sleep_ent, &by_row);
 	for (size_t i = 0; i < n; i++) {
-		size_t at = by_row ? e[i].row : e[i].group;
+		size_t at = sleep_at(&e[i], by_row);
 
-		if (i && (by_row ? e[i - 1].row : e[i - 1].group) == at && e[i - 1].pid == e[i].pid)
+		if (i && sleep_at(&e[i - 1], by_row) == at && e[i - 1].pid == e[i].pid)
 			continue;
 		if (by_row)
 			v->sleepers[at].tasks++;
@@ -649,7 +556,7 @@ static int read_sleepers(struct reader *rd)
 			err = -ENOMEM;
 			break;
 		}
-		comm_str(key.comm, comm);
+		kstack_comm(key.comm, comm);
 		s[0] = k.caller;
 		s[1] = k.kind;
 		s[2] = k.lock;

@@ -11,7 +11,7 @@ void sp_run_init(struct sp_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
-static void comm_list_free(struct sp_comm_list *l)
+void sp_comm_list_free(struct sp_comm_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i].comm);
@@ -31,6 +31,50 @@ static void stack_row_free(struct sp_stack_row *s)
 	free(s->comm);
 }
 
+static bool stack_rows_alike(const struct sp_stack_row *a, const struct sp_stack_row *b)
+{
+	if (a->nframes != b->nframes || strcmp(a->comm, b->comm))
+		return false;
+	for (size_t k = 0; k < a->nframes; k++)
+		if (strcmp(a->frames[k], b->frames[k]))
+			return false;
+	return true;
+}
+
+void sp_stack_list_merge_last(struct sp_stack_list *l)
+{
+	struct sp_stack_row *s;
+
+	if (!l->n)
+		return;
+	s = &l->v[l->n - 1];
+	for (size_t j = 0; j + 1 < l->n; j++) {
+		if (stack_rows_alike(&l->v[j], s)) {
+			l->v[j].count += s->count;
+			l->v[j].time_ns += s->time_ns;
+			stack_row_free(s);
+			memset(s, 0, sizeof(*s)); /* the slot is reused by the next add */
+			l->n--;
+			return;
+		}
+	}
+}
+
+void sp_stack_list_merge(struct sp_stack_list *l)
+{
+	size_t n = l->n;
+
+	l->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i != l->n) {
+			l->v[l->n] = l->v[i];
+			memset(&l->v[i], 0, sizeof(l->v[i]));
+		}
+		l->n++;
+		sp_stack_list_merge_last(l);
+	}
+}
+
 static void stack_list_free(struct sp_stack_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -44,7 +88,7 @@ static void sched_view_free(struct sp_sched_view *v)
 	for (size_t i = 0; i < v->nrows; i++) {
 		free(v->rows[i].caller);
 		free(v->rows[i].wait);
-		comm_list_free(&v->rows[i].comms);
+		sp_comm_list_free(&v->rows[i].comms);
 		stack_list_free(&v->rows[i].stacks);
 	}
 	free(v->rows);
@@ -56,7 +100,7 @@ static void profile_view_free(struct sp_profile_view *v)
 	for (size_t i = 0; i < v->nrows; i++) {
 		free(v->rows[i].function);
 		free(v->rows[i].object);
-		comm_list_free(&v->rows[i].comms);
+		sp_comm_list_free(&v->rows[i].comms);
 		stack_list_free(&v->rows[i].stacks);
 	}
 	free(v->rows);
@@ -70,21 +114,21 @@ static void lock_view_free(struct sp_lock_view *v)
 		free(v->rows[i].kind);
 		free(v->rows[i].lock);
 		free(v->rows[i].source);
-		comm_list_free(&v->rows[i].comms);
+		sp_comm_list_free(&v->rows[i].comms);
 		stack_list_free(&v->rows[i].stacks);
-		comm_list_free(&v->rows[i].owners);
+		sp_comm_list_free(&v->rows[i].owners);
 	}
 	for (size_t i = 0; i < v->nsleepers; i++) {
 		free(v->sleepers[i].caller);
 		free(v->sleepers[i].kind);
 		free(v->sleepers[i].lock);
-		comm_list_free(&v->sleepers[i].comms);
+		sp_comm_list_free(&v->sleepers[i].comms);
 	}
 	for (size_t i = 0; i < v->ngroups; i++) {
 		free(v->groups[i].comm);
 		free(v->groups[i].kind);
 		free(v->groups[i].lock);
-		comm_list_free(&v->groups[i].callers);
+		sp_comm_list_free(&v->groups[i].callers);
 	}
 	free(v->rows);
 	free(v->sleepers);

@@ -214,6 +214,15 @@ struct sp_sleeper_group *sp_sleeper_add_group(struct sp_lock_view *v);
 /* Adds count/time to comm's entry (creating it); max_ns is a max. Returns 0 or -ENOMEM. */
 int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, uint64_t time_ns,
 		     uint64_t max_ns);
+/* Frees the entries and empties the list (for lists outside a run, e.g. a format's totals). */
+void sp_comm_list_free(struct sp_comm_list *l);
+/*
+ * Stacks that symbolize alike (same comm, same frame names) are one row: merge_last merges the
+ * last row into the first earlier one alike (adding its count and time), merge does it for
+ * every row in order. The first row of each kind keeps its place.
+ */
+void sp_stack_list_merge_last(struct sp_stack_list *l);
+void sp_stack_list_merge(struct sp_stack_list *l);
 
 /*
  * Makes every string of the run valid UTF-8 (each invalid byte becomes U+FFFD, as the JSON

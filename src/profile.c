@@ -20,6 +20,7 @@
 #include "cpulist.h"
 #include "elfsyms.h"
 #include "ksyms.h"
+#include "kstack.h"
 #include "log.h"
 #include "usyms.h"
 #include "util.h"
@@ -302,13 +303,9 @@ static void name_kernel(struct builder *b, struct frames *fr, uint64_t ip, bool 
 	const struct ksym *s = ksyms__map_addr(b->ks, leaf ? ip : ip - 1, NULL);
 
 	f->name = s ? s->name : NULL;
-	f->object = "[kernel]";
+	f->object = kstack_sym_object(s, fr->modbuf[fr->nkernel], sizeof(fr->modbuf[0]));
 	if (leaf && !s)
 		b->unk_kernel++;
-	if (s && s->module) {
-		snprintf(fr->modbuf[fr->nkernel], sizeof(fr->modbuf[0]), "[%s]", s->module);
-		f->object = fr->modbuf[fr->nkernel];
-	}
 	fr->n++;
 	fr->nkernel++;
 }
@@ -543,8 +540,7 @@ static int add_key(struct builder *b, const struct sp_prof_key *key, uint64_t co
 	key_frames(b, key, fr, &has_user);
 	if (key->flags & SP_PROF_F_RAW_IP)
 		b->raw_keys++;
-	memcpy(comm, key->comm, TASK_COMM_LEN);
-	comm[TASK_COMM_LEN] = 0;
+	kstack_comm(key->comm, comm);
 	if (!fr->n) { /* neither stack could be read: counted all the same */
 		fr->f[0] = (struct frame){ .name = NULL, .object = unknown };
 		fr->n = 1;

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "commands.h"
 #include "model_json.h"
-#include "render.h"
+#include "render_opts.h"
 #include "util.h"
 
 static const char report_usage[] = "Usage: schedprof report [OPTIONS] FILE.json\n";
@@ -22,17 +22,9 @@ static void report_help(void)
 	printf("%s", report_usage);
 	printf("\nRender a saved run (schedprof trace -f json -o FILE.json) again; FILE '-' reads\n"
 	       "standard input. Needs neither root nor BPF.\n"
-	       "\n  -f, --format FMT  %s (default table)\n"
-	       "  -o, --output FILE write to FILE (needed for pprof, svg and html on a terminal)\n"
+	       "\n  -o, --output FILE write to FILE (needed for pprof, svg and html on a terminal)\n"
 	       "  -v, --views LIST  views to render (default: all in the file)\n"
-	       "  -n, --rows N      rows per table (default 20; 0 = all)\n"
-	       "      --stacks      print the top stacks under each row\n"
-	       "      --stack-rows N  stacks per row with --stacks (default 3)\n"
-	       "      --by comm     group rows by process name first\n"
-	       "      --sort KEY    rank the locks table by wait (default), count or max\n"
-	       "      --lock-stacks print the top kernel stacks and owners under each lock row\n"
-	       "      --value count|time  folded and flame graph values: counts (default) or\n"
-	       "                    nanoseconds (off-CPU, CPU, lock wait)\n"
+	       "%s"
 	       "  -h, --help        this help\n"
 	       "\nExamples:\n"
 	       "  schedprof report run.json --stacks\n"
@@ -41,7 +33,7 @@ static void report_help(void)
 	       "  schedprof report run.json -f html -o run.html\n"
 	       "\nExit status: 0 success, 1 the run cannot be read or the output written, 2 usage "
 	       "error.\n",
-	       render_format_names());
+	       render_opts_help());
 }
 
 static int report_usage_error(const char *fmt, const char *arg)
@@ -52,97 +44,35 @@ static int report_usage_error(const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
-enum {
-	OPT_STACKS = 0x100,
-	OPT_STACK_ROWS,
-	OPT_BY,
-	OPT_VALUE,
-	OPT_SORT,
-	OPT_LOCK_STACKS,
-};
-
 /* 0, EXIT_USAGE after printing the error, or -1 for --help. */
 static int report_parse(int argc, char **argv, struct render_opts *o, const char **ret_file,
 			const char **ret_output)
 {
 	static const struct option long_opts[] = {
-		{ "format", required_argument, NULL, 'f' },
+		RENDER_LONG_OPTS,
 		{ "output", required_argument, NULL, 'o' },
-		{ "views", required_argument, NULL, 'v' },
-		{ "rows", required_argument, NULL, 'n' },
-		{ "stacks", no_argument, NULL, OPT_STACKS },
-		{ "stack-rows", required_argument, NULL, OPT_STACK_ROWS },
-		{ "by", required_argument, NULL, OPT_BY },
-		{ "value", required_argument, NULL, OPT_VALUE },
-		{ "sort", required_argument, NULL, OPT_SORT },
-		{ "lock-stacks", no_argument, NULL, OPT_LOCK_STACKS },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	uint64_t v;
-	int c;
+	const char *fmt;
+	int c, r;
 
-	memset(o, 0, sizeof(*o));
-	o->views = SP_VIEW_SCHED | SP_VIEW_PROFILE | SP_VIEW_LOCKS;
-	o->nrows = 20;
-	o->nstacks = 3;
+	render_opts_init(o);
 	*ret_output = NULL;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:o:v:n:h", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (render_parse_format(optarg, &o->format))
-				return report_usage_error("unknown format '%s'", optarg);
-			break;
-		case 'o':
+	while ((c = getopt_long(argc, argv, RENDER_SHORT_OPTS "o:h", long_opts, NULL)) != -1) {
+		r = render_opts_parse(o, c, optarg, &fmt);
+		if (r < 0)
+			return report_usage_error(fmt, optarg);
+		if (r > 0)
+			continue;
+		if (c == 'o') {
 			*ret_output = optarg;
-			break;
-		case 'v':
-			if (render_parse_views(optarg, &o->views))
-				return report_usage_error("bad view list '%s'", optarg);
-			break;
-		case 'n':
-			if (parse_u64(optarg, 0, 1000000, &v))
-				return report_usage_error("bad row count '%s'", optarg);
-			o->nrows = (unsigned int)v;
-			break;
-		case OPT_STACKS:
-			o->stacks = true;
-			break;
-		case OPT_STACK_ROWS:
-			if (parse_u64(optarg, 1, 1000, &v))
-				return report_usage_error("bad --stack-rows '%s'", optarg);
-			o->nstacks = (unsigned int)v;
-			break;
-		case OPT_BY:
-			if (strcmp(optarg, "comm") && strcmp(optarg, "caller"))
-				return report_usage_error("bad --by '%s' (comm or caller)", optarg);
-			o->group = strcmp(optarg, "comm") ? SP_GROUP_CALLER : SP_GROUP_COMM;
-			break;
-		case OPT_VALUE:
-			if (render_parse_value(optarg, &o->value))
-				return report_usage_error("bad --value '%s' (count or time)",
-							  optarg);
-			break;
-		case OPT_SORT:
-			if (!strcmp(optarg, "wait"))
-				o->lock_sort = SP_LOCK_SORT_WAIT;
-			else if (!strcmp(optarg, "count"))
-				o->lock_sort = SP_LOCK_SORT_COUNT;
-			else if (!strcmp(optarg, "max"))
-				o->lock_sort = SP_LOCK_SORT_MAX;
-			else
-				return report_usage_error("bad --sort '%s' (wait, count or max)",
-							  optarg);
-			break;
-		case OPT_LOCK_STACKS:
-			o->lock_stacks = true;
-			break;
-		case 'h':
+		} else if (c == 'h') {
 			report_help();
 			return -1;
-		default:
+		} else {
 			return report_usage_error("unknown or incomplete option '%s'",
 						  argv[optind - 1]);
 		}

@@ -8,7 +8,7 @@
 #include <bpf/libbpf.h>
 #include "collector.h"
 #include "foldcfg.h"
-#include "ksyms.h"
+#include "kstack.h"
 #include "log.h"
 #include "util.h"
 #include "schedprof/schedprof.h"
@@ -78,43 +78,6 @@ static void sched_destroy(void *state)
 	free(st);
 }
 
-static const char *comm_str(const char *comm, char *buf)
-{
-	memcpy(buf, comm, TASK_COMM_LEN);
-	buf[TASK_COMM_LEN] = 0;
-	return buf;
-}
-
-/* "anon_pipe_read", a module function, or the raw address. */
-static char *caller_name(const struct ksyms *ks, uint64_t ip)
-{
-	const struct ksym *s;
-	char buf[32];
-
-	if (ip == SP_CALLER_UNKNOWN)
-		return strdup("[unknown]");
-	if (ip == SP_CALLER_PREEMPTED)
-		return strdup("[preempted]");
-	if (ip == SP_CALLER_IDLE)
-		return strdup("cpu_idle");
-	s = ksyms__map_addr(ks, ip, NULL);
-	if (s)
-		return strdup(s->name);
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)ip);
-	return strdup(buf);
-}
-
-static char *frame_object(const struct ksyms *ks, uint64_t ip)
-{
-	const struct ksym *s = ksyms__map_addr(ks, ip, NULL);
-	char buf[64];
-
-	if (!s || !s->module)
-		return strdup("[kernel]");
-	snprintf(buf, sizeof(buf), "[%s]", s->module);
-	return strdup(buf);
-}
-
 /* The coarse wait class: a lock kind or io from BPF, else "pipe" for the pipe paths. */
 static const char *wait_name(uint32_t wait, const char *caller)
 {
@@ -143,7 +106,7 @@ static struct sp_sched_row *get_row(struct sp_sched_view *v, const struct ksyms 
 	const char *w;
 	char *name;
 
-	name = caller_name(ks, ip);
+	name = kstack_name(ks, ip);
 	if (!name)
 		return NULL;
 	w = wait_name(wait, name);
@@ -184,35 +147,9 @@ static int read_callers(struct schedprof_bpf *skel, const struct ksyms *ks, stru
 		r->offcpu_ns += val.offcpu_ns;
 		if (val.max_ns > r->max_ns)
 			r->max_ns = val.max_ns;
-		if (sp_comm_list_add(&r->comms, comm_str(key.comm, comm), val.count, val.offcpu_ns,
-				     val.max_ns))
+		if (sp_comm_list_add(&r->comms, kstack_comm(key.comm, comm), val.count,
+				     val.offcpu_ns, val.max_ns))
 			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Leaf first, starting at the first scheduler frame (drops the tracepoint and BPF frames). */
-static int fill_stack(struct sp_stack_row *row, const struct sp_stack *st, const struct ksyms *ks,
-		      uint64_t sched_lo, uint64_t sched_hi)
-{
-	uint32_t nr = st->nr < SP_MAX_STACK_DEPTH ? st->nr : SP_MAX_STACK_DEPTH, first = 0;
-
-	for (uint32_t i = 0; i < nr; i++) {
-		if (st->ip[i] >= sched_lo && st->ip[i] < sched_hi) {
-			first = i;
-			break;
-		}
-	}
-	row->frames = calloc(nr - first + 1, sizeof(char *));
-	row->objects = calloc(nr - first + 1, sizeof(char *));
-	if (!row->frames || !row->objects)
-		return -ENOMEM;
-	for (uint32_t i = first; i < nr; i++) {
-		row->frames[row->nframes] = caller_name(ks, st->ip[i]);
-		row->objects[row->nframes] = frame_object(ks, st->ip[i]);
-		if (!row->frames[row->nframes] || !row->objects[row->nframes])
-			return -ENOMEM;
-		row->nframes++;
 	}
 	return 0;
 }
@@ -220,7 +157,6 @@ static int fill_stack(struct sp_stack_row *row, const struct sp_stack *st, const
 static int read_stacks(struct schedprof_bpf *skel, const struct ksyms *ks, struct sp_sched_view *v)
 {
 	int fd = bpf_map__fd(skel->maps.stack_counts), sfd = bpf_map__fd(skel->maps.stacks);
-	uint64_t lo = skel->bss->fold_cfg.text_start[0], hi = skel->bss->fold_cfg.text_end[0];
 	struct sp_stack_key key, *prev = NULL;
 	struct sp_stack_val val;
 	struct sp_stack st;
@@ -242,51 +178,15 @@ static int read_stacks(struct schedprof_bpf *skel, const struct ksyms *ks, struc
 			return -ENOMEM;
 		s->count = val.count;
 		s->time_ns = val.offcpu_ns;
-		s->comm = strdup(comm_str(key.comm, comm));
+		s->comm = strdup(kstack_comm(key.comm, comm));
 		if (!s->comm)
 			return -ENOMEM;
-		err = fill_stack(s, &st, ks, lo, hi);
+		/* from the first scheduler frame: drops the tracepoint and BPF frames */
+		err = kstack_fill(s, ks, &st, &skel->bss->fold_cfg, KSTACK_FROM_SCHED);
 		if (err)
 			return err;
 	}
 	return 0;
-}
-
-/* Stacks that symbolize alike (same names, same comm) are one row. */
-static void merge_stacks(struct sp_stack_list *l)
-{
-	size_t out = 0;
-
-	for (size_t i = 0; i < l->n; i++) {
-		struct sp_stack_row *s = &l->v[i];
-		size_t j;
-
-		for (j = 0; j < out; j++) {
-			struct sp_stack_row *d = &l->v[j];
-			size_t k;
-
-			if (d->nframes != s->nframes || strcmp(d->comm, s->comm))
-				continue;
-			for (k = 0; k < s->nframes && !strcmp(d->frames[k], s->frames[k]); k++)
-				;
-			if (k == s->nframes)
-				break;
-		}
-		if (j < out) {
-			l->v[j].count += s->count;
-			l->v[j].time_ns += s->time_ns;
-			for (size_t k = 0; k < s->nframes; k++) {
-				free(s->frames[k]);
-				free(s->objects[k]);
-			}
-			free(s->frames);
-			free(s->objects);
-			free(s->comm);
-		} else {
-			l->v[out++] = *s;
-		}
-	}
-	l->n = out;
 }
 
 static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
@@ -310,7 +210,7 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	if (err)
 		return err;
 	for (size_t i = 0; i < v->nrows; i++)
-		merge_stacks(&v->rows[i].stacks);
+		sp_stack_list_merge(&v->rows[i].stacks);
 	if (skel->bss->sched_drops.task_storage_fail)
 		wlog("%llu sleeps have no off-CPU time (task storage could not be created)",
 		     (unsigned long long)skel->bss->sched_drops.task_storage_fail);

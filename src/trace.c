@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * `schedprof trace`: parse options, load and attach the collectors of the selected views,
+ * `schedprof trace`: load and attach the collectors of the selected views (options: trace_cli.c),
  * follow the target until it ends (or -d, SIGINT, SIGTERM), then detach, read and render.
  * Every exit path after attach still prints the report collected so far.
  */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <getopt.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
@@ -53,286 +52,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
-}
-
-static const char trace_usage[] =
-	"Usage: schedprof trace [OPTIONS] [-p PID[,PID...] | -a | -- COMMAND [ARGS...]]\n";
-
-static void trace_help(void)
-{
-	printf("%s", trace_usage);
-	printf("\nTrace why tasks are not running: where they call schedule() from, exactly counted,\n"
-	       "and where the CPUs went: sampled kernel and user functions.\n"
-	       "\nTarget (default -a):\n"
-	       "  -- COMMAND ARGS   launch COMMAND, trace it and every descendant until it exits;\n"
-	       "                    exit with its status (127 when it cannot be executed)\n"
-	       "  -p, --pid PIDS    attach to running processes and all their descendants\n"
-	       "  -a, --all         the whole system\n"
-	       "  -d, --duration S  stop after S seconds\n"
-	       "\nReport:\n"
-	       "  -v, --views LIST  views to collect and print (schedules,profile,locks; default all)\n"
-	       "  -n, --rows N      rows per table (default 20; 0 = all)\n"
-	       "      --stacks      print the top stacks under each row (kernel; the profile's\n"
-	       "                    are kernel then user)\n"
-	       "      --stack-rows N  stacks per row with --stacks (default 3)\n"
-	       "      --by comm     group rows by process name first\n"
-	       "  -f, --format FMT  %s (default table)\n"
-	       "      --value count|time  folded and flame graph values: counts (default) or\n"
-	       "                    nanoseconds (off-CPU, CPU, lock wait)\n"
-	       "  -o, --output FILE write the report to FILE\n"
-	       "      --save FILE   also save the run as JSON, for schedprof report and diff\n"
-	       "\nProfile (sampled PCs, kernel and user):\n"
-	       "  -F, --freq HZ     samples per second and CPU (default %u; 49/97/99 avoid lock-step\n"
-	       "                    with the timer tick)\n"
-	       "  -g, --call-graph  record kernel and user stacks (user stacks are as deep as frame\n"
-	       "                    pointers allow); --stacks implies it\n"
-	       "      --no-profile  do not sample at all\n"
-	       "\nLocks (lock:contention_begin/end, Linux >= 5.19; sleepers joined with schedules):\n"
-	       "      --sort KEY    rank the locks table by wait (default), count or max\n"
-	       "      --lock-stacks print the top kernel stacks and owners under each lock row\n"
-	       "\nLimits (nothing is dropped silently: the report counts what did not fit):\n"
-	       "      --max-targets N  traced processes named or found at attach (default %u)\n"
-	       "      --max-callers N  (caller, wait, comm) rows (default %u)\n"
-	       "      --max-stacks N   distinct stacks kept, per stack map (default %u)\n"
-	       "      --max-samples N  distinct sampled (function, comm, stacks) keys (default %u)\n"
-	       "\n  -V, --verbose     more diagnostics (-VV: libbpf's too)\n"
-	       "  -h, --help        this help\n"
-	       "\nExamples:\n"
-	       "  schedprof trace -- make -j8\n"
-	       "  schedprof trace -p $(pgrep -o make) -d 30 --stacks\n"
-	       "  schedprof trace -a -d 5 -f json -o run.json\n"
-	       "\nExit status: the command's (with --), 0 otherwise; 1 runtime error; 2 usage error;\n"
-	       "127 the command could not be executed.\n",
-	       render_format_names(), SP_PROF_DEF_HZ, SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS,
-	       SP_DEF_PROF_KEYS);
-}
-
-enum {
-	OPT_STACKS = 0x100,
-	OPT_STACK_ROWS,
-	OPT_BY,
-	OPT_VALUE,
-	OPT_SAVE,
-	OPT_MAX_TARGETS,
-	OPT_MAX_CALLERS,
-	OPT_MAX_STACKS,
-	OPT_NO_PROFILE,
-	OPT_MAX_SAMPLES,
-	OPT_SORT,
-	OPT_LOCK_STACKS,
-};
-
-static const struct option trace_long_opts[] = {
-	{ "pid", required_argument, NULL, 'p' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "views", required_argument, NULL, 'v' },
-	{ "rows", required_argument, NULL, 'n' },
-	{ "stacks", no_argument, NULL, OPT_STACKS },
-	{ "stack-rows", required_argument, NULL, OPT_STACK_ROWS },
-	{ "by", required_argument, NULL, OPT_BY },
-	{ "value", required_argument, NULL, OPT_VALUE },
-	{ "format", required_argument, NULL, 'f' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "save", required_argument, NULL, OPT_SAVE },
-	{ "max-targets", required_argument, NULL, OPT_MAX_TARGETS },
-	{ "max-callers", required_argument, NULL, OPT_MAX_CALLERS },
-	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "call-graph", no_argument, NULL, 'g' },
-	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
-	{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
-	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "lock-stacks", no_argument, NULL, OPT_LOCK_STACKS },
-	{ "verbose", no_argument, NULL, 'V' },
-	{ "help", no_argument, NULL, 'h' },
-	{},
-};
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "schedprof trace: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%sTry 'schedprof trace --help'.\n", trace_usage);
-	return EXIT_USAGE;
-}
-
-static int parse_size_opt(const char *arg, const char *name, uint32_t *ret)
-{
-	uint64_t v;
-
-	if (parse_u64(arg, 1, 1u << 24, &v))
-		return usage_error("bad value for %s (a number from 1 to 16777216)", name);
-	*ret = (uint32_t)v;
-	return 0;
-}
-
-static char *join_args(int argc, char **argv)
-{
-	size_t len = 1;
-	char *s;
-
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = calloc(1, len);
-	if (!s)
-		return NULL;
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
-/* 0, EXIT_USAGE after printing the error, or -1 for --help (exit 0). */
-int trace_parse(int argc, char **argv, struct trace_opts *o)
-{
-	bool have_pid = false, have_all = false, no_profile = false;
-	uint64_t v;
-	int c, err;
-
-	memset(o, 0, sizeof(*o));
-	o->views = SP_VIEW_ALL;
-	o->max_targets = SP_DEF_TARGETS;
-	o->max_callers = SP_DEF_CALLERS;
-	o->max_stacks = SP_DEF_STACKS;
-	o->hz = SP_PROF_DEF_HZ;
-	o->max_samples = SP_DEF_PROF_KEYS;
-	o->render.nrows = 20;
-	o->render.nstacks = 3;
-	o->render.views = SP_VIEW_ALL;
-	optind = 1;
-	opterr = 0;
-	/* '+': stop at the first non-option, so COMMAND's own options stay its own. */
-	while ((c = getopt_long(argc, argv, "+p:ad:v:n:f:o:F:gVh", trace_long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			free(o->pids);
-			o->pids = NULL;
-			if (parse_pid_list(optarg, &o->pids, &o->npids))
-				return usage_error("bad PID list '%s' (PID[,PID...])", optarg);
-			have_pid = true;
-			break;
-		case 'a':
-			have_all = true;
-			break;
-		case 'd':
-			if (parse_seconds(optarg, &o->duration_ns))
-				return usage_error("bad duration '%s' (seconds > 0)", optarg);
-			break;
-		case 'v':
-			if (render_parse_views(optarg, &o->views))
-				return usage_error("bad view list '%s' (schedules, profile, locks)", optarg);
-			o->render.views = o->views;
-			break;
-		case 'n':
-			if (parse_u64(optarg, 0, 1000000, &v))
-				return usage_error("bad row count '%s'", optarg);
-			o->render.nrows = (unsigned int)v;
-			break;
-		case OPT_STACKS:
-			o->render.stacks = true;
-			break;
-		case OPT_STACK_ROWS:
-			if (parse_u64(optarg, 1, 1000, &v))
-				return usage_error("bad --stack-rows '%s'", optarg);
-			o->render.nstacks = (unsigned int)v;
-			break;
-		case OPT_BY:
-			if (strcmp(optarg, "comm") && strcmp(optarg, "caller"))
-				return usage_error("bad --by '%s' (comm or caller)", optarg);
-			o->render.group = strcmp(optarg, "comm") ? SP_GROUP_CALLER : SP_GROUP_COMM;
-			break;
-		case OPT_VALUE:
-			if (render_parse_value(optarg, &o->render.value))
-				return usage_error("bad --value '%s' (count or time)", optarg);
-			break;
-		case 'f':
-			if (render_parse_format(optarg, &o->render.format))
-				return usage_error("unknown format '%s'", optarg);
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case OPT_SAVE:
-			o->save = optarg;
-			break;
-		case OPT_MAX_TARGETS:
-			if ((err = parse_size_opt(optarg, "--max-targets", &o->max_targets)))
-				return err;
-			break;
-		case OPT_MAX_CALLERS:
-			if ((err = parse_size_opt(optarg, "--max-callers", &o->max_callers)))
-				return err;
-			break;
-		case OPT_MAX_STACKS:
-			if ((err = parse_size_opt(optarg, "--max-stacks", &o->max_stacks)))
-				return err;
-			break;
-		case 'F':
-			if (parse_u64(optarg, 1, SP_PROF_MAX_HZ, &v))
-				return usage_error("bad frequency '%s' (1 to 100000 Hz)", optarg);
-			o->hz = (unsigned int)v;
-			break;
-		case 'g':
-			o->callchains = true;
-			break;
-		case OPT_NO_PROFILE:
-			no_profile = true;
-			break;
-		case OPT_MAX_SAMPLES:
-			if ((err = parse_size_opt(optarg, "--max-samples", &o->max_samples)))
-				return err;
-			break;
-		case OPT_SORT:
-			if (!strcmp(optarg, "wait"))
-				o->render.lock_sort = SP_LOCK_SORT_WAIT;
-			else if (!strcmp(optarg, "count"))
-				o->render.lock_sort = SP_LOCK_SORT_COUNT;
-			else if (!strcmp(optarg, "max"))
-				o->render.lock_sort = SP_LOCK_SORT_MAX;
-			else
-				return usage_error("bad --sort '%s' (wait, count or max)", optarg);
-			break;
-		case OPT_LOCK_STACKS:
-			o->render.lock_stacks = true;
-			break;
-		case 'V':
-			log_set_level(log_get_level() < LOG_DEBUG ? LOG_DEBUG : LOG_LIBBPF);
-			break;
-		case 'h':
-			trace_help();
-			return -1;
-		default:
-			if (optopt && optopt < 0x100)
-				return usage_error("unknown or incomplete option '-%c'",
-						   (char[]){ (char)optopt, 0 });
-			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc) {
-		o->argv = &argv[optind];
-		o->mode = SP_TARGET_COMMAND;
-	} else if (have_pid) {
-		o->mode = SP_TARGET_PIDS;
-	} else {
-		o->mode = SP_TARGET_ALL;
-	}
-	if ((have_pid + have_all + (o->argv != NULL)) > 1)
-		return usage_error("%s", "choose one target: -p, -a or -- COMMAND");
-	if (!o->output && render_format_is_binary(o->render.format) && isatty(STDOUT_FILENO))
-		return usage_error("%s", "this format is not for a terminal: write it with -o FILE");
-	if (no_profile) {
-		o->views &= ~SP_VIEW_PROFILE;
-		o->render.views = o->views;
-		if (!o->views)
-			return usage_error("%s", "--no-profile leaves no view to collect");
-	}
-	if (o->render.stacks)
-		o->callchains = true; /* --stacks prints the profile's stacks: record them */
-	o->cmdline = join_args(argc, argv);
-	return o->cmdline ? 0 : usage_error("%s", "out of memory");
 }
 
 /* Root, or CAP_BPF + CAP_PERFMON (kernel >= 5.8). */
@@ -479,18 +198,11 @@ static double ms_since(uint64_t t0)
 	return (now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
 }
 
-static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
+/* Opens the BPF object: the selected views' collectors configure it, the others disable theirs. */
+static int tracer_open(struct tracer *t, const struct trace_opts *o)
 {
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	int err;
 
-	t->ctx.opts = o;
-	t->ctx.ncpus = libbpf_num_possible_cpus();
-	t->fold_cached = fold_cfg_cache_load(NULL, &t->ctx.fold_cfg) == 0;
-	err = pthread_create(&t->ksyms_thread, NULL, ksyms_loader, t);
-	if (err)
-		return -err;
-	t->ksyms_started = true;
 	t->skel = schedprof_bpf__open();
 	if (!t->skel)
 		return -errno;
@@ -510,6 +222,42 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+/* After load: each selected collector's configuration that needs kallsyms. */
+static int tracer_setup(struct tracer *t, uint64_t t0)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
+		int err;
+
+		if (!t->state[i])
+			continue;
+		err = collectors[i]->setup(t->state[i], &t->ctx);
+		dlog("%s view set up at %.1f ms", collectors[i]->name, ms_since(t0));
+		if (err) {
+			elog("cannot set up the %s view: %s", collectors[i]->name, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
+{
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	int err;
+
+	t->ctx.opts = o;
+	t->ctx.ncpus = libbpf_num_possible_cpus();
+	t->fold_cached = fold_cfg_cache_load(NULL, &t->ctx.fold_cfg) == 0;
+	err = pthread_create(&t->ksyms_thread, NULL, ksyms_loader, t);
+	if (err)
+		return -err;
+	t->ksyms_started = true;
+	err = tracer_open(t, o);
+	if (err)
+		return err;
 	dlog("opened and configured in %.1f ms", ms_since(t0));
 	err = schedprof_bpf__load(t->skel);
 	dlog("loaded at %.1f ms", ms_since(t0));
@@ -526,17 +274,7 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 			return err;
 		dlog("kallsyms in at %.1f ms", ms_since(t0));
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
-		if (!t->state[i])
-			continue;
-		err = collectors[i]->setup(t->state[i], &t->ctx);
-		dlog("%s view set up at %.1f ms", collectors[i]->name, ms_since(t0));
-		if (err) {
-			elog("cannot set up the %s view: %s", collectors[i]->name, strerror(-err));
-			return err;
-		}
-	}
-	return 0;
+	return tracer_setup(t, t0);
 }
 
 static int tracer_attach(struct tracer *t)
@@ -618,6 +356,19 @@ static void poll_collectors(struct tracer *t, int ms)
 	}
 }
 
+/* A signal sent to us alone: pass it on to the command and give it a moment to end. */
+static void pass_signal(struct tracer *t)
+{
+	kill(t->launch.pid, stop_signal);
+	for (int i = 0; i < 40 && !t->reaped; i++) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		reap(t, WNOHANG);
+		if (!t->reaped)
+			nanosleep(&ts, NULL);
+	}
+}
+
 /* Waits, 50 ms at a time, for the end: target gone, -d, or a signal. */
 static void wait_for_end(struct tracer *t, const struct trace_opts *o, uint64_t t0)
 {
@@ -643,17 +394,31 @@ static void wait_for_end(struct tracer *t, const struct trace_opts *o, uint64_t 
 		}
 		poll_collectors(t, 50);
 	}
-	if (stop_signal && o->mode == SP_TARGET_COMMAND && !t->reaped) {
-		/* A signal sent to us alone: pass it on and give the job a moment to end. */
-		kill(t->launch.pid, stop_signal);
-		for (int i = 0; i < 40 && !t->reaped; i++) {
-			struct timespec ts = { 0, 50 * 1000 * 1000 };
+	if (stop_signal && o->mode == SP_TARGET_COMMAND && !t->reaped)
+		pass_signal(t);
+}
 
-			reap(t, WNOHANG);
-			if (!t->reaped)
-				nanosleep(&ts, NULL);
-		}
-	}
+static uint64_t timeval_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * NSEC_PER_SEC + (uint64_t)tv->tv_usec * 1000;
+}
+
+/* With --: the command line, and its exit status and CPU time once reaped. */
+static void fill_command_info(struct sp_target_info *ti, const struct trace_opts *o,
+			      const struct tracer *t)
+{
+	int argc = 0;
+
+	while (o->argv[argc])
+		argc++;
+	ti->command = join_args(argc, o->argv);
+	ti->exit_status = -1;
+	if (!t->reaped)
+		return;
+	ti->has_rusage = true;
+	ti->user_ns = timeval_ns(&t->ru.ru_utime);
+	ti->sys_ns = timeval_ns(&t->ru.ru_stime);
+	ti->exit_status = WIFEXITED(t->status) ? WEXITSTATUS(t->status) : 128 + WTERMSIG(t->status);
 }
 
 static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const struct tracer *t)
@@ -671,22 +436,7 @@ static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const 
 	run->options = xstrdup(o->cmdline);
 	run->target.mode = o->mode;
 	if (o->mode == SP_TARGET_COMMAND) {
-		int argc = 0;
-
-		while (o->argv[argc])
-			argc++;
-		run->target.command = join_args(argc, o->argv);
-		if (t->reaped) {
-			run->target.has_rusage = true;
-			run->target.user_ns = (uint64_t)t->ru.ru_utime.tv_sec * NSEC_PER_SEC +
-					      (uint64_t)t->ru.ru_utime.tv_usec * 1000;
-			run->target.sys_ns = (uint64_t)t->ru.ru_stime.tv_sec * NSEC_PER_SEC +
-					     (uint64_t)t->ru.ru_stime.tv_usec * 1000;
-			run->target.exit_status = WIFEXITED(t->status) ? WEXITSTATUS(t->status)
-								       : 128 + WTERMSIG(t->status);
-		} else {
-			run->target.exit_status = -1;
-		}
+		fill_command_info(&run->target, o, t);
 	} else if (o->mode == SP_TARGET_PIDS) {
 		run->target.pids = calloc(o->npids, sizeof(int));
 		if (run->target.pids) {
@@ -758,6 +508,107 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+static bool pids_alive(const struct trace_opts *o)
+{
+	for (size_t i = 0; i < o->npids; i++) {
+		if (!target_pid_alive(o->pids[i])) {
+			elog("no such process: %d", o->pids[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Starts the command (held before exec) or adds the PIDs, and attaches. 0 or -errno. */
+static int tracer_start(struct tracer *t, const struct trace_opts *o)
+{
+	int err = 0;
+
+	if (o->mode == SP_TARGET_COMMAND) {
+		err = target_launch__start(o->argv, &t->launch);
+		if (err) {
+			elog("cannot start %s: %s", o->argv[0], strerror(-err));
+			return err;
+		}
+		t->launched = true;
+		err = add_target(t, t->launch.pid);
+	} else if (o->mode == SP_TARGET_PIDS) {
+		err = tracer_attach(t);
+		if (!err)
+			err = attach_pids(t, o);
+	}
+	if (err)
+		return err;
+	return o->mode != SP_TARGET_PIDS ? tracer_attach(t) : 0;
+}
+
+/* With --, lets the command exec now that everything is attached. 0 or -errno. */
+static int tracer_release(struct tracer *t, const struct trace_opts *o)
+{
+	int err;
+
+	if (o->mode != SP_TARGET_COMMAND)
+		return 0;
+	err = target_launch__release(&t->launch);
+	if (err) {
+		elog("cannot execute %s: %s", o->argv[0], strerror(-err));
+		reap(t, 0);
+	}
+	return err;
+}
+
+static int tracer_read(struct tracer *t, struct sp_run *run)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
+		int err;
+
+		if (!t->state[i])
+			continue;
+		err = collectors[i]->read(t->state[i], &t->ctx, run);
+		if (err) {
+			elog("cannot read the %s view: %s", collectors[i]->name, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The exit code once the report is out (ok: written, every view read). */
+static int exit_code_of(const struct tracer *t, const struct trace_opts *o,
+			const struct sp_run *run, bool ok)
+{
+	if (!ok)
+		return EXIT_FAILURE;
+	if (o->mode != SP_TARGET_COMMAND)
+		return EXIT_SUCCESS;
+	if (t->reaped)
+		return run->target.exit_status;
+	return 128 + (stop_signal ? stop_signal : SIGTERM);
+}
+
+/*
+ * After the end: detach, read every view and write the report, whatever was read even after
+ * a read error. *ret_code gets the exit code once the report is out. 0 or -errno.
+ */
+static int tracer_report(struct tracer *t, const struct trace_opts *o, struct sp_run *run,
+			 uint64_t t0, uint64_t wall0, int *ret_code)
+{
+	int err;
+
+	tracer_detach(t);
+	if (t->ksyms_started && (err = ksyms_join(t)))
+		return err;
+	run->elapsed_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	run->start_unix_ns = wall0;
+	fill_run_info(run, o, t);
+	err = tracer_read(t, run);
+	/* Names as the saved JSON holds them, so that trace -f X and report -f X agree. */
+	if (sp_run_fix_utf8(run))
+		wlog("out of memory: some names keep their invalid UTF-8");
+	*ret_code = exit_code_of(t, o, run, write_outputs(run, o) == 0 && !err);
+	return err;
+}
+
 static int run_trace(const struct trace_opts *o)
 {
 	struct tracer t = { .launch = { .pid = -1, .gate_fd = -1, .error_fd = -1 } };
@@ -766,74 +617,23 @@ static int run_trace(const struct trace_opts *o)
 	int err, exit_code = EXIT_FAILURE;
 
 	sp_run_init(&run);
-	if (check_environment())
+	if (check_environment() || !pids_alive(o))
 		return EXIT_FAILURE;
-	for (size_t i = 0; i < o->npids; i++) {
-		if (!target_pid_alive(o->pids[i])) {
-			elog("no such process: %d", o->pids[i]);
-			return EXIT_FAILURE;
-		}
-	}
 	libbpf_set_print(libbpf_print);
 	install_signals();
-	err = tracer_prepare(&t, o);
+	err = tracer_prepare(&t, o) ?: tracer_start(&t, o);
 	if (err)
-		goto out;
-	if (o->mode == SP_TARGET_COMMAND) {
-		err = target_launch__start(o->argv, &t.launch);
-		if (err) {
-			elog("cannot start %s: %s", o->argv[0], strerror(-err));
-			goto out;
-		}
-		t.launched = true;
-		err = add_target(&t, t.launch.pid);
-	} else if (o->mode == SP_TARGET_PIDS) {
-		err = tracer_attach(&t);
-		if (!err)
-			err = attach_pids(&t, o);
-	}
-	if (err)
-		goto out;
-	if (o->mode != SP_TARGET_PIDS && (err = tracer_attach(&t)))
 		goto out;
 	t0 = now_ns(CLOCK_MONOTONIC);
 	wall0 = now_ns(CLOCK_REALTIME);
-	if (o->mode == SP_TARGET_COMMAND) {
-		err = target_launch__release(&t.launch);
-		if (err) {
-			elog("cannot execute %s: %s", o->argv[0], strerror(-err));
-			reap(&t, 0);
-			exit_code = EXIT_NOEXEC;
-			goto out;
-		}
+	err = tracer_release(&t, o);
+	if (err) {
+		exit_code = EXIT_NOEXEC;
+		goto out;
 	}
 	ilog("attached in %.1f ms", (t0 - begin) / 1e6);
 	wait_for_end(&t, o, t0);
-	tracer_detach(&t);
-	if (t.ksyms_started && (err = ksyms_join(&t)))
-		goto out;
-	run.elapsed_ns = now_ns(CLOCK_MONOTONIC) - t0;
-	run.start_unix_ns = wall0;
-	fill_run_info(&run, o, &t);
-	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
-		if (!t.state[i])
-			continue;
-		err = collectors[i]->read(t.state[i], &t.ctx, &run);
-		if (err) {
-			elog("cannot read the %s view: %s", collectors[i]->name, strerror(-err));
-			break;
-		}
-	}
-	/* Names as the saved JSON holds them, so that trace -f X and report -f X agree. */
-	if (sp_run_fix_utf8(&run))
-		wlog("out of memory: some names keep their invalid UTF-8");
-	/* Whatever was read is reported, even after a read error. */
-	if (write_outputs(&run, o) == 0 && !err)
-		exit_code = EXIT_SUCCESS;
-	if (o->mode == SP_TARGET_COMMAND && t.reaped && exit_code == EXIT_SUCCESS)
-		exit_code = run.target.exit_status;
-	else if (o->mode == SP_TARGET_COMMAND && !t.reaped && exit_code == EXIT_SUCCESS)
-		exit_code = 128 + (stop_signal ? stop_signal : SIGTERM);
+	err = tracer_report(&t, o, &run, t0, wall0, &exit_code);
 out:
 	if (t.launched && !t.reaped && exit_code != EXIT_NOEXEC && err)
 		target_launch__abort(&t.launch);
@@ -845,16 +645,13 @@ out:
 int cmd_trace(int argc, char **argv)
 {
 	struct trace_opts o;
-	int err, code;
+	int code;
 
-	err = trace_parse(argc, argv, &o);
-	if (err) {
-		free(o.pids);
-		free(o.cmdline);
-		return err < 0 ? EXIT_SUCCESS : err;
-	}
-	code = run_trace(&o);
-	free(o.pids);
-	free(o.cmdline);
+	code = trace_parse(argc, argv, &o);
+	if (!code)
+		code = run_trace(&o);
+	else if (code < 0)
+		code = EXIT_SUCCESS; /* --help */
+	trace_opts_free(&o);
 	return code;
 }

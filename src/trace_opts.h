@@ -28,4 +28,11 @@ struct trace_opts {
 	char *cmdline;	    /* the trace command line, for the record */
 };
 
+/*
+ * Parses `schedprof trace` argv (argv[0] is "trace") into o: 0, EXIT_USAGE after printing the
+ * usage error, or -1 after printing --help. Call trace_opts_free(o) in every case.
+ */
+int trace_parse(int argc, char **argv, struct trace_opts *o);
+void trace_opts_free(struct trace_opts *o);
+
 #endif

@@ -87,6 +87,24 @@ char *xstrdup(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+char *join_args(int argc, char *const *argv)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
 int grow(void **v, size_t *cap, size_t n, size_t elt)
 {
 	size_t ncap;

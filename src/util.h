@@ -19,6 +19,8 @@ int parse_pid_list(const char *s, int **ret, size_t *ret_n);
 
 uint64_t now_ns(int clock);
 char *xstrdup(const char *s); /* NULL on NULL or ENOMEM */
+/* argv[0..argc) joined with single spaces (malloc'd), or NULL (ENOMEM). */
+char *join_args(int argc, char *const *argv);
 /* Grow *v (element size elt) so that it holds at least n elements. 0 or -ENOMEM. */
 int grow(void **v, size_t *cap, size_t n, size_t elt);
 /*
