@@ -50,6 +50,15 @@ print(n)
 PY
 }
 
+# wait_attached PID: until the process holds a bpf_link (at most 10 s)
+wait_attached() {
+	for _ in $(seq 200); do
+		ls -l /proc/$1/fd 2>/dev/null | grep -q 'bpf_link' && return 0
+		sleep 0.05
+	done
+	fail "schedprof ($1) did not attach within 10 s"
+}
+
 # assert_between NAME VALUE LO HI
 assert_between() {
 	if [ "$2" -lt "$3" ] || [ "$2" -gt "$4" ]; then

@@ -9,12 +9,8 @@ N=1000
 tree=$!
 "$SCHEDPROF" trace -p $tree -d 60 -f json -o "$TMP/run.json" 2> "$TMP/err" &
 sp=$!
-# wait until attached: schedprof holds bpf_link fds
-for _ in $(seq 100); do
-	ls -l /proc/$sp/fd 2>/dev/null | grep -q 'bpf_link' && break
-	sleep 0.05
-done
-sleep 0.2
+wait_attached $sp
+sleep 0.2 # the /proc walk that adds the tree follows the attach
 touch "$TMP/go"
 wait $tree || fail "workload failed"
 start=$(date +%s)

@@ -50,7 +50,8 @@ print("found" if want in names else "missing: %r" % sorted(names))' "$TMP/comm.j
 pass "an odd comm is escaped into valid JSON"
 # SIGINT during -a ends in the full report
 "$SCHEDPROF" trace -a -f json -o "$TMP/int.json" & sp=$!
-sleep 1; kill -INT $sp; wait $sp; rc=$?
+wait_attached $sp
+sleep 0.5; kill -INT $sp; wait $sp; rc=$?
 [ $rc = 0 ] || fail "SIGINT exits $rc"
 t=$(jget "$TMP/int.json" 'd["schedules"]["total"]')
 [ "$t" -gt 0 ] || fail "no schedules after SIGINT"
@@ -59,10 +60,7 @@ pass "SIGINT -> report with $t schedules"
 # (their ids come from its fds, since other tracers may run at the same time)
 "$SCHEDPROF" trace -a > /dev/null & sp=$!
 trap 'kill -9 $sp 2>/dev/null; rm -rf "$TMP"' EXIT
-for _ in $(seq 100); do
-	ls -l /proc/$sp/fd 2>/dev/null | grep -q 'bpf_link' && break
-	sleep 0.05
-done
+wait_attached $sp
 ids=$(cat /proc/$sp/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -u)
 [ -n "$ids" ] || fail "no BPF program fd in schedprof ($sp)"
 kill -9 $sp; wait $sp 2>/dev/null
