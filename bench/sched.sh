@@ -11,7 +11,7 @@
 # the per-program BPF run time per event (the sysctl is restored on exit).
 #
 # usage: sudo bench/sched.sh [-r ROUNDS] [-w pipe1cpu,make_j2] [-t schedprof,offcputime]
-#                            [-o DIR] [-s SEED] [-c COST_RUNS] [-C] [-L MAXLOAD]
+#                            [-o DIR] [-s SEED] [-c COST_RUNS] [-C] [-L MAXLOAD] [-S N]
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +24,8 @@ STOP_TIMEOUT_S=${STOP_TIMEOUT_S:-60}
 PIPE_LOOPS=${PIPE_LOOPS:-160000}
 MAKE_CFLAGS=${MAKE_CFLAGS:--O2 -pipe}
 MAKE_N=${MAKE_N:-40}
-ROUNDS=5 WFILTER="" TFILTER="" OUT="" SEED="" COST_RUNS=3 DO_COST=1 MAXLOAD=""
+SP_VIEWS=${SP_VIEWS:-schedules}		# schedprof -v: the view under test (issue #2)
+ROUNDS=5 WFILTER="" TFILTER="" OUT="" SEED="" COST_RUNS=3 DO_COST=1 MAXLOAD="" STARTUP_ONLY=0
 
 usage() {
 	cat <<EOF
@@ -37,19 +38,23 @@ usage: $0 [options]            (as root)
   -c N        runs per workload in the BPF cost phase (default $COST_RUNS)
   -C          skip the BPF cost phase
   -L LOAD     before starting, wait up to 20 min for the 1-min load average to drop below LOAD
+  -S N        start-up only: N rounds of start / attached / stop per tracer, no workloads
 env: SCHEDPROF ($SCHEDPROF), OFFCPUTIME ($OFFCPUTIME),
-     STABLE_MS ($STABLE_MS), PIPE_LOOPS ($PIPE_LOOPS), MAKE_CFLAGS ($MAKE_CFLAGS), MAKE_N ($MAKE_N)
+     STABLE_MS ($STABLE_MS), PIPE_LOOPS ($PIPE_LOOPS), MAKE_CFLAGS ($MAKE_CFLAGS), MAKE_N ($MAKE_N),
+     SP_VIEWS ($SP_VIEWS: schedprof's -v)
 EOF
 	exit 2
 }
-while getopts "r:w:t:o:s:c:CL:h" opt; do
+while getopts "r:w:t:o:s:c:CL:S:h" opt; do
 	case $opt in
 	r) ROUNDS=$OPTARG ;; w) WFILTER=$OPTARG ;; t) TFILTER=$OPTARG ;; o) OUT=$OPTARG ;;
 	s) SEED=$OPTARG ;; c) COST_RUNS=$OPTARG ;; C) DO_COST=0 ;; L) MAXLOAD=$OPTARG ;;
+	S) STARTUP_ONLY=$OPTARG ;;
 	*) usage ;;
 	esac
 done
-[[ $ROUNDS =~ ^[1-9][0-9]*$ && $COST_RUNS =~ ^[1-9][0-9]*$ ]] || usage
+[[ $ROUNDS =~ ^[1-9][0-9]*$ && $COST_RUNS =~ ^[1-9][0-9]*$ && $STARTUP_ONLY =~ ^[0-9]+$ ]] || usage
+if ((STARTUP_ONLY)); then ROUNDS=$STARTUP_ONLY DO_COST=0; fi
 [[ $EUID == 0 ]] || { echo "$0: must run as root" >&2; exit 1; }
 for tool in perf taskset make bpftool jq /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "$0: $tool not found" >&2; exit 1; }
@@ -59,6 +64,13 @@ now_us() { local t=$EPOCHREALTIME; echo $(( 10#${t/./} )); }
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 in_list() { [[ -z $2 || ",$2," == *",$1,"* ]]; }
 load1() { local l; read -r l _ </proc/loadavg; echo "$l"; }
+# foreign_tracers: BPF tracing programs loaded by others (run while none of ours is running).
+# Another system-wide sched_switch tracer slows every BASE run and skews every ratio.
+foreign_tracers() {
+	bpftool -j prog show 2>/dev/null | jq -r '[.[] | select(.type == "tracing" or
+		.type == "raw_tracepoint" or .type == "tracepoint" or .type == "perf_event") |
+		.name // "?"] | unique | join(" ")'
+}
 
 # ---- workloads and tracers ----
 EX=$TOP/examples/compile-job
@@ -70,7 +82,7 @@ add_w pipe1cpu - "taskset -c 1 perf bench sched pipe -l $PIPE_LOOPS"
 add_w make_j2 "make -s -C $EX clean OUT=\$WT/proj" \
 	"make -s -j2 -C $EX OUT=\$WT/proj N=$MAKE_N CFLAGS='$MAKE_CFLAGS'"
 # -V prints "attached in X ms" (measured from schedprof's main() to the attached link)
-add_t schedprof "$SCHEDPROF trace -a -V -n 5 -o \$SESS/report.txt"
+add_t schedprof "$SCHEDPROF trace -a -v $SP_VIEWS -V -n 5 -o \$SESS/report.txt"
 add_t offcputime "$OFFCPUTIME"
 ((${#WNAMES[@]})) || { echo "$0: no workload selected (pipe1cpu, make_j2)" >&2; exit 2; }
 ((${#TNAMES[@]})) || { echo "$0: no tracer selected (schedprof, offcputime)" >&2; exit 2; }
@@ -88,6 +100,9 @@ SHM=/dev/shm
 WT=$(mktemp -d "$SHM/schedprof-bench-wt.XXXXXX") || exit 1
 export WT TMPDIR=$WT		# gcc's temporaries (without -pipe) go to the tmpfs too
 STATS_ORIG=$(cat /proc/sys/kernel/bpf_stats_enabled)
+# The sysctl is global: another benchmark that enabled it is running, or left it on. We
+# restore what we found, so the last one to finish decides; say so.
+((STATS_ORIG == 0)) || log "note: kernel.bpf_stats_enabled is already $STATS_ORIG (another benchmark?); it is restored to that"
 LIVE=()				# /usr/bin/time PIDs of running tracers
 cleanup() {
 	local p
@@ -201,25 +216,31 @@ fi
 	echo "date: $(date -Is)"
 	echo "kernel: $(uname -r)  cpus: $(nproc)  schedprof: $("$SCHEDPROF" --version 2>&1 | head -1)"
 	echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "rounds: $ROUNDS  cost runs: $COST_RUNS  STABLE_MS=$STABLE_MS  seed=${SEED:-random}"
+	echo "other BPF tracing programs at start: $(f=$(foreign_tracers); echo "${f:-none}")"
+	echo "rounds: $ROUNDS  cost runs: $((DO_COST ? COST_RUNS : 0))  STABLE_MS=$STABLE_MS  seed=${SEED:-random}$( ((STARTUP_ONLY)) && echo "  start-up only")"
 	echo "workloads:"
 	for w in "${WNAMES[@]}"; do echo "  $w | prep: ${WPREP[$w]} | ${WCMD[$w]}"; done
 	echo "tracers:"
 	for t in "${TNAMES[@]}"; do echo "  $t | ${TCMD[$t]}"; done
 } >"$OUT/env.txt"
-echo "round,slot,tracer,workload,wall_s,load1" >"$OUT/runs.csv"
+echo "round,slot,tracer,workload,wall_s,load1,foreign" >"$OUT/runs.csv"
 echo "round,tracer,startup_ms,self_ms,stop_ms,maxrss_kb,attach_fds" >"$OUT/sessions.csv"
 echo "tracer,workload,run,prog_id,prog_name,run_cnt,run_time_ns" >"$OUT/cost.csv"
 
 log "results in $OUT, scratch in $WT"
-make -s -C "$EX" OUT="$WT/proj" N="$MAKE_N" "$WT/proj/.generated" >/dev/null || exit 1
-for w in "${WNAMES[@]}"; do run_workload "$w" "$OUT/logs/warmup.log"; done	# warm caches
+if ((!STARTUP_ONLY)); then
+	make -s -C "$EX" OUT="$WT/proj" N="$MAKE_N" "$WT/proj/.generated" >/dev/null || exit 1
+	for w in "${WNAMES[@]}"; do run_workload "$w" "$OUT/logs/warmup.log"; done	# warm caches
+fi
 
 base_set() { # ROUND SLOT
-	local w
+	local w f
+	((STARTUP_ONLY)) && return
+	f=$(foreign_tracers)
+	[[ -z $f ]] || log "  warning: other BPF tracing programs are loaded during BASE: $f"
 	for w in "${WNAMES[@]}"; do
 		run_workload "$w" "$OUT/logs/base.log"
-		echo "$1,$2,none,$w,$WALL_S,$(load1)" >>"$OUT/runs.csv"
+		echo "$1,$2,none,$w,$WALL_S,$(load1),${f// /;}" >>"$OUT/runs.csv"
 	done
 }
 
@@ -234,10 +255,14 @@ session() { # ROUND SLOT TRACER
 		tail -n 5 "$SESS/stderr" >&2
 		exit 1
 	fi
-	for w in "${WNAMES[@]}"; do
-		run_workload "$w" "$OUT/logs/traced_$3.log"
-		echo "$1,$2,$3,$w,$WALL_S,$(load1)" >>"$OUT/runs.csv"
-	done
+	if ((STARTUP_ONLY)); then
+		sleep 0.2
+	else
+		for w in "${WNAMES[@]}"; do
+			run_workload "$w" "$OUT/logs/traced_$3.log"
+			echo "$1,$2,$3,$w,$WALL_S,$(load1)," >>"$OUT/runs.csv"
+		done
+	fi
 	stop_tracer "$TPID"
 	self=$(sed -n 's/.*attached in \([0-9.]*\) ms.*/\1/p' "$SESS/stderr" | head -1)
 	read -r maxrss _ <"$SESS/rusage"
@@ -293,7 +318,10 @@ if ((DO_COST)); then
 		log "  cost phase: $t (programs ${ids[*]})"
 	done
 fi
-echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/env.txt"
+{
+	echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "BASE runs with other BPF tracing programs loaded: $(awk -F, 'NR > 1 && $3 == "none" { n++; if ($7 != "") f++ } END { printf "%d of %d", f, n }' "$OUT/runs.csv")"
+} >>"$OUT/env.txt"
 
 # ---- report ----
 report() {
@@ -338,6 +366,7 @@ report() {
 		for (k in B) { split(k, f, SUBSEP); if ((f[1], f[2] + 2, f[3]) in B) NOISE[f[3]] = NOISE[f[3]] " " B[f[1], f[2] + 2, f[3]] / B[k] }
 		for (k in CMAX) { split(k, f, SUBSEP); if (CMAX[k] > 0) NS[f[1], f[2]] = NS[f[1], f[2]] " " CNS[k] / CMAX[k]; EV[f[1], f[2]] = EV[f[1], f[2]] " " CMAX[k] }
 
+		if (nt) {
 		print "\n### Slowdown: traced / mean(neighbouring untraced) wall time, median [min–max] over rounds\n"
 		printf "| tracer |"; for (j = 1; j <= nw; j++) printf " %s |", W[j]; print ""
 		printf "|---|"; for (j = 1; j <= nw; j++) printf "---|"; print ""
@@ -345,6 +374,7 @@ report() {
 		printf "| none (noise: BASE/next BASE) |"; for (j = 1; j <= nw; j++) printf " %s |", cell(NOISE[W[j]], "%.3f"); print ""
 		for (i = 1; i <= ntr; i++) {
 			printf "| %s |", TT[i]; for (j = 1; j <= nw; j++) printf " **%s** |", cell(R[TT[i], W[j]], "%.3f"); print ""
+		}
 		}
 		print "\n### Per tracer: start-up, stop, footprint, BPF cost (median [min–max])\n"
 		print "startup = launch → attach fds (bpf_link/perf_event) unchanged for STABLE_MS, polled every ~10 ms;"

@@ -462,7 +462,7 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 	if (d->stack && ret >= 0) {
 		struct sp_lock_stack_key sk = {
 			.stack = d->stack, .caller = d->caller, .lock = d->lock, .flags = key.flags,
-			.name = d->name,
+			.name = d->name, .tgid = (__u32)(bpf_get_current_pid_tgid() >> 32),
 		};
 		struct sp_lock_stack_val szero = {}, *sv;
 

@@ -59,6 +59,8 @@ struct {
 struct sp_sleep {
 	__u64 ts;
 	__u64 stack;
+	__u32 tgid; /* the stack key's process (the caller key has none: it must not split) */
+	__u32 pad;
 	struct sp_caller_key key;
 };
 
@@ -108,9 +110,9 @@ __noinline int count_caller(struct sp_caller_key *key)
 	return 0;
 }
 
-__noinline int count_stack(struct sp_caller_key *ck, __u64 stack)
+__noinline int count_stack(struct sp_caller_key *ck, __u64 stack, __u32 tgid)
 {
-	struct sp_stack_key key = { .stack = stack };
+	struct sp_stack_key key = { .stack = stack, .tgid = tgid };
 	struct sp_stack_val one = { .count = 1 }, *v;
 
 	if (!ck)
@@ -178,6 +180,7 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 	sk.stack = s->stack;
 	sk.caller = s->key.caller;
 	sk.wait = s->key.wait;
+	sk.tgid = s->tgid;
 	__builtin_memcpy(sk.comm, s->key.comm, sizeof(sk.comm));
 	sv = bpf_map_lookup_elem(&stack_counts, &sk);
 	if (sv)
@@ -192,6 +195,7 @@ int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_stru
 	struct sp_caller_key key = {};
 	struct sp_sleep *s;
 	__u64 now = bpf_ktime_get_ns(), stack = 0;
+	__u32 tgid = prev->tgid;
 
 	charge_offcpu(bpf_task_storage_get(&sleeping, next, 0, 0), now);
 
@@ -216,7 +220,7 @@ int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_stru
 	bpf_probe_read_kernel(key.comm, sizeof(key.comm), prev->comm);
 	count_caller(&key);
 	if (stack)
-		count_stack(&key, stack);
+		count_stack(&key, stack, tgid);
 
 	s = bpf_task_storage_get(&sleeping, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {
@@ -225,6 +229,7 @@ int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_stru
 	}
 	s->ts = now;
 	s->stack = stack;
+	s->tgid = tgid;
 	s->key = key;
 	return 0;
 }

@@ -88,6 +88,7 @@ void format_json_stacks(struct json_writer *w, const struct sp_stack_list *l, co
 
 		jw_start_object(w);
 		jw_kv_string(w, "comm", s->comm);
+		jw_kv_uint(w, "pid", s->pid > 0 ? (uint64_t)s->pid : 0);
 		jw_kv_uint(w, "count", s->count);
 		if (time_key)
 			jw_kv_uint(w, time_key, s->time_ns);

@@ -42,7 +42,8 @@ static int add_sample(const struct sp_sample *s, void *arg)
 	struct pp *pp = arg;
 	const char *prev_obj = NULL, *prev_id = NULL;
 	int64_t values[2] = { i64(s->count), i64(s->time_ns) };
-	struct pprof_label label = { .key = "comm", .str = s->comm };
+	struct pprof_label labels[2];
+	size_t nlabels = 0;
 
 	if (!s->count && !s->time_ns)
 		return 0;
@@ -57,7 +58,13 @@ static int add_sample(const struct sp_sample *s, void *arg)
 		}
 		pp->frames[i] = (struct pprof_frame){ s->frames[i], obj, prev_id };
 	}
-	return pprof__add_sample(pp->p, pp->frames, s->nframes, values, &label, s->comm ? 1 : 0);
+	if (s->comm)
+		labels[nlabels++] = (struct pprof_label){ .key = "comm", .str = s->comm };
+	/* no label for an unknown pid: Go's reader drops numeric labels whose value is 0 */
+	if (s->pid > 0)
+		labels[nlabels++] = (struct pprof_label){ .key = "pid", .num = s->pid,
+							  .is_num = true };
+	return pprof__add_sample(pp->p, pp->frames, s->nframes, values, labels, nlabels);
 }
 
 static int add_comments(struct pprof *p, const struct sp_run *run, unsigned int view)
@@ -114,7 +121,7 @@ int format_pprof(const struct sp_run *run, const struct render_opts *opts, FILE 
 		return -errno;
 	err = add_comments(pp.p, run, view ? view : SP_VIEW_SCHED);
 	if (!err && view)
-		err = sp_samples_for_each(run, view, add_sample, &pp);
+		err = sp_samples_for_each_pid(run, view, add_sample, &pp);
 	if (!err)
 		err = pprof__write(pp.p, f);
 	pprof__free(pp.p);

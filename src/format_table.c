@@ -44,13 +44,19 @@ static void print_header(const struct sp_run *run, FILE *f)
 }
 
 /*
- * The first --stack-rows stacks of a row whose total is total: count, share, time_label and
- * time when time_label is set, comm; then the frames with every object but [kernel].
+ * The first --stack-rows stacks of a row whose total is total (merged across the pids of a
+ * comm): count, share, time_label and time when time_label is set, comm; then the frames with
+ * every object but [kernel].
  */
-static void print_stack_list(const struct sp_stack_list *l, uint64_t total, const char *time_label,
-			     const struct render_opts *o, FILE *f)
+static void print_stack_list(const struct sp_stack_list *stacks, uint64_t total,
+			     const char *time_label, const struct render_opts *o, FILE *f)
 {
+	struct sp_stack_list merged;
+	const struct sp_stack_list *l = &merged;
 	char d[32];
+
+	if (sp_stack_list_merge_pids(stacks, &merged))
+		l = stacks; /* ENOMEM: by pid, rather than nothing */
 
 	for (size_t i = 0; i < l->n && i < o->nstacks; i++) {
 		const struct sp_stack_row *s = &l->v[i];
@@ -69,6 +75,7 @@ static void print_stack_list(const struct sp_stack_list *l, uint64_t total, cons
 	}
 	if (l->n > o->nstacks)
 		fprintf(f, "        (%zu more stacks)\n", l->n - o->nstacks);
+	free(merged.v);
 }
 
 /* The rows shown of n: at most -n (0: all). */

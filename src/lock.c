@@ -374,6 +374,7 @@ static int read_owners(struct reader *rd)
 struct stack_ent {
 	size_t row;
 	uint64_t stack;
+	uint32_t pid;
 	char comm[TASK_COMM_LEN];
 	uint64_t count, wait_ns;
 };
@@ -386,6 +387,8 @@ static int cmp_stack_ent(const void *pa, const void *pb)
 		return a->row < b->row ? -1 : 1;
 	if (a->stack != b->stack)
 		return a->stack < b->stack ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
 	return memcmp(a->comm, b->comm, TASK_COMM_LEN);
 }
 
@@ -414,6 +417,7 @@ static int read_stacks(struct reader *rd)
 		}
 		ents[n].row = (size_t)(r - rd->v->rows);
 		ents[n].stack = key.stack;
+		ents[n].pid = key.tgid;
 		memcpy(ents[n].comm, key.comm, TASK_COMM_LEN);
 		ents[n].count = val.count;
 		ents[n].wait_ns = val.wait_ns;
@@ -447,6 +451,7 @@ static int read_stacks(struct reader *rd)
 			err = -ENOMEM;
 			goto out;
 		}
+		s->pid = (int)e->pid;
 		/* from the first lock or scheduler frame: drops the tracepoint and BPF frames */
 		err = kstack_fill(s, rd->ks, &st, &rd->skel->bss->fold_cfg, KSTACK_FROM_FOLD);
 		if (err)

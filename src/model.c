@@ -33,7 +33,7 @@ static void stack_row_free(struct sp_stack_row *s)
 
 static bool stack_rows_alike(const struct sp_stack_row *a, const struct sp_stack_row *b)
 {
-	if (a->nframes != b->nframes || strcmp(a->comm, b->comm))
+	if (a->nframes != b->nframes || a->pid != b->pid || strcmp(a->comm, b->comm))
 		return false;
 	for (size_t k = 0; k < a->nframes; k++)
 		if (strcmp(a->frames[k], b->frames[k]))
@@ -73,6 +73,40 @@ void sp_stack_list_merge(struct sp_stack_list *l)
 		l->n++;
 		sp_stack_list_merge_last(l);
 	}
+}
+
+int sp_stack_list_merge_pids(const struct sp_stack_list *l, struct sp_stack_list *ret)
+{
+	bool merged = false;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!l->n)
+		return 0;
+	ret->v = calloc(l->n, sizeof(*ret->v));
+	if (!ret->v)
+		return -ENOMEM;
+	ret->cap = l->n;
+	for (size_t i = 0; i < l->n; i++) {
+		struct sp_stack_row *s = &ret->v[ret->n];
+		size_t j;
+
+		*s = l->v[i];
+		s->pid = 0;
+		for (j = 0; j < ret->n; j++)
+			if (stack_rows_alike(&ret->v[j], s))
+				break;
+		if (j < ret->n) {
+			ret->v[j].count += s->count;
+			ret->v[j].time_ns += s->time_ns;
+			memset(s, 0, sizeof(*s));
+			merged = true;
+		} else {
+			ret->n++;
+		}
+	}
+	if (merged) /* else l's order, whatever it is, stays */
+		sp_stack_list_sort(ret);
+	return 0;
 }
 
 static void stack_list_free(struct sp_stack_list *l)
@@ -388,6 +422,8 @@ static int cmp_stack(const void *pa, const void *pb)
 		c = cmp_str(a->frames[i], b->frames[i]);
 	if (!c)
 		c = a->nframes < b->nframes ? -1 : a->nframes > b->nframes;
+	if (!c)
+		c = a->pid < b->pid ? -1 : a->pid > b->pid;
 	return c;
 }
 

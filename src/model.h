@@ -35,6 +35,7 @@ struct sp_stack_row {
 	char **objects; /* per frame: "[kernel]", module "[ext4]", or a file path; NULL = all [kernel] */
 	size_t nframes;
 	char *comm;
+	int pid; /* the process (tgid) of the tasks; 0 = unknown (idle, not recorded) */
 	uint64_t count;
 	uint64_t time_ns;
 };
@@ -217,12 +218,18 @@ int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, u
 /* Frees the entries and empties the list (for lists outside a run, e.g. a format's totals). */
 void sp_comm_list_free(struct sp_comm_list *l);
 /*
- * Stacks that symbolize alike (same comm, same frame names) are one row: merge_last merges the
- * last row into the first earlier one alike (adding its count and time), merge does it for
- * every row in order. The first row of each kind keeps its place.
+ * Stacks that symbolize alike (same comm, same pid, same frame names) are one row: merge_last
+ * merges the last row into the first earlier one alike (adding its count and time), merge does
+ * it for every row in order. The first row of each kind keeps its place.
  */
 void sp_stack_list_merge_last(struct sp_stack_list *l);
 void sp_stack_list_merge(struct sp_stack_list *l);
+/*
+ * l's stacks merged across pids (each with pid 0): what the outputs without pids show. In l's
+ * order when no two stacks merged, else sorted again (sp_stack_list_sort). The rows of *ret borrow l's strings: release it with free(ret->v)
+ * only, not sp_run_free. 0 or -ENOMEM (then *ret is empty).
+ */
+int sp_stack_list_merge_pids(const struct sp_stack_list *l, struct sp_stack_list *ret);
 
 /*
  * Makes every string of the run valid UTF-8 (each invalid byte becomes U+FFFD, as the JSON

@@ -270,16 +270,20 @@ static int read_stack(struct rd *r, const struct json_value *o, const char *time
 		      struct sp_stack_row *s)
 {
 	const struct json_value *frames, *objects = json_get(o, "objects");
+	int64_t pid = 0;
 	size_t m;
 	int err;
 
 	err = check_type(r, o, JSON_OBJECT) ?:
 	      get_str(r, o, "comm", false, &s->comm) ?:
+	      /* optional (files before pids were recorded): absent = 0, unknown */
+	      (json_get(o, "pid") ? get_int(r, o, "pid", 0, INT32_MAX, &pid) : 0) ?:
 	      get_u64(r, o, "count", &s->count) ?:
 	      (time_key ? get_u64(r, o, time_key, &s->time_ns) : 0) ?:
 	      member(r, o, "frames", JSON_ARRAY, &frames);
 	if (err)
 		return err;
+	s->pid = (int)pid;
 	m = push_key(r, "frames");
 	err = read_strings(r, frames, &s->frames, &s->nframes);
 	pop(r, m);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The samples of a view (see samples.h): stacks, per-comm remainders, and the lost count. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include "samples.h"
 #include "util.h"
@@ -68,13 +70,14 @@ static uint64_t sat_sub(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-static int walk_row(const struct row *r, sp_sample_fn fn, void *arg)
+static int walk_stacks(const struct row *r, const struct sp_stack_list *l, sp_sample_fn fn,
+		       void *arg)
 {
 	struct sp_sample s;
 	int err;
 
-	for (size_t i = 0; i < r->stacks->n; i++) {
-		const struct sp_stack_row *st = &r->stacks->v[i];
+	for (size_t i = 0; i < l->n; i++) {
+		const struct sp_stack_row *st = &l->v[i];
 		size_t first = 0;
 
 		/* the stack from the row's own frame up (see samples.h) */
@@ -86,6 +89,7 @@ static int walk_row(const struct row *r, sp_sample_fn fn, void *arg)
 		}
 		s = (struct sp_sample){
 			.comm = st->comm,
+			.pid = st->pid > 0 ? st->pid : 0,
 			.frames = (const char *const *)st->frames + first,
 			.objects = st->objects ? (const char *const *)st->objects + first : NULL,
 			.nframes = st->nframes - first,
@@ -96,6 +100,25 @@ static int walk_row(const struct row *r, sp_sample_fn fn, void *arg)
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+static int walk_row(const struct row *r, bool by_pid, sp_sample_fn fn, void *arg)
+{
+	struct sp_stack_list merged;
+	struct sp_sample s;
+	int err;
+
+	if (by_pid) {
+		err = walk_stacks(r, r->stacks, fn, arg);
+	} else {
+		err = sp_stack_list_merge_pids(r->stacks, &merged);
+		if (!err)
+			err = walk_stacks(r, &merged, fn, arg);
+		free(merged.v);
+	}
+	if (err)
+		return err;
 	/* what the stacks of each comm do not cover */
 	for (size_t i = 0; i < r->comms->n; i++) {
 		const struct sp_comm_stat *c = &r->comms->v[i];
@@ -134,7 +157,8 @@ static int walk_lost(uint64_t lost, sp_sample_fn fn, void *arg)
 	return lost ? fn(&s, arg) : 0;
 }
 
-int sp_samples_for_each(const struct sp_run *run, unsigned int view, sp_sample_fn fn, void *arg)
+static int walk_view(const struct sp_run *run, unsigned int view, bool by_pid, sp_sample_fn fn,
+		     void *arg)
 {
 	struct row r;
 	int err;
@@ -145,7 +169,7 @@ int sp_samples_for_each(const struct sp_run *run, unsigned int view, sp_sample_f
 			const struct sp_sched_row *row = &run->sched.rows[i];
 
 			r = (struct row){ row->caller, NULL, &row->comms, &row->stacks, 0 };
-			err = walk_row(&r, fn, arg);
+			err = walk_row(&r, by_pid, fn, arg);
 			if (err)
 				return err;
 		}
@@ -159,7 +183,7 @@ int sp_samples_for_each(const struct sp_run *run, unsigned int view, sp_sample_f
 
 			r = (struct row){ row->function, row->object, &row->comms, &row->stacks,
 					  period };
-			err = walk_row(&r, fn, arg);
+			err = walk_row(&r, by_pid, fn, arg);
 			if (err)
 				return err;
 		}
@@ -170,7 +194,7 @@ int sp_samples_for_each(const struct sp_run *run, unsigned int view, sp_sample_f
 			const struct sp_lock_row *row = &run->locks.rows[i];
 
 			r = (struct row){ row->caller, NULL, &row->comms, &row->stacks, 0 };
-			err = walk_row(&r, fn, arg);
+			err = walk_row(&r, by_pid, fn, arg);
 			if (err)
 				return err;
 		}
@@ -178,4 +202,15 @@ int sp_samples_for_each(const struct sp_run *run, unsigned int view, sp_sample_f
 	default:
 		return -EINVAL;
 	}
+}
+
+int sp_samples_for_each(const struct sp_run *run, unsigned int view, sp_sample_fn fn, void *arg)
+{
+	return walk_view(run, view, false, fn, arg);
+}
+
+int sp_samples_for_each_pid(const struct sp_run *run, unsigned int view, sp_sample_fn fn,
+			    void *arg)
+{
+	return walk_view(run, view, true, fn, arg);
 }

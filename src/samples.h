@@ -27,6 +27,7 @@
 
 struct sp_sample {
 	const char *comm;	    /* NULL for the [lost] remainder */
+	int pid;		    /* the stack's process; 0 = unknown, and in every merged walk */
 	const char *const *frames;  /* leaf first */
 	const char *const *objects; /* per frame; NULL means every frame is "[kernel]" */
 	size_t nframes;
@@ -42,8 +43,15 @@ typedef int (*sp_sample_fn)(const struct sp_sample *s, void *arg);
  * of schedules, profile, locks. 0 if none.
  */
 unsigned int sp_samples_view(const struct sp_run *run, unsigned int views);
-/* Walks the samples of one view (one SP_VIEW_* bit). 0, fn's return, or -EINVAL. */
+/*
+ * Walks the samples of one view (one SP_VIEW_* bit), each stack merged across the processes of
+ * its comm (pid 0), in the order of the tables: what folded stacks and flame graphs draw.
+ * 0, fn's return, -EINVAL or -ENOMEM.
+ */
 int sp_samples_for_each(const struct sp_run *run, unsigned int view, sp_sample_fn fn, void *arg);
+/* The same samples with the stacks kept apart by process (s->pid, when known): for pprof. */
+int sp_samples_for_each_pid(const struct sp_run *run, unsigned int view, sp_sample_fn fn,
+			    void *arg);
 /* The sample's count or time. */
 uint64_t sp_sample_value(const struct sp_sample *s, enum sp_value value);
 /* What a view's count and time are called: "schedules"/"off-CPU", "samples"/"CPU", ... */

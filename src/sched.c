@@ -181,6 +181,7 @@ static int read_stacks(struct schedprof_bpf *skel, const struct ksyms *ks, struc
 		s->comm = strdup(kstack_comm(key.comm, comm));
 		if (!s->comm)
 			return -ENOMEM;
+		s->pid = (int)key.tgid;
 		/* from the first scheduler frame: drops the tracepoint and BPF frames */
 		err = kstack_fill(s, ks, &st, &skel->bss->fold_cfg, KSTACK_FROM_SCHED);
 		if (err)

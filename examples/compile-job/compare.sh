@@ -40,6 +40,7 @@ make -s -C "$here" OUT="$OUT" "$OUT/.generated" >/dev/null
 show() {
 	awk -v n="$rows" '
 		/^ +COUNT +SHARE/ { intab = 1; print; next }
+		intab && NF == 0 { intab = 0 }
 		intab && NF >= 6 { if (++r <= n) print; next }
 		{ print }
 		END { if (r > n) printf "  (%d more rows)\n", r - n }' "$1"
@@ -50,6 +51,7 @@ summ() {
 	awk '
 		/^schedules:/ { total = $2; vol = $4 }
 		/^ +COUNT +SHARE/ { intab = 1; next }
+		intab && NF == 0 { intab = 0 }
 		intab && NF >= 6 {
 			# anon_pipe_read on recent kernels (6.18 here), pipe_read/pipe_wait on older ones
 			if ($6 == "anon_pipe_read" || $6 == "pipe_read" || $6 == "pipe_wait")
@@ -70,7 +72,7 @@ for mode in pipe nopipe; do
 	[ $mode = pipe ] && flags="-O2 -pipe"
 	make -s -C "$here" OUT="$OUT" clean
 	echo "=== make -j$jobs CFLAGS='$flags' ==="
-	"$sp" trace -n 0 -o "$res/$mode.txt" -- \
+	"$sp" trace -v schedules -n 0 -o "$res/$mode.txt" -- \
 		make -s -j"$jobs" -C "$here" OUT="$OUT" CFLAGS="$flags"
 	show "$res/$mode.txt"
 	echo

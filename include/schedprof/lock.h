@@ -101,13 +101,15 @@ struct sp_lock_val {
 	__u64 failed;  /* contentions that gave up (ret < 0: signal, timeout) */
 };
 
-/* The full stacks behind a row, for --lock-stacks. */
+/* The full stacks behind a row, for --lock-stacks, per process. */
 struct sp_lock_stack_key {
 	__u64 stack;
 	__u64 caller;
 	__u64 lock;
 	__u32 flags;
 	__u32 name;
+	__u32 tgid; /* process (thread group) of the waiting task */
+	__u32 pad;
 	char comm[TASK_COMM_LEN];
 };
 

@@ -20,12 +20,12 @@ struct sp_caller_val {
 	__u64 max_ns;
 };
 
-/* Per (stack, comm): the full stacks behind the rows. */
+/* Per (stack, comm, process): the full stacks behind the rows. */
 struct sp_stack_key {
 	__u64 stack; /* hash of the frames, key of the `stacks` map; 0 = not kept */
 	__u64 caller;
 	__u32 wait;
-	__u32 pad;
+	__u32 tgid; /* process (thread group) of the task that slept */
 	char comm[TASK_COMM_LEN];
 };
 

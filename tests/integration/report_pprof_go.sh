@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # `schedprof report -f pprof` on the fixture runs, read by the real `go tool pprof` (Debian
 # golang-go): the totals and the top function equal the table's, for the schedules, profile and
-# locks views; sample types, comm labels, and the mapping with its build-id. Any stderr from
-# pprof fails the test. Needs SCHEDPROF and FIXTURES.
+# locks views; sample types, comm and pid labels, and the mapping with its build-id. Any stderr
+# from pprof fails the test. Needs SCHEDPROF and FIXTURES.
 # Exit: 0 ok, 1 failure, 77 skip (no go; under CI=true a missing go is a failure).
 set -u
 SCHEDPROF=${SCHEDPROF:?SCHEDPROF must name the built binary}
@@ -58,6 +58,9 @@ grep -q '^Duration: 9.1s$' <<<"$out" || fail "duration"
 grep -q '^Comment: command: make -s -j2 CFLAGS=-O2$' <<<"$out" || fail "command comment"
 grep -Eq '^ +19990 3990000000: ' <<<"$out" || fail "first sample is not 19990/3990000000"
 [ "$(grep -c 'comm:\[cc1\]' <<<"$out")" = 3 ] || fail "comm:[cc1] is not on 3 samples"
+# the stacks' pids are numeric labels; the rows without stacks have none (pid unknown)
+grep -Eq '^ +pid:\[4101\]$' <<<"$out" || fail "no pid:[4101] label (the as stack)"
+[ "$(grep -Ec '^ +pid:\[[0-9]+\]$' <<<"$out")" = 4 ] || fail "pid labels are not on the 4 stacks"
 grep -Eq 'M=2 ext4_buffered_write_iter ' <<<"$out" || fail "module frame not in its own mapping"
 grep -Eq '^2: 0x[0-9a-f/x]+ \[ext4\] ' <<<"$out" || fail "mapping [ext4] missing"
 pprof a.pb.gz -top -sample_index=schedules -tagfocus=comm=make

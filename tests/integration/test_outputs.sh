@@ -98,6 +98,37 @@ raw_total=$(awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
 [ "$raw_total" = "$total" ] || fail "pprof -raw samples add up to $raw_total, not $total"
 pass "go tool pprof: total $total, top '$top', -raw adds up"
 
+# pid labels: the workload's stacks carry its process id. The shell writes its pid and execs
+# spwork (same pid); the reader is spwork's child, so its pid is neither spwork's nor schedprof's.
+"$SCHEDPROF" trace -f pprof -o "$TMP/pid.pb.gz" --save "$TMP/pid.json" -- \
+	sh -c 'echo $$ > "$1"; exec "$2" pipe 500' sh "$TMP/work.pid" "$SPWORK" \
+	>/dev/null 2>"$TMP/pid.err" &
+sp_pid=$!
+wait $sp_pid || fail "trace of the pid run exited $?: $(cat "$TMP/pid.err")"
+work_pid=$(cat "$TMP/work.pid")
+(cd "$tmpgo" && go tool pprof -symbolize=none -raw "$TMP/pid.pb.gz") > "$TMP/pidraw.txt" \
+	2>"$TMP/go.err" || fail "go tool pprof -raw (pids): $(cat "$TMP/go.err")"
+# "comm pid" per sample with a pid label (pprof prints the labels under the sample's line)
+awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
+	s && /^ +comm:\[/ { c = $0; sub(/^ +comm:\[/, "", c); sub(/\]$/, "", c) }
+	s && /^ +pid:\[/ { p = $0; sub(/^ +pid:\[/, "", p); sub(/\]$/, "", p); print c, p }
+	s && $2 ~ /^[0-9]+:$/ { c = "" }' "$TMP/pidraw.txt" > "$TMP/pids.txt"
+reader=$(awk '$1 == "sp_pipe_reader" { print $2; exit }' "$TMP/pids.txt")
+[ -n "$reader" ] || fail "no pid label on the sp_pipe_reader stacks: $(head -40 "$TMP/pidraw.txt")"
+[ "$reader" -gt 0 ] || fail "reader pid label $reader is not > 0"
+[ "$reader" != "$sp_pid" ] || fail "reader pid label $reader is schedprof's own pid"
+[ "$reader" != "$work_pid" ] || fail "reader pid label $reader is spwork's (the reader's parent)"
+[ "$(awk '$1 == "sp_pipe_reader" { print $2 }' "$TMP/pids.txt" | sort -u)" = "$reader" ] ||
+	fail "sp_pipe_reader stacks carry several pids: $(cat "$TMP/pids.txt")"
+awk -v p="$work_pid" '$1 == "spwork" && $2 == p { f = 1 } END { exit !f }' "$TMP/pids.txt" ||
+	fail "no spwork stack labelled with spwork's pid $work_pid: $(cat "$TMP/pids.txt")"
+awk '$2 !~ /^[1-9][0-9]*$/ { exit 1 }' "$TMP/pids.txt" || fail "a pid label is not > 0"
+# the saved JSON holds the same pids
+[ "$(jget "$TMP/pid.json" 'sorted({s["pid"] for r in d["schedules"]["callers"]
+	for s in r["stacks"] if s["comm"] == "sp_pipe_reader"})')" = "[$reader]" ] ||
+	fail "the saved JSON's sp_pipe_reader stacks are not pid $reader"
+pass "pprof pid labels: reader $reader (spwork $work_pid, schedprof $sp_pid)"
+
 # diff of a run with itself, and of two runs
 "$SCHEDPROF" diff -f json "$J" "$J" > "$TMP/self.json" || fail "diff A A"
 [ "$(jget "$TMP/self.json" 'sum(abs(r["delta"]) for v in d["views"] for r in v["rows"])')" = 0 ] ||

@@ -706,6 +706,94 @@ START_TEST(test_load_errors)
 }
 END_TEST
 
+/*
+ * Stack pids: absent (older files) reads as 0; present, they round-trip byte for byte and keep
+ * stacks apart; the outputs without pids (folded, tables) merge them back; bad pids fail.
+ */
+START_TEST(test_stack_pid)
+{
+	static const char one[] = "\"stacks\":[{\"comm\":\"demo\",\"count\":100,"
+				  "\"offcpu_ns\":500000000,\"frames\":[\"__schedule\",\"schedule\","
+				  "\"pipe_read\",\"vfs_read\"]}]";
+	static const char two[] = "\"stacks\":[{\"comm\":\"demo\",\"pid\":4243,\"count\":40,"
+				  "\"offcpu_ns\":200000000,\"frames\":[\"__schedule\",\"schedule\","
+				  "\"pipe_read\",\"vfs_read\"]},"
+				  "{\"comm\":\"demo\",\"pid\":4242,\"count\":60,"
+				  "\"offcpu_ns\":300000000,\"frames\":[\"__schedule\",\"schedule\","
+				  "\"pipe_read\",\"vfs_read\"]}]";
+	static const char *const bad[] = { "-1", "1.5", "\"7\"", "null", "2147483648" };
+	static const enum sp_format fmts[] = { SP_FMT_TABLE, SP_FMT_FOLDED, SP_FMT_SVG };
+	size_t len, l1, l2;
+	char *text = slurp(FIX("run_full.json"), &len), *split, *s1, *s2, err[256];
+	struct sp_run orig, run, back;
+	const struct sp_stack_list *l;
+
+	parse_ok(text, len, &orig);
+	ck_assert_int_eq(orig.sched.rows[0].stacks.v[0].pid, 0);
+	s1 = render_mem(&orig, SP_FMT_JSON, &l1);
+	ck_assert_ptr_nonnull(strstr(s1, "\"pid\": 0,"));
+	free(s1);
+
+	split = replace(text, one, two);
+	parse_ok(split, strlen(split), &run);
+	l = &run.sched.rows[0].stacks;
+	ck_assert_uint_eq(l->n, 2);
+	sp_stack_list_merge(&run.sched.rows[0].stacks); /* different pids: not merged */
+	ck_assert_uint_eq(l->n, 2);
+	sp_sched_sort(&run.sched);
+	ck_assert_int_eq(l->v[0].pid, 4242);
+	ck_assert_uint_eq(l->v[0].count, 60);
+	ck_assert_int_eq(l->v[1].pid, 4243);
+	ck_assert_uint_eq(l->v[1].time_ns, 200000000);
+	/* JSON: written and read back as they are */
+	s1 = render_mem(&run, SP_FMT_JSON, &l1);
+	ck_assert_ptr_nonnull(strstr(s1, "\"pid\": 4242,"));
+	parse_ok(s1, l1, &back);
+	s2 = render_mem(&back, SP_FMT_JSON, &l2);
+	ck_assert_uint_eq(l1, l2);
+	ck_assert_msg(!memcmp(s1, s2, l1), "JSON with pids differs:\n%s\n---\n%s", s1, s2);
+	ck_assert_int_eq(back.sched.rows[0].stacks.v[1].pid, 4243);
+	free(s1);
+	free(s2);
+	/* the outputs without pids are those of the one merged stack */
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		struct render_opts o = opts_for(fmts[i]);
+
+		o.stacks = true;
+		s1 = render_opts_mem(&orig, &o, &l1);
+		s2 = render_opts_mem(&run, &o, &l2);
+		ck_assert_msg(l1 == l2 && !memcmp(s1, s2, l1), "format %d differs:\n%s\n---\n%s",
+			      (int)fmts[i], s1, s2);
+		free(s1);
+		free(s2);
+	}
+	/* pprof: the pid labels make it differ */
+	s1 = render_mem(&orig, SP_FMT_PPROF, &l1);
+	s2 = render_mem(&run, SP_FMT_PPROF, &l2);
+	ck_assert(l1 != l2 || memcmp(s1, s2, l1));
+	free(s1);
+	free(s2);
+	sp_run_free(&back);
+	sp_run_free(&run);
+	free(split);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char to[64], *t;
+
+		snprintf(to, sizeof(to), "{\"comm\":\"demo\",\"pid\":%s,\"count\":100,", bad[i]);
+		t = replace(text, "{\"comm\":\"demo\",\"count\":100,", to);
+		sp_run_init(&run);
+		ck_assert_int_eq(sp_run_from_json(t, strlen(t), &run, err, sizeof(err)), -EINVAL);
+		ck_assert_msg(strstr(err, "schedules.callers[0].stacks[0].pid: expected an integer"),
+			      "pid %s: %s", bad[i], err);
+		sp_run_free(&run);
+		free(t);
+	}
+	sp_run_free(&orig);
+	free(text);
+}
+END_TEST
+
 static Suite *model_json_suite(void)
 {
 	Suite *s = suite_create("model_json");
@@ -717,6 +805,7 @@ static Suite *model_json_suite(void)
 	tcase_add_loop_test(tc, test_fixture_byte_identical, 0, 2);
 	tcase_add_loop_test(tc, test_fixed_point, 0, 2);
 	tcase_add_test(tc, test_live_round_trip);
+	tcase_add_test(tc, test_stack_pid);
 	tcase_add_test(tc, test_invalid_utf8);
 	tcase_add_test(tc, test_unknown_keys);
 	tcase_add_loop_test(tc, test_bad_fixtures, 0, 8);
