@@ -244,6 +244,7 @@ struct row_ref {
 
 struct stack_ref {
 	size_t row;
+	int pid;
 	const char *comm;
 	const char *const *frames; /* the stack row's own arrays (they never move) */
 	const char *const *objects;
@@ -288,6 +289,8 @@ static int cmp_stack_ref(const void *pa, const void *pb)
 		return a->row < b->row ? -1 : 1;
 	if (a->nframes != b->nframes)
 		return a->nframes < b->nframes ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
 	c = strcmp(a->comm, b->comm);
 	for (size_t i = 0; !c && i < a->nframes; i++) {
 		c = strcmp(a->frames[i], b->frames[i]);
@@ -441,11 +444,12 @@ fail:
 }
 
 static int add_stack(struct builder *b, size_t row, const struct frames *fr, const char *comm,
-		     uint64_t count)
+		     int pid, uint64_t count)
 {
 	struct sp_stack_list *l = &b->v->rows[row].stacks;
 	const char *names[ARRAY_SIZE(fr->f)], *objects[ARRAY_SIZE(fr->f)];
-	struct stack_ref key = { .row = row, .comm = comm, .nframes = fr->n }, *ref, **slot;
+	struct stack_ref key = { .row = row, .pid = pid, .comm = comm, .nframes = fr->n }, *ref,
+			 **slot;
 	struct sp_stack_row *s;
 
 	for (size_t i = 0; i < fr->n; i++) {
@@ -466,6 +470,7 @@ static int add_stack(struct builder *b, size_t row, const struct frames *fr, con
 	if (!s)
 		goto fail;
 	s->count = count;
+	s->pid = pid;
 	s->comm = strdup(comm);
 	s->frames = calloc(fr->n + 1, sizeof(char *));
 	s->objects = calloc(fr->n + 1, sizeof(char *));
@@ -478,7 +483,7 @@ static int add_stack(struct builder *b, size_t row, const struct frames *fr, con
 			goto fail_row;
 		s->nframes++;
 	}
-	*ref = (struct stack_ref){ .row = row, .comm = s->comm,
+	*ref = (struct stack_ref){ .row = row, .pid = pid, .comm = s->comm,
 				   .frames = (const char *const *)s->frames,
 				   .objects = (const char *const *)s->objects, .nframes = s->nframes,
 				   .idx = l->n - 1 };
@@ -558,7 +563,7 @@ static int add_key(struct builder *b, const struct sp_prof_key *key, uint64_t co
 		return -ENOMEM;
 	if (b->st->callchains && has_user && !user_stack_complete(fr, fr->nkernel))
 		b->v->user_truncated += count;
-	return b->st->callchains ? add_stack(b, row, fr, comm, count) : 0;
+	return b->st->callchains ? add_stack(b, row, fr, comm, (int)key->pid, count) : 0;
 }
 
 static int read_samples(struct builder *b)

@@ -50,7 +50,7 @@ struct sp_prof_key {
 	__u32 tgid;		/* only with SP_PROF_F_RAW_IP (else 0, so keys merge) */
 	__u32 exec_id;		/* the task's self_exec_id: which image of tgid */
 	__u32 flags;		/* SP_PROF_F_* */
-	__u32 pad;
+	__u32 pid;		/* -g: the sampled task's tgid (pprof's pid label); else 0 */
 	char comm[TASK_COMM_LEN];
 };
 

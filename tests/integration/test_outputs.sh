@@ -128,6 +128,20 @@ awk '$2 !~ /^[1-9][0-9]*$/ { exit 1 }' "$TMP/pids.txt" || fail "a pid label is n
 	for s in r["stacks"] if s["comm"] == "sp_pipe_reader"})')" = "[$reader]" ] ||
 	fail "the saved JSON's sp_pipe_reader stacks are not pid $reader"
 pass "pprof pid labels: reader $reader (spwork $work_pid, schedprof $sp_pid)"
+# the profile view's call stacks (-g) carry the sampled process's pid too: two spinning
+# processes (spwork and its child, both "sp_spin"), so two distinct pids, neither schedprof's
+"$SCHEDPROF" trace -v profile -g -F 499 -f pprof -o "$TMP/ppid.pb.gz" -- \
+	sh -c 'echo $$ > "$1"; exec "$2" spin 1' sh "$TMP/spin.pid" "$SPWORK" >/dev/null 2>"$TMP/pid.err" &
+sp_pid=$!
+wait $sp_pid || fail "profile trace of the pid run exited $?: $(cat "$TMP/pid.err")"
+(cd "$tmpgo" && go tool pprof -symbolize=none -raw "$TMP/ppid.pb.gz") > "$TMP/ppidraw.txt" \
+	2>"$TMP/go.err" || fail "go tool pprof -raw (profile pids): $(cat "$TMP/go.err")"
+spin_pids=$(sed -n 's/^ *pid:\[\([0-9]*\)\]$/\1/p' "$TMP/ppidraw.txt" | sort -u)
+grep -qx "$(cat "$TMP/spin.pid")" <<< "$spin_pids" ||
+	fail "no profile sample labelled with the spinner's pid $(cat "$TMP/spin.pid"): $spin_pids"
+[ "$(wc -l <<< "$spin_pids")" -ge 2 ] || fail "profile pid labels: only $spin_pids"
+! grep -qx "$sp_pid" <<< "$spin_pids" || fail "a profile sample carries schedprof's pid"
+pass "profile pprof pid labels: $(echo $spin_pids)"
 
 # diff of a run with itself, and of two runs
 "$SCHEDPROF" diff -f json "$J" "$J" > "$TMP/self.json" || fail "diff A A"
