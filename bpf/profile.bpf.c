@@ -243,8 +243,8 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 			}
 		}
 	}
-	if (nk || nu)
-		key->pid = task->tgid; /* stacks are per process; flat counts merge across them */
+	if (prof_callchains)
+		key->pid = task->tgid; /* -g stacks are per process; flat counts merge across them */
 	if (raw) {
 		key->flags |= SP_PROF_F_RAW_IP;
 		key->tgid = task->tgid;
