@@ -88,7 +88,8 @@ add_t offcputime "$OFFCPUTIME"
 ((${#TNAMES[@]})) || { echo "$0: no tracer selected (schedprof, offcputime)" >&2; exit 2; }
 for t in "${TNAMES[@]}"; do
 	exe=${TCMD[$t]%% *}
-	[[ -x $exe ]] || { echo "$0: $t: $exe not found (build it, or set SCHEDPROF/OFFCPUTIME)" >&2; exit 1; }
+	[[ -x $exe ]] ||
+		{ echo "$0: $t: $exe not found (build it, or set SCHEDPROF/OFFCPUTIME)" >&2; exit 1; }
 done
 
 # ---- scratch (tmpfs), results, cleanup ----
@@ -102,7 +103,8 @@ export WT TMPDIR=$WT		# gcc's temporaries (without -pipe) go to the tmpfs too
 STATS_ORIG=$(cat /proc/sys/kernel/bpf_stats_enabled)
 # The sysctl is global: another benchmark that enabled it is running, or left it on. We
 # restore what we found, so the last one to finish decides; say so.
-((STATS_ORIG == 0)) || log "note: kernel.bpf_stats_enabled is already $STATS_ORIG (another benchmark?); it is restored to that"
+((STATS_ORIG == 0)) ||
+	log "note: kernel.bpf_stats_enabled is already $STATS_ORIG (another benchmark?): kept at that"
 LIVE=()				# /usr/bin/time PIDs of running tracers
 cleanup() {
 	local p
@@ -144,7 +146,8 @@ start_tracer() {
 	SESS=$WT/sess_$1
 	rm -rf "$SESS" && mkdir -p "$SESS"
 	T_LAUNCH_US=$(now_us)
-	SESS=$SESS /usr/bin/time -f '%M %e %U %S' -o "$SESS/rusage" \
+	export SESS	# the tracer command may name $SESS (its output files)
+	/usr/bin/time -f '%M %e %U %S' -o "$SESS/rusage" \
 		bash -c "exec ${TCMD[$1]}" </dev/null >"$SESS/stdout" 2>"$SESS/stderr" &
 	TPID=$!
 	LIVE+=("$TPID")
@@ -217,7 +220,9 @@ fi
 	echo "kernel: $(uname -r)  cpus: $(nproc)  schedprof: $("$SCHEDPROF" --version 2>&1 | head -1)"
 	echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "other BPF tracing programs at start: $(f=$(foreign_tracers); echo "${f:-none}")"
-	echo "rounds: $ROUNDS  cost runs: $((DO_COST ? COST_RUNS : 0))  STABLE_MS=$STABLE_MS  seed=${SEED:-random}$( ((STARTUP_ONLY)) && echo "  start-up only")"
+	printf 'rounds: %s  cost runs: %s  STABLE_MS=%s  seed=%s%s\n' "$ROUNDS" \
+		"$((DO_COST ? COST_RUNS : 0))" "$STABLE_MS" "${SEED:-random}" \
+		"$( ((STARTUP_ONLY)) && echo "  start-up only")"
 	echo "workloads:"
 	for w in "${WNAMES[@]}"; do echo "  $w | prep: ${WPREP[$w]} | ${WCMD[$w]}"; done
 	echo "tracers:"
@@ -245,7 +250,7 @@ base_set() { # ROUND SLOT
 }
 
 session() { # ROUND SLOT TRACER
-	local w rc self maxrss _
+	local w rc self maxrss startup _
 	start_tracer "$3"
 	wait_attached "$TPID"
 	rc=$?
@@ -266,18 +271,20 @@ session() { # ROUND SLOT TRACER
 	stop_tracer "$TPID"
 	self=$(sed -n 's/.*attached in \([0-9.]*\) ms.*/\1/p' "$SESS/stderr" | head -1)
 	read -r maxrss _ <"$SESS/rusage"
-	echo "$1,$3,$(( (READY_US - T_LAUNCH_US) / 1000 )),${self:-},$((STOP_US / 1000)),$maxrss,$ATTACH_N" \
-		>>"$OUT/sessions.csv"
+	startup=$(( (READY_US - T_LAUNCH_US) / 1000 ))
+	echo "$1,$3,$startup,${self:-},$((STOP_US / 1000)),$maxrss,$ATTACH_N" >>"$OUT/sessions.csv"
 	{ echo "=== round $1 $3"; head -c 4000 "$SESS/stderr"; head -c 4000 "$SESS/stdout"; \
 	  [[ -f $SESS/report.txt ]] && cat "$SESS/report.txt"; } >>"$OUT/logs/session_$3.log"
-	log "  $3: startup $(( (READY_US - T_LAUNCH_US) / 1000 )) ms${self:+ (self $self ms)}, stop $((STOP_US / 1000)) ms, maxrss $maxrss kB"
+	log "  $3: startup $startup ms${self:+ (self $self ms)}, stop $((STOP_US / 1000)) ms," \
+		"maxrss $maxrss kB"
 	rm -rf "$SESS"
 }
 
 # ---- interleaved rounds: BASE T1 BASE T2 BASE ... ----
 for ((r = 1; r <= ROUNDS; r++)); do
 	if [[ -n $SEED ]]; then
-		mapfile -t order < <(printf '%s\n' "${TNAMES[@]}" | shuf --random-source=<(yes "$SEED$r"))
+		mapfile -t order < <(printf '%s\n' "${TNAMES[@]}" |
+			shuf --random-source=<(yes "$SEED$r"))
 	else
 		mapfile -t order < <(printf '%s\n' "${TNAMES[@]}" | shuf)
 	fi
@@ -293,22 +300,37 @@ done
 
 # ---- BPF cost phase: bpf_stats run_time_ns / run_cnt per program ----
 prog_stats() { # ID... -> "id name run_cnt run_time_ns"
-	bpftool -j prog show 2>/dev/null | jq -r --arg ids " $* " \
-		'.[] | .id as $i | select($ids | contains(" \($i) ")) | "\(.id) \(.name // "-") \(.run_cnt // 0) \(.run_time_ns // 0)"'
+	bpftool -j prog show 2>/dev/null | jq -r --arg ids " $* " '.[] | .id as $i |
+		select($ids | contains(" \($i) ")) |
+		"\(.id) \(.name // "-") \(.run_cnt // 0) \(.run_time_ns // 0)"'
+}
+# tracer_prog_ids TPID: the programs the tracer holds (prog and link fds name them)
+tracer_prog_ids() {
+	local p
+	for p in $(children "$1"); do grep -h '^prog_id:' /proc/"$p"/fdinfo/* 2>/dev/null; done |
+		awk '{ print $2 }' | sort -un
 }
 if ((DO_COST)); then
 	for t in "${TNAMES[@]}"; do
 		start_tracer "$t"
-		wait_attached "$TPID" || { log "cost phase: $t did not attach"; stop_tracer "$TPID"; continue; }
-		mapfile -t ids < <(for p in $(children "$TPID"); do grep -h '^prog_id:' /proc/"$p"/fdinfo/* 2>/dev/null; done | awk '{ print $2 }' | sort -un)
+		if ! wait_attached "$TPID"; then
+			log "cost phase: $t did not attach"
+			stop_tracer "$TPID"
+			continue
+		fi
+		mapfile -t ids < <(tracer_prog_ids "$TPID")
 		sysctl -qw kernel.bpf_stats_enabled=1
 		for w in "${WNAMES[@]}"; do
 			for ((k = 1; k <= COST_RUNS; k++)); do
 				declare -A C0=() N0=()
-				while read -r id nm cnt ns; do C0[$id]=$cnt N0[$id]=$ns; done < <(prog_stats "${ids[@]}")
+				while read -r id nm cnt ns; do
+					C0[$id]=$cnt N0[$id]=$ns
+				done < <(prog_stats "${ids[@]}")
 				run_workload "$w" "$OUT/logs/cost_$t.log"
 				while read -r id nm cnt ns; do
-					echo "$t,$w,$k,$id,$nm,$((cnt - ${C0[$id]:-0})),$((ns - ${N0[$id]:-0}))" >>"$OUT/cost.csv"
+					printf '%s,%s,%s,%s,%s,%s,%s\n' "$t" "$w" "$k" "$id" "$nm" \
+						"$((cnt - ${C0[$id]:-0}))" "$((ns - ${N0[$id]:-0}))" \
+						>>"$OUT/cost.csv"
 				done < <(prog_stats "${ids[@]}")
 			done
 		done
@@ -320,7 +342,9 @@ if ((DO_COST)); then
 fi
 {
 	echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "BASE runs with other BPF tracing programs loaded: $(awk -F, 'NR > 1 && $3 == "none" { n++; if ($7 != "") f++ } END { printf "%d of %d", f, n }' "$OUT/runs.csv")"
+	printf 'BASE runs with other BPF tracing programs loaded: '
+	awk -F, 'NR > 1 && $3 == "none" { n++; if ($7 != "") f++ }
+		END { printf "%d of %d\n", f, n }' "$OUT/runs.csv"
 } >>"$OUT/env.txt"
 
 # ---- report ----
@@ -333,60 +357,98 @@ report() {
 	cat "$OUT/env.txt"
 	echo '```'
 	awk -F, -v wl="$wl" -v tl="$(IFS=,; echo "${TNAMES[*]}")" '
-	function sortv(a, n,   i, j, t) { for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t } }
-	function stats(list,   a, n) {	# -> MED MIN MAX CNT
+	function sortv(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) {
+			t = a[i]
+			for (j = i - 1; j >= 1 && a[j] > t; j--)
+				a[j + 1] = a[j]
+			a[j + 1] = t
+		}
+	}
+	# stats(list) -> MED MIN MAX CNT of a space-separated list
+	function stats(list,   a, n) {
 		n = split(list, a, " "); CNT = n
 		if (!n) { MED = MIN = MAX = ""; return }
 		sortv(a, n); MIN = a[1]; MAX = a[n]
 		MED = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
-	function cell(list, f) { stats(list); if (CNT == 0) return "–"; return sprintf(f " [" f "–" f "] n=%d", MED, MIN, MAX, CNT) }
+	# "median [min–max] n=N", each number printed with format f
+	function cell(list, f) {
+		stats(list)
+		if (CNT == 0)
+			return "–"
+		return sprintf(f " [" f "–" f "] n=%d", MED, MIN, MAX, CNT)
+	}
+	function row(name, bold, list_of,   j) {	# list_of[j]: the list of column j
+		printf "| %s |", name
+		for (j = 1; j <= nw; j++)
+			printf bold ? " **%s** |" : " %s |", cell(list_of[j], "%.3f")
+		print ""
+	}
 	FILENAME ~ /runs.csv$/ && FNR > 1 {
-		if ($3 == "none") { B[$1, $2, $4] = $5; BW[$4] = BW[$4] " " $5 } else { T[++nt] = $0 }
+		if ($3 == "none") { B[$1, $2, $4] = $5; BW[$4] = BW[$4] " " $5 }
+		else T[++nt] = $0
 		next
 	}
 	FILENAME ~ /sessions.csv$/ && FNR > 1 {
-		SU[$2] = SU[$2] " " $3; if ($4 != "") SELF[$2] = SELF[$2] " " $4
-		ST[$2] = ST[$2] " " $5; RSS[$2] = RSS[$2] " " $6 / 1024; next
+		SU[$2] = SU[$2] " " $3
+		if ($4 != "") SELF[$2] = SELF[$2] " " $4
+		ST[$2] = ST[$2] " " $5; RSS[$2] = RSS[$2] " " $6 / 1024
+		next
 	}
 	FILENAME ~ /cost.csv$/ && FNR > 1 {
-		# per run: sum over the tracer programs that ran on this workload; the sched_switch
-		# program is the one with the most runs (both tools have one)
+		# per run, the sched_switch program is the one with the most runs (each tool has one)
 		k = $1 SUBSEP $2 SUBSEP $3
 		if ($6 > CMAX[k]) { CMAX[k] = $6; CNS[k] = $7; CNAME[$1] = $5 }
 		next
 	}
 	END {
 		nw = split(wl, W, ","); ntr = split(tl, TT, ",")
-		for (i = 1; i <= nt; i++) {
+		for (i = 1; i <= nt; i++) {	# traced / mean of the BASE runs around it
 			split(T[i], f, ","); r = f[1]; s = f[2]; w = f[4]
-			b1 = B[r, s - 1, w]; b2 = B[r, s + 1, w]
-			R[f[3], w] = R[f[3], w] " " f[5] / ((b1 + b2) / 2)
+			R[f[3], w] = R[f[3], w] " " f[5] / ((B[r, s - 1, w] + B[r, s + 1, w]) / 2)
 		}
-		for (k in B) { split(k, f, SUBSEP); if ((f[1], f[2] + 2, f[3]) in B) NOISE[f[3]] = NOISE[f[3]] " " B[f[1], f[2] + 2, f[3]] / B[k] }
-		for (k in CMAX) { split(k, f, SUBSEP); if (CMAX[k] > 0) NS[f[1], f[2]] = NS[f[1], f[2]] " " CNS[k] / CMAX[k]; EV[f[1], f[2]] = EV[f[1], f[2]] " " CMAX[k] }
-
+		for (k in B) {			# each BASE / the next BASE of the same workload
+			split(k, f, SUBSEP)
+			if ((f[1], f[2] + 2, f[3]) in B)
+				NOISE[f[3]] = NOISE[f[3]] " " B[f[1], f[2] + 2, f[3]] / B[k]
+		}
+		for (k in CMAX) {
+			split(k, f, SUBSEP)
+			if (CMAX[k] > 0)
+				NS[f[1], f[2]] = NS[f[1], f[2]] " " CNS[k] / CMAX[k]
+			EV[f[1], f[2]] = EV[f[1], f[2]] " " CMAX[k]
+		}
 		if (nt) {
-		print "\n### Slowdown: traced / mean(neighbouring untraced) wall time, median [min–max] over rounds\n"
-		printf "| tracer |"; for (j = 1; j <= nw; j++) printf " %s |", W[j]; print ""
-		printf "|---|"; for (j = 1; j <= nw; j++) printf "---|"; print ""
-		printf "| untraced wall s |"; for (j = 1; j <= nw; j++) printf " %s |", cell(BW[W[j]], "%.3f"); print ""
-		printf "| none (noise: BASE/next BASE) |"; for (j = 1; j <= nw; j++) printf " %s |", cell(NOISE[W[j]], "%.3f"); print ""
-		for (i = 1; i <= ntr; i++) {
-			printf "| %s |", TT[i]; for (j = 1; j <= nw; j++) printf " **%s** |", cell(R[TT[i], W[j]], "%.3f"); print ""
-		}
+			print "\n### Slowdown: traced / mean(neighbouring untraced) wall time," \
+			      " median [min–max] over rounds\n"
+			printf "| tracer |"; for (j = 1; j <= nw; j++) printf " %s |", W[j]; print ""
+			printf "|---|"; for (j = 1; j <= nw; j++) printf "---|"; print ""
+			for (j = 1; j <= nw; j++) { L1[j] = BW[W[j]]; L2[j] = NOISE[W[j]] }
+			row("untraced wall s", 0, L1)
+			row("none (noise: BASE/next BASE)", 0, L2)
+			for (i = 1; i <= ntr; i++) {
+				for (j = 1; j <= nw; j++) L1[j] = R[TT[i], W[j]]
+				row(TT[i], 1, L1)
+			}
 		}
 		print "\n### Per tracer: start-up, stop, footprint, BPF cost (median [min–max])\n"
-		print "startup = launch → attach fds (bpf_link/perf_event) unchanged for STABLE_MS, polled every ~10 ms;"
+		print "startup = launch → attach fds (bpf_link/perf_event) unchanged for STABLE_MS," \
+		      " polled every ~10 ms;"
 		print "self = schedprof -V \"attached in\" (its main() → link attached, no exec/ld.so);"
-		print "ns/event = bpf_stats run_time_ns/run_cnt of the sched_switch program (cost phase, per run)\n"
+		print "ns/event = bpf_stats run_time_ns/run_cnt of the sched_switch program" \
+		      " (cost phase, per run)\n"
 		printf "| tracer | startup ms | self ms | stop ms | peak RSS MB |"
-		for (j = 1; j <= nw; j++) printf " %s ns/event | %s events/run |", W[j], W[j]; print ""
+		for (j = 1; j <= nw; j++) printf " %s ns/event | %s events/run |", W[j], W[j]
+		print ""
 		printf "|---|---|---|---|---|"; for (j = 1; j <= nw; j++) printf "---|---|"; print ""
 		for (i = 1; i <= ntr; i++) {
 			t = TT[i]
-			printf "| %s (%s) | %s | %s | %s | %s |", t, (t in CNAME) ? CNAME[t] : "-", cell(SU[t], "%d"), cell(SELF[t], "%.1f"), cell(ST[t], "%d"), cell(RSS[t], "%.1f")
-			for (j = 1; j <= nw; j++) printf " %s | %s |", cell(NS[t, W[j]], "%.0f"), cell(EV[t, W[j]], "%d")
+			printf "| %s (%s) | %s | %s | %s | %s |", t, (t in CNAME) ? CNAME[t] : "-",
+			       cell(SU[t], "%d"), cell(SELF[t], "%.1f"), cell(ST[t], "%d"),
+			       cell(RSS[t], "%.1f")
+			for (j = 1; j <= nw; j++)
+				printf " %s | %s |", cell(NS[t, W[j]], "%.0f"), cell(EV[t, W[j]], "%d")
 			print ""
 		}
 	}' "$OUT/runs.csv" "$OUT/sessions.csv" "$OUT/cost.csv"
