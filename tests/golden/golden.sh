@@ -10,6 +10,9 @@ SCHEDPROF=${SCHEDPROF:?SCHEDPROF must name the built binary}
 FIXTURES=${FIXTURES:?FIXTURES must name tests/fixtures}
 EXPECTED=$(cd "$(dirname "$0")" && pwd)/expected
 OUT=$(mktemp -d /tmp/schedprof-golden.XXXXXX)
+SCHEDPROF=$(realpath "$SCHEDPROF")
+cd "$FIXTURES" || exit 1
+FIXTURES=. # diff prints the paths it was given: keep them the same wherever this runs
 trap 'rm -rf "$OUT"' EXIT
 
 # case NAME CMD...: the command's stdout (or -o file) and exit status, in $OUT/NAME
