@@ -5,8 +5,8 @@
 # creating and unlinking files in one directory on tmpfs, tests/workloads/dirlock.c: hundreds
 # of rwsem-write contentions a second plus thousands of spinlock ones), against untraced runs
 # and against the other lock-contention tracers:
-#   sp_locks   schedprof trace -a -v locks
-#   sp_both    schedprof trace -a -v schedules,locks
+#   sp_locks   schedprof trace -a --views locks
+#   sp_both    schedprof trace -a --views schedules,locks
 #   klockstat  libbpf-tools klockstat (fentry or kprobes on mutex_lock/down_*)
 #   perf_lock_b  perf lock contention -a -b (BPF, needs perf built with BUILD_BPF_SKEL)
 #   perf_lock_rec  perf lock record -a (writes every lock:contention_* event): the substitute
@@ -68,8 +68,8 @@ cc -O2 -pthread -o "$WT/dirlock" "$TOP/tests/workloads/dirlock.c" || exit 1
 mkdir -p "$WT/fs/d"
 
 declare -A CMD=(
-	[sp_locks]="$SCHEDPROF trace -a -v locks"
-	[sp_both]="$SCHEDPROF trace -a -v schedules,locks"
+	[sp_locks]="$SCHEDPROF trace -a --views locks"
+	[sp_both]="$SCHEDPROF trace -a --views schedules,locks"
 	[klockstat]="klockstat"
 	[perf_lock_b]="perf lock contention -a -b"
 	[perf_lock_rec]="perf lock record -a -o $WT/perf.data"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# bench/profile.sh -- cost of schedprof's profile view (system-wide `trace -a -v profile`) at
+# bench/profile.sh -- cost of schedprof's profile view (system-wide `trace -a --views profile`) at
 # 99 Hz and 999 Hz, with and without -g, against untraced runs and against
 # `perf record -F 99 -a -g`, on a CPU-bound workload (tests/profwork loop: a fixed amount of
 # computation on every CPU) and on a `make -j2` of examples/compile-job (many short processes).
@@ -89,9 +89,9 @@ add_w() { in_list "$1" "$WFILTER" && { WNAMES+=("$1"); WPREP[$1]=$2; WCMD[$1]=$3
 add_t() { in_list "$1" "$TFILTER" && { TNAMES+=("$1"); TCMD[$1]=$2; }; }
 add_w cpu : "$PROFWORK loop $LOOP_M $ONLINE"
 add_w make_j2 "make -s -C $EX clean OUT=$WT/proj" "make -s -j2 -C $EX OUT=$WT/proj N=$MAKE_N"
-add_t sp99 "$SCHEDPROF trace -a -v profile -F 99 -o \$SESS/report.txt"
-add_t sp999 "$SCHEDPROF trace -a -v profile -F 999 -o \$SESS/report.txt"
-add_t sp99g "$SCHEDPROF trace -a -v profile -F 99 -g -o \$SESS/report.txt"
+add_t sp99 "$SCHEDPROF trace -a --views profile -F 99 -o \$SESS/report.txt"
+add_t sp999 "$SCHEDPROF trace -a --views profile -F 999 -o \$SESS/report.txt"
+add_t sp99g "$SCHEDPROF trace -a --views profile -F 99 -g -o \$SESS/report.txt"
 add_t perf99g "$PERF record -q -F 99 -a -g -o \$SESS/perf.data"
 ((${#WNAMES[@]})) || { echo "$0: no workload selected (cpu, make_j2)" >&2; exit 2; }
 ((${#TNAMES[@]})) || { echo "$0: no tracer selected" >&2; exit 2; }

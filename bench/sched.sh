@@ -24,7 +24,7 @@ STOP_TIMEOUT_S=${STOP_TIMEOUT_S:-60}
 PIPE_LOOPS=${PIPE_LOOPS:-160000}
 MAKE_CFLAGS=${MAKE_CFLAGS:--O2 -pipe}
 MAKE_N=${MAKE_N:-40}
-SP_VIEWS=${SP_VIEWS:-schedules}		# schedprof -v: the view under test (issue #2)
+SP_VIEWS=${SP_VIEWS:-schedules}		# schedprof --views: the view under test (issue #2)
 ROUNDS=5 WFILTER="" TFILTER="" OUT="" SEED="" COST_RUNS=3 DO_COST=1 MAXLOAD="" STARTUP_ONLY=0
 
 usage() {
@@ -41,7 +41,7 @@ usage: $0 [options]            (as root)
   -S N        start-up only: N rounds of start / attached / stop per tracer, no workloads
 env: SCHEDPROF ($SCHEDPROF), OFFCPUTIME ($OFFCPUTIME),
      STABLE_MS ($STABLE_MS), PIPE_LOOPS ($PIPE_LOOPS), MAKE_CFLAGS ($MAKE_CFLAGS), MAKE_N ($MAKE_N),
-     SP_VIEWS ($SP_VIEWS: schedprof's -v)
+     SP_VIEWS ($SP_VIEWS: schedprof's --views)
 EOF
 	exit 2
 }
@@ -81,8 +81,8 @@ add_t() { in_list "$1" "$TFILTER" && { TNAMES+=("$1"); TCMD[$1]=$2; }; }
 add_w pipe1cpu - "taskset -c 1 perf bench sched pipe -l $PIPE_LOOPS"
 add_w make_j2 "make -s -C $EX clean OUT=\$WT/proj" \
 	"make -s -j2 -C $EX OUT=\$WT/proj N=$MAKE_N CFLAGS='$MAKE_CFLAGS'"
-# -V prints "attached in X ms" (measured from schedprof's main() to the attached link)
-add_t schedprof "$SCHEDPROF trace -a -v $SP_VIEWS -V -n 5 -o \$SESS/report.txt"
+# -v prints "attached in X ms" (measured from schedprof's main() to the attached link)
+add_t schedprof "$SCHEDPROF trace -a --views $SP_VIEWS -v -n 5 -o \$SESS/report.txt"
 add_t offcputime "$OFFCPUTIME"
 ((${#WNAMES[@]})) || { echo "$0: no workload selected (pipe1cpu, make_j2)" >&2; exit 2; }
 ((${#TNAMES[@]})) || { echo "$0: no tracer selected (schedprof, offcputime)" >&2; exit 2; }
@@ -435,7 +435,7 @@ report() {
 		print "\n### Per tracer: start-up, stop, footprint, BPF cost (median [min–max])\n"
 		print "startup = launch → attach fds (bpf_link/perf_event) unchanged for STABLE_MS," \
 		      " polled every ~10 ms;"
-		print "self = schedprof -V \"attached in\" (its main() → link attached, no exec/ld.so);"
+		print "self = schedprof -v \"attached in\" (its main() → link attached, no exec/ld.so);"
 		print "ns/event = bpf_stats run_time_ns/run_cnt of the sched_switch program" \
 		      " (cost phase, per run)\n"
 		printf "| tracer | startup ms | self ms | stop ms | peak RSS MB |"

@@ -72,7 +72,7 @@ for mode in pipe nopipe; do
 	[ $mode = pipe ] && flags="-O2 -pipe"
 	make -s -C "$here" OUT="$OUT" clean
 	echo "=== make -j$jobs CFLAGS='$flags' ==="
-	"$sp" trace -v schedules -n 0 -o "$res/$mode.txt" -- \
+	"$sp" trace --views schedules -n 0 -o "$res/$mode.txt" -- \
 		make -s -j"$jobs" -C "$here" OUT="$OUT" CFLAGS="$flags"
 	show "$res/$mode.txt"
 	echo

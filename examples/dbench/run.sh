@@ -40,5 +40,5 @@ ext2 | ext4 | xfs)
 esac
 mounted=1
 echo "# dbench $clients clients, ${secs}s, on a fresh $fs ($(uname -r))"
-"$sp" trace -v schedules,locks -n "$rows" -- dbench -t "$secs" -D "$mnt" "$clients" |
+"$sp" trace --views schedules,locks -n "$rows" -- dbench -t "$secs" -D "$mnt" "$clients" |
 	sed -n '/^Throughput/p; /^command:/,$p'

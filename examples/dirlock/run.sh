@@ -31,6 +31,6 @@ cc -O2 -pthread -o "$tmp/dirlock" "$top/tests/workloads/dirlock.c"
 echo "# untraced"
 "$tmp/dirlock" "$dir" "$threads" "$secs"
 echo
-echo "# schedprof trace -v schedules,locks --lock-stacks --stack-rows 1 -n $rows -- dirlock $dir $threads $secs"
-"$sp" trace -v schedules,locks --lock-stacks --stack-rows 1 -n "$rows" -- \
+echo "# schedprof trace --views schedules,locks --lock-stacks --stack-rows 1 -n $rows -- dirlock $dir $threads $secs"
+"$sp" trace --views schedules,locks --lock-stacks --stack-rows 1 -n "$rows" -- \
 	"$tmp/dirlock" "$dir" "$threads" "$secs"

@@ -37,5 +37,5 @@ for ((t = 1; t <= max; t++)); do
 		}'
 done
 echo
-echo "# schedprof trace -v schedules,locks -n 8 -- mmapscale $max $((secs * 2)) $pages"
-"$sp" trace -v schedules,locks -n 8 -- "$tmp/mmapscale" "$max" $((secs * 2)) "$pages"
+echo "# schedprof trace --views schedules,locks -n 8 -- mmapscale $max $((secs * 2)) $pages"
+"$sp" trace --views schedules,locks -n 8 -- "$tmp/mmapscale" "$max" $((secs * 2)) "$pages"

@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "commands.h"
+#include "util.h"
 
 struct command {
 	const char *name;
@@ -17,23 +19,27 @@ static const struct command commands[] = {
 	{ "diff", cmd_diff, "compare two saved runs, row by row" },
 };
 
-static void usage(FILE *f)
+static void usage(void)
 {
-	fprintf(f, "Usage: schedprof COMMAND [OPTIONS]\n"
-		   "       schedprof --help | --version\n\n"
-		   "Why are my tasks not running? Schedules by caller, exactly counted in BPF.\n\n"
-		   "Commands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'schedprof COMMAND --help' describes each one.\n");
+	printf("Usage: schedprof COMMAND [OPTIONS]\n"
+	       "       schedprof --help | --version\n\n"
+	       "Why are my tasks not running? Schedules by caller, exactly counted in BPF.\n\n"
+	       "Commands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		printf("  %-8s %s\n", commands[i].name, commands[i].summary);
+	printf("\n'schedprof COMMAND --help' describes each one; every command takes\n"
+	       "-v (--verbose, -vv: libbpf's messages too) and -V (--version).\n");
 }
+
+/* Usage errors before a command is known name no command. */
+static const struct cli_cmd main_cmd = { "", usage };
 
 static const struct command *find_command(const char *name)
 {
 	const struct command *found = NULL;
 	size_t len = strlen(name);
 
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
 		if (!strcmp(commands[i].name, name))
 			return &commands[i];
 		if (len && !strncmp(commands[i].name, name, len)) {
@@ -49,23 +55,18 @@ int main(int argc, char **argv)
 {
 	const struct command *cmd;
 
-	if (argc < 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (argc < 2)
+		return cli_usage_error(&main_cmd, "give a command: trace, report or diff");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		usage(stdout);
+		usage();
 		return EXIT_SUCCESS;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("schedprof %s\n", SCHEDPROF_VERSION);
+		cli_print_version();
 		return EXIT_SUCCESS;
 	}
 	cmd = find_command(argv[1]);
-	if (!cmd) {
-		fprintf(stderr, "schedprof: unknown command '%s'\n", argv[1]);
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (!cmd)
+		return cli_usage_error(&main_cmd, "unknown command '%s'", argv[1]);
 	return cmd->run(argc - 1, argv + 1);
 }

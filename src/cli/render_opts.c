@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "commands.h"
 #include "render_opts.h"
 #include "util.h"
 
@@ -53,7 +54,7 @@ static int parse_arg_opt(struct render_opts *o, int c, const char *arg, const ch
 	case 'f':
 		*ret_fmt = "unknown format '%s'";
 		return render_parse_format(arg, &o->format);
-	case 'v':
+	case RENDER_OPT_VIEWS:
 		*ret_fmt = "bad view list '%s' (schedules, profile, locks)";
 		return render_parse_views(arg, &o->views);
 	case 'n':
@@ -76,22 +77,23 @@ static int parse_arg_opt(struct render_opts *o, int c, const char *arg, const ch
 	}
 }
 
-int render_opts_parse(struct render_opts *o, int c, const char *arg, const char **ret_fmt)
+int render_opts_parse(const struct cli_cmd *cmd, struct render_opts *o, int c, const char *arg)
 {
+	const char *fmt;
 	int err;
 
 	switch (c) {
 	case RENDER_OPT_STACKS:
 		o->stacks = true;
-		return 1;
+		return 0;
 	case RENDER_OPT_LOCK_STACKS:
 		o->lock_stacks = true;
-		return 1;
-	}
-	err = parse_arg_opt(o, c, arg, ret_fmt);
-	if (err == -ENOENT)
 		return 0;
-	return err ? -EINVAL : 1;
+	}
+	err = parse_arg_opt(o, c, arg, &fmt);
+	if (err == -ENOENT)
+		return err;
+	return err ? cli_usage_error(cmd, fmt, arg) : 0;
 }
 
 const char *render_opts_help(void)

@@ -3,25 +3,22 @@
  * The `schedprof trace` command line: its help, options and usage errors, into struct
  * trace_opts (trace_opts.h). The render options come from render_opts.h, shared with report.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <linux/types.h>
+#include "cli.h"
 #include "commands.h"
-#include "log.h"
 #include "render_opts.h"
 #include "trace_opts.h"
 #include "util.h"
 #include "schedprof/schedprof.h"
 
-static const char trace_usage[] =
-	"Usage: schedprof trace [OPTIONS] [-p PID[,PID...] | -a | -- COMMAND [ARGS...]]\n";
-
 static void trace_help(void)
 {
-	printf("%s", trace_usage);
-	printf("\nTrace why tasks are not running: where they call schedule() from, exactly counted,\n"
+	printf("Usage: schedprof trace [OPTIONS] [-p PID[,PID...] | -a | -- COMMAND [ARGS...]]\n"
+	       "\nTrace why tasks are not running: where they call schedule() from, exactly counted,\n"
 	       "and where the CPUs went: sampled kernel and user functions.\n"
 	       "\nTarget (default -a):\n"
 	       "  -- COMMAND ARGS   launch COMMAND, trace it and every descendant until it exits;\n"
@@ -30,7 +27,7 @@ static void trace_help(void)
 	       "  -a, --all         the whole system\n"
 	       "  -d, --duration S  stop after S seconds\n"
 	       "\nReport:\n"
-	       "  -v, --views LIST  views to collect and print (schedules,profile,locks; default all;\n"
+	       "      --views LIST  views to collect and print (schedules,profile,locks; default all;\n"
 	       "                    locks: lock:contention_begin/end, Linux >= 5.19; its sleepers\n"
 	       "                    are joined with schedules)\n"
 	       "%s"
@@ -47,17 +44,19 @@ static void trace_help(void)
 	       "      --max-callers N  (caller, wait, comm) rows (default %u)\n"
 	       "      --max-stacks N   distinct stacks kept, per stack map (default %u)\n"
 	       "      --max-samples N  distinct sampled (function, comm, stacks) keys (default %u)\n"
-	       "\n  -V, --verbose     more diagnostics (-VV: libbpf's too)\n"
-	       "  -h, --help        this help\n"
+	       "\n" CLI_HELP_LINES
 	       "\nExamples:\n"
 	       "  schedprof trace -- make -j8\n"
 	       "  schedprof trace -p $(pgrep -o make) -d 30 --stacks\n"
 	       "  schedprof trace -a -d 5 -f json -o run.json\n"
+	       "  schedprof trace --views locks -d 10 -p $(pgrep -o postgres)\n"
 	       "\nExit status: the command's (with --), 0 otherwise; 1 runtime error; 2 usage error;\n"
 	       "127 the command could not be executed.\n",
 	       render_opts_help(), SP_PROF_DEF_HZ, SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS,
 	       SP_DEF_PROF_KEYS);
 }
+
+static const struct cli_cmd trace_cmd = { "trace", trace_help };
 
 enum {
 	OPT_SAVE = RENDER_OPT__END,
@@ -69,7 +68,7 @@ enum {
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
-#define TRACE_SHORT_OPTS "+" RENDER_SHORT_OPTS "p:ad:o:F:gVh"
+#define TRACE_SHORT_OPTS "+" RENDER_SHORT_OPTS "p:ad:o:F:g" CLI_SHORT_OPTS
 
 static const struct option trace_long_opts[] = {
 	RENDER_LONG_OPTS,
@@ -85,32 +84,15 @@ static const struct option trace_long_opts[] = {
 	{ "call-graph", no_argument, NULL, 'g' },
 	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
 	{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
-	{ "verbose", no_argument, NULL, 'V' },
-	{ "help", no_argument, NULL, 'h' },
+	CLI_LONG_OPTS,
 	{},
 };
 
-/* What trace_opts does not hold but the checks after the options need. */
-struct cli_state {
+/* The options, and what trace_opts does not hold but the checks after the options need. */
+struct trace_parse {
+	struct trace_opts *o;
 	bool have_pid, have_all, no_profile;
 };
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "schedprof trace: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%sTry 'schedprof trace --help'.\n", trace_usage);
-	return EXIT_USAGE;
-}
-
-static int unknown_option(char **argv)
-{
-	char opt[2] = { (char)optopt, 0 };
-
-	if (optopt && optopt < 0x100)
-		return usage_error("unknown or incomplete option '-%s'", opt);
-	return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
-}
 
 /* The map size an option sets, and the option's name; NULL for other options. */
 static uint32_t *limit_of(struct trace_opts *o, int c, const char **ret_name)
@@ -133,93 +115,91 @@ static uint32_t *limit_of(struct trace_opts *o, int c, const char **ret_name)
 	}
 }
 
-static int parse_limit(const char *arg, const char *name, uint32_t *ret)
+/* The flag an option without argument sets; NULL for other options. */
+static bool *flag_of(struct trace_parse *p, int c)
+{
+	switch (c) {
+	case 'a':
+		return &p->have_all;
+	case 'g':
+		return &p->o->callchains;
+	case OPT_NO_PROFILE:
+		return &p->no_profile;
+	default:
+		return NULL;
+	}
+}
+
+/* The file an option names (-o, --save); NULL for other options. */
+static const char **path_of(struct trace_opts *o, int c)
+{
+	return c == 'o' ? &o->output : c == OPT_SAVE ? &o->save : NULL;
+}
+
+/* A number in [min, max] into *ret, else the usage error fmt (about arg or name). */
+static int parse_number(const char *arg, uint64_t min, uint64_t max, uint32_t *ret,
+			const char *fmt, const char *name)
 {
 	uint64_t v;
 
-	if (parse_u64(arg, 1, 1u << 24, &v))
-		return usage_error("bad value for %s (a number from 1 to 16777216)", name);
+	if (parse_u64(arg, min, max, &v))
+		return cli_usage_error(&trace_cmd, fmt, name);
 	*ret = (uint32_t)v;
 	return 0;
 }
 
-static int parse_freq(const char *arg, unsigned int *ret)
+/* The options that take an argument and are neither render options nor limits. */
+static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 {
-	uint64_t v;
+	struct trace_opts *o = p->o;
 
-	if (parse_u64(arg, 1, SP_PROF_MAX_HZ, &v))
-		return usage_error("bad frequency '%s' (1 to 100000 Hz)", arg);
-	*ret = (unsigned int)v;
-	return 0;
-}
-
-static int parse_pids(const char *arg, struct trace_opts *o, struct cli_state *cs)
-{
-	free(o->pids);
-	o->pids = NULL;
-	if (parse_pid_list(arg, &o->pids, &o->npids))
-		return usage_error("bad PID list '%s' (PID[,PID...])", arg);
-	cs->have_pid = true;
-	return 0;
-}
-
-/* The options that are neither render options nor limits. */
-static int parse_trace_opt(struct trace_opts *o, struct cli_state *cs, int c, char **argv)
-{
 	switch (c) {
 	case 'p':
-		return parse_pids(optarg, o, cs);
-	case 'a':
-		cs->have_all = true;
+		free(o->pids);
+		o->pids = NULL;
+		if (parse_pid_list(arg, &o->pids, &o->npids))
+			return cli_usage_error(&trace_cmd, "bad PID list '%s' (PID[,PID...])", arg);
+		p->have_pid = true;
 		return 0;
 	case 'd':
-		if (parse_seconds(optarg, &o->duration_ns))
-			return usage_error("bad duration '%s' (seconds > 0)", optarg);
+		if (parse_seconds(arg, &o->duration_ns))
+			return cli_usage_error(&trace_cmd, "bad duration '%s' (seconds > 0)", arg);
 		return 0;
-	case 'o':
-		o->output = optarg;
-		return 0;
-	case OPT_SAVE:
-		o->save = optarg;
-		return 0;
-	case 'F':
-		return parse_freq(optarg, &o->hz);
-	case 'g':
-		o->callchains = true;
-		return 0;
-	case OPT_NO_PROFILE:
-		cs->no_profile = true;
-		return 0;
-	case 'V':
-		log_set_level(log_get_level() < LOG_DEBUG ? LOG_DEBUG : LOG_LIBBPF);
-		return 0;
-	case 'h':
-		trace_help();
-		return -1;
-	default:
-		return unknown_option(argv);
+	default: /* 'F' */
+		return parse_number(arg, 1, SP_PROF_MAX_HZ, &o->hz,
+				    "bad frequency '%s' (1 to 100000 Hz)", arg);
 	}
 }
 
-/* One option from getopt: 0, EXIT_USAGE after printing the error, or -1 for --help. */
-static int parse_opt(struct trace_opts *o, struct cli_state *cs, int c, char **argv)
+/* One of trace's options from cli_parse(): 0 or EXIT_USAGE. */
+static int trace_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg)
 {
-	const char *fmt, *name;
+	struct trace_parse *p = ctx;
+	struct trace_opts *o = p->o;
+	const char *name, **path;
 	uint32_t *limit;
+	bool *flag;
 	int r;
 
-	r = render_opts_parse(&o->render, c, optarg, &fmt);
-	if (r < 0)
-		return usage_error(fmt, optarg);
-	if (r > 0) {
-		if (c == 'v')
+	r = render_opts_parse(cmd, &o->render, c, arg);
+	if (r != -ENOENT) {
+		if (c == RENDER_OPT_VIEWS)
 			o->views = o->render.views; /* the views collected are the views printed */
-		return 0;
+		return r;
 	}
 	limit = limit_of(o, c, &name);
 	if (limit)
-		return parse_limit(optarg, name, limit);
-	return parse_trace_opt(o, cs, c, argv);
+		return parse_number(arg, 1, 1u << 24, limit,
+				    "bad value for %s (a number from 1 to 16777216)", name);
+	flag = flag_of(p, c);
+	path = path_of(o, c);
+	if (flag)
+		*flag = true;
+	else if (path)
+		*path = arg;
+	else
+		return parse_arg_opt(p, c, arg);
+	return 0;
 }
 
 static void trace_opts_init(struct trace_opts *o)
@@ -234,45 +214,78 @@ static void trace_opts_init(struct trace_opts *o)
 	render_opts_init(&o->render);
 }
 
-/* The target, and the checks that need every option. */
-static int parse_finish(struct trace_opts *o, const struct cli_state *cs, int argc, char **argv)
+/* The target: -- COMMAND (a view list there is the old -v VIEWS), -p, or -a. */
+static int parse_target(struct trace_parse *p, int argc, char **argv)
 {
+	struct trace_opts *o = p->o;
+
 	if (optind < argc) {
+		/* without "--", a view list is no command: it is the old `-v VIEWS` */
+		if (strcmp(argv[optind - 1], "--") && cli_check_stray_views(&trace_cmd, argv[optind]))
+			return EXIT_USAGE;
 		o->argv = &argv[optind];
 		o->mode = SP_TARGET_COMMAND;
 	} else {
-		o->mode = cs->have_pid ? SP_TARGET_PIDS : SP_TARGET_ALL;
+		o->mode = p->have_pid ? SP_TARGET_PIDS : SP_TARGET_ALL;
 	}
-	if ((cs->have_pid + cs->have_all + (o->argv != NULL)) > 1)
-		return usage_error("%s", "choose one target: -p, -a or -- COMMAND");
-	if (!o->output && render_format_is_binary(o->render.format) && isatty(STDOUT_FILENO))
-		return usage_error("%s", "this format is not for a terminal: write it with -o FILE");
-	if (cs->no_profile) {
+	if ((p->have_pid + p->have_all + (o->argv != NULL)) > 1)
+		return cli_usage_error(&trace_cmd, "choose one target: -p, -a or -- COMMAND");
+	return 0;
+}
+
+/* The checks that need every option. */
+static int parse_finish(struct trace_parse *p, int argc, char **argv)
+{
+	struct trace_opts *o = p->o;
+	int err = parse_target(p, argc, argv);
+
+	if (err)
+		return err;
+	if (render_format_is_binary(o->render.format) && cli_output_is_terminal(o->output))
+		return cli_usage_error(&trace_cmd,
+				       "this format is not for a terminal: write it with -o FILE");
+	if (p->no_profile) {
 		o->views &= ~SP_VIEW_PROFILE;
 		o->render.views = o->views;
 		if (!o->views)
-			return usage_error("%s", "--no-profile leaves no view to collect");
+			return cli_usage_error(&trace_cmd, "--no-profile leaves no view to collect");
 	}
 	if (o->render.stacks)
 		o->callchains = true; /* --stacks prints the profile's stacks: record them */
 	o->cmdline = join_args(argc, argv);
-	return o->cmdline ? 0 : usage_error("%s", "out of memory");
+	return o->cmdline ? 0 : cli_usage_error(&trace_cmd, "out of memory");
 }
 
 int trace_parse(int argc, char **argv, struct trace_opts *o)
 {
-	struct cli_state cs = { 0 };
-	int c, err;
+	struct trace_parse p = { .o = o };
+	int err;
 
 	trace_opts_init(o);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, TRACE_SHORT_OPTS, trace_long_opts, NULL)) != -1) {
-		err = parse_opt(o, &cs, c, argv);
-		if (err)
-			return err;
+	err = cli_parse(&trace_cmd, argc, argv, TRACE_SHORT_OPTS, trace_long_opts, trace_opt, &p);
+	return err ? err : parse_finish(&p, argc, argv);
+}
+
+const char *trace_target_describe(const struct trace_opts *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	switch (o->mode) {
+	case SP_TARGET_COMMAND:
+		snprintf(buf, len, "command %s", o->argv[0]);
+		break;
+	case SP_TARGET_PIDS:
+		n = snprintf(buf, len, "%s", o->npids > 1 ? "PIDs" : "PID");
+		for (size_t i = 0; i < o->npids && n < len; i++)
+			n += snprintf(buf + n, len - n, "%s%d", i ? "," : " ", o->pids[i]);
+		if (n < len)
+			snprintf(buf + n, len - n, " and descendants");
+		break;
+	default:
+		snprintf(buf, len, "the whole system");
+		break;
 	}
-	return parse_finish(o, &cs, argc, argv);
+	return buf;
 }
 
 void trace_opts_free(struct trace_opts *o)

@@ -30,9 +30,13 @@ struct trace_opts {
 
 /*
  * Parses `schedprof trace` argv (argv[0] is "trace") into o: 0, EXIT_USAGE after printing the
- * usage error, or -1 after printing --help. Call trace_opts_free(o) in every case.
+ * usage error, or CLI_DONE (-1) after printing --help or --version. Call trace_opts_free(o) in
+ * every case.
  */
 int trace_parse(int argc, char **argv, struct trace_opts *o);
 void trace_opts_free(struct trace_opts *o);
+
+/* The target for messages: "command make", "PIDs 12,34 and descendants", "the whole system". */
+const char *trace_target_describe(const struct trace_opts *o, char *buf, size_t len);
 
 #endif

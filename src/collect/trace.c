@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "cli.h"
 #include "collector.h"
 #include "commands.h"
 #include "foldcfg.h"
@@ -165,13 +166,17 @@ static int ksyms_join(struct tracer *t)
 		return -ESRCH;
 	pthread_join(t->ksyms_thread, NULL);
 	t->ksyms_started = false;
-	if (t->ksyms_err) {
-		elog("cannot read /proc/kallsyms: %s", strerror(-t->ksyms_err));
-		return t->ksyms_err;
-	}
-	if (ksyms__restricted(t->ctx.ksyms)) {
-		elog("kernel addresses are hidden in /proc/kallsyms (kernel.kptr_restrict): run as root");
-		return -EPERM;
+	/* no kernel symbols: the report shows addresses, it is not lost */
+	if (t->ksyms_err || ksyms__restricted(t->ctx.ksyms)) {
+		char why[128] = "kernel addresses are hidden in /proc/kallsyms (kernel.kptr_restrict)";
+
+		if (t->ksyms_err)
+			snprintf(why, sizeof(why), "cannot read /proc/kallsyms: %s",
+				 strerror(-t->ksyms_err));
+		/* without the boot's fold cache, nothing tells where the scheduler's text is */
+		wlog("%s: kernel functions are shown as addresses%s", why,
+		     t->fold_cached ? "" : ", and the callers of schedule() and locks as [unknown]");
+		return 0;
 	}
 	if (t->ctx.fold_err) {
 		elog("kernel symbols __sched_text_start/__sched_text_end not found in /proc/kallsyms");
@@ -278,7 +283,7 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 	dlog("loaded at %.1f ms", ms_since(t0));
 	if (err) {
 		elog("cannot load the BPF programs: %s%s", strerror(-err),
-		     log_get_level() < LOG_LIBBPF ? " (-VV shows the verifier's log)" : "");
+		     log_get_level() < LOG_LIBBPF ? " (-vv shows the verifier's log)" : "");
 		return err;
 	}
 	t->targ_tgids_fd = bpf_map__fd(t->skel->maps.targ_tgids);
@@ -464,40 +469,15 @@ static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const 
 	}
 }
 
-/* Renders the run to path (NULL: stdout). */
-static int write_report(const struct sp_run *run, const struct render_opts *ro, const char *path)
-{
-	FILE *f = stdout;
-	int err;
-
-	if (path) {
-		f = fopen(path, "w");
-		if (!f) {
-			err = -errno;
-			elog("cannot write %s: %s", path, strerror(-err));
-			return err;
-		}
-	}
-	err = render_run(run, ro, f);
-	if (fflush(f) && !err)
-		err = -errno;
-	if (f != stdout && fclose(f) && !err)
-		err = -errno;
-	if (err)
-		elog("cannot write the report%s%s: %s", path ? " to " : "", path ? path : "",
-		     strerror(-err));
-	return err;
-}
-
 /* The report, then with --save the run as JSON, as -f json writes it. */
 static int write_outputs(const struct sp_run *run, const struct trace_opts *o)
 {
 	struct render_opts json = o->render;
-	int err = write_report(run, &o->render, o->output);
+	int err = cli_write_run(run, &o->render, o->output);
 
 	json.format = SP_FMT_JSON;
 	if (!err && o->save)
-		err = write_report(run, &json, o->save);
+		err = cli_write_run(run, &json, o->save);
 	return err;
 }
 
@@ -633,6 +613,7 @@ static int run_trace(const struct trace_opts *o)
 	struct sp_run run;
 	uint64_t t0, wall0, begin = now_ns(CLOCK_MONOTONIC);
 	int err, exit_code = EXIT_FAILURE;
+	char what[256];
 
 	sp_run_init(&run);
 	if (check_environment() || !pids_alive(o))
@@ -649,7 +630,8 @@ static int run_trace(const struct trace_opts *o)
 		exit_code = EXIT_NOEXEC;
 		goto out;
 	}
-	ilog("attached in %.1f ms", (t0 - begin) / 1e6);
+	ilog("tracing %s: attached in %.1f ms", trace_target_describe(o, what, sizeof(what)),
+	     (t0 - begin) / 1e6);
 	wait_for_end(&t, o, t0);
 	err = tracer_report(&t, o, &run, t0, wall0, &exit_code);
 out:

@@ -2,18 +2,15 @@
 /*
  * `schedprof diff A.json B.json`: two saved runs side by side (see diff.h). The rows of both
  * runs are sorted together by key and merged, then ranked by the absolute change. The
- * command at the end loads the runs, builds the diff and writes it as a table or JSON.
+ * command (src/cli/diff_cmd.c) loads the runs, builds the diff and writes it.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "commands.h"
 #include "diff.h"
 #include "json_writer.h"
-#include "model_json.h"
 #include "util.h"
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -556,137 +553,4 @@ int sp_diff_write_json(const struct sp_diff *d, const struct sp_diff_opts *o, FI
 	err = jw_finish(w);
 	jw_free(w);
 	return err;
-}
-
-/* ---- the command ---- */
-
-static const char diff_usage[] = "Usage: schedprof diff [OPTIONS] A.json B.json\n";
-
-static void diff_help(void)
-{
-	printf("%s", diff_usage);
-	printf("\nCompare two saved runs (trace -f json): totals, elapsed and CPU time, then per\n"
-	       "view every row of either run with its value in A and B, ranked by the absolute\n"
-	       "change.\n"
-	       "\n  -f, --format FMT  table (default) or json\n"
-	       "  -o, --output FILE write to FILE\n"
-	       "  -n, --rows N      rows per view in the table (default 20; 0 = all)\n"
-	       "  -v, --views LIST  views to compare (default: all in either run)\n"
-	       "      --value count|time  compare counts (default) or times\n"
-	       "  -h, --help        this help\n"
-	       "\nExample:\n"
-	       "  schedprof diff nopipe.json pipe.json\n"
-	       "\nExit status: 0 success, 1 a run cannot be read or the output written, 2 usage\n"
-	       "error.\n");
-}
-
-static int diff_usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "schedprof diff: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%sTry 'schedprof diff --help'.\n", diff_usage);
-	return EXIT_USAGE;
-}
-
-static int load(const char *path, struct sp_run *run)
-{
-	char err[256];
-
-	if (sp_run_load_json(path, run, err, sizeof(err))) {
-		fprintf(stderr, "schedprof diff: %s: %s\n", path, err);
-		return EXIT_FAILURE;
-	}
-	return 0;
-}
-
-int cmd_diff(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "rows", required_argument, NULL, 'n' },
-		{ "views", required_argument, NULL, 'v' },
-		{ "value", required_argument, NULL, 'W' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
-	struct sp_diff_opts o = { .nrows = 20 };
-	unsigned int views = SP_VIEW_SCHED | SP_VIEW_PROFILE | SP_VIEW_LOCKS;
-	enum sp_value value = SP_VALUE_COUNT;
-	const char *output = NULL;
-	struct sp_run a, b;
-	struct sp_diff d = { 0 };
-	bool json = false;
-	FILE *f = stdout;
-	uint64_t n;
-	int c, err, code = EXIT_FAILURE;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:o:n:v:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "table") && strcmp(optarg, "json"))
-				return diff_usage_error("unknown format '%s' (table or json)",
-							optarg);
-			json = !strcmp(optarg, "json");
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'n':
-			if (parse_u64(optarg, 0, 1000000, &n))
-				return diff_usage_error("bad row count '%s'", optarg);
-			o.nrows = (unsigned int)n;
-			break;
-		case 'v':
-			if (render_parse_views(optarg, &views))
-				return diff_usage_error("bad view list '%s'", optarg);
-			break;
-		case 'W':
-			if (render_parse_value(optarg, &value))
-				return diff_usage_error("bad --value '%s' (count or time)", optarg);
-			break;
-		case 'h':
-			diff_help();
-			return EXIT_SUCCESS;
-		default:
-			return diff_usage_error("unknown or incomplete option '%s'",
-						argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 2)
-		return diff_usage_error("%s", "give two saved runs: A.json B.json");
-	o.name_a = argv[optind];
-	o.name_b = argv[optind + 1];
-	if (load(o.name_a, &a)) {
-		sp_run_free(&a);
-		return EXIT_FAILURE;
-	}
-	if (load(o.name_b, &b))
-		goto out;
-	err = sp_diff_build(&a, &b, views, value, &d);
-	if (err) {
-		fprintf(stderr, "schedprof diff: %s\n", strerror(-err));
-		goto out;
-	}
-	if (output && !(f = fopen(output, "w"))) {
-		fprintf(stderr, "schedprof diff: cannot write %s: %s\n", output, strerror(errno));
-		goto out;
-	}
-	err = json ? sp_diff_write_json(&d, &o, f) : sp_diff_write_table(&d, &o, f);
-	if (fflush(f) && !err)
-		err = -errno;
-	if (f != stdout && fclose(f) && !err)
-		err = -errno;
-	if (err)
-		fprintf(stderr, "schedprof diff: cannot write the diff%s%s: %s\n",
-			output ? " to " : "", output ? output : "", strerror(-err));
-	else
-		code = EXIT_SUCCESS;
-out:
-	sp_diff_free(&d);
-	sp_run_free(&a);
-	sp_run_free(&b);
-	return code;
 }

@@ -35,7 +35,7 @@ chrome() {
 
 "$SCHEDPROF" report -f html -o "$tmp/a.html" "$FIXTURES/run_a.json" || fail "report -f html"
 "$SCHEDPROF" report -f html -o "$tmp/full.html" "$FIXTURES/run_full.json" || fail "report -f html"
-"$SCHEDPROF" report -f svg -v profile -o "$tmp/p.svg" "$FIXTURES/run_full.json" || fail "-f svg"
+"$SCHEDPROF" report -f svg --views profile -o "$tmp/p.svg" "$FIXTURES/run_full.json" || fail "-f svg"
 
 # the frames as rendered text elements (<text x=".." y="..">NAME</text>)
 chrome --dump-dom "file://$tmp/a.html"

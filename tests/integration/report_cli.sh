@@ -52,7 +52,7 @@ run 0 "$SCHEDPROF" report -f folded "$A"
 [ "$(folded_sum "$TMP/out")" = 40000 ] || fail "folded total $(folded_sum "$TMP/out") != 40000"
 run 0 "$SCHEDPROF" report -f folded --value time "$A"
 [ "$(folded_sum "$TMP/out")" = 9202000000 ] || fail "folded time total is $(folded_sum "$TMP/out")"
-run 0 "$SCHEDPROF" report -f folded -v profile "$FULL"
+run 0 "$SCHEDPROF" report -f folded --views profile "$FULL"
 [ "$(folded_sum "$TMP/out")" = 850 ] || fail "profile folded total $(folded_sum "$TMP/out") != 850"
 pass "report -f folded: totals equal the views' totals (count and time)"
 
@@ -103,7 +103,7 @@ run 2 "$SCHEDPROF" report
 run 2 "$SCHEDPROF" report "$A" "$B"
 run 2 "$SCHEDPROF" report -f bogus "$A"
 run 2 "$SCHEDPROF" report --value bogus "$A"
-run 2 "$SCHEDPROF" report -v bogus "$A"
+run 2 "$SCHEDPROF" report --views bogus "$A"
 run 2 "$SCHEDPROF" diff "$A"
 run 2 "$SCHEDPROF" diff -f folded "$A" "$B"
 run 0 "$SCHEDPROF" report --help

@@ -67,7 +67,7 @@ pprof a.pb.gz -top -sample_index=schedules -tagfocus=comm=make
 grep -q 'Showing nodes accounting for 1500, 3.75% of 40000 total' <<<"$out" || fail "-tagfocus=comm=make"
 echo "ok: schedules view: totals, top function, sample types, labels"
 
-"$SCHEDPROF" report -f pprof -v profile -o p.pb.gz "$FIXTURES/run_full.json" || fail "profile pprof"
+"$SCHEDPROF" report -f pprof --views profile -o p.pb.gz "$FIXTURES/run_full.json" || fail "profile pprof"
 pprof p.pb.gz -top -sample_index=samples
 grep -q 'Showing nodes accounting for 850, 100% of 850 total' <<<"$out" || fail "profile total: $out"
 [ "$(top_row)" = "600 main_loop" ] || fail "top profile row is '$(top_row)'"
@@ -79,7 +79,7 @@ grep -Eq '/usr/bin/demo 0123456789abcdef0123456789abcdef01234567 \[FN\]$' <<<"$o
 	fail "mapping /usr/bin/demo without its build-id"
 echo "ok: profile view: totals, top function, period, build-id"
 
-"$SCHEDPROF" report -f pprof -v locks -o l.pb.gz "$FIXTURES/run_full.json" || fail "locks pprof"
+"$SCHEDPROF" report -f pprof --views locks -o l.pb.gz "$FIXTURES/run_full.json" || fail "locks pprof"
 pprof l.pb.gz -top -sample_index=contentions
 grep -q 'Showing nodes accounting for 30, 100% of 30 total' <<<"$out" || fail "locks total: $out"
 [ "$(top_row)" = "30 pipe_read" ] || fail "top locks row is '$(top_row)'"

@@ -33,7 +33,7 @@ if [ -d /dev/shm ] && D=$(mktemp -d /dev/shm/schedprof-dirlock.XXXXXX 2>/dev/nul
 else
 	mkdir -p "$TMP/dir"
 fi
-"$SCHEDPROF" trace -v schedules,locks -f json -o "$TMP/dir.json" -- "$DIRLOCK" "$TMP/dir" 8 2 \
+"$SCHEDPROF" trace --views schedules,locks -f json -o "$TMP/dir.json" -- "$DIRLOCK" "$TMP/dir" 8 2 \
 	> "$TMP/dirlock.out" || fail "schedprof exited $?"
 [ "$(pyq "$TMP/dir.json" 'L["available"]')" = True ] ||
 	skip_or_fail "locks view unavailable: $(pyq "$TMP/dir.json" 'L.get("unavailable")')"
@@ -74,7 +74,7 @@ assert_between "off-CPU ms in rwsem-write (locks view) vs schedules view's $((sc
 grep -q '^dirlock: 8 threads' "$TMP/dirlock.out" || fail "dirlock did not run: $(cat "$TMP/dirlock.out")"
 
 # the table: the sleeper sentence, --sort count, --lock-stacks
-"$SCHEDPROF" trace -v locks --sort count --lock-stacks -n 0 -- "$DIRLOCK" "$TMP/dir" 8 1 \
+"$SCHEDPROF" trace --views locks --sort count --lock-stacks -n 0 -- "$DIRLOCK" "$TMP/dir" 8 1 \
 	> "$TMP/dir.txt" || fail "table run exited $?"
 grep -Eq '^  dirlock: [0-9]+ tasks? slept .* in rwsem-write on inode\.i_rwsem, from ' "$TMP/dir.txt" ||
 	fail "no sleeper sentence: $(grep -A3 '^sleepers' "$TMP/dir.txt")"
@@ -87,7 +87,7 @@ grep -q 'rwsem_down_write_slowpath\|down_write' "$TMP/dir.txt" || fail "no down_
 pass "table: sleeper sentence, --sort count, --lock-stacks"
 
 # --- 2. kernel mutexes a user program can force ---
-"$SCHEDPROF" trace -v locks -f json -o "$TMP/pipe.json" -- "$MUTEXSTORM" pipe 8 1.5 \
+"$SCHEDPROF" trace --views locks -f json -o "$TMP/pipe.json" -- "$MUTEXSTORM" pipe 8 1.5 \
 	> /dev/null || fail "schedprof exited $?"
 M="[r for r in L['contentions'] if r['kind'] == 'mutex' and r['lock'] == 'pipe_inode_info.mutex']"
 n=$(pyq "$TMP/pipe.json" "sum(r['count'] for r in $M)")
@@ -97,19 +97,19 @@ case "$c" in *pipe_write*) ;; *) fail "pipe mutex callers $c lack the pipe write
 o=$(pyq "$TMP/pipe.json" "sum(v['count'] for r in $M for k, v in r['owners'].items() if k == 'mutexstorm')")
 [ "$o" -gt 0 ] || fail "no owner recorded for the pipe mutex"
 pass "pipe: $n mutex contentions on pipe_inode_info.mutex from $c, owner mutexstorm $o times"
-"$SCHEDPROF" trace -v locks -f json -o "$TMP/fpos.json" -- "$MUTEXSTORM" fpos 8 1 "$0" \
+"$SCHEDPROF" trace --views locks -f json -o "$TMP/fpos.json" -- "$MUTEXSTORM" fpos 8 1 "$0" \
 	> /dev/null || fail "schedprof exited $?"
 n=$(pyq "$TMP/fpos.json" "sum(r['count'] for r in L['contentions'] if r['kind'] == 'mutex' and r['lock'] == 'file.f_pos_lock')")
 [ "$n" -gt 50 ] || fail "f_pos_lock contentions: $n, expected > 50"
 pass "shared fd: $n mutex contentions on file.f_pos_lock"
 
-# --- 3. views: schedules alone has no locks; -v locks alone folds callers too ---
-"$SCHEDPROF" trace -v schedules -f json -o "$TMP/s.json" -- true || fail "schedules-only run"
-[ "$(pyq "$TMP/s.json" '"locks" in d')" = False ] || fail "-v schedules wrote a locks view"
+# --- 3. views: schedules alone has no locks; --views locks alone folds callers too ---
+"$SCHEDPROF" trace --views schedules -f json -o "$TMP/s.json" -- true || fail "schedules-only run"
+[ "$(pyq "$TMP/s.json" '"locks" in d')" = False ] || fail "--views schedules wrote a locks view"
 n=$(pyq "$TMP/pipe.json" "sum(r['count'] for r in L['contentions'] if r['caller'] == '[unknown]')")
 t=$(pyq "$TMP/pipe.json" 'L["total"]')
-[ "$n" -lt $((t / 100 + 1)) ] || fail "-v locks alone: $n of $t contentions have no caller (fold configuration not filled?)"
-pass "-v locks alone folds callers ($n of $t unknown)"
+[ "$n" -lt $((t / 100 + 1)) ] || fail "--views locks alone: $n of $t contentions have no caller (fold configuration not filled?)"
+pass "--views locks alone folds callers ($n of $t unknown)"
 
 # --- 4. a kernel without lock:contention_*: simulated with a BTF file that lacks them ---
 python3 -c '
@@ -123,7 +123,7 @@ SCHEDPROF_LOCK_BTF="$TMP/old.btf" "$SCHEDPROF" trace -f json -o "$TMP/old.json" 
 pyq "$TMP/old.json" 'L["unavailable"]' | grep -q '5.19' || fail "reason: $(pyq "$TMP/old.json" 'L["unavailable"]')"
 t=$(pyq "$TMP/old.json" 'd["schedules"]["total"]')
 [ "$t" -gt 0 ] || fail "the schedules view did not run without the lock tracepoints"
-SCHEDPROF_LOCK_BTF="$TMP/old.btf" "$SCHEDPROF" trace -v locks,schedules -- true > "$TMP/old.txt" 2>/dev/null
+SCHEDPROF_LOCK_BTF="$TMP/old.btf" "$SCHEDPROF" trace --views locks,schedules -- true > "$TMP/old.txt" 2>/dev/null
 grep -q '^locks: unavailable: this kernel has no lock:contention_begin' "$TMP/old.txt" ||
 	fail "table: $(cat "$TMP/old.txt")"
 pass "without the tracepoints: locks unavailable, schedules still counted ($t)"
@@ -132,7 +132,7 @@ pass "without the tracepoints: locks unavailable, schedules still counted ($t)"
 # mmap_write_lock_killable() waiters return -EINTR (a few tries: some must be waiting) ---
 for try in 1 2 3 4 5; do
 	"$MMAPSCALE" 8 30 > /dev/null & P=$!
-	"$SCHEDPROF" trace -V -v locks -f json -o "$TMP/kill.json" -p $P 2> "$TMP/kill.err" & S=$!
+	"$SCHEDPROF" trace -v --views locks -f json -o "$TMP/kill.json" -p $P 2> "$TMP/kill.err" & S=$!
 	for i in $(seq 200); do # attached (slow on a loaded machine), then 1 s of contention
 		grep -q 'attached in' "$TMP/kill.err" && break
 		sleep 0.1

@@ -37,7 +37,7 @@ trace_pair pprof -f pprof
 trace_pair svg -f svg
 trace_pair html -f html
 trace_pair locks -f table --lock-stacks --sort count
-trace_pair lockfold -f folded -v locks,schedules --value time
+trace_pair lockfold -f folded --views locks,schedules --value time
 # a comm that is not UTF-8: the live report shows it as the saved JSON does (U+FFFD)
 WORK=(comm $'sp\xff\xfe\x01bad')
 trace_pair badcomm -f table --by comm
@@ -59,7 +59,7 @@ want=$(jget "$J" 'sum(r["offcpu_ns"] for r in d["schedules"]["callers"])')
 [ "$sum" = "$want" ] || fail "folded time total $sum != off-CPU total $want"
 pass "folded totals: $total schedules, $want ns off-CPU"
 if [ "$(jget "$J" '"profile" in d')" = True ]; then
-	"$SCHEDPROF" report -f folded -v profile "$J" > "$TMP/p.txt" || fail "report -f folded -v profile"
+	"$SCHEDPROF" report -f folded --views profile "$J" > "$TMP/p.txt" || fail "report -f folded --views profile"
 	sum=$(awk '{ s += $NF } END { printf "%.0f\n", s }' "$TMP/p.txt")
 	want=$(jget "$J" 'sum(r["samples"] for r in d["profile"]["functions"]) + d["profile"]["lost"]')
 	[ "$sum" = "$want" ] || fail "profile folded total $sum != $want"
@@ -130,7 +130,7 @@ awk '$2 !~ /^[1-9][0-9]*$/ { exit 1 }' "$TMP/pids.txt" || fail "a pid label is n
 pass "pprof pid labels: reader $reader (spwork $work_pid, schedprof $sp_pid)"
 # the profile view's call stacks (-g) carry the sampled process's pid too: two spinning
 # processes (spwork and its child, both "sp_spin"), so two distinct pids, neither schedprof's
-"$SCHEDPROF" trace -v profile -g -F 499 -f pprof -o "$TMP/ppid.pb.gz" -- \
+"$SCHEDPROF" trace --views profile -g -F 499 -f pprof -o "$TMP/ppid.pb.gz" -- \
 	sh -c 'echo $$ > "$1"; exec "$2" spin 1' sh "$TMP/spin.pid" "$SPWORK" >/dev/null 2>"$TMP/pid.err" &
 sp_pid=$!
 wait $sp_pid || fail "profile trace of the pid run exited $?: $(cat "$TMP/pid.err")"

@@ -39,15 +39,15 @@ read -r n tgt obj comm <<<"$(jget "$TMP/forks.json" '" ".join(str(x) for x in ([
 [ $((2 * n)) -gt "$tgt" ] || fail "sp_prof_unique_burn has $n of $tgt target samples: not a majority"
 pass "sp_prof_unique_burn ($obj): $n of $tgt target samples, all 40 children exited before the report"
 # the table says the same, with the issue's header
-"$SCHEDPROF" trace -v profile -- "$PROFWORK" forks 10 50 > "$TMP/forks.txt" || fail "table run"
+"$SCHEDPROF" trace --views profile -- "$PROFWORK" forks 10 50 > "$TMP/forks.txt" || fail "table run"
 grep -Eq '^profile: [0-9]+ samples @ 99 Hz on [0-9]+ CPUs: cpu_idle [0-9.]+%, job [0-9.]+%, other [0-9.]+%$' \
 	"$TMP/forks.txt" || fail "profile header: $(grep '^profile' "$TMP/forks.txt")"
 grep -q "sp_prof_unique_burn  *$bin\$" "$TMP/forks.txt" || fail "no sp_prof_unique_burn row in the table"
-grep -q '^schedules:' "$TMP/forks.txt" && fail "-v profile printed the schedules view"
+grep -q '^schedules:' "$TMP/forks.txt" && fail "--views profile printed the schedules view"
 pass "table: $(grep '^profile' "$TMP/forks.txt")"
 
 # 2. -g: stacks go kernel then user down to main (the workload keeps frame pointers); --by comm
-"$SCHEDPROF" trace -g -v profile -f json -o "$TMP/g.json" -- "$PROFWORK" forks 10 50 || fail "-g run"
+"$SCHEDPROF" trace -g --views profile -f json -o "$TMP/g.json" -- "$PROFWORK" forks 10 50 || fail "-g run"
 check_profile "$TMP/g.json"
 frames=$(jget "$TMP/g.json" '" ".join([f for f in d["profile"]["functions"] if f["function"] == "sp_prof_unique_burn"][0]["stacks"][0]["frames"])')
 case "$frames" in
@@ -55,13 +55,13 @@ sp_prof_unique_burn\ child_main\ main*) pass "-g stack: $frames" ;;
 *) fail "-g stack of sp_prof_unique_burn: $frames" ;;
 esac
 [ "$(jget "$TMP/g.json" 'd["profile"]["callchains"]')" = True ] || fail "callchains not recorded"
-"$SCHEDPROF" trace --by comm -v profile -- "$PROFWORK" forks 10 50 > "$TMP/comm.txt" || fail "--by comm run"
+"$SCHEDPROF" trace --by comm --views profile -- "$PROFWORK" forks 10 50 > "$TMP/comm.txt" || fail "--by comm run"
 awk '/^sp_prof_child:/{f=1;next} /^[^ ]/{f=0} f&&/sp_prof_unique_burn/{print;exit}' "$TMP/comm.txt" |
 	grep -q sp_prof_unique_burn || fail "--by comm: no sp_prof_unique_burn under sp_prof_child"
 pass "--by comm groups sp_prof_unique_burn under sp_prof_child"
 
 # 3. A system-call loop: the kernel's entry and exit code shows up, in [kernel].
-"$SCHEDPROF" trace -v profile -f json -o "$TMP/getpid.json" -- "$PROFWORK" getpid 2 || fail "getpid run"
+"$SCHEDPROF" trace --views profile -f json -o "$TMP/getpid.json" -- "$PROFWORK" getpid 2 || fail "getpid run"
 check_profile "$TMP/getpid.json"
 read -r kshare entry <<<"$(python3 - "$TMP/getpid.json" <<'PY'
 import json, re, sys
@@ -80,7 +80,7 @@ pass "getpid loop: $kshare% in [kernel], entry/exit: $entry"
 #    (Busy CPUs on purpose: a virtual CPU that idles may get its timer interrupts late when the
 #    host is loaded, and the cpu-clock event skips the periods it missed; perf record -a shows
 #    the same.)
-"$SCHEDPROF" trace -v profile -F 999 -f json -o "$TMP/f999.json" -- "$PROFWORK" spin 1 "$online" ||
+"$SCHEDPROF" trace --views profile -F 999 -f json -o "$TMP/f999.json" -- "$PROFWORK" spin 1 "$online" ||
 	fail "-F 999 run"
 check_profile "$TMP/f999.json"
 total=$(jget "$TMP/f999.json" 'd["profile"]["total"]')
@@ -97,7 +97,7 @@ assert_between "-F 999 samples over ${el} ns on $online CPUs" "$total" $(( exp *
 #    within 25 points (idle virtual CPUs can lose ticks, see 4., which biases the share down).
 cpu_times() { awk '/^cpu /{i=$5+$6; t=0; for(k=2;k<=NF;k++) t+=$k; print i, t}' /proc/stat; }
 read -r i0 t0 <<<"$(cpu_times)"
-"$SCHEDPROF" trace -a -d 2 -v profile -f json -o "$TMP/idle.json" || fail "-a -d 2 run"
+"$SCHEDPROF" trace -a -d 2 --views profile -f json -o "$TMP/idle.json" || fail "-a -d 2 run"
 read -r i1 t1 <<<"$(cpu_times)"
 check_profile "$TMP/idle.json"
 sys_idle=$(( 100 * (i1 - i0) / (t1 - t0) ))
@@ -114,12 +114,12 @@ else
 	pass "cpu_idle $idle% of $total samples agrees with /proc/stat ($sys_idle%); the machine was busy, so the > 80% check does not apply"
 fi
 
-# 6. View selection: --no-profile opens no perf event at all; -v schedules likewise.
+# 6. View selection: --no-profile opens no perf event at all; --views schedules likewise.
 "$SCHEDPROF" trace --no-profile -f json -o "$TMP/np.json" -- "$PROFWORK" spin 0.2 || fail "--no-profile run"
 [ "$(jget "$TMP/np.json" '"profile" in d')" = False ] || fail "--no-profile still wrote a profile"
 [ "$(jget "$TMP/np.json" '"schedules" in d')" = True ] || fail "--no-profile lost the schedules view"
 perf_fds() { find /proc/"$1"/fd -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l; }
-for opts in "--no-profile" "-v schedules" ""; do
+for opts in "--no-profile" "--views schedules" ""; do
 	# shellcheck disable=SC2086
 	"$SCHEDPROF" trace $opts -a -d 2 > /dev/null & sp=$!
 	sleep 1
@@ -131,10 +131,10 @@ for opts in "--no-profile" "-v schedules" ""; do
 		[ "$n" = 0 ] || fail "$opts: $n perf events open, expected none"
 	fi
 done
-pass "--no-profile and -v schedules open no perf event; the default opens one per online CPU ($online)"
-for bad in "-F 0" "-F 100001" "-F x" "--no-profile -v profile"; do
+pass "--no-profile and --views schedules open no perf event; the default opens one per online CPU ($online)"
+for bad in "-F 0" "-F 100001" "-F x" "--no-profile --views profile"; do
 	# shellcheck disable=SC2086
 	"$SCHEDPROF" trace $bad -- true > /dev/null 2>&1; rc=$?
 	[ $rc = 2 ] || fail "trace $bad exits $rc, expected 2"
 done
-pass "usage errors: -F 0, -F 100001, -F x, --no-profile -v profile"
+pass "usage errors: -F 0, -F 100001, -F x, --no-profile --views profile"

@@ -13,12 +13,12 @@ c=$(caller_count "$TMP/run.json" hrtimer_nanosleep sp_child)
 pass "hrtimer_nanosleep of the short-lived children: $c"
 # tiny maps: nothing is lost silently; every schedule is in a row or in lost_rows, and the
 # stacks that did not fit are counted
-"$SCHEDPROF" trace -v schedules --max-stacks 2 --max-callers 3 -f json -o "$TMP/small.json" \
+"$SCHEDPROF" trace --views schedules --max-stacks 2 --max-callers 3 -f json -o "$TMP/small.json" \
 	-- "$SPWORK" wait 50 || fail "schedprof with tiny maps exited $?"
 read -r total rows lost missing <<< "$(jget "$TMP/small.json" '" ".join(str(x) for x in (d["schedules"]["total"], sum(r["count"] for r in d["schedules"]["callers"]), d["schedules"]["lost_rows"], d["schedules"]["missing_stacks"]))')"
 [ "$lost" -gt 0 ] || fail "3 row slots for a fork/wait/exit job, yet lost_rows = 0"
 [ "$missing" -gt 0 ] || fail "2 stack slots, yet missing_stacks = 0"
 [ $((rows + lost)) = "$total" ] || fail "rows $rows + lost $lost != total $total"
-"$SCHEDPROF" trace -v schedules --max-callers 3 -- "$SPWORK" wait 20 | grep -q 'raise --max-callers' ||
+"$SCHEDPROF" trace --views schedules --max-callers 3 -- "$SPWORK" wait 20 | grep -q 'raise --max-callers' ||
 	fail "the table does not say that rows were lost"
 pass "tiny maps: $rows in rows + $lost lost = $total, $missing without a stack"

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* What the sub-commands share (see cli.h): options, usage errors, saved runs, outputs. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "commands.h"
+#include "log.h"
+#include "model_json.h"
+#include "render_opts.h"
+#include "util.h"
+
+int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
+{
+	char who[64];
+	va_list ap;
+
+	snprintf(who, sizeof(who), "schedprof%s%s", *cmd->name ? " " : "", cmd->name);
+	va_start(ap, fmt);
+	log_vmsg_as(who, LOG_ERROR, fmt, ap);
+	va_end(ap);
+	log_plain(LOG_ERROR, "Try '%s --help'.", who);
+	return EXIT_USAGE;
+}
+
+void cli_print_version(void)
+{
+	printf("schedprof %s\n", SCHEDPROF_VERSION);
+}
+
+/* getopt's '?': an unknown option, or one without its argument. */
+static int unknown_option(const struct cli_cmd *cmd, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (strncmp(arg, "--", 2) && optopt && optopt < 0x100)
+		return cli_usage_error(cmd, "unknown or incomplete option '-%c'", optopt);
+	return cli_usage_error(cmd, "unknown or incomplete option '%.*s'", (int)strcspn(arg, "="),
+			       arg);
+}
+
+static int common_opt(const struct cli_cmd *cmd, int c)
+{
+	switch (c) {
+	case 'v':
+		log_more_verbose();
+		return 0;
+	case 'V':
+		cli_print_version();
+		return CLI_DONE;
+	default: /* 'h' */
+		cmd->help();
+		return CLI_DONE;
+	}
+}
+
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, const char *shortopts,
+	      const struct option *longopts, cli_opt_fn on_opt, void *ctx)
+{
+	int c, err;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == '?')
+			return unknown_option(cmd, argv);
+		if (c == 'v' || c == 'V' || c == 'h')
+			err = common_opt(cmd, c);
+		else
+			err = on_opt(cmd, ctx, c, optarg);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int cli_check_stray_views(const struct cli_cmd *cmd, const char *operand)
+{
+	unsigned int views;
+
+	if (render_parse_views(operand, &views) || !access(operand, F_OK))
+		return 0;
+	return cli_usage_error(cmd, "'%s' is a view list: choose views with --views %s "
+				    "(-v means --verbose)", operand, operand);
+}
+
+bool cli_output_is_terminal(const char *path)
+{
+	return !path && isatty(STDOUT_FILENO);
+}
+
+int cli_write_output(const char *path, const char *what, cli_write_fn write_fn, const void *ctx)
+{
+	FILE *f = stdout;
+	int err;
+
+	if (path && !(f = fopen(path, "w"))) {
+		err = -errno;
+		elog("cannot write %s: %s", path, strerror(-err));
+		return err;
+	}
+	err = write_fn(ctx, f);
+	if (fflush(f) && !err)
+		err = -errno;
+	if (f != stdout && fclose(f) && !err)
+		err = -errno;
+	if (err)
+		elog("cannot write the %s%s%s: %s", what, path ? " to " : "", path ? path : "",
+		     strerror(-err));
+	return err;
+}
+
+struct run_output {
+	const struct sp_run *run;
+	const struct render_opts *ro;
+};
+
+static int write_run(const void *ctx, FILE *f)
+{
+	const struct run_output *ro = ctx;
+
+	return render_run(ro->run, ro->ro, f);
+}
+
+int cli_write_run(const struct sp_run *run, const struct render_opts *ro, const char *path)
+{
+	struct run_output ctx = { run, ro };
+
+	return cli_write_output(path, "report", write_run, &ctx);
+}
+
+int cli_load_run(const char *path, struct sp_run *run)
+{
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	char msg[256];
+
+	if (sp_run_load_json(path, run, msg, sizeof(msg))) {
+		elog("%s: %s", path, msg);
+		return -EINVAL;
+	}
+	dlog("%s: read in %.1f ms", path, (now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+	return 0;
+}
+
+static int runs_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg)
+{
+	struct runs_opts *o = ctx;
+	int r = render_opts_parse(cmd, &o->render, c, arg);
+
+	if (r != -ENOENT)
+		return r;
+	o->output = arg; /* -o: the only other option runs_parse passes on */
+	return 0;
+}
+
+int runs_parse(const struct cli_cmd *cmd, int argc, char **argv, const struct option *longopts,
+	       int nfiles, const char *operands_desc, struct runs_opts *o)
+{
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	render_opts_init(&o->render);
+	err = cli_parse(cmd, argc, argv, RENDER_SHORT_OPTS "o:" CLI_SHORT_OPTS, longopts, runs_opt,
+			o);
+	if (err)
+		return err;
+	for (int i = optind; i < argc; i++)
+		if ((err = cli_check_stray_views(cmd, argv[i])))
+			return err;
+	if (argc - optind != nfiles)
+		return cli_usage_error(cmd, "give %s", operands_desc);
+	o->files = &argv[optind];
+	if (render_format_is_binary(o->render.format) && cli_output_is_terminal(o->output))
+		return cli_usage_error(cmd, "this format is not for a terminal: write it with -o FILE");
+	return 0;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What every sub-command shares: the option loop with the common options (-v, -V, -h), usage
+ * errors (one line, then "Try ... --help", exit 2), loading a saved run, and writing an output
+ * (-o FILE or stdout, refused on a terminal for binary formats). Messages go through log.h.
+ */
+#ifndef SCHEDPROF_CLI_H
+#define SCHEDPROF_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include "model.h"
+#include "render.h"
+
+/* A parser's result besides 0 and EXIT_USAGE: --help or --version was printed, exit 0. */
+#define CLI_DONE (-1)
+
+/* A sub-command, as its messages and its --help need it. */
+struct cli_cmd {
+	const char *name; /* "report": errors say "schedprof report: ..."; "" for main */
+	void (*help)(void); /* prints --help to stdout */
+};
+
+/* The options every command takes, to paste into its getopt tables and help. */
+#define CLI_SHORT_OPTS "vVh"
+#define CLI_LONG_OPTS                                                                            \
+	{ "verbose", no_argument, NULL, 'v' },                                                    \
+	{ "version", no_argument, NULL, 'V' },                                                    \
+	{ "help", no_argument, NULL, 'h' }
+#define CLI_HELP_LINES                                                                           \
+	"  -v, --verbose     more diagnostics (-vv: libbpf's too)\n"                              \
+	"  -V, --version     print the version\n"                                                 \
+	"  -h, --help        this help\n"
+
+/* -V, --version: "schedprof VERSION" on stdout. */
+void cli_print_version(void);
+
+/* Prints "schedprof CMD: MESSAGE" and "Try 'schedprof CMD --help'.". Returns EXIT_USAGE. */
+int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * One command's option. Returns 0, EXIT_USAGE after cli_usage_error(), or CLI_DONE. It sees
+ * neither the common options nor unknown ones: cli_parse() handles those.
+ */
+typedef int (*cli_opt_fn)(const struct cli_cmd *cmd, void *ctx, int c, const char *arg);
+
+/*
+ * Runs getopt_long over argv (argv[0] is the command) with shortopts and longopts (both
+ * including the CLI_* common options), handing each of the command's own options to on_opt.
+ * On return, optind is the first operand. 0, EXIT_USAGE (printed) or CLI_DONE.
+ */
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, const char *shortopts,
+	      const struct option *longopts, cli_opt_fn on_opt, void *ctx);
+
+/*
+ * An operand that is a view list ("schedules,locks") where a file or a command belongs: the
+ * old `-v VIEWS` (-v is now --verbose). EXIT_USAGE after saying so, or 0.
+ */
+int cli_check_stray_views(const struct cli_cmd *cmd, const char *operand);
+
+/* Whether writing a binary format to path (NULL: stdout) would fill a terminal with it. */
+bool cli_output_is_terminal(const char *path);
+
+/* Writes the report: one call of write(ctx, f). */
+typedef int (*cli_write_fn)(const void *ctx, FILE *f);
+
+/*
+ * Opens path for writing (NULL: stdout), lets write_fn write, flushes and closes. A failure
+ * is logged once ("cannot write the WHAT to PATH: ..."). 0 or -errno.
+ */
+int cli_write_output(const char *path, const char *what, cli_write_fn write_fn, const void *ctx);
+
+/* The run rendered with ro into path (NULL: stdout), as cli_write_output(). */
+int cli_write_run(const struct sp_run *run, const struct render_opts *ro, const char *path);
+
+/* Loads a saved run (path "-": stdin); a failure is logged as "PATH: why". 0 or -EINVAL. */
+int cli_load_run(const char *path, struct sp_run *run);
+
+/* The options of the commands that read saved runs (report, diff). */
+struct runs_opts {
+	struct render_opts render;
+	const char *output; /* -o; NULL = stdout */
+	char **files;	    /* the saved runs named */
+};
+
+/*
+ * report and diff: the render options of longopts, -o, the common options, then exactly
+ * nfiles saved runs (operands_desc names them in the error). 0, EXIT_USAGE or CLI_DONE.
+ */
+int runs_parse(const struct cli_cmd *cmd, int argc, char **argv, const struct option *longopts,
+	       int nfiles, const char *operands_desc, struct runs_opts *o);
+
+#endif
