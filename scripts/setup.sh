@@ -4,26 +4,40 @@
 # usage: sudo scripts/setup.sh [--tests]   (--tests adds what the test suite uses)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pkgs=(build-essential clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev meson
-      ninja-build pkg-config make python3)
-if [ "${1:-}" = --tests ]; then
-	pkgs+=(check golang-go libclang-rt-14-dev linux-perf libbpf-tools util-linux chromium
-		fonts-dejavu-core)
-fi
-missing=()
-for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
+tests=false
+[ "${1:-}" = --tests ] && tests=true
+
+# install PKG...: the ones not installed yet
+updated=false
+install() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
 	echo "setup: installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
+	$updated || apt-get update -qq
+	updated=true
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+install build-essential clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev meson \
+	ninja-build pkg-config make python3
+if $tests; then
+	# libFuzzer's runtime comes with the clang release installed: libclang-rt-N-dev
+	clang_major=$(clang -dumpversion | cut -d. -f1)
+	install check golang-go "libclang-rt-$clang_major-dev" linux-perf libbpf-tools util-linux \
+		chromium fonts-dejavu-core
 fi
+# the test suite (and its fuzz targets): required with --tests, left out of a new build without
+features=disabled
+$tests && features=enabled
 if [ ! -f build/build.ninja ]; then
-	meson setup build -Dtests=$([ "${1:-}" = --tests ] && echo true || echo false) >/dev/null
-elif [ "${1:-}" = --tests ]; then
-	meson configure build -Dtests=true >/dev/null
+	meson setup build -Dtests=$features -Dfuzz=$features >/dev/null
+elif $tests; then
+	meson configure build -Dtests=enabled -Dfuzz=enabled >/dev/null
 fi
 ninja -C build >/dev/null
 echo "setup: built $(pwd)/build/src/schedprof"
