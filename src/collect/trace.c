@@ -315,7 +315,7 @@ static int tracer_attach(struct tracer *t)
 		return err;
 	}
 	/* with the fold cache, kallsyms is read only now (see tracer_prepare) */
-	return t->ksyms_started || t->ctx.ksyms ? 0 : ksyms_start(t);
+	return t->fold_cached && !t->ksyms_started && !t->ctx.ksyms ? ksyms_start(t) : 0;
 }
 
 static void tracer_detach(struct tracer *t)

@@ -110,6 +110,48 @@ run 0 "$SCHEDPROF" report --help
 grep -q 'Usage: schedprof report' "$TMP/out" || fail "report --help"
 pass "usage errors exit 2"
 
+# ---- option letters: -V/--version in every command, -v/-vv verbose, views with --views ----
+for cmd in "" trace report diff; do
+	for opt in -V --version; do
+		run 0 "$SCHEDPROF" $cmd $opt
+		grep -qx 'schedprof [0-9][0-9.]*' "$TMP/out" || fail "schedprof $cmd $opt: $(cat "$TMP/out")"
+	done
+done
+for cmd in trace report diff; do
+	run 0 "$SCHEDPROF" $cmd --help
+	grep -q -- '^      --views LIST' "$TMP/out" || fail "$cmd --help has no --views line"
+	grep -q -- '^  -v, --verbose' "$TMP/out" || fail "$cmd --help has no -v, --verbose line"
+	grep -q -- '^  -V, --version' "$TMP/out" || fail "$cmd --help has no -V, --version line"
+done
+pass "-V and --version print the version in every command; --help names --views, -v, -V"
+
+run 0 "$SCHEDPROF" report -v "$A"
+cmp -s "$TMP/out" "$TMP/table.txt" || fail "report -v changed the report"
+grep -q "^schedprof report: $A: read in " "$TMP/err" || fail "report -v says nothing: $(cat "$TMP/err")"
+run 0 "$SCHEDPROF" report --verbose -v "$A"
+cmp -s "$TMP/out" "$TMP/table.txt" || fail "report -vv changed the report"
+run 0 "$SCHEDPROF" diff -vv "$A" "$B"
+grep -q "^schedprof diff: $B: read in " "$TMP/err" || fail "diff -vv says nothing: $(cat "$TMP/err")"
+run 0 "$SCHEDPROF" report --views profile -f folded "$FULL"
+[ "$(folded_sum "$TMP/out")" = 850 ] || fail "--views profile: folded total $(folded_sum "$TMP/out")"
+pass "-v, -vv and --verbose are verbose (stderr only); --views selects views"
+
+# the old `-v VIEWS`: one clear line naming --views, then the hint; exit 2
+for args in "report -v schedules $A" "report -v profile,locks $A" "diff -v locks $A $B" \
+	    "trace -v schedules -- true" "trace -v profile -a"; do
+	run 2 "$SCHEDPROF" $args
+	[ "$(wc -l < "$TMP/err")" = 2 ] || fail "$args: not two lines: $(cat "$TMP/err")"
+	grep -q "is a view list: choose views with --views .* (-v means --verbose)$" "$TMP/err" ||
+		fail "$args: $(head -1 "$TMP/err")"
+	grep -qx "Try 'schedprof ${args%% *} --help'." "$TMP/err" || fail "$args: no hint"
+done
+run 2 "$SCHEDPROF" report --views bogus "$A"
+grep -q "^schedprof report: bad view list 'bogus'" "$TMP/err" || fail "--views bogus: $(cat "$TMP/err")"
+run 2 "$SCHEDPROF"
+[ "$(wc -l < "$TMP/err")" = 2 ] && grep -qx "Try 'schedprof --help'." "$TMP/err" ||
+	fail "schedprof alone: $(cat "$TMP/err")"
+pass "the old -v VIEWS is a usage error naming --views; usage errors are one line + hint"
+
 # ---- diff ----
 run 0 "$SCHEDPROF" diff "$A" "$B"
 grep -q '^schedules              40000 -> 3329 (-91.7%)$' "$TMP/out" || fail "diff totals: $(cat "$TMP/out")"

@@ -26,6 +26,37 @@ sh -c 'exit 0' & dead=$!; wait $dead
 [ $rc = 1 ] || fail "-p dead pid exits $rc, expected 1"
 grep -qx "schedprof: no such process: $dead" "$TMP/err" || fail "message: $(cat "$TMP/err")"
 pass "-- false -> 1, -- /nonexistent -> 127, -p dead -> 1"
+# -v: the start-up steps on stderr, the report unchanged on stdout; -vv: libbpf's lines too
+"$SCHEDPROF" trace --views schedules -- true > /dev/null 2> "$TMP/err" || fail "quiet run failed"
+[ ! -s "$TMP/err" ] || fail "a run without -v wrote to stderr: $(cat "$TMP/err")"
+"$SCHEDPROF" trace -v --views schedules -- true > /dev/null 2> "$TMP/err" || fail "-v run failed"
+grep -q '^schedprof: tracing command true: attached in [0-9.]* ms$' "$TMP/err" ||
+	fail "-v: $(cat "$TMP/err")"
+grep -q '^libbpf: ' "$TMP/err" && fail "-v printed libbpf's messages"
+"$SCHEDPROF" trace -vv --views schedules -- true > /dev/null 2> "$TMP/err" || fail "-vv run failed"
+grep -q '^libbpf: ' "$TMP/err" || fail "-vv printed no libbpf message"
+pass "-v is verbose, -vv adds libbpf's messages"
+# kallsyms unreadable (an empty file mounted over it in a mount namespace of our own): the
+# report is still written, kernel functions as addresses, and one line says so; without the
+# boot's fold cache (an empty /run) the callers are [unknown] and the line says that too
+if command -v unshare >/dev/null; then
+	for run in keep empty; do
+		unshare -m sh -c '[ "$1" = keep ] || mount -t tmpfs none /run || exit 99
+			mount --bind /dev/null /proc/kallsyms || exit 99
+			exec "$2" trace --views schedules,profile -f json -o "$3" -- sleep 0.2' \
+			sh "$run" "$SCHEDPROF" "$TMP/nosyms.json" 2> "$TMP/err"; rc=$?
+		[ $rc != 99 ] || skip_or_fail "cannot mount in a new mount namespace"
+		[ $rc = 0 ] || fail "without kallsyms ($run /run): exit $rc: $(cat "$TMP/err")"
+		[ "$(wc -l < "$TMP/err")" = 1 ] || fail "without kallsyms: not one line: $(cat "$TMP/err")"
+		grep -q '^schedprof: warning: cannot read /proc/kallsyms: .*: kernel functions are shown as addresses' \
+			"$TMP/err" || fail "without kallsyms: $(cat "$TMP/err")"
+		t=$(jget "$TMP/nosyms.json" 'd["schedules"]["total"]')
+		[ "$t" -gt 0 ] || fail "without kallsyms ($run /run): no schedules in the report"
+	done
+	grep -q 'callers of schedule() and locks as \[unknown\]' "$TMP/err" ||
+		fail "without the fold cache: $(cat "$TMP/err")"
+	pass "an unreadable /proc/kallsyms: the report is written, with one warning"
+fi
 # not root: one line naming what is needed, exit 1 (setpriv drops every capability)
 if command -v setpriv >/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
