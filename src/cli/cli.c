@@ -160,8 +160,11 @@ static int runs_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg
 int runs_parse(const struct cli_cmd *cmd, int argc, char **argv, const struct option *longopts,
 	       int nfiles, const char *operands_desc, struct runs_opts *o)
 {
+	static char prefix[64];
 	int err;
 
+	snprintf(prefix, sizeof(prefix), "schedprof %s", cmd->name);
+	log_set_prefix(prefix); /* "schedprof report: run.json: ..." */
 	memset(o, 0, sizeof(*o));
 	render_opts_init(&o->render);
 	err = cli_parse(cmd, argc, argv, RENDER_SHORT_OPTS "o:" CLI_SHORT_OPTS, longopts, runs_opt,

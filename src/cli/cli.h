@@ -85,9 +85,16 @@ struct runs_opts {
 	char **files;	    /* the saved runs named */
 };
 
+/* The options of report and diff after their render options. */
+#define RUNS_LONG_OPTS                                                                           \
+	{ "output", required_argument, NULL, 'o' },                                               \
+	CLI_LONG_OPTS,                                                                            \
+	{}
+
 /*
  * report and diff: the render options of longopts, -o, the common options, then exactly
  * nfiles saved runs (operands_desc names them in the error). 0, EXIT_USAGE or CLI_DONE.
+ * From here on, messages say "schedprof CMD: ".
  */
 int runs_parse(const struct cli_cmd *cmd, int argc, char **argv, const struct option *longopts,
 	       int nfiles, const char *operands_desc, struct runs_opts *o);

@@ -45,12 +45,7 @@ static int write_diff(const void *ctx, FILE *f)
 
 int cmd_diff(int argc, char **argv)
 {
-	static const struct option long_opts[] = {
-		RENDER_BASE_LONG_OPTS,
-		{ "output", required_argument, NULL, 'o' },
-		CLI_LONG_OPTS,
-		{},
-	};
+	static const struct option long_opts[] = { RENDER_BASE_LONG_OPTS, RUNS_LONG_OPTS };
 	struct sp_run a, b;
 	struct sp_diff d = { 0 };
 	struct runs_opts o;
@@ -58,7 +53,6 @@ int cmd_diff(int argc, char **argv)
 	enum sp_format fmt;
 	int err;
 
-	log_set_prefix("schedprof diff");
 	err = runs_parse(&diff_cmd, argc, argv, long_opts, 2, "two saved runs: A.json B.json", &o);
 	if (err)
 		return err == CLI_DONE ? EXIT_SUCCESS : err;

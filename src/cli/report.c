@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include "cli.h"
 #include "commands.h"
-#include "log.h"
 #include "render_opts.h"
 
 static void report_help(void)
@@ -33,17 +32,11 @@ static const struct cli_cmd report_cmd = { "report", report_help };
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option long_opts[] = {
-		RENDER_LONG_OPTS,
-		{ "output", required_argument, NULL, 'o' },
-		CLI_LONG_OPTS,
-		{},
-	};
+	static const struct option long_opts[] = { RENDER_LONG_OPTS, RUNS_LONG_OPTS };
 	struct runs_opts o;
 	struct sp_run run;
 	int err;
 
-	log_set_prefix("schedprof report");
 	err = runs_parse(&report_cmd, argc, argv, long_opts, 1, "one saved run: FILE.json", &o);
 	if (err)
 		return err == CLI_DONE ? EXIT_SUCCESS : err;
