@@ -29,7 +29,7 @@ struct cli_cmd {
 	{ "version", no_argument, NULL, 'V' },                                                    \
 	{ "help", no_argument, NULL, 'h' }
 #define CLI_HELP_LINES                                                                           \
-	"  -v, --verbose     more diagnostics (-vv: libbpf's too)\n"                              \
+	"  -v, --verbose     more diagnostics (trace -vv: libbpf's too)\n"                              \
 	"  -V, --version     print the version\n"                                                 \
 	"  -h, --help        this help\n"
 
