@@ -88,9 +88,11 @@ int cli_check_stray_views(const struct cli_cmd *cmd, const char *operand)
 				    "(-v means --verbose)", operand, operand);
 }
 
-bool cli_output_is_terminal(const char *path)
+int cli_check_output(const struct cli_cmd *cmd, enum sp_format format, const char *path)
 {
-	return !path && isatty(STDOUT_FILENO);
+	if (!render_format_is_binary(format) || path || !isatty(STDOUT_FILENO))
+		return 0;
+	return cli_usage_error(cmd, "this format is not for a terminal: write it with -o FILE");
 }
 
 int cli_write_output(const char *path, const char *what, cli_write_fn write_fn, const void *ctx)
@@ -177,7 +179,5 @@ int runs_parse(const struct cli_cmd *cmd, int argc, char **argv, const struct op
 	if (argc - optind != nfiles)
 		return cli_usage_error(cmd, "give %s", operands_desc);
 	o->files = &argv[optind];
-	if (render_format_is_binary(o->render.format) && cli_output_is_terminal(o->output))
-		return cli_usage_error(cmd, "this format is not for a terminal: write it with -o FILE");
-	return 0;
+	return cli_check_output(cmd, o->render.format, o->output);
 }

@@ -60,8 +60,11 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, const char *shor
  */
 int cli_check_stray_views(const struct cli_cmd *cmd, const char *operand);
 
-/* Whether writing a binary format to path (NULL: stdout) would fill a terminal with it. */
-bool cli_output_is_terminal(const char *path);
+/*
+ * Before any work: a binary or page format (pprof, svg, html) to path NULL (stdout) that is a
+ * terminal is refused. 0, or EXIT_USAGE after saying to use -o FILE.
+ */
+int cli_check_output(const struct cli_cmd *cmd, enum sp_format format, const char *path);
 
 /* Writes the report: one call of write(ctx, f). */
 typedef int (*cli_write_fn)(const void *ctx, FILE *f);

@@ -241,9 +241,9 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 
 	if (err)
 		return err;
-	if (render_format_is_binary(o->render.format) && cli_output_is_terminal(o->output))
-		return cli_usage_error(&trace_cmd,
-				       "this format is not for a terminal: write it with -o FILE");
+	err = cli_check_output(&trace_cmd, o->render.format, o->output);
+	if (err)
+		return err;
 	if (p->no_profile) {
 		o->views &= ~SP_VIEW_PROFILE;
 		o->render.views = o->views;
