@@ -32,12 +32,29 @@ void cli_print_version(void)
 	printf("schedprof %s\n", SCHEDPROF_VERSION);
 }
 
-/* getopt's '?': an unknown option, or one without its argument. */
-static int unknown_option(const struct cli_cmd *cmd, char **argv)
+/* Whether arg ("--name" or "--name=...") is the long option whose value is c. */
+static bool is_long_opt(const struct option *longopts, const char *arg, int c)
+{
+	size_t len = strcspn(arg, "=");
+
+	if (strncmp(arg, "--", 2))
+		return false;
+	for (; longopts->name; longopts++)
+		if (longopts->val == c && strlen(longopts->name) == len - 2 &&
+		    !strncmp(longopts->name, arg + 2, len - 2))
+			return true;
+	return false;
+}
+
+/*
+ * getopt's '?': an unknown option, or one without its argument. optopt is the short option
+ * (or the long option's value when its argument is missing), 0 for an unknown long option.
+ */
+static int unknown_option(const struct cli_cmd *cmd, char **argv, const struct option *longopts)
 {
 	const char *arg = argv[optind - 1];
 
-	if (strncmp(arg, "--", 2) && optopt && optopt < 0x100)
+	if (optopt && !is_long_opt(longopts, arg, optopt) && optopt < 0x100)
 		return cli_usage_error(cmd, "unknown or incomplete option '-%c'", optopt);
 	return cli_usage_error(cmd, "unknown or incomplete option '%.*s'", (int)strcspn(arg, "="),
 			       arg);
@@ -67,7 +84,7 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, const char *shor
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == '?')
-			return unknown_option(cmd, argv);
+			return unknown_option(cmd, argv, longopts);
 		if (c == 'v' || c == 'V' || c == 'h')
 			err = common_opt(cmd, c);
 		else
