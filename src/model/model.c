@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
+#include "schema.h"
 #include "util.h"
+#include "view.h"
 
 void sp_run_init(struct sp_run *run)
 {
@@ -109,130 +111,51 @@ int sp_stack_list_merge_pids(const struct sp_stack_list *l, struct sp_stack_list
 	return 0;
 }
 
-static void stack_list_free(struct sp_stack_list *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		stack_row_free(&l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-static void sched_view_free(struct sp_sched_view *v)
-{
-	for (size_t i = 0; i < v->nrows; i++) {
-		free(v->rows[i].caller);
-		free(v->rows[i].wait);
-		sp_comm_list_free(&v->rows[i].comms);
-		stack_list_free(&v->rows[i].stacks);
-	}
-	free(v->rows);
-	memset(v, 0, sizeof(*v));
-}
-
-static void profile_view_free(struct sp_profile_view *v)
-{
-	for (size_t i = 0; i < v->nrows; i++) {
-		free(v->rows[i].function);
-		free(v->rows[i].object);
-		sp_comm_list_free(&v->rows[i].comms);
-		stack_list_free(&v->rows[i].stacks);
-	}
-	free(v->rows);
-	memset(v, 0, sizeof(*v));
-}
-
-static void lock_view_free(struct sp_lock_view *v)
-{
-	for (size_t i = 0; i < v->nrows; i++) {
-		free(v->rows[i].caller);
-		free(v->rows[i].kind);
-		free(v->rows[i].lock);
-		free(v->rows[i].source);
-		sp_comm_list_free(&v->rows[i].comms);
-		stack_list_free(&v->rows[i].stacks);
-		sp_comm_list_free(&v->rows[i].owners);
-	}
-	for (size_t i = 0; i < v->nsleepers; i++) {
-		free(v->sleepers[i].caller);
-		free(v->sleepers[i].kind);
-		free(v->sleepers[i].lock);
-		sp_comm_list_free(&v->sleepers[i].comms);
-	}
-	for (size_t i = 0; i < v->ngroups; i++) {
-		free(v->groups[i].comm);
-		free(v->groups[i].kind);
-		free(v->groups[i].lock);
-		sp_comm_list_free(&v->groups[i].callers);
-	}
-	free(v->rows);
-	free(v->sleepers);
-	free(v->groups);
-	free(v->unavailable);
-	memset(v, 0, sizeof(*v));
-}
-
 void sp_run_free(struct sp_run *run)
 {
 	if (!run)
 		return;
-	free(run->schema);
-	free(run->version);
-	free(run->kernel);
-	free(run->hostname);
-	free(run->target.command);
-	free(run->target.pids);
-	free(run->options);
-	sched_view_free(&run->sched);
-	profile_view_free(&run->profile);
-	lock_view_free(&run->locks);
-	for (size_t i = 0; i < run->objects.n; i++) {
-		free(run->objects.v[i].path);
-		free(run->objects.v[i].build_id);
-	}
-	free(run->objects.v);
+	sp_schema_free(&sp_run_fields, run);
+	for (size_t i = 0; i < sp_nviews; i++)
+		sp_schema_free(sp_views[i]->schema, sp_view_data(run, sp_views[i]));
 	memset(run, 0, sizeof(*run));
+}
+
+void *sp_array_add(void **v, size_t *n, size_t *cap, size_t size)
+{
+	if (grow(v, cap, *n + 1, size))
+		return NULL;
+	return (char *)*v + (*n)++ * size;
 }
 
 struct sp_sched_row *sp_sched_add_row(struct sp_sched_view *v)
 {
-	if (grow((void **)&v->rows, &v->cap, v->nrows + 1, sizeof(*v->rows)))
-		return NULL;
-	return &v->rows[v->nrows++];
+	return SP_ARRAY_ADD(v->rows, v->nrows, v->cap);
 }
 
 struct sp_stack_row *sp_stack_list_add(struct sp_stack_list *l)
 {
-	if (grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
-		return NULL;
-	return &l->v[l->n++];
+	return SP_ARRAY_ADD(l->v, l->n, l->cap);
 }
 
 struct sp_profile_row *sp_profile_add_row(struct sp_profile_view *v)
 {
-	if (grow((void **)&v->rows, &v->cap, v->nrows + 1, sizeof(*v->rows)))
-		return NULL;
-	return &v->rows[v->nrows++];
+	return SP_ARRAY_ADD(v->rows, v->nrows, v->cap);
 }
 
 struct sp_lock_row *sp_lock_add_row(struct sp_lock_view *v)
 {
-	if (grow((void **)&v->rows, &v->cap, v->nrows + 1, sizeof(*v->rows)))
-		return NULL;
-	return &v->rows[v->nrows++];
+	return SP_ARRAY_ADD(v->rows, v->nrows, v->cap);
 }
 
 struct sp_sleeper_row *sp_sleeper_add_row(struct sp_lock_view *v)
 {
-	if (grow((void **)&v->sleepers, &v->sleepers_cap, v->nsleepers + 1, sizeof(*v->sleepers)))
-		return NULL;
-	return &v->sleepers[v->nsleepers++];
+	return SP_ARRAY_ADD(v->sleepers, v->nsleepers, v->sleepers_cap);
 }
 
 struct sp_sleeper_group *sp_sleeper_add_group(struct sp_lock_view *v)
 {
-	if (grow((void **)&v->groups, &v->groups_cap, v->ngroups + 1, sizeof(*v->groups)))
-		return NULL;
-	return &v->groups[v->ngroups++];
+	return SP_ARRAY_ADD(v->groups, v->ngroups, v->groups_cap);
 }
 
 int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, uint64_t time_ns,
@@ -262,86 +185,15 @@ int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, u
 	return 0;
 }
 
-/* ---- UTF-8 fix-up: every string of the model, view by view ---- */
-
-static int fix(char **s)
-{
-	char *d;
-
-	for (const unsigned char *p = (const unsigned char *)*s; p && *p; p++) {
-		if (*p < 0x80)
-			continue;
-		d = utf8_fix(*s); /* some non-ASCII: let the full check decide */
-		if (!d)
-			return -ENOMEM;
-		free(*s);
-		*s = d;
-		break;
-	}
-	return 0;
-}
-
-static int fix_comms(struct sp_comm_list *l)
-{
-	int err = 0;
-
-	for (size_t i = 0; !err && i < l->n; i++)
-		err = fix(&l->v[i].comm);
-	return err;
-}
-
-static int fix_stacks(struct sp_stack_list *l)
-{
-	int err = 0;
-
-	for (size_t i = 0; !err && i < l->n; i++) {
-		struct sp_stack_row *s = &l->v[i];
-
-		err = fix(&s->comm);
-		for (size_t j = 0; !err && j < s->nframes; j++)
-			err = fix(&s->frames[j]) ?: (s->objects ? fix(&s->objects[j]) : 0);
-	}
-	return err;
-}
+/* ---- UTF-8 fix-up: every string of the model, through the schema ---- */
 
 int sp_run_fix_utf8(struct sp_run *run)
 {
-	struct sp_lock_view *lv = &run->locks;
-	int err;
+	int err = sp_schema_fix_utf8(&sp_run_fields, run);
 
-	err = fix(&run->version) ?: fix(&run->kernel) ?: fix(&run->hostname) ?:
-	      fix(&run->options) ?: fix(&run->target.command);
-	for (size_t i = 0; !err && i < run->objects.n; i++)
-		err = fix(&run->objects.v[i].path) ?: fix(&run->objects.v[i].build_id);
-	for (size_t i = 0; !err && i < run->sched.nrows; i++) {
-		struct sp_sched_row *r = &run->sched.rows[i];
-
-		err = fix(&r->caller) ?: fix(&r->wait) ?: fix_comms(&r->comms) ?:
-		      fix_stacks(&r->stacks);
-	}
-	for (size_t i = 0; !err && i < run->profile.nrows; i++) {
-		struct sp_profile_row *r = &run->profile.rows[i];
-
-		err = fix(&r->function) ?: fix(&r->object) ?: fix_comms(&r->comms) ?:
-		      fix_stacks(&r->stacks);
-	}
-	for (size_t i = 0; !err && i < lv->nrows; i++) {
-		struct sp_lock_row *r = &lv->rows[i];
-
-		err = fix(&r->caller) ?: fix(&r->kind) ?: fix(&r->lock) ?: fix(&r->source) ?:
-		      fix_comms(&r->comms) ?: fix_comms(&r->owners) ?: fix_stacks(&r->stacks);
-	}
-	for (size_t i = 0; !err && i < lv->nsleepers; i++) {
-		struct sp_sleeper_row *r = &lv->sleepers[i];
-
-		err = fix(&r->caller) ?: fix(&r->kind) ?: fix(&r->lock) ?: fix_comms(&r->comms);
-	}
-	for (size_t i = 0; !err && i < lv->ngroups; i++) {
-		struct sp_sleeper_group *g = &lv->groups[i];
-
-		err = fix(&g->comm) ?: fix(&g->kind) ?: fix(&g->lock) ?: fix_comms(&g->callers);
-	}
-	return err ?: fix(&lv->unavailable);
+	for (size_t i = 0; !err && i < sp_nviews; i++)
+		err = sp_schema_fix_utf8(sp_views[i]->schema, sp_view_data(run, sp_views[i]));
+	return err;
 }
 
 int sp_object_list_add(struct sp_object_list *l, const char *path, const char *build_id)

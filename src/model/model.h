@@ -206,6 +206,10 @@ void sp_run_init(struct sp_run *run);
 void sp_run_free(struct sp_run *run);
 
 /* Append helpers: return a pointer to the new zeroed element, or NULL (ENOMEM). */
+/* Any growable array: *v of *n elements of size, capacity *cap. */
+void *sp_array_add(void **v, size_t *n, size_t *cap, size_t size);
+#define SP_ARRAY_ADD(v, n, cap) \
+	((__typeof__(v))sp_array_add((void **)&(v), &(n), &(cap), sizeof(*(v))))
 struct sp_sched_row *sp_sched_add_row(struct sp_sched_view *v);
 struct sp_stack_row *sp_stack_list_add(struct sp_stack_list *l);
 struct sp_profile_row *sp_profile_add_row(struct sp_profile_view *v);
