@@ -127,6 +127,41 @@ static int merge(struct sp_diff_view *dv, struct ents *e)
 	return 0;
 }
 
+static const char *row_str(const char *row, size_t off)
+{
+	return off == SP_NONE ? NULL : *SP_CAT(row, off, char *);
+}
+
+/* Adds one run's rows of a diff table to e, and returns the total shares are of. */
+static int add_rows(const struct sp_view_ops *v, const struct sp_diff_table *t,
+		    const struct sp_run *run, enum sp_value value, struct ents *e,
+		    uint64_t *ret_total)
+{
+	bool time = value == SP_VALUE_TIME;
+	/* rows without times: count x the view's period, in time or count alike */
+	uint64_t period = time && t->time_off == SP_NONE && v->period_ns ? v->period_ns(run) : 1;
+	uint64_t sum = 0;
+	const char *rows;
+	size_t size, n = sp_view_rows(v, run, t->rows, &rows, &size);
+	int err = 0;
+
+	for (size_t i = 0; !err && i < n; i++) {
+		const char *r = rows + i * size;
+		uint64_t x = time && t->time_off != SP_NONE ? *SP_CAT(r, t->time_off, uint64_t)
+			   : sp_sat_mul(*SP_CAT(r, t->count_off, uint64_t), period);
+
+		sum = sp_sat_add(sum, x);
+		err = ent_add(e, row_str(r, t->name_off), row_str(r, t->detail_off),
+			      row_str(r, t->extra_off), x);
+	}
+	if (t->total_off == SP_NONE || (time && t->time_off != SP_NONE))
+		*ret_total = sum;
+	else
+		*ret_total = sp_sat_mul(*SP_CAT(sp_view_cdata(run, v), t->total_off, uint64_t),
+					period);
+	return err;
+}
+
 int sp_diff_build(const struct sp_run *a, const struct sp_run *b, unsigned int views,
 		  enum sp_value value, struct sp_diff *ret)
 {
@@ -157,10 +192,10 @@ int sp_diff_build(const struct sp_run *a, const struct sp_run *b, unsigned int v
 			e.n = 0;
 			e.side_b = false;
 			if (in_a)
-				err = t->add(a, value, ent_add, &e, &dv->a_total);
+				err = add_rows(v, t, a, value, &e, &dv->a_total);
 			e.side_b = true;
 			if (!err && in_b)
-				err = t->add(b, value, ent_add, &e, &dv->b_total);
+				err = add_rows(v, t, b, value, &e, &dv->b_total);
 			if (!err)
 				err = merge(dv, &e);
 		}

@@ -145,17 +145,21 @@ static int walk_view(const struct sp_run *run, unsigned int view, bool by_pid, s
 {
 	const struct sp_view_ops *v = sp_view_find(view);
 	struct row r = { 0 };
+	const char *rows;
+	size_t n, size;
 	int err = 0;
 
 	if (!v)
 		return -EINVAL;
+	n = sp_view_rows(v, run, v->walk.rows, &rows, &size);
 	if (v->period_ns)
 		r.period_ns = v->period_ns(run);
-	for (size_t i = 0; !err && i < v->nrows(run); i++) {
-		v->row(run, i, &r.r);
+	for (size_t i = 0; !err && i < n; i++) {
+		sp_view_walk_row(&v->walk, rows + i * size, &r.r);
 		err = walk_row(&r, by_pid, fn, arg);
 	}
-	return err ?: walk_lost(v->lost(run), fn, arg);
+	return err ?: walk_lost(*SP_CAT(sp_view_cdata(run, v), v->walk.lost_off, uint64_t), fn,
+				arg);
 }
 
 int sp_samples_for_each(const struct sp_run *run, unsigned int view, sp_sample_fn fn, void *arg)

@@ -115,6 +115,14 @@ static const struct sp_field run_fields[] = {
 };
 const struct sp_schema sp_run_fields = SP_SCHEMA_OF("run", run_fields);
 
+const struct sp_field *sp_schema_field(const struct sp_schema *s, const char *key)
+{
+	for (size_t i = 0; i < s->nfields; i++)
+		if (!strcmp(s->fields[i].key, key))
+			return &s->fields[i];
+	return NULL;
+}
+
 /* ---- write ---- */
 
 static bool group_on(const struct sp_field *f, const void *obj)

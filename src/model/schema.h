@@ -107,6 +107,9 @@ extern const struct sp_schema sp_stack_offcpu, sp_stack_wait, sp_stack_plain;
 /* The run's own fields (views apart: view.h lists them). */
 extern const struct sp_schema sp_run_fields;
 
+/* The field of s under key, or NULL. */
+const struct sp_field *sp_schema_field(const struct sp_schema *s, const char *key);
+
 /*
  * The members of obj (a struct of schema s), in order, inside an open JSON object. 0, or the
  * first error of a CUSTOM writer (-ENOMEM); the writer's own errors come from jw_finish().

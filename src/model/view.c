@@ -42,3 +42,29 @@ const void *sp_view_cdata(const struct sp_run *run, const struct sp_view_ops *v)
 {
 	return (const char *)run + v->off;
 }
+
+size_t sp_view_rows(const struct sp_view_ops *view, const struct sp_run *run, const char *key,
+		    const char **ret_rows, size_t *ret_size)
+{
+	const struct sp_field *f = sp_schema_field(view->schema, key);
+	const void *v = sp_view_cdata(run, view);
+
+	if (!f || f->type != SP_T_ARRAY) {
+		*ret_rows = NULL;
+		*ret_size = 0;
+		return 0;
+	}
+	*ret_rows = *SP_CAT(v, f->off, char *);
+	*ret_size = f->size;
+	return *SP_CAT(v, f->n_off, size_t);
+}
+
+void sp_view_walk_row(const struct sp_view_walk *w, const void *r, struct sp_view_row *ret)
+{
+	*ret = (struct sp_view_row){
+		.name = *SP_CAT(r, w->name_off, char *),
+		.object = w->object_off == SP_NONE ? NULL : *SP_CAT(r, w->object_off, char *),
+		.comms = SP_CAT(r, w->comms_off, struct sp_comm_list),
+		.stacks = SP_CAT(r, w->stacks_off, struct sp_stack_list),
+	};
+}

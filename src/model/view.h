@@ -16,6 +16,9 @@
 #include "render.h"
 #include "schema.h"
 
+/* No member: an offset that is not there. */
+#define SP_NONE ((size_t)-1)
+
 /* A row as the stack formats see it (see samples.h). */
 struct sp_view_row {
 	const char *name;   /* the one frame of the remainders: caller, function */
@@ -24,20 +27,29 @@ struct sp_view_row {
 	const struct sp_stack_list *stacks;
 };
 
-/* Adds one diff row: key (name, detail, extra) and its value. 0 or -ENOMEM. */
-typedef int (*sp_diff_add_fn)(void *ctx, const char *name, const char *detail, const char *extra,
-			      uint64_t v);
+/* Where the stack walk finds a view's rows and their parts. */
+struct sp_view_walk {
+	const char *rows;		/* the key of the rows' array in the view's schema */
+	size_t name_off, object_off;	/* char * members of a row; object SP_NONE: [kernel] */
+	size_t comms_off, stacks_off;	/* its struct sp_comm_list and struct sp_stack_list */
+	size_t lost_off;		/* uint64_t in the view: what no row holds */
+};
 
-/* One table of `diff` for a view. */
+/*
+ * One table of `diff` for a view: the rows of an array field, keyed by (name, detail,
+ * extra), valued by their count or time.
+ */
 struct sp_diff_table {
 	const char *key;	/* JSON "view": "schedules", "lock_sleepers" */
 	const char *title;	/* "schedules by caller" */
 	const char *column;	/* header of the name column */
 	const char *time_label; /* what --value time compares: "off-CPU time" */
 	const char *extra_key;	/* JSON key of the rows' extra ("lock"), or NULL: none */
-	/* Adds every row of run's view, and returns the total the shares are of. */
-	int (*add)(const struct sp_run *run, enum sp_value value, sp_diff_add_fn add, void *ctx,
-		   uint64_t *ret_total);
+	const char *rows;	/* the key of the rows' array in the view's schema */
+	size_t name_off, detail_off, extra_off; /* char * in a row; SP_NONE: none */
+	size_t count_off;	/* uint64_t in a row */
+	size_t time_off;	/* uint64_t in a row; SP_NONE: count x the view's period */
+	size_t total_off;	/* uint64_t count total in the view; SP_NONE: the rows' sum */
 };
 
 /* A total of the view compared in the diff summary. */
@@ -62,12 +74,10 @@ struct sp_view_ops {
 	/* The table (format_table.c). 0 or -ENOMEM/-EIO. */
 	int (*print_table)(const struct sp_run *run, const struct render_opts *o, FILE *f);
 
-	/* The stack walk: the rows, each row's sampling period (time = count x period; 0: the
-	 * time is in the model), and what no row holds. */
-	size_t (*nrows)(const struct sp_run *run);
-	void (*row)(const struct sp_run *run, size_t i, struct sp_view_row *ret);
+	/* The stack walk (samples.c), and the sampling period when the rows have counts but no
+	 * times (time = count x period): NULL when the rows hold their times. */
+	struct sp_view_walk walk;
 	uint64_t (*period_ns)(const struct sp_run *run);
-	uint64_t (*lost)(const struct sp_run *run);
 
 	/* diff */
 	const struct sp_diff_table *diff;
@@ -80,6 +90,22 @@ extern const struct sp_view_ops sp_view_schedules, sp_view_profile, sp_view_lock
 /* Every view, in the order of the outputs. */
 extern const struct sp_view_ops *const sp_views[];
 extern const size_t sp_nviews;
+
+/*
+ * The members every view file fills alike: its struct is member M of struct sp_run, and the
+ * file defines view_schema, print_table, diff[] and totals[].
+ */
+#define SP_VIEW_COMMON(M)                                                                       \
+	.off = offsetof(struct sp_run, M), .present_off = offsetof(struct sp_run, M.present),    \
+	.schema = &view_schema, .print_table = print_table, .diff = diff,                        \
+	.ndiff = sizeof(diff) / sizeof(diff[0]), .totals = totals,                               \
+	.ntotals = sizeof(totals) / sizeof(totals[0])
+
+/* The rows of view (the array of its schema under key) in run: *ret_rows, their count. */
+size_t sp_view_rows(const struct sp_view_ops *view, const struct sp_run *run, const char *key,
+		    const char **ret_rows, size_t *ret_size);
+/* A row of the walk's array in the stack walk's terms. */
+void sp_view_walk_row(const struct sp_view_walk *w, const void *row, struct sp_view_row *ret);
 
 /* The view of one SP_VIEW_* bit, or NULL. */
 const struct sp_view_ops *sp_view_find(unsigned int bit);

@@ -195,68 +195,19 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	return 0;
 }
 
-/* ---- stack walk (sleepers have no stacks) ---- */
+/* ---- stack walk (sleepers have no stacks) and diff ---- */
 
-static size_t nrows(const struct sp_run *run)
-{
-	return run->locks.nrows;
-}
-
-static void row(const struct sp_run *run, size_t i, struct sp_view_row *ret)
-{
-	const struct sp_lock_row *r = &run->locks.rows[i];
-
-	*ret = (struct sp_view_row){ r->caller, NULL, &r->comms, &r->stacks };
-}
-
-static uint64_t lost(const struct sp_run *run)
-{
-	return run->locks.lost;
-}
-
-/* ---- diff ---- */
-
-static int diff_add_rows(const struct sp_run *run, enum sp_value value, sp_diff_add_fn add,
-			 void *ctx, uint64_t *ret_total)
-{
-	const struct sp_lock_view *v = &run->locks;
-	uint64_t time = 0;
-	int err = 0;
-
-	for (size_t i = 0; !err && i < v->nrows; i++) {
-		const struct sp_lock_row *r = &v->rows[i];
-
-		time = sp_sat_add(time, r->wait_ns);
-		err = add(ctx, r->caller, r->kind, r->lock,
-			  value == SP_VALUE_TIME ? r->wait_ns : r->count);
-	}
-	*ret_total = value == SP_VALUE_TIME ? time : v->total;
-	return err;
-}
-
-static int diff_add_sleepers(const struct sp_run *run, enum sp_value value, sp_diff_add_fn add,
-			     void *ctx, uint64_t *ret_total)
-{
-	const struct sp_lock_view *v = &run->locks;
-	uint64_t total = 0;
-	int err = 0;
-
-	for (size_t i = 0; !err && i < v->nsleepers; i++) {
-		const struct sp_sleeper_row *r = &v->sleepers[i];
-		uint64_t x = value == SP_VALUE_TIME ? r->offcpu_ns : r->count;
-
-		total = sp_sat_add(total, x);
-		err = add(ctx, r->caller, r->kind, r->lock, x);
-	}
-	*ret_total = total;
-	return err;
-}
-
+#define R struct sp_lock_row
+#define S struct sp_sleeper_row
 static const struct sp_diff_table diff[] = {
-	{ "locks", "lock contentions", "CALLER (KIND LOCK)", "wait time", "lock", diff_add_rows },
+	{ "locks", "lock contentions", "CALLER (KIND LOCK)", "wait time", "lock", "contentions",
+	  offsetof(R, caller), offsetof(R, kind), offsetof(R, lock), offsetof(R, count),
+	  offsetof(R, wait_ns), offsetof(struct sp_lock_view, total) },
 	{ "lock_sleepers", "sleeping-lock waits", "CALLER (KIND LOCK)", "off-CPU time", "lock",
-	  diff_add_sleepers },
+	  "sleepers", offsetof(S, caller), offsetof(S, kind), offsetof(S, lock),
+	  offsetof(S, count), offsetof(S, offcpu_ns), SP_NONE },
 };
+#undef S
 
 static const struct sp_view_total totals[] = {
 	{ "lock contentions", "lock_contentions", offsetof(struct sp_run, locks.total) },
@@ -265,20 +216,13 @@ static const struct sp_view_total totals[] = {
 const struct sp_view_ops sp_view_locks = {
 	.name = "locks",
 	.bit = SP_VIEW_LOCKS,
-	.off = offsetof(struct sp_run, locks),
-	.present_off = offsetof(struct sp_run, locks.present),
-	.schema = &view_schema,
 	.count_name = "contentions",
 	.time_name = "lock wait",
 	.pprof_types = { "contentions", "delay" },
 	.pprof_period_type = "contentions",
 	.pprof_period_unit = "count",
-	.print_table = print_table,
-	.nrows = nrows,
-	.row = row,
-	.lost = lost,
-	.diff = diff,
-	.ndiff = ARRAY_SIZE(diff),
-	.totals = totals,
-	.ntotals = ARRAY_SIZE(totals),
+	.walk = { "contentions", offsetof(R, caller), SP_NONE, offsetof(R, comms),
+		  offsetof(R, stacks), offsetof(struct sp_lock_view, lost) },
+	SP_VIEW_COMMON(locks),
 };
+#undef R

@@ -193,48 +193,18 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	return err;
 }
 
-/* ---- stack walk ---- */
-
-static size_t nrows(const struct sp_run *run)
-{
-	return run->profile.nrows;
-}
-
-static void row(const struct sp_run *run, size_t i, struct sp_view_row *ret)
-{
-	const struct sp_profile_row *r = &run->profile.rows[i];
-
-	*ret = (struct sp_view_row){ r->function, r->object, &r->comms, &r->stacks };
-}
+/* ---- stack walk and diff ---- */
 
 static uint64_t period_ns(const struct sp_run *run)
 {
 	return run->profile.hz ? NSEC_PER_SEC / run->profile.hz : 0;
 }
 
-static uint64_t lost(const struct sp_run *run)
-{
-	return run->profile.lost;
-}
-
-/* ---- diff ---- */
-
-static int diff_add(const struct sp_run *run, enum sp_value value, sp_diff_add_fn add, void *ctx,
-		    uint64_t *ret_total)
-{
-	const struct sp_profile_view *v = &run->profile;
-	uint64_t period = value == SP_VALUE_TIME ? period_ns(run) : 1;
-	int err = 0;
-
-	for (size_t i = 0; !err && i < v->nrows; i++)
-		err = add(ctx, v->rows[i].function, v->rows[i].object, NULL,
-			  sp_sat_mul(v->rows[i].samples, period));
-	*ret_total = sp_sat_mul(v->target, period);
-	return err;
-}
-
+#define R struct sp_profile_row
 static const struct sp_diff_table diff[] = {
-	{ "profile", "profile by function", "FUNCTION (OBJECT)", "CPU time", NULL, diff_add },
+	{ "profile", "profile by function", "FUNCTION (OBJECT)", "CPU time", NULL, "functions",
+	  offsetof(R, function), offsetof(R, object), SP_NONE, offsetof(R, samples), SP_NONE,
+	  offsetof(struct sp_profile_view, target) },
 };
 
 static const struct sp_view_total totals[] = {
@@ -245,21 +215,14 @@ static const struct sp_view_total totals[] = {
 const struct sp_view_ops sp_view_profile = {
 	.name = "profile",
 	.bit = SP_VIEW_PROFILE,
-	.off = offsetof(struct sp_run, profile),
-	.present_off = offsetof(struct sp_run, profile.present),
-	.schema = &view_schema,
 	.count_name = "samples",
 	.time_name = "CPU",
 	.pprof_types = { "samples", "cpu" },
 	.pprof_period_type = "cpu",
 	.pprof_period_unit = "nanoseconds",
-	.print_table = print_table,
-	.nrows = nrows,
-	.row = row,
+	.walk = { "functions", offsetof(R, function), offsetof(R, object), offsetof(R, comms),
+		  offsetof(R, stacks), offsetof(struct sp_profile_view, lost) },
 	.period_ns = period_ns,
-	.lost = lost,
-	.diff = diff,
-	.ndiff = ARRAY_SIZE(diff),
-	.totals = totals,
-	.ntotals = ARRAY_SIZE(totals),
+	SP_VIEW_COMMON(profile),
 };
+#undef R

@@ -128,47 +128,13 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	return err;
 }
 
-/* ---- stack walk ---- */
+/* ---- stack walk and diff ---- */
 
-static size_t nrows(const struct sp_run *run)
-{
-	return run->sched.nrows;
-}
-
-static void row(const struct sp_run *run, size_t i, struct sp_view_row *ret)
-{
-	const struct sp_sched_row *r = &run->sched.rows[i];
-
-	*ret = (struct sp_view_row){ r->caller, NULL, &r->comms, &r->stacks };
-}
-
-static uint64_t lost(const struct sp_run *run)
-{
-	return run->sched.lost_rows;
-}
-
-/* ---- diff ---- */
-
-static int diff_add(const struct sp_run *run, enum sp_value value, sp_diff_add_fn add, void *ctx,
-		    uint64_t *ret_total)
-{
-	const struct sp_sched_view *v = &run->sched;
-	uint64_t time = 0;
-	int err = 0;
-
-	for (size_t i = 0; !err && i < v->nrows; i++) {
-		const struct sp_sched_row *r = &v->rows[i];
-
-		time = sp_sat_add(time, r->offcpu_ns);
-		err = add(ctx, r->caller, r->wait, NULL,
-			  value == SP_VALUE_TIME ? r->offcpu_ns : r->count);
-	}
-	*ret_total = value == SP_VALUE_TIME ? time : v->total;
-	return err;
-}
-
+#define R struct sp_sched_row
 static const struct sp_diff_table diff[] = {
-	{ "schedules", "schedules by caller", "CALLER (WAIT)", "off-CPU time", NULL, diff_add },
+	{ "schedules", "schedules by caller", "CALLER (WAIT)", "off-CPU time", NULL, "callers",
+	  offsetof(R, caller), offsetof(R, wait), SP_NONE, offsetof(R, count),
+	  offsetof(R, offcpu_ns), offsetof(struct sp_sched_view, total) },
 };
 
 static const struct sp_view_total totals[] = {
@@ -180,20 +146,13 @@ static const struct sp_view_total totals[] = {
 const struct sp_view_ops sp_view_schedules = {
 	.name = "schedules",
 	.bit = SP_VIEW_SCHED,
-	.off = offsetof(struct sp_run, sched),
-	.present_off = offsetof(struct sp_run, sched.present),
-	.schema = &view_schema,
 	.count_name = "schedules",
 	.time_name = "off-CPU",
 	.pprof_types = { "schedules", "offcpu" },
 	.pprof_period_type = "schedules",
 	.pprof_period_unit = "count",
-	.print_table = print_table,
-	.nrows = nrows,
-	.row = row,
-	.lost = lost,
-	.diff = diff,
-	.ndiff = ARRAY_SIZE(diff),
-	.totals = totals,
-	.ntotals = ARRAY_SIZE(totals),
+	.walk = { "callers", offsetof(R, caller), SP_NONE, offsetof(R, comms), offsetof(R, stacks),
+		  offsetof(struct sp_sched_view, lost_rows) },
+	SP_VIEW_COMMON(sched),
 };
+#undef R

@@ -298,10 +298,14 @@ START_TEST(test_view_table)
 		bits |= v->bit;
 		ck_assert_ptr_nonnull(v->schema);
 		ck_assert_ptr_nonnull(v->print_table);
-		ck_assert_ptr_nonnull(v->nrows);
-		ck_assert_ptr_nonnull(v->row);
-		ck_assert_ptr_nonnull(v->lost);
+		ck_assert_ptr_nonnull(sp_schema_field(v->schema, v->walk.rows));
 		ck_assert_uint_gt(v->ndiff, 0);
+		for (size_t j = 0; j < v->ndiff; j++) {
+			const struct sp_field *f = sp_schema_field(v->schema, v->diff[j].rows);
+
+			ck_assert_msg(f && f->type == SP_T_ARRAY, "%s: no rows %s", v->name,
+				      v->diff[j].rows);
+		}
 	}
 	ck_assert_uint_eq(bits, SP_VIEW_ALL);
 }
