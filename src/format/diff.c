@@ -254,20 +254,8 @@ static void put_count(const char *label, uint64_t a, uint64_t b, FILE *f)
 
 static void put_run_line(const char *tag, const char *name, const struct sp_run *run, FILE *f)
 {
-	const struct sp_target_info *t = &run->target;
-
 	fprintf(f, "%s: %s  ", tag, name);
-	if (t->mode == SP_TARGET_COMMAND) {
-		fprintf(f, "command: %s", t->command ? t->command : "?");
-		if (t->exit_status >= 0)
-			fprintf(f, " (exit %d)", t->exit_status);
-	} else if (t->mode == SP_TARGET_PIDS) {
-		fputs("pids:", f);
-		for (size_t i = 0; i < t->npids; i++)
-			fprintf(f, "%s%d", i ? "," : " ", t->pids[i]);
-	} else {
-		fputs("system-wide", f);
-	}
+	sp_print_target(&run->target, f);
 	fprintf(f, "  [%s, %s, %d CPUs]\n", run->kernel ? run->kernel : "?",
 		run->hostname ? run->hostname : "?", run->ncpus);
 }

@@ -14,28 +14,32 @@ double sp_pct(uint64_t part, uint64_t total)
 	return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
-static void print_header(const struct sp_run *run, FILE *f)
+void sp_print_target(const struct sp_target_info *t, FILE *f)
 {
-	const struct sp_target_info *t = &run->target;
-	char d1[32], d2[32], d3[32];
-
 	switch (t->mode) {
 	case SP_TARGET_COMMAND:
 		fprintf(f, "command: %s", t->command ? t->command : "?");
 		if (t->exit_status >= 0)
 			fprintf(f, " (exit %d)", t->exit_status);
-		fputc('\n', f);
 		break;
 	case SP_TARGET_PIDS:
-		fprintf(f, "pids:");
+		fputs("pids:", f);
 		for (size_t i = 0; i < t->npids; i++)
 			fprintf(f, "%s%d", i ? "," : " ", t->pids[i]);
-		fprintf(f, " and descendants\n");
 		break;
 	default:
-		fprintf(f, "system-wide\n");
+		fputs("system-wide", f);
 		break;
 	}
+}
+
+static void print_header(const struct sp_run *run, FILE *f)
+{
+	const struct sp_target_info *t = &run->target;
+	char d1[32], d2[32], d3[32];
+
+	sp_print_target(t, f);
+	fputs(t->mode == SP_TARGET_PIDS ? " and descendants\n" : "\n", f);
 	fprintf(f, "elapsed %s", fmt_duration(run->elapsed_ns, d1, sizeof(d1)));
 	if (t->has_rusage) {
 		fprintf(f, ", user %s, sys %s, CPU %.0f%% of %d CPUs",

@@ -60,6 +60,9 @@ int format_pprof(const struct sp_run *run, const struct render_opts *opts, FILE 
 int format_svg(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 int format_html(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 
+/* "command: CMD (exit N)", "pids: 1,2" or "system-wide", without a newline. */
+void sp_print_target(const struct sp_target_info *t, FILE *f);
+
 /* Table helpers shared by the views' printers (format_table.c). */
 double sp_pct(uint64_t part, uint64_t total);
 /* The rows shown of n: at most -n (0: all). */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Ownership, growth and ranking of the run model (see model.h). */
 #include <errno.h>
+#include <stdint.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
@@ -236,30 +238,67 @@ static int cmp_str(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "");
 }
 
-static int cmp_sched_row(const void *pa, const void *pb)
-{
-	const struct sp_sched_row *a = pa, *b = pb;
-	int c;
+/*
+ * A ranking as data: uint64_t members by descending value, or char * members (NULL as "")
+ * in byte order, the first that differs deciding.
+ */
+struct sort_key {
+	size_t off;
+	bool str;
+};
 
-	c = cmp_u64_desc(a->count, b->count);
-	if (!c)
-		c = cmp_u64_desc(a->offcpu_ns, b->offcpu_ns);
-	if (!c)
-		c = cmp_str(a->caller, b->caller);
-	if (!c)
-		c = cmp_str(a->wait, b->wait);
+#define BY_U64(T, M) { offsetof(T, M), false }
+#define BY_STR(T, M) { offsetof(T, M), true }
+#define END_KEYS { SIZE_MAX, false }
+
+static int cmp_keys(const void *a, const void *b, void *arg)
+{
+	int c = 0;
+
+	for (const struct sort_key *k = arg; !c && k->off != SIZE_MAX; k++) {
+		if (k->str)
+			c = cmp_str(*(char *const *)((const char *)a + k->off),
+				    *(char *const *)((const char *)b + k->off));
+		else
+			c = cmp_u64_desc(*(const uint64_t *)((const char *)a + k->off),
+					 *(const uint64_t *)((const char *)b + k->off));
+	}
 	return c;
 }
 
-static int cmp_comm(const void *pa, const void *pb)
+static void sort_by(void *v, size_t n, size_t size, const struct sort_key *keys)
 {
-	const struct sp_comm_stat *a = pa, *b = pb;
-	int c = cmp_u64_desc(a->count, b->count);
-
-	if (!c)
-		c = cmp_u64_desc(a->time_ns, b->time_ns);
-	return c ? c : cmp_str(a->comm, b->comm);
+	if (n > 1)
+		qsort_r(v, n, size, cmp_keys, (void *)keys);
 }
+
+static const struct sort_key sched_keys[] = {
+	BY_U64(struct sp_sched_row, count), BY_U64(struct sp_sched_row, offcpu_ns),
+	BY_STR(struct sp_sched_row, caller), BY_STR(struct sp_sched_row, wait), END_KEYS,
+};
+static const struct sort_key comm_keys[] = {
+	BY_U64(struct sp_comm_stat, count), BY_U64(struct sp_comm_stat, time_ns),
+	BY_STR(struct sp_comm_stat, comm), END_KEYS,
+};
+/* By time, not count: a caller list of a group ranks by what it cost. */
+static const struct sort_key comm_time_keys[] = {
+	BY_U64(struct sp_comm_stat, time_ns), BY_U64(struct sp_comm_stat, count),
+	BY_STR(struct sp_comm_stat, comm), END_KEYS,
+};
+static const struct sort_key profile_keys[] = {
+	BY_U64(struct sp_profile_row, samples), BY_STR(struct sp_profile_row, function),
+	BY_STR(struct sp_profile_row, object), END_KEYS,
+};
+static const struct sort_key sleeper_keys[] = {
+	BY_U64(struct sp_sleeper_row, offcpu_ns), BY_U64(struct sp_sleeper_row, count),
+	BY_STR(struct sp_sleeper_row, caller), BY_STR(struct sp_sleeper_row, kind),
+	BY_STR(struct sp_sleeper_row, lock), END_KEYS,
+};
+static const struct sort_key group_keys[] = {
+	BY_U64(struct sp_sleeper_group, offcpu_ns), BY_U64(struct sp_sleeper_group, count),
+	BY_STR(struct sp_sleeper_group, comm), BY_STR(struct sp_sleeper_group, kind),
+	BY_STR(struct sp_sleeper_group, lock), END_KEYS,
+};
 
 static int cmp_stack(const void *pa, const void *pb)
 {
@@ -281,8 +320,7 @@ static int cmp_stack(const void *pa, const void *pb)
 
 void sp_comm_list_sort(struct sp_comm_list *l)
 {
-	if (l->n > 1)
-		qsort(l->v, l->n, sizeof(*l->v), cmp_comm);
+	sort_by(l->v, l->n, sizeof(*l->v), comm_keys);
 }
 
 void sp_stack_list_sort(struct sp_stack_list *l)
@@ -293,28 +331,16 @@ void sp_stack_list_sort(struct sp_stack_list *l)
 
 void sp_sched_sort(struct sp_sched_view *v)
 {
-	if (v->nrows > 1)
-		qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_sched_row);
+	sort_by(v->rows, v->nrows, sizeof(*v->rows), sched_keys);
 	for (size_t i = 0; i < v->nrows; i++) {
 		sp_comm_list_sort(&v->rows[i].comms);
 		sp_stack_list_sort(&v->rows[i].stacks);
 	}
 }
 
-static int cmp_profile_row(const void *pa, const void *pb)
-{
-	const struct sp_profile_row *a = pa, *b = pb;
-	int c = cmp_u64_desc(a->samples, b->samples);
-
-	if (!c)
-		c = cmp_str(a->function, b->function);
-	return c ? c : cmp_str(a->object, b->object);
-}
-
 void sp_profile_sort(struct sp_profile_view *v)
 {
-	if (v->nrows > 1)
-		qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_profile_row);
+	sort_by(v->rows, v->nrows, sizeof(*v->rows), profile_keys);
 	for (size_t i = 0; i < v->nrows; i++) {
 		sp_comm_list_sort(&v->rows[i].comms);
 		sp_stack_list_sort(&v->rows[i].stacks);
@@ -341,53 +367,12 @@ static int cmp_lock_row(const void *pa, const void *pb, void *key)
 	return sp_lock_row_cmp(pa, pb, *(const enum sp_lock_sort *)key);
 }
 
-static int cmp_sleeper(const void *pa, const void *pb)
-{
-	const struct sp_sleeper_row *a = pa, *b = pb;
-	int c = cmp_u64_desc(a->offcpu_ns, b->offcpu_ns);
-
-	if (!c)
-		c = cmp_u64_desc(a->count, b->count);
-	if (!c)
-		c = cmp_str(a->caller, b->caller);
-	if (!c)
-		c = cmp_str(a->kind, b->kind);
-	return c ? c : cmp_str(a->lock, b->lock);
-}
-
-static int cmp_group(const void *pa, const void *pb)
-{
-	const struct sp_sleeper_group *a = pa, *b = pb;
-	int c = cmp_u64_desc(a->offcpu_ns, b->offcpu_ns);
-
-	if (!c)
-		c = cmp_u64_desc(a->count, b->count);
-	if (!c)
-		c = cmp_str(a->comm, b->comm);
-	if (!c)
-		c = cmp_str(a->kind, b->kind);
-	return c ? c : cmp_str(a->lock, b->lock);
-}
-
-/* By time, not count: a caller list of a group ranks by what it cost. */
-static int cmp_by_time(const void *pa, const void *pb)
-{
-	const struct sp_comm_stat *a = pa, *b = pb;
-	int c = cmp_u64_desc(a->time_ns, b->time_ns);
-
-	if (!c)
-		c = cmp_u64_desc(a->count, b->count);
-	return c ? c : cmp_str(a->comm, b->comm);
-}
-
 void sp_lock_sort(struct sp_lock_view *v, enum sp_lock_sort key)
 {
 	if (v->nrows > 1)
 		qsort_r(v->rows, v->nrows, sizeof(*v->rows), cmp_lock_row, &key);
-	if (v->nsleepers > 1)
-		qsort(v->sleepers, v->nsleepers, sizeof(*v->sleepers), cmp_sleeper);
-	if (v->ngroups > 1)
-		qsort(v->groups, v->ngroups, sizeof(*v->groups), cmp_group);
+	sort_by(v->sleepers, v->nsleepers, sizeof(*v->sleepers), sleeper_keys);
+	sort_by(v->groups, v->ngroups, sizeof(*v->groups), group_keys);
 	for (size_t i = 0; i < v->nrows; i++) {
 		sp_comm_list_sort(&v->rows[i].comms);
 		sp_comm_list_sort(&v->rows[i].owners);
@@ -396,7 +381,6 @@ void sp_lock_sort(struct sp_lock_view *v, enum sp_lock_sort key)
 	for (size_t i = 0; i < v->nsleepers; i++)
 		sp_comm_list_sort(&v->sleepers[i].comms);
 	for (size_t i = 0; i < v->ngroups; i++)
-		if (v->groups[i].callers.n > 1)
-			qsort(v->groups[i].callers.v, v->groups[i].callers.n,
-			      sizeof(*v->groups[i].callers.v), cmp_by_time);
+		sort_by(v->groups[i].callers.v, v->groups[i].callers.n,
+			sizeof(*v->groups[i].callers.v), comm_time_keys);
 }

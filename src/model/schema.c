@@ -188,19 +188,17 @@ static int write_field(struct json_writer *w, const struct sp_field *f, const vo
 		f->type == SP_T_MAP ? jw_end_object(w) : jw_end_array(w);
 		return 0;
 	case SP_T_INTS:
-		jw_name(w, f->key);
-		jw_start_array(w);
-		for (size_t i = 0; i < n; i++)
-			jw_int(w, (*(int *const *)p)[i]);
-		jw_end_array(w);
-		return 0;
 	case SP_T_STRS:
-		if ((f->flags & SP_PARALLEL) && !*(char **const *)p)
+		if ((f->flags & SP_PARALLEL) && !*(void *const *)p)
 			return 0;
 		jw_name(w, f->key);
 		jw_start_array(w);
-		for (size_t i = 0; i < n; i++)
-			jw_string(w, (*(char **const *)p)[i]);
+		for (size_t i = 0; i < n; i++) {
+			if (f->type == SP_T_INTS)
+				jw_int(w, (*(int *const *)p)[i]);
+			else
+				jw_string(w, (*(char **const *)p)[i]);
+		}
 		jw_end_array(w);
 		return 0;
 	case SP_T_CUSTOM:
