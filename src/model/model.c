@@ -130,36 +130,6 @@ void *sp_array_add(void **v, size_t *n, size_t *cap, size_t size)
 	return (char *)*v + (*n)++ * size;
 }
 
-struct sp_sched_row *sp_sched_add_row(struct sp_sched_view *v)
-{
-	return SP_ARRAY_ADD(v->rows, v->nrows, v->cap);
-}
-
-struct sp_stack_row *sp_stack_list_add(struct sp_stack_list *l)
-{
-	return SP_ARRAY_ADD(l->v, l->n, l->cap);
-}
-
-struct sp_profile_row *sp_profile_add_row(struct sp_profile_view *v)
-{
-	return SP_ARRAY_ADD(v->rows, v->nrows, v->cap);
-}
-
-struct sp_lock_row *sp_lock_add_row(struct sp_lock_view *v)
-{
-	return SP_ARRAY_ADD(v->rows, v->nrows, v->cap);
-}
-
-struct sp_sleeper_row *sp_sleeper_add_row(struct sp_lock_view *v)
-{
-	return SP_ARRAY_ADD(v->sleepers, v->nsleepers, v->sleepers_cap);
-}
-
-struct sp_sleeper_group *sp_sleeper_add_group(struct sp_lock_view *v)
-{
-	return SP_ARRAY_ADD(v->groups, v->ngroups, v->groups_cap);
-}
-
 int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, uint64_t time_ns,
 		     uint64_t max_ns)
 {
