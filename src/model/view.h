@@ -4,6 +4,13 @@
  * name and SP_VIEW_* bit, JSON schema, table printer, diff rows, the rows the stack formats
  * walk (samples.c), the labels of its count and time, its pprof sample types. Every format
  * and the reader go through sp_views[]: adding a view is one new file and one entry there.
+ *
+ * A new view, step by step: its struct in model.h (with `bool present`, a member of struct
+ * sp_run that its collector fills) and its SP_VIEW_* bit in render.h; then view_NAME.c with
+ * the field descriptors of its rows and of the view (schema.h), print_table, the walk, diff[]
+ * and totals[], closed by SP_VIEW_COMMON(member); then its line in sp_views[] (view.c) and
+ * the file in src/meson.build. JSON write and read, free, UTF-8 fix-up, the round-trip test
+ * (tests/unit/test_schema.c), table, folded, diff and --views pick it up from there.
  */
 #ifndef SCHEDPROF_VIEW_H
 #define SCHEDPROF_VIEW_H
@@ -67,6 +74,7 @@ struct sp_view_ops {
 	const struct sp_schema *schema;
 	const char *count_name; /* what a count is: "schedules", "samples", "contentions" */
 	const char *time_name;	/* what a time is: "off-CPU", "CPU", "lock wait" */
+	const char *flame_title; /* the flame graph's heading */
 	/* pprof: the two sample types (count, time) and the period type */
 	const char *pprof_types[2];
 	const char *pprof_period_type, *pprof_period_unit;

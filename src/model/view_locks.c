@@ -218,6 +218,7 @@ const struct sp_view_ops sp_view_locks = {
 	.bit = SP_VIEW_LOCKS,
 	.count_name = "contentions",
 	.time_name = "lock wait",
+	.flame_title = "Locks: lock contention flame graph",
 	.pprof_types = { "contentions", "delay" },
 	.pprof_period_type = "contentions",
 	.pprof_period_unit = "count",

@@ -217,6 +217,7 @@ const struct sp_view_ops sp_view_profile = {
 	.bit = SP_VIEW_PROFILE,
 	.count_name = "samples",
 	.time_name = "CPU",
+	.flame_title = "Profile: on-CPU flame graph",
 	.pprof_types = { "samples", "cpu" },
 	.pprof_period_type = "cpu",
 	.pprof_period_unit = "nanoseconds",

@@ -148,6 +148,7 @@ const struct sp_view_ops sp_view_schedules = {
 	.bit = SP_VIEW_SCHED,
 	.count_name = "schedules",
 	.time_name = "off-CPU",
+	.flame_title = "Schedules: off-CPU flame graph",
 	.pprof_types = { "schedules", "offcpu" },
 	.pprof_period_type = "schedules",
 	.pprof_period_unit = "count",
