@@ -8,13 +8,20 @@
  * nullable strings null or not, stacks with or without objects). At the end every field of
  * every descriptor must have been compared: a field added to a descriptor is tested with no
  * edit here, and a view added to sp_views[] too.
+ *
+ * The reader's strictness is tested the same way: every member of those documents left out in
+ * turn, and every value given the wrong kind in turn, must be rejected with the message that
+ * names it, unless the descriptors say the member may be absent.
  */
 #include <check.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_reader.h"
+#include "json_writer.h"
 #include "model_json.h"
 #include "render.h"
 #include "schema.h"
@@ -232,21 +239,28 @@ static char *write_json(const struct sp_run *run, size_t *ret_len)
 	return buf;
 }
 
+/* A run with a value in every field and every view, in pass's way. */
+static void fill_run(int pass, struct sp_run *a)
+{
+	struct filler fl = { .pass = pass };
+
+	sp_run_init(a);
+	fill(&fl, &sp_run_fields, a);
+	for (size_t i = 0; i < sp_nviews; i++) {
+		*SP_AT(a, sp_views[i]->present_off, bool) = true;
+		fill(&fl, sp_views[i]->schema, sp_view_data(a, sp_views[i]));
+	}
+}
+
 /* Fills a run in pass's way, writes it, reads it back and compares. */
 static void round_trip(int pass)
 {
-	struct filler fl = { .pass = pass };
 	struct sp_run a, b;
 	char err[256] = "";
 	char *json, *again;
 	size_t len, len2;
 
-	sp_run_init(&a);
-	fill(&fl, &sp_run_fields, &a);
-	for (size_t i = 0; i < sp_nviews; i++) {
-		*SP_AT(&a, sp_views[i]->present_off, bool) = true;
-		fill(&fl, sp_views[i]->schema, sp_view_data(&a, sp_views[i]));
-	}
+	fill_run(pass, &a);
 	json = write_json(&a, &len);
 	ck_assert_msg(sp_run_from_json(json, len, &b, err, sizeof(err)) == 0, "pass %d: %s", pass,
 		      err);
@@ -281,6 +295,220 @@ START_TEST(test_every_field_covered)
 	check_all_seen(&sp_run_fields);
 	for (size_t i = 0; i < sp_nviews; i++)
 		check_all_seen(sp_views[i]->schema);
+}
+END_TEST
+
+/*
+ * ---- strictness, by construction ----
+ * The document of a filled run is copied through the JSON writer with one change: one member
+ * left out, or one value of the wrong kind (a scalar made [], an object or array made "x").
+ * The copy walks the descriptors alongside, so it knows which members may be absent
+ * (SP_OPTIONAL, SP_PARALLEL, views, map entries, written-only fields) and the path the
+ * reader must name: "PARENT: missing key \"K\"", or "PATH: expected ...".
+ */
+enum kind { K_TOP, K_OBJ, K_ARRAY, K_MAP, K_SCALARS, K_SCALAR, K_ANY };
+
+struct ctx {
+	enum kind kind;
+	const struct sp_schema *s; /* K_OBJ, K_ARRAY, K_MAP: the objects' schema */
+};
+
+struct mutation {
+	bool delete;	/* leave a member out, or else retype a value */
+	long target;	/* which member or value */
+	long counter;
+	bool hit, must_fail;
+	char path[256]; /* delete: the parent's path; retype: the value's */
+	char key[128];	/* delete: the member */
+};
+
+static struct ctx child_of(const struct sp_field *f)
+{
+	switch (f->type) {
+	case SP_T_OBJECT:
+		return (struct ctx){ K_OBJ, f->sub };
+	case SP_T_ARRAY:
+		return (struct ctx){ K_ARRAY, f->sub };
+	case SP_T_MAP:
+		return (struct ctx){ K_MAP, f->sub };
+	case SP_T_INTS:
+	case SP_T_STRS:
+		return (struct ctx){ K_SCALARS, NULL };
+	case SP_T_CUSTOM:
+		return (struct ctx){ K_ANY, NULL };
+	default:
+		return (struct ctx){ K_SCALAR, NULL };
+	}
+}
+
+/* The member key of an object in context c: its own context, and whether it may be absent. */
+static struct ctx member_ctx(struct ctx c, const char *key, bool *ret_optional)
+{
+	const struct sp_view_ops *v;
+	const struct sp_field *f;
+
+	*ret_optional = true;
+	switch (c.kind) {
+	case K_TOP:
+		v = sp_view_by_name(key, strlen(key));
+		if (v)
+			return (struct ctx){ K_OBJ, v->schema };
+		c.s = &sp_run_fields;
+		break;
+	case K_MAP:
+		return (struct ctx){ K_OBJ, c.s }; /* an entry: data */
+	case K_OBJ:
+		break;
+	default:
+		return (struct ctx){ K_ANY, NULL };
+	}
+	f = sp_schema_field(c.s, key);
+	ck_assert_msg(f != NULL, "written key \"%s\" is in no descriptor of %s", key, c.s->name);
+	*ret_optional = (f->flags & (SP_OPTIONAL | SP_PARALLEL)) || f->type == SP_T_CUSTOM;
+	return child_of(f);
+}
+
+static void copy(struct json_writer *w, const struct json_value *v, struct ctx c,
+		 const char *path, struct mutation *m)
+{
+	char sub[256];
+	int64_t i64;
+	uint64_t u64;
+	bool b;
+
+	if (!m->delete && m->counter++ == m->target) {
+		m->hit = true;
+		m->must_fail = c.kind != K_ANY;
+		snprintf(m->path, sizeof(m->path), "%s", path);
+		if (json_type(v) == JSON_OBJECT || json_type(v) == JSON_ARRAY) {
+			jw_string(w, "x");
+		} else {
+			jw_start_array(w);
+			jw_end_array(w);
+		}
+		return;
+	}
+	switch (json_type(v)) {
+	case JSON_OBJECT:
+		jw_start_object(w);
+		for (size_t i = 0; i < json_len(v); i++) {
+			const char *key = json_key_at(v, i);
+			bool optional;
+			struct ctx cc = member_ctx(c, key, &optional);
+
+			if (m->delete && m->counter++ == m->target) {
+				m->hit = true;
+				m->must_fail = !optional;
+				snprintf(m->path, sizeof(m->path), "%s", path);
+				snprintf(m->key, sizeof(m->key), "%s", key);
+				continue;
+			}
+			snprintf(sub, sizeof(sub), *path ? "%s.%s" : "%s%s", path, key);
+			jw_name(w, key);
+			copy(w, json_val_at(v, i), cc, sub, m);
+		}
+		jw_end_object(w);
+		break;
+	case JSON_ARRAY:
+		jw_start_array(w);
+		for (size_t i = 0; i < json_len(v); i++) {
+			struct ctx cc = c.kind == K_ARRAY ? (struct ctx){ K_OBJ, c.s } :
+					c.kind == K_SCALARS ? (struct ctx){ K_SCALAR, NULL } :
+							      (struct ctx){ K_ANY, NULL };
+
+			snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
+			copy(w, json_at(v, i), cc, sub, m);
+		}
+		jw_end_array(w);
+		break;
+	case JSON_STRING:
+		jw_string(w, json_str(v));
+		break;
+	case JSON_NUMBER:
+		if (json_i64(v, &i64))
+			jw_int(w, i64);
+		else if (json_u64(v, &u64))
+			jw_uint(w, u64);
+		else
+			ck_abort_msg("%s: not an integer", path);
+		break;
+	case JSON_BOOL:
+		json_bool(v, &b);
+		jw_bool(w, b);
+		break;
+	case JSON_NULL:
+		jw_null(w);
+		break;
+	}
+}
+
+/* Every single change of pass's document, read back: rejected where it must be, naming it. */
+static void mutate_all(int pass, bool delete)
+{
+	struct sp_run a, b;
+	char *json, err[512];
+	size_t len;
+	struct json_value *doc;
+	unsigned int rejected = 0;
+
+	fill_run(pass, &a);
+	json = write_json(&a, &len);
+	doc = json_parse(json, len, NULL, 0);
+	ck_assert_ptr_nonnull(doc);
+	for (long t = delete ? 0 : 1;; t++) { /* the root itself is not retyped */
+		struct mutation m = { .delete = delete, .target = t };
+		char *buf = NULL, want[512];
+		size_t blen = 0;
+		FILE *f = open_memstream(&buf, &blen);
+		struct json_writer *w = jw_new(f, false);
+		int rc;
+
+		copy(w, doc, (struct ctx){ K_TOP, NULL }, "", &m);
+		ck_assert_int_eq(jw_finish(w), 0);
+		jw_free(w);
+		ck_assert_int_eq(fclose(f), 0);
+		if (!m.hit) {
+			free(buf);
+			break;
+		}
+		rc = sp_run_from_json(buf, blen, &b, err, sizeof(err));
+		sp_run_free(&b);
+		if (!m.must_fail) {
+			ck_assert_msg(rc == 0, "pass %d: change %ld (%s %s) rejected: %s", pass, t,
+				      m.path, m.key, err);
+		} else if (delete) {
+			if (!*m.path && !strcmp(m.key, "schema"))
+				snprintf(want, sizeof(want), "not a schedprof run: no \"schema\" key");
+			else
+				snprintf(want, sizeof(want), "%s%smissing key \"%s\"", m.path,
+					 *m.path ? ": " : "", m.key);
+			ck_assert_msg(rc == -EINVAL && !strcmp(err, want),
+				      "pass %d: without %s: %d \"%s\", not \"%s\"", pass, m.key, rc, err,
+				      want);
+			rejected++;
+		} else {
+			snprintf(want, sizeof(want), "%s: expected ", m.path);
+			ck_assert_msg(rc == -EINVAL && !strncmp(err, want, strlen(want)),
+				      "pass %d: %s retyped: %d \"%s\"", pass, m.path, rc, err);
+			rejected++;
+		}
+		free(buf);
+	}
+	ck_assert_uint_gt(rejected, 0);
+	json_free(doc);
+	free(json);
+	sp_run_free(&a);
+}
+
+START_TEST(test_missing_keys)
+{
+	mutate_all(_i, true);
+}
+END_TEST
+
+START_TEST(test_wrong_types)
+{
+	mutate_all(_i, false);
 }
 END_TEST
 
@@ -319,6 +547,9 @@ static Suite *schema_suite(void)
 	tcase_add_loop_test(tc, test_round_trip, 0, NPASSES);
 	tcase_add_test(tc, test_every_field_covered);
 	tcase_add_test(tc, test_view_table);
+	tcase_add_loop_test(tc, test_missing_keys, 0, NPASSES);
+	tcase_add_loop_test(tc, test_wrong_types, 0, NPASSES);
+	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
 }
