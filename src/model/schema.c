@@ -123,6 +123,20 @@ const struct sp_field *sp_schema_field(const struct sp_schema *s, const char *ke
 	return NULL;
 }
 
+/* The number of elements of an array-like field of obj; 0 for the others. */
+static size_t count_of(const struct sp_field *f, const void *obj)
+{
+	switch (f->type) {
+	case SP_T_ARRAY:
+	case SP_T_MAP:
+	case SP_T_INTS:
+	case SP_T_STRS:
+		return *SP_CAT(obj, f->n_off, size_t);
+	default:
+		return 0;
+	}
+}
+
 /* ---- write ---- */
 
 static bool group_on(const struct sp_field *f, const void *obj)
@@ -133,7 +147,7 @@ static bool group_on(const struct sp_field *f, const void *obj)
 static int write_field(struct json_writer *w, const struct sp_field *f, const void *obj)
 {
 	const void *p = SP_CAT(obj, f->off, char);
-	size_t n = f->n_off ? *SP_CAT(obj, f->n_off, size_t) : 0;
+	size_t n = count_of(f, obj);
 	int iv, err;
 
 	switch (f->type) {
@@ -234,7 +248,7 @@ static int walk_strings(const struct sp_schema *s, void *obj, int (*fn)(char **)
 	for (size_t i = 0; !err && i < s->nfields; i++) {
 		const struct sp_field *f = &s->fields[i];
 		void *p = SP_AT(obj, f->off, char);
-		size_t n = f->n_off ? *SP_AT(obj, f->n_off, size_t) : 0;
+		size_t n = count_of(f, obj);
 
 		switch (f->type) {
 		case SP_T_STR:

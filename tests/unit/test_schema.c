@@ -80,7 +80,7 @@ static void fill(struct filler *fl, const struct sp_schema *s, void *obj)
 	for (size_t i = 0; i < s->nfields; i++) {
 		const struct sp_field *f = &s->fields[i];
 		void *p = SP_AT(obj, f->off, char);
-		size_t *n = f->n_off ? SP_AT(obj, f->n_off, size_t) : NULL;
+		size_t *n = SP_AT(obj, f->n_off, size_t); /* only used by array-like fields */
 
 		if (f->flags & SP_GROUP)
 			*SP_AT(obj, f->group_off, bool) = !(fl->pass & 2);
@@ -145,8 +145,10 @@ static void compare(const struct sp_schema *s, const void *a, const void *b, con
 	for (size_t i = 0; i < s->nfields; i++) {
 		const struct sp_field *f = &s->fields[i];
 		const void *pa = SP_CAT(a, f->off, char), *pb = SP_CAT(b, f->off, char);
-		size_t na = f->n_off ? *SP_CAT(a, f->n_off, size_t) : 0;
-		size_t nb = f->n_off ? *SP_CAT(b, f->n_off, size_t) : 0;
+		bool counted = f->type == SP_T_ARRAY || f->type == SP_T_MAP || f->type == SP_T_INTS ||
+			       f->type == SP_T_STRS;
+		size_t na = counted ? *SP_CAT(a, f->n_off, size_t) : 0;
+		size_t nb = counted ? *SP_CAT(b, f->n_off, size_t) : 0;
 		char sub[256];
 
 		if (f->type == SP_T_CUSTOM || (f->when && !f->when(a)) || !group_on(f, a))
