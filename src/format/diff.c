@@ -12,16 +12,7 @@
 #include "diff.h"
 #include "json_writer.h"
 #include "util.h"
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return b > INT64_MAX || a > INT64_MAX - b ? INT64_MAX : a + b;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	return b && a > INT64_MAX / b ? INT64_MAX : a * b;
-}
+#include "view.h"
 
 int64_t sp_diff_delta(uint64_t a, uint64_t b)
 {
@@ -48,14 +39,18 @@ struct ent {
 struct ents {
 	struct ent *v;
 	size_t n, cap;
+	bool side_b; /* the run whose rows are being added */
 };
 
-static int ent_add(struct ents *e, const char *name, const char *detail, const char *extra,
-		   bool side_b, uint64_t v)
+/* An sp_diff_add_fn (view.h). */
+static int ent_add(void *ctx, const char *name, const char *detail, const char *extra, uint64_t v)
 {
-	if (grow((void **)&e->v, &e->cap, e->n + 1, sizeof(*e->v)))
+	struct ents *e = ctx;
+	struct ent *x = SP_ARRAY_ADD(e->v, e->n, e->cap);
+
+	if (!x)
 		return -ENOMEM;
-	e->v[e->n++] = (struct ent){ name, detail, extra, side_b, v };
+	*x = (struct ent){ name, detail, extra, e->side_b, v };
 	return 0;
 }
 
@@ -109,19 +104,19 @@ static int merge(struct sp_diff_view *dv, struct ents *e)
 		struct sp_diff_row *r;
 
 		if (!i || cmp_ent(x, x - 1)) {
-			if (grow((void **)&dv->rows, &dv->cap, dv->nrows + 1, sizeof(*dv->rows)))
+			r = SP_ARRAY_ADD(dv->rows, dv->nrows, dv->cap);
+			if (!r)
 				return -ENOMEM;
-			dv->rows[dv->nrows++] = (struct sp_diff_row){
-				.name = x->name, .detail = x->detail, .extra = x->extra
-			};
+			*r = (struct sp_diff_row){ .name = x->name, .detail = x->detail,
+						   .extra = x->extra };
 		}
 		r = &dv->rows[dv->nrows - 1];
 		if (x->side_b) {
 			r->in_b = true;
-			r->b = sat_add(r->b, x->v);
+			r->b = sp_sat_add(r->b, x->v);
 		} else {
 			r->in_a = true;
-			r->a = sat_add(r->a, x->v);
+			r->a = sp_sat_add(r->a, x->v);
 		}
 	}
 	if (dv->nrows > 1)
@@ -129,100 +124,39 @@ static int merge(struct sp_diff_view *dv, struct ents *e)
 	return 0;
 }
 
-/* Adds one run's rows of a view to e, and returns its total. */
-static int add_sched(const struct sp_run *run, bool side_b, enum sp_value value,
-		     struct ents *e, uint64_t *ret_total)
+static const char *row_str(const char *row, size_t off)
 {
-	const struct sp_sched_view *v = &run->sched;
-	uint64_t time = 0;
-	int err = 0;
-
-	for (size_t i = 0; !err && i < v->nrows; i++) {
-		const struct sp_sched_row *r = &v->rows[i];
-
-		time = sat_add(time, r->offcpu_ns);
-		err = ent_add(e, r->caller, r->wait, NULL, side_b,
-			      value == SP_VALUE_TIME ? r->offcpu_ns : r->count);
-	}
-	*ret_total = value == SP_VALUE_TIME ? time : v->total;
-	return err;
+	return off == SP_NONE ? NULL : *SP_CAT(row, off, char *);
 }
 
-static int add_profile(const struct sp_run *run, bool side_b, enum sp_value value,
-		       struct ents *e, uint64_t *ret_total)
+/* Adds one run's rows of a diff table to e, and returns the total shares are of. */
+static int add_rows(const struct sp_view_ops *v, const struct sp_diff_table *t,
+		    const struct sp_run *run, enum sp_value value, struct ents *e,
+		    uint64_t *ret_total)
 {
-	const struct sp_profile_view *v = &run->profile;
-	uint64_t period = value == SP_VALUE_TIME ? (v->hz ? NSEC_PER_SEC / v->hz : 0) : 1;
+	bool time = value == SP_VALUE_TIME;
+	/* rows without times: count x the view's period, in time or count alike */
+	uint64_t period = time && t->time_off == SP_NONE && v->period_ns ? v->period_ns(run) : 1;
+	uint64_t sum = 0;
+	const char *rows;
+	size_t size, n = sp_view_rows(v, run, t->rows, &rows, &size);
 	int err = 0;
 
-	for (size_t i = 0; !err && i < v->nrows; i++)
-		err = ent_add(e, v->rows[i].function, v->rows[i].object, NULL, side_b,
-			      sat_mul(v->rows[i].samples, period));
-	*ret_total = sat_mul(v->target, period);
-	return err;
-}
+	for (size_t i = 0; !err && i < n; i++) {
+		const char *r = rows + i * size;
+		uint64_t x = time && t->time_off != SP_NONE ? *SP_CAT(r, t->time_off, uint64_t)
+			   : sp_sat_mul(*SP_CAT(r, t->count_off, uint64_t), period);
 
-static int add_locks(const struct sp_run *run, bool side_b, enum sp_value value,
-		     struct ents *e, uint64_t *ret_total)
-{
-	const struct sp_lock_view *v = &run->locks;
-	uint64_t time = 0;
-	int err = 0;
-
-	for (size_t i = 0; !err && i < v->nrows; i++) {
-		const struct sp_lock_row *r = &v->rows[i];
-
-		time = sat_add(time, r->wait_ns);
-		err = ent_add(e, r->caller, r->kind, r->lock, side_b,
-			      value == SP_VALUE_TIME ? r->wait_ns : r->count);
+		sum = sp_sat_add(sum, x);
+		err = ent_add(e, row_str(r, t->name_off), row_str(r, t->detail_off),
+			      row_str(r, t->extra_off), x);
 	}
-	*ret_total = value == SP_VALUE_TIME ? time : v->total;
+	if (t->total_off == SP_NONE || (time && t->time_off != SP_NONE))
+		*ret_total = sum;
+	else
+		*ret_total = sp_sat_mul(*SP_CAT(sp_view_cdata(run, v), t->total_off, uint64_t),
+					period);
 	return err;
-}
-
-static int add_sleepers(const struct sp_run *run, bool side_b, enum sp_value value,
-			struct ents *e, uint64_t *ret_total)
-{
-	const struct sp_lock_view *v = &run->locks;
-	uint64_t total = 0;
-	int err = 0;
-
-	for (size_t i = 0; !err && i < v->nsleepers; i++) {
-		const struct sp_sleeper_row *r = &v->sleepers[i];
-		uint64_t x = value == SP_VALUE_TIME ? r->offcpu_ns : r->count;
-
-		total = sat_add(total, x);
-		err = ent_add(e, r->caller, r->kind, r->lock, side_b, x);
-	}
-	*ret_total = total;
-	return err;
-}
-
-static const struct {
-	unsigned int view;
-	const char *key, *title, *column;
-	int (*add)(const struct sp_run *run, bool side_b, enum sp_value value, struct ents *e,
-		   uint64_t *ret_total);
-} diff_views[] = {
-	{ SP_VIEW_SCHED, "schedules", "schedules by caller", "CALLER (WAIT)", add_sched },
-	{ SP_VIEW_PROFILE, "profile", "profile by function", "FUNCTION (OBJECT)", add_profile },
-	{ SP_VIEW_LOCKS, "locks", "lock contentions", "CALLER (KIND LOCK)", add_locks },
-	{ SP_VIEW_LOCKS, "lock_sleepers", "sleeping-lock waits", "CALLER (KIND LOCK)",
-	  add_sleepers },
-};
-
-static bool has_view(const struct sp_run *run, unsigned int view)
-{
-	switch (view) {
-	case SP_VIEW_SCHED:
-		return run->sched.present;
-	case SP_VIEW_PROFILE:
-		return run->profile.present;
-	case SP_VIEW_LOCKS:
-		return run->locks.present;
-	default:
-		return false;
-	}
 }
 
 int sp_diff_build(const struct sp_run *a, const struct sp_run *b, unsigned int views,
@@ -235,26 +169,33 @@ int sp_diff_build(const struct sp_run *a, const struct sp_run *b, unsigned int v
 	ret->value = value;
 	ret->a = a;
 	ret->b = b;
-	for (size_t i = 0; !err && i < ARRAY_SIZE(diff_views); i++) {
-		struct sp_diff_view *dv;
-		unsigned int view = diff_views[i].view;
+	for (size_t i = 0; !err && i < sp_nviews; i++) {
+		const struct sp_view_ops *v = sp_views[i];
+		bool in_a = sp_view_present(a, v), in_b = sp_view_present(b, v);
 
-		if (!(views & view) || (!has_view(a, view) && !has_view(b, view)))
+		if (!(views & v->bit) || (!in_a && !in_b))
 			continue;
-		dv = &ret->views[ret->nviews++];
-		dv->view = view;
-		dv->key = diff_views[i].key;
-		dv->title = diff_views[i].title;
-		dv->column = diff_views[i].column;
-		dv->in_a = has_view(a, view);
-		dv->in_b = has_view(b, view);
-		e.n = 0;
-		if (dv->in_a)
-			err = diff_views[i].add(a, false, value, &e, &dv->a_total);
-		if (!err && dv->in_b)
-			err = diff_views[i].add(b, true, value, &e, &dv->b_total);
-		if (!err)
-			err = merge(dv, &e);
+		for (size_t j = 0; !err && j < v->ndiff && ret->nviews < SP_DIFF_MAX_VIEWS; j++) {
+			const struct sp_diff_table *t = &v->diff[j];
+			struct sp_diff_view *dv = &ret->views[ret->nviews++];
+
+			dv->view = v->bit;
+			dv->table = t;
+			dv->key = t->key;
+			dv->title = t->title;
+			dv->column = t->column;
+			dv->in_a = in_a;
+			dv->in_b = in_b;
+			e.n = 0;
+			e.side_b = false;
+			if (in_a)
+				err = add_rows(v, t, a, value, &e, &dv->a_total);
+			e.side_b = true;
+			if (!err && in_b)
+				err = add_rows(v, t, b, value, &e, &dv->b_total);
+			if (!err)
+				err = merge(dv, &e);
+		}
 	}
 	free(e.v);
 	return err;
@@ -310,20 +251,8 @@ static void put_count(const char *label, uint64_t a, uint64_t b, FILE *f)
 
 static void put_run_line(const char *tag, const char *name, const struct sp_run *run, FILE *f)
 {
-	const struct sp_target_info *t = &run->target;
-
 	fprintf(f, "%s: %s  ", tag, name);
-	if (t->mode == SP_TARGET_COMMAND) {
-		fprintf(f, "command: %s", t->command ? t->command : "?");
-		if (t->exit_status >= 0)
-			fprintf(f, " (exit %d)", t->exit_status);
-	} else if (t->mode == SP_TARGET_PIDS) {
-		fputs("pids:", f);
-		for (size_t i = 0; i < t->npids; i++)
-			fprintf(f, "%s%d", i ? "," : " ", t->pids[i]);
-	} else {
-		fputs("system-wide", f);
-	}
+	sp_print_target(&run->target, f);
 	fprintf(f, "  [%s, %s, %d CPUs]\n", run->kernel ? run->kernel : "?",
 		run->hostname ? run->hostname : "?", run->ncpus);
 }
@@ -335,8 +264,8 @@ static void put_summary(const struct sp_diff *d, FILE *f)
 
 	put_change("elapsed", a->elapsed_ns, b->elapsed_ns, SP_VALUE_TIME, f);
 	if (ta->has_rusage && tb->has_rusage) {
-		uint64_t ca = sat_add(ta->user_ns, ta->sys_ns);
-		uint64_t cb = sat_add(tb->user_ns, tb->sys_ns);
+		uint64_t ca = sp_sat_add(ta->user_ns, ta->sys_ns);
+		uint64_t cb = sp_sat_add(tb->user_ns, tb->sys_ns);
 
 		put_change("user", ta->user_ns, tb->user_ns, SP_VALUE_TIME, f);
 		put_change("sys", ta->sys_ns, tb->sys_ns, SP_VALUE_TIME, f);
@@ -346,17 +275,15 @@ static void put_summary(const struct sp_diff *d, FILE *f)
 			b->elapsed_ns ? 100.0 * (double)cb / (double)b->elapsed_ns : 0.0, a->ncpus,
 			b->ncpus);
 	}
-	if (a->sched.present && b->sched.present) {
-		put_count("schedules", a->sched.total, b->sched.total, f);
-		put_count("  voluntary", a->sched.voluntary, b->sched.voluntary, f);
-		put_count("  preempted", a->sched.preempted, b->sched.preempted, f);
+	for (size_t i = 0; i < sp_nviews; i++) {
+		const struct sp_view_ops *v = sp_views[i];
+
+		if (!sp_view_present(a, v) || !sp_view_present(b, v))
+			continue;
+		for (size_t j = 0; j < v->ntotals; j++)
+			put_count(v->totals[j].label, SP_VIEW_U64(a, v->totals[j].off),
+				  SP_VIEW_U64(b, v->totals[j].off), f);
 	}
-	if (a->profile.present && b->profile.present) {
-		put_count("profile samples", a->profile.total, b->profile.total, f);
-		put_count("  target", a->profile.target, b->profile.target, f);
-	}
-	if (a->locks.present && b->locks.present)
-		put_count("lock contentions", a->locks.total, b->locks.total, f);
 }
 
 static void put_row_name(const struct sp_diff_row *r, FILE *f)
@@ -374,13 +301,7 @@ static void put_row_name(const struct sp_diff_row *r, FILE *f)
 
 static const char *value_label(const struct sp_diff *d, const struct sp_diff_view *dv)
 {
-	if (d->value == SP_VALUE_COUNT)
-		return "count";
-	if (dv->view == SP_VIEW_PROFILE)
-		return "CPU time";
-	if (dv->view == SP_VIEW_LOCKS && !strcmp(dv->key, "locks"))
-		return "wait time";
-	return "off-CPU time";
+	return d->value == SP_VALUE_COUNT ? "count" : dv->table->time_label;
 }
 
 static void put_view(const struct sp_diff *d, const struct sp_diff_view *dv, unsigned int nrows,
@@ -503,17 +424,15 @@ int sp_diff_write_json(const struct sp_diff *d, const struct sp_diff_opts *o, FI
 		jw_change(w, "user_ns", a->target.user_ns, b->target.user_ns);
 		jw_change(w, "sys_ns", a->target.sys_ns, b->target.sys_ns);
 	}
-	if (a->sched.present && b->sched.present) {
-		jw_change(w, "schedules", a->sched.total, b->sched.total);
-		jw_change(w, "voluntary", a->sched.voluntary, b->sched.voluntary);
-		jw_change(w, "preempted", a->sched.preempted, b->sched.preempted);
+	for (size_t i = 0; i < sp_nviews; i++) {
+		const struct sp_view_ops *v = sp_views[i];
+
+		if (!sp_view_present(a, v) || !sp_view_present(b, v))
+			continue;
+		for (size_t j = 0; j < v->ntotals; j++)
+			jw_change(w, v->totals[j].key, SP_VIEW_U64(a, v->totals[j].off),
+				  SP_VIEW_U64(b, v->totals[j].off));
 	}
-	if (a->profile.present && b->profile.present) {
-		jw_change(w, "profile_samples", a->profile.total, b->profile.total);
-		jw_change(w, "profile_target", a->profile.target, b->profile.target);
-	}
-	if (a->locks.present && b->locks.present)
-		jw_change(w, "lock_contentions", a->locks.total, b->locks.total);
 	jw_end_object(w);
 	jw_name(w, "views");
 	jw_start_array(w);
@@ -534,8 +453,8 @@ int sp_diff_write_json(const struct sp_diff *d, const struct sp_diff_opts *o, FI
 			jw_start_object(w);
 			jw_kv_string(w, "name", r->name);
 			jw_kv_string(w, "detail", r->detail);
-			if (dv->view == SP_VIEW_LOCKS)
-				jw_kv_string(w, "lock", r->extra);
+			if (dv->table->extra_key)
+				jw_kv_string(w, dv->table->extra_key, r->extra);
 			jw_opt_uint(w, "a", r->in_a, r->a);
 			jw_opt_uint(w, "b", r->in_b, r->b);
 			jw_kv_int(w, "delta", delta);

@@ -24,8 +24,11 @@ struct sp_diff_row {
 	uint64_t a, b;
 };
 
+struct sp_diff_table;
+
 struct sp_diff_view {
 	unsigned int view; /* SP_VIEW_* */
+	const struct sp_diff_table *table; /* its description (view.h) */
 	const char *key;   /* "schedules", "profile", "locks", "lock_sleepers" */
 	const char *title; /* "schedules by caller" */
 	const char *column; /* header of the name column */

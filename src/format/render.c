@@ -4,6 +4,7 @@
 #include <string.h>
 #include "render.h"
 #include "util.h"
+#include "view.h"
 
 static const struct {
 	const char *name;
@@ -17,15 +18,6 @@ static const struct {
 	{ "pprof", SP_FMT_PPROF, format_pprof, true },
 	{ "svg", SP_FMT_SVG, format_svg, true },
 	{ "html", SP_FMT_HTML, format_html, true },
-};
-
-static const struct {
-	const char *name;
-	unsigned int view;
-} views[] = {
-	{ "schedules", SP_VIEW_SCHED },
-	{ "profile", SP_VIEW_PROFILE },
-	{ "locks", SP_VIEW_LOCKS },
 };
 
 int render_parse_format(const char *s, enum sp_format *ret)
@@ -79,14 +71,11 @@ int render_parse_views(const char *s, unsigned int *ret)
 
 	while (*p) {
 		size_t len = strcspn(p, ",");
-		size_t i;
+		const struct sp_view_ops *v = sp_view_by_name(p, len);
 
-		for (i = 0; i < ARRAY_SIZE(views); i++)
-			if (strlen(views[i].name) == len && !strncmp(p, views[i].name, len))
-				break;
-		if (i == ARRAY_SIZE(views))
+		if (!v)
 			return -EINVAL;
-		mask |= views[i].view;
+		mask |= v->bit;
 		p += len;
 		if (*p == ',')
 			p++;

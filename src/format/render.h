@@ -60,4 +60,21 @@ int format_pprof(const struct sp_run *run, const struct render_opts *opts, FILE 
 int format_svg(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 int format_html(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 
+/* "command: CMD (exit N)", "pids: 1,2" or "system-wide", without a newline. */
+void sp_print_target(const struct sp_target_info *t, FILE *f);
+
+/* Table helpers shared by the views' printers (format_table.c). */
+double sp_pct(uint64_t part, uint64_t total);
+/* The rows shown of n: at most -n (0: all). */
+size_t sp_rows_shown(size_t n, const struct render_opts *o);
+/* "(N more rows: -n 0 shows all)" when shown < n. */
+void sp_print_more_rows(size_t shown, size_t n, FILE *f);
+/*
+ * The first --stack-rows stacks of a row whose total is total (merged across the pids of a
+ * comm): count, share, time_label and time when time_label is set, comm; then the frames.
+ * 0 or -ENOMEM.
+ */
+int sp_print_stack_list(const struct sp_stack_list *stacks, uint64_t total,
+			const char *time_label, const struct render_opts *o, FILE *f);
+
 #endif

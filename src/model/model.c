@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Ownership, growth and ranking of the run model (see model.h). */
 #include <errno.h>
+#include <stdint.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
+#include "schema.h"
 #include "util.h"
+#include "view.h"
 
 void sp_run_init(struct sp_run *run)
 {
@@ -109,130 +113,21 @@ int sp_stack_list_merge_pids(const struct sp_stack_list *l, struct sp_stack_list
 	return 0;
 }
 
-static void stack_list_free(struct sp_stack_list *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		stack_row_free(&l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-static void sched_view_free(struct sp_sched_view *v)
-{
-	for (size_t i = 0; i < v->nrows; i++) {
-		free(v->rows[i].caller);
-		free(v->rows[i].wait);
-		sp_comm_list_free(&v->rows[i].comms);
-		stack_list_free(&v->rows[i].stacks);
-	}
-	free(v->rows);
-	memset(v, 0, sizeof(*v));
-}
-
-static void profile_view_free(struct sp_profile_view *v)
-{
-	for (size_t i = 0; i < v->nrows; i++) {
-		free(v->rows[i].function);
-		free(v->rows[i].object);
-		sp_comm_list_free(&v->rows[i].comms);
-		stack_list_free(&v->rows[i].stacks);
-	}
-	free(v->rows);
-	memset(v, 0, sizeof(*v));
-}
-
-static void lock_view_free(struct sp_lock_view *v)
-{
-	for (size_t i = 0; i < v->nrows; i++) {
-		free(v->rows[i].caller);
-		free(v->rows[i].kind);
-		free(v->rows[i].lock);
-		free(v->rows[i].source);
-		sp_comm_list_free(&v->rows[i].comms);
-		stack_list_free(&v->rows[i].stacks);
-		sp_comm_list_free(&v->rows[i].owners);
-	}
-	for (size_t i = 0; i < v->nsleepers; i++) {
-		free(v->sleepers[i].caller);
-		free(v->sleepers[i].kind);
-		free(v->sleepers[i].lock);
-		sp_comm_list_free(&v->sleepers[i].comms);
-	}
-	for (size_t i = 0; i < v->ngroups; i++) {
-		free(v->groups[i].comm);
-		free(v->groups[i].kind);
-		free(v->groups[i].lock);
-		sp_comm_list_free(&v->groups[i].callers);
-	}
-	free(v->rows);
-	free(v->sleepers);
-	free(v->groups);
-	free(v->unavailable);
-	memset(v, 0, sizeof(*v));
-}
-
 void sp_run_free(struct sp_run *run)
 {
 	if (!run)
 		return;
-	free(run->schema);
-	free(run->version);
-	free(run->kernel);
-	free(run->hostname);
-	free(run->target.command);
-	free(run->target.pids);
-	free(run->options);
-	sched_view_free(&run->sched);
-	profile_view_free(&run->profile);
-	lock_view_free(&run->locks);
-	for (size_t i = 0; i < run->objects.n; i++) {
-		free(run->objects.v[i].path);
-		free(run->objects.v[i].build_id);
-	}
-	free(run->objects.v);
+	sp_schema_free(&sp_run_fields, run);
+	for (size_t i = 0; i < sp_nviews; i++)
+		sp_schema_free(sp_views[i]->schema, sp_view_data(run, sp_views[i]));
 	memset(run, 0, sizeof(*run));
 }
 
-struct sp_sched_row *sp_sched_add_row(struct sp_sched_view *v)
+void *sp_array_add(void **v, size_t *n, size_t *cap, size_t size)
 {
-	if (grow((void **)&v->rows, &v->cap, v->nrows + 1, sizeof(*v->rows)))
+	if (grow(v, cap, *n + 1, size))
 		return NULL;
-	return &v->rows[v->nrows++];
-}
-
-struct sp_stack_row *sp_stack_list_add(struct sp_stack_list *l)
-{
-	if (grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
-		return NULL;
-	return &l->v[l->n++];
-}
-
-struct sp_profile_row *sp_profile_add_row(struct sp_profile_view *v)
-{
-	if (grow((void **)&v->rows, &v->cap, v->nrows + 1, sizeof(*v->rows)))
-		return NULL;
-	return &v->rows[v->nrows++];
-}
-
-struct sp_lock_row *sp_lock_add_row(struct sp_lock_view *v)
-{
-	if (grow((void **)&v->rows, &v->cap, v->nrows + 1, sizeof(*v->rows)))
-		return NULL;
-	return &v->rows[v->nrows++];
-}
-
-struct sp_sleeper_row *sp_sleeper_add_row(struct sp_lock_view *v)
-{
-	if (grow((void **)&v->sleepers, &v->sleepers_cap, v->nsleepers + 1, sizeof(*v->sleepers)))
-		return NULL;
-	return &v->sleepers[v->nsleepers++];
-}
-
-struct sp_sleeper_group *sp_sleeper_add_group(struct sp_lock_view *v)
-{
-	if (grow((void **)&v->groups, &v->groups_cap, v->ngroups + 1, sizeof(*v->groups)))
-		return NULL;
-	return &v->groups[v->ngroups++];
+	return (char *)*v + (*n)++ * size;
 }
 
 int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, uint64_t time_ns,
@@ -262,86 +157,15 @@ int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, u
 	return 0;
 }
 
-/* ---- UTF-8 fix-up: every string of the model, view by view ---- */
-
-static int fix(char **s)
-{
-	char *d;
-
-	for (const unsigned char *p = (const unsigned char *)*s; p && *p; p++) {
-		if (*p < 0x80)
-			continue;
-		d = utf8_fix(*s); /* some non-ASCII: let the full check decide */
-		if (!d)
-			return -ENOMEM;
-		free(*s);
-		*s = d;
-		break;
-	}
-	return 0;
-}
-
-static int fix_comms(struct sp_comm_list *l)
-{
-	int err = 0;
-
-	for (size_t i = 0; !err && i < l->n; i++)
-		err = fix(&l->v[i].comm);
-	return err;
-}
-
-static int fix_stacks(struct sp_stack_list *l)
-{
-	int err = 0;
-
-	for (size_t i = 0; !err && i < l->n; i++) {
-		struct sp_stack_row *s = &l->v[i];
-
-		err = fix(&s->comm);
-		for (size_t j = 0; !err && j < s->nframes; j++)
-			err = fix(&s->frames[j]) ?: (s->objects ? fix(&s->objects[j]) : 0);
-	}
-	return err;
-}
+/* ---- UTF-8 fix-up: every string of the model, through the schema ---- */
 
 int sp_run_fix_utf8(struct sp_run *run)
 {
-	struct sp_lock_view *lv = &run->locks;
-	int err;
+	int err = sp_schema_fix_utf8(&sp_run_fields, run);
 
-	err = fix(&run->version) ?: fix(&run->kernel) ?: fix(&run->hostname) ?:
-	      fix(&run->options) ?: fix(&run->target.command);
-	for (size_t i = 0; !err && i < run->objects.n; i++)
-		err = fix(&run->objects.v[i].path) ?: fix(&run->objects.v[i].build_id);
-	for (size_t i = 0; !err && i < run->sched.nrows; i++) {
-		struct sp_sched_row *r = &run->sched.rows[i];
-
-		err = fix(&r->caller) ?: fix(&r->wait) ?: fix_comms(&r->comms) ?:
-		      fix_stacks(&r->stacks);
-	}
-	for (size_t i = 0; !err && i < run->profile.nrows; i++) {
-		struct sp_profile_row *r = &run->profile.rows[i];
-
-		err = fix(&r->function) ?: fix(&r->object) ?: fix_comms(&r->comms) ?:
-		      fix_stacks(&r->stacks);
-	}
-	for (size_t i = 0; !err && i < lv->nrows; i++) {
-		struct sp_lock_row *r = &lv->rows[i];
-
-		err = fix(&r->caller) ?: fix(&r->kind) ?: fix(&r->lock) ?: fix(&r->source) ?:
-		      fix_comms(&r->comms) ?: fix_comms(&r->owners) ?: fix_stacks(&r->stacks);
-	}
-	for (size_t i = 0; !err && i < lv->nsleepers; i++) {
-		struct sp_sleeper_row *r = &lv->sleepers[i];
-
-		err = fix(&r->caller) ?: fix(&r->kind) ?: fix(&r->lock) ?: fix_comms(&r->comms);
-	}
-	for (size_t i = 0; !err && i < lv->ngroups; i++) {
-		struct sp_sleeper_group *g = &lv->groups[i];
-
-		err = fix(&g->comm) ?: fix(&g->kind) ?: fix(&g->lock) ?: fix_comms(&g->callers);
-	}
-	return err ?: fix(&lv->unavailable);
+	for (size_t i = 0; !err && i < sp_nviews; i++)
+		err = sp_schema_fix_utf8(sp_views[i]->schema, sp_view_data(run, sp_views[i]));
+	return err;
 }
 
 int sp_object_list_add(struct sp_object_list *l, const char *path, const char *build_id)
@@ -384,30 +208,67 @@ static int cmp_str(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "");
 }
 
-static int cmp_sched_row(const void *pa, const void *pb)
-{
-	const struct sp_sched_row *a = pa, *b = pb;
-	int c;
+/*
+ * A ranking as data: uint64_t members by descending value, or char * members (NULL as "")
+ * in byte order, the first that differs deciding.
+ */
+struct sort_key {
+	size_t off;
+	bool str;
+};
 
-	c = cmp_u64_desc(a->count, b->count);
-	if (!c)
-		c = cmp_u64_desc(a->offcpu_ns, b->offcpu_ns);
-	if (!c)
-		c = cmp_str(a->caller, b->caller);
-	if (!c)
-		c = cmp_str(a->wait, b->wait);
+#define BY_U64(T, M) { offsetof(T, M), false }
+#define BY_STR(T, M) { offsetof(T, M), true }
+#define END_KEYS { SIZE_MAX, false }
+
+static int cmp_keys(const void *a, const void *b, void *arg)
+{
+	int c = 0;
+
+	for (const struct sort_key *k = arg; !c && k->off != SIZE_MAX; k++) {
+		if (k->str)
+			c = cmp_str(*(char *const *)((const char *)a + k->off),
+				    *(char *const *)((const char *)b + k->off));
+		else
+			c = cmp_u64_desc(*(const uint64_t *)((const char *)a + k->off),
+					 *(const uint64_t *)((const char *)b + k->off));
+	}
 	return c;
 }
 
-static int cmp_comm(const void *pa, const void *pb)
+static void sort_by(void *v, size_t n, size_t size, const struct sort_key *keys)
 {
-	const struct sp_comm_stat *a = pa, *b = pb;
-	int c = cmp_u64_desc(a->count, b->count);
-
-	if (!c)
-		c = cmp_u64_desc(a->time_ns, b->time_ns);
-	return c ? c : cmp_str(a->comm, b->comm);
+	if (n > 1)
+		qsort_r(v, n, size, cmp_keys, (void *)keys);
 }
+
+static const struct sort_key sched_keys[] = {
+	BY_U64(struct sp_sched_row, count), BY_U64(struct sp_sched_row, offcpu_ns),
+	BY_STR(struct sp_sched_row, caller), BY_STR(struct sp_sched_row, wait), END_KEYS,
+};
+static const struct sort_key comm_keys[] = {
+	BY_U64(struct sp_comm_stat, count), BY_U64(struct sp_comm_stat, time_ns),
+	BY_STR(struct sp_comm_stat, comm), END_KEYS,
+};
+/* By time, not count: a caller list of a group ranks by what it cost. */
+static const struct sort_key comm_time_keys[] = {
+	BY_U64(struct sp_comm_stat, time_ns), BY_U64(struct sp_comm_stat, count),
+	BY_STR(struct sp_comm_stat, comm), END_KEYS,
+};
+static const struct sort_key profile_keys[] = {
+	BY_U64(struct sp_profile_row, samples), BY_STR(struct sp_profile_row, function),
+	BY_STR(struct sp_profile_row, object), END_KEYS,
+};
+static const struct sort_key sleeper_keys[] = {
+	BY_U64(struct sp_sleeper_row, offcpu_ns), BY_U64(struct sp_sleeper_row, count),
+	BY_STR(struct sp_sleeper_row, caller), BY_STR(struct sp_sleeper_row, kind),
+	BY_STR(struct sp_sleeper_row, lock), END_KEYS,
+};
+static const struct sort_key group_keys[] = {
+	BY_U64(struct sp_sleeper_group, offcpu_ns), BY_U64(struct sp_sleeper_group, count),
+	BY_STR(struct sp_sleeper_group, comm), BY_STR(struct sp_sleeper_group, kind),
+	BY_STR(struct sp_sleeper_group, lock), END_KEYS,
+};
 
 static int cmp_stack(const void *pa, const void *pb)
 {
@@ -429,8 +290,7 @@ static int cmp_stack(const void *pa, const void *pb)
 
 void sp_comm_list_sort(struct sp_comm_list *l)
 {
-	if (l->n > 1)
-		qsort(l->v, l->n, sizeof(*l->v), cmp_comm);
+	sort_by(l->v, l->n, sizeof(*l->v), comm_keys);
 }
 
 void sp_stack_list_sort(struct sp_stack_list *l)
@@ -441,28 +301,16 @@ void sp_stack_list_sort(struct sp_stack_list *l)
 
 void sp_sched_sort(struct sp_sched_view *v)
 {
-	if (v->nrows > 1)
-		qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_sched_row);
+	sort_by(v->rows, v->nrows, sizeof(*v->rows), sched_keys);
 	for (size_t i = 0; i < v->nrows; i++) {
 		sp_comm_list_sort(&v->rows[i].comms);
 		sp_stack_list_sort(&v->rows[i].stacks);
 	}
 }
 
-static int cmp_profile_row(const void *pa, const void *pb)
-{
-	const struct sp_profile_row *a = pa, *b = pb;
-	int c = cmp_u64_desc(a->samples, b->samples);
-
-	if (!c)
-		c = cmp_str(a->function, b->function);
-	return c ? c : cmp_str(a->object, b->object);
-}
-
 void sp_profile_sort(struct sp_profile_view *v)
 {
-	if (v->nrows > 1)
-		qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_profile_row);
+	sort_by(v->rows, v->nrows, sizeof(*v->rows), profile_keys);
 	for (size_t i = 0; i < v->nrows; i++) {
 		sp_comm_list_sort(&v->rows[i].comms);
 		sp_stack_list_sort(&v->rows[i].stacks);
@@ -489,53 +337,12 @@ static int cmp_lock_row(const void *pa, const void *pb, void *key)
 	return sp_lock_row_cmp(pa, pb, *(const enum sp_lock_sort *)key);
 }
 
-static int cmp_sleeper(const void *pa, const void *pb)
-{
-	const struct sp_sleeper_row *a = pa, *b = pb;
-	int c = cmp_u64_desc(a->offcpu_ns, b->offcpu_ns);
-
-	if (!c)
-		c = cmp_u64_desc(a->count, b->count);
-	if (!c)
-		c = cmp_str(a->caller, b->caller);
-	if (!c)
-		c = cmp_str(a->kind, b->kind);
-	return c ? c : cmp_str(a->lock, b->lock);
-}
-
-static int cmp_group(const void *pa, const void *pb)
-{
-	const struct sp_sleeper_group *a = pa, *b = pb;
-	int c = cmp_u64_desc(a->offcpu_ns, b->offcpu_ns);
-
-	if (!c)
-		c = cmp_u64_desc(a->count, b->count);
-	if (!c)
-		c = cmp_str(a->comm, b->comm);
-	if (!c)
-		c = cmp_str(a->kind, b->kind);
-	return c ? c : cmp_str(a->lock, b->lock);
-}
-
-/* By time, not count: a caller list of a group ranks by what it cost. */
-static int cmp_by_time(const void *pa, const void *pb)
-{
-	const struct sp_comm_stat *a = pa, *b = pb;
-	int c = cmp_u64_desc(a->time_ns, b->time_ns);
-
-	if (!c)
-		c = cmp_u64_desc(a->count, b->count);
-	return c ? c : cmp_str(a->comm, b->comm);
-}
-
 void sp_lock_sort(struct sp_lock_view *v, enum sp_lock_sort key)
 {
 	if (v->nrows > 1)
 		qsort_r(v->rows, v->nrows, sizeof(*v->rows), cmp_lock_row, &key);
-	if (v->nsleepers > 1)
-		qsort(v->sleepers, v->nsleepers, sizeof(*v->sleepers), cmp_sleeper);
-	if (v->ngroups > 1)
-		qsort(v->groups, v->ngroups, sizeof(*v->groups), cmp_group);
+	sort_by(v->sleepers, v->nsleepers, sizeof(*v->sleepers), sleeper_keys);
+	sort_by(v->groups, v->ngroups, sizeof(*v->groups), group_keys);
 	for (size_t i = 0; i < v->nrows; i++) {
 		sp_comm_list_sort(&v->rows[i].comms);
 		sp_comm_list_sort(&v->rows[i].owners);
@@ -544,7 +351,6 @@ void sp_lock_sort(struct sp_lock_view *v, enum sp_lock_sort key)
 	for (size_t i = 0; i < v->nsleepers; i++)
 		sp_comm_list_sort(&v->sleepers[i].comms);
 	for (size_t i = 0; i < v->ngroups; i++)
-		if (v->groups[i].callers.n > 1)
-			qsort(v->groups[i].callers.v, v->groups[i].callers.n,
-			      sizeof(*v->groups[i].callers.v), cmp_by_time);
+		sort_by(v->groups[i].callers.v, v->groups[i].callers.n,
+			sizeof(*v->groups[i].callers.v), comm_time_keys);
 }

@@ -205,13 +205,19 @@ struct sp_run {
 void sp_run_init(struct sp_run *run);
 void sp_run_free(struct sp_run *run);
 
-/* Append helpers: return a pointer to the new zeroed element, or NULL (ENOMEM). */
-struct sp_sched_row *sp_sched_add_row(struct sp_sched_view *v);
-struct sp_stack_row *sp_stack_list_add(struct sp_stack_list *l);
-struct sp_profile_row *sp_profile_add_row(struct sp_profile_view *v);
-struct sp_lock_row *sp_lock_add_row(struct sp_lock_view *v);
-struct sp_sleeper_row *sp_sleeper_add_row(struct sp_lock_view *v);
-struct sp_sleeper_group *sp_sleeper_add_group(struct sp_lock_view *v);
+/*
+ * Append helpers: a pointer to the new zeroed element, or NULL (ENOMEM). One growable-array
+ * helper serves every array: *v holds *n elements of size, with room for *cap.
+ */
+void *sp_array_add(void **v, size_t *n, size_t *cap, size_t size);
+#define SP_ARRAY_ADD(v, n, cap) \
+	((__typeof__(v))sp_array_add((void **)&(v), &(n), &(cap), sizeof(*(v))))
+#define sp_sched_add_row(view) SP_ARRAY_ADD((view)->rows, (view)->nrows, (view)->cap)
+#define sp_profile_add_row(view) SP_ARRAY_ADD((view)->rows, (view)->nrows, (view)->cap)
+#define sp_lock_add_row(view) SP_ARRAY_ADD((view)->rows, (view)->nrows, (view)->cap)
+#define sp_sleeper_add_row(view) SP_ARRAY_ADD((view)->sleepers, (view)->nsleepers, (view)->sleepers_cap)
+#define sp_sleeper_add_group(view) SP_ARRAY_ADD((view)->groups, (view)->ngroups, (view)->groups_cap)
+#define sp_stack_list_add(l) SP_ARRAY_ADD((l)->v, (l)->n, (l)->cap)
 /* Adds count/time to comm's entry (creating it); max_ns is a max. Returns 0 or -ENOMEM. */
 int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, uint64_t time_ns,
 		     uint64_t max_ns);

@@ -6,48 +6,34 @@
 #include <string.h>
 #include "samples.h"
 #include "util.h"
-
-static const struct {
-	unsigned int view;
-	const char *name, *count, *time;
-} names[] = {
-	{ SP_VIEW_SCHED, "schedules", "schedules", "off-CPU" },
-	{ SP_VIEW_PROFILE, "profile", "samples", "CPU" },
-	{ SP_VIEW_LOCKS, "locks", "contentions", "lock wait" },
-};
+#include "view.h"
 
 const char *sp_view_name(unsigned int view)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (names[i].view == view)
-			return names[i].name;
-	return "?";
+	const struct sp_view_ops *v = sp_view_find(view);
+
+	return v ? v->name : "?";
 }
 
 const char *sp_view_count_name(unsigned int view)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (names[i].view == view)
-			return names[i].count;
-	return "count";
+	const struct sp_view_ops *v = sp_view_find(view);
+
+	return v ? v->count_name : "count";
 }
 
 const char *sp_view_time_name(unsigned int view)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (names[i].view == view)
-			return names[i].time;
-	return "time";
+	const struct sp_view_ops *v = sp_view_find(view);
+
+	return v ? v->time_name : "time";
 }
 
 unsigned int sp_samples_view(const struct sp_run *run, unsigned int views)
 {
-	if ((views & SP_VIEW_SCHED) && run->sched.present)
-		return SP_VIEW_SCHED;
-	if ((views & SP_VIEW_PROFILE) && run->profile.present)
-		return SP_VIEW_PROFILE;
-	if ((views & SP_VIEW_LOCKS) && run->locks.present)
-		return SP_VIEW_LOCKS;
+	for (size_t i = 0; i < sp_nviews; i++)
+		if ((views & sp_views[i]->bit) && sp_view_present(run, sp_views[i]))
+			return sp_views[i]->bit;
 	return 0;
 }
 
@@ -56,12 +42,9 @@ uint64_t sp_sample_value(const struct sp_sample *s, enum sp_value value)
 	return value == SP_VALUE_TIME ? s->time_ns : s->count;
 }
 
-/* A row with its comms and stacks, seen alike for every view. */
+/* A row with its comms and stacks, seen alike for every view (view.h). */
 struct row {
-	const char *name;   /* the one frame of the remainders */
-	const char *object; /* its object, NULL = [kernel] */
-	const struct sp_comm_list *comms;
-	const struct sp_stack_list *stacks;
+	struct sp_view_row r;
 	uint64_t period_ns; /* profile: time = count x period; 0: time from the model */
 };
 
@@ -82,7 +65,7 @@ static int walk_stacks(const struct row *r, const struct sp_stack_list *l, sp_sa
 
 		/* the stack from the row's own frame up (see samples.h) */
 		for (size_t j = 0; j < st->nframes; j++) {
-			if (!strcmp(st->frames[j], r->name)) {
+			if (!strcmp(st->frames[j], r->r.name)) {
 				first = j;
 				break;
 			}
@@ -110,9 +93,9 @@ static int walk_row(const struct row *r, bool by_pid, sp_sample_fn fn, void *arg
 	int err;
 
 	if (by_pid) {
-		err = walk_stacks(r, r->stacks, fn, arg);
+		err = walk_stacks(r, r->r.stacks, fn, arg);
 	} else {
-		err = sp_stack_list_merge_pids(r->stacks, &merged);
+		err = sp_stack_list_merge_pids(r->r.stacks, &merged);
 		if (!err)
 			err = walk_stacks(r, &merged, fn, arg);
 		free(merged.v);
@@ -120,12 +103,12 @@ static int walk_row(const struct row *r, bool by_pid, sp_sample_fn fn, void *arg
 	if (err)
 		return err;
 	/* what the stacks of each comm do not cover */
-	for (size_t i = 0; i < r->comms->n; i++) {
-		const struct sp_comm_stat *c = &r->comms->v[i];
+	for (size_t i = 0; i < r->r.comms->n; i++) {
+		const struct sp_comm_stat *c = &r->r.comms->v[i];
 		uint64_t count = 0, time = 0;
 
-		for (size_t j = 0; j < r->stacks->n; j++) {
-			const struct sp_stack_row *st = &r->stacks->v[j];
+		for (size_t j = 0; j < r->r.stacks->n; j++) {
+			const struct sp_stack_row *st = &r->r.stacks->v[j];
 
 			if (!strcmp(st->comm, c->comm)) {
 				count += st->count;
@@ -134,8 +117,8 @@ static int walk_row(const struct row *r, bool by_pid, sp_sample_fn fn, void *arg
 		}
 		s = (struct sp_sample){
 			.comm = c->comm,
-			.frames = &r->name,
-			.objects = r->object ? &r->object : NULL,
+			.frames = &r->r.name,
+			.objects = r->r.object ? &r->r.object : NULL,
 			.nframes = 1,
 			.count = sat_sub(c->count, count),
 		};
@@ -160,48 +143,23 @@ static int walk_lost(uint64_t lost, sp_sample_fn fn, void *arg)
 static int walk_view(const struct sp_run *run, unsigned int view, bool by_pid, sp_sample_fn fn,
 		     void *arg)
 {
-	struct row r;
-	int err;
+	const struct sp_view_ops *v = sp_view_find(view);
+	struct row r = { 0 };
+	const char *rows;
+	size_t n, size;
+	int err = 0;
 
-	switch (view) {
-	case SP_VIEW_SCHED:
-		for (size_t i = 0; i < run->sched.nrows; i++) {
-			const struct sp_sched_row *row = &run->sched.rows[i];
-
-			r = (struct row){ row->caller, NULL, &row->comms, &row->stacks, 0 };
-			err = walk_row(&r, by_pid, fn, arg);
-			if (err)
-				return err;
-		}
-		return walk_lost(run->sched.lost_rows, fn, arg);
-	case SP_VIEW_PROFILE: {
-		const struct sp_profile_view *v = &run->profile;
-		uint64_t period = v->hz ? NSEC_PER_SEC / v->hz : 0;
-
-		for (size_t i = 0; i < v->nrows; i++) {
-			const struct sp_profile_row *row = &v->rows[i];
-
-			r = (struct row){ row->function, row->object, &row->comms, &row->stacks,
-					  period };
-			err = walk_row(&r, by_pid, fn, arg);
-			if (err)
-				return err;
-		}
-		return walk_lost(v->lost, fn, arg);
-	}
-	case SP_VIEW_LOCKS:
-		for (size_t i = 0; i < run->locks.nrows; i++) {
-			const struct sp_lock_row *row = &run->locks.rows[i];
-
-			r = (struct row){ row->caller, NULL, &row->comms, &row->stacks, 0 };
-			err = walk_row(&r, by_pid, fn, arg);
-			if (err)
-				return err;
-		}
-		return walk_lost(run->locks.lost, fn, arg);
-	default:
+	if (!v)
 		return -EINVAL;
+	n = sp_view_rows(v, run, v->walk.rows, &rows, &size);
+	if (v->period_ns)
+		r.period_ns = v->period_ns(run);
+	for (size_t i = 0; !err && i < n; i++) {
+		sp_view_walk_row(&v->walk, rows + i * size, &r.r);
+		err = walk_row(&r, by_pid, fn, arg);
 	}
+	return err ?: walk_lost(*SP_CAT(sp_view_cdata(run, v), v->walk.lost_off, uint64_t), fn,
+				arg);
 }
 
 int sp_samples_for_each(const struct sp_run *run, unsigned int view, sp_sample_fn fn, void *arg)

@@ -405,6 +405,82 @@ START_TEST(sort_keys)
 }
 END_TEST
 
+/* Sleepers and groups by off-CPU time, then count, then names; a group's callers by time. */
+START_TEST(sleeper_sort_keys)
+{
+	struct sp_run run;
+	struct sp_lock_view *v = &run.locks;
+	static const struct {
+		const char *name, *kind;
+		uint64_t count, offcpu;
+	} rows[] = {
+		{ "a", "mutex", 1, 100 }, { "b", "mutex", 5, 300 }, { "c", "rwsem", 9, 300 },
+		{ "c", "mutex", 9, 300 }, { NULL, "mutex", 2, 50 },
+	};
+	struct sp_sleeper_group *g;
+
+	sp_run_init(&run);
+	for (size_t i = 0; i < 5; i++) {
+		struct sp_sleeper_row *r = sp_sleeper_add_row(v);
+
+		g = sp_sleeper_add_group(v);
+		ck_assert_ptr_nonnull(r);
+		ck_assert_ptr_nonnull(g);
+		r->caller = rows[i].name ? strdup(rows[i].name) : NULL; /* NULL ranks as "" */
+		g->comm = rows[i].name ? strdup(rows[i].name) : NULL;
+		r->kind = strdup(rows[i].kind);
+		g->kind = strdup(rows[i].kind);
+		r->count = g->count = rows[i].count;
+		r->offcpu_ns = g->offcpu_ns = rows[i].offcpu;
+	}
+	ck_assert_int_eq(sp_comm_list_add(&g->callers, "few", 9, 10, 0), 0);
+	ck_assert_int_eq(sp_comm_list_add(&g->callers, "long", 1, 90, 0), 0);
+	sp_lock_sort(v, SP_LOCK_SORT_WAIT);
+	ck_assert_str_eq(v->sleepers[0].caller, "c");
+	ck_assert_str_eq(v->sleepers[0].kind, "mutex");
+	ck_assert_str_eq(v->sleepers[1].kind, "rwsem");
+	ck_assert_str_eq(v->sleepers[2].caller, "b");
+	ck_assert_str_eq(v->sleepers[3].caller, "a");
+	ck_assert_ptr_null(v->sleepers[4].caller);
+	ck_assert_str_eq(v->groups[0].comm, "c");
+	ck_assert_str_eq(v->groups[1].kind, "rwsem");
+	ck_assert_ptr_null(v->groups[4].comm);
+	ck_assert_str_eq(v->groups[4].callers.v[0].comm, "long");
+	sp_run_free(&run);
+}
+END_TEST
+
+/* Schedules by count, then off-CPU time, then caller and wait (NULL as ""). */
+START_TEST(sched_sort_keys)
+{
+	struct sp_run run;
+	static const struct {
+		const char *caller, *wait;
+		uint64_t count, offcpu;
+	} rows[] = {
+		{ "x", "io", 3, 10 }, { "y", NULL, 7, 1 }, { "x", NULL, 3, 10 }, { "z", "io", 3, 20 },
+	};
+
+	sp_run_init(&run);
+	for (size_t i = 0; i < 4; i++) {
+		struct sp_sched_row *r = sp_sched_add_row(&run.sched);
+
+		ck_assert_ptr_nonnull(r);
+		r->caller = strdup(rows[i].caller);
+		r->wait = rows[i].wait ? strdup(rows[i].wait) : NULL;
+		r->count = rows[i].count;
+		r->offcpu_ns = rows[i].offcpu;
+	}
+	sp_sched_sort(&run.sched);
+	ck_assert_str_eq(run.sched.rows[0].caller, "y");
+	ck_assert_str_eq(run.sched.rows[1].caller, "z");
+	ck_assert_str_eq(run.sched.rows[2].caller, "x");
+	ck_assert_ptr_null(run.sched.rows[2].wait);
+	ck_assert_str_eq(run.sched.rows[3].wait, "io");
+	sp_run_free(&run);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("locks");
@@ -429,6 +505,8 @@ int main(void)
 	tcase_add_test(names, names_truncate);
 	tcase_add_test(misc, btf_probe);
 	tcase_add_test(misc, sort_keys);
+	tcase_add_test(misc, sleeper_sort_keys);
+	tcase_add_test(misc, sched_sort_keys);
 	suite_add_tcase(s, flags);
 	suite_add_tcase(s, pair);
 	suite_add_tcase(s, names);

@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * One walker per use of the field descriptors (see schema.h): write, strict read, free and
+ * UTF-8 fix-up; plus the descriptors shared by every view (comm maps, stacks) and the run's.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model.h"
+#include "schema.h"
+#include "util.h"
+
+/* ---- the shared descriptors ---- */
+
+#define COMM_COUNT SP_U64(struct sp_comm_stat, "count", count)
+#define COMM_TIME(k) SP_U64(struct sp_comm_stat, k, time_ns)
+#define COMM_MAX SP_U64(struct sp_comm_stat, "max_ns", max_ns)
+
+static const struct sp_field comm_offcpu_max[] = { COMM_COUNT, COMM_TIME("offcpu_ns"), COMM_MAX };
+static const struct sp_field comm_wait_max[] = { COMM_COUNT, COMM_TIME("wait_ns"), COMM_MAX };
+static const struct sp_field comm_wait[] = { COMM_COUNT, COMM_TIME("wait_ns") };
+static const struct sp_field comm_samples[] = { SP_U64(struct sp_comm_stat, "samples", count) };
+const struct sp_schema sp_comm_offcpu_max = SP_SCHEMA_OF("comm_offcpu_max", comm_offcpu_max);
+const struct sp_schema sp_comm_wait_max = SP_SCHEMA_OF("comm_wait_max", comm_wait_max);
+const struct sp_schema sp_comm_wait = SP_SCHEMA_OF("comm_wait", comm_wait);
+const struct sp_schema sp_comm_samples = SP_SCHEMA_OF("comm_samples", comm_samples);
+
+#define STACK_HEAD                                                                               \
+	SP_STR(struct sp_stack_row, "comm", comm),                                               \
+	/* optional: files before pids were recorded read as 0, unknown */                      \
+	{ .key = "pid", .type = SP_T_INT, .flags = SP_OPTIONAL | SP_CLAMP,                       \
+	  .off = offsetof(struct sp_stack_row, pid), .min = 0, .max = INT32_MAX },               \
+	SP_U64(struct sp_stack_row, "count", count)
+#define STACK_FRAMES                                                                             \
+	{ .key = "frames", .type = SP_T_STRS, .off = offsetof(struct sp_stack_row, frames),      \
+	  .n_off = offsetof(struct sp_stack_row, nframes) },                                     \
+	{ .key = "objects", .type = SP_T_STRS, .flags = SP_PARALLEL,                             \
+	  .off = offsetof(struct sp_stack_row, objects),                                         \
+	  .n_off = offsetof(struct sp_stack_row, nframes), .what = "frames" }
+
+static const struct sp_field stack_offcpu[] = {
+	STACK_HEAD, SP_U64(struct sp_stack_row, "offcpu_ns", time_ns), STACK_FRAMES
+};
+static const struct sp_field stack_wait[] = {
+	STACK_HEAD, SP_U64(struct sp_stack_row, "wait_ns", time_ns), STACK_FRAMES
+};
+static const struct sp_field stack_plain[] = { STACK_HEAD, STACK_FRAMES };
+const struct sp_schema sp_stack_offcpu = SP_SCHEMA_OF("stack_offcpu", stack_offcpu);
+const struct sp_schema sp_stack_wait = SP_SCHEMA_OF("stack_wait", stack_wait);
+const struct sp_schema sp_stack_plain = SP_SCHEMA_OF("stack_plain", stack_plain);
+
+static const char *const mode_names[] = {
+	[SP_TARGET_ALL] = "system",
+	[SP_TARGET_PIDS] = "pids",
+	[SP_TARGET_COMMAND] = "command",
+};
+
+static bool is_command(const void *obj)
+{
+	return ((const struct sp_target_info *)obj)->mode == SP_TARGET_COMMAND;
+}
+
+static bool is_pids(const void *obj)
+{
+	return ((const struct sp_target_info *)obj)->mode == SP_TARGET_PIDS;
+}
+
+#define RUSAGE(k, M)                                                                             \
+	{ .key = k, .type = SP_T_U64, .flags = SP_GROUP,                                         \
+	  .off = offsetof(struct sp_target_info, M),                                             \
+	  .group_off = offsetof(struct sp_target_info, has_rusage) }
+
+static const struct sp_field target_fields[] = {
+	{ .key = "mode", .type = SP_T_ENUM, .off = offsetof(struct sp_target_info, mode),
+	  .names = mode_names, .nnames = ARRAY_SIZE(mode_names) },
+	{ .key = "command", .type = SP_T_STR, .flags = SP_NULLABLE,
+	  .off = offsetof(struct sp_target_info, command), .when = is_command },
+	{ .key = "exit_status", .type = SP_T_INT, .off = offsetof(struct sp_target_info, exit_status),
+	  .min = INT_MIN, .max = INT_MAX, .when = is_command },
+	{ .key = "pids", .type = SP_T_INTS, .off = offsetof(struct sp_target_info, pids),
+	  .n_off = offsetof(struct sp_target_info, npids), .min = 1, .max = INT_MAX,
+	  .what = "a process id", .when = is_pids },
+	/* the job's CPU time: both or neither */
+	RUSAGE("user_ns", user_ns),
+	RUSAGE("sys_ns", sys_ns),
+};
+static const struct sp_schema target_schema = SP_SCHEMA_OF("target", target_fields);
+
+static const struct sp_field object_fields[] = {
+	SP_STR(struct sp_object, "path", path),
+	SP_STR(struct sp_object, "build_id", build_id),
+};
+static const struct sp_schema object_schema = SP_SCHEMA_OF("object", object_fields);
+
+static const struct sp_field run_fields[] = {
+	{ .key = "schema", .type = SP_T_CONST, .off = offsetof(struct sp_run, schema),
+	  .value = SP_SCHEMA },
+	SP_STR_NULL(struct sp_run, "version", version),
+	SP_STR_NULL(struct sp_run, "kernel", kernel),
+	SP_STR_NULL(struct sp_run, "hostname", hostname),
+	SP_INT(struct sp_run, "ncpus", ncpus, INT_MIN, INT_MAX),
+	SP_U64(struct sp_run, "start_unix_ns", start_unix_ns),
+	SP_U64(struct sp_run, "elapsed_ns", elapsed_ns),
+	SP_STR_NULL(struct sp_run, "options", options),
+	{ .key = "target", .type = SP_T_OBJECT, .off = offsetof(struct sp_run, target),
+	  .sub = &target_schema },
+	/* build-ids of user objects: only when known; appended as read, the first path wins */
+	{ .key = "objects", .type = SP_T_ARRAY, .flags = SP_NONEMPTY | SP_OPTIONAL,
+	  .off = offsetof(struct sp_run, objects.v), .n_off = offsetof(struct sp_run, objects.n),
+	  .cap_off = offsetof(struct sp_run, objects.cap), .size = sizeof(struct sp_object),
+	  .sub = &object_schema },
+};
+const struct sp_schema sp_run_fields = SP_SCHEMA_OF("run", run_fields);
+
+const struct sp_field *sp_schema_field(const struct sp_schema *s, const char *key)
+{
+	for (size_t i = 0; i < s->nfields; i++)
+		if (!strcmp(s->fields[i].key, key))
+			return &s->fields[i];
+	return NULL;
+}
+
+/* The number of elements of an array-like field of obj; 0 for the others. */
+static size_t count_of(const struct sp_field *f, const void *obj)
+{
+	switch (f->type) {
+	case SP_T_ARRAY:
+	case SP_T_MAP:
+	case SP_T_INTS:
+	case SP_T_STRS:
+		return *SP_CAT(obj, f->n_off, size_t);
+	default:
+		return 0;
+	}
+}
+
+/* ---- write ---- */
+
+static bool group_on(const struct sp_field *f, const void *obj)
+{
+	return !(f->flags & SP_GROUP) || *SP_CAT(obj, f->group_off, bool);
+}
+
+static int write_field(struct json_writer *w, const struct sp_field *f, const void *obj)
+{
+	const void *p = SP_CAT(obj, f->off, char);
+	size_t n = count_of(f, obj);
+	int iv, err;
+
+	switch (f->type) {
+	case SP_T_STR:
+		jw_kv_string(w, f->key, *(char *const *)p);
+		return 0;
+	case SP_T_CONST:
+		jw_kv_string(w, f->key, f->value);
+		return 0;
+	case SP_T_U64:
+		jw_kv_uint(w, f->key, *(const uint64_t *)p);
+		return 0;
+	case SP_T_INT:
+		iv = *(const int *)p;
+		if ((f->flags & SP_CLAMP) && iv < f->min)
+			iv = (int)f->min;
+		jw_kv_int(w, f->key, iv);
+		return 0;
+	case SP_T_UINT:
+		jw_kv_uint(w, f->key, *(const unsigned int *)p);
+		return 0;
+	case SP_T_BOOL:
+		jw_kv_bool(w, f->key, *(const bool *)p);
+		return 0;
+	case SP_T_ENUM:
+		iv = *(const int *)p;
+		jw_kv_string(w, f->key, iv >= 0 && (size_t)iv < f->nnames ? f->names[iv] : NULL);
+		return 0;
+	case SP_T_OBJECT:
+		jw_name(w, f->key);
+		jw_start_object(w);
+		err = sp_schema_write(w, f->sub, p);
+		jw_end_object(w);
+		return err;
+	case SP_T_ARRAY:
+	case SP_T_MAP:
+		if ((f->flags & SP_NONEMPTY) && !n)
+			return 0;
+		jw_name(w, f->key);
+		f->type == SP_T_MAP ? jw_start_object(w) : jw_start_array(w);
+		for (size_t i = 0; i < n; i++) {
+			const char *e = *(const char *const *)p + i * f->size;
+
+			if (f->type == SP_T_MAP)
+				jw_name(w, *SP_CAT(e, f->key_off, char *));
+			jw_start_object(w);
+			err = sp_schema_write(w, f->sub, e);
+			jw_end_object(w);
+			if (err)
+				return err;
+		}
+		f->type == SP_T_MAP ? jw_end_object(w) : jw_end_array(w);
+		return 0;
+	case SP_T_INTS:
+	case SP_T_STRS:
+		if ((f->flags & SP_PARALLEL) && !*(void *const *)p)
+			return 0;
+		jw_name(w, f->key);
+		jw_start_array(w);
+		for (size_t i = 0; i < n; i++) {
+			if (f->type == SP_T_INTS)
+				jw_int(w, (*(int *const *)p)[i]);
+			else
+				jw_string(w, (*(char **const *)p)[i]);
+		}
+		jw_end_array(w);
+		return 0;
+	case SP_T_CUSTOM:
+		return f->write(w, f, obj);
+	}
+	return 0;
+}
+
+int sp_schema_write(struct json_writer *w, const struct sp_schema *s, const void *obj)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < s->nfields; i++) {
+		const struct sp_field *f = &s->fields[i];
+
+		if ((f->when && !f->when(obj)) || !group_on(f, obj))
+			continue;
+		err = write_field(w, f, obj);
+	}
+	return err;
+}
+
+/* ---- free and fix ---- */
+
+/*
+ * Calls fn on every string member of obj (schema s), depth first; stops at fn's first
+ * non-zero return. free_arrays: frees every array after its elements (the destructor).
+ */
+static int walk_strings(const struct sp_schema *s, void *obj, int (*fn)(char **), bool free_arrays)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < s->nfields; i++) {
+		const struct sp_field *f = &s->fields[i];
+		void *p = SP_AT(obj, f->off, char);
+		size_t n = count_of(f, obj);
+
+		switch (f->type) {
+		case SP_T_STR:
+		case SP_T_CONST:
+			err = fn((char **)p);
+			break;
+		case SP_T_OBJECT:
+			err = walk_strings(f->sub, p, fn, free_arrays);
+			break;
+		case SP_T_ARRAY:
+		case SP_T_MAP:
+			for (size_t j = 0; !err && j < n; j++) {
+				char *e = *(char **)p + j * f->size;
+
+				if (f->type == SP_T_MAP)
+					err = fn(SP_AT(e, f->key_off, char *));
+				if (!err)
+					err = walk_strings(f->sub, e, fn, free_arrays);
+			}
+			break;
+		case SP_T_STRS:
+			for (size_t j = 0; !err && *(char ***)p && j < n; j++)
+				err = fn(&(*(char ***)p)[j]);
+			break;
+		default:
+			break;
+		}
+		if (free_arrays && (f->type == SP_T_ARRAY || f->type == SP_T_MAP ||
+				    f->type == SP_T_INTS || f->type == SP_T_STRS)) {
+			free(*(void **)p);
+			*(void **)p = NULL;
+		}
+	}
+	return err;
+}
+
+static int free_str(char **s)
+{
+	free(*s);
+	*s = NULL;
+	return 0;
+}
+
+void sp_schema_free(const struct sp_schema *s, void *obj)
+{
+	walk_strings(s, obj, free_str, true);
+}
+
+static int fix_str(char **s)
+{
+	char *d;
+
+	for (const unsigned char *p = (const unsigned char *)*s; p && *p; p++) {
+		if (*p < 0x80)
+			continue;
+		d = utf8_fix(*s); /* some non-ASCII: let the full check decide */
+		if (!d)
+			return -ENOMEM;
+		free(*s);
+		*s = d;
+		break;
+	}
+	return 0;
+}
+
+int sp_schema_fix_utf8(const struct sp_schema *s, void *obj)
+{
+	return walk_strings(s, obj, fix_str, false);
+}
+
+/* ---- read ---- */
+
+static size_t push(struct sp_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static size_t push(struct sp_reader *r, const char *fmt, ...)
+{
+	size_t old = r->plen;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(r->path + r->plen, sizeof(r->path) - r->plen, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	r->plen += (size_t)n;
+	if (r->plen >= sizeof(r->path))
+		r->plen = sizeof(r->path) - 1;
+	return old;
+}
+
+size_t sp_reader_push_key(struct sp_reader *r, const char *key)
+{
+	return push(r, r->plen ? ".%s" : "%s", key);
+}
+
+static size_t push_index(struct sp_reader *r, size_t i)
+{
+	return push(r, "[%zu]", i);
+}
+
+void sp_reader_pop(struct sp_reader *r, size_t old)
+{
+	r->plen = old;
+	r->path[old] = '\0';
+}
+
+/* Records "PATH: message" (or the message alone at the top) and returns -EINVAL. */
+int sp_reader_fail(struct sp_reader *r, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r->err && r->errlen)
+		snprintf(r->err, r->errlen, "%s%s%s", r->path, r->plen ? ": " : "", msg);
+	return -EINVAL;
+}
+
+const char *sp_json_type_name(enum json_type t)
+{
+	static const char *const names[] = {
+		[JSON_NULL] = "null", [JSON_BOOL] = "a boolean", [JSON_NUMBER] = "a number",
+		[JSON_STRING] = "a string", [JSON_ARRAY] = "an array", [JSON_OBJECT] = "an object",
+	};
+
+	return names[t];
+}
+
+static int check_type(struct sp_reader *r, const struct json_value *v, enum json_type t)
+{
+	if (json_type(v) != t)
+		return sp_reader_fail(r, "expected %s, not %s", sp_json_type_name(t),
+				      sp_json_type_name(json_type(v)));
+	return 0;
+}
+
+static int dup_str(const char *s, char **ret)
+{
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* An array of strings into a new array of n entries (never NULL, even for n = 0). */
+static int read_strings(struct sp_reader *r, const struct json_value *arr, char ***ret)
+{
+	size_t n = json_len(arr);
+	char **v = calloc(n ? n : 1, sizeof(*v));
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	*ret = v; /* the caller owns it, even half filled */
+	for (size_t i = 0; !err && i < n; i++) {
+		const struct json_value *s = json_at(arr, i);
+		size_t m = push_index(r, i);
+
+		err = check_type(r, s, JSON_STRING) ?: dup_str(json_str(s), &v[i]);
+		sp_reader_pop(r, m);
+	}
+	return err;
+}
+
+static int read_ints(struct sp_reader *r, const struct sp_field *f, const struct json_value *arr,
+		     void *obj)
+{
+	size_t *n = SP_AT(obj, f->n_off, size_t);
+	int **v = SP_AT(obj, f->off, int *);
+	int64_t x;
+	int err = 0;
+
+	*v = calloc(json_len(arr) + 1, sizeof(int));
+	if (!*v)
+		return -ENOMEM;
+	for (size_t i = 0; !err && i < json_len(arr); i++) {
+		if (!json_i64(json_at(arr, i), &x) || x < f->min || x > f->max) {
+			size_t m = push_index(r, i);
+
+			err = sp_reader_fail(r, "expected %s from %lld to %lld", f->what,
+					     (long long)f->min, (long long)f->max);
+			sp_reader_pop(r, m);
+			break;
+		}
+		(*v)[(*n)++] = (int)x;
+	}
+	return err;
+}
+
+/* The elements of an array (or the members of a map), each an object of schema f->sub. */
+static int read_elements(struct sp_reader *r, const struct sp_field *f, const struct json_value *v,
+			 void *obj)
+{
+	void **arr = SP_AT(obj, f->off, void *);
+	size_t *n = SP_AT(obj, f->n_off, size_t), *cap = SP_AT(obj, f->cap_off, size_t);
+	bool map = f->type == SP_T_MAP;
+	int err = 0;
+
+	for (size_t i = 0; !err && i < json_len(v); i++) {
+		const struct json_value *e = map ? json_val_at(v, i) : json_at(v, i);
+		size_t m = map ? sp_reader_push_key(r, json_key_at(v, i)) : push_index(r, i);
+		char *elt;
+
+		err = check_type(r, e, JSON_OBJECT) ?: grow(arr, cap, *n + 1, f->size);
+		if (!err) {
+			elt = (char *)*arr + (*n)++ * f->size;
+			err = (map ? dup_str(json_key_at(v, i), SP_AT(elt, f->key_off, char *)) : 0) ?:
+			      sp_schema_read(r, f->sub, e, elt);
+		}
+		sp_reader_pop(r, m);
+	}
+	return err;
+}
+
+/* The JSON type a field's value must have before its own checks (JSON_NULL: any). */
+static enum json_type value_type(const struct sp_field *f)
+{
+	switch (f->type) {
+	case SP_T_BOOL:
+		return JSON_BOOL;
+	case SP_T_ENUM:
+		return JSON_STRING;
+	case SP_T_OBJECT:
+	case SP_T_MAP:
+		return JSON_OBJECT;
+	case SP_T_ARRAY:
+	case SP_T_INTS:
+		return JSON_ARRAY;
+	case SP_T_STRS:
+		return f->flags & SP_PARALLEL ? JSON_NULL : JSON_ARRAY;
+	default:
+		return JSON_NULL;
+	}
+}
+
+static int read_value(struct sp_reader *r, const struct sp_field *f, const struct json_value *v,
+		      void *obj)
+{
+	void *p = SP_AT(obj, f->off, char);
+	int64_t iv = 0;
+	size_t n;
+
+	switch (f->type) {
+	case SP_T_STR:
+		if ((f->flags & SP_NULLABLE) && json_type(v) == JSON_NULL) {
+			*(char **)p = NULL;
+			return 0;
+		}
+		if (json_type(v) != JSON_STRING)
+			return sp_reader_fail(r, f->flags & SP_NULLABLE ? "expected a string or null"
+									: "expected a string");
+		return dup_str(json_str(v), p);
+	case SP_T_CONST:
+		return dup_str(f->value, p);
+	case SP_T_U64:
+		/* a count or a time: what pprof and the diff can hold */
+		if (json_u64(v, p) && *(uint64_t *)p <= INT64_MAX)
+			return 0;
+		if (json_type(v) == JSON_NUMBER)
+			return sp_reader_fail(r, "expected an integer from 0 to %lld",
+					      (long long)INT64_MAX);
+		return sp_reader_fail(r, "expected an integer, not %s",
+				      sp_json_type_name(json_type(v)));
+	case SP_T_INT:
+	case SP_T_UINT:
+		if (!json_i64(v, &iv) || iv < f->min || iv > f->max)
+			return sp_reader_fail(r, "expected an integer from %lld to %lld",
+					      (long long)f->min, (long long)f->max);
+		if (f->type == SP_T_INT)
+			*(int *)p = (int)iv;
+		else
+			*(unsigned int *)p = (unsigned int)iv;
+		return 0;
+	case SP_T_BOOL:
+		json_bool(v, p);
+		return 0;
+	case SP_T_ENUM: {
+		char what[160] = "expected ";
+		size_t len = strlen(what);
+
+		for (size_t i = 0; i < f->nnames; i++) {
+			if (!strcmp(json_str(v), f->names[i])) {
+				*(int *)p = (int)i;
+				return 0;
+			}
+			len += snprintf(what + len, len < sizeof(what) ? sizeof(what) - len : 0,
+					"%s\"%s\"", !i ? "" : i + 1 == f->nnames ? " or " : ", ",
+					f->names[i]);
+		}
+		return sp_reader_fail(r, "%s", what);
+	}
+	case SP_T_OBJECT:
+		return sp_schema_read(r, f->sub, v, p);
+	case SP_T_ARRAY:
+	case SP_T_MAP:
+		return read_elements(r, f, v, obj);
+	case SP_T_INTS:
+		return read_ints(r, f, v, obj);
+	case SP_T_STRS:
+		if (!(f->flags & SP_PARALLEL)) {
+			*SP_AT(obj, f->n_off, size_t) = json_len(v);
+			return read_strings(r, v, p);
+		}
+		/* the model frees n entries: the array has exactly that many */
+		n = *SP_AT(obj, f->n_off, size_t);
+		if (json_type(v) != JSON_ARRAY)
+			return check_type(r, v, JSON_ARRAY);
+		if (json_len(v) != n)
+			return sp_reader_fail(r, "has %zu entries for %zu %s", json_len(v), n,
+					      f->what);
+		return read_strings(r, v, p);
+	case SP_T_CUSTOM:
+		return 0;
+	}
+	return 0;
+}
+
+/* SP_GROUP: is any key of f's group in o? */
+static bool group_in(const struct sp_schema *s, const struct sp_field *f,
+		     const struct json_value *o)
+{
+	for (; f < s->fields + s->nfields && (f->flags & SP_GROUP); f++)
+		if (json_get(o, f->key))
+			return true;
+	return false;
+}
+
+static int read_field(struct sp_reader *r, const struct sp_schema *s, const struct sp_field *f,
+		      const struct json_value *o, void *obj)
+{
+	const struct json_value *v = json_get(o, f->key);
+	enum json_type t = value_type(f);
+	size_t m;
+	int err;
+
+	if (f->type == SP_T_CUSTOM || (f->when && !f->when(obj)))
+		return 0;
+	if (f->flags & SP_GROUP) {
+		bool *on = SP_AT(obj, f->group_off, bool);
+
+		if (!*on && group_in(s, f, o))
+			*on = true;
+		if (!*on)
+			return 0;
+	}
+	if (!v && (f->flags & (SP_OPTIONAL | SP_PARALLEL)))
+		return 0;
+	if (!v)
+		return sp_reader_fail(r, "missing key \"%s\"", f->key);
+	m = sp_reader_push_key(r, f->key);
+	err = t != JSON_NULL ? check_type(r, v, t) : 0;
+	if (!err)
+		err = read_value(r, f, v, obj);
+	sp_reader_pop(r, m);
+	return err;
+}
+
+int sp_schema_read(struct sp_reader *r, const struct sp_schema *s, const struct json_value *o,
+		   void *obj)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < s->nfields; i++)
+		err = read_field(r, s, &s->fields[i], o, obj);
+	return err;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The saved-run JSON schema ("schedprof/1", README.md), defined once: a table of field
+ * descriptors per model struct (run, target, object, each view's rows, comm maps, stacks).
+ * The same tables drive the writer (format_json.c), the strict reader (model_json.c), the
+ * model's destructor and UTF-8 fix-up (model.c) and the round-trip test, so a key added to a
+ * descriptor is written, read back, freed and tested with no other edit.
+ *
+ * Keys are written in descriptor order. The reader checks every field in the same order and
+ * names the place of the first error ("schedules.callers[2].count: expected an integer, not a
+ * string").
+ */
+#ifndef SCHEDPROF_SCHEMA_H
+#define SCHEDPROF_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "json_reader.h"
+#include "json_writer.h"
+
+enum sp_ftype {
+	SP_T_STR,    /* char *; SP_NULLABLE: NULL <-> null */
+	SP_T_CONST,  /* char * that always holds .value (the schema name) */
+	SP_T_U64,    /* uint64_t, 0 to INT64_MAX on read */
+	SP_T_INT,    /* int, .min to .max */
+	SP_T_UINT,   /* unsigned int, .min to .max */
+	SP_T_BOOL,   /* bool */
+	SP_T_ENUM,   /* an int-sized enum, written as .names[value] */
+	SP_T_OBJECT, /* an embedded struct of schema .sub */
+	SP_T_ARRAY,  /* growable array of .sub structs: pointer at .off, count .n_off, cap .cap_off */
+	SP_T_MAP,    /* the same storage, as an object keyed by each element's char * at .key_off */
+	SP_T_INTS,   /* int * with count at .n_off, each .min to .max (.what names them) */
+	SP_T_STRS,   /* char ** with count at .n_off */
+	SP_T_CUSTOM, /* written by .write, not read: a summary derived from other fields */
+};
+
+enum {
+	SP_NULLABLE = 1u << 0, /* STR: null reads as NULL */
+	SP_OPTIONAL = 1u << 1, /* may be absent on read (an old file) */
+	SP_NONEMPTY = 1u << 2, /* ARRAY: written only when it has elements */
+	SP_PARALLEL = 1u << 3, /* STRS: written when not NULL, optional on read, with exactly as
+				* many entries as the count at .n_off (filled by an earlier field,
+				* named by .what) */
+	SP_CLAMP = 1u << 4,    /* INT: written clamped to .min (a pid: unknown is 0) */
+	SP_GROUP = 1u << 5,    /* written when the bool at .group_off is true; on read the group
+				* (consecutive fields of one .group_off) is there when any of its
+				* keys is, and then sets the bool and needs every key */
+};
+
+struct sp_schema;
+
+struct sp_field {
+	const char *key;
+	enum sp_ftype type;
+	unsigned int flags;
+	size_t off;			/* the member in the struct */
+	size_t n_off, cap_off;		/* ARRAY, MAP, INTS, STRS: count and capacity members */
+	size_t key_off;			/* MAP: the element's name member */
+	size_t group_off;		/* SP_GROUP: the bool member */
+	size_t size;			/* ARRAY, MAP: element size */
+	const struct sp_schema *sub;	/* OBJECT, ARRAY, MAP */
+	int64_t min, max;		/* INT, UINT, INTS */
+	const char *what;		/* INTS: "a process id"; SP_PARALLEL: the counted key */
+	const char *const *names;	/* ENUM */
+	size_t nnames;
+	const char *value;		/* CONST */
+	/* written and read only when true for the struct (fields before it already read) */
+	bool (*when)(const void *obj);
+	int (*write)(struct json_writer *w, const struct sp_field *f, const void *obj); /* CUSTOM */
+};
+
+struct sp_schema {
+	const char *name; /* for tests and messages: "stack", "sched_row" */
+	const struct sp_field *fields;
+	size_t nfields;
+};
+
+#define SP_SCHEMA_OF(n, arr) { n, arr, sizeof(arr) / sizeof((arr)[0]) }
+
+/* Field constructors: T is the struct, M the member. */
+#define SP_STR(T, k, M) { .key = k, .type = SP_T_STR, .off = offsetof(T, M) }
+#define SP_STR_NULL(T, k, M) { .key = k, .type = SP_T_STR, .flags = SP_NULLABLE, .off = offsetof(T, M) }
+#define SP_U64(T, k, M) { .key = k, .type = SP_T_U64, .off = offsetof(T, M) }
+#define SP_BOOL(T, k, M) { .key = k, .type = SP_T_BOOL, .off = offsetof(T, M) }
+#define SP_INT(T, k, M, lo, hi) { .key = k, .type = SP_T_INT, .off = offsetof(T, M), .min = lo, .max = hi }
+#define SP_UINT(T, k, M, lo, hi) { .key = k, .type = SP_T_UINT, .off = offsetof(T, M), .min = lo, .max = hi }
+/* An array member M with count N and capacity C, of elements of schema S. */
+#define SP_ARRAY(T, k, M, N, C, S) \
+	{ .key = k, .type = SP_T_ARRAY, .off = offsetof(T, M), .n_off = offsetof(T, N), \
+	  .cap_off = offsetof(T, C), .size = sizeof(*((T *)0)->M), .sub = &(S) }
+/* A struct sp_comm_list member M as a map of comm (or caller, owner) to schema S. */
+#define SP_COMMS(T, k, M, S) \
+	{ .key = k, .type = SP_T_MAP, .off = offsetof(T, M.v), .n_off = offsetof(T, M.n), \
+	  .cap_off = offsetof(T, M.cap), .size = sizeof(struct sp_comm_stat), \
+	  .key_off = offsetof(struct sp_comm_stat, comm), .sub = &(S) }
+/* A struct sp_stack_list member M, each stack of schema S. */
+#define SP_STACKS(T, M, S) \
+	{ .key = "stacks", .type = SP_T_ARRAY, .off = offsetof(T, M.v), .n_off = offsetof(T, M.n), \
+	  .cap_off = offsetof(T, M.cap), .size = sizeof(struct sp_stack_row), .sub = &(S) }
+
+/* Comm maps: {"count", time key, "max_ns"} and the profile's {"samples"}. */
+extern const struct sp_schema sp_comm_offcpu_max, sp_comm_wait_max, sp_comm_wait,
+	sp_comm_samples;
+/* Stacks with their time under "offcpu_ns", "wait_ns", or without a time (profile). */
+extern const struct sp_schema sp_stack_offcpu, sp_stack_wait, sp_stack_plain;
+/* The run's own fields (views apart: view.h lists them). */
+extern const struct sp_schema sp_run_fields;
+
+/* The field of s under key, or NULL. */
+const struct sp_field *sp_schema_field(const struct sp_schema *s, const char *key);
+
+/*
+ * The members of obj (a struct of schema s), in order, inside an open JSON object. 0, or the
+ * first error of a CUSTOM writer (-ENOMEM); the writer's own errors come from jw_finish().
+ */
+int sp_schema_write(struct json_writer *w, const struct sp_schema *s, const void *obj);
+/* Frees every string and array of obj (not obj itself). */
+void sp_schema_free(const struct sp_schema *s, void *obj);
+/* Makes every string of obj valid UTF-8 (see sp_run_fix_utf8). 0 or -ENOMEM. */
+int sp_schema_fix_utf8(const struct sp_schema *s, void *obj);
+
+/* The reading context: where in the document, and where the error message goes. */
+struct sp_reader {
+	char path[200];
+	size_t plen;
+	char *err;
+	size_t errlen;
+};
+
+/* Reads the members of JSON object o into obj. 0, -EINVAL (message in r) or -ENOMEM. */
+int sp_schema_read(struct sp_reader *r, const struct sp_schema *s, const struct json_value *o,
+		   void *obj);
+/* Path handling for the callers' own checks. */
+size_t sp_reader_push_key(struct sp_reader *r, const char *key);
+void sp_reader_pop(struct sp_reader *r, size_t old);
+int sp_reader_fail(struct sp_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *sp_json_type_name(enum json_type t);
+
+/* Typed access to a member at an offset. */
+#define SP_AT(obj, off, type) ((type *)((char *)(obj) + (off)))
+#define SP_CAT(obj, off, type) ((const type *)((const char *)(obj) + (off)))
+
+#endif

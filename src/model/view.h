@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The views of a run, one description each (view_schedules.c, view_profile.c, view_locks.c):
+ * name and SP_VIEW_* bit, JSON schema, table printer, diff rows, the rows the stack formats
+ * walk (samples.c), the labels of its count and time, its pprof sample types. Every format
+ * and the reader go through sp_views[]: adding a view is one new file and one entry there.
+ *
+ * A new view, step by step: its struct in model.h (with `bool present`, a member of struct
+ * sp_run that its collector fills) and its SP_VIEW_* bit in render.h; then view_NAME.c with
+ * the field descriptors of its rows and of the view (schema.h), print_table, the walk, diff[]
+ * and totals[], closed by SP_VIEW_COMMON(member); then its line in sp_views[] (view.c) and
+ * the file in src/meson.build. JSON write and read, free, UTF-8 fix-up, the round-trip test
+ * (tests/unit/test_schema.c), table, folded, diff and --views pick it up from there.
+ */
+#ifndef SCHEDPROF_VIEW_H
+#define SCHEDPROF_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "model.h"
+#include "render.h"
+#include "schema.h"
+
+/* No member: an offset that is not there. */
+#define SP_NONE ((size_t)-1)
+
+/* A row as the stack formats see it (see samples.h). */
+struct sp_view_row {
+	const char *name;   /* the one frame of the remainders: caller, function */
+	const char *object; /* its object, NULL = [kernel] */
+	const struct sp_comm_list *comms;
+	const struct sp_stack_list *stacks;
+};
+
+/* Where the stack walk finds a view's rows and their parts. */
+struct sp_view_walk {
+	const char *rows;		/* the key of the rows' array in the view's schema */
+	size_t name_off, object_off;	/* char * members of a row; object SP_NONE: [kernel] */
+	size_t comms_off, stacks_off;	/* its struct sp_comm_list and struct sp_stack_list */
+	size_t lost_off;		/* uint64_t in the view: what no row holds */
+};
+
+/*
+ * One table of `diff` for a view: the rows of an array field, keyed by (name, detail,
+ * extra), valued by their count or time.
+ */
+struct sp_diff_table {
+	const char *key;	/* JSON "view": "schedules", "lock_sleepers" */
+	const char *title;	/* "schedules by caller" */
+	const char *column;	/* header of the name column */
+	const char *time_label; /* what --value time compares: "off-CPU time" */
+	const char *extra_key;	/* JSON key of the rows' extra ("lock"), or NULL: none */
+	const char *rows;	/* the key of the rows' array in the view's schema */
+	size_t name_off, detail_off, extra_off; /* char * in a row; SP_NONE: none */
+	size_t count_off;	/* uint64_t in a row */
+	size_t time_off;	/* uint64_t in a row; SP_NONE: count x the view's period */
+	size_t total_off;	/* uint64_t count total in the view; SP_NONE: the rows' sum */
+};
+
+/* A total of the view compared in the diff summary. */
+struct sp_view_total {
+	const char *label; /* table: "  voluntary" */
+	const char *key;   /* JSON: "voluntary" */
+	size_t off;	   /* its uint64_t in struct sp_run */
+};
+
+struct sp_view_ops {
+	const char *name;	/* --views name, JSON key, headings: "schedules" */
+	unsigned int bit;	/* SP_VIEW_* */
+	size_t off;		/* the view's struct in struct sp_run */
+	size_t present_off;	/* its bool present in struct sp_run */
+	const struct sp_schema *schema;
+	const char *count_name; /* what a count is: "schedules", "samples", "contentions" */
+	const char *time_name;	/* what a time is: "off-CPU", "CPU", "lock wait" */
+	const char *flame_title; /* the flame graph's heading */
+	/* pprof: the two sample types (count, time) and the period type */
+	const char *pprof_types[2];
+	const char *pprof_period_type, *pprof_period_unit;
+
+	/* The table (format_table.c). 0 or -ENOMEM/-EIO. */
+	int (*print_table)(const struct sp_run *run, const struct render_opts *o, FILE *f);
+
+	/* The stack walk (samples.c), and the sampling period when the rows have counts but no
+	 * times (time = count x period): NULL when the rows hold their times. */
+	struct sp_view_walk walk;
+	uint64_t (*period_ns)(const struct sp_run *run);
+
+	/* diff */
+	const struct sp_diff_table *diff;
+	size_t ndiff;
+	const struct sp_view_total *totals;
+	size_t ntotals;
+};
+
+extern const struct sp_view_ops sp_view_schedules, sp_view_profile, sp_view_locks;
+/* Every view, in the order of the outputs. */
+extern const struct sp_view_ops *const sp_views[];
+extern const size_t sp_nviews;
+
+/*
+ * The members every view file fills alike: its struct is member M of struct sp_run, and the
+ * file defines view_schema, print_table, diff[] and totals[].
+ */
+#define SP_VIEW_COMMON(M)                                                                       \
+	.off = offsetof(struct sp_run, M), .present_off = offsetof(struct sp_run, M.present),    \
+	.schema = &view_schema, .print_table = print_table, .diff = diff,                        \
+	.ndiff = sizeof(diff) / sizeof(diff[0]), .totals = totals,                               \
+	.ntotals = sizeof(totals) / sizeof(totals[0])
+
+/* The rows of view (the array of its schema under key) in run: *ret_rows, their count. */
+size_t sp_view_rows(const struct sp_view_ops *view, const struct sp_run *run, const char *key,
+		    const char **ret_rows, size_t *ret_size);
+/* A row of the walk's array in the stack walk's terms. */
+void sp_view_walk_row(const struct sp_view_walk *w, const void *row, struct sp_view_row *ret);
+
+/* The view of one SP_VIEW_* bit, or NULL. */
+const struct sp_view_ops *sp_view_find(unsigned int bit);
+/* By --views name (len bytes of name), or NULL. */
+const struct sp_view_ops *sp_view_by_name(const char *name, size_t len);
+bool sp_view_present(const struct sp_run *run, const struct sp_view_ops *v);
+void *sp_view_data(struct sp_run *run, const struct sp_view_ops *v);
+const void *sp_view_cdata(const struct sp_run *run, const struct sp_view_ops *v);
+
+/* Sums saturate at INT64_MAX, so that every difference fits an int64_t (diff.h). */
+static inline uint64_t sp_sat_add(uint64_t a, uint64_t b)
+{
+	return b > INT64_MAX || a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+static inline uint64_t sp_sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+#define SP_VIEW_U64(run, off) (*(const uint64_t *)((const char *)(run) + (off)))
+
+#endif
