@@ -198,6 +198,7 @@ static int cmp_stack_ent(const void *pa, const void *pb)
 static int add_stacks(struct reader *rd, const struct lock_maps *m)
 {
 	const struct sp_records *rec = &m->stack_counts;
+	struct kstack_src src = { .ks = rd->ks, .cfg = rd->cfg, .from = KSTACK_FROM_FOLD };
 	struct sp_records_index stacks;
 	struct stack_index alike;
 	struct stack_ent *ents = NULL;
@@ -233,8 +234,8 @@ static int add_stacks(struct reader *rd, const struct lock_maps *m)
 		qsort(ents, n, sizeof(*ents), cmp_stack_ent);
 	for (size_t i = 0; i < n && !err; i++) {
 		struct stack_ent *e = &ents[i];
+		struct sp_stack_row proto;
 		const struct sp_stack *st;
-		struct sp_stack_row *s;
 
 		/* the same stack of two locks that name alike (two inodes): one entry */
 		while (i + 1 < n && !cmp_stack_ent(e, &ents[i + 1])) {
@@ -248,22 +249,12 @@ static int add_stacks(struct reader *rd, const struct lock_maps *m)
 			rd->v->missing_stacks += e->count;
 			continue;
 		}
-		s = sp_stack_list_add(&rd->v->rows[e->row].stacks);
-		if (!s) {
-			err = -ENOMEM;
-			break;
-		}
-		s->count = e->count;
-		s->time_ns = e->wait_ns;
-		s->comm = strdup(kstack_comm(e->comm, comm));
-		if (!s->comm) {
-			err = -ENOMEM;
-			break;
-		}
-		s->pid = (int)e->pid;
+		proto = (struct sp_stack_row){ .comm = (char *)kstack_comm(e->comm, comm),
+					       .pid = (int)e->pid, .count = e->count,
+					       .time_ns = e->wait_ns };
 		/* from the first lock or scheduler frame: drops the tracepoint and BPF frames */
-		err = kstack_fill(s, rd->ks, st, rd->cfg, KSTACK_FROM_FOLD) ?:
-		      stack_index_merge_last(&alike, e->row);
+		src.st = st;
+		err = stack_index_add_kstack(&alike, e->row, &proto, &src);
 	}
 	free(ents);
 	sp_records_index_free(&stacks);

@@ -231,7 +231,8 @@ static int add_stack(struct builder *b, size_t row, const struct frames *fr, con
 	if (!stack_index_add(&b->stacks, row, l->n - 1))
 		return 0;
 fail: /* the model holds only complete stacks */
-	stack_row_clear(s);
+	sp_stack_row_free(s);
+	memset(s, 0, sizeof(*s));
 	l->n--;
 	return -ENOMEM;
 }

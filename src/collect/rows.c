@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kstack.h"
 #include "rows.h"
 
 static const char *str_or_empty(const char *s)
@@ -162,19 +163,6 @@ int stack_index_add(struct stack_index *x, size_t row, size_t pos)
 	return hashmap__add(&x->map, (long)(row << 32 | pos), 0);
 }
 
-void stack_row_clear(struct sp_stack_row *s)
-{
-	for (size_t i = 0; i < s->nframes; i++) {
-		free(s->frames[i]);
-		if (s->objects)
-			free(s->objects[i]);
-	}
-	free(s->frames);
-	free(s->objects);
-	free(s->comm);
-	memset(s, 0, sizeof(*s));
-}
-
 int stack_index_merge_last(struct stack_index *x, size_t row)
 {
 	struct sp_stack_list *l = x->list(x->view, row);
@@ -189,9 +177,27 @@ int stack_index_merge_last(struct stack_index *x, size_t row)
 		return stack_index_add(x, row, l->n - 1);
 	l->v[j].count += s->count;
 	l->v[j].time_ns += s->time_ns;
-	stack_row_clear(s); /* the slot is reused by the next add */
+	sp_stack_row_free(s);
+	memset(s, 0, sizeof(*s)); /* the slot is reused by the next add */
 	l->n--;
 	return 0;
+}
+
+int stack_index_add_kstack(struct stack_index *x, size_t row, const struct sp_stack_row *proto,
+			   const struct kstack_src *src)
+{
+	struct sp_stack_row *s = sp_stack_list_add(x->list(x->view, row));
+
+	if (!s)
+		return -ENOMEM;
+	s->count = proto->count;
+	s->time_ns = proto->time_ns;
+	s->pid = proto->pid;
+	s->comm = strdup(proto->comm);
+	if (!s->comm)
+		return -ENOMEM;
+	return kstack_fill(s, src->ks, src->st, src->cfg, src->from) ?:
+	       stack_index_merge_last(x, row);
 }
 
 void stack_index_free(struct stack_index *x)

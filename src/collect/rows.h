@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include "hashmap.h"
 #include "model.h"
+#include "schedprof/fold.h"
+#include "schedprof/sched.h"
+
+struct ksyms;
 
 #define ROW_KEY_MAX 3
 
@@ -61,7 +65,19 @@ int stack_index_add(struct stack_index *x, size_t row, size_t pos);
 int stack_index_merge_last(struct stack_index *x, size_t row);
 void stack_index_free(struct stack_index *x);
 
-/* Frees a stack row's strings and zeroes it. */
-void stack_row_clear(struct sp_stack_row *s);
+/* Kernel frames as BPF recorded them, and how to symbolize them (kstack_fill). */
+struct kstack_src {
+	const struct sp_stack *st;
+	const struct ksyms *ks;
+	const struct sp_fold_cfg *cfg;
+	unsigned int from; /* KSTACK_FROM_* */
+};
+
+/*
+ * Appends to row's list a stack row with proto's comm, pid, count and time and src's frames,
+ * then merges it into the first one alike (stack_index_merge_last). 0 or -ENOMEM.
+ */
+int stack_index_add_kstack(struct stack_index *x, size_t row, const struct sp_stack_row *proto,
+			   const struct kstack_src *src);
 
 #endif

@@ -101,6 +101,7 @@ static int add_callers(struct builder *b, const struct sp_records *rec)
 static int add_stacks(struct builder *b, const struct sched_maps *m, const struct sp_fold_cfg *cfg)
 {
 	const struct sp_records *rec = &m->stack_counts;
+	struct kstack_src src = { .ks = b->ks, .cfg = cfg, .from = KSTACK_FROM_SCHED };
 	struct sp_records_index stacks;
 	char comm[TASK_COMM_LEN + 1];
 	int err;
@@ -110,8 +111,8 @@ static int add_stacks(struct builder *b, const struct sched_maps *m, const struc
 		const struct sp_stack_key *key = sp_records_key(rec, i);
 		const struct sp_stack_val *val = sp_records_value(rec, i);
 		const struct sp_stack *st = sp_records_find_u64(&stacks, key->stack);
+		struct sp_stack_row proto;
 		struct sp_sched_row *r;
-		struct sp_stack_row *s;
 
 		if (!st) {
 			/* BPF counted the stacks it did not keep (id 0); the others the dump lost */
@@ -120,22 +121,16 @@ static int add_stacks(struct builder *b, const struct sched_maps *m, const struc
 			continue;
 		}
 		r = get_row(b, key->caller, key->wait);
-		s = r ? sp_stack_list_add(&r->stacks) : NULL;
-		if (!s) {
+		if (!r) {
 			err = -ENOMEM;
 			break;
 		}
-		s->count = val->count;
-		s->time_ns = val->offcpu_ns;
-		s->comm = strdup(kstack_comm(key->comm, comm));
-		if (!s->comm) {
-			err = -ENOMEM;
-			break;
-		}
-		s->pid = (int)key->tgid;
+		proto = (struct sp_stack_row){ .comm = (char *)kstack_comm(key->comm, comm),
+					       .pid = (int)key->tgid, .count = val->count,
+					       .time_ns = val->offcpu_ns };
 		/* from the first scheduler frame: drops the tracepoint and BPF frames */
-		err = kstack_fill(s, b->ks, st, cfg, KSTACK_FROM_SCHED) ?:
-		      stack_index_merge_last(&b->stacks, (size_t)(r - b->v->rows));
+		src.st = st;
+		err = stack_index_add_kstack(&b->stacks, (size_t)(r - b->v->rows), &proto, &src);
 	}
 	sp_records_index_free(&stacks);
 	return err;
