@@ -145,10 +145,8 @@ static int add_rows(struct reader *rd, const struct sp_records *rec)
 		r->count += val->count;
 		r->wait_ns += val->wait_ns;
 		r->failed += val->failed;
-		if (val->max_ns > r->max_ns)
-			r->max_ns = val->max_ns;
-		if (sp_comm_list_add(&r->comms, kstack_comm(key->comm, comm), val->count,
-				     val->wait_ns, val->max_ns))
+		if (rows_account(&r->comms, &r->max_ns, kstack_comm(key->comm, comm), val->count,
+				 val->wait_ns, val->max_ns))
 			return -ENOMEM;
 	}
 	return 0;
@@ -356,16 +354,13 @@ static int add_sleepers(struct reader *rd, const struct sp_records *rec)
 		r = &rd->v->sleepers[row];
 		r->count += val->sleeps;
 		r->offcpu_ns += val->offcpu_ns;
-		if (val->max_ns > r->max_ns)
-			r->max_ns = val->max_ns;
 		g = &rd->v->groups[group];
 		g->count += val->sleeps;
 		g->offcpu_ns += val->offcpu_ns;
-		if (val->max_ns > g->max_ns)
-			g->max_ns = val->max_ns;
-		err = sp_comm_list_add(&r->comms, comm, val->sleeps, val->offcpu_ns, val->max_ns) ?:
-		      sp_comm_list_add(&g->callers, k.caller, val->sleeps, val->offcpu_ns,
-				       val->max_ns);
+		err = rows_account(&r->comms, &r->max_ns, comm, val->sleeps, val->offcpu_ns,
+				   val->max_ns) ?:
+		      rows_account(&g->callers, &g->max_ns, k.caller, val->sleeps, val->offcpu_ns,
+				   val->max_ns);
 		free(k.caller);
 		if (err)
 			break;

@@ -84,6 +84,14 @@ void row_index_free(struct row_index *x)
 	hashmap__clear(&x->map);
 }
 
+int rows_account(struct sp_comm_list *list, uint64_t *max, const char *name, uint64_t count,
+		 uint64_t time_ns, uint64_t max_ns)
+{
+	if (max_ns > *max)
+		*max = max_ns;
+	return sp_comm_list_add(list, name, count, time_ns, max_ns);
+}
+
 /* ---- stack rows alike ---- */
 
 static const struct sp_stack_row *stack_at(struct stack_index *x, long key, size_t *ret_row)

@@ -65,6 +65,13 @@ int stack_index_add(struct stack_index *x, size_t row, size_t pos);
 int stack_index_merge_last(struct stack_index *x, size_t row);
 void stack_index_free(struct stack_index *x);
 
+/*
+ * One record's share of a row: raises *max to max_ns and adds (count, time_ns, max_ns) to
+ * name's entry of list (a comm, or a caller for the sleeper groups). 0 or -ENOMEM.
+ */
+int rows_account(struct sp_comm_list *list, uint64_t *max, const char *name, uint64_t count,
+		 uint64_t time_ns, uint64_t max_ns);
+
 /* Kernel frames as BPF recorded them, and how to symbolize them (kstack_fill). */
 struct kstack_src {
 	const struct sp_stack *st;

@@ -89,10 +89,8 @@ static int add_callers(struct builder *b, const struct sp_records *rec)
 			return -ENOMEM;
 		r->count += val->count;
 		r->offcpu_ns += val->offcpu_ns;
-		if (val->max_ns > r->max_ns)
-			r->max_ns = val->max_ns;
-		if (sp_comm_list_add(&r->comms, kstack_comm(key->comm, comm), val->count,
-				     val->offcpu_ns, val->max_ns))
+		if (rows_account(&r->comms, &r->max_ns, kstack_comm(key->comm, comm), val->count,
+				 val->offcpu_ns, val->max_ns))
 			return -ENOMEM;
 	}
 	return 0;
