@@ -20,11 +20,6 @@
 /* 0 not tried yet, 1 the kernel has it, -1 it does not */
 static int batch_works;
 
-bool map_dump_batched(void)
-{
-	return batch_works > 0;
-}
-
 static bool is_percpu(__u32 type)
 {
 	return type == BPF_MAP_TYPE_PERCPU_HASH || type == BPF_MAP_TYPE_LRU_PERCPU_HASH ||

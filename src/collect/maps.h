@@ -7,7 +7,6 @@
 #ifndef SCHEDPROF_MAPS_H
 #define SCHEDPROF_MAPS_H
 
-#include <stdbool.h>
 #include "records.h"
 
 /*
@@ -18,8 +17,5 @@
  * holds what was read (free it with sp_records_free).
  */
 int map_dump(int fd, struct sp_records *ret);
-
-/* Whether the batch lookup serves the dumps (known after the first dump). For the log. */
-bool map_dump_batched(void);
 
 #endif
