@@ -186,6 +186,26 @@ START_TEST(many_rows_linear)
 }
 END_TEST
 
+START_TEST(many_stacks_one_row)
+{
+	uint64_t caller = A("anon_pipe_read", 0x10);
+
+	/* 20000 distinct stacks behind one row, each seen twice (two stack ids): merged by index */
+	add_caller(caller, SP_WAIT_NONE, "cat", 40000, 1, 1);
+	for (uint64_t i = 0; i < 40000; i++) {
+		uint64_t ips[] = { A("__schedule", 0x10), caller, 0x1000 + (i % 20000) * 16 };
+
+		add_stack(i + 1, ips, 3);
+		add_stack_count(i + 1, caller, SP_WAIT_NONE, 1, "cat", 1, 1);
+	}
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+	ck_assert_uint_eq(run.sched.nrows, 1);
+	ck_assert_uint_eq(run.sched.rows[0].stacks.n, 20000);
+	for (size_t i = 0; i < run.sched.rows[0].stacks.n; i++)
+		ck_assert_uint_eq(run.sched.rows[0].stacks.v[i].count, 2);
+}
+END_TEST
+
 START_TEST(wrong_record_size)
 {
 	struct sp_caller_val v = {};
@@ -211,6 +231,7 @@ int main(void)
 	tcase_add_test(tc, rows_merge_by_name_and_wait);
 	tcase_add_test(tc, stacks_merge_and_missing);
 	tcase_add_test(tc, many_rows_linear);
+	tcase_add_test(tc, many_stacks_one_row);
 	tcase_add_test(tc, wrong_record_size);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
