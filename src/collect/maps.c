@@ -133,7 +133,7 @@ out:
 	return err;
 }
 
-int map_dump(int fd, struct sp_records *ret)
+int map_dump_how(int fd, enum map_dump_how how, struct sp_records *ret)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
@@ -152,14 +152,20 @@ int map_dump(int fd, struct sp_records *ret)
 		value_size = ((value_size + 7) & ~(size_t)7) * (size_t)ncpus;
 	}
 	sp_records_init(ret, info.key_size, value_size);
-	if (batch_works >= 0) {
-		err = dump_batch(fd, ret, info.max_entries);
-		if (err <= 0) {
-			if (!err)
-				batch_works = 1;
-			return err;
-		}
-		batch_works = -1;
+	if (how == MAP_DUMP_ONE_BY_ONE || (how == MAP_DUMP_AUTO && batch_works < 0))
+		return dump_one_by_one(fd, ret);
+	err = dump_batch(fd, ret, info.max_entries);
+	if (err <= 0) {
+		if (!err)
+			batch_works = 1;
+		return err;
 	}
-	return dump_one_by_one(fd, ret);
+	/* the kernel has no batch lookup: said once, then every dump goes one by one */
+	batch_works = -1;
+	return how == MAP_DUMP_BATCH ? -EOPNOTSUPP : dump_one_by_one(fd, ret);
+}
+
+int map_dump(int fd, struct sp_records *ret)
+{
+	return map_dump_how(fd, MAP_DUMP_AUTO, ret);
 }

@@ -18,4 +18,13 @@
  */
 int map_dump(int fd, struct sp_records *ret);
 
+/* How map_dump_how() walks: as map_dump() does, or one way only (for tests). */
+enum map_dump_how {
+	MAP_DUMP_AUTO = 0,    /* batch where the kernel has it, else one by one */
+	MAP_DUMP_BATCH,	      /* batch only: -EOPNOTSUPP where the kernel lacks it */
+	MAP_DUMP_ONE_BY_ONE,  /* get_next_key + lookup */
+};
+
+int map_dump_how(int fd, enum map_dump_how how, struct sp_records *ret);
+
 #endif
