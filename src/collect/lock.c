@@ -2,8 +2,8 @@
 /*
  * The locks view's collector: loads lock.bpf.o's programs when the kernel has the
  * lock:contention_* tracepoints (else the view says it is unavailable and the other views
- * run alone), names each contended lock and reads the counts, stacks, owners and sleepers
- * into the model, merging the rows that name alike.
+ * run alone); after the run, its maps are dumped (maps.h) and lock_rows.c names each
+ * contended lock and builds the rows, stacks, owners and sleepers, merging rows that name alike.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -2,8 +2,8 @@
 /*
  * The profile view's collector: one perf cpu-clock event per online CPU runs prof_sample
  * (bpf/profile.bpf.c); while tracing, the processes that BPF announces (exec, first sample)
- * have their mapped files registered before they exit; after the run, the sample keys are
- * symbolized (kallsyms; build-id + offset through usyms) into rows by (function, object).
+ * have their mapped files registered before they exit; after the run, its maps are dumped
+ * (maps.h) and profile_rows.c symbolizes the sample keys into rows by (function, object).
  */
 #include <errno.h>
 #include <inttypes.h>

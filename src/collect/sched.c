@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* The schedules view's collector: loads sched.bpf.o, reads its maps into the model. */
+/*
+ * The schedules view's collector: sched_switch's program and maps; after the run, the maps
+ * are dumped (maps.h) and sched_rows.c builds the rows.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
