@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
 #include "model.h"
 #include "records.h"
 #include "schedprof/fold.h"

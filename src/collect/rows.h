@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <linux/types.h>
 #include "hashmap.h"
 #include "model.h"
 #include "schedprof/fold.h"

@@ -7,6 +7,7 @@
 #ifndef SCHEDPROF_SCHED_ROWS_H
 #define SCHEDPROF_SCHED_ROWS_H
 
+#include <linux/types.h>
 #include "model.h"
 #include "records.h"
 #include "schedprof/fold.h"

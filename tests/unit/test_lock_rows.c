@@ -6,15 +6,11 @@
  * owners and stacks, sleepers joined into rows and groups with distinct task counts, and
  * every count kept: lost rows and lost stacks are counted.
  */
-#include <check.h>
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-#include "foldcfg.h"
-#include "ksyms.h"
 #include "lock_rows.h"
 #include "lockname.h"
 #include "model.h"
+#include "rows_fixture.h"
 #include "schedprof/lock.h"
 #include "schedprof/sched.h"
 
@@ -22,25 +18,13 @@
 #define INODE2 0xffff888000002000ULL
 #define RQ1 0xffff88807fc2c000ULL
 
-static struct ksyms *ks;
-static struct sp_fold_cfg cfg;
 static struct lock_maps m;
 static struct sp_lock_view v;
 static const uint64_t rq[2] = { 0, RQ1 };
 
-static uint64_t A(const char *name, uint64_t off)
-{
-	const struct ksym *s = ksyms__get(ks, name);
-
-	ck_assert_msg(s, "fixture lacks %s", name);
-	return s->addr + off;
-}
-
 static void setup(void)
 {
-	ks = ksyms__load(FIXTURES_DIR "/kallsyms_fold.txt");
-	ck_assert_ptr_nonnull(ks);
-	ck_assert_int_eq(fold_cfg_build(ks, &cfg), 0);
+	fixture_load();
 	sp_records_init(&m.stat, sizeof(struct sp_lock_key), sizeof(struct sp_lock_val));
 	sp_records_init(&m.owners, sizeof(struct sp_lock_owner_key),
 			sizeof(struct sp_lock_owner_val));
@@ -60,10 +44,8 @@ static void teardown(void)
 	sp_run_init(&run);
 	run.locks = v;
 	sp_run_free(&run);
-	ksyms__free(ks);
+	fixture_free();
 }
-
-#define COMM(dst, s) memcpy(dst, s, strnlen(s, sizeof(dst)))
 
 static void add_stat(uint64_t caller, uint64_t lock, uint32_t name, const char *comm,
 		     uint64_t count, uint64_t wait, uint64_t max, uint64_t failed)
@@ -73,7 +55,7 @@ static void add_stat(uint64_t caller, uint64_t lock, uint32_t name, const char *
 	struct sp_lock_val val = { .count = count, .wait_ns = wait, .max_ns = max,
 				   .failed = failed };
 
-	COMM(k.comm, comm);
+	SET_COMM(k.comm, comm);
 	ck_assert_int_eq(sp_records_add(&m.stat, &k, &val), 0);
 }
 
@@ -84,7 +66,7 @@ static void add_owner(uint64_t caller, uint64_t lock, uint32_t name, const char 
 				       .name = name };
 	struct sp_lock_owner_val val = { .count = count, .wait_ns = count * 10 };
 
-	COMM(k.owner, owner);
+	SET_COMM(k.owner, owner);
 	ck_assert_int_eq(sp_records_add(&m.owners, &k, &val), 0);
 }
 
@@ -96,16 +78,13 @@ static void add_stack_count(uint64_t stack, uint64_t caller, uint64_t lock, uint
 				       .tgid = tgid };
 	struct sp_lock_stack_val val = { .count = count, .wait_ns = count * 100 };
 
-	COMM(k.comm, "touch");
+	SET_COMM(k.comm, "touch");
 	ck_assert_int_eq(sp_records_add(&m.stack_counts, &k, &val), 0);
 }
 
 static void add_stack(__u64 id, const uint64_t *ips, uint32_t nr)
 {
-	struct sp_stack st = { .nr = nr };
-
-	memcpy(st.ip, ips, nr * sizeof(ips[0]));
-	ck_assert_int_eq(sp_records_add(&m.stacks, &id, &st), 0);
+	add_kstack_to(&m.stacks, id, ips, nr);
 }
 
 static void add_sleep(uint64_t caller, uint64_t lock, uint32_t pid, const char *comm,
@@ -116,7 +95,7 @@ static void add_sleep(uint64_t caller, uint64_t lock, uint32_t pid, const char *
 	struct sp_lock_sleep_val val = { .contentions = 1, .sleeps = sleeps, .offcpu_ns = ns,
 					 .max_ns = max };
 
-	COMM(k.comm, comm);
+	SET_COMM(k.comm, comm);
 	ck_assert_int_eq(sp_records_add(&m.sleepers, &k, &val), 0);
 }
 
@@ -263,21 +242,13 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("lock_rows");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
+	const TTest *const tests[] = {
+		rows_that_name_alike_merge,
+		stacks_merge_across_locks,
+		sleepers_join_rows_and_groups,
+		many_locks_linear,
+		wrong_record_size,
+	};
 
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, rows_that_name_alike_merge);
-	tcase_add_test(tc, stacks_merge_across_locks);
-	tcase_add_test(tc, sleepers_join_rows_and_groups);
-	tcase_add_test(tc, many_locks_linear);
-	tcase_add_test(tc, wrong_record_size);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_tests("lock_rows", tests, sizeof(tests) / sizeof(tests[0]), setup, teardown);
 }

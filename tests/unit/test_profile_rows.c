@@ -5,17 +5,13 @@
  * (named through usyms on this process), rows by (function, object), unsymbolized samples,
  * user-stack completeness, stacks that symbolize alike merged, and every sample kept.
  */
-#include <check.h>
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
-#include "ksyms.h"
 #include "model.h"
 #include "profile_rows.h"
+#include "rows_fixture.h"
 #include "usyms.h"
 
-static struct ksyms *ks;
 static struct usyms *us;
 static struct profile_maps m;
 static struct sp_run run;
@@ -37,14 +33,6 @@ __attribute__((noinline)) void test_mid_fn(void)
 		sink += i;
 }
 
-static uint64_t K(const char *name, uint64_t off)
-{
-	const struct ksym *s = ksyms__get(ks, name);
-
-	ck_assert_msg(s, "fixture lacks %s", name);
-	return s->addr + off;
-}
-
 /* A return address inside fn (never its first byte: non-leaf frames look at addr - 1). */
 static uint64_t U(void (*fn)(void))
 {
@@ -57,8 +45,7 @@ static void setup(void)
 {
 	struct usyms_opts o = { .debug_dir = "" };
 
-	ks = ksyms__load(FIXTURES_DIR "/kallsyms_fold.txt");
-	ck_assert_ptr_nonnull(ks);
+	fixture_load();
 	us = usyms__new(&o);
 	ck_assert_ptr_nonnull(us);
 	ck_assert_int_eq(usyms__add_pid(us, getpid(), 1), 0);
@@ -73,7 +60,7 @@ static void teardown(void)
 	profile_maps_free(&m);
 	sp_run_free(&run);
 	usyms__free(us);
-	ksyms__free(ks);
+	fixture_free();
 }
 
 static struct sp_prof_key key(uint64_t kip, uint64_t uleaf, const char *comm)
@@ -85,7 +72,7 @@ static struct sp_prof_key key(uint64_t kip, uint64_t uleaf, const char *comm)
 		k.uleaf.offset = uleaf;
 		k.flags = SP_PROF_F_RAW_IP;
 	}
-	memcpy(k.comm, comm, strnlen(comm, sizeof(k.comm)));
+	SET_COMM(k.comm, comm);
 	return k;
 }
 
@@ -110,10 +97,7 @@ static void add_ustack(__u64 id, const uint64_t *ips, uint32_t nr)
 
 static void add_kstack(__u64 id, const uint64_t *ips, uint32_t nr)
 {
-	struct sp_prof_kstack st = { .nr = nr };
-
-	memcpy(st.ip, ips, nr * sizeof(ips[0]));
-	ck_assert_int_eq(sp_records_add(&m.kstacks, &id, &st), 0);
+	add_kstack_to(&m.kstacks, id, ips, nr);
 }
 
 static const struct sp_profile_row *row_of(const char *function, const char *object)
@@ -146,9 +130,9 @@ START_TEST(leaves_without_stacks)
 {
 	struct sp_prof_key k;
 
-	k = key(K("anon_pipe_read", 0x10), 0, "cat");
+	k = key(A("anon_pipe_read", 0x10), 0, "cat");
 	add_sample(&k, 5);
-	k = key(K("anon_pipe_read", 0x20), 0, "sort");
+	k = key(A("anon_pipe_read", 0x20), 0, "sort");
 	add_sample(&k, 2);
 	k = key(0x10, 0, "cat"); /* a kernel address kallsyms does not name */
 	add_sample(&k, 3);
@@ -216,18 +200,18 @@ END_TEST
 
 START_TEST(stacks_merge)
 {
-	uint64_t k1[] = { K("anon_pipe_read", 0x10), K("do_syscall_64", 0x20) };
-	uint64_t k2[] = { K("anon_pipe_read", 0x18), K("do_syscall_64", 0x28) };
+	uint64_t k1[] = { A("anon_pipe_read", 0x10), A("do_syscall_64", 0x20) };
+	uint64_t k2[] = { A("anon_pipe_read", 0x18), A("do_syscall_64", 0x28) };
 	struct sp_prof_key k;
 
 	add_kstack(10, k1, 2);
 	add_kstack(11, k2, 2);
-	k = key(K("anon_pipe_read", 0x10), 0, "cat");
+	k = key(A("anon_pipe_read", 0x10), 0, "cat");
 	k.kstack = 10;
 	k.pid = 7;
 	add_sample(&k, 5);
 	k.kstack = 11;
-	k.kip = K("anon_pipe_read", 0x18);
+	k.kip = A("anon_pipe_read", 0x18);
 	add_sample(&k, 6);
 	k.pid = 8; /* another process: another stack */
 	add_sample(&k, 1);
@@ -258,22 +242,14 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("profile_rows");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
+	const TTest *const tests[] = {
+		leaves_without_stacks,
+		user_stack_completeness,
+		stacks_merge,
+		wrong_record_size,
+	};
 
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, leaves_without_stacks);
-	tcase_add_test(tc, user_stack_completeness);
-	tcase_add_test(tc, stacks_merge);
-	tcase_add_test(tc, wrong_record_size);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_tests("profile_rows", tests, sizeof(tests) / sizeof(tests[0]), setup, teardown);
 }
 
 static uint64_t U_main(void)

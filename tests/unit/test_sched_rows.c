@@ -5,34 +5,18 @@
  * merged with their comms, stacks that symbolize alike merged, and every count kept:
  * row counts add up to the records', entries the dump lost go to lost_rows/missing_stacks.
  */
-#include <check.h>
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-#include "foldcfg.h"
-#include "ksyms.h"
 #include "model.h"
+#include "rows_fixture.h"
 #include "sched_rows.h"
 #include "schedprof/sched.h"
 
-static struct ksyms *ks;
-static struct sp_fold_cfg cfg;
 static struct sched_maps m;
 static struct sp_run run;
 
-static uint64_t A(const char *name, uint64_t off)
-{
-	const struct ksym *s = ksyms__get(ks, name);
-
-	ck_assert_msg(s, "fixture lacks %s", name);
-	return s->addr + off;
-}
-
 static void setup(void)
 {
-	ks = ksyms__load(FIXTURES_DIR "/kallsyms_fold.txt");
-	ck_assert_ptr_nonnull(ks);
-	ck_assert_int_eq(fold_cfg_build(ks, &cfg), 0);
+	fixture_load();
 	sp_records_init(&m.callers, sizeof(struct sp_caller_key), sizeof(struct sp_caller_val));
 	sp_records_init(&m.stack_counts, sizeof(struct sp_stack_key), sizeof(struct sp_stack_val));
 	sp_records_init(&m.stacks, sizeof(__u64), sizeof(struct sp_stack));
@@ -43,8 +27,7 @@ static void teardown(void)
 {
 	sched_maps_free(&m);
 	sp_run_free(&run);
-	ksyms__free(ks);
-	ks = NULL;
+	fixture_free();
 }
 
 static void add_caller(uint64_t caller, uint32_t wait, const char *comm, uint64_t count,
@@ -53,7 +36,7 @@ static void add_caller(uint64_t caller, uint32_t wait, const char *comm, uint64_
 	struct sp_caller_key k = { .caller = caller, .wait = wait };
 	struct sp_caller_val v = { .count = count, .offcpu_ns = ns, .max_ns = max };
 
-	memcpy(k.comm, comm, strnlen(comm, sizeof(k.comm)));
+	SET_COMM(k.comm, comm);
 	ck_assert_int_eq(sp_records_add(&m.callers, &k, &v), 0);
 }
 
@@ -63,16 +46,13 @@ static void add_stack_count(uint64_t stack, uint64_t caller, uint32_t wait, uint
 	struct sp_stack_key k = { .stack = stack, .caller = caller, .wait = wait, .tgid = tgid };
 	struct sp_stack_val v = { .count = count, .offcpu_ns = ns };
 
-	memcpy(k.comm, comm, strnlen(comm, sizeof(k.comm)));
+	SET_COMM(k.comm, comm);
 	ck_assert_int_eq(sp_records_add(&m.stack_counts, &k, &v), 0);
 }
 
 static void add_stack(__u64 id, const uint64_t *ips, uint32_t nr)
 {
-	struct sp_stack st = { .nr = nr };
-
-	memcpy(st.ip, ips, nr * sizeof(ips[0]));
-	ck_assert_int_eq(sp_records_add(&m.stacks, &id, &st), 0);
+	add_kstack_to(&m.stacks, id, ips, nr);
 }
 
 static const struct sp_sched_row *row(const char *caller, const char *wait)
@@ -221,22 +201,14 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("sched_rows");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
+	const TTest *const tests[] = {
+		wait_classes,
+		rows_merge_by_name_and_wait,
+		stacks_merge_and_missing,
+		many_rows_linear,
+		many_stacks_one_row,
+		wrong_record_size,
+	};
 
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, wait_classes);
-	tcase_add_test(tc, rows_merge_by_name_and_wait);
-	tcase_add_test(tc, stacks_merge_and_missing);
-	tcase_add_test(tc, many_rows_linear);
-	tcase_add_test(tc, many_stacks_one_row);
-	tcase_add_test(tc, wrong_record_size);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_tests("sched_rows", tests, sizeof(tests) / sizeof(tests[0]), setup, teardown);
 }
