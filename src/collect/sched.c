@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* The schedules view's collector: loads sched.bpf.o, reads its maps into the model. */
+/*
+ * The schedules view's collector: sched_switch's program and maps; after the run, the maps
+ * are dumped (maps.h) and sched_rows.c builds the rows.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,10 +10,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "collector.h"
-#include "foldcfg.h"
-#include "kstack.h"
 #include "log.h"
-#include "util.h"
+#include "maps.h"
+#include "sched_rows.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
 
@@ -78,123 +80,13 @@ static void sched_destroy(void *state)
 	free(st);
 }
 
-/* The coarse wait class: a lock kind or io from BPF, else "pipe" for the pipe paths. */
-static const char *wait_name(uint32_t wait, const char *caller)
-{
-	if (fold_wait_name(wait))
-		return fold_wait_name(wait);
-	if (strstr(caller, "pipe_read") || strstr(caller, "pipe_write") || strstr(caller, "pipe_wait"))
-		return "pipe";
-	return NULL;
-}
-
-static struct sp_sched_row *find_row(struct sp_sched_view *v, const char *caller, const char *wait)
-{
-	for (size_t i = 0; i < v->nrows; i++) {
-		struct sp_sched_row *r = &v->rows[i];
-
-		if (!strcmp(r->caller, caller) && !strcmp(r->wait ? r->wait : "", wait ? wait : ""))
-			return r;
-	}
-	return NULL;
-}
-
-static struct sp_sched_row *get_row(struct sp_sched_view *v, const struct ksyms *ks, uint64_t ip,
-				    uint32_t wait)
-{
-	struct sp_sched_row *r;
-	const char *w;
-	char *name;
-
-	name = kstack_name(ks, ip);
-	if (!name)
-		return NULL;
-	w = wait_name(wait, name);
-	r = find_row(v, name, w);
-	if (r) {
-		free(name);
-		return r;
-	}
-	r = sp_sched_add_row(v);
-	if (!r) {
-		free(name);
-		return NULL;
-	}
-	r->caller = name;
-	r->wait = xstrdup(w);
-	if (w && !r->wait)
-		return NULL;
-	return r;
-}
-
-static int read_callers(struct schedprof_bpf *skel, const struct ksyms *ks, struct sp_sched_view *v)
-{
-	int fd = bpf_map__fd(skel->maps.callers);
-	struct sp_caller_key key, *prev = NULL;
-	struct sp_caller_val val;
-	char comm[TASK_COMM_LEN + 1];
-
-	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
-		struct sp_sched_row *r;
-
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &val))
-			continue; /* deleted meanwhile: cannot happen, the programs never delete */
-		r = get_row(v, ks, key.caller, key.wait);
-		if (!r)
-			return -ENOMEM;
-		r->count += val.count;
-		r->offcpu_ns += val.offcpu_ns;
-		if (val.max_ns > r->max_ns)
-			r->max_ns = val.max_ns;
-		if (sp_comm_list_add(&r->comms, kstack_comm(key.comm, comm), val.count,
-				     val.offcpu_ns, val.max_ns))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int read_stacks(struct schedprof_bpf *skel, const struct ksyms *ks, struct sp_sched_view *v)
-{
-	int fd = bpf_map__fd(skel->maps.stack_counts), sfd = bpf_map__fd(skel->maps.stacks);
-	struct sp_stack_key key, *prev = NULL;
-	struct sp_stack_val val;
-	struct sp_stack st;
-	char comm[TASK_COMM_LEN + 1];
-	int err;
-
-	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
-		struct sp_sched_row *r;
-		struct sp_stack_row *s;
-
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &val) || bpf_map_lookup_elem(sfd, &key.stack, &st))
-			continue;
-		r = get_row(v, ks, key.caller, key.wait);
-		if (!r)
-			return -ENOMEM;
-		s = sp_stack_list_add(&r->stacks);
-		if (!s)
-			return -ENOMEM;
-		s->count = val.count;
-		s->time_ns = val.offcpu_ns;
-		s->comm = strdup(kstack_comm(key.comm, comm));
-		if (!s->comm)
-			return -ENOMEM;
-		s->pid = (int)key.tgid;
-		/* from the first scheduler frame: drops the tracepoint and BPF frames */
-		err = kstack_fill(s, ks, &st, &skel->bss->fold_cfg, KSTACK_FROM_SCHED);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 {
 	struct sched_state *st = state;
 	struct schedprof_bpf *skel = st->skel;
+	const struct sp_sched_drops *d = &skel->bss->sched_drops;
 	struct sp_sched_view *v = &run->sched;
+	struct sched_maps m = {};
 	int err;
 
 	v->present = true;
@@ -202,21 +94,22 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	v->voluntary = skel->bss->sched_counts.voluntary;
 	v->preempted = skel->bss->sched_counts.preempted;
 	v->idle = skel->bss->sched_counts.idle;
-	v->missing_stacks = skel->bss->sched_drops.stack_fail + skel->bss->sched_drops.stack_map_full +
-			    skel->bss->sched_drops.stackagg_map_full;
-	v->lost_rows = skel->bss->sched_drops.caller_map_full;
-	err = read_callers(skel, ctx->ksyms, v);
-	if (!err)
-		err = read_stacks(skel, ctx->ksyms, v);
-	if (err)
-		return err;
-	for (size_t i = 0; i < v->nrows; i++)
-		sp_stack_list_merge(&v->rows[i].stacks);
-	if (skel->bss->sched_drops.task_storage_fail)
+	v->missing_stacks = d->stack_fail + d->stack_map_full + d->stackagg_map_full;
+	v->lost_rows = d->caller_map_full;
+	err = map_dump(bpf_map__fd(skel->maps.callers), &m.callers) ?:
+	      map_dump(bpf_map__fd(skel->maps.stack_counts), &m.stack_counts) ?:
+	      map_dump(bpf_map__fd(skel->maps.stacks), &m.stacks) ?:
+	      sched_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg);
+	if (m.callers.failed || m.stack_counts.failed || m.stacks.failed)
+		dlog("schedules: map entries deleted or unreadable during the dump: %llu rows (in "
+		     "lost rows), %llu + %llu stacks (in missing stacks)",
+		     (unsigned long long)m.callers.failed, (unsigned long long)m.stack_counts.failed,
+		     (unsigned long long)m.stacks.failed);
+	sched_maps_free(&m);
+	if (d->task_storage_fail)
 		wlog("%llu sleeps have no off-CPU time (task storage could not be created)",
-		     (unsigned long long)skel->bss->sched_drops.task_storage_fail);
-	sp_sched_sort(v);
-	return 0;
+		     (unsigned long long)d->task_storage_fail);
+	return err;
 }
 
 const struct collector sched_collector = {

@@ -25,6 +25,7 @@
 #include "foldcfg.h"
 #include "ksyms.h"
 #include "log.h"
+#include "maps.h"
 #include "target.h"
 #include "util.h"
 #include "schedprof/schedprof.h"
@@ -103,17 +104,21 @@ static int add_target(struct tracer *t, int pid)
 /* Drops tgids that exited without the exit hook seeing them; true while any is left. */
 static bool targets_alive(struct tracer *t)
 {
-	__u32 key, next, *prev = NULL;
+	struct sp_records tgids;
 	bool any = false;
 
-	while (bpf_map_get_next_key(t->targ_tgids_fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (target_pid_alive((pid_t)key))
+	/* a dump that fails says nothing: the targets are taken as alive */
+	if (map_dump(t->targ_tgids_fd, &tgids) || tgids.failed)
+		any = true;
+	for (size_t i = 0; i < tgids.n; i++) {
+		const __u32 *key = sp_records_key(&tgids, i);
+
+		if (target_pid_alive((pid_t)*key))
 			any = true;
 		else
-			bpf_map_delete_elem(t->targ_tgids_fd, &key);
+			bpf_map_delete_elem(t->targ_tgids_fd, key);
 	}
+	sp_records_free(&tgids);
 	return any;
 }
 

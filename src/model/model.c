@@ -23,7 +23,7 @@ void sp_comm_list_free(struct sp_comm_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static void stack_row_free(struct sp_stack_row *s)
+void sp_stack_row_free(struct sp_stack_row *s)
 {
 	for (size_t i = 0; i < s->nframes; i++) {
 		free(s->frames[i]);
@@ -56,7 +56,7 @@ void sp_stack_list_merge_last(struct sp_stack_list *l)
 		if (stack_rows_alike(&l->v[j], s)) {
 			l->v[j].count += s->count;
 			l->v[j].time_ns += s->time_ns;
-			stack_row_free(s);
+			sp_stack_row_free(s);
 			memset(s, 0, sizeof(*s)); /* the slot is reused by the next add */
 			l->n--;
 			return;

@@ -230,6 +230,8 @@ void sp_comm_list_free(struct sp_comm_list *l);
  */
 void sp_stack_list_merge_last(struct sp_stack_list *l);
 void sp_stack_list_merge(struct sp_stack_list *l);
+/* Frees a stack row's strings and arrays (not the row itself). */
+void sp_stack_row_free(struct sp_stack_row *s);
 /*
  * l's stacks merged across pids (each with pid 0): what the outputs without pids show. In l's
  * order when no two stacks merged, else sorted again (sp_stack_list_sort). The rows of *ret borrow l's strings: release it with free(ret->v)

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The one BPF map walker: every hash map a collector reads is dumped here into raw records
+ * (records.h), which the row builders turn into the model. Batch lookups where the kernel
+ * has them (Linux 5.6), else get_next_key + lookup, one entry at a time.
+ */
+#ifndef SCHEDPROF_MAPS_H
+#define SCHEDPROF_MAPS_H
+
+#include "records.h"
+
+/*
+ * Dumps every entry of the hash map fd (key and value sizes from the map; per-CPU maps give
+ * one value per possible CPU, each rounded up to 8 bytes) into ret, which it initializes.
+ * An entry seen but not read (deleted between get_next_key and lookup, or any lookup
+ * error) is counted in ret->failed, never skipped silently. 0 or -errno; on failure ret
+ * holds what was read (free it with sp_records_free).
+ */
+int map_dump(int fd, struct sp_records *ret);
+
+/* How map_dump_how() walks: as map_dump() does, or one way only (for tests). */
+enum map_dump_how {
+	MAP_DUMP_AUTO = 0,    /* batch where the kernel has it, else one by one */
+	MAP_DUMP_BATCH,	      /* batch only: -EOPNOTSUPP where the kernel lacks it */
+	MAP_DUMP_ONE_BY_ONE,  /* get_next_key + lookup */
+};
+
+int map_dump_how(int fd, enum map_dump_how how, struct sp_records *ret);
+
+#endif
