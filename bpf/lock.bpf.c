@@ -11,8 +11,9 @@
  *   begins for one end). The clock starts when the begin program has walked the stack, so
  *   the walk (~1.5 us here) is not reported as lock wait. An end with ret < 0 (a signal or
  *   a timeout: the waiter gave up) is counted apart and adds no wait.
- * - Sleepers: between begin and end of a sleeping lock, lock_switch adds up the time the
- *   task spent switched out while not runnable, i.e. asleep in the slow path.
+ * - Sleepers: between begin and end of a sleeping lock, lock_on_switch (lock.bpf.h, a part
+ *   of the one sched_switch program) adds up the time the task spent switched out while
+ *   not runnable, i.e. asleep in the slow path.
  * - Lock names: addresses of objects reached from the waiting task, or of objects whose
  *   layout is checked at the candidate address through a pointer that must point back
  *   (enum sp_lock_name). Static locks and runqueue locks are named in user space.
@@ -22,131 +23,46 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "common.bpf.h"
 #include "target.bpf.h"
 #include "schedprof/sched.h"
 #include "schedprof/lock_pair.h"
-
-/* Defined in sched.bpf.c, filled after load (src/foldcfg.c) by whichever view is selected. */
 #include "walk.bpf.h"
+#define SP_LOCK_DEFINE
+#include "lock.bpf.h"
 
 struct sp_lock_counts lock_counts;
 struct sp_lock_drops lock_drops;
 /* Each CPU's runqueue lock address, written by lock_rq_probe (run once per CPU at setup). */
 __u64 lock_rq_addrs[SP_LOCK_MAX_CPUS];
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SP_DEF_CALLERS);
-	__type(key, struct sp_lock_key);
-	__type(value, struct sp_lock_val);
-} lock_stat SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SP_DEF_STACKS);
-	__type(key, struct sp_lock_stack_key);
-	__type(value, struct sp_lock_stack_val);
-} lock_stack_counts SEC(".maps");
-
+SP_HASH_MAP(lock_stat, SP_DEF_CALLERS, struct sp_lock_key, struct sp_lock_val);
+SP_HASH_MAP(lock_stack_counts, SP_DEF_STACKS, struct sp_lock_stack_key, struct sp_lock_stack_val);
 /* Stacks by hash of their frames; not preallocated, entries are 520 bytes. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, SP_DEF_STACKS);
-	__type(key, __u64);
-	__type(value, struct sp_stack);
-} lock_stacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sp_walk);
-} lock_stack_buf SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct sp_lock_task);
-} lock_task SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sp_lock_spin_stack);
-} lock_spin SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SP_DEF_CALLERS);
-	__type(key, struct sp_lock_sleep_key);
-	__type(value, struct sp_lock_sleep_val);
-} lock_sleepers SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SP_DEF_CALLERS);
-	__type(key, struct sp_lock_owner_key);
-	__type(value, struct sp_lock_owner_val);
-} lock_owners SEC(".maps");
+SP_HASH_MAP_LAZY(lock_stacks, SP_DEF_STACKS, __u64, struct sp_stack);
+SP_SCRATCH_MAP(lock_stack_buf, struct sp_walk);
+SP_SCRATCH_MAP(lock_spin, struct sp_lock_spin_stack);
+SP_HASH_MAP(lock_sleepers, SP_DEF_CALLERS, struct sp_lock_sleep_key, struct sp_lock_sleep_val);
+SP_HASH_MAP(lock_owners, SP_DEF_CALLERS, struct sp_lock_owner_key, struct sp_lock_owner_val);
 
 /*
  * Names by address, so the layout checks run once per lock. SP_LNAME__MAX caches "no
  * layout matched": the checks through the waiting task still run each time for such an
  * address, since a task that can reach it may come later.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SP_DEF_CALLERS);
-	__type(key, __u64);
-	__type(value, __u32);
-} lock_names SEC(".maps");
-
-static __always_inline void lock_update_max(__u64 *p, __u64 v)
-{
-	for (int i = 0; i < 4; i++) {
-		__u64 old = *p;
-
-		if (v <= old || __sync_val_compare_and_swap(p, old, v) == old)
-			return;
-	}
-}
-
-/* The value for key, created zeroed when missing; NULL when the map is full. */
-static __always_inline void *lookup_or_init(void *map, const void *key, const void *zero)
-{
-	void *v = bpf_map_lookup_elem(map, key);
-
-	if (v)
-		return v;
-	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(map, key); /* ours, or the other CPU's that won the race */
-}
+SP_HASH_MAP(lock_names, SP_DEF_CALLERS, __u64, __u32);
 
 /* ---- caller: the schedules view's folding rule (walk.bpf.h) ---- */
 
 /* Walks the stack once: returns its hash (kept in lock_stacks) and folds it to the caller. */
 static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
 {
-	struct sp_walk *w;
-	__u32 zero = 0;
+	struct sp_walk_drops drops = { &lock_drops.stack_fail, &lock_drops.stack_map_full };
+	struct sp_fold_state st;
+	__u64 h = sp_walk_fold(ctx, &lock_stack_buf, &lock_stacks, &st, drops);
 
-	*ret_caller = SP_CALLER_UNKNOWN;
-	w = bpf_map_lookup_elem(&lock_stack_buf, &zero);
-	if (!w)
-		return 0;
-	if (!sp_walk_stack(ctx, w)) {
-		__sync_fetch_and_add(&lock_drops.stack_fail, 1);
-		return 0;
-	}
-	*ret_caller = w->st.caller;
-	if (!sp_walk_keep(&lock_stacks, w)) {
-		__sync_fetch_and_add(&lock_drops.stack_map_full, 1);
-		return 0;
-	}
-	return w->hash;
+	*ret_caller = st.caller;
+	return h;
 }
 
 /* ---- names ---- */
@@ -406,14 +322,14 @@ int BPF_PROG(lock_begin, void *lock, unsigned int flags)
 
 		r = bpf_task_storage_get(&lock_task, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!r) {
-			__sync_fetch_and_add(&lock_drops.task_storage_fail, 1);
+			sp_drop(lock_drops.task_storage_fail);
 			return 0;
 		}
 		ret = sp_pair_task_begin(&r->p, l, flags, SP_LOCK_TS_PENDING);
 		if (ret == SP_PAIR_AGAIN)
 			return 0;
 		if (ret == SP_PAIR_REPLACED)
-			__sync_fetch_and_add(&lock_drops.unpaired, 1);
+			sp_drop(lock_drops.unpaired);
 		r->sleep_ts = 0;
 		r->offcpu_ns = 0;
 		r->max_sleep_ns = 0;
@@ -427,7 +343,7 @@ int BPF_PROG(lock_begin, void *lock, unsigned int flags)
 			return 0;
 		p = sp_pair_spin_push(s, l, flags, SP_LOCK_TS_PENDING);
 		if (!p) {
-			__sync_fetch_and_add(&lock_drops.nest_overflow, 1);
+			sp_drop(lock_drops.nest_overflow);
 			return 0;
 		}
 	}
@@ -449,15 +365,15 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 	__sync_fetch_and_add(&lock_counts.total, 1);
 	if (ret < 0)
 		__sync_fetch_and_add(&lock_counts.failed, 1);
-	v = lookup_or_init(&lock_stat, &key, &zero);
+	v = sp_lookup_or_init(&lock_stat, &key, &zero);
 	if (!v) {
-		__sync_fetch_and_add(&lock_drops.row_map_full, 1);
+		sp_drop(lock_drops.row_map_full);
 	} else if (ret < 0) {
 		__sync_fetch_and_add(&v->failed, 1);
 	} else {
 		__sync_fetch_and_add(&v->count, 1);
 		__sync_fetch_and_add(&v->wait_ns, d->ts);
-		lock_update_max(&v->max_ns, d->ts);
+		sp_update_max(&v->max_ns, d->ts);
 	}
 	if (d->stack && ret >= 0) {
 		struct sp_lock_stack_key sk = {
@@ -467,12 +383,12 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 		struct sp_lock_stack_val szero = {}, *sv;
 
 		__builtin_memcpy(sk.comm, key.comm, sizeof(sk.comm));
-		sv = lookup_or_init(&lock_stack_counts, &sk, &szero);
+		sv = sp_lookup_or_init(&lock_stack_counts, &sk, &szero);
 		if (sv) {
 			__sync_fetch_and_add(&sv->count, 1);
 			__sync_fetch_and_add(&sv->wait_ns, d->ts);
 		} else {
-			__sync_fetch_and_add(&lock_drops.stackagg_map_full, 1);
+			sp_drop(lock_drops.stackagg_map_full);
 		}
 	}
 	if (!r)
@@ -485,14 +401,14 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 		struct sp_lock_sleep_val szero = {}, *sv;
 
 		__builtin_memcpy(k.comm, key.comm, sizeof(k.comm));
-		sv = lookup_or_init(&lock_sleepers, &k, &szero);
+		sv = sp_lookup_or_init(&lock_sleepers, &k, &szero);
 		if (sv) {
 			__sync_fetch_and_add(&sv->contentions, 1);
 			__sync_fetch_and_add(&sv->sleeps, r->nsleeps);
 			__sync_fetch_and_add(&sv->offcpu_ns, r->offcpu_ns);
-			lock_update_max(&sv->max_ns, r->max_sleep_ns);
+			sp_update_max(&sv->max_ns, r->max_sleep_ns);
 		} else {
-			__sync_fetch_and_add(&lock_drops.sleeper_map_full, 1);
+			sp_drop(lock_drops.sleeper_map_full);
 		}
 		r->nsleeps = 0;
 	}
@@ -503,12 +419,12 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 		struct sp_lock_owner_val ozero = {}, *ov;
 
 		__builtin_memcpy(k.owner, r->owner, sizeof(k.owner));
-		ov = lookup_or_init(&lock_owners, &k, &ozero);
+		ov = sp_lookup_or_init(&lock_owners, &k, &ozero);
 		if (ov) {
 			__sync_fetch_and_add(&ov->count, 1);
 			__sync_fetch_and_add(&ov->wait_ns, d->ts);
 		} else {
-			__sync_fetch_and_add(&lock_drops.owner_map_full, 1);
+			sp_drop(lock_drops.owner_map_full);
 		}
 	}
 }
@@ -537,37 +453,6 @@ int BPF_PROG(lock_end, void *lock, int ret)
 	if (!r || !sp_pair_task_end(&r->p, l, now, &d))
 		return 0;
 	account(&d, ret, r);
-	return 0;
-}
-
-/* Sleeps inside a sleeping-lock contention: switched out not runnable, until switched in. */
-SEC("tp_btf/sched_switch")
-int BPF_PROG(lock_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
-{
-	struct sp_lock_task *r;
-	__u64 now = 0, d;
-
-	if (prev_state != 0) { /* not TASK_RUNNING: asleep, not preempted */
-		r = bpf_task_storage_get(&lock_task, prev, 0, 0);
-		if (r && r->p.ts) {
-			now = bpf_ktime_get_ns();
-			r->sleep_ts = now;
-		}
-	}
-	r = bpf_task_storage_get(&lock_task, next, 0, 0);
-	if (!r || !r->sleep_ts)
-		return 0;
-	if (!now)
-		now = bpf_ktime_get_ns();
-	d = now - r->sleep_ts;
-	r->sleep_ts = 0;
-	if (!r->p.ts)
-		return 0;
-	r->offcpu_ns += d;
-	r->nsleeps++;
-	if (d > r->max_sleep_ns)
-		r->max_sleep_ns = d;
 	return 0;
 }
 
