@@ -24,6 +24,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "common.bpf.h"
+#include "compat.bpf.h"
 #include "target.bpf.h"
 #include "schedprof/sched.h"
 #include "schedprof/lock_pair.h"
@@ -85,19 +86,14 @@ static __always_inline __u32 rd_u32(__u64 addr)
 	return v;
 }
 
-/* The runqueue of the CPU t is on (this CPU for current), through its CFS runqueue. */
-static __always_inline __u64 task_rq(struct task_struct *t)
-{
-	if (!bpf_core_field_exists(struct sched_entity, cfs_rq) ||
-	    !bpf_core_field_exists(struct cfs_rq, rq))
-		return 0;
-	return (__u64)BPF_CORE_READ(t, se.cfs_rq, rq);
-}
+/* A field of the struct `type` at address base, by its CO-RE offset; 0 when unreadable. */
+#define RD64(base, type, field) rd_u64((base) + bpf_core_field_offset(struct type, field))
+#define RD32(base, type, field) rd_u32((base) + bpf_core_field_offset(struct type, field))
 
 /* Locks of objects the waiting task points to: certain. */
 static __always_inline __u32 name_from_task(__u64 l, struct task_struct *t)
 {
-	__u64 mm = (__u64)BPF_CORE_READ(t, mm), p, rq;
+	__u64 mm = (__u64)BPF_CORE_READ(t, mm), p, rq, off;
 
 	if (mm) {
 		if (l == mm + bpf_core_field_offset(struct mm_struct, mmap_lock))
@@ -117,11 +113,10 @@ static __always_inline __u32 name_from_task(__u64 l, struct task_struct *t)
 	p = (__u64)BPF_CORE_READ(t, signal);
 	if (p && l == p + bpf_core_field_offset(struct signal_struct, cred_guard_mutex))
 		return SP_LNAME_CRED_GUARD;
-	if (p && bpf_core_field_exists(struct signal_struct, exec_update_lock) &&
-	    l == p + bpf_core_field_offset(struct signal_struct, exec_update_lock))
+	if (p && sp_exec_update_lock_off(&off) && l == p + off)
 		return SP_LNAME_EXEC_UPDATE;
-	rq = task_rq(t);
-	if (rq && l == rq + bpf_core_field_offset(struct rq, __lock))
+	rq = sp_task_rq(t);
+	if (rq && sp_rq_lock_off(&off) && l == rq + off)
 		return SP_LNAME_RQ_LOCK;
 	return SP_LNAME_NONE;
 }
@@ -129,13 +124,13 @@ static __always_inline __u32 name_from_task(__u64 l, struct task_struct *t)
 /* Every inode's own address_space points back to it: inode->i_data.host == inode. */
 static __always_inline bool is_inode(__u64 ino)
 {
-	return ino && rd_u64(ino + bpf_core_field_offset(struct inode, i_data.host)) == ino;
+	return ino && RD64(ino, inode, i_data.host) == ino;
 }
 
 /* An inode's own address_space (inode->i_data): its host's i_data is at its address. */
 static __always_inline bool is_inode_mapping(__u64 m)
 {
-	__u64 host = rd_u64(m + bpf_core_field_offset(struct address_space, host));
+	__u64 host = RD64(m, address_space, host);
 
 	return host && host + bpf_core_field_offset(struct inode, i_data) == m;
 }
@@ -143,15 +138,15 @@ static __always_inline bool is_inode_mapping(__u64 m)
 /* A list_head whose next entry's prev points back at it. */
 static __always_inline bool is_list_head(__u64 h)
 {
-	__u64 n = rd_u64(h + bpf_core_field_offset(struct list_head, next));
+	__u64 n = RD64(h, list_head, next);
 
-	return n && rd_u64(n + bpf_core_field_offset(struct list_head, prev)) == h;
+	return n && RD64(n, list_head, prev) == h;
 }
 
 static __always_inline bool is_pipe(__u64 p)
 {
-	__u32 ring = rd_u32(p + bpf_core_field_offset(struct pipe_inode_info, ring_size));
-	__u32 usage = rd_u32(p + bpf_core_field_offset(struct pipe_inode_info, max_usage));
+	__u32 ring = RD32(p, pipe_inode_info, ring_size);
+	__u32 usage = RD32(p, pipe_inode_info, max_usage);
 
 	if (!ring || (ring & (ring - 1)) || ring > 65536 || usage > ring)
 		return false;
@@ -161,41 +156,42 @@ static __always_inline bool is_pipe(__u64 p)
 
 static __always_inline bool is_file(__u64 f)
 {
-	__u64 ino = rd_u64(f + bpf_core_field_offset(struct file, f_inode));
-	__u64 m = rd_u64(f + bpf_core_field_offset(struct file, f_mapping));
+	__u64 ino = RD64(f, file, f_inode);
+	__u64 m = RD64(f, file, f_mapping);
 
-	return ino && m && rd_u64(ino + bpf_core_field_offset(struct inode, i_mapping)) == m;
+	return ino && m && RD64(ino, inode, i_mapping) == m;
 }
 
 /* A live task: its struct pid's list of PID users starts with the task's own node. */
 static __always_inline bool is_task(__u64 t)
 {
-	__u64 pid = rd_u64(t + bpf_core_field_offset(struct task_struct, thread_pid));
+	__u64 pid = RD64(t, task_struct, thread_pid);
 
-	return pid && rd_u64(pid + bpf_core_field_offset(struct pid, tasks[PIDTYPE_PID].first)) ==
-			      t + bpf_core_field_offset(struct task_struct, pid_links[PIDTYPE_PID]);
+	return pid && RD64(pid, pid, tasks[PIDTYPE_PID].first) ==
+		      t + bpf_core_field_offset(struct task_struct, pid_links[PIDTYPE_PID]);
 }
 
 static __always_inline bool is_super_block(__u64 sb)
 {
-	__u64 root = rd_u64(sb + bpf_core_field_offset(struct super_block, s_root));
+	__u64 root = RD64(sb, super_block, s_root);
 
-	return root && rd_u64(root + bpf_core_field_offset(struct dentry, d_sb)) == sb;
+	return root && RD64(root, dentry, d_sb) == sb;
 }
 
 /* A dentry: its super_block checks out, and its parent's (itself for a root) is the same. */
 static __always_inline bool is_dentry(__u64 d)
 {
-	__u64 sb = rd_u64(d + bpf_core_field_offset(struct dentry, d_sb));
-	__u64 parent = rd_u64(d + bpf_core_field_offset(struct dentry, d_parent));
+	__u64 sb = RD64(d, dentry, d_sb);
+	__u64 parent = RD64(d, dentry, d_parent);
 
-	return sb && parent && rd_u64(parent + bpf_core_field_offset(struct dentry, d_sb)) == sb &&
-	       is_super_block(sb);
+	return sb && parent && RD64(parent, dentry, d_sb) == sb && is_super_block(sb);
 }
 
 /* Locks inside objects recognised by their layout, tried by kind. */
 static __always_inline __u32 name_by_layout(__u64 l, __u32 flags)
 {
+	__u64 off;
+
 	if (flags & SP_LCB_F_MUTEX) {
 		if (is_pipe(l - bpf_core_field_offset(struct pipe_inode_info, mutex)))
 			return SP_LNAME_PIPE_MUTEX;
@@ -216,9 +212,8 @@ static __always_inline __u32 name_by_layout(__u64 l, __u32 flags)
 			return SP_LNAME_DENTRY_LOCK;
 		if (is_inode_mapping(l - bpf_core_field_offset(struct address_space, i_pages.xa_lock)))
 			return SP_LNAME_MAPPING_PAGES;
-		/* buffer heads of a block device or file: 6.8 renamed private_lock */
-		if (bpf_core_field_exists(struct address_space, i_private_lock) &&
-		    is_inode_mapping(l - bpf_core_field_offset(struct address_space, i_private_lock)))
+		/* buffer heads of a block device or file */
+		if (sp_mapping_private_lock_off(&off) && is_inode_mapping(l - off))
 			return SP_LNAME_MAPPING_PRIVATE;
 		/* the wait_lock inside a sleeping lock (its waiters' list) */
 		if (bpf_core_field_exists(struct rw_semaphore, wait_lock) &&
@@ -280,12 +275,12 @@ static __always_inline void read_owner(struct sp_lock_task *r, __u64 l, __u32 fl
 	if (flags & SP_LCB_F_MUTEX) {
 		if (!bpf_core_field_exists(struct mutex, owner))
 			return;
-		o = rd_u64(l + bpf_core_field_offset(struct mutex, owner)) & ~SP_MUTEX_FLAGS;
+		o = RD64(l, mutex, owner) & ~SP_MUTEX_FLAGS;
 	} else if ((flags & (SP_LCB_F_READ | SP_LCB_F_WRITE)) &&
 		   !(flags & (SP_LCB_F_SPIN | SP_LCB_F_RT | SP_LCB_F_PERCPU))) {
 		if (!bpf_core_field_exists(struct rw_semaphore, owner))
 			return;
-		o = rd_u64(l + bpf_core_field_offset(struct rw_semaphore, owner));
+		o = RD64(l, rw_semaphore, owner);
 		if (o & SP_RWSEM_READER_OWNED) {
 			__builtin_memcpy(r->owner, "[readers]", 10);
 			r->has_owner = 1;
@@ -467,9 +462,9 @@ int lock_rq_probe(void *ctx)
 {
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 rq = task_rq(t);
+	__u64 rq = sp_task_rq(t), off;
 
-	if (rq && cpu < SP_LOCK_MAX_CPUS)
-		lock_rq_addrs[cpu] = rq + bpf_core_field_offset(struct rq, __lock);
+	if (rq && cpu < SP_LOCK_MAX_CPUS && sp_rq_lock_off(&off))
+		lock_rq_addrs[cpu] = rq + off;
 	return 0;
 }
