@@ -12,51 +12,41 @@
 
 #include <bpf/bpf_core_read.h>
 
-/* Linux < 6.8: address_space.i_private_lock was called private_lock. */
-struct address_space___pre68 {
-	spinlock_t private_lock;
-} __attribute__((preserve_access_index));
+/* *off = the offset of t.f when the running kernel has it; else false. */
+#define sp_field_off(off, t, f)								\
+	(bpf_core_field_exists(struct t, f) ?						\
+		 (*(off) = bpf_core_field_offset(struct t, f), true) : false)
 
-/* The offset of the lock of an address_space's buffer heads; false when there is none. */
-static __always_inline bool sp_mapping_private_lock_off(__u64 *off)
-{
-	if (bpf_core_field_exists(struct address_space, i_private_lock)) {
-		*off = bpf_core_field_offset(struct address_space, i_private_lock);
-		return true;
-	}
-	if (bpf_core_field_exists(struct address_space___pre68, private_lock)) {
-		*off = bpf_core_field_offset(struct address_space___pre68, private_lock);
-		return true;
-	}
-	return false;
-}
-
-/* Linux >= 5.10: signal_struct.exec_update_lock (an rwsem; 5.7 to 5.9 had a mutex). */
-static __always_inline bool sp_exec_update_lock_off(__u64 *off)
-{
-	if (!bpf_core_field_exists(struct signal_struct, exec_update_lock))
-		return false;
-	*off = bpf_core_field_offset(struct signal_struct, exec_update_lock);
-	return true;
-}
+/* The same for a field that was renamed: its name now (t.f), else before (old_t.old_f). */
+#define sp_field_off2(off, t, f, old_t, old_f)						\
+	(sp_field_off(off, t, f) || sp_field_off(off, old_t, old_f))
 
 /* Linux < 5.14: rq.__lock was rq.lock. */
 struct rq___pre514 {
 	raw_spinlock_t lock;
 } __attribute__((preserve_access_index));
 
-/* The offset of a runqueue's lock; false when neither name is known. */
+/* Linux < 6.8: address_space.i_private_lock was private_lock. */
+struct address_space___pre68 {
+	spinlock_t private_lock;
+} __attribute__((preserve_access_index));
+
+/* A runqueue's lock. */
 static __always_inline bool sp_rq_lock_off(__u64 *off)
 {
-	if (bpf_core_field_exists(struct rq, __lock)) {
-		*off = bpf_core_field_offset(struct rq, __lock);
-		return true;
-	}
-	if (bpf_core_field_exists(struct rq___pre514, lock)) {
-		*off = bpf_core_field_offset(struct rq___pre514, lock);
-		return true;
-	}
-	return false;
+	return sp_field_off2(off, rq, __lock, rq___pre514, lock);
+}
+
+/* The lock of an address_space's buffer heads. */
+static __always_inline bool sp_mapping_private_lock_off(__u64 *off)
+{
+	return sp_field_off2(off, address_space, i_private_lock, address_space___pre68, private_lock);
+}
+
+/* Linux >= 5.10: signal_struct.exec_update_lock (an rwsem; 5.7 to 5.9 had a mutex). */
+static __always_inline bool sp_exec_update_lock_off(__u64 *off)
+{
+	return sp_field_off(off, signal_struct, exec_update_lock);
 }
 
 /*

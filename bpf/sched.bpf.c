@@ -8,6 +8,9 @@
  * Cost: a kernel stack walk costs ~1.3 us before the first frame on this class of machine,
  * whatever the depth, so it is paid only for voluntary switches of traced tasks; preemptions
  * (prev_state == TASK_RUNNING) and the idle task are classified without one.
+ *
+ * sp_switch, at the end, is the one sched_switch program of every view: the locks view's
+ * part (lock.bpf.h) runs in it too, so a switch runs one program whatever the views.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
