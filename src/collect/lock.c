@@ -55,10 +55,9 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	st->skel = skel;
 	*ret_state = st;
 	if (ctx->unavailable) {
-		st->why = strdup(ctx->unavailable);
+		st->why = strdup(ctx->unavailable); /* trace.c has said it */
 		if (!st->why)
 			return -ENOMEM;
-		wlog("locks view unavailable: %s", st->why);
 		lock_disable(skel);
 		return 0;
 	}

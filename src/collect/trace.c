@@ -271,12 +271,27 @@ static int probe_features(struct tracer *t)
 	return 0;
 }
 
+/* One line per missing feature, naming the views it stops: "...: no schedules, locks views". */
+static void report_unavailable(const char names[SP_FEAT__MAX][64])
+{
+	char line[160];
+
+	for (int f = 0; f < SP_FEAT__MAX; f++) {
+		if (!names[f][0])
+			continue;
+		kfeatures_describe(f, line, sizeof(line));
+		wlog("%s: no %s view%s", line, names[f], strchr(names[f], ',') ? "s" : "");
+	}
+}
+
 /*
  * Opens the BPF object: the selected views' collectors configure it, the others disable theirs.
- * A view the kernel cannot run is reported (by its collector, or here) and the others run.
+ * A view the kernel cannot run is reported (by its collector's state, or not at all when it
+ * has none) and the others run.
  */
 static int tracer_open(struct tracer *t, const struct trace_opts *o)
 {
+	char names[SP_FEAT__MAX][64] = {}; /* the views each missing feature stops */
 	struct schedprof_bpf *skel;
 	bool any = false;
 	int err;
@@ -297,19 +312,21 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
 		const struct collector *c = collectors[i];
 		int miss = kfeatures_first_missing(&t->features, view_needs(c->view, o));
-		char why[160] = "";
+		char why[160];
 
 		if (!(o->views & c->view)) {
 			c->disable(skel);
 			continue;
 		}
-		if (miss >= 0)
+		if (miss >= 0) {
 			kfeatures_describe(miss, why, sizeof(why));
+			snprintf(names[miss] + strlen(names[miss]), sizeof(names[miss]) - strlen(names[miss]),
+				 "%s%s", names[miss][0] ? ", " : "", c->name);
+		}
 		t->ctx.unavailable = miss >= 0 ? why : NULL;
 		err = c->configure(&t->ctx, &t->state[i]);
 		t->ctx.unavailable = NULL;
-		if (err == -ENOTSUP) {
-			wlog("%s view unavailable: %s", c->name, why);
+		if (err == -ENOTSUP && miss >= 0) {
 			c->destroy(t->state[i]);
 			t->state[i] = NULL;
 			c->disable(skel);
@@ -319,6 +336,7 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 			return err;
 		any = true;
 	}
+	report_unavailable(names);
 	if (!any) {
 		elog("none of the selected views can run on this kernel");
 		return -ENOTSUP;
