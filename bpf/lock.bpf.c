@@ -11,8 +11,9 @@
  *   begins for one end). The clock starts when the begin program has walked the stack, so
  *   the walk (~1.5 us here) is not reported as lock wait. An end with ret < 0 (a signal or
  *   a timeout: the waiter gave up) is counted apart and adds no wait.
- * - Sleepers: between begin and end of a sleeping lock, lock_switch adds up the time the
- *   task spent switched out while not runnable, i.e. asleep in the slow path.
+ * - Sleepers: between begin and end of a sleeping lock, lock_on_switch (lock.bpf.h, a part
+ *   of the one sched_switch program) adds up the time the task spent switched out while
+ *   not runnable, i.e. asleep in the slow path.
  * - Lock names: addresses of objects reached from the waiting task, or of objects whose
  *   layout is checked at the candidate address through a pointer that must point back
  *   (enum sp_lock_name). Static locks and runqueue locks are named in user space.
@@ -22,131 +23,47 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "common.bpf.h"
+#include "compat.bpf.h"
 #include "target.bpf.h"
 #include "schedprof/sched.h"
 #include "schedprof/lock_pair.h"
-
-/* Defined in sched.bpf.c, filled after load (src/foldcfg.c) by whichever view is selected. */
 #include "walk.bpf.h"
+#define SP_LOCK_DEFINE
+#include "lock.bpf.h"
 
 struct sp_lock_counts lock_counts;
 struct sp_lock_drops lock_drops;
 /* Each CPU's runqueue lock address, written by lock_rq_probe (run once per CPU at setup). */
 __u64 lock_rq_addrs[SP_LOCK_MAX_CPUS];
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SP_DEF_CALLERS);
-	__type(key, struct sp_lock_key);
-	__type(value, struct sp_lock_val);
-} lock_stat SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SP_DEF_STACKS);
-	__type(key, struct sp_lock_stack_key);
-	__type(value, struct sp_lock_stack_val);
-} lock_stack_counts SEC(".maps");
-
+SP_HASH_MAP(lock_stat, SP_DEF_CALLERS, struct sp_lock_key, struct sp_lock_val);
+SP_HASH_MAP(lock_stack_counts, SP_DEF_STACKS, struct sp_lock_stack_key, struct sp_lock_stack_val);
 /* Stacks by hash of their frames; not preallocated, entries are 520 bytes. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, SP_DEF_STACKS);
-	__type(key, __u64);
-	__type(value, struct sp_stack);
-} lock_stacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sp_walk);
-} lock_stack_buf SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct sp_lock_task);
-} lock_task SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sp_lock_spin_stack);
-} lock_spin SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SP_DEF_CALLERS);
-	__type(key, struct sp_lock_sleep_key);
-	__type(value, struct sp_lock_sleep_val);
-} lock_sleepers SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SP_DEF_CALLERS);
-	__type(key, struct sp_lock_owner_key);
-	__type(value, struct sp_lock_owner_val);
-} lock_owners SEC(".maps");
+SP_HASH_MAP_LAZY(lock_stacks, SP_DEF_STACKS, __u64, struct sp_stack);
+SP_SCRATCH_MAP(lock_stack_buf, struct sp_walk);
+SP_SCRATCH_MAP(lock_spin, struct sp_lock_spin_stack);
+SP_HASH_MAP(lock_sleepers, SP_DEF_CALLERS, struct sp_lock_sleep_key, struct sp_lock_sleep_val);
+SP_HASH_MAP(lock_owners, SP_DEF_CALLERS, struct sp_lock_owner_key, struct sp_lock_owner_val);
 
 /*
  * Names by address, so the layout checks run once per lock. SP_LNAME__MAX caches "no
  * layout matched": the checks through the waiting task still run each time for such an
  * address, since a task that can reach it may come later.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SP_DEF_CALLERS);
-	__type(key, __u64);
-	__type(value, __u32);
-} lock_names SEC(".maps");
-
-static __always_inline void lock_update_max(__u64 *p, __u64 v)
-{
-	for (int i = 0; i < 4; i++) {
-		__u64 old = *p;
-
-		if (v <= old || __sync_val_compare_and_swap(p, old, v) == old)
-			return;
-	}
-}
-
-/* The value for key, created zeroed when missing; NULL when the map is full. */
-static __always_inline void *lookup_or_init(void *map, const void *key, const void *zero)
-{
-	void *v = bpf_map_lookup_elem(map, key);
-
-	if (v)
-		return v;
-	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(map, key); /* ours, or the other CPU's that won the race */
-}
+SP_HASH_MAP(lock_names, SP_DEF_CALLERS, __u64, __u32);
 
 /* ---- caller: the schedules view's folding rule (walk.bpf.h) ---- */
 
 /* Walks the stack once: returns its hash (kept in lock_stacks) and folds it to the caller. */
 static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
 {
-	struct sp_walk *w;
-	__u32 zero = 0;
+	struct sp_walk_drops drops = { &lock_drops.stack_fail, &lock_drops.stack_map_full };
+	struct sp_fold_state st;
+	__u64 h = sp_walk_fold(ctx, &lock_stack_buf, &lock_stacks, &st, drops);
 
-	*ret_caller = SP_CALLER_UNKNOWN;
-	w = bpf_map_lookup_elem(&lock_stack_buf, &zero);
-	if (!w)
-		return 0;
-	if (!sp_walk_stack(ctx, w)) {
-		__sync_fetch_and_add(&lock_drops.stack_fail, 1);
-		return 0;
-	}
-	*ret_caller = w->st.caller;
-	if (!sp_walk_keep(&lock_stacks, w)) {
-		__sync_fetch_and_add(&lock_drops.stack_map_full, 1);
-		return 0;
-	}
-	return w->hash;
+	*ret_caller = st.caller;
+	return h;
 }
 
 /* ---- names ---- */
@@ -169,19 +86,14 @@ static __always_inline __u32 rd_u32(__u64 addr)
 	return v;
 }
 
-/* The runqueue of the CPU t is on (this CPU for current), through its CFS runqueue. */
-static __always_inline __u64 task_rq(struct task_struct *t)
-{
-	if (!bpf_core_field_exists(struct sched_entity, cfs_rq) ||
-	    !bpf_core_field_exists(struct cfs_rq, rq))
-		return 0;
-	return (__u64)BPF_CORE_READ(t, se.cfs_rq, rq);
-}
+/* A field of the struct `type` at address base, by its CO-RE offset; 0 when unreadable. */
+#define RD64(base, type, field) rd_u64((base) + bpf_core_field_offset(struct type, field))
+#define RD32(base, type, field) rd_u32((base) + bpf_core_field_offset(struct type, field))
 
 /* Locks of objects the waiting task points to: certain. */
 static __always_inline __u32 name_from_task(__u64 l, struct task_struct *t)
 {
-	__u64 mm = (__u64)BPF_CORE_READ(t, mm), p, rq;
+	__u64 mm = (__u64)BPF_CORE_READ(t, mm), p, rq, off;
 
 	if (mm) {
 		if (l == mm + bpf_core_field_offset(struct mm_struct, mmap_lock))
@@ -201,11 +113,10 @@ static __always_inline __u32 name_from_task(__u64 l, struct task_struct *t)
 	p = (__u64)BPF_CORE_READ(t, signal);
 	if (p && l == p + bpf_core_field_offset(struct signal_struct, cred_guard_mutex))
 		return SP_LNAME_CRED_GUARD;
-	if (p && bpf_core_field_exists(struct signal_struct, exec_update_lock) &&
-	    l == p + bpf_core_field_offset(struct signal_struct, exec_update_lock))
+	if (p && sp_exec_update_lock_off(&off) && l == p + off)
 		return SP_LNAME_EXEC_UPDATE;
-	rq = task_rq(t);
-	if (rq && l == rq + bpf_core_field_offset(struct rq, __lock))
+	rq = sp_task_rq(t);
+	if (rq && sp_rq_lock_off(&off) && l == rq + off)
 		return SP_LNAME_RQ_LOCK;
 	return SP_LNAME_NONE;
 }
@@ -213,13 +124,13 @@ static __always_inline __u32 name_from_task(__u64 l, struct task_struct *t)
 /* Every inode's own address_space points back to it: inode->i_data.host == inode. */
 static __always_inline bool is_inode(__u64 ino)
 {
-	return ino && rd_u64(ino + bpf_core_field_offset(struct inode, i_data.host)) == ino;
+	return ino && RD64(ino, inode, i_data.host) == ino;
 }
 
 /* An inode's own address_space (inode->i_data): its host's i_data is at its address. */
 static __always_inline bool is_inode_mapping(__u64 m)
 {
-	__u64 host = rd_u64(m + bpf_core_field_offset(struct address_space, host));
+	__u64 host = RD64(m, address_space, host);
 
 	return host && host + bpf_core_field_offset(struct inode, i_data) == m;
 }
@@ -227,15 +138,15 @@ static __always_inline bool is_inode_mapping(__u64 m)
 /* A list_head whose next entry's prev points back at it. */
 static __always_inline bool is_list_head(__u64 h)
 {
-	__u64 n = rd_u64(h + bpf_core_field_offset(struct list_head, next));
+	__u64 n = RD64(h, list_head, next);
 
-	return n && rd_u64(n + bpf_core_field_offset(struct list_head, prev)) == h;
+	return n && RD64(n, list_head, prev) == h;
 }
 
 static __always_inline bool is_pipe(__u64 p)
 {
-	__u32 ring = rd_u32(p + bpf_core_field_offset(struct pipe_inode_info, ring_size));
-	__u32 usage = rd_u32(p + bpf_core_field_offset(struct pipe_inode_info, max_usage));
+	__u32 ring = RD32(p, pipe_inode_info, ring_size);
+	__u32 usage = RD32(p, pipe_inode_info, max_usage);
 
 	if (!ring || (ring & (ring - 1)) || ring > 65536 || usage > ring)
 		return false;
@@ -245,41 +156,42 @@ static __always_inline bool is_pipe(__u64 p)
 
 static __always_inline bool is_file(__u64 f)
 {
-	__u64 ino = rd_u64(f + bpf_core_field_offset(struct file, f_inode));
-	__u64 m = rd_u64(f + bpf_core_field_offset(struct file, f_mapping));
+	__u64 ino = RD64(f, file, f_inode);
+	__u64 m = RD64(f, file, f_mapping);
 
-	return ino && m && rd_u64(ino + bpf_core_field_offset(struct inode, i_mapping)) == m;
+	return ino && m && RD64(ino, inode, i_mapping) == m;
 }
 
 /* A live task: its struct pid's list of PID users starts with the task's own node. */
 static __always_inline bool is_task(__u64 t)
 {
-	__u64 pid = rd_u64(t + bpf_core_field_offset(struct task_struct, thread_pid));
+	__u64 pid = RD64(t, task_struct, thread_pid);
 
-	return pid && rd_u64(pid + bpf_core_field_offset(struct pid, tasks[PIDTYPE_PID].first)) ==
-			      t + bpf_core_field_offset(struct task_struct, pid_links[PIDTYPE_PID]);
+	return pid && RD64(pid, pid, tasks[PIDTYPE_PID].first) ==
+		      t + bpf_core_field_offset(struct task_struct, pid_links[PIDTYPE_PID]);
 }
 
 static __always_inline bool is_super_block(__u64 sb)
 {
-	__u64 root = rd_u64(sb + bpf_core_field_offset(struct super_block, s_root));
+	__u64 root = RD64(sb, super_block, s_root);
 
-	return root && rd_u64(root + bpf_core_field_offset(struct dentry, d_sb)) == sb;
+	return root && RD64(root, dentry, d_sb) == sb;
 }
 
 /* A dentry: its super_block checks out, and its parent's (itself for a root) is the same. */
 static __always_inline bool is_dentry(__u64 d)
 {
-	__u64 sb = rd_u64(d + bpf_core_field_offset(struct dentry, d_sb));
-	__u64 parent = rd_u64(d + bpf_core_field_offset(struct dentry, d_parent));
+	__u64 sb = RD64(d, dentry, d_sb);
+	__u64 parent = RD64(d, dentry, d_parent);
 
-	return sb && parent && rd_u64(parent + bpf_core_field_offset(struct dentry, d_sb)) == sb &&
-	       is_super_block(sb);
+	return sb && parent && RD64(parent, dentry, d_sb) == sb && is_super_block(sb);
 }
 
 /* Locks inside objects recognised by their layout, tried by kind. */
 static __always_inline __u32 name_by_layout(__u64 l, __u32 flags)
 {
+	__u64 off;
+
 	if (flags & SP_LCB_F_MUTEX) {
 		if (is_pipe(l - bpf_core_field_offset(struct pipe_inode_info, mutex)))
 			return SP_LNAME_PIPE_MUTEX;
@@ -300,9 +212,8 @@ static __always_inline __u32 name_by_layout(__u64 l, __u32 flags)
 			return SP_LNAME_DENTRY_LOCK;
 		if (is_inode_mapping(l - bpf_core_field_offset(struct address_space, i_pages.xa_lock)))
 			return SP_LNAME_MAPPING_PAGES;
-		/* buffer heads of a block device or file: 6.8 renamed private_lock */
-		if (bpf_core_field_exists(struct address_space, i_private_lock) &&
-		    is_inode_mapping(l - bpf_core_field_offset(struct address_space, i_private_lock)))
+		/* buffer heads of a block device or file */
+		if (sp_mapping_private_lock_off(&off) && is_inode_mapping(l - off))
 			return SP_LNAME_MAPPING_PRIVATE;
 		/* the wait_lock inside a sleeping lock (its waiters' list) */
 		if (bpf_core_field_exists(struct rw_semaphore, wait_lock) &&
@@ -364,12 +275,12 @@ static __always_inline void read_owner(struct sp_lock_task *r, __u64 l, __u32 fl
 	if (flags & SP_LCB_F_MUTEX) {
 		if (!bpf_core_field_exists(struct mutex, owner))
 			return;
-		o = rd_u64(l + bpf_core_field_offset(struct mutex, owner)) & ~SP_MUTEX_FLAGS;
+		o = RD64(l, mutex, owner) & ~SP_MUTEX_FLAGS;
 	} else if ((flags & (SP_LCB_F_READ | SP_LCB_F_WRITE)) &&
 		   !(flags & (SP_LCB_F_SPIN | SP_LCB_F_RT | SP_LCB_F_PERCPU))) {
 		if (!bpf_core_field_exists(struct rw_semaphore, owner))
 			return;
-		o = rd_u64(l + bpf_core_field_offset(struct rw_semaphore, owner));
+		o = RD64(l, rw_semaphore, owner);
 		if (o & SP_RWSEM_READER_OWNED) {
 			__builtin_memcpy(r->owner, "[readers]", 10);
 			r->has_owner = 1;
@@ -406,14 +317,14 @@ int BPF_PROG(lock_begin, void *lock, unsigned int flags)
 
 		r = bpf_task_storage_get(&lock_task, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!r) {
-			__sync_fetch_and_add(&lock_drops.task_storage_fail, 1);
+			sp_drop(lock_drops.task_storage_fail);
 			return 0;
 		}
 		ret = sp_pair_task_begin(&r->p, l, flags, SP_LOCK_TS_PENDING);
 		if (ret == SP_PAIR_AGAIN)
 			return 0;
 		if (ret == SP_PAIR_REPLACED)
-			__sync_fetch_and_add(&lock_drops.unpaired, 1);
+			sp_drop(lock_drops.unpaired);
 		r->sleep_ts = 0;
 		r->offcpu_ns = 0;
 		r->max_sleep_ns = 0;
@@ -427,7 +338,7 @@ int BPF_PROG(lock_begin, void *lock, unsigned int flags)
 			return 0;
 		p = sp_pair_spin_push(s, l, flags, SP_LOCK_TS_PENDING);
 		if (!p) {
-			__sync_fetch_and_add(&lock_drops.nest_overflow, 1);
+			sp_drop(lock_drops.nest_overflow);
 			return 0;
 		}
 	}
@@ -449,15 +360,15 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 	__sync_fetch_and_add(&lock_counts.total, 1);
 	if (ret < 0)
 		__sync_fetch_and_add(&lock_counts.failed, 1);
-	v = lookup_or_init(&lock_stat, &key, &zero);
+	v = sp_lookup_or_init(&lock_stat, &key, &zero);
 	if (!v) {
-		__sync_fetch_and_add(&lock_drops.row_map_full, 1);
+		sp_drop(lock_drops.row_map_full);
 	} else if (ret < 0) {
 		__sync_fetch_and_add(&v->failed, 1);
 	} else {
 		__sync_fetch_and_add(&v->count, 1);
 		__sync_fetch_and_add(&v->wait_ns, d->ts);
-		lock_update_max(&v->max_ns, d->ts);
+		sp_update_max(&v->max_ns, d->ts);
 	}
 	if (d->stack && ret >= 0) {
 		struct sp_lock_stack_key sk = {
@@ -467,12 +378,12 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 		struct sp_lock_stack_val szero = {}, *sv;
 
 		__builtin_memcpy(sk.comm, key.comm, sizeof(sk.comm));
-		sv = lookup_or_init(&lock_stack_counts, &sk, &szero);
+		sv = sp_lookup_or_init(&lock_stack_counts, &sk, &szero);
 		if (sv) {
 			__sync_fetch_and_add(&sv->count, 1);
 			__sync_fetch_and_add(&sv->wait_ns, d->ts);
 		} else {
-			__sync_fetch_and_add(&lock_drops.stackagg_map_full, 1);
+			sp_drop(lock_drops.stackagg_map_full);
 		}
 	}
 	if (!r)
@@ -485,14 +396,14 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 		struct sp_lock_sleep_val szero = {}, *sv;
 
 		__builtin_memcpy(k.comm, key.comm, sizeof(k.comm));
-		sv = lookup_or_init(&lock_sleepers, &k, &szero);
+		sv = sp_lookup_or_init(&lock_sleepers, &k, &szero);
 		if (sv) {
 			__sync_fetch_and_add(&sv->contentions, 1);
 			__sync_fetch_and_add(&sv->sleeps, r->nsleeps);
 			__sync_fetch_and_add(&sv->offcpu_ns, r->offcpu_ns);
-			lock_update_max(&sv->max_ns, r->max_sleep_ns);
+			sp_update_max(&sv->max_ns, r->max_sleep_ns);
 		} else {
-			__sync_fetch_and_add(&lock_drops.sleeper_map_full, 1);
+			sp_drop(lock_drops.sleeper_map_full);
 		}
 		r->nsleeps = 0;
 	}
@@ -503,12 +414,12 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 		struct sp_lock_owner_val ozero = {}, *ov;
 
 		__builtin_memcpy(k.owner, r->owner, sizeof(k.owner));
-		ov = lookup_or_init(&lock_owners, &k, &ozero);
+		ov = sp_lookup_or_init(&lock_owners, &k, &ozero);
 		if (ov) {
 			__sync_fetch_and_add(&ov->count, 1);
 			__sync_fetch_and_add(&ov->wait_ns, d->ts);
 		} else {
-			__sync_fetch_and_add(&lock_drops.owner_map_full, 1);
+			sp_drop(lock_drops.owner_map_full);
 		}
 	}
 }
@@ -540,37 +451,6 @@ int BPF_PROG(lock_end, void *lock, int ret)
 	return 0;
 }
 
-/* Sleeps inside a sleeping-lock contention: switched out not runnable, until switched in. */
-SEC("tp_btf/sched_switch")
-int BPF_PROG(lock_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
-{
-	struct sp_lock_task *r;
-	__u64 now = 0, d;
-
-	if (prev_state != 0) { /* not TASK_RUNNING: asleep, not preempted */
-		r = bpf_task_storage_get(&lock_task, prev, 0, 0);
-		if (r && r->p.ts) {
-			now = bpf_ktime_get_ns();
-			r->sleep_ts = now;
-		}
-	}
-	r = bpf_task_storage_get(&lock_task, next, 0, 0);
-	if (!r || !r->sleep_ts)
-		return 0;
-	if (!now)
-		now = bpf_ktime_get_ns();
-	d = now - r->sleep_ts;
-	r->sleep_ts = 0;
-	if (!r->p.ts)
-		return 0;
-	r->offcpu_ns += d;
-	r->nsleeps++;
-	if (d > r->max_sleep_ns)
-		r->max_sleep_ns = d;
-	return 0;
-}
-
 /*
  * Run once on each CPU at setup (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU): records
  * that CPU's runqueue lock, reached from whatever task runs there, so user space can name
@@ -582,9 +462,9 @@ int lock_rq_probe(void *ctx)
 {
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 rq = task_rq(t);
+	__u64 rq = sp_task_rq(t), off;
 
-	if (rq && cpu < SP_LOCK_MAX_CPUS)
-		lock_rq_addrs[cpu] = rq + bpf_core_field_offset(struct rq, __lock);
+	if (rq && cpu < SP_LOCK_MAX_CPUS && sp_rq_lock_off(&off))
+		lock_rq_addrs[cpu] = rq + off;
 	return 0;
 }

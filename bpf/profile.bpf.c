@@ -15,6 +15,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "common.bpf.h"
 #include "target.bpf.h"
 #include "schedprof/profile.h"
 
@@ -24,29 +25,10 @@ const volatile __u32 prof_callchains = 0;
 struct sp_prof_counts prof_counts;
 struct sp_prof_drops prof_drops;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SP_DEF_PROF_KEYS);
-	__type(key, struct sp_prof_key);
-	__type(value, __u64);
-} prof_samples SEC(".maps");
-
+SP_HASH_MAP(prof_samples, SP_DEF_PROF_KEYS, struct sp_prof_key, __u64);
 /* Stacks by hash, -g only (1 entry otherwise). Not preallocated: memory follows use. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, SP_DEF_STACKS);
-	__type(key, __u64);
-	__type(value, struct sp_prof_kstack);
-} prof_kstacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, SP_DEF_STACKS);
-	__type(key, __u64);
-	__type(value, struct sp_prof_ustack);
-} prof_ustacks SEC(".maps");
+SP_HASH_MAP_LAZY(prof_kstacks, SP_DEF_STACKS, __u64, struct sp_prof_kstack);
+SP_HASH_MAP_LAZY(prof_ustacks, SP_DEF_STACKS, __u64, struct sp_prof_ustack);
 
 struct prof_scratch {
 	struct sp_prof_key key;
@@ -54,20 +36,9 @@ struct prof_scratch {
 	struct sp_prof_ustack u;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct prof_scratch);
-} prof_buf SEC(".maps");
-
+SP_SCRATCH_MAP(prof_buf, struct prof_scratch);
 /* Process images ((tgid << 32) | exec_id) already announced, with the last announce time. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, SP_PROF_SEEN);
-	__type(key, __u64);
-	__type(value, __u64);
-} prof_seen SEC(".maps");
+SP_MAP(prof_seen, BPF_MAP_TYPE_LRU_HASH, 0, SP_PROF_SEEN, __u64, __u64);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -77,19 +48,12 @@ struct {
 #define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
 #define PROF_REFRESH_NS (1000 * 1000 * 1000ULL)	    /* anything: look again after 1 s */
 
-static __always_inline __u64 prof_mix(__u64 h, __u64 v)
-{
-	h ^= v;
-	h *= 0x100000001b3ULL;
-	return h ^ (h >> 29);
-}
-
 static __always_inline void announce(__u32 tgid, __u32 exec_id, __u32 reason)
 {
 	struct sp_prof_event ev = { .tgid = tgid, .exec_id = exec_id, .reason = reason };
 
 	if (bpf_ringbuf_output(&prof_events, &ev, sizeof(ev), 0))
-		__sync_fetch_and_add(&prof_drops.event_lost, 1);
+		sp_drop(prof_drops.event_lost);
 }
 
 struct kwalk {
@@ -103,7 +67,7 @@ static long kframe_step(__u64 i, struct kwalk *w)
 {
 	if (i >= w->nr || i >= SP_PROF_KDEPTH)
 		return 1;
-	w->hash = prof_mix(w->hash, w->k->ip[i & (SP_PROF_KDEPTH - 1)]);
+	w->hash = sp_mix(w->hash, w->k->ip[i & (SP_PROF_KDEPTH - 1)]);
 	return 0;
 }
 
@@ -126,38 +90,14 @@ static long uframe_step(__u64 i, struct uwalk *w)
 	if (f->status == SP_UFRAME_IP)
 		w->raw = 1;
 	q = (__u64 *)f;
-	w->hash = prof_mix(prof_mix(prof_mix(prof_mix(w->hash, q[0]), q[1]), q[2]), q[3]);
-	return 0;
-}
-
-/* Keeps a stack under its hash; returns the hash, or 0 if the map is full. */
-static __always_inline __u64 keep_stack(void *map, __u64 h, void *stack)
-{
-	if (!h)
-		h = 1;
-	if (bpf_map_lookup_elem(map, &h))
-		return h;
-	if (bpf_map_update_elem(map, &h, stack, BPF_NOEXIST) == 0 || bpf_map_lookup_elem(map, &h))
-		return h;
+	w->hash = sp_mix(sp_mix(sp_mix(sp_mix(w->hash, q[0]), q[1]), q[2]), q[3]);
 	return 0;
 }
 
 static __always_inline void count_key(struct sp_prof_key *key)
 {
-	__u64 one = 1, *v;
-
-	v = bpf_map_lookup_elem(&prof_samples, key);
-	if (v) {
-		__sync_fetch_and_add(v, 1);
-		return;
-	}
-	if (bpf_map_update_elem(&prof_samples, key, &one, BPF_NOEXIST) == 0)
-		return;
-	v = bpf_map_lookup_elem(&prof_samples, key); /* lost a race with the other CPU */
-	if (v)
-		__sync_fetch_and_add(v, 1);
-	else
-		__sync_fetch_and_add(&prof_drops.key_map_full, 1);
+	if (!sp_count(&prof_samples, key, 1))
+		sp_drop(prof_drops.key_map_full);
 }
 
 /* Tells user space about a process image the first time it has user frames, then now and then. */
@@ -187,7 +127,7 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 
 	s = bpf_map_lookup_elem(&prof_buf, &zero);
 	if (!s) { /* cannot happen (a per-CPU array of one); counted all the same */
-		__sync_fetch_and_add(&prof_drops.key_map_full, 1);
+		sp_drop(prof_drops.key_map_full);
 		return;
 	}
 	key = &s->key;
@@ -197,7 +137,7 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 	/* Kernel frames: none when the sample interrupted user mode. */
 	n = bpf_get_stack(ctx, s->k.ip, prof_callchains ? sizeof(s->k.ip) : sizeof(__u64), 0);
 	if (n < 0)
-		__sync_fetch_and_add(&prof_drops.kstack_fail, 1);
+		sp_drop(prof_drops.kstack_fail);
 	else
 		nk = n / sizeof(__u64);
 	if (nk)
@@ -209,7 +149,7 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 				  prof_callchains ? sizeof(s->u.frames) : sizeof(struct sp_uframe),
 				  BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
 		if (n < 0)
-			__sync_fetch_and_add(&prof_drops.ustack_fail, 1);
+			sp_drop(prof_drops.ustack_fail);
 		else
 			nu = n / sizeof(struct sp_uframe);
 	}
@@ -220,14 +160,14 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 
 	if (prof_callchains) {
 		if (nk) {
-			struct kwalk kw = { .k = &s->k, .hash = 0xcbf29ce484222325ULL, .nr = nk };
+			struct kwalk kw = { .k = &s->k, .hash = SP_HASH_SEED, .nr = nk };
 
 			s->k.nr = nk;
 			bpf_loop(SP_PROF_KDEPTH, kframe_step, &kw, 0);
-			key->kstack = keep_stack(&prof_kstacks, kw.hash, &s->k);
+			key->kstack = sp_stack_keep(&prof_kstacks, kw.hash, &s->k);
 			if (!key->kstack) {
 				key->flags |= SP_PROF_F_KSTACK_LOST;
-				__sync_fetch_and_add(&prof_drops.kstack_map_full, 1);
+				sp_drop(prof_drops.kstack_map_full);
 			}
 		}
 		if (nu) {
@@ -236,10 +176,10 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 			s->u.nr = nu;
 			bpf_loop(SP_PROF_UDEPTH, uframe_step, &uw, 0);
 			raw |= uw.raw;
-			key->ustack = keep_stack(&prof_ustacks, uw.hash, &s->u);
+			key->ustack = sp_stack_keep(&prof_ustacks, uw.hash, &s->u);
 			if (!key->ustack) {
 				key->flags |= SP_PROF_F_USTACK_LOST;
-				__sync_fetch_and_add(&prof_drops.ustack_map_full, 1);
+				sp_drop(prof_drops.ustack_map_full);
 			}
 		}
 	}

@@ -6,8 +6,7 @@
 #define SP_TARGET_DEFINE
 #include "target.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
-
+const volatile __u32 targ_all = 0;
 struct sp_target_stats target_stats;
 
 SEC("tp_btf/sched_process_fork")
@@ -20,12 +19,12 @@ int BPF_PROG(sp_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	__sync_fetch_and_add(&target_stats.forks, 1);
 	if (!bpf_task_storage_get(&traced, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE))
-		__sync_fetch_and_add(&target_stats.storage_fail, 1);
+		sp_drop(target_stats.storage_fail);
 	if (child->pid != child->tgid)
 		return 0; /* a new thread: its process is in the map already */
 	tgid = child->tgid;
 	if (bpf_map_update_elem(&targ_tgids, &tgid, &v, BPF_ANY))
-		__sync_fetch_and_add(&target_stats.map_full, 1);
+		sp_drop(target_stats.map_full);
 	return 0;
 }
 

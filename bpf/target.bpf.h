@@ -12,35 +12,20 @@
 #ifndef SCHEDPROF_TARGET_BPF_H
 #define SCHEDPROF_TARGET_BPF_H
 
+#include "common.bpf.h"
 #include "schedprof/limits.h"
 #include "schedprof/target.h"
 
-#define SP_TARG_TGIDS_MAP						\
-	struct {							\
-		__uint(type, BPF_MAP_TYPE_HASH);			\
-		__uint(max_entries, SP_DEF_TARGETS);			\
-		__type(key, __u32);					\
-		__type(value, struct sp_target);			\
-	} targ_tgids SEC(".maps")
-
-#define SP_TRACED_MAP							\
-	struct {							\
-		__uint(type, BPF_MAP_TYPE_TASK_STORAGE);		\
-		__uint(map_flags, BPF_F_NO_PREALLOC);			\
-		__type(key, int);					\
-		__type(value, struct sp_traced);			\
-	} traced SEC(".maps")
-
 #ifdef SP_TARGET_DEFINE /* in target.bpf.c */
-const volatile __u32 targ_all = 0;
-SP_TARG_TGIDS_MAP;
-SP_TRACED_MAP;
+#define SP_TARGET_EXTERN
 #else
+#define SP_TARGET_EXTERN extern
+#endif
+
 /* -a: every task but the idle tasks. */
 extern const volatile __u32 targ_all;
-extern SP_TARG_TGIDS_MAP;
-extern SP_TRACED_MAP;
-#endif
+SP_TARGET_EXTERN SP_HASH_MAP(targ_tgids, SP_DEF_TARGETS, __u32, struct sp_target);
+SP_TARGET_EXTERN SP_TASK_MAP(traced, struct sp_traced);
 
 static __always_inline bool task_is_traced(struct task_struct *t)
 {

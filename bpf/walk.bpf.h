@@ -2,7 +2,8 @@
 /*
  * One kernel stack walk, folded to the caller (include/schedprof/fold.h) and hashed, shared
  * by the views that key rows by caller (schedules, locks). Each view has its own per-CPU
- * `struct sp_walk` scratch map and its own stack map.
+ * `struct sp_walk` scratch map (a lock contention can interrupt the switch program on the
+ * same CPU) and its own stack map.
  *
  * The fold state lives in the scratch map, not on the BPF stack: map memory is not tracked
  * by the verifier, so the bpf_loop() callback converges at once instead of being verified
@@ -12,11 +13,9 @@
 #ifndef SCHEDPROF_WALK_BPF_H
 #define SCHEDPROF_WALK_BPF_H
 
+#include "common.bpf.h"
 #include "schedprof/fold.h"
 #include "schedprof/sched.h"
-
-/* Defined in sched.bpf.c, written by user space after load (src/foldcfg.c). */
-extern struct sp_fold_cfg fold_cfg;
 
 struct sp_walk {
 	struct sp_stack stack;
@@ -27,13 +26,6 @@ struct sp_walk {
 struct sp_walk_ctx {
 	struct sp_walk *w;
 };
-
-static __always_inline __u64 sp_mix(__u64 h, __u64 v)
-{
-	h ^= v;
-	h *= 0x100000001b3ULL;
-	return h ^ (h >> 29);
-}
 
 /* One frame, for bpf_loop(): hashes it, and folds it until the caller is found. */
 static long sp_walk_frame(__u64 i, struct sp_walk_ctx *c)
@@ -49,37 +41,49 @@ static long sp_walk_frame(__u64 i, struct sp_walk_ctx *c)
 	return 0;
 }
 
+/* The drop counters of a view's walks (in its .bss). */
+struct sp_walk_drops {
+	__u64 *stack_fail; /* bpf_get_stack() failed: caller unknown */
+	__u64 *map_full;   /* folded, but the stack map is full: no stack kept */
+};
+
 /*
- * Captures the current kernel stack into w and folds it: w->st.caller, w->st.wait and a
- * nonzero w->hash. Returns false when the stack could not be read (the caller counts it).
+ * Captures the current kernel stack into the view's scratch map, folds it into st (caller,
+ * wait) and keeps it in stack_map. Returns its key in stack_map, or 0 when it was not kept
+ * (counted in drops).
  */
-static __always_inline bool sp_walk_stack(void *ctx, struct sp_walk *w)
+static __always_inline __u64 sp_walk_fold(void *ctx, void *scratch, void *stack_map,
+					  struct sp_fold_state *st, struct sp_walk_drops drops)
 {
-	struct sp_walk_ctx c = { .w = w };
+	struct sp_walk_ctx c;
+	struct sp_walk *w;
+	__u32 zero = 0;
+	__u64 h;
 	long n;
 
+	st->caller = SP_CALLER_UNKNOWN;
+	st->wait = SP_WAIT_NONE;
+	w = bpf_map_lookup_elem(scratch, &zero);
+	if (!w)
+		return 0;
+	n = bpf_get_stack(ctx, w->stack.ip, sizeof(w->stack.ip), 0);
+	if (n <= 0) {
+		sp_drop(*drops.stack_fail);
+		return 0;
+	}
 	w->st.caller = SP_CALLER_UNKNOWN;
 	w->st.wait = SP_WAIT_NONE;
 	w->st.seen_sched = 0;
-	n = bpf_get_stack(ctx, w->stack.ip, sizeof(w->stack.ip), 0);
-	if (n <= 0)
-		return false;
 	w->stack.nr = n / sizeof(__u64);
-	w->hash = 0xcbf29ce484222325ULL;
+	w->hash = SP_HASH_SEED;
+	c.w = w;
 	bpf_loop(SP_MAX_STACK_DEPTH, sp_walk_frame, &c, 0);
-	if (!w->hash)
-		w->hash = 1;
-	return true;
-}
-
-/* Keeps the walked stack in a stack map under its hash. false when the map is full. */
-static __always_inline bool sp_walk_keep(void *stack_map, struct sp_walk *w)
-{
-	__u64 h = w->hash;
-
-	return bpf_map_lookup_elem(stack_map, &h) ||
-	       !bpf_map_update_elem(stack_map, &h, &w->stack, BPF_NOEXIST) ||
-	       bpf_map_lookup_elem(stack_map, &h);
+	st->caller = w->st.caller;
+	st->wait = w->st.wait;
+	h = sp_stack_keep(stack_map, w->hash, &w->stack);
+	if (!h)
+		sp_drop(*drops.map_full);
+	return h;
 }
 
 #endif

@@ -43,6 +43,17 @@ enum sp_pair_begin {
 	SP_PAIR_REPLACED, /* a begin on another lock while one was in progress (its end lost) */
 };
 
+/* Starts a contention in p: caller, stack and name are filled later by the begin program. */
+static inline void sp_pair_start(struct sp_lock_pending *p, __u64 lock, __u32 flags, __u64 now)
+{
+	p->lock = lock;
+	p->ts = now;
+	p->flags = flags;
+	p->caller = 0;
+	p->stack = 0;
+	p->name = 0;
+}
+
 static inline int sp_pair_task_begin(struct sp_lock_pending *p, __u64 lock, __u32 flags, __u64 now)
 {
 	int r = SP_PAIR_NEW;
@@ -54,12 +65,7 @@ static inline int sp_pair_task_begin(struct sp_lock_pending *p, __u64 lock, __u3
 		}
 		r = SP_PAIR_REPLACED;
 	}
-	p->lock = lock;
-	p->ts = now;
-	p->flags = flags;
-	p->caller = 0;
-	p->stack = 0;
-	p->name = 0;
+	sp_pair_start(p, lock, flags, now);
 	return r;
 }
 
@@ -85,12 +91,7 @@ static inline struct sp_lock_pending *sp_pair_spin_push(struct sp_lock_spin_stac
 	if (d >= SP_LOCK_SPIN_NEST)
 		return 0;
 	p = &s->e[d];
-	p->lock = lock;
-	p->ts = now;
-	p->flags = flags;
-	p->caller = 0;
-	p->stack = 0;
-	p->name = 0;
+	sp_pair_start(p, lock, flags, now);
 	s->depth = d + 1;
 	return p;
 }

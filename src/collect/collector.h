@@ -25,17 +25,24 @@ struct trace_ctx {
 	struct sp_fold_cfg fold_cfg;
 	int fold_err;
 	int ncpus;
+	/* in configure: why the kernel cannot run this view (kfeatures.h), else NULL */
+	const char *unavailable;
 };
 
 struct collector {
 	const char *name;
 	unsigned int view; /* SP_VIEW_* */
-	/* Before load: rodata, map sizes. Allocates the collector's state. */
+	/*
+	 * Before load: rodata, map sizes. Allocates the collector's state. With
+	 * ctx->unavailable set, either keeps a state that reports the view as unavailable, or
+	 * returns -ENOTSUP (then the view is dropped, and disable is called).
+	 */
 	int (*configure)(struct trace_ctx *ctx, void **ret_state);
 	/* Before load, for views not selected: turn their programs' autoload off. */
 	void (*disable)(struct schedprof_bpf *skel);
-	/* After load, before attach: configuration that needs kallsyms (.bss). */
+	/* Optional (NULL: nothing to do), after load, before attach: needs kallsyms (.bss). */
 	int (*setup)(void *state, struct trace_ctx *ctx);
+	/* Optional: the sched_switch program is attached by trace.c for every view. */
 	int (*attach)(void *state, struct trace_ctx *ctx);
 	void (*detach)(void *state); /* stop counting; maps stay readable */
 	int (*read)(void *state, struct trace_ctx *ctx, struct sp_run *run);

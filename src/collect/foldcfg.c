@@ -5,12 +5,8 @@
  * and io_schedule*(). Used by every view that folds kernel stacks to a caller.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
-#include <unistd.h>
+#include "bootcache.h"
 #include "foldcfg.h"
 #include "ksyms.h"
 #include "util.h"
@@ -129,101 +125,22 @@ int fold_cfg_build(const struct ksyms *ks, struct sp_fold_cfg *cfg)
 }
 
 #define FOLD_CACHE_MAGIC "schedprof-fold-2"
-
-struct fold_cache {
-	char magic[16];
-	char release[65];
-	char boot_id[40];
-	char pad[7];
-	__u32 size;
-	__u32 pad2;
-	struct sp_fold_cfg cfg;
-};
-
-static int read_boot_id(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		err = -EIO;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
-	return err ? err : (buf[0] ? 0 : -EIO);
-}
-
-static int cache_header(struct fold_cache *c)
-{
-	struct utsname u;
-	int err;
-
-	memset(c, 0, sizeof(*c));
-	memcpy(c->magic, FOLD_CACHE_MAGIC, sizeof(FOLD_CACHE_MAGIC) - 1);
-	if (uname(&u))
-		return -errno;
-	snprintf(c->release, sizeof(c->release), "%s", u.release);
-	err = read_boot_id(c->boot_id, sizeof(c->boot_id));
-	c->size = sizeof(c->cfg);
-	return err;
-}
-
-static void cache_path(const char *dir, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/fold.cache", dir ? dir : "/run/schedprof");
-}
+#define FOLD_CACHE_NAME "fold.cache"
 
 int fold_cfg_cache_load(const char *dir, struct sp_fold_cfg *cfg)
 {
-	struct fold_cache want, got;
-	char path[4096];
-	ssize_t n;
-	int fd, err;
+	struct sp_fold_cfg got;
+	int err = boot_cache_load(dir, FOLD_CACHE_NAME, FOLD_CACHE_MAGIC, &got, sizeof(got));
 
-	err = cache_header(&want);
 	if (err)
 		return err;
-	cache_path(dir, path, sizeof(path));
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return errno == ENOENT ? -ENOENT : -errno;
-	n = read(fd, &got, sizeof(got));
-	close(fd);
-	if (n != (ssize_t)sizeof(got) || memcmp(got.magic, want.magic, sizeof(got.magic)) ||
-	    strcmp(got.release, want.release) || strcmp(got.boot_id, want.boot_id) ||
-	    got.size != want.size || !got.cfg.text_start[0] || got.cfg.nr_lock_ranges > SP_MAX_LOCK_RANGES)
+	if (!got.text_start[0] || got.nr_lock_ranges > SP_MAX_LOCK_RANGES)
 		return -ENOENT;
-	*cfg = got.cfg;
+	*cfg = got;
 	return 0;
 }
 
 int fold_cfg_cache_store(const char *dir, const struct sp_fold_cfg *cfg)
 {
-	struct fold_cache c;
-	char path[4096], tmp[4200];
-	int fd, err;
-
-	err = cache_header(&c);
-	if (err)
-		return err;
-	c.cfg = *cfg;
-	if (!dir && mkdir("/run/schedprof", 0700) && errno != EEXIST)
-		return -errno;
-	cache_path(dir, path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, &c, sizeof(c)) != (ssize_t)sizeof(c)) {
-		err = -EIO;
-	} else if (fsync(fd)) {
-		err = -errno;
-	}
-	close(fd);
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return boot_cache_store(dir, FOLD_CACHE_NAME, FOLD_CACHE_MAGIC, cfg, sizeof(*cfg));
 }

@@ -20,55 +20,48 @@
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
 
-/* For tests: a BTF file to look for the tracepoints in, instead of the running kernel's. */
-#define LOCK_BTF_ENV "SCHEDPROF_LOCK_BTF"
-
 struct lock_state {
 	struct schedprof_bpf *skel;
-	struct bpf_link *begin, *end, *sw;
+	struct bpf_link *begin, *end;
 	bool available;
 	char *why; /* when not available */
 };
 
+/* Not selected or unavailable: no program, and maps as small as can be. */
 static void lock_disable(struct schedprof_bpf *skel)
 {
 	bpf_program__set_autoload(skel->progs.lock_begin, false);
 	bpf_program__set_autoload(skel->progs.lock_end, false);
-	bpf_program__set_autoload(skel->progs.lock_switch, false);
 	bpf_program__set_autoload(skel->progs.lock_rq_probe, false);
+	bpf_map__set_max_entries(skel->maps.lock_stat, 1);
+	bpf_map__set_max_entries(skel->maps.lock_sleepers, 1);
+	bpf_map__set_max_entries(skel->maps.lock_owners, 1);
+	bpf_map__set_max_entries(skel->maps.lock_names, 1);
+	bpf_map__set_max_entries(skel->maps.lock_stack_counts, 1);
+	bpf_map__set_max_entries(skel->maps.lock_stacks, 1);
 }
 
+/* Without the kernel features (lock:contention_*, Linux 5.19), the view says why it is empty. */
 static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 {
 	const struct trace_opts *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
-	const char *btf = getenv(LOCK_BTF_ENV);
 	struct lock_state *st;
-	char why[160];
-	int r;
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	st->skel = skel;
 	*ret_state = st;
-	/* contention_begin and contention_end came together (Linux 5.19) */
-	r = lockflags_btf_has_tp(btf && *btf ? btf : NULL, "contention_begin");
-	if (r <= 0) {
-		if (r < 0)
-			snprintf(why, sizeof(why), "cannot read the kernel's BTF (%s): %s",
-				 btf && *btf ? btf : "/sys/kernel/btf/vmlinux", strerror(-r));
-		else
-			snprintf(why, sizeof(why), "this kernel has no lock:contention_begin "
-						   "tracepoint (Linux 5.19 or later is needed)");
-		st->why = strdup(why);
+	if (ctx->unavailable) {
+		st->why = strdup(ctx->unavailable); /* trace.c has said it */
 		if (!st->why)
 			return -ENOMEM;
-		wlog("locks view unavailable: %s", why);
 		lock_disable(skel);
 		return 0;
 	}
 	st->available = true;
+	skel->rodata->switch_locks = 1;
 	bpf_map__set_max_entries(skel->maps.lock_stat, o->max_callers);
 	bpf_map__set_max_entries(skel->maps.lock_sleepers, o->max_callers);
 	bpf_map__set_max_entries(skel->maps.lock_owners, o->max_callers);
@@ -100,8 +93,6 @@ static int lock_setup(void *state, struct trace_ctx *ctx)
 
 	if (!st->available)
 		return 0;
-	/* the same configuration the schedules view writes: either view may run alone */
-	st->skel->bss->fold_cfg = ctx->fold_cfg;
 	probe_rq_locks(st, ctx->ncpus);
 	return 0;
 }
@@ -113,12 +104,9 @@ static int lock_attach(void *state, struct trace_ctx *ctx)
 	(void)ctx;
 	if (!st->available)
 		return 0;
-	/* ends first: a begin is never left without the program that pairs it */
+	/* ends first (and sp_switch, by trace.c): a begin is never left without its pair */
 	st->end = bpf_program__attach(st->skel->progs.lock_end);
 	if (!st->end)
-		return -errno;
-	st->sw = bpf_program__attach(st->skel->progs.lock_switch);
-	if (!st->sw)
 		return -errno;
 	st->begin = bpf_program__attach(st->skel->progs.lock_begin);
 	return st->begin ? 0 : -errno;
@@ -129,9 +117,8 @@ static void lock_detach(void *state)
 	struct lock_state *st = state;
 
 	bpf_link__destroy(st->begin);
-	bpf_link__destroy(st->sw);
 	bpf_link__destroy(st->end);
-	st->begin = st->sw = st->end = NULL;
+	st->begin = st->end = NULL;
 }
 
 static void lock_destroy(void *state)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Lock kinds from the flags of lock:contention_begin, and whether the running kernel has
- * that tracepoint (Linux >= 5.19), read from its BTF without parsing all of it.
+ * Lock kinds from the flags of lock:contention_begin. Whether the kernel has the tracepoint
+ * is a kernel feature (kfeatures.h).
  */
 #ifndef SCHEDPROF_LOCKFLAGS_H
 #define SCHEDPROF_LOCKFLAGS_H
@@ -17,12 +17,5 @@
 const char *lockflags_kind(uint32_t flags);
 /* True for locks whose waiter may sleep (timed per task), false for spinning ones. */
 bool lockflags_sleeping(uint32_t flags);
-
-/*
- * Whether the BTF file at path (NULL: /sys/kernel/btf/vmlinux) names the tracepoint's BTF
- * typedef "btf_trace_<tp>", which tp_btf programs attach to. Only the header and string
- * section are read. 1 yes, 0 no, or -errno when the file cannot be read or is not BTF.
- */
-int lockflags_btf_has_tp(const char *path, const char *tp);
 
 #endif

@@ -109,6 +109,8 @@ static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 	struct prof_state *st;
 	int err;
 
+	if (ctx->unavailable)
+		return -ENOTSUP;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;

@@ -18,20 +18,22 @@
 
 struct sched_state {
 	struct schedprof_bpf *skel;
-	struct bpf_link *link;
 };
 
-
+/* Before load: map sizes, and the schedules part of the shared sp_switch program on. */
 static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 {
 	const struct trace_opts *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
 	struct sched_state *st;
 
+	if (ctx->unavailable)
+		return -ENOTSUP;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	st->skel = skel;
+	skel->rodata->switch_sched = 1;
 	bpf_map__set_max_entries(skel->maps.callers, o->max_callers);
 	bpf_map__set_max_entries(skel->maps.stack_counts, o->max_stacks);
 	bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
@@ -39,45 +41,17 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	return 0;
 }
 
+/* Not selected: its part of sp_switch stays off, its preallocated maps as small as can be. */
 static void sched_disable(struct schedprof_bpf *skel)
 {
-	bpf_program__set_autoload(skel->progs.sp_switch, false);
-}
-
-/* The fold configuration lives in .bss, so it is written after load, once kallsyms is in. */
-static int sched_setup(void *state, struct trace_ctx *ctx)
-{
-	struct sched_state *st = state;
-
-	st->skel->bss->fold_cfg = ctx->fold_cfg;
-	return 0;
-}
-
-static int sched_attach(void *state, struct trace_ctx *ctx)
-{
-	struct sched_state *st = state;
-
-	(void)ctx;
-	st->link = bpf_program__attach(st->skel->progs.sp_switch);
-	return st->link ? 0 : -errno;
-}
-
-static void sched_detach(void *state)
-{
-	struct sched_state *st = state;
-
-	bpf_link__destroy(st->link);
-	st->link = NULL;
+	bpf_map__set_max_entries(skel->maps.callers, 1);
+	bpf_map__set_max_entries(skel->maps.stack_counts, 1);
+	bpf_map__set_max_entries(skel->maps.stacks, 1);
 }
 
 static void sched_destroy(void *state)
 {
-	struct sched_state *st = state;
-
-	if (!st)
-		return;
-	bpf_link__destroy(st->link);
-	free(st);
+	free(state);
 }
 
 static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
@@ -117,9 +91,6 @@ const struct collector sched_collector = {
 	.view = SP_VIEW_SCHED,
 	.configure = sched_configure,
 	.disable = sched_disable,
-	.setup = sched_setup,
-	.attach = sched_attach,
-	.detach = sched_detach,
 	.read = sched_read,
 	.destroy = sched_destroy,
 };

@@ -19,10 +19,12 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "bootcache.h"
 #include "cli.h"
 #include "collector.h"
 #include "commands.h"
 #include "foldcfg.h"
+#include "kfeatures.h"
 #include "ksyms.h"
 #include "log.h"
 #include "maps.h"
@@ -76,6 +78,8 @@ struct tracer {
 	struct schedprof_bpf *skel;
 	void *state[ARRAY_SIZE(collectors)];
 	struct bpf_link *fork_link, *exit_link;
+	struct bpf_link *switch_link; /* the one sched_switch program, shared by the views */
+	struct sp_features features;
 	int targ_tgids_fd;
 	struct target_launch launch;
 	bool launched, reaped;
@@ -208,6 +212,7 @@ static void tracer_destroy(struct tracer *t)
 		pthread_join(t->ksyms_thread, NULL);
 	bpf_link__destroy(t->fork_link);
 	bpf_link__destroy(t->exit_link);
+	bpf_link__destroy(t->switch_link);
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
 		if (t->state[i])
 			collectors[i]->destroy(t->state[i]);
@@ -220,40 +225,147 @@ static double ms_since(uint64_t t0)
 	return (now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
 }
 
-/* Opens the BPF object: the selected views' collectors configure it, the others disable theirs. */
+/* For tests: a BTF file to look for the lock tracepoints in, instead of the running kernel's. */
+#define LOCK_BTF_ENV "SCHEDPROF_LOCK_BTF"
+#define FEATURES_CACHE "features.cache"
+#define FEATURES_MAGIC "schedprof-feat-1"
+
+/* The kernel features (kfeatures.h) each view's programs need. */
+static unsigned int view_needs(unsigned int view, const struct trace_opts *o)
+{
+	switch (view) {
+	case SP_VIEW_SCHED:
+		return SP_FEAT(SP_FEAT_SWITCH_TP) | SP_FEAT(SP_FEAT_LOOP);
+	case SP_VIEW_PROFILE: /* bpf_loop() only hashes the -g stacks */
+		return SP_FEAT(SP_FEAT_RINGBUF) | (o->callchains ? SP_FEAT(SP_FEAT_LOOP) : 0);
+	case SP_VIEW_LOCKS:
+		return SP_FEAT(SP_FEAT_LOCK_TP) | SP_FEAT(SP_FEAT_SWITCH_TP) | SP_FEAT(SP_FEAT_LOOP);
+	}
+	return 0;
+}
+
+/* Reads the kernel's features from its BTF; 0, or -ENOTSUP when nothing can run on it. */
+static int probe_features(struct tracer *t)
+{
+	const char *lock_btf = getenv(LOCK_BTF_ENV);
+	struct sp_features lf;
+	char line[160];
+	int err, miss;
+
+	/* parsing the kernel's BTF takes ~10 ms: once per boot */
+	if (boot_cache_load(NULL, FEATURES_CACHE, FEATURES_MAGIC, &t->features,
+			    sizeof(t->features))) {
+		err = kfeatures_probe_file(NULL, &t->features);
+		if (err) {
+			elog("cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
+			     strerror(-err));
+			return err;
+		}
+		if (boot_cache_store(NULL, FEATURES_CACHE, FEATURES_MAGIC, &t->features,
+				     sizeof(t->features)))
+			dlog("cannot cache the kernel features in /run/schedprof");
+	}
+	if (lock_btf && *lock_btf) {
+		err = kfeatures_probe_file(lock_btf, &lf);
+		if (err)
+			dlog("cannot read %s: %s", lock_btf, strerror(-err));
+		t->features.has[SP_FEAT_LOCK_TP] = !err && lf.has[SP_FEAT_LOCK_TP];
+	}
+	/* the traced-task set, which every view uses */
+	miss = kfeatures_first_missing(&t->features, SP_FEAT(SP_FEAT_TASK_STORAGE));
+	if (miss >= 0) {
+		kfeatures_describe(miss, line, sizeof(line));
+		elog("%s", line);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* One line per missing feature, naming the views it stops: "...: no schedules, locks views". */
+static void report_unavailable(const char names[SP_FEAT__MAX][64])
+{
+	char line[160];
+
+	for (int f = 0; f < SP_FEAT__MAX; f++) {
+		if (!names[f][0])
+			continue;
+		kfeatures_describe(f, line, sizeof(line));
+		wlog("%s: no %s view%s", line, names[f], strchr(names[f], ',') ? "s" : "");
+	}
+}
+
+/*
+ * Opens the BPF object: the selected views' collectors configure it, the others disable theirs.
+ * A view the kernel cannot run is reported (by its collector's state, or not at all when it
+ * has none) and the others run.
+ */
 static int tracer_open(struct tracer *t, const struct trace_opts *o)
 {
+	char names[SP_FEAT__MAX][64] = {}; /* the views each missing feature stops */
+	struct schedprof_bpf *skel;
+	bool any = false;
 	int err;
 
-	t->skel = schedprof_bpf__open();
-	if (!t->skel)
+	err = probe_features(t);
+	if (err)
+		return err;
+	skel = t->skel = schedprof_bpf__open();
+	if (!skel)
 		return -errno;
-	t->ctx.skel = t->skel;
-	t->skel->rodata->targ_all = o->mode == SP_TARGET_ALL;
-	bpf_map__set_max_entries(t->skel->maps.targ_tgids, o->max_targets);
+	t->ctx.skel = skel;
+	skel->rodata->targ_all = o->mode == SP_TARGET_ALL;
+	bpf_map__set_max_entries(skel->maps.targ_tgids, o->max_targets);
 	if (o->mode == SP_TARGET_ALL) {
-		bpf_program__set_autoload(t->skel->progs.sp_fork, false);
-		bpf_program__set_autoload(t->skel->progs.sp_exit, false);
+		bpf_program__set_autoload(skel->progs.sp_fork, false);
+		bpf_program__set_autoload(skel->progs.sp_exit, false);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
-		if (!(o->views & collectors[i]->view)) {
-			collectors[i]->disable(t->skel);
+		const struct collector *c = collectors[i];
+		int miss = kfeatures_first_missing(&t->features, view_needs(c->view, o));
+		char why[160];
+
+		if (!(o->views & c->view)) {
+			c->disable(skel);
 			continue;
 		}
-		err = collectors[i]->configure(&t->ctx, &t->state[i]);
+		if (miss >= 0) {
+			kfeatures_describe(miss, why, sizeof(why));
+			snprintf(names[miss] + strlen(names[miss]), sizeof(names[miss]) - strlen(names[miss]),
+				 "%s%s", names[miss][0] ? ", " : "", c->name);
+		}
+		t->ctx.unavailable = miss >= 0 ? why : NULL;
+		err = c->configure(&t->ctx, &t->state[i]);
+		t->ctx.unavailable = NULL;
+		if (err == -ENOTSUP && miss >= 0) {
+			c->destroy(t->state[i]);
+			t->state[i] = NULL;
+			c->disable(skel);
+			continue;
+		}
 		if (err)
 			return err;
+		any = true;
 	}
+	report_unavailable(names);
+	if (!any) {
+		elog("none of the selected views can run on this kernel");
+		return -ENOTSUP;
+	}
+	/* the parts of sp_switch are switched on by the views' configure */
+	if (!skel->rodata->switch_sched && !skel->rodata->switch_locks)
+		bpf_program__set_autoload(skel->progs.sp_switch, false);
 	return 0;
 }
 
 /* After load: each selected collector's configuration that needs kallsyms. */
 static int tracer_setup(struct tracer *t, uint64_t t0)
 {
+	/* .bss, so written after load: the same configuration for every view that folds */
+	t->skel->bss->fold_cfg = t->ctx.fold_cfg;
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
 		int err;
 
-		if (!t->state[i])
+		if (!t->state[i] || !collectors[i]->setup)
 			continue;
 		err = collectors[i]->setup(t->state[i], &t->ctx);
 		dlog("%s view set up at %.1f ms", collectors[i]->name, ms_since(t0));
@@ -312,8 +424,14 @@ static int tracer_attach(struct tracer *t)
 		if (!t->fork_link || !t->exit_link)
 			err = -errno;
 	}
+	/* before the views' own programs: a lock contention never starts without it */
+	if (!err && bpf_program__autoload(t->skel->progs.sp_switch)) {
+		t->switch_link = bpf_program__attach(t->skel->progs.sp_switch);
+		if (!t->switch_link)
+			err = -errno;
+	}
 	for (size_t i = 0; !err && i < ARRAY_SIZE(collectors); i++)
-		if (t->state[i])
+		if (t->state[i] && collectors[i]->attach)
 			err = collectors[i]->attach(t->state[i], &t->ctx);
 	if (err) {
 		elog("cannot attach the BPF programs: %s", strerror(-err));
@@ -330,8 +448,11 @@ static void tracer_detach(struct tracer *t)
 	bpf_link__destroy(t->exit_link);
 	t->fork_link = t->exit_link = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
-		if (t->state[i])
+		if (t->state[i] && collectors[i]->detach)
 			collectors[i]->detach(t->state[i]);
+	/* last: the locks view's sleeps end with its contentions */
+	bpf_link__destroy(t->switch_link);
+	t->switch_link = NULL;
 }
 
 static void reap(struct tracer *t, int options)

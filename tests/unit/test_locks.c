@@ -2,7 +2,7 @@
 /*
  * The locks view's pure parts: lock kinds from contention_begin's flags, the begin/end
  * pairing that bpf/lock.bpf.c runs (include/schedprof/lock_pair.h), lock names from
- * kallsyms data symbols and BPF name ids, the tracepoint probe on BTF files, and ranking.
+ * kallsyms data symbols and BPF name ids, and ranking.
  */
 #include <check.h>
 #include <errno.h>
@@ -306,59 +306,6 @@ START_TEST(names_truncate)
 }
 END_TEST
 
-/* ---- the tracepoint probe on BTF files ---- */
-
-/* Writes a BTF file: header, no types, the given string section (NULs included). */
-static void write_btf(const char *path, const char *strs, uint32_t len, uint16_t magic,
-		      uint32_t claim_len)
-{
-	struct {
-		uint16_t magic;
-		uint8_t version, flags;
-		uint32_t hdr_len, type_off, type_len, str_off, str_len;
-	} h = { magic, 1, 0, 24, 0, 0, 0, claim_len };
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(&h, sizeof(h), 1, f), 1);
-	if (len)
-		ck_assert_uint_eq(fwrite(strs, len, 1, f), 1);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-START_TEST(btf_probe)
-{
-	static const char with[] = "\0int\0btf_trace_sched_switch\0btf_trace_contention_begin";
-	static const char prefix[] = "\0btf_trace_contention_begin_x\0xbtf_trace_contention_begin";
-	char path[] = "/tmp/sp_btf_XXXXXX";
-	int fd = mkstemp(path);
-
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	write_btf(path, with, sizeof(with), 0xeB9F, sizeof(with));
-	ck_assert_int_eq(lockflags_btf_has_tp(path, "contention_begin"), 1);
-	ck_assert_int_eq(lockflags_btf_has_tp(path, "sched_switch"), 1);
-	ck_assert_int_eq(lockflags_btf_has_tp(path, "contention_end"), 0);
-	/* whole strings only */
-	write_btf(path, prefix, sizeof(prefix), 0xeB9F, sizeof(prefix));
-	ck_assert_int_eq(lockflags_btf_has_tp(path, "contention_begin"), 0);
-	/* not BTF, truncated, unterminated */
-	write_btf(path, with, sizeof(with), 0x1234, sizeof(with));
-	ck_assert_int_eq(lockflags_btf_has_tp(path, "contention_begin"), -EINVAL);
-	write_btf(path, with, sizeof(with), 0xeB9F, sizeof(with) + 100);
-	ck_assert_int_eq(lockflags_btf_has_tp(path, "contention_begin"), -EINVAL);
-	write_btf(path, with, sizeof(with) - 1, 0xeB9F, sizeof(with) - 1);
-	ck_assert_int_eq(lockflags_btf_has_tp(path, "contention_begin"), -EINVAL);
-	write_btf(path, with, 0, 0xeB9F, 0);
-	ck_assert_int_eq(lockflags_btf_has_tp(path, "contention_begin"), -EINVAL);
-	unlink(path);
-	ck_assert_int_eq(lockflags_btf_has_tp(path, "contention_begin"), -ENOENT);
-	/* the running kernel's, when readable: an answer, not an error */
-	if (access("/sys/kernel/btf/vmlinux", R_OK) == 0)
-		ck_assert_int_ge(lockflags_btf_has_tp(NULL, "contention_begin"), 0);
-}
-END_TEST
-
 /* ---- ranking ---- */
 
 START_TEST(sort_keys)
@@ -503,7 +450,6 @@ int main(void)
 	tcase_add_test(names, names_not_from_boundaries);
 	tcase_add_test(names, names_from_ids_and_runqueues);
 	tcase_add_test(names, names_truncate);
-	tcase_add_test(misc, btf_probe);
 	tcase_add_test(misc, sort_keys);
 	tcase_add_test(misc, sleeper_sort_keys);
 	tcase_add_test(misc, sched_sort_keys);

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What every bpf/ object shares: map declarations, the counting helpers (max, lookup-or-init,
+ * stack keep, hash) and the globals defined once in common.bpf.c (the fold configuration and
+ * the flags that switch the parts of the one sched_switch program on).
+ *
+ * All the objects are linked into one (bpftool gen object): a map or global defined in one
+ * is declared `extern` in the others, with the same type (hence the SP_*_MAP macros).
+ */
+#ifndef SCHEDPROF_COMMON_BPF_H
+#define SCHEDPROF_COMMON_BPF_H
+
+#include "schedprof/fold.h"
+
+/* ---- maps ---- */
+
+#define SP_MAP(_name, _type, _flags, _max, _key, _val)				\
+	struct {								\
+		__uint(type, _type);						\
+		__uint(map_flags, _flags);					\
+		__uint(max_entries, _max);					\
+		__type(key, _key);						\
+		__type(value, _val);						\
+	} _name SEC(".maps")
+
+/* Preallocated: no allocation in the programs, the map's size is paid at load. */
+#define SP_HASH_MAP(_name, _max, _key, _val) SP_MAP(_name, BPF_MAP_TYPE_HASH, 0, _max, _key, _val)
+/* Allocated on use: for large values whose map is often nearly empty. */
+#define SP_HASH_MAP_LAZY(_name, _max, _key, _val)					\
+	SP_MAP(_name, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, _max, _key, _val)
+#define SP_TASK_MAP(_name, _val) SP_MAP(_name, BPF_MAP_TYPE_TASK_STORAGE, BPF_F_NO_PREALLOC, 0, int, _val)
+/* One per-CPU value: scratch space too large for the 512-byte BPF stack. */
+#define SP_SCRATCH_MAP(_name, _val) SP_MAP(_name, BPF_MAP_TYPE_PERCPU_ARRAY, 0, 1, __u32, _val)
+
+/* ---- globals of common.bpf.c ---- */
+
+/*
+ * Where to fold a stack (include/schedprof/fold.h), written by user space once after load
+ * (src/collect/trace.c). Kept out of .rodata on purpose: with known constants the verifier
+ * explores every comparison of every frame against every range separately and gives up
+ * (1M instructions); as plain data it does not.
+ */
+extern struct sp_fold_cfg fold_cfg;
+
+/*
+ * The parts of the one sched_switch program (sched.bpf.c sp_switch), set before load by the
+ * views that need them: a part that is off is dead code, removed by the verifier.
+ */
+extern const volatile __u32 switch_sched; /* the schedules view */
+extern const volatile __u32 switch_locks; /* the locks view's sleepers */
+
+/* ---- helpers ---- */
+
+/* Counts one event that could not be recorded (the drop counters in .bss). */
+#define sp_drop(counter) __sync_fetch_and_add(&(counter), 1)
+
+/* *p = max(*p, v), racing other CPUs: a few tries, then the other CPU's larger value stands. */
+static __always_inline void sp_update_max(__u64 *p, __u64 v)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 old = *p;
+
+		if (v <= old || __sync_val_compare_and_swap(p, old, v) == old)
+			return;
+	}
+}
+
+/* The value for key, created from init when missing; NULL only when the map is full. */
+static __always_inline void *sp_lookup_or_init(void *map, const void *key, const void *init)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, key); /* ours, or the other CPU's that won the race */
+}
+
+/* Adds n to a __u64 value of map (from 0 when missing). false when the map is full. */
+static __always_inline bool sp_count(void *map, const void *key, __u64 n)
+{
+	__u64 zero = 0, *v = sp_lookup_or_init(map, key, &zero);
+
+	if (!v)
+		return false;
+	__sync_fetch_and_add(v, n);
+	return true;
+}
+
+/* FNV-1a-like step over 64-bit words; the seed is the FNV offset basis. */
+#define SP_HASH_SEED 0xcbf29ce484222325ULL
+
+static __always_inline __u64 sp_mix(__u64 h, __u64 v)
+{
+	h ^= v;
+	h *= 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
+/*
+ * Keeps a stack in a stack map under its hash (0 becomes 1: 0 means "no stack" in keys).
+ * Returns the key it is kept under, or 0 when the map is full.
+ */
+static __always_inline __u64 sp_stack_keep(void *map, __u64 h, const void *stack)
+{
+	if (!h)
+		h = 1;
+	if (bpf_map_lookup_elem(map, &h) || !bpf_map_update_elem(map, &h, stack, BPF_NOEXIST) ||
+	    bpf_map_lookup_elem(map, &h))
+		return h;
+	return 0;
+}
+
+#endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * CO-RE shims: kernel fields that exist only in some versions or configurations, checked on
+ * the running kernel through CO-RE relocations (vmlinux.h is the build machine's). Each says
+ * "absent" rather than reading at a wrong offset.
+ *
+ * Checked where they are used, as plain bpf_core_field_exists(): mutex.wait_lock, mutex.owner,
+ * rw_semaphore.wait_lock and rw_semaphore.owner, which PREEMPT_RT kernels do not have.
+ */
+#ifndef SCHEDPROF_COMPAT_BPF_H
+#define SCHEDPROF_COMPAT_BPF_H
+
+#include <bpf/bpf_core_read.h>
+
+/* *off = the offset of t.f when the running kernel has it; else false. */
+#define sp_field_off(off, t, f)								\
+	(bpf_core_field_exists(struct t, f) ?						\
+		 (*(off) = bpf_core_field_offset(struct t, f), true) : false)
+
+/* The same for a field that was renamed: its name now (t.f), else before (old_t.old_f). */
+#define sp_field_off2(off, t, f, old_t, old_f)						\
+	(sp_field_off(off, t, f) || sp_field_off(off, old_t, old_f))
+
+/* Linux < 5.14: rq.__lock was rq.lock. */
+struct rq___pre514 {
+	raw_spinlock_t lock;
+} __attribute__((preserve_access_index));
+
+/* Linux < 6.8: address_space.i_private_lock was private_lock. */
+struct address_space___pre68 {
+	spinlock_t private_lock;
+} __attribute__((preserve_access_index));
+
+/* A runqueue's lock. */
+static __always_inline bool sp_rq_lock_off(__u64 *off)
+{
+	return sp_field_off2(off, rq, __lock, rq___pre514, lock);
+}
+
+/* The lock of an address_space's buffer heads. */
+static __always_inline bool sp_mapping_private_lock_off(__u64 *off)
+{
+	return sp_field_off2(off, address_space, i_private_lock, address_space___pre68, private_lock);
+}
+
+/* Linux >= 5.10: signal_struct.exec_update_lock (an rwsem; 5.7 to 5.9 had a mutex). */
+static __always_inline bool sp_exec_update_lock_off(__u64 *off)
+{
+	return sp_field_off(off, signal_struct, exec_update_lock);
+}
+
+/*
+ * The runqueue of the CPU t is on (this CPU for current), through its CFS runqueue:
+ * sched_entity.cfs_rq and cfs_rq.rq exist with CONFIG_FAIR_GROUP_SCHED only. 0 without.
+ */
+static __always_inline __u64 sp_task_rq(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(struct sched_entity, cfs_rq) ||
+	    !bpf_core_field_exists(struct cfs_rq, rq))
+		return 0;
+	return (__u64)BPF_CORE_READ(t, se.cfs_rq, rq);
+}
+
+#endif

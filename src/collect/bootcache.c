@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Per-boot caches of what start-up learns about the kernel (bootcache.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "bootcache.h"
+
+#define BOOT_CACHE_DIR "/run/schedprof"
+
+/* The file: this header, then size bytes of data. */
+struct cache_header {
+	char magic[16];
+	char release[65];
+	char boot_id[40];
+	char pad[7];
+	uint32_t size;
+	uint32_t pad2;
+};
+
+static int read_boot_id(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		err = -EIO;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return err ? err : (buf[0] ? 0 : -EIO);
+}
+
+static int make_header(struct cache_header *h, const char *magic, size_t size)
+{
+	struct utsname u;
+
+	memset(h, 0, sizeof(*h));
+	if (strlen(magic) > sizeof(h->magic) || size > UINT32_MAX)
+		return -EINVAL;
+	memcpy(h->magic, magic, strlen(magic));
+	if (uname(&u))
+		return -errno;
+	snprintf(h->release, sizeof(h->release), "%s", u.release);
+	h->size = (uint32_t)size;
+	return read_boot_id(h->boot_id, sizeof(h->boot_id));
+}
+
+static void cache_path(const char *dir, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", dir ? dir : BOOT_CACHE_DIR, name);
+}
+
+int boot_cache_load(const char *dir, const char *name, const char *magic, void *data, size_t size)
+{
+	struct cache_header want, got;
+	char path[4096];
+	char *buf;
+	ssize_t n;
+	int fd, err;
+
+	err = make_header(&want, magic, size);
+	if (err)
+		return err;
+	cache_path(dir, name, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	buf = malloc(sizeof(got) + size);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	n = read(fd, buf, sizeof(got) + size);
+	close(fd);
+	err = -ENOENT;
+	if (n == (ssize_t)(sizeof(got) + size)) {
+		memcpy(&got, buf, sizeof(got));
+		if (!memcmp(got.magic, want.magic, sizeof(got.magic)) &&
+		    !strcmp(got.release, want.release) && !strcmp(got.boot_id, want.boot_id) &&
+		    got.size == want.size) {
+			memcpy(data, buf + sizeof(got), size);
+			err = 0;
+		}
+	}
+	free(buf);
+	return err;
+}
+
+int boot_cache_store(const char *dir, const char *name, const char *magic, const void *data,
+		     size_t size)
+{
+	struct cache_header h;
+	char path[4096], tmp[4200];
+	int fd, err;
+
+	err = make_header(&h, magic, size);
+	if (err)
+		return err;
+	if (!dir && mkdir(BOOT_CACHE_DIR, 0700) && errno != EEXIST)
+		return -errno;
+	cache_path(dir, name, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
+	    write(fd, data, size) != (ssize_t)size)
+		err = -EIO;
+	else if (fsync(fd))
+		err = -errno;
+	close(fd);
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What start-up learns about the running kernel (the fold configuration from kallsyms, the
+ * kernel features from BTF) holds for one boot (KASLR included) and costs tens of ms to learn
+ * again. It is cached in a file per kind, under the kernel release and the boot id.
+ */
+#ifndef SCHEDPROF_BOOTCACHE_H
+#define SCHEDPROF_BOOTCACHE_H
+
+#include <stddef.h>
+
+/*
+ * Reads dir/name (dir NULL: /run/schedprof) into data when it was written by this boot with
+ * the same magic (at most 15 characters) and size. 0, -ENOENT (no valid cache) or -errno.
+ */
+int boot_cache_load(const char *dir, const char *name, const char *magic, void *data, size_t size);
+/* Writes it atomically (creating /run/schedprof when dir is NULL). 0 or -errno. */
+int boot_cache_store(const char *dir, const char *name, const char *magic, const void *data,
+		     size_t size);
+
+#endif
