@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Loads the profile written by tests/unit/pprof_golden.c with the real `go tool pprof` (Debian
+# Loads the profile written by tests/unit/format/pprof_golden.c with the real `go tool pprof` (Debian
 # golang-go) and checks totals, the top function, labels and the second sample index. Any
 # stderr from pprof (e.g. a "malformed profile" warning) fails the test.
 # Usage: pprof_go.sh PPROF_GOLDEN_BINARY
