@@ -21,7 +21,22 @@ struct reader {
 	struct lockname_ctx names;
 	struct sp_lock_view *v;
 	struct row_index rows, sleepers, groups; /* each by (caller or comm, kind, lock) */
+	struct key_set kept;	  /* (caller, lock, flags, name, comm) of the rows the map holds */
+	struct key_set kept_any;  /* the same without the comm */
 };
+
+static const void *kept_key(struct sp_lock_key *k, __u64 caller, __u64 lock, __u32 flags,
+			    __u32 name, const char *comm)
+{
+	memset(k, 0, sizeof(*k));
+	k->caller = caller;
+	k->lock = lock;
+	k->flags = flags;
+	k->name = name;
+	if (comm)
+		memcpy(k->comm, comm, TASK_COMM_LEN);
+	return k;
+}
 
 /* Names a (caller, flags, lock, name id) into the three strings rows are keyed by. */
 struct row_key {
@@ -139,8 +154,12 @@ static int add_rows(struct reader *rd, const struct sp_records *rec)
 		const struct sp_lock_key *key = sp_records_key(rec, i);
 		const struct sp_lock_val *val = sp_records_value(rec, i);
 		struct sp_lock_row *r = get_row(rd, key->caller, key->flags, key->lock, key->name);
+		struct sp_lock_key k;
 
-		if (!r)
+		if (!r || key_set_add(&rd->kept, kept_key(&k, key->caller, key->lock, key->flags,
+							  key->name, key->comm)) ||
+		    key_set_add(&rd->kept_any, kept_key(&k, key->caller, key->lock, key->flags,
+							key->name, NULL)))
 			return -ENOMEM;
 		r->count += val->count;
 		r->wait_ns += val->wait_ns;
@@ -159,8 +178,14 @@ static int add_owners(struct reader *rd, const struct sp_records *rec)
 	for (size_t i = 0; i < rec->n; i++) {
 		const struct sp_lock_owner_key *key = sp_records_key(rec, i);
 		const struct sp_lock_owner_val *val = sp_records_value(rec, i);
-		struct sp_lock_row *r = get_row(rd, key->caller, key->flags, key->lock, key->name);
+		struct sp_lock_key k;
+		struct sp_lock_row *r;
 
+		/* owners of a row the full map lost are shown under no row */
+		if (!key_set_has(&rd->kept_any, kept_key(&k, key->caller, key->lock, key->flags,
+							 key->name, NULL)))
+			continue;
+		r = get_row(rd, key->caller, key->flags, key->lock, key->name);
 		if (!r)
 			return -ENOMEM;
 		if (sp_comm_list_add(&r->owners, kstack_comm(key->owner, comm), val->count,
@@ -214,8 +239,14 @@ static int add_stacks(struct reader *rd, const struct lock_maps *m)
 	for (size_t i = 0; i < rec->n && !err; i++) {
 		const struct sp_lock_stack_key *key = sp_records_key(rec, i);
 		const struct sp_lock_stack_val *val = sp_records_value(rec, i);
-		struct sp_lock_row *r = get_row(rd, key->caller, key->flags, key->lock, key->name);
+		struct sp_lock_key k;
+		struct sp_lock_row *r;
 
+		/* its row was lost (map full): counted in lost, shown under no row */
+		if (!key_set_has(&rd->kept, kept_key(&k, key->caller, key->lock, key->flags,
+						     key->name, key->comm)))
+			continue;
+		r = get_row(rd, key->caller, key->flags, key->lock, key->name);
 		if (!r) {
 			err = -ENOMEM;
 			break;
@@ -408,10 +439,14 @@ int lock_rows_build(struct sp_lock_view *v, const struct lock_maps *m, const str
 	row_index_init(&rd.rows, lock_row_key, v, 3);
 	row_index_init(&rd.sleepers, sleeper_key, v, 3);
 	row_index_init(&rd.groups, group_key, v, 3);
+	key_set_init(&rd.kept, sizeof(struct sp_lock_key));
+	key_set_init(&rd.kept_any, sizeof(struct sp_lock_key));
 	err = add_rows(&rd, &m->stat) ?: add_owners(&rd, &m->owners) ?: add_stacks(&rd, m) ?:
 	      add_sleepers(&rd, &m->sleepers);
 	row_index_free(&rd.rows);
 	row_index_free(&rd.sleepers);
 	row_index_free(&rd.groups);
+	key_set_free(&rd.kept);
+	key_set_free(&rd.kept_any);
 	return err;
 }

@@ -212,3 +212,50 @@ void stack_index_free(struct stack_index *x)
 {
 	hashmap__clear(&x->map);
 }
+
+static uint64_t key_set_hash(long key, void *ctx)
+{
+	return hashmap_hash_bytes((const void *)key, *(const size_t *)ctx, 0);
+}
+
+static bool key_set_equal(long a, long b, void *ctx)
+{
+	return !memcmp((const void *)a, (const void *)b, *(const size_t *)ctx);
+}
+
+void key_set_init(struct key_set *s, size_t len)
+{
+	s->len = len;
+	hashmap__init(&s->map, key_set_hash, key_set_equal, &s->len);
+}
+
+int key_set_add(struct key_set *s, const void *key)
+{
+	void *copy;
+	int err;
+
+	if (key_set_has(s, key))
+		return 0;
+	copy = malloc(s->len);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, key, s->len);
+	err = hashmap__add(&s->map, (long)copy, 0);
+	if (err)
+		free(copy);
+	return err;
+}
+
+bool key_set_has(const struct key_set *s, const void *key)
+{
+	return hashmap__find(&s->map, (long)key, NULL);
+}
+
+void key_set_free(struct key_set *s)
+{
+	struct hashmap_entry *e;
+
+	hashmap__for_each_entry(&s->map, e)
+		free((void *)e->key);
+	hashmap__clear(&s->map);
+}

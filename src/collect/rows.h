@@ -67,6 +67,24 @@ int stack_index_merge_last(struct stack_index *x, size_t row);
 void stack_index_free(struct stack_index *x);
 
 /*
+ * The keys of the rows the row map holds, as fixed-size byte strings (the caller builds each
+ * from a record's fields into a zeroed buffer, so padding never differs). A stack record
+ * whose row key is not there belongs to a row the full map lost: it is in the view's lost
+ * count already and must not be shown under another row (rows + lost = total, and the
+ * stacks under a row never exceed it).
+ */
+struct key_set {
+	struct hashmap map; /* key bytes (owned) -> 0 */
+	size_t len;
+};
+
+void key_set_init(struct key_set *s, size_t len);
+/* Adds len bytes at key (copied). 0 or -ENOMEM; a key already there is fine. */
+int key_set_add(struct key_set *s, const void *key);
+bool key_set_has(const struct key_set *s, const void *key);
+void key_set_free(struct key_set *s);
+
+/*
  * One record's share of a row: raises *max to max_ns and adds (count, time_ns, max_ns) to
  * name's entry of list (a comm, or a caller for the sleeper groups). 0 or -ENOMEM.
  */

@@ -31,7 +31,17 @@ struct builder {
 	const struct ksyms *ks;
 	struct row_index rows;
 	struct stack_index stacks;
+	struct key_set kept; /* (caller, wait, comm) of the rows the map holds */
 };
+
+static const void *kept_key(struct sp_caller_key *k, __u64 caller, __u32 wait, const char *comm)
+{
+	memset(k, 0, sizeof(*k));
+	k->caller = caller;
+	k->wait = wait;
+	memcpy(k->comm, comm, TASK_COMM_LEN);
+	return k;
+}
 
 static void row_key(void *view, size_t pos, const char *ret[ROW_KEY_MAX])
 {
@@ -84,8 +94,9 @@ static int add_callers(struct builder *b, const struct sp_records *rec)
 		const struct sp_caller_key *key = sp_records_key(rec, i);
 		const struct sp_caller_val *val = sp_records_value(rec, i);
 		struct sp_sched_row *r = get_row(b, key->caller, key->wait);
+		struct sp_caller_key k;
 
-		if (!r)
+		if (!r || key_set_add(&b->kept, kept_key(&k, key->caller, key->wait, key->comm)))
 			return -ENOMEM;
 		r->count += val->count;
 		r->offcpu_ns += val->offcpu_ns;
@@ -111,7 +122,11 @@ static int add_stacks(struct builder *b, const struct sched_maps *m, const struc
 		const struct sp_stack *st = sp_records_find_u64(&stacks, key->stack);
 		struct sp_stack_row proto;
 		struct sp_sched_row *r;
+		struct sp_caller_key k;
 
+		/* its row was lost (map full): counted in lost_rows, shown under no row */
+		if (!key_set_has(&b->kept, kept_key(&k, key->caller, key->wait, key->comm)))
+			continue;
 		if (!st) {
 			/* BPF counted the stacks it did not keep (id 0); the others the dump lost */
 			if (key->stack)
@@ -149,9 +164,11 @@ int sched_rows_build(struct sp_sched_view *v, const struct sched_maps *m, const 
 	v->missing_stacks += m->stack_counts.failed;
 	row_index_init(&b.rows, row_key, v, 2);
 	stack_index_init(&b.stacks, row_stacks, v, false);
+	key_set_init(&b.kept, sizeof(struct sp_caller_key));
 	err = add_callers(&b, &m->callers) ?: add_stacks(&b, m, cfg);
 	row_index_free(&b.rows);
 	stack_index_free(&b.stacks);
+	key_set_free(&b.kept);
 	if (!err)
 		sp_sched_sort(v);
 	return err;

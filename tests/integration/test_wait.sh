@@ -19,6 +19,17 @@ read -r total rows lost missing <<< "$(jget "$TMP/small.json" '" ".join(str(x) f
 [ "$lost" -gt 0 ] || fail "3 row slots for a fork/wait/exit job, yet lost_rows = 0"
 [ "$missing" -gt 0 ] || fail "2 stack slots, yet missing_stacks = 0"
 [ $((rows + lost)) = "$total" ] || fail "rows $rows + lost $lost != total $total"
+# a full row map with room for stacks: the stacks of lost rows show under no row, so every
+# output adds up to the total and no row's stacks exceed it (issue #9, defect 5)
+"$SCHEDPROF" trace --views schedules --max-callers 3 -f json -o "$TMP/lostrows.json" \
+	-- "$SPWORK" wait 50 || fail "schedprof with a tiny row map exited $?"
+bad=$(jget "$TMP/lostrows.json" '[(r["caller"], c, sum(s["count"] for s in r["stacks"] if s["comm"] == c), v["count"]) for r in d["schedules"]["callers"] for c, v in r["comms"].items() if sum(s["count"] for s in r["stacks"] if s["comm"] == c) > v["count"]]')
+[ "$bad" = "[]" ] || fail "stacks exceed their row (caller, comm, stacks, row): $bad"
+"$SCHEDPROF" report -f folded "$TMP/lostrows.json" > "$TMP/lostrows.folded" || fail "report -f folded exited $?"
+total=$(jget "$TMP/lostrows.json" 'd["schedules"]["total"]')
+fsum=$(awk '{ s += $NF } END { print s + 0 }' "$TMP/lostrows.folded")
+[ "$fsum" = "$total" ] || fail "folded lines add up to $fsum, the total is $total"
+pass "stacks of lost rows: under no row; folded adds up to the total ($total)"
 "$SCHEDPROF" trace --views schedules --max-callers 3 -- "$SPWORK" wait 20 | grep -q 'raise --max-callers' ||
 	fail "the table does not say that rows were lost"
 pass "tiny maps: $rows in rows + $lost lost = $total, $missing without a stack"

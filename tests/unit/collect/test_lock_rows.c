@@ -123,7 +123,7 @@ START_TEST(rows_that_name_alike_merge)
 	add_stat(caller, 0xffff888000003000ULL, SP_LNAME_NONE, "touch", 4, 40, 10, 0);
 	add_stat(caller, RQ1, SP_LNAME_NONE, "touch", 6, 60, 10, 0);
 	add_owner(caller, INODE1, SP_LNAME_INODE_RWSEM, "git", 2);
-	add_owner(caller, INODE2, SP_LNAME_INODE_RWSEM, "git", 1);
+	add_owner(A("path_openat", 0x40), INODE2, SP_LNAME_INODE_RWSEM, "git", 1);
 	m.stat.failed = 3;
 	v.lost = 1; /* from BPF: kept */
 	ck_assert_int_eq(build(), 0);
@@ -159,6 +159,7 @@ START_TEST(stacks_merge_across_locks)
 	const struct sp_lock_row *r;
 
 	add_stat(caller, INODE1, SP_LNAME_INODE_RWSEM, "touch", 10, 1000, 500, 0);
+	add_stat(caller, INODE2, SP_LNAME_INODE_RWSEM, "touch", 2, 200, 100, 0);
 	add_stack(5, s5, 5);
 	add_stack(6, s6, 5);
 	add_stack_count(5, caller, INODE1, 10, 3); /* one stack on two inodes: one entry */
@@ -180,6 +181,37 @@ START_TEST(stacks_merge_across_locks)
 	ck_assert_str_eq(r->stacks.v[0].frames[0], "rwsem_down_write_slowpath");
 	ck_assert_uint_eq(r->stacks.v[1].count, 1);
 	ck_assert_uint_eq(v.missing_stacks, 5 + 1);
+}
+END_TEST
+
+/*
+ * The row map was full: stacks and owners of the rows it could not hold (counted in lost)
+ * show under no row, so rows + failed + lost = total and a row's stacks never exceed it.
+ */
+START_TEST(stacks_and_owners_of_lost_rows)
+{
+	uint64_t caller = A("path_openat", 0x4);
+	uint64_t s5[] = { A("rwsem_down_write_slowpath", 0x100), A("down_write", 0x20), caller };
+	const struct sp_lock_row *r;
+
+	add_stat(caller, INODE1, SP_LNAME_INODE_RWSEM, "touch", 3, 300, 200, 0);
+	add_stack(5, s5, 3);
+	add_stack_count(5, caller, INODE1, 10, 3);
+	add_stack_count(5, caller, 0xffff888000003000ULL, 10, 4); /* its row was lost */
+	add_owner(caller, INODE1, SP_LNAME_INODE_RWSEM, "git", 2);
+	add_owner(caller, 0xffff888000003000ULL, SP_LNAME_NONE, "git", 4); /* row lost */
+	v.lost = 4;
+	v.total = 7;
+	ck_assert_int_eq(build(), 0);
+
+	ck_assert_uint_eq(v.nrows, 1);
+	r = row("path_openat", "inode.i_rwsem");
+	ck_assert_uint_eq(r->stacks.n, 1);
+	ck_assert_uint_eq(r->stacks.v[0].count, 3);
+	ck_assert_uint_eq(r->owners.n, 1);
+	ck_assert_uint_eq(r->owners.v[0].count, 2);
+	ck_assert_uint_eq(r->count + r->failed + v.lost, v.total);
+	ck_assert_uint_eq(v.missing_stacks, 0);
 }
 END_TEST
 
@@ -245,6 +277,7 @@ int main(void)
 	const TTest *const tests[] = {
 		rows_that_name_alike_merge,
 		stacks_merge_across_locks,
+		stacks_and_owners_of_lost_rows,
 		sleepers_join_rows_and_groups,
 		many_locks_linear,
 		wrong_record_size,

@@ -152,6 +152,45 @@ START_TEST(stacks_merge_and_missing)
 }
 END_TEST
 
+/*
+ * The row map was full: the rows of (caller, wait, comm) it could not hold are in lost_rows,
+ * but the stack map still had room for their stacks. Those stacks must show under no row
+ * (not under the row of another comm, nor as a row of their own): rows + lost = total, and
+ * a row's stacks never exceed it.
+ */
+START_TEST(stacks_of_lost_rows)
+{
+	uint64_t caller = A("anon_pipe_read", 0x10), other = A("do_exit", 0x10);
+	uint64_t s1[] = { A("__schedule", 0x300), A("schedule", 0x30), caller };
+	uint64_t s2[] = { A("__schedule", 0x300), A("schedule", 0x30), other };
+	const struct sp_sched_row *r;
+	uint64_t in_rows = 0, in_stacks = 0;
+
+	add_caller(caller, SP_WAIT_NONE, "cat", 5, 500, 100);
+	add_stack(11, s1, 3);
+	add_stack(22, s2, 3);
+	add_stack_count(11, caller, SP_WAIT_NONE, 100, "cat", 5, 500);
+	add_stack_count(11, caller, SP_WAIT_NONE, 300, "sh", 7, 700); /* row (.., sh) lost */
+	add_stack_count(22, other, SP_WAIT_NONE, 300, "sh", 3, 300);  /* row (do_exit) lost */
+	run.sched.lost_rows = 10;
+	run.sched.total = 15;
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+
+	ck_assert_uint_eq(run.sched.nrows, 1);
+	r = row("anon_pipe_read", "pipe");
+	ck_assert_uint_eq(r->stacks.n, 1);
+	ck_assert_str_eq(r->stacks.v[0].comm, "cat");
+	for (size_t i = 0; i < run.sched.nrows; i++) {
+		in_rows += run.sched.rows[i].count;
+		for (size_t j = 0; j < run.sched.rows[i].stacks.n; j++)
+			in_stacks += run.sched.rows[i].stacks.v[j].count;
+		ck_assert_uint_le(in_stacks, in_rows);
+	}
+	ck_assert_uint_eq(in_rows + run.sched.lost_rows, run.sched.total);
+	ck_assert_uint_eq(run.sched.missing_stacks, 0);
+}
+END_TEST
+
 START_TEST(many_rows_linear)
 {
 	/* 20000 distinct callers (raw addresses): the index keeps this fast */
@@ -205,6 +244,7 @@ int main(void)
 		wait_classes,
 		rows_merge_by_name_and_wait,
 		stacks_merge_and_missing,
+		stacks_of_lost_rows,
 		many_rows_linear,
 		many_stacks_one_row,
 		wrong_record_size,
