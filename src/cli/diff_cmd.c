@@ -68,6 +68,9 @@ int cmd_diff(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	err = cli_load_run(o.files[1], &b);
+	/* the table goes to terminals: control characters of comms and symbols escaped */
+	if (!err && !out.json && (err = sp_run_escape_controls(&a) ?: sp_run_escape_controls(&b)))
+		elog("cannot compare the runs: %s", strerror(-err));
 	if (!err && (err = sp_diff_build(&a, &b, o.render.views, o.render.value, &d)))
 		elog("cannot compare the runs: %s", strerror(-err));
 	if (!err)

@@ -5,7 +5,7 @@
  * with --value time, nanoseconds. Lines come in the order of the tables (rows by rank).
  *
  * The format has no escapes, so names are made safe: ';' (the frame separator) becomes ':',
- * control characters become '?', and an empty name "[unknown]". A comm may hold spaces: the
+ * control characters (C0, DEL, C1) become '?', and an empty name "[unknown]". A comm may hold spaces: the
  * tools split the value off at the last one.
  */
 #include <errno.h>
@@ -26,6 +26,8 @@ static void put_name(const char *s, FILE *f)
 			c = ':';
 		else if (c < 0x20 || c == 0x7f)
 			c = '?';
+		else if (c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f)
+			c = '?', s++; /* a C1 control (U+0080..U+009F): some terminals obey it */
 		putc(c, f);
 	}
 }

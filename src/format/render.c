@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Format and view names, and the dispatch to each format's back end. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "model_json.h"
 #include "render.h"
 #include "util.h"
 #include "view.h"
@@ -86,11 +89,46 @@ int render_parse_views(const char *s, unsigned int *ret)
 	return 0;
 }
 
+/*
+ * The table of a run whose strings hold control characters, from an escaped copy (a JSON
+ * round trip: the run stays as it is for the other formats and --save).
+ */
+static int render_escaped(const struct sp_run *run, const struct render_opts *opts, FILE *f,
+			  int (*render)(const struct sp_run *, const struct render_opts *, FILE *))
+{
+	struct render_opts jopts = *opts;
+	struct sp_run copy;
+	char *buf = NULL, err_msg[128];
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	jopts.format = SP_FMT_JSON;
+	err = format_json(run, &jopts, m);
+	if (fclose(m) && !err)
+		err = -ENOMEM;
+	if (!err)
+		err = sp_run_from_json(buf, len, &copy, err_msg, sizeof(err_msg));
+	free(buf);
+	if (err)
+		return err;
+	err = sp_run_escape_controls(&copy) ?: render(&copy, opts, f);
+	sp_run_free(&copy);
+	return err;
+}
+
 int render_run(const struct sp_run *run, const struct render_opts *opts, FILE *f)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(formats); i++) {
 		if (formats[i].format == opts->format) {
-			int err = formats[i].render(run, opts, f);
+			int err;
+
+			if (formats[i].format == SP_FMT_TABLE && sp_run_has_controls(run))
+				err = render_escaped(run, opts, f, formats[i].render);
+			else
+				err = formats[i].render(run, opts, f);
 
 			if (!err && ferror(f))
 				err = -EIO;

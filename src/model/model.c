@@ -159,6 +159,26 @@ int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, u
 
 /* ---- UTF-8 fix-up: every string of the model, through the schema ---- */
 
+bool sp_run_has_controls(const struct sp_run *run)
+{
+	if (sp_schema_has_controls(&sp_run_fields, run))
+		return true;
+	for (size_t i = 0; i < sp_nviews; i++)
+		if (sp_schema_has_controls(sp_views[i]->schema,
+					   sp_view_data((struct sp_run *)run, sp_views[i])))
+			return true;
+	return false;
+}
+
+int sp_run_escape_controls(struct sp_run *run)
+{
+	int err = sp_schema_escape_controls(&sp_run_fields, run);
+
+	for (size_t i = 0; !err && i < sp_nviews; i++)
+		err = sp_schema_escape_controls(sp_views[i]->schema, sp_view_data(run, sp_views[i]));
+	return err;
+}
+
 int sp_run_fix_utf8(struct sp_run *run)
 {
 	int err = sp_schema_fix_utf8(&sp_run_fields, run);

@@ -246,6 +246,14 @@ int sp_stack_list_merge_pids(const struct sp_stack_list *l, struct sp_stack_list
  */
 int sp_run_fix_utf8(struct sp_run *run);
 
+/*
+ * Control characters in the run's strings (comms, symbols, the command: anything a process
+ * can choose), which the text formats must not write raw to a terminal (textsafe.h).
+ * escape replaces each string that has one by its escaped form. 0 or -ENOMEM.
+ */
+bool sp_run_has_controls(const struct sp_run *run);
+int sp_run_escape_controls(struct sp_run *run);
+
 /* Records path's build-id (a path already known keeps its first one). 0 or -ENOMEM. */
 int sp_object_list_add(struct sp_object_list *l, const char *path, const char *build_id);
 /* The build-id recorded for path, or NULL. */

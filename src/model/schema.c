@@ -11,6 +11,7 @@
 #include <string.h>
 #include "model.h"
 #include "schema.h"
+#include "textsafe.h"
 #include "util.h"
 
 /* ---- the shared descriptors ---- */
@@ -317,6 +318,35 @@ static int fix_str(char **s)
 int sp_schema_fix_utf8(const struct sp_schema *s, void *obj)
 {
 	return walk_strings(s, obj, fix_str, false);
+}
+
+static int has_controls(char **s)
+{
+	return text_has_controls(*s) ? 1 : 0;
+}
+
+bool sp_schema_has_controls(const struct sp_schema *s, const void *obj)
+{
+	return walk_strings(s, (void *)obj, has_controls, false) == 1;
+}
+
+static int escape_str(char **s)
+{
+	char *d;
+
+	if (!text_has_controls(*s))
+		return 0;
+	d = text_escape_controls(*s);
+	if (!d)
+		return -ENOMEM;
+	free(*s);
+	*s = d;
+	return 0;
+}
+
+int sp_schema_escape_controls(const struct sp_schema *s, void *obj)
+{
+	return walk_strings(s, obj, escape_str, false);
 }
 
 /* ---- read ---- */

@@ -119,6 +119,10 @@ int sp_schema_write(struct json_writer *w, const struct sp_schema *s, const void
 void sp_schema_free(const struct sp_schema *s, void *obj);
 /* Makes every string of obj valid UTF-8 (see sp_run_fix_utf8). 0 or -ENOMEM. */
 int sp_schema_fix_utf8(const struct sp_schema *s, void *obj);
+/* true when a string of obj holds a control character (textsafe.h). */
+bool sp_schema_has_controls(const struct sp_schema *s, const void *obj);
+/* Escapes the control characters of every string of obj (textsafe.h). 0 or -ENOMEM. */
+int sp_schema_escape_controls(const struct sp_schema *s, void *obj);
 
 /* The reading context: where in the document, and where the error message goes. */
 struct sp_reader {

@@ -41,7 +41,8 @@ trace_pair lockfold -f folded --views locks,schedules --value time
 # a comm that is not UTF-8: the live report shows it as the saved JSON does (U+FFFD)
 WORK=(comm $'sp\xff\xfe\x01bad')
 trace_pair badcomm -f table --by comm
-grep -q $'^sp\xef\xbf\xbd\xef\xbf\xbd\x01bad: ' "$TMP/badcomm.live" || fail "the odd comm is not in the table"
+# (and its control byte escaped: \x01)
+grep -qF $'sp\xef\xbf\xbd\xef\xbf\xbd\\x01bad: ' "$TMP/badcomm.live" || fail "the odd comm is not in the table"
 trace_pair badfolded -f folded
 WORK=(pipe 1500)
 # -f json itself: the saved run and the live JSON are the same document
@@ -150,3 +151,20 @@ pass "profile pprof pid labels: $(echo $spin_pids)"
 "$SCHEDPROF" diff "$TMP/table.json" "$J" > "$TMP/diff.txt" || fail "diff A B"
 grep -q '^schedules ' "$TMP/diff.txt" || fail "diff has no schedules line"
 pass "diff: a run against itself is all zeros"
+
+# terminal safety (issue #9, defect 7): a process names itself with escape sequences and a
+# newline; the table shows them escaped (no raw control byte reaches the terminal, no forged
+# line), the saved run keeps the name exactly, and report renders the same table again
+evil=$'ev\e[31mil\nX'
+"$SCHEDPROF" trace --by comm --views schedules -f json -o "$TMP/evil.json" \
+	-- "$SPWORK" comm "$evil" ||
+	fail "trace of a renamed process exited $?"
+[ "$(jget "$TMP/evil.json" '[c for r in d["schedules"]["callers"] for c in r["comms"] if c.startswith("ev")][0]')" = "$evil" ] ||
+	fail "the saved run does not keep the comm as it was"
+"$SCHEDPROF" report --by comm --stacks "$TMP/evil.json" > "$TMP/evil.txt" || fail "report exited $?"
+! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$TMP/evil.txt" || fail "a raw control byte in the table"
+grep -qF 'ev\x1b[31mil\x0aX: ' "$TMP/evil.txt" || fail "the comm is not shown escaped: $(cat -v "$TMP/evil.txt")"
+! grep -q '^X' "$TMP/evil.txt" || fail "the comm's newline forged a line"
+"$SCHEDPROF" report -f folded "$TMP/evil.json" | grep -q '^ev?\[31mil?X;' ||
+	fail "folded does not replace the control bytes"
+pass "control bytes in a comm are escaped in the table and folded, kept in JSON"
