@@ -347,18 +347,51 @@ static bool parse_u_escape(struct parser *p, size_t *n)
 	return scratch_put(p, n, utf8, utf8_encode(cp, utf8));
 }
 
+/* The decoded string bytes[0..n) goes to the arena; parsing goes on at end. */
+static bool string_done(struct parser *p, const char *bytes, size_t n, size_t end, char **ret_s,
+			uint32_t *ret_len)
+{
+	char *s;
+
+	p->pos = end;
+	if (n > UINT32_MAX)
+		return fail(p, p->pos, EINVAL, "string longer than 4 GiB");
+	s = arena_alloc(p, n + 1, 1);
+	if (!s)
+		return false;
+	if (n)
+		memcpy(s, bytes, n);
+	s[n] = '\0';
+	*ret_s = s;
+	*ret_len = n;
+	return true;
+}
+
 /* A string at p->pos (the opening quote): decodes it into the arena. */
 static bool parse_string(struct parser *p, char **ret_s, uint32_t *ret_len)
 {
 	size_t n = 0;
-	char *s;
 
 	p->pos++;
 	for (;;) {
 		unsigned char c, e;
-		size_t seq;
+		size_t seq, run;
 		char ch;
 
+		/* a run of plain ASCII (most of a string, usually all of it) in one piece */
+		for (run = p->pos; run < p->len; run++) {
+			c = p->buf[run];
+			if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+				break;
+		}
+		if (run > p->pos) {
+			if (!n && run < p->len && p->buf[run] == '"')
+				return string_done(p, (const char *)p->buf + p->pos, run - p->pos,
+						   run + 1, ret_s, ret_len);
+			if (!scratch_put(p, &n, p->buf + p->pos, run - p->pos))
+				return false;
+			p->pos = run;
+		}
 		if (at_end(p))
 			return fail(p, p->pos, EINVAL, "unexpected end of input in string");
 		c = peek(p);
@@ -406,17 +439,7 @@ static bool parse_string(struct parser *p, char **ret_s, uint32_t *ret_len)
 			return false;
 		p->pos += seq;
 	}
-	if (n > UINT32_MAX)
-		return fail(p, p->pos, EINVAL, "string longer than 4 GiB");
-	s = arena_alloc(p, n + 1, 1);
-	if (!s)
-		return false;
-	if (n)
-		memcpy(s, p->scratch, n);
-	s[n] = '\0';
-	*ret_s = s;
-	*ret_len = n;
-	return true;
+	return string_done(p, p->scratch, n, p->pos, ret_s, ret_len);
 }
 
 /*
