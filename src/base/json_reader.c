@@ -245,24 +245,18 @@ static long hex4(struct parser *p, size_t esc)
 	size_t i;
 
 	for (i = esc + 2; i < esc + 6; i++) {
-		unsigned char c;
+		int d;
 
 		if (i >= p->len) {
 			fail(p, p->len, EINVAL, "unexpected end of input in \\u escape");
 			return -1;
 		}
-		c = p->buf[i];
-		v <<= 4;
-		if (c >= '0' && c <= '9') {
-			v |= c - '0';
-		} else if (c >= 'a' && c <= 'f') {
-			v |= c - 'a' + 10;
-		} else if (c >= 'A' && c <= 'F') {
-			v |= c - 'A' + 10;
-		} else {
+		d = hex_digit(p->buf[i]);
+		if (d < 0) {
 			fail(p, esc, EINVAL, "invalid \\u escape: expected 4 hex digits");
 			return -1;
 		}
+		v = v << 4 | d;
 	}
 	return v;
 }
