@@ -234,3 +234,13 @@ bool hashmap_long_equal(long a, long b, void *ctx)
 	(void)ctx;
 	return a == b;
 }
+
+uint64_t hashmap_mem_hash(long key, void *ctx)
+{
+	return hashmap_hash_bytes((const void *)key, (size_t)ctx, 0);
+}
+
+bool hashmap_mem_equal(long a, long b, void *ctx)
+{
+	return !memcmp((const void *)a, (const void *)b, (size_t)ctx);
+}

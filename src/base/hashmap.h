@@ -76,5 +76,13 @@ uint64_t hashmap_str_hash(long key, void *ctx);	  /* key: const char * */
 bool hashmap_str_equal(long a, long b, void *ctx);
 uint64_t hashmap_long_hash(long key, void *ctx);  /* key: the integer itself */
 bool hashmap_long_equal(long a, long b, void *ctx);
+/*
+ * key: a pointer to a fixed-size key of (size_t)ctx bytes, compared as bytes (zero any
+ * padding inside, or make ctx end before it), e.g. the identity fields at the start of a
+ * struct: hashmap__init(&m, hashmap_mem_hash, hashmap_mem_equal,
+ * (void *)offsetof(struct file, first_non_key_field)).
+ */
+uint64_t hashmap_mem_hash(long key, void *ctx);
+bool hashmap_mem_equal(long a, long b, void *ctx);
 
 #endif
