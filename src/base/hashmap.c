@@ -39,6 +39,23 @@ void hashmap__clear(struct hashmap *map)
 	map->cap = map->len = 0;
 }
 
+void hashmap__clear_with(struct hashmap *map, void (*destroy)(long key, long value))
+{
+	struct hashmap_entry *e;
+
+	if (!map)
+		return;
+	hashmap__for_each_entry(map, e)
+		destroy(e->key, e->value);
+	hashmap__clear(map);
+}
+
+void hashmap_free_key(long key, long value)
+{
+	(void)value;
+	free((void *)key);
+}
+
 void hashmap__free(struct hashmap *map)
 {
 	hashmap__clear(map);

@@ -42,6 +42,12 @@ void hashmap__init(struct hashmap *map, hashmap_hash_fn hash_fn, hashmap_equal_f
 void hashmap__free(struct hashmap *map);
 /* Frees an embedded table's slots and empties it. */
 void hashmap__clear(struct hashmap *map);
+/*
+ * Calls destroy(key, value) for every entry (what the table points to, e.g. hashmap_free_key
+ * when the keys are malloc'd), then clears the table. NULL is fine.
+ */
+void hashmap__clear_with(struct hashmap *map, void (*destroy)(long key, long value));
+void hashmap_free_key(long key, long value); /* free((void *)key) */
 
 static inline size_t hashmap__size(const struct hashmap *map)
 {

@@ -598,37 +598,61 @@ static bool close_container(struct parser *p, struct json_value *v, size_t base,
 	return true;
 }
 
+/* At p->pos: skips blanks, then true (consumed) if the next byte is c. */
+static bool accept(struct parser *p, char c)
+{
+	skip_ws(p);
+	if (at_end(p) || peek(p) != c)
+		return false;
+	p->pos++;
+	return true;
+}
+
+/*
+ * Opens the container at p->pos ('[' or '{'), checking the depth; *ret_empty when close
+ * follows at once. false after failing.
+ */
+static bool open_container(struct parser *p, unsigned depth, char close, bool *ret_empty)
+{
+	if (depth > JSON_MAX_DEPTH)
+		return fail(p, p->pos, EINVAL, "nesting deeper than %d levels", JSON_MAX_DEPTH);
+	p->pos++;
+	*ret_empty = accept(p, close);
+	return true;
+}
+
+/* After an element: ',' (*ret_closed false, another element follows) or close. */
+static bool after_element(struct parser *p, char close, bool *ret_closed)
+{
+	if (accept(p, ',')) {
+		skip_ws(p);
+		if (!at_end(p) && peek(p) == close)
+			return fail(p, p->pos, EINVAL, "trailing comma before '%c'", close);
+		*ret_closed = false;
+		return true;
+	}
+	if (accept(p, close)) {
+		*ret_closed = true;
+		return true;
+	}
+	return fail_expected(p, close == ']' ? "',' or ']' in array" : "',' or '}' in object");
+}
+
 static bool parse_array(struct parser *p, unsigned depth, struct json_value *v)
 {
 	size_t base = p->nvals;
 	struct json_value elem;
+	bool closed = false;
 
-	if (depth > JSON_MAX_DEPTH)
-		return fail(p, p->pos, EINVAL, "nesting deeper than %d levels", JSON_MAX_DEPTH);
 	v->type = JSON_ARRAY;
-	p->pos++;
-	skip_ws(p);
-	if (!at_end(p) && peek(p) == ']') {
-		p->pos++;
-		return close_container(p, v, base, p->nkeys);
-	}
-	for (;;) {
-		if (!parse_value(p, depth, &elem) || !push_val(p, &elem))
+	if (!open_container(p, depth, ']', &closed))
+		return false;
+	while (!closed) {
+		if (!parse_value(p, depth, &elem) || !push_val(p, &elem) ||
+		    !after_element(p, ']', &closed))
 			return false;
-		skip_ws(p);
-		if (!at_end(p) && peek(p) == ',') {
-			p->pos++;
-			skip_ws(p);
-			if (!at_end(p) && peek(p) == ']')
-				return fail(p, p->pos, EINVAL, "trailing comma before ']'");
-			continue;
-		}
-		if (!at_end(p) && peek(p) == ']') {
-			p->pos++;
-			return close_container(p, v, base, p->nkeys);
-		}
-		return fail_expected(p, "',' or ']' in array");
 	}
+	return close_container(p, v, base, p->nkeys);
 }
 
 static bool parse_object(struct parser *p, unsigned depth, struct json_value *v)
@@ -637,41 +661,23 @@ static bool parse_object(struct parser *p, unsigned depth, struct json_value *v)
 	struct json_value member;
 	uint32_t klen;
 	char *key = NULL;
+	bool closed = false;
 
-	if (depth > JSON_MAX_DEPTH)
-		return fail(p, p->pos, EINVAL, "nesting deeper than %d levels", JSON_MAX_DEPTH);
 	v->type = JSON_OBJECT;
-	p->pos++;
-	skip_ws(p);
-	if (!at_end(p) && peek(p) == '}') {
-		p->pos++;
-		return close_container(p, v, base, kbase);
-	}
-	for (;;) {
+	if (!open_container(p, depth, '}', &closed))
+		return false;
+	while (!closed) {
 		if (at_end(p) || peek(p) != '"')
 			return fail_expected(p, "a string key in object");
 		if (!parse_string(p, &key, &klen))
 			return false;
-		skip_ws(p);
-		if (at_end(p) || peek(p) != ':')
+		if (!accept(p, ':'))
 			return fail_expected(p, "':' after object key");
-		p->pos++;
-		if (!parse_value(p, depth, &member) || !push_key(p, key) || !push_val(p, &member))
+		if (!parse_value(p, depth, &member) || !push_key(p, key) || !push_val(p, &member) ||
+		    !after_element(p, '}', &closed))
 			return false;
-		skip_ws(p);
-		if (!at_end(p) && peek(p) == ',') {
-			p->pos++;
-			skip_ws(p);
-			if (!at_end(p) && peek(p) == '}')
-				return fail(p, p->pos, EINVAL, "trailing comma before '}'");
-			continue;
-		}
-		if (!at_end(p) && peek(p) == '}') {
-			p->pos++;
-			return close_container(p, v, base, kbase);
-		}
-		return fail_expected(p, "',' or '}' in object");
 	}
+	return close_container(p, v, base, kbase);
 }
 
 static bool parse_value(struct parser *p, unsigned depth, struct json_value *v)

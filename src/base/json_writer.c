@@ -349,35 +349,19 @@ void jw_null(struct json_writer *w)
 	scalar(w, "null");
 }
 
-void jw_kv_string(struct json_writer *w, const char *name, const char *s)
-{
-	jw_name(w, name);
-	jw_string(w, s);
-}
+/* jw_kv_X(w, name, v): jw_name(w, name), then jw_X(w, v). */
+#define JW_KV(suffix, type)                                             \
+	void jw_kv_##suffix(struct json_writer *w, const char *name, type v) \
+	{                                                               \
+		jw_name(w, name);                                       \
+		jw_##suffix(w, v);                                      \
+	}
 
-void jw_kv_uint(struct json_writer *w, const char *name, uint64_t v)
-{
-	jw_name(w, name);
-	jw_uint(w, v);
-}
-
-void jw_kv_int(struct json_writer *w, const char *name, int64_t v)
-{
-	jw_name(w, name);
-	jw_int(w, v);
-}
-
-void jw_kv_double(struct json_writer *w, const char *name, double v)
-{
-	jw_name(w, name);
-	jw_double(w, v);
-}
-
-void jw_kv_bool(struct json_writer *w, const char *name, bool v)
-{
-	jw_name(w, name);
-	jw_bool(w, v);
-}
+JW_KV(string, const char *)
+JW_KV(uint, uint64_t)
+JW_KV(int, int64_t)
+JW_KV(double, double)
+JW_KV(bool, bool)
 
 int jw_finish(struct json_writer *w)
 {

@@ -288,21 +288,24 @@ static void strtab_free(struct strtab *t)
 	hashmap__clear(&t->idx);
 }
 
-/* The index stored under key, or adds next under it: *ret_idx, *ret_new say which. */
-static int index_get(struct hashmap *m, uint64_t key, size_t next, size_t *ret_idx,
-		     bool *ret_new)
+/*
+ * The index of key's entry in the array *arr of n entries (elem bytes each), indexed by m:
+ * true when found, else false with room made for entry n, now indexed under key (*err: 0,
+ * or -E2BIG past max entries, or -ENOMEM). The caller fills the new entry and counts it.
+ */
+static bool index_find(struct hashmap *m, uint64_t key, void **arr, size_t *cap, size_t n,
+		       size_t elem, size_t max, size_t *ret_idx, int *err)
 {
 	long v;
-	int err;
 
-	*ret_new = !hashmap__find(m, (long)key, &v);
-	if (!*ret_new) {
+	*ret_idx = n;
+	if (hashmap__find(m, (long)key, &v)) {
 		*ret_idx = (size_t)v;
-		return 0;
+		return true;
 	}
-	err = hashmap__add(m, (long)key, (long)next);
-	*ret_idx = next;
-	return err;
+	*err = n >= max ? -E2BIG : grow_array(arr, cap, n + 1, elem);
+	*err = *err ?: hashmap__add(m, (long)key, (long)n);
+	return false;
 }
 
 /* ---- profile building ---- */
@@ -385,7 +388,6 @@ static int find_mapping(struct pprof *p, const struct pprof_frame *fr, uint32_t 
 	uint32_t filename, build_id = 0;
 	struct mapping *m;
 	size_t idx;
-	bool added;
 	int err;
 
 	err = strtab_intern(&p->strs, fr->object ? fr->object : DEFAULT_OBJECT, &filename);
@@ -394,16 +396,10 @@ static int find_mapping(struct pprof *p, const struct pprof_frame *fr, uint32_t 
 	if (err)
 		return err;
 
-	if (p->nmaps >= MAX_MAPPINGS)
-		return -E2BIG;
-	/* room first, so an added index always gets its entry */
-	err = grow_array((void **)&p->maps, &p->maps_cap, p->nmaps + 1, sizeof(*p->maps)) ?:
-	      index_get(&p->map_idx, (uint64_t)filename << 32 | build_id, p->nmaps, &idx, &added);
-	if (err)
-		return err;
-	if (!added) {
+	if (index_find(&p->map_idx, (uint64_t)filename << 32 | build_id, (void **)&p->maps,
+		       &p->maps_cap, p->nmaps, sizeof(*p->maps), MAX_MAPPINGS, &idx, &err) || err) {
 		*ret_idx = (uint32_t)idx;
-		return 0;
+		return err;
 	}
 	m = &p->maps[p->nmaps];
 	m->filename = filename;
@@ -420,21 +416,15 @@ static int find_location(struct pprof *p, const struct pprof_frame *fr, uint64_t
 	uint32_t mapping, name;
 	struct function *f;
 	size_t idx;
-	bool added;
 	int err;
 
 	err = find_mapping(p, fr, &mapping) ?: strtab_intern(&p->strs, fr->function, &name);
 	if (err)
 		return err;
-	if (p->nfuncs >= MAX_TABLE)
-		return -E2BIG;
-	err = grow_array((void **)&p->funcs, &p->funcs_cap, p->nfuncs + 1, sizeof(*p->funcs)) ?:
-	      index_get(&p->func_idx, (uint64_t)name << 32 | mapping, p->nfuncs, &idx, &added);
-	if (err)
-		return err;
-	if (!added) {
+	if (index_find(&p->func_idx, (uint64_t)name << 32 | mapping, (void **)&p->funcs,
+		       &p->funcs_cap, p->nfuncs, sizeof(*p->funcs), MAX_TABLE, &idx, &err) || err) {
 		*ret_id = idx + 1;
-		return 0;
+		return err;
 	}
 	/* < 2^32 functions of ADDR_STEP each never leave the mapping's 2^40 range */
 	f = &p->funcs[p->nfuncs];

@@ -64,10 +64,12 @@ static bool object_equal(long a, long b, void *ctx)
 	return x->id_len == y->id_len && !memcmp(x->id, y->id, x->id_len);
 }
 
-static void object_free(struct bc_object *o)
+static void object_free(long key, long value)
 {
+	struct bc_object *o = (struct bc_object *)key;
 	size_t i;
 
+	(void)value;
 	for (i = 0; i < o->npaths; i++)
 		free(o->paths[i]);
 	free(o->paths);
@@ -88,16 +90,10 @@ struct buildid_cache *buildid_cache__new(void)
 
 void buildid_cache__free(struct buildid_cache *c)
 {
-	struct hashmap_entry *e;
-
 	if (!c)
 		return;
-	hashmap__for_each_entry(&c->files, e)
-		free((void *)e->key);
-	hashmap__clear(&c->files);
-	hashmap__for_each_entry(&c->objects, e)
-		object_free((struct bc_object *)e->key);
-	hashmap__clear(&c->objects);
+	hashmap__clear_with(&c->files, hashmap_free_key);
+	hashmap__clear_with(&c->objects, object_free);
 	free(c->debug_dir);
 	free(c);
 }

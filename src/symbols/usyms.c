@@ -83,6 +83,18 @@ static void image_free(struct us_image *img)
 	free(img);
 }
 
+static void image_entry_free(long key, long value)
+{
+	(void)value;
+	image_free((struct us_image *)key);
+}
+
+static void file_entry_free(long key, long value)
+{
+	(void)value;
+	file_free((struct us_file *)key);
+}
+
 struct usyms *usyms__new(const struct usyms_opts *opts)
 {
 	struct usyms *u = calloc(1, sizeof(*u));
@@ -108,16 +120,10 @@ fail:
 
 void usyms__free(struct usyms *u)
 {
-	struct hashmap_entry *e;
-
 	if (!u)
 		return;
-	hashmap__for_each_entry(&u->images, e)
-		image_free((struct us_image *)e->key);
-	hashmap__clear(&u->images);
-	hashmap__for_each_entry(&u->files, e)
-		file_free((struct us_file *)e->key);
-	hashmap__clear(&u->files);
+	hashmap__clear_with(&u->images, image_entry_free);
+	hashmap__clear_with(&u->files, file_entry_free);
 	buildid_cache__free(u->bc);
 	elf_syms__free(u->vdso);
 	free(u->debug_dir);

@@ -108,14 +108,9 @@ START_TEST(test_strings)
 	ck_assert(hashmap__find(&m, (long)"sym_5", &v));
 	ck_assert_int_eq(v, 55);
 	ck_assert(!hashmap__find(&m, (long)"sym_1000", NULL));
-	{
-		struct hashmap_entry *e;
-
-		hashmap__for_each_entry(&m, e)
-			free((void *)e->key);
-	}
-	hashmap__clear(&m);
+	hashmap__clear_with(&m, hashmap_free_key); /* the strdup'd keys */
 	ck_assert_uint_eq(hashmap__size(&m), 0);
+	hashmap__clear_with(NULL, hashmap_free_key);
 	hashmap__free(NULL);
 }
 END_TEST
