@@ -341,6 +341,21 @@ static bool parse_u_escape(struct parser *p, size_t *n)
 	return scratch_put(p, n, utf8, utf8_encode(cp, utf8));
 }
 
+/*
+ * true when none of the 8 bytes at s ends a plain run: no '"', '\\', control character or
+ * byte >= 0x80 (each test: "some byte is zero / below n" on the whole word at once).
+ */
+static bool plain8(const unsigned char *s)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t w, q, b;
+
+	memcpy(&w, s, 8);
+	q = w ^ (ones * '"');
+	b = w ^ (ones * '\\');
+	return !((((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs);
+}
+
 /* The decoded string bytes[0..n) goes to the arena; parsing goes on at end. */
 static bool string_done(struct parser *p, const char *bytes, size_t n, size_t end, char **ret_s,
 			uint32_t *ret_len)
@@ -373,7 +388,9 @@ static bool parse_string(struct parser *p, char **ret_s, uint32_t *ret_len)
 		char ch;
 
 		/* a run of plain ASCII (most of a string, usually all of it) in one piece */
-		for (run = p->pos; run < p->len; run++) {
+		for (run = p->pos; p->len - run >= 8 && plain8(p->buf + run); run += 8)
+			;
+		for (; run < p->len; run++) {
 			c = p->buf[run];
 			if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
 				break;

@@ -887,6 +887,46 @@ static const struct {
 	{ "\"\\ud800\\udc", "line 1, column 12: unexpected end of input in \\u escape" },
 };
 
+/*
+ * Strings are scanned 8 bytes at a time for the end of a plain run: put each kind of byte
+ * that ends one ('"' as an escape, '\\', a control character as an escape, UTF-8) at every
+ * offset of strings of every length up to 40, and check the decoded bytes.
+ */
+START_TEST(test_reader_string_runs)
+{
+	static const struct {
+		const char *json, *decoded;
+	} specials[] = {
+		{ "\\\"", "\"" }, { "\\\\", "\\" }, { "\\n", "\n" }, { "\\u0001", "\x01" },
+		{ "\xc3\xa9", "\xc3\xa9" }, { "\x7f", "\x7f" }, { "~", "~" },
+	};
+	char json[128], want[64];
+
+	for (size_t k = 0; k < sizeof(specials) / sizeof(specials[0]); k++) {
+		for (size_t len = 1; len <= 40; len++) {
+			for (size_t at = 0; at < len; at++) {
+				struct json_value *v;
+				size_t j = 0, w = 0;
+
+				json[j++] = '"';
+				for (size_t i = 0; i < len; i++) {
+					const char *js = i == at ? specials[k].json : "a";
+					const char *ds = i == at ? specials[k].decoded : "a";
+
+					j += (size_t)sprintf(json + j, "%s", js);
+					w += (size_t)sprintf(want + w, "%s", ds);
+				}
+				json[j++] = '"';
+				v = json_parse(json, j, NULL, 0);
+				ck_assert_msg(v, "%.*s", (int)j, json);
+				ck_assert_str_eq(json_str(v), want);
+				json_free(v);
+			}
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_reader_rejects)
 {
 	size_t i;
@@ -1221,6 +1261,7 @@ static Suite *json_suite(void)
 	tcase_add_test(r, test_reader_numbers);
 	tcase_add_test(r, test_reader_number_length_limit);
 	tcase_add_test(r, test_reader_depth_limit);
+	tcase_add_test(r, test_reader_string_runs);
 	tcase_add_test(r, test_reader_truncated);
 	tcase_add_test(r, test_reader_memory_bound);
 	suite_add_tcase(s, r);
