@@ -410,15 +410,19 @@ static int find_mapping(struct pprof *p, const struct pprof_frame *fr, uint32_t 
 	return 0;
 }
 
-/* Returns the Location id (== Function id) of a frame, adding it on first sight. */
-static int find_location(struct pprof *p, const struct pprof_frame *fr, uint64_t *ret_id)
+/*
+ * Returns the Location id (== Function id) of a frame in mapping (find_mapping() of the
+ * frame), adding it on first sight.
+ */
+static int find_location(struct pprof *p, const struct pprof_frame *fr, uint32_t mapping,
+			 uint64_t *ret_id)
 {
-	uint32_t mapping, name;
 	struct function *f;
+	uint32_t name;
 	size_t idx;
 	int err;
 
-	err = find_mapping(p, fr, &mapping) ?: strtab_intern(&p->strs, fr->function, &name);
+	err = strtab_intern(&p->strs, fr->function, &name);
 	if (err)
 		return err;
 	if (index_find(&p->func_idx, (uint64_t)name << 32 | mapping, (void **)&p->funcs,
@@ -480,6 +484,7 @@ static int encode_label(struct pprof *p, const struct pprof_label *l)
 int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t nframes,
 		      const int64_t *values, const struct pprof_label *labels, size_t nlabels)
 {
+	uint32_t mapping = 0;
 	size_t i;
 	int err;
 
@@ -488,8 +493,14 @@ int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t 
 	/* p->ids holds the location ids, then the values */
 	err = grow_array((void **)&p->ids, &p->ids_cap, nframes > p->ntypes ? nframes : p->ntypes,
 			 sizeof(*p->ids));
-	for (i = 0; !err && i < nframes; i++)
-		err = find_location(p, &frames[i], &p->ids[i]);
+	for (i = 0; !err && i < nframes; i++) {
+		const struct pprof_frame *fr = &frames[i];
+
+		/* runs of frames share their object: its mapping is looked up once a run */
+		if (!i || fr->object != fr[-1].object || fr->build_id != fr[-1].build_id)
+			err = find_mapping(p, fr, &mapping);
+		err = err ?: find_location(p, fr, mapping, &p->ids[i]);
+	}
 	if (err)
 		return err;
 

@@ -643,37 +643,11 @@ static int build_class_indexes(struct ksyms *ks)
 	return 0;
 }
 
-/*
- * A word-at-a-time multiplicative hash: names are long and share prefixes (__pfx_, __x64_sys_),
- * and a byte-at-a-time hash was a sixth of the loading time.
- */
-static uint64_t name_hash(long key, void *ctx)
-{
-	const uint64_t k = 0xff51afd7ed558ccdULL;
-	const char *s = (const char *)key;
-	size_t len = strlen(s);
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
-
-	(void)ctx;
-	for (; len >= 8; s += 8, len -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * k;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, s, len);
-	h = (h ^ w) * k;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
 static int build_name_hash(struct ksyms *ks)
 {
 	int err;
 
-	hashmap__init(&ks->names, name_hash, hashmap_str_equal, NULL);
+	hashmap__init(&ks->names, hashmap_str_hash, hashmap_str_equal, NULL);
 	err = hashmap__reserve(&ks->names, ks->cnt);
 	/* In address order, so the first of several same-named symbols wins. */
 	for (size_t i = 0; !err && i < ks->cnt; i++) {
