@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Writes a synthetic saved run (schedprof JSON) shaped like a long `trace -a -g` run.
 
-  genrun.py [-s SEED] [-n STACKS] [-V VARIANT] OUT.json
+  genrun.py [-s SEED] [-n STACKS] [-V VARIANT] [-H HOT] OUT.json
 
 Every view is present: schedules (kernel stacks), profile (-g: kernel then user frames, with
 objects and build-ids) and locks (contentions with owners, sleepers, sleeper groups). The
 stacks are split 40/40/20 over the three views and all distinct; comms, pids, callers and the
 frame pools are large, as on a busy machine traced system-wide for 60 s. The same SEED gives
 the same file; VARIANT (0, 1...) perturbs the counts and replaces a tenth of the stacks, so two
-variants of one seed make a realistic `diff`.
+variants of one seed make a realistic `diff`. HOT (0 to 1, default 0) is the share of each
+view's stacks that go to its first row: a hot spot such as one function or lock with tens of
+thousands of distinct stacks, the case where merging stacks row by row was quadratic.
 """
 import argparse
 import json
@@ -21,6 +23,7 @@ def main():
     ap.add_argument("-s", "--seed", type=int, default=1)
     ap.add_argument("-n", "--stacks", type=int, default=100000)
     ap.add_argument("-V", "--variant", type=int, default=0)
+    ap.add_argument("-H", "--hot", type=float, default=0.0)
     ap.add_argument("out")
     a = ap.parse_args()
 
@@ -76,7 +79,8 @@ def main():
     def assign(rows_n, n):
         # skewed, as on a real machine: a few rows ([preempted], futex waits, the hottest
         # functions) hold thousands of stacks, most hold a handful
-        return [int(rows_n * rnd.random() ** 3) for _ in range(n)]
+        return [0 if a.hot and rnd.random() < a.hot else int(rows_n * rnd.random() ** 3)
+                for _ in range(n)]
 
     # ---- schedules ----
     rows = [{"caller": c, "wait": w, "stacks": [], "comms": {}} for c, w in sched_callers]
