@@ -7,7 +7,6 @@
 #include "json_writer.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <locale.h>
 #include <math.h>
 #include <stdlib.h>
@@ -88,8 +87,13 @@ static void out_str(struct json_writer *w, const char *s)
 static void out_newline_indent(struct json_writer *w, size_t depth)
 {
 	static const char spaces[] = "                                ";
+	static const char nl_spaces[] = "\n                                ";
 	size_t n = depth * 2;
 
+	if (n < sizeof(nl_spaces) - 1) { /* the usual depth: one write */
+		out(w, nl_spaces, n + 1);
+		return;
+	}
 	out(w, "\n", 1);
 	while (n) {
 		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
@@ -300,20 +304,33 @@ void jw_string(struct json_writer *w, const char *s)
 	jw_string_len(w, s, s ? strlen(s) : 0);
 }
 
+/* The decimal digits of v, ending at end (no NUL): returns where they start. */
+static char *u64_digits(uint64_t v, char *end)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
 void jw_uint(struct json_writer *w, uint64_t v)
 {
-	char buf[32];
+	char buf[24];
 
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	scalar(w, buf);
+	buf[sizeof(buf) - 1] = '\0';
+	scalar(w, u64_digits(v, buf + sizeof(buf) - 1));
 }
 
 void jw_int(struct json_writer *w, int64_t v)
 {
-	char buf[32];
+	char buf[24], *s;
 
-	snprintf(buf, sizeof(buf), "%" PRId64, v);
-	scalar(w, buf);
+	buf[sizeof(buf) - 1] = '\0';
+	s = u64_digits(v < 0 ? -(uint64_t)v : (uint64_t)v, buf + sizeof(buf) - 1);
+	if (v < 0)
+		*--s = '-';
+	scalar(w, s);
 }
 
 void jw_double(struct json_writer *w, double v)
