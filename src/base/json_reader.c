@@ -342,18 +342,26 @@ static bool parse_u_escape(struct parser *p, size_t *n)
 }
 
 /*
- * true when none of the 8 bytes at s ends a plain run: no '"', '\\', control character or
- * byte >= 0x80 (each test: "some byte is zero / below n" on the whole word at once).
+ * Where in the 8 bytes at s a plain run ends (a '"', '\\', control character or byte >= 0x80):
+ * 8 when it does not. Each test ("some byte is zero / below n") looks at the whole word at
+ * once; the lowest byte flagged is exact, as a borrow only runs upwards.
  */
-static bool plain8(const unsigned char *s)
+static size_t plain_len8(const unsigned char *s)
 {
 	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	uint64_t w, q, b;
+	uint64_t w, q, b, m;
 
 	memcpy(&w, s, 8);
 	q = w ^ (ones * '"');
 	b = w ^ (ones * '\\');
-	return !((((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs);
+	m = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
+	if (!m)
+		return 8;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (size_t)__builtin_ctzll(m) / 8;
+#else
+	return 0; /* the byte loop finds it */
+#endif
 }
 
 /* The decoded string bytes[0..n) goes to the arena; parsing goes on at end. */
@@ -388,8 +396,13 @@ static bool parse_string(struct parser *p, char **ret_s, uint32_t *ret_len)
 		char ch;
 
 		/* a run of plain ASCII (most of a string, usually all of it) in one piece */
-		for (run = p->pos; p->len - run >= 8 && plain8(p->buf + run); run += 8)
-			;
+		for (run = p->pos; p->len - run >= 8;) {
+			size_t k = plain_len8(p->buf + run);
+
+			run += k;
+			if (k < 8)
+				break;
+		}
 		for (; run < p->len; run++) {
 			c = p->buf[run];
 			if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
