@@ -58,11 +58,8 @@ struct flame {
 
 static void flame_free(struct flame *fl)
 {
-	for (size_t i = 0; i < fl->npaths; i++) {
-		free(fl->paths[i].names);
-		free(fl->paths[i].objects);
-		free(fl->paths[i].kinds);
-	}
+	for (size_t i = 0; i < fl->npaths; i++)
+		free(fl->paths[i].names); /* objects and kinds live in the same block */
 	free(fl->paths);
 	free(fl->nodes);
 }
@@ -92,11 +89,12 @@ static int collect(const struct sp_sample *s, void *arg)
 	if (grow((void **)&fl->paths, &fl->pcap, fl->npaths + 1, sizeof(*fl->paths)))
 		return -ENOMEM;
 	p = &fl->paths[fl->npaths++];
-	p->names = calloc(n + 1, sizeof(*p->names));
-	p->objects = calloc(n + 1, sizeof(*p->objects));
-	p->kinds = calloc(n + 1, sizeof(*p->kinds));
-	if (!p->names || !p->objects || !p->kinds)
+	/* one block: names, then objects, then kinds */
+	p->names = calloc(n + 1, 2 * sizeof(*p->names) + sizeof(*p->kinds));
+	if (!p->names)
 		return -ENOMEM;
+	p->objects = p->names + n + 1;
+	p->kinds = (uint8_t *)(p->objects + n + 1);
 	if (s->comm) {
 		p->names[k] = s->comm;
 		p->kinds[k++] = K_COMM;
