@@ -209,13 +209,40 @@ static bool push_key(struct parser *p, const char *key)
 	return true;
 }
 
+/* 0x80 in each byte of x that is zero, exactly (no borrow from byte to byte). */
+static uint64_t zero_bytes(uint64_t x)
+{
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
+
+	return ~(((x & low7) + low7) | x) & ~low7;
+}
+
+static bool is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 static void skip_ws(struct parser *p)
 {
-	while (p->pos < p->len) {
-		unsigned char c = p->buf[p->pos];
+	while (p->pos < p->len && is_ws(p->buf[p->pos])) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* pretty-printed runs are mostly newlines and indentation: a word at a time */
+		const uint64_t ones = 0x0101010101010101ULL;
+		uint64_t w, other;
 
-		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			break;
+		if (p->len - p->pos >= 8) {
+			memcpy(&w, p->buf + p->pos, 8);
+			other = ~(zero_bytes(w ^ (ones * ' ')) | zero_bytes(w ^ (ones * '\n')) |
+				  zero_bytes(w ^ (ones * '\t')) | zero_bytes(w ^ (ones * '\r'))) &
+				(ones << 7);
+			if (other) {
+				p->pos += (size_t)__builtin_ctzll(other) / 8;
+				return;
+			}
+			p->pos += 8;
+			continue;
+		}
+#endif
 		p->pos++;
 	}
 }
