@@ -927,6 +927,34 @@ START_TEST(test_reader_string_runs)
 }
 END_TEST
 
+/* Whitespace is skipped a word at a time: runs of every length, of every blank, anywhere. */
+START_TEST(test_reader_whitespace_runs)
+{
+	static const char blanks[] = " \t\n\r";
+	char json[160];
+
+	for (size_t len = 0; len <= 20; len++) {
+		for (size_t k = 0; k < 5; k++) {
+			struct json_value *v;
+			char ws[24];
+			uint64_t a, b;
+
+			for (size_t i = 0; i < len; i++) /* k == 4: all four mixed */
+				ws[i] = blanks[k < 4 ? k : i % 4];
+			ws[len] = '\0';
+			snprintf(json, sizeof(json), "%s[%s1%s,%s2%s]%s!", ws, ws, ws, ws, ws, ws);
+			v = json_parse(json, strlen(json) - 1, NULL, 0);
+			ck_assert_msg(v, "len %zu kind %zu", len, k);
+			ck_assert(json_u64(json_at(v, 0), &a) && json_u64(json_at(v, 1), &b));
+			ck_assert(a == 1 && b == 2);
+			json_free(v);
+			/* a non-blank right after a run is an error, wherever the run ends */
+			ck_assert_ptr_null(json_parse(json, strlen(json), NULL, 0));
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_reader_rejects)
 {
 	size_t i;
@@ -1262,6 +1290,7 @@ static Suite *json_suite(void)
 	tcase_add_test(r, test_reader_number_length_limit);
 	tcase_add_test(r, test_reader_depth_limit);
 	tcase_add_test(r, test_reader_string_runs);
+	tcase_add_test(r, test_reader_whitespace_runs);
 	tcase_add_test(r, test_reader_truncated);
 	tcase_add_test(r, test_reader_memory_bound);
 	suite_add_tcase(s, r);
