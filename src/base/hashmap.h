@@ -42,6 +42,12 @@ void hashmap__init(struct hashmap *map, hashmap_hash_fn hash_fn, hashmap_equal_f
 void hashmap__free(struct hashmap *map);
 /* Frees an embedded table's slots and empties it. */
 void hashmap__clear(struct hashmap *map);
+/*
+ * Calls destroy(key, value) for every entry (what the table points to, e.g. hashmap_free_key
+ * when the keys are malloc'd), then clears the table. NULL is fine.
+ */
+void hashmap__clear_with(struct hashmap *map, void (*destroy)(long key, long value));
+void hashmap_free_key(long key, long value); /* free((void *)key) */
 
 static inline size_t hashmap__size(const struct hashmap *map)
 {
@@ -76,5 +82,13 @@ uint64_t hashmap_str_hash(long key, void *ctx);	  /* key: const char * */
 bool hashmap_str_equal(long a, long b, void *ctx);
 uint64_t hashmap_long_hash(long key, void *ctx);  /* key: the integer itself */
 bool hashmap_long_equal(long a, long b, void *ctx);
+/*
+ * key: a pointer to a fixed-size key of (size_t)ctx bytes, compared as bytes (zero any
+ * padding inside, or make ctx end before it), e.g. the identity fields at the start of a
+ * struct: hashmap__init(&m, hashmap_mem_hash, hashmap_mem_equal,
+ * (void *)offsetof(struct file, first_non_key_field)).
+ */
+uint64_t hashmap_mem_hash(long key, void *ctx);
+bool hashmap_mem_equal(long a, long b, void *ctx);
 
 #endif

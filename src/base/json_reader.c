@@ -209,13 +209,40 @@ static bool push_key(struct parser *p, const char *key)
 	return true;
 }
 
+/* 0x80 in each byte of x that is zero, exactly (no borrow from byte to byte). */
+static uint64_t zero_bytes(uint64_t x)
+{
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
+
+	return ~(((x & low7) + low7) | x) & ~low7;
+}
+
+static bool is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 static void skip_ws(struct parser *p)
 {
-	while (p->pos < p->len) {
-		unsigned char c = p->buf[p->pos];
+	while (p->pos < p->len && is_ws(p->buf[p->pos])) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* pretty-printed runs are mostly newlines and indentation: a word at a time */
+		const uint64_t ones = 0x0101010101010101ULL;
+		uint64_t w, other;
 
-		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			break;
+		if (p->len - p->pos >= 8) {
+			memcpy(&w, p->buf + p->pos, 8);
+			other = ~(zero_bytes(w ^ (ones * ' ')) | zero_bytes(w ^ (ones * '\n')) |
+				  zero_bytes(w ^ (ones * '\t')) | zero_bytes(w ^ (ones * '\r'))) &
+				(ones << 7);
+			if (other) {
+				p->pos += (size_t)__builtin_ctzll(other) / 8;
+				return;
+			}
+			p->pos += 8;
+			continue;
+		}
+#endif
 		p->pos++;
 	}
 }
@@ -245,24 +272,18 @@ static long hex4(struct parser *p, size_t esc)
 	size_t i;
 
 	for (i = esc + 2; i < esc + 6; i++) {
-		unsigned char c;
+		int d;
 
 		if (i >= p->len) {
 			fail(p, p->len, EINVAL, "unexpected end of input in \\u escape");
 			return -1;
 		}
-		c = p->buf[i];
-		v <<= 4;
-		if (c >= '0' && c <= '9') {
-			v |= c - '0';
-		} else if (c >= 'a' && c <= 'f') {
-			v |= c - 'a' + 10;
-		} else if (c >= 'A' && c <= 'F') {
-			v |= c - 'A' + 10;
-		} else {
+		d = hex_digit(p->buf[i]);
+		if (d < 0) {
 			fail(p, esc, EINVAL, "invalid \\u escape: expected 4 hex digits");
 			return -1;
 		}
+		v = v << 4 | d;
 	}
 	return v;
 }
@@ -347,18 +368,81 @@ static bool parse_u_escape(struct parser *p, size_t *n)
 	return scratch_put(p, n, utf8, utf8_encode(cp, utf8));
 }
 
+/*
+ * Where in the 8 bytes at s a plain run ends (a '"', '\\', control character or byte >= 0x80):
+ * 8 when it does not. Each test ("some byte is zero / below n") looks at the whole word at
+ * once; the lowest byte flagged is exact, as a borrow only runs upwards.
+ */
+static size_t plain_len8(const unsigned char *s)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t w, q, b, m;
+
+	memcpy(&w, s, 8);
+	q = w ^ (ones * '"');
+	b = w ^ (ones * '\\');
+	m = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
+	if (!m)
+		return 8;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (size_t)__builtin_ctzll(m) / 8;
+#else
+	return 0; /* the byte loop finds it */
+#endif
+}
+
+/* The decoded string bytes[0..n) goes to the arena; parsing goes on at end. */
+static bool string_done(struct parser *p, const char *bytes, size_t n, size_t end, char **ret_s,
+			uint32_t *ret_len)
+{
+	char *s;
+
+	p->pos = end;
+	if (n > UINT32_MAX)
+		return fail(p, p->pos, EINVAL, "string longer than 4 GiB");
+	s = arena_alloc(p, n + 1, 1);
+	if (!s)
+		return false;
+	if (n)
+		memcpy(s, bytes, n);
+	s[n] = '\0';
+	*ret_s = s;
+	*ret_len = n;
+	return true;
+}
+
 /* A string at p->pos (the opening quote): decodes it into the arena. */
 static bool parse_string(struct parser *p, char **ret_s, uint32_t *ret_len)
 {
 	size_t n = 0;
-	char *s;
 
 	p->pos++;
 	for (;;) {
 		unsigned char c, e;
-		size_t seq;
+		size_t seq, run;
 		char ch;
 
+		/* a run of plain ASCII (most of a string, usually all of it) in one piece */
+		for (run = p->pos; p->len - run >= 8;) {
+			size_t k = plain_len8(p->buf + run);
+
+			run += k;
+			if (k < 8)
+				break;
+		}
+		for (; run < p->len; run++) {
+			c = p->buf[run];
+			if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+				break;
+		}
+		if (run > p->pos) {
+			if (!n && run < p->len && p->buf[run] == '"')
+				return string_done(p, (const char *)p->buf + p->pos, run - p->pos,
+						   run + 1, ret_s, ret_len);
+			if (!scratch_put(p, &n, p->buf + p->pos, run - p->pos))
+				return false;
+			p->pos = run;
+		}
 		if (at_end(p))
 			return fail(p, p->pos, EINVAL, "unexpected end of input in string");
 		c = peek(p);
@@ -406,17 +490,7 @@ static bool parse_string(struct parser *p, char **ret_s, uint32_t *ret_len)
 			return false;
 		p->pos += seq;
 	}
-	if (n > UINT32_MAX)
-		return fail(p, p->pos, EINVAL, "string longer than 4 GiB");
-	s = arena_alloc(p, n + 1, 1);
-	if (!s)
-		return false;
-	if (n)
-		memcpy(s, p->scratch, n);
-	s[n] = '\0';
-	*ret_s = s;
-	*ret_len = n;
-	return true;
+	return string_done(p, p->scratch, n, p->pos, ret_s, ret_len);
 }
 
 /*
@@ -581,37 +655,61 @@ static bool close_container(struct parser *p, struct json_value *v, size_t base,
 	return true;
 }
 
+/* At p->pos: skips blanks, then true (consumed) if the next byte is c. */
+static bool accept(struct parser *p, char c)
+{
+	skip_ws(p);
+	if (at_end(p) || peek(p) != c)
+		return false;
+	p->pos++;
+	return true;
+}
+
+/*
+ * Opens the container at p->pos ('[' or '{'), checking the depth; *ret_empty when close
+ * follows at once. false after failing.
+ */
+static bool open_container(struct parser *p, unsigned depth, char close, bool *ret_empty)
+{
+	if (depth > JSON_MAX_DEPTH)
+		return fail(p, p->pos, EINVAL, "nesting deeper than %d levels", JSON_MAX_DEPTH);
+	p->pos++;
+	*ret_empty = accept(p, close);
+	return true;
+}
+
+/* After an element: ',' (*ret_closed false, another element follows) or close. */
+static bool after_element(struct parser *p, char close, bool *ret_closed)
+{
+	if (accept(p, ',')) {
+		skip_ws(p);
+		if (!at_end(p) && peek(p) == close)
+			return fail(p, p->pos, EINVAL, "trailing comma before '%c'", close);
+		*ret_closed = false;
+		return true;
+	}
+	if (accept(p, close)) {
+		*ret_closed = true;
+		return true;
+	}
+	return fail_expected(p, close == ']' ? "',' or ']' in array" : "',' or '}' in object");
+}
+
 static bool parse_array(struct parser *p, unsigned depth, struct json_value *v)
 {
 	size_t base = p->nvals;
 	struct json_value elem;
+	bool closed = false;
 
-	if (depth > JSON_MAX_DEPTH)
-		return fail(p, p->pos, EINVAL, "nesting deeper than %d levels", JSON_MAX_DEPTH);
 	v->type = JSON_ARRAY;
-	p->pos++;
-	skip_ws(p);
-	if (!at_end(p) && peek(p) == ']') {
-		p->pos++;
-		return close_container(p, v, base, p->nkeys);
-	}
-	for (;;) {
-		if (!parse_value(p, depth, &elem) || !push_val(p, &elem))
+	if (!open_container(p, depth, ']', &closed))
+		return false;
+	while (!closed) {
+		if (!parse_value(p, depth, &elem) || !push_val(p, &elem) ||
+		    !after_element(p, ']', &closed))
 			return false;
-		skip_ws(p);
-		if (!at_end(p) && peek(p) == ',') {
-			p->pos++;
-			skip_ws(p);
-			if (!at_end(p) && peek(p) == ']')
-				return fail(p, p->pos, EINVAL, "trailing comma before ']'");
-			continue;
-		}
-		if (!at_end(p) && peek(p) == ']') {
-			p->pos++;
-			return close_container(p, v, base, p->nkeys);
-		}
-		return fail_expected(p, "',' or ']' in array");
 	}
+	return close_container(p, v, base, p->nkeys);
 }
 
 static bool parse_object(struct parser *p, unsigned depth, struct json_value *v)
@@ -620,41 +718,23 @@ static bool parse_object(struct parser *p, unsigned depth, struct json_value *v)
 	struct json_value member;
 	uint32_t klen;
 	char *key = NULL;
+	bool closed = false;
 
-	if (depth > JSON_MAX_DEPTH)
-		return fail(p, p->pos, EINVAL, "nesting deeper than %d levels", JSON_MAX_DEPTH);
 	v->type = JSON_OBJECT;
-	p->pos++;
-	skip_ws(p);
-	if (!at_end(p) && peek(p) == '}') {
-		p->pos++;
-		return close_container(p, v, base, kbase);
-	}
-	for (;;) {
+	if (!open_container(p, depth, '}', &closed))
+		return false;
+	while (!closed) {
 		if (at_end(p) || peek(p) != '"')
 			return fail_expected(p, "a string key in object");
 		if (!parse_string(p, &key, &klen))
 			return false;
-		skip_ws(p);
-		if (at_end(p) || peek(p) != ':')
+		if (!accept(p, ':'))
 			return fail_expected(p, "':' after object key");
-		p->pos++;
-		if (!parse_value(p, depth, &member) || !push_key(p, key) || !push_val(p, &member))
+		if (!parse_value(p, depth, &member) || !push_key(p, key) || !push_val(p, &member) ||
+		    !after_element(p, '}', &closed))
 			return false;
-		skip_ws(p);
-		if (!at_end(p) && peek(p) == ',') {
-			p->pos++;
-			skip_ws(p);
-			if (!at_end(p) && peek(p) == '}')
-				return fail(p, p->pos, EINVAL, "trailing comma before '}'");
-			continue;
-		}
-		if (!at_end(p) && peek(p) == '}') {
-			p->pos++;
-			return close_container(p, v, base, kbase);
-		}
-		return fail_expected(p, "',' or '}' in object");
 	}
+	return close_container(p, v, base, kbase);
 }
 
 static bool parse_value(struct parser *p, unsigned depth, struct json_value *v)

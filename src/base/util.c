@@ -189,3 +189,14 @@ const char *fmt_duration(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%lluns", (unsigned long long)ns);
 	return buf;
 }
+
+int hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

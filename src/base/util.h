@@ -30,6 +30,8 @@ int grow(void **v, size_t *cap, size_t n, size_t elt);
 size_t utf8_seq_len(const unsigned char *s, size_t n);
 /* s with each byte of invalid UTF-8 as U+FFFD (malloc'd), or NULL (ENOMEM) */
 char *utf8_fix(const char *s);
+/* The value of a hex digit (0-9, a-f, A-F), or -1 for any other character. */
+int hex_digit(int c);
 /* "1.234s", "12.3ms", "456us", "78ns" into buf. */
 const char *fmt_duration(uint64_t ns, char *buf, size_t len);
 

@@ -58,11 +58,8 @@ struct flame {
 
 static void flame_free(struct flame *fl)
 {
-	for (size_t i = 0; i < fl->npaths; i++) {
-		free(fl->paths[i].names);
-		free(fl->paths[i].objects);
-		free(fl->paths[i].kinds);
-	}
+	for (size_t i = 0; i < fl->npaths; i++)
+		free(fl->paths[i].names); /* objects and kinds live in the same block */
 	free(fl->paths);
 	free(fl->nodes);
 }
@@ -92,11 +89,12 @@ static int collect(const struct sp_sample *s, void *arg)
 	if (grow((void **)&fl->paths, &fl->pcap, fl->npaths + 1, sizeof(*fl->paths)))
 		return -ENOMEM;
 	p = &fl->paths[fl->npaths++];
-	p->names = calloc(n + 1, sizeof(*p->names));
-	p->objects = calloc(n + 1, sizeof(*p->objects));
-	p->kinds = calloc(n + 1, sizeof(*p->kinds));
-	if (!p->names || !p->objects || !p->kinds)
+	/* one block: names, then objects, then kinds */
+	p->names = calloc(n + 1, 2 * sizeof(*p->names) + sizeof(*p->kinds));
+	if (!p->names)
 		return -ENOMEM;
+	p->objects = p->names + n + 1;
+	p->kinds = (uint8_t *)(p->objects + n + 1);
 	if (s->comm) {
 		p->names[k] = s->comm;
 		p->kinds[k++] = K_COMM;
@@ -556,27 +554,49 @@ static void put_svg(const struct sp_run *run, const struct fl_view *v, const str
 	fputs("</svg>\n", f);
 }
 
-static int render_view(const struct sp_run *run, unsigned int view, enum sp_value value,
-		       bool standalone, FILE *f)
-{
-	struct flame fl = { .value = value };
-	struct fl_view v = { view, sp_view_count_name(view), sp_view_time_name(view), 0 };
-	int err = build(&fl, run, view);
+/* One view's graph, laid out: built whole before anything is written. */
+struct fl_graph {
+	struct flame fl;
+	struct fl_view v;
+};
 
-	if (!err) {
-		v.total = fl.nodes[0].value;
-		put_svg(run, &v, &fl, standalone, f);
-	}
-	flame_free(&fl);
+static int graph_build(struct fl_graph *g, const struct sp_run *run, unsigned int view,
+		       enum sp_value value)
+{
+	int err;
+
+	memset(g, 0, sizeof(*g));
+	g->fl.value = value;
+	g->v = (struct fl_view){ view, sp_view_count_name(view), sp_view_time_name(view), 0 };
+	err = build(&g->fl, run, view);
+	if (!err)
+		g->v.total = g->fl.nodes[0].value;
 	return err;
+}
+
+/* What writing to f came to: a write error shows at the flush at the latest. */
+static int put_done(FILE *f)
+{
+	errno = 0;
+	if (fflush(f) || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
 int format_svg(const struct sp_run *run, const struct render_opts *opts, FILE *f)
 {
 	unsigned int view = sp_samples_view(run, opts->views);
+	struct fl_graph g;
+	int err;
 
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", f);
-	return render_view(run, view ? view : SP_VIEW_SCHED, opts->value, true, f);
+	err = graph_build(&g, run, view ? view : SP_VIEW_SCHED, opts->value);
+	if (!err) {
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", f);
+		put_svg(run, &g.v, &g.fl, true, f);
+		err = put_done(f);
+	}
+	flame_free(&g.fl);
+	return err;
 }
 
 static const char page_css[] =
@@ -591,9 +611,21 @@ static const char page_css[] =
 int format_html(const struct sp_run *run, const struct render_opts *opts, FILE *f)
 {
 	static const unsigned int order[] = { SP_VIEW_SCHED, SP_VIEW_PROFILE, SP_VIEW_LOCKS };
+	struct fl_graph g[ARRAY_SIZE(order)];
+	size_t shown = 0;
 	char d[32];
-	int err = 0, shown = 0;
+	int err = 0;
 
+	/* every graph first: out of memory writes nothing, rather than half a page */
+	for (size_t i = 0; !err && i < ARRAY_SIZE(order); i++) {
+		unsigned int view = order[i];
+
+		if (!(opts->views & view) || sp_samples_view(run, view) != view)
+			continue;
+		err = graph_build(&g[shown++], run, view, opts->value);
+	}
+	if (err)
+		goto out;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
 	      "schedprof: ", f);
 	put_title(run, f);
@@ -609,16 +641,14 @@ int format_html(const struct sp_run *run, const struct render_opts *opts, FILE *
 	      "placeholder=\"search frames (regular expression)\"> "
 	      "<button id=\"reset\" type=\"button\">Reset zoom and search</button></div>\n",
 	      f);
-	for (size_t i = 0; !err && i < ARRAY_SIZE(order); i++) {
-		unsigned int view = order[i];
-
-		if (!(opts->views & view) || sp_samples_view(run, view) != view)
-			continue;
-		err = render_view(run, view, opts->value, false, f);
-		shown++;
-	}
-	if (!err && !shown)
+	for (size_t i = 0; i < shown; i++)
+		put_svg(run, &g[i].v, &g[i].fl, false, f);
+	if (!shown)
 		fputs("<p>This run has no view with stacks to draw.</p>\n", f);
 	fprintf(f, "<div id=\"tip\"></div>\n<script>\n%s</script>\n</body>\n</html>\n", flame_js);
+	err = put_done(f);
+out:
+	for (size_t i = 0; i < shown; i++)
+		flame_free(&g[i].fl);
 	return err;
 }

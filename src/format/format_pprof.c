@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "hashmap.h"
 #include "pprof.h"
 #include "render.h"
 #include "samples.h"
@@ -19,17 +20,35 @@
 
 struct pp {
 	struct pprof *p;
-	const struct sp_run *run;
+	struct hashmap build_ids; /* object path -> build-id, as sp_run_build_id() finds it */
 	struct pprof_frame *frames;
 	size_t cap;
 };
 
-static const char *build_id(const struct sp_run *run, const char *object)
+static int index_build_ids(struct pp *pp, const struct sp_run *run)
 {
+	int err;
+
+	hashmap__init(&pp->build_ids, hashmap_str_hash, hashmap_str_equal, NULL);
+	err = hashmap__reserve(&pp->build_ids, run->objects.n);
+	for (size_t i = 0; !err && i < run->objects.n; i++) {
+		const struct sp_object *o = &run->objects.v[i];
+
+		err = hashmap__add(&pp->build_ids, (long)o->path, (long)o->build_id);
+		if (err == -EEXIST) /* the first entry of a path is the one */
+			err = 0;
+	}
+	return err;
+}
+
+static const char *build_id(const struct pp *pp, const char *object)
+{
+	long id;
+
 	/* only files have build-ids: "[kernel]", "[ext4]", "[vdso]" never do */
-	if (!object || object[0] == '[')
+	if (!object || object[0] == '[' || !hashmap__find(&pp->build_ids, (long)object, &id))
 		return NULL;
-	return sp_run_build_id(run, object);
+	return (const char *)id;
 }
 
 static int64_t i64(uint64_t v)
@@ -54,7 +73,7 @@ static int add_sample(const struct sp_sample *s, void *arg)
 
 		if (obj != prev_obj) { /* runs of frames share their object */
 			prev_obj = obj;
-			prev_id = build_id(pp->run, obj);
+			prev_id = build_id(pp, obj);
 		}
 		pp->frames[i] = (struct pprof_frame){ s->frames[i], obj, prev_id };
 	}
@@ -102,7 +121,7 @@ int format_pprof(const struct sp_run *run, const struct render_opts *opts, FILE 
 	const char *const *types = sched_types;
 	const char *period_type = "schedules", *period_unit = "count";
 	int64_t period = 1;
-	struct pp pp = { .run = run };
+	struct pp pp = { 0 };
 	int err;
 
 	if (view == SP_VIEW_PROFILE) {
@@ -119,12 +138,13 @@ int format_pprof(const struct sp_run *run, const struct render_opts *opts, FILE 
 			  period_type, period_unit, period);
 	if (!pp.p)
 		return -errno;
-	err = add_comments(pp.p, run, view ? view : SP_VIEW_SCHED);
+	err = index_build_ids(&pp, run) ?: add_comments(pp.p, run, view ? view : SP_VIEW_SCHED);
 	if (!err && view)
 		err = sp_samples_for_each_pid(run, view, add_sample, &pp);
 	if (!err)
 		err = pprof__write(pp.p, f);
 	pprof__free(pp.p);
+	hashmap__clear(&pp.build_ids);
 	free(pp.frames);
 	return err;
 }

@@ -18,14 +18,15 @@
  *
  * Samples only reference ids and string indexes that never change once assigned, so each
  * sample is encoded as soon as it is added; the tables (strings, mappings, functions and the
- * locations that mirror them 1:1) are emitted at encode time. Dedup uses open-addressing hash
- * tables, so memory and time stay linear in the input.
+ * locations that mirror them 1:1) are emitted at encode time. Dedup uses the hash table of
+ * hashmap.h, so memory and time stay linear in the input.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "hashmap.h"
 #include "pprof.h"
 
 enum {
@@ -93,24 +94,11 @@ struct pbuf {
 	size_t len, cap;
 };
 
-struct str_entry {
-	uint64_t hash;
-	size_t off, len; /* into strtab.arena */
-};
-
+/* string_table: the strings in index order, and string -> index */
 struct strtab {
-	struct pbuf arena;
-	struct str_entry *ent;
+	char **v;
 	size_t n, cap;
-	uint32_t *slots; /* index + 1, 0 = empty */
-	size_t nslots;	 /* power of two */
-};
-
-/* uint64 key -> uint32 value (index + 1, 0 = empty) */
-struct imap {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t n, nslots;
+	struct hashmap idx;
 };
 
 struct mapping {
@@ -134,12 +122,12 @@ struct pprof {
 
 	struct mapping *maps;
 	size_t nmaps, maps_cap;
-	struct imap map_idx; /* (filename, build_id) -> mapping */
+	struct hashmap map_idx; /* (filename << 32 | build_id) -> mapping index */
 
 	/* Function i and Location i describe the same frame; both have id i + 1. */
 	struct function *funcs;
 	size_t nfuncs, funcs_cap;
-	struct imap func_idx; /* (name, mapping) -> function */
+	struct hashmap func_idx; /* (name << 32 | mapping) -> function index */
 
 	uint32_t *comments;
 	size_t ncomments, comments_cap;
@@ -262,162 +250,62 @@ static int put_packed(struct pbuf *b, unsigned int field, const uint64_t *v, siz
 	return err;
 }
 
-/* ---- hash tables ---- */
-
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (uint8_t)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-static uint64_t hash_u64(uint64_t x)
-{
-	/* splitmix64 finalizer: spreads packed (index, index) keys over all bits */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
-/* Keep the load factor at or below 1/2 so probe sequences stay short. */
-static bool table_full(size_t n, size_t nslots)
-{
-	return (n + 1) * 2 > nslots;
-}
-
-static int strtab_rehash(struct strtab *t)
-{
-	size_t nslots = t->nslots ? t->nslots * 2 : 64, i, j;
-	uint32_t *slots;
-
-	if (nslots > SIZE_MAX / sizeof(*slots))
-		return -ENOMEM;
-	slots = calloc(nslots, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i < t->n; i++) {
-		for (j = t->ent[i].hash & (nslots - 1); slots[j]; j = (j + 1) & (nslots - 1))
-			;
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = nslots;
-	return 0;
-}
+/* ---- string table ---- */
 
 static int strtab_intern(struct strtab *t, const char *s, uint32_t *ret_idx)
 {
-	size_t len = strlen(s), j;
-	uint64_t h = hash_bytes(s, len);
-	struct str_entry *e;
+	long idx;
+	char *d;
 	int err;
 
-	if (table_full(t->n, t->nslots)) {
-		err = strtab_rehash(t);
-		if (err)
-			return err;
-	}
-	for (j = h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
-		e = &t->ent[t->slots[j] - 1];
-		if (e->hash == h && e->len == len && !memcmp(t->arena.data + e->off, s, len)) {
-			*ret_idx = t->slots[j] - 1;
-			return 0;
-		}
+	if (hashmap__find(&t->idx, (long)s, &idx)) {
+		*ret_idx = (uint32_t)idx;
+		return 0;
 	}
 	if (t->n >= MAX_TABLE)
 		return -E2BIG;
-	err = grow_array((void **)&t->ent, &t->cap, t->n + 1, sizeof(*t->ent));
+	err = grow_array((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v));
 	if (err)
 		return err;
-	/* +1 keeps arena.data non-NULL even for "", so memcmp() never sees NULL */
-	err = pbuf_reserve(&t->arena, len + 1);
-	if (err)
+	d = strdup(s);
+	if (!d)
+		return -ENOMEM;
+	err = hashmap__add(&t->idx, (long)d, (long)t->n);
+	if (err) {
+		free(d);
 		return err;
-	e = &t->ent[t->n];
-	e->hash = h;
-	e->off = t->arena.len;
-	e->len = len;
-	memcpy(t->arena.data + t->arena.len, s, len);
-	t->arena.len += len;
-	t->slots[j] = (uint32_t)t->n + 1;
+	}
+	t->v[t->n] = d;
 	*ret_idx = (uint32_t)t->n++;
 	return 0;
 }
 
 static void strtab_free(struct strtab *t)
 {
-	free(t->arena.data);
-	free(t->ent);
-	free(t->slots);
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+	hashmap__clear(&t->idx);
 }
 
-/* The slot holding key, or the empty slot where it would go. */
-static size_t imap_probe(const uint64_t *keys, const uint32_t *vals, size_t nslots, uint64_t key)
+/*
+ * The index of key's entry in the array *arr of n entries (elem bytes each), indexed by m:
+ * true when found, else false with room made for entry n, now indexed under key (*err: 0,
+ * or -E2BIG past max entries, or -ENOMEM). The caller fills the new entry and counts it.
+ */
+static bool index_find(struct hashmap *m, uint64_t key, void **arr, size_t *cap, size_t n,
+		       size_t elem, size_t max, size_t *ret_idx, int *err)
 {
-	size_t mask = nslots - 1, j = hash_u64(key) & mask;
+	long v;
 
-	while (vals[j] && keys[j] != key)
-		j = (j + 1) & mask;
-	return j;
-}
-
-static uint32_t imap_get(const struct imap *m, uint64_t key)
-{
-	if (!m->nslots)
-		return 0;
-	return m->vals[imap_probe(m->keys, m->vals, m->nslots, key)];
-}
-
-/* key must not be in the map yet */
-static int imap_put(struct imap *m, uint64_t key, uint32_t val)
-{
-	size_t nslots = m->nslots ? m->nslots * 2 : 64, i, j;
-	uint64_t *keys;
-	uint32_t *vals;
-
-	if (table_full(m->n, m->nslots)) {
-		if (nslots > SIZE_MAX / sizeof(*keys))
-			return -ENOMEM;
-		keys = calloc(nslots, sizeof(*keys));
-		vals = calloc(nslots, sizeof(*vals));
-		if (!keys || !vals) {
-			free(keys);
-			free(vals);
-			return -ENOMEM;
-		}
-		for (i = 0; i < m->nslots; i++) {
-			if (!m->vals[i])
-				continue;
-			j = imap_probe(keys, vals, nslots, m->keys[i]);
-			keys[j] = m->keys[i];
-			vals[j] = m->vals[i];
-		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = keys;
-		m->vals = vals;
-		m->nslots = nslots;
+	*ret_idx = n;
+	if (hashmap__find(m, (long)key, &v)) {
+		*ret_idx = (size_t)v;
+		return true;
 	}
-	j = imap_probe(m->keys, m->vals, m->nslots, key);
-	m->keys[j] = key;
-	m->vals[j] = val;
-	m->n++;
-	return 0;
-}
-
-static void imap_free(struct imap *m)
-{
-	free(m->keys);
-	free(m->vals);
+	*err = n >= max ? -E2BIG : grow_array(arr, cap, n + 1, elem);
+	*err = *err ?: hashmap__add(m, (long)key, (long)n);
+	return false;
 }
 
 /* ---- profile building ---- */
@@ -450,6 +338,9 @@ struct pprof *pprof__new(const char *const *sample_types, const char *const *uni
 	p->duration_ns = duration_ns;
 	p->time_ns = time_unix_ns;
 	p->period = period;
+	hashmap__init(&p->strs.idx, hashmap_str_hash, hashmap_str_equal, NULL);
+	hashmap__init(&p->map_idx, hashmap_long_hash, hashmap_long_equal, NULL);
+	hashmap__init(&p->func_idx, hashmap_long_hash, hashmap_long_equal, NULL);
 	p->types = calloc(2 * ntypes, sizeof(*p->types));
 	if (!p->types)
 		goto err_nomem;
@@ -481,9 +372,9 @@ void pprof__free(struct pprof *p)
 	free(p->types);
 	strtab_free(&p->strs);
 	free(p->maps);
-	imap_free(&p->map_idx);
+	hashmap__clear(&p->map_idx);
 	free(p->funcs);
-	imap_free(&p->func_idx);
+	hashmap__clear(&p->func_idx);
 	free(p->comments);
 	free(p->samples.data);
 	free(p->scratch.data);
@@ -494,9 +385,9 @@ void pprof__free(struct pprof *p)
 
 static int find_mapping(struct pprof *p, const struct pprof_frame *fr, uint32_t *ret_idx)
 {
-	uint32_t filename, build_id = 0, v;
+	uint32_t filename, build_id = 0;
 	struct mapping *m;
-	uint64_t key;
+	size_t idx;
 	int err;
 
 	err = strtab_intern(&p->strs, fr->object ? fr->object : DEFAULT_OBJECT, &filename);
@@ -505,18 +396,11 @@ static int find_mapping(struct pprof *p, const struct pprof_frame *fr, uint32_t 
 	if (err)
 		return err;
 
-	key = (uint64_t)filename << 32 | build_id;
-	v = imap_get(&p->map_idx, key);
-	if (v) {
-		*ret_idx = v - 1;
-		return 0;
-	}
-	if (p->nmaps >= MAX_MAPPINGS)
-		return -E2BIG;
-	err = grow_array((void **)&p->maps, &p->maps_cap, p->nmaps + 1, sizeof(*p->maps)) ?:
-	      imap_put(&p->map_idx, key, (uint32_t)p->nmaps + 1);
-	if (err)
+	if (index_find(&p->map_idx, (uint64_t)filename << 32 | build_id, (void **)&p->maps,
+		       &p->maps_cap, p->nmaps, sizeof(*p->maps), MAX_MAPPINGS, &idx, &err) || err) {
+		*ret_idx = (uint32_t)idx;
 		return err;
+	}
 	m = &p->maps[p->nmaps];
 	m->filename = filename;
 	m->build_id = build_id;
@@ -526,30 +410,26 @@ static int find_mapping(struct pprof *p, const struct pprof_frame *fr, uint32_t 
 	return 0;
 }
 
-/* Returns the Location id (== Function id) of a frame, adding it on first sight. */
-static int find_location(struct pprof *p, const struct pprof_frame *fr, uint64_t *ret_id)
+/*
+ * Returns the Location id (== Function id) of a frame in mapping (find_mapping() of the
+ * frame), adding it on first sight.
+ */
+static int find_location(struct pprof *p, const struct pprof_frame *fr, uint32_t mapping,
+			 uint64_t *ret_id)
 {
-	uint32_t mapping, name, v;
 	struct function *f;
-	uint64_t key;
+	uint32_t name;
+	size_t idx;
 	int err;
 
-	err = find_mapping(p, fr, &mapping) ?: strtab_intern(&p->strs, fr->function, &name);
+	err = strtab_intern(&p->strs, fr->function, &name);
 	if (err)
 		return err;
-
-	key = (uint64_t)name << 32 | mapping;
-	v = imap_get(&p->func_idx, key);
-	if (v) {
-		*ret_id = v;
-		return 0;
+	if (index_find(&p->func_idx, (uint64_t)name << 32 | mapping, (void **)&p->funcs,
+		       &p->funcs_cap, p->nfuncs, sizeof(*p->funcs), MAX_TABLE, &idx, &err) || err) {
+		*ret_id = idx + 1;
+		return err;
 	}
-	if (p->nfuncs >= MAX_TABLE)
-		return -E2BIG;
-	err = grow_array((void **)&p->funcs, &p->funcs_cap, p->nfuncs + 1, sizeof(*p->funcs)) ?:
-	      imap_put(&p->func_idx, key, (uint32_t)p->nfuncs + 1);
-	if (err)
-		return err;
 	/* < 2^32 functions of ADDR_STEP each never leave the mapping's 2^40 range */
 	f = &p->funcs[p->nfuncs];
 	f->name = name;
@@ -604,6 +484,7 @@ static int encode_label(struct pprof *p, const struct pprof_label *l)
 int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t nframes,
 		      const int64_t *values, const struct pprof_label *labels, size_t nlabels)
 {
+	uint32_t mapping = 0;
 	size_t i;
 	int err;
 
@@ -612,8 +493,14 @@ int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t 
 	/* p->ids holds the location ids, then the values */
 	err = grow_array((void **)&p->ids, &p->ids_cap, nframes > p->ntypes ? nframes : p->ntypes,
 			 sizeof(*p->ids));
-	for (i = 0; !err && i < nframes; i++)
-		err = find_location(p, &frames[i], &p->ids[i]);
+	for (i = 0; !err && i < nframes; i++) {
+		const struct pprof_frame *fr = &frames[i];
+
+		/* runs of frames share their object: its mapping is looked up once a run */
+		if (!i || fr->object != fr[-1].object || fr->build_id != fr[-1].build_id)
+			err = find_mapping(p, fr, &mapping);
+		err = err ?: find_location(p, fr, mapping, &p->ids[i]);
+	}
 	if (err)
 		return err;
 
@@ -713,8 +600,7 @@ static int encode_profile(struct pprof *p, struct pbuf *b)
 	for (i = 0; !err && i < p->nfuncs; i++)
 		err = encode_function(p, b, i);
 	for (i = 0; !err && i < t->n; i++)
-		err = put_bytes(b, PROFILE_STRING_TABLE, t->arena.data + t->ent[i].off,
-				t->ent[i].len);
+		err = put_bytes(b, PROFILE_STRING_TABLE, t->v[i], strlen(t->v[i]));
 	err = err ?: put_uint_opt(b, PROFILE_TIME_NANOS, (uint64_t)p->time_ns);
 	err = err ?: put_uint_opt(b, PROFILE_DURATION_NANOS, (uint64_t)p->duration_ns);
 	if (!err && p->has_period_type)

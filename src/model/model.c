@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hashmap.h"
 #include "model.h"
 #include "schema.h"
 #include "util.h"
@@ -64,10 +65,82 @@ void sp_stack_list_merge_last(struct sp_stack_list *l)
 	}
 }
 
+/* Stack rows by what stack_rows_alike() compares: keys are indexes into the list (ctx). */
+static uint64_t stack_row_hash(long key, void *ctx)
+{
+	const struct sp_stack_row *s = &((const struct sp_stack_list *)ctx)->v[key];
+	uint64_t h = hashmap_hash_bytes(s->comm, strlen(s->comm), (uint64_t)(unsigned int)s->pid);
+
+	for (size_t k = 0; k < s->nframes; k++)
+		h = hashmap_hash_bytes(s->frames[k], strlen(s->frames[k]), h);
+	return h;
+}
+
+static bool stack_row_equal(long a, long b, void *ctx)
+{
+	const struct sp_stack_list *l = ctx;
+
+	return stack_rows_alike(&l->v[a], &l->v[b]);
+}
+
+/*
+ * Moves row i to the end of the merged prefix l->v[0..*n), or adds it to the first row alike
+ * there (seen indexes them, with room reserved for every row). true when it merged.
+ */
+static bool stack_list_place(struct sp_stack_list *l, struct hashmap *seen, size_t i, size_t *n,
+			     bool free_merged)
+{
+	struct sp_stack_row *s = &l->v[i];
+	long j;
+
+	if (hashmap__find(seen, (long)i, &j)) {
+		l->v[j].count += s->count;
+		l->v[j].time_ns += s->time_ns;
+		if (free_merged)
+			sp_stack_row_free(s);
+		memset(s, 0, sizeof(*s));
+		return true;
+	}
+	if (i != *n) {
+		l->v[*n] = *s;
+		memset(s, 0, sizeof(*s));
+	}
+	/* keyed by its new place, where the hash and equality read it; cannot fail (reserved) */
+	hashmap__add(seen, (long)*n, (long)*n);
+	(*n)++;
+	return false;
+}
+
+/*
+ * Merges the rows alike of l in one pass, keeping the first of each kind in place.
+ * -ENOMEM, with l untouched, when the index cannot be allocated.
+ */
+static int stack_list_merge_hashed(struct sp_stack_list *l, bool free_merged, bool *ret_merged)
+{
+	struct hashmap seen;
+	size_t n = 0;
+	int err;
+
+	hashmap__init(&seen, stack_row_hash, stack_row_equal, l);
+	err = hashmap__reserve(&seen, l->n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < l->n; i++)
+		if (stack_list_place(l, &seen, i, &n, free_merged))
+			*ret_merged = true;
+	hashmap__clear(&seen);
+	l->n = n;
+	return 0;
+}
+
 void sp_stack_list_merge(struct sp_stack_list *l)
 {
 	size_t n = l->n;
+	bool merged = false;
 
+	if (!stack_list_merge_hashed(l, true, &merged))
+		return;
+	/* out of memory for the index: merge row by row, in quadratic time */
 	l->n = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (i != l->n) {
@@ -82,6 +155,7 @@ void sp_stack_list_merge(struct sp_stack_list *l)
 int sp_stack_list_merge_pids(const struct sp_stack_list *l, struct sp_stack_list *ret)
 {
 	bool merged = false;
+	int err;
 
 	memset(ret, 0, sizeof(*ret));
 	if (!l->n)
@@ -89,24 +163,16 @@ int sp_stack_list_merge_pids(const struct sp_stack_list *l, struct sp_stack_list
 	ret->v = calloc(l->n, sizeof(*ret->v));
 	if (!ret->v)
 		return -ENOMEM;
-	ret->cap = l->n;
+	ret->cap = ret->n = l->n;
 	for (size_t i = 0; i < l->n; i++) {
-		struct sp_stack_row *s = &ret->v[ret->n];
-		size_t j;
-
-		*s = l->v[i];
-		s->pid = 0;
-		for (j = 0; j < ret->n; j++)
-			if (stack_rows_alike(&ret->v[j], s))
-				break;
-		if (j < ret->n) {
-			ret->v[j].count += s->count;
-			ret->v[j].time_ns += s->time_ns;
-			memset(s, 0, sizeof(*s));
-			merged = true;
-		} else {
-			ret->n++;
-		}
+		ret->v[i] = l->v[i];
+		ret->v[i].pid = 0;
+	}
+	err = stack_list_merge_hashed(ret, false, &merged);
+	if (err) {
+		free(ret->v);
+		memset(ret, 0, sizeof(*ret));
+		return err;
 	}
 	if (merged) /* else l's order, whatever it is, stays */
 		sp_stack_list_sort(ret);

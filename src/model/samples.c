@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hashmap.h"
 #include "samples.h"
 #include "util.h"
 #include "view.h"
@@ -86,9 +87,44 @@ static int walk_stacks(const struct row *r, const struct sp_stack_list *l, sp_sa
 	return 0;
 }
 
+struct covered {
+	uint64_t count, time;
+};
+
+/* cov[i]: what the stacks of comm i of the row sum to (one pass, comms found by name). */
+static int stacks_by_comm(const struct row *r, struct covered *cov)
+{
+	struct hashmap idx;
+	long i;
+	int err;
+
+	hashmap__init(&idx, hashmap_str_hash, hashmap_str_equal, NULL);
+	err = hashmap__reserve(&idx, r->r.comms->n);
+	for (size_t c = 0; !err && c < r->r.comms->n; c++) {
+		err = hashmap__add(&idx, (long)r->r.comms->v[c].comm, (long)c);
+		if (err == -EEXIST) /* a name listed twice: see below */
+			err = 0;
+	}
+	for (size_t j = 0; !err && j < r->r.stacks->n; j++) {
+		const struct sp_stack_row *st = &r->r.stacks->v[j];
+
+		if (hashmap__find(&idx, (long)st->comm, &i)) {
+			cov[i].count += st->count;
+			cov[i].time += st->time_ns;
+		}
+	}
+	/* every entry of a name is covered by all its stacks, as a scan per entry would find */
+	for (size_t c = 0; !err && c < r->r.comms->n; c++)
+		if (hashmap__find(&idx, (long)r->r.comms->v[c].comm, &i) && (size_t)i != c)
+			cov[c] = cov[i];
+	hashmap__clear(&idx);
+	return err;
+}
+
 static int walk_row(const struct row *r, bool by_pid, sp_sample_fn fn, void *arg)
 {
 	struct sp_stack_list merged;
+	struct covered *cov;
 	struct sp_sample s;
 	int err;
 
@@ -103,18 +139,14 @@ static int walk_row(const struct row *r, bool by_pid, sp_sample_fn fn, void *arg
 	if (err)
 		return err;
 	/* what the stacks of each comm do not cover */
-	for (size_t i = 0; i < r->r.comms->n; i++) {
+	cov = calloc(r->r.comms->n ? r->r.comms->n : 1, sizeof(*cov));
+	if (!cov)
+		return -ENOMEM;
+	err = stacks_by_comm(r, cov);
+	for (size_t i = 0; !err && i < r->r.comms->n; i++) {
 		const struct sp_comm_stat *c = &r->r.comms->v[i];
-		uint64_t count = 0, time = 0;
+		uint64_t count = cov[i].count, time = cov[i].time;
 
-		for (size_t j = 0; j < r->r.stacks->n; j++) {
-			const struct sp_stack_row *st = &r->r.stacks->v[j];
-
-			if (!strcmp(st->comm, c->comm)) {
-				count += st->count;
-				time += st->time_ns;
-			}
-		}
 		s = (struct sp_sample){
 			.comm = c->comm,
 			.frames = &r->r.name,
@@ -123,13 +155,11 @@ static int walk_row(const struct row *r, bool by_pid, sp_sample_fn fn, void *arg
 			.count = sat_sub(c->count, count),
 		};
 		s.time_ns = r->period_ns ? s.count * r->period_ns : sat_sub(c->time_ns, time);
-		if (!s.count && !s.time_ns)
-			continue;
-		err = fn(&s, arg);
-		if (err)
-			return err;
+		if (s.count || s.time_ns)
+			err = fn(&s, arg);
 	}
-	return 0;
+	free(cov);
+	return err;
 }
 
 static int walk_lost(uint64_t lost, sp_sample_fn fn, void *arg)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * build-id -> file -> symbols cache. Two search trees (tsearch): the files already read, keyed
+ * build-id -> file -> symbols cache. Two hash tables (hashmap.h): the files already read, keyed
  * by identity so add_pid() over thousands of short-lived processes stats each file once and
  * reads it once, and the objects, keyed by build-id, each with its candidate paths and its
  * lazily loaded symbols.
@@ -10,8 +10,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <search.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,15 +19,18 @@
 #include <unistd.h>
 
 #include "elfsyms.h"
+#include "hashmap.h"
 #include "procmaps.h"
 
-struct bc_file {
+struct bc_file { /* the identity fields come first: they are the key (FILE_KEY_SIZE) */
 	dev_t dev;
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
 	int result; /* what add_file returned the first time */
 };
+
+#define FILE_KEY_SIZE offsetof(struct bc_file, result)
 
 struct bc_object {
 	uint8_t id[ELF_BUILD_ID_MAX];
@@ -40,42 +43,33 @@ struct bc_object {
 };
 
 struct buildid_cache {
-	void *files;   /* tsearch root of struct bc_file */
-	void *objects; /* tsearch root of struct bc_object */
+	struct hashmap files;	/* struct bc_file * by identity -> itself */
+	struct hashmap objects; /* struct bc_object * by build-id -> itself */
 	char *debug_dir;
 };
 
-static int cmp_file(const void *a, const void *b)
+static uint64_t object_hash(long key, void *ctx)
 {
-	const struct bc_file *x = a, *y = b;
+	const struct bc_object *o = (const struct bc_object *)key;
 
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	if (x->size != y->size)
-		return x->size < y->size ? -1 : 1;
-	if (x->mtime.tv_sec != y->mtime.tv_sec)
-		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
-	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
-		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
-	return 0;
+	(void)ctx;
+	return hashmap_hash_bytes(o->id, o->id_len, 0);
 }
 
-static int cmp_object(const void *a, const void *b)
+static bool object_equal(long a, long b, void *ctx)
 {
-	const struct bc_object *x = a, *y = b;
+	const struct bc_object *x = (const struct bc_object *)a, *y = (const struct bc_object *)b;
 
-	if (x->id_len != y->id_len)
-		return x->id_len < y->id_len ? -1 : 1;
-	return memcmp(x->id, y->id, x->id_len);
+	(void)ctx;
+	return x->id_len == y->id_len && !memcmp(x->id, y->id, x->id_len);
 }
 
-static void object_free(void *p)
+static void object_free(long key, long value)
 {
-	struct bc_object *o = p;
+	struct bc_object *o = (struct bc_object *)key;
 	size_t i;
 
+	(void)value;
 	for (i = 0; i < o->npaths; i++)
 		free(o->paths[i]);
 	free(o->paths);
@@ -85,15 +79,21 @@ static void object_free(void *p)
 
 struct buildid_cache *buildid_cache__new(void)
 {
-	return calloc(1, sizeof(struct buildid_cache));
+	struct buildid_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	hashmap__init(&c->files, hashmap_mem_hash, hashmap_mem_equal, (void *)FILE_KEY_SIZE);
+	hashmap__init(&c->objects, object_hash, object_equal, NULL);
+	return c;
 }
 
 void buildid_cache__free(struct buildid_cache *c)
 {
 	if (!c)
 		return;
-	tdestroy(c->files, free);
-	tdestroy(c->objects, object_free);
+	hashmap__clear_with(&c->files, hashmap_free_key);
+	hashmap__clear_with(&c->objects, object_free);
 	free(c->debug_dir);
 	free(c);
 }
@@ -121,13 +121,14 @@ static const char *debug_dir(const struct buildid_cache *c)
 static struct bc_object *object_get(struct buildid_cache *c, const uint8_t *id, size_t id_len,
 				    bool create)
 {
-	struct bc_object key, *o, **slot;
+	struct bc_object key, *o;
+	long found;
+	int err;
 
 	key.id_len = id_len;
 	memcpy(key.id, id, id_len);
-	slot = tfind(&key, &c->objects, cmp_object);
-	if (slot)
-		return *slot;
+	if (hashmap__find(&c->objects, (long)&key, &found))
+		return (struct bc_object *)found;
 	if (!create) {
 		errno = ENOENT;
 		return NULL;
@@ -137,10 +138,10 @@ static struct bc_object *object_get(struct buildid_cache *c, const uint8_t *id, 
 		return NULL;
 	o->id_len = id_len;
 	memcpy(o->id, id, id_len);
-	slot = tsearch(o, &c->objects, cmp_object);
-	if (!slot) {
+	err = hashmap__add(&c->objects, (long)o, (long)o);
+	if (err) {
 		free(o);
-		errno = ENOMEM;
+		errno = -err;
 		return NULL;
 	}
 	return o;
@@ -208,7 +209,8 @@ static int add_file(struct buildid_cache *c, const char *open_path, const char *
 		    bool eager)
 {
 	uint8_t id[ELF_BUILD_ID_MAX];
-	struct bc_file key, *f, **slot;
+	struct bc_file key, *f;
+	long found;
 	struct bc_object *o;
 	struct stat st;
 	size_t id_len;
@@ -226,9 +228,8 @@ static int add_file(struct buildid_cache *c, const char *open_path, const char *
 	key.ino = st.st_ino;
 	key.size = st.st_size;
 	key.mtime = st.st_mtim;
-	slot = tfind(&key, &c->files, cmp_file);
-	if (slot)
-		return (*slot)->result;
+	if (hashmap__find(&c->files, (long)&key, &found))
+		return ((struct bc_file *)found)->result;
 
 	err = elf_read_build_id(open_path, id, sizeof(id), &id_len);
 	/* out of memory is worth a retry later; everything else is a property of the file */
@@ -262,13 +263,10 @@ static int add_file(struct buildid_cache *c, const char *open_path, const char *
 		return -ENOMEM;
 	*f = key;
 	f->result = err;
-	slot = tsearch(f, &c->files, cmp_file);
-	if (!slot) {
+	if (hashmap__add(&c->files, (long)f, (long)f)) { /* -ENOMEM: the lookup above missed */
 		free(f);
 		return -ENOMEM;
 	}
-	if (*slot != f) /* cannot happen: tfind() missed it above */
-		free(f);
 	return err;
 }
 

@@ -2,7 +2,7 @@
 /*
  * Kernel symbols from /proc/kallsyms: the names in one arena (a chain of big blocks that never
  * move), the symbols in one array sorted by address, one index per class (text, data) holding
- * the best alias of each distinct address, and an open-addressing hash by name.
+ * the best alias of each distinct address, and a hash table (hashmap.h) by name.
  *
  * Loading appends each parsed line straight to the final symbol array (with its line number
  * parked in .size, and the alias rank and marker flags in a side array indexed by it), sorts
@@ -17,6 +17,9 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "hashmap.h"
+#include "util.h"
+
 #define KALLSYMS_PATH "/proc/kallsyms"
 /* seq_file hands out as much as the read asks for: big reads mean fewer syscalls. */
 #define READ_BUF_SIZE (64 * 1024)
@@ -24,8 +27,6 @@
 #define ARENA_BLOCK_SIZE (1024 * 1024)
 /* The longest start-marker name derived from an end marker ("__stop_X" -> "__start_X"). */
 #define MARKER_NAME_MAX (KSYMS_NAME_MAX + 8)
-/* How far ahead the name hash prefetches slots: the table is too big for the caches. */
-#define HASH_PREFETCH 16
 
 /* sym_meta.flags */
 enum {
@@ -63,11 +64,6 @@ struct object {
 	bool has_low, has_next;
 };
 
-struct name_slot {
-	uint32_t hash;
-	uint32_t idx1; /* 1 + index into ksyms.syms; 0: empty slot */
-};
-
 struct ksyms {
 	struct ksym *syms;
 	size_t cnt;
@@ -76,8 +72,7 @@ struct ksyms {
 	size_t text_cnt;
 	uint32_t *data_idx;
 	size_t data_cnt;
-	struct name_slot *slots;
-	size_t slots_mask;
+	struct hashmap names; /* name -> index into syms, the lowest address of that name */
 	size_t skipped;
 	bool restricted;
 };
@@ -129,17 +124,6 @@ static bool is_letter(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool has_prefix(const char *s, size_t len, const char *prefix)
 {
 	size_t n = strlen(prefix);
@@ -174,7 +158,7 @@ static int parse_line(const char *p, const char *end, struct parsed *ret)
 	if (p == end)
 		return 0;
 
-	for (; p < end && (v = hex_value(*p)) >= 0; p++) {
+	for (; p < end && (v = hex_digit(*p)) >= 0; p++) {
 		if (++digits > 16)
 			return -EINVAL;
 		addr = addr << 4 | (uint64_t)v;
@@ -227,7 +211,7 @@ static int parse_line(const char *p, const char *end, struct parsed *ret)
 	return 1;
 }
 
-static int grow(void **ptr, size_t *cap, size_t need, size_t elem, size_t first)
+static int grow_array(void **ptr, size_t *cap, size_t need, size_t elem, size_t first)
 {
 	size_t n = *cap ? *cap : first;
 	void *p;
@@ -286,7 +270,7 @@ static int intern_module(struct loader *l, const char *m, size_t len, const char
 			return 0;
 		}
 	}
-	if (grow((void **)&l->objs, &l->objs_cap, l->objs_cnt + 1, sizeof(*l->objs), 64))
+	if (grow_array((void **)&l->objs, &l->objs_cap, l->objs_cnt + 1, sizeof(*l->objs), 64))
 		return -ENOMEM;
 	o = &l->objs[l->objs_cnt];
 	memset(o, 0, sizeof(*o));
@@ -356,8 +340,8 @@ static int add_symbol(struct loader *l, const struct parsed *ps)
 		if (err)
 			return err;
 	}
-	if (grow((void **)&ks->syms, &l->syms_cap, seq + 1, sizeof(*ks->syms), 16384) ||
-	    grow((void **)&l->meta, &l->meta_cap, seq + 1, sizeof(*l->meta), 16384))
+	if (grow_array((void **)&ks->syms, &l->syms_cap, seq + 1, sizeof(*ks->syms), 16384) ||
+	    grow_array((void **)&l->meta, &l->meta_cap, seq + 1, sizeof(*l->meta), 16384))
 		return -ENOMEM;
 	s = &ks->syms[seq];
 	s->name = arena_add(ks, ps->name, ps->name_len);
@@ -659,67 +643,19 @@ static int build_class_indexes(struct ksyms *ks)
 	return 0;
 }
 
-/*
- * A word-at-a-time multiplicative hash: names are long and share prefixes (__pfx_, __x64_sys_),
- * and a byte-at-a-time hash was a sixth of the loading time.
- */
-static uint32_t name_hash(const char *s, size_t len)
-{
-	const uint64_t k = 0xff51afd7ed558ccdULL;
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
-
-	for (; len >= 8; s += 8, len -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * k;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, s, len);
-	h = (h ^ w) * k;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return (uint32_t)h;
-}
-
 static int build_name_hash(struct ksyms *ks)
 {
-	uint32_t ahead[HASH_PREFETCH];
-	size_t cap = 16, i;
+	int err;
 
-	while (cap < ks->cnt * 2)
-		cap *= 2;
-	ks->slots = calloc(cap, sizeof(*ks->slots));
-	if (!ks->slots)
-		return -ENOMEM;
-	ks->slots_mask = cap - 1;
-
-	for (i = 0; i < HASH_PREFETCH && i < ks->cnt; i++)
-		ahead[i] = name_hash(ks->syms[i].name, strlen(ks->syms[i].name));
+	hashmap__init(&ks->names, hashmap_str_hash, hashmap_str_equal, NULL);
+	err = hashmap__reserve(&ks->names, ks->cnt);
 	/* In address order, so the first of several same-named symbols wins. */
-	for (i = 0; i < ks->cnt; i++) {
-		uint32_t h = ahead[i % HASH_PREFETCH];
-		size_t j = h & ks->slots_mask;
-
-		if (i + HASH_PREFETCH < ks->cnt) {
-			const char *n2 = ks->syms[i + HASH_PREFETCH].name;
-			uint32_t h2 = name_hash(n2, strlen(n2));
-
-			ahead[i % HASH_PREFETCH] = h2;
-			__builtin_prefetch(&ks->slots[h2 & ks->slots_mask], 1);
-		}
-		for (; ks->slots[j].idx1; j = (j + 1) & ks->slots_mask) {
-			const struct name_slot *sl = &ks->slots[j];
-
-			if (sl->hash == h && !strcmp(ks->syms[sl->idx1 - 1].name, ks->syms[i].name))
-				break;
-		}
-		if (ks->slots[j].idx1)
-			continue;
-		ks->slots[j].hash = h;
-		ks->slots[j].idx1 = (uint32_t)i + 1;
+	for (size_t i = 0; !err && i < ks->cnt; i++) {
+		err = hashmap__add(&ks->names, (long)ks->syms[i].name, (long)i);
+		if (err == -EEXIST)
+			err = 0;
 	}
-	return 0;
+	return err;
 }
 
 static int load(struct loader *l, const char *path)
@@ -786,7 +722,7 @@ void ksyms__free(struct ksyms *ks)
 		next = b->next;
 		free(b);
 	}
-	free(ks->slots);
+	hashmap__clear(&ks->names);
 	free(ks->text_idx);
 	free(ks->data_idx);
 	free(ks->syms);
@@ -807,19 +743,11 @@ const struct ksym *ksyms__at(const struct ksyms *ks, size_t i)
 
 const struct ksym *ksyms__get(const struct ksyms *ks, const char *name)
 {
-	uint32_t h;
-	size_t j;
+	long i;
 
-	if (!ks || !name || !ks->slots)
+	if (!ks || !name || !hashmap__find(&ks->names, (long)name, &i))
 		return NULL;
-	h = name_hash(name, strlen(name));
-	for (j = h & ks->slots_mask; ks->slots[j].idx1; j = (j + 1) & ks->slots_mask) {
-		const struct name_slot *sl = &ks->slots[j];
-
-		if (sl->hash == h && !strcmp(ks->syms[sl->idx1 - 1].name, name))
-			return &ks->syms[sl->idx1 - 1];
-	}
-	return NULL;
+	return &ks->syms[i];
 }
 
 static const struct ksym *map_class(const struct ksyms *ks, const uint32_t *idx, size_t cnt,

@@ -12,16 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "util.h"
 
 /* Parses at least one digit in base 16 or 10, stopping at the first non-digit. */
 static bool parse_num(const char **p, unsigned int base, uint64_t *ret)
@@ -30,7 +21,7 @@ static bool parse_num(const char **p, unsigned int base, uint64_t *ret)
 	uint64_t v = 0;
 	int d;
 
-	for (; (d = hexval(*s)) >= 0 && (unsigned int)d < base; s++) {
+	for (; (d = hex_digit(*s)) >= 0 && (unsigned int)d < base; s++) {
 		if (v > (UINT64_MAX - (uint64_t)d) / base)
 			return false;
 		v = v * base + (uint64_t)d;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * User-space symbolization (see usyms.h). Three search trees (tsearch): the mapped files by
+ * User-space symbolization (see usyms.h). Three hash tables (hashmap.h): the mapped files by
  * (device, inode) with their build-id, read once per file; the process images (pid, image)
  * with their executable mappings; and, through buildid_cache, the objects by build-id with
  * their lazily loaded symbols.
@@ -10,8 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <search.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +21,10 @@
 
 #include "buildid_cache.h"
 #include "elfsyms.h"
+#include "hashmap.h"
 #include "procmaps.h"
 
-/* A mapped file, by identity as /proc/PID/maps prints it. */
+/* A mapped file, by identity as /proc/PID/maps prints it (the first fields: FILE_KEY_SIZE). */
 struct us_file {
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
@@ -40,17 +41,20 @@ struct us_map {
 	char *path;	      /* as the kernel printed it; "[vdso]" */
 };
 
-struct us_image {
-	int pid;
+struct us_image { /* image and pid are the key (IMAGE_KEY_SIZE): no padding between */
 	uint64_t image;
+	int pid;
 	struct us_map *maps; /* executable mappings, sorted by start */
 	size_t n;
 };
 
+#define FILE_KEY_SIZE offsetof(struct us_file, id)
+#define IMAGE_KEY_SIZE (offsetof(struct us_image, pid) + sizeof(int))
+
 struct usyms {
 	struct buildid_cache *bc;
-	void *files;  /* tsearch root of struct us_file */
-	void *images; /* tsearch root of struct us_image */
+	struct hashmap files;  /* struct us_file * by (device, inode) -> itself */
+	struct hashmap images; /* struct us_image * by (image, pid) -> itself */
 	size_t nimages;
 	char *debug_dir;
 	struct elf_syms *vdso;
@@ -59,34 +63,8 @@ struct usyms {
 
 static const char vdso_name[] = "[vdso]";
 
-static int cmp_file(const void *a, const void *b)
+static void file_free(struct us_file *f)
 {
-	const struct us_file *x = a, *y = b;
-
-	if (x->dev_major != y->dev_major)
-		return x->dev_major < y->dev_major ? -1 : 1;
-	if (x->dev_minor != y->dev_minor)
-		return x->dev_minor < y->dev_minor ? -1 : 1;
-	if (x->inode != y->inode)
-		return x->inode < y->inode ? -1 : 1;
-	return 0;
-}
-
-static int cmp_image(const void *a, const void *b)
-{
-	const struct us_image *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->image != y->image)
-		return x->image < y->image ? -1 : 1;
-	return 0;
-}
-
-static void file_free(void *p)
-{
-	struct us_file *f = p;
-
 	free(f->path);
 	elf_syms__free(f->syms);
 	free(f);
@@ -99,12 +77,22 @@ static void maps_free(struct us_map *maps, size_t n)
 	free(maps);
 }
 
-static void image_free(void *p)
+static void image_free(struct us_image *img)
 {
-	struct us_image *img = p;
-
 	maps_free(img->maps, img->n);
 	free(img);
+}
+
+static void image_entry_free(long key, long value)
+{
+	(void)value;
+	image_free((struct us_image *)key);
+}
+
+static void file_entry_free(long key, long value)
+{
+	(void)value;
+	file_free((struct us_file *)key);
 }
 
 struct usyms *usyms__new(const struct usyms_opts *opts)
@@ -113,6 +101,8 @@ struct usyms *usyms__new(const struct usyms_opts *opts)
 
 	if (!u)
 		return NULL;
+	hashmap__init(&u->files, hashmap_mem_hash, hashmap_mem_equal, (void *)FILE_KEY_SIZE);
+	hashmap__init(&u->images, hashmap_mem_hash, hashmap_mem_equal, (void *)IMAGE_KEY_SIZE);
 	u->bc = buildid_cache__new();
 	if (!u->bc)
 		goto fail;
@@ -132,8 +122,8 @@ void usyms__free(struct usyms *u)
 {
 	if (!u)
 		return;
-	tdestroy(u->images, image_free);
-	tdestroy(u->files, file_free);
+	hashmap__clear_with(&u->images, image_entry_free);
+	hashmap__clear_with(&u->files, file_entry_free);
 	buildid_cache__free(u->bc);
 	elf_syms__free(u->vdso);
 	free(u->debug_dir);
@@ -167,12 +157,12 @@ static struct us_file *file_get(struct usyms *u, int pid, const struct proc_map 
 {
 	struct us_file key = { .dev_major = m->dev_major, .dev_minor = m->dev_minor,
 			       .inode = m->inode };
-	struct us_file *f, **slot;
+	struct us_file *f;
+	long found;
 	char mf[64];
 
-	slot = tfind(&key, &u->files, cmp_file);
-	if (slot)
-		return *slot;
+	if (hashmap__find(&u->files, (long)&key, &found))
+		return (struct us_file *)found;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
@@ -186,8 +176,7 @@ static struct us_file *file_get(struct usyms *u, int pid, const struct proc_map 
 	if (elf_read_build_id(mf, f->id, sizeof(f->id), &f->id_len) &&
 	    (path_deleted(m->path) || elf_read_build_id(m->path, f->id, sizeof(f->id), &f->id_len)))
 		f->id_len = 0;
-	slot = tsearch(f, &u->files, cmp_file);
-	if (!slot) {
+	if (hashmap__add(&u->files, (long)f, (long)f)) {
 		file_free(f);
 		return NULL;
 	}
@@ -236,8 +225,9 @@ fail:
 
 int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 {
-	struct us_image *img, **slot;
+	struct us_image *img, *old;
 	struct proc_map *maps;
+	long found;
 	size_t n;
 	int err;
 
@@ -253,15 +243,9 @@ int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 		err = -ENOMEM;
 		goto out;
 	}
-	slot = tsearch(img, &u->images, cmp_image);
-	if (!slot) {
-		image_free(img);
-		err = -ENOMEM;
-		goto out;
-	}
-	if (*slot != img) { /* a newer snapshot of a known image replaces the older */
-		struct us_image *old = *slot;
-
+	if (hashmap__find(&u->images, (long)img, &found)) {
+		/* a newer snapshot of a known image replaces the older */
+		old = (struct us_image *)found;
 		maps_free(old->maps, old->n);
 		old->maps = img->maps;
 		old->n = img->n;
@@ -269,6 +253,11 @@ int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 		img->n = 0;
 		image_free(img);
 	} else {
+		err = hashmap__add(&u->images, (long)img, (long)img);
+		if (err) {
+			image_free(img);
+			goto out;
+		}
 		u->nimages++;
 	}
 	err = 0;
@@ -359,15 +348,15 @@ static const struct us_map *image_find(const struct us_image *img, uint64_t ip)
 
 int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, struct usym *ret_sym)
 {
-	struct us_image key = { .pid = pid, .image = image }, **slot;
+	struct us_image key = { .image = image, .pid = pid };
 	const struct us_map *m;
 	struct us_file *f;
 	uint64_t off, sym_off = 0;
+	long found;
 
-	slot = tfind(&key, &u->images, cmp_image);
-	if (!slot)
+	if (!hashmap__find(&u->images, (long)&key, &found))
 		return -ESRCH;
-	m = image_find(*slot, ip);
+	m = image_find((const struct us_image *)found, ip);
 	if (!m)
 		return -ENOENT;
 	off = m->pgoff + (ip - m->start);

@@ -2,10 +2,11 @@
 /*
  * Unit tests for the hash table (src/base/hashmap.c): add/set/find/delete against a plain
  * array as the reference, through growth and backward-shift deletion, with a hash that
- * collides on purpose; string keys; iteration visits each entry once.
+ * collides on purpose; string keys; struct keys by bytes; iteration visits each entry once.
  */
 #include <check.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,15 +108,34 @@ START_TEST(test_strings)
 	ck_assert(hashmap__find(&m, (long)"sym_5", &v));
 	ck_assert_int_eq(v, 55);
 	ck_assert(!hashmap__find(&m, (long)"sym_1000", NULL));
-	{
-		struct hashmap_entry *e;
-
-		hashmap__for_each_entry(&m, e)
-			free((void *)e->key);
-	}
-	hashmap__clear(&m);
+	hashmap__clear_with(&m, hashmap_free_key); /* the strdup'd keys */
 	ck_assert_uint_eq(hashmap__size(&m), 0);
+	hashmap__clear_with(NULL, hashmap_free_key);
 	hashmap__free(NULL);
+}
+END_TEST
+
+/* Struct keys by their leading bytes: the fields after the key part do not count. */
+START_TEST(test_mem_keys)
+{
+	struct file {
+		uint32_t major, minor;
+		uint64_t inode;
+		int result; /* not part of the key */
+	} a = { 8, 1, 42, 1 }, b = { 8, 1, 43, 2 }, key = { 8, 1, 42, 99 };
+	struct hashmap m;
+	long v;
+
+	hashmap__init(&m, hashmap_mem_hash, hashmap_mem_equal,
+		      (void *)offsetof(struct file, result));
+	ck_assert_int_eq(hashmap__add(&m, (long)&a, 1), 0);
+	ck_assert_int_eq(hashmap__add(&m, (long)&b, 2), 0);
+	ck_assert_int_eq(hashmap__add(&m, (long)&key, 3), -EEXIST);
+	ck_assert(hashmap__find(&m, (long)&key, &v));
+	ck_assert_int_eq(v, 1);
+	key.inode = 44;
+	ck_assert(!hashmap__find(&m, (long)&key, NULL));
+	hashmap__clear(&m);
 }
 END_TEST
 
@@ -126,6 +146,7 @@ static Suite *hashmap_suite(void)
 
 	tcase_add_loop_test(tc, test_against_reference, 0, 2);
 	tcase_add_test(tc, test_strings);
+	tcase_add_test(tc, test_mem_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -887,6 +887,74 @@ static const struct {
 	{ "\"\\ud800\\udc", "line 1, column 12: unexpected end of input in \\u escape" },
 };
 
+/*
+ * Strings are scanned 8 bytes at a time for the end of a plain run: put each kind of byte
+ * that ends one ('"' as an escape, '\\', a control character as an escape, UTF-8) at every
+ * offset of strings of every length up to 40, and check the decoded bytes.
+ */
+START_TEST(test_reader_string_runs)
+{
+	static const struct {
+		const char *json, *decoded;
+	} specials[] = {
+		{ "\\\"", "\"" }, { "\\\\", "\\" }, { "\\n", "\n" }, { "\\u0001", "\x01" },
+		{ "\xc3\xa9", "\xc3\xa9" }, { "\x7f", "\x7f" }, { "~", "~" },
+	};
+	char json[128], want[64];
+
+	for (size_t k = 0; k < sizeof(specials) / sizeof(specials[0]); k++) {
+		for (size_t len = 1; len <= 40; len++) {
+			for (size_t at = 0; at < len; at++) {
+				struct json_value *v;
+				size_t j = 0, w = 0;
+
+				json[j++] = '"';
+				for (size_t i = 0; i < len; i++) {
+					const char *js = i == at ? specials[k].json : "a";
+					const char *ds = i == at ? specials[k].decoded : "a";
+
+					j += (size_t)sprintf(json + j, "%s", js);
+					w += (size_t)sprintf(want + w, "%s", ds);
+				}
+				json[j++] = '"';
+				v = json_parse(json, j, NULL, 0);
+				ck_assert_msg(v, "%.*s", (int)j, json);
+				ck_assert_str_eq(json_str(v), want);
+				json_free(v);
+			}
+		}
+	}
+}
+END_TEST
+
+/* Whitespace is skipped a word at a time: runs of every length, of every blank, anywhere. */
+START_TEST(test_reader_whitespace_runs)
+{
+	static const char blanks[] = " \t\n\r";
+	char json[160];
+
+	for (size_t len = 0; len <= 20; len++) {
+		for (size_t k = 0; k < 5; k++) {
+			struct json_value *v;
+			char ws[24];
+			uint64_t a, b;
+
+			for (size_t i = 0; i < len; i++) /* k == 4: all four mixed */
+				ws[i] = blanks[k < 4 ? k : i % 4];
+			ws[len] = '\0';
+			snprintf(json, sizeof(json), "%s[%s1%s,%s2%s]%s!", ws, ws, ws, ws, ws, ws);
+			v = json_parse(json, strlen(json) - 1, NULL, 0);
+			ck_assert_msg(v, "len %zu kind %zu", len, k);
+			ck_assert(json_u64(json_at(v, 0), &a) && json_u64(json_at(v, 1), &b));
+			ck_assert(a == 1 && b == 2);
+			json_free(v);
+			/* a non-blank right after a run is an error, wherever the run ends */
+			ck_assert_ptr_null(json_parse(json, strlen(json), NULL, 0));
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_reader_rejects)
 {
 	size_t i;
@@ -1221,6 +1289,8 @@ static Suite *json_suite(void)
 	tcase_add_test(r, test_reader_numbers);
 	tcase_add_test(r, test_reader_number_length_limit);
 	tcase_add_test(r, test_reader_depth_limit);
+	tcase_add_test(r, test_reader_string_runs);
+	tcase_add_test(r, test_reader_whitespace_runs);
 	tcase_add_test(r, test_reader_truncated);
 	tcase_add_test(r, test_reader_memory_bound);
 	suite_add_tcase(s, r);
