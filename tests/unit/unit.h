@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the unit tests share: the Check runner of a main(), a fixture run loaded or a test
- * failed, and a run rendered into memory. Included by tests/unit/LAYER/test_*.c as
+ * failed, a run rendered into memory, and stderr/stdout captured. Included by tests/unit/LAYER/test_*.c as
  * "../unit.h"; every function is static, each test program takes what it uses.
  */
 #ifndef SCHEDPROF_TEST_UNIT_H
@@ -10,6 +10,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "model_json.h"
 #include "render.h"
 
@@ -60,6 +61,66 @@ static inline char *unit_render_fmt(const struct sp_run *run, enum sp_format for
 				 .value = value };
 
 	return unit_render(run, &o, ret_len);
+}
+
+/* stderr and stdout redirected into temporary files between capture_start and capture_end */
+struct capture {
+	FILE *err, *out;
+	int saved_err, saved_out;
+};
+
+static inline void capture_start(struct capture *c)
+{
+	fflush(stderr);
+	fflush(stdout);
+	c->err = tmpfile();
+	c->out = tmpfile();
+	ck_assert(c->err && c->out);
+	c->saved_err = dup(STDERR_FILENO);
+	c->saved_out = dup(STDOUT_FILENO);
+	ck_assert(c->saved_err >= 0 && c->saved_out >= 0);
+	ck_assert_int_ge(dup2(fileno(c->err), STDERR_FILENO), 0);
+	ck_assert_int_ge(dup2(fileno(c->out), STDOUT_FILENO), 0);
+}
+
+static inline char *capture_slurp(FILE *f)
+{
+	long n;
+	char *s;
+
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	s = calloc(1, (size_t)n + 1);
+	ck_assert_ptr_nonnull(s);
+	rewind(f);
+	ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return s;
+}
+
+/*
+ * Restores stderr and stdout; what went to stderr (malloc'd), and to stdout in *ret_out;
+ * ret_out NULL: stdout must have got nothing.
+ */
+static inline char *capture_end(struct capture *c, char **ret_out)
+{
+	char *err, *out;
+
+	fflush(stderr);
+	fflush(stdout);
+	dup2(c->saved_err, STDERR_FILENO);
+	dup2(c->saved_out, STDOUT_FILENO);
+	close(c->saved_err);
+	close(c->saved_out);
+	err = capture_slurp(c->err);
+	out = capture_slurp(c->out);
+	if (ret_out) {
+		*ret_out = out;
+		return err;
+	}
+	ck_assert_msg(!*out, "stdout got: %s", out);
+	free(out);
+	return err;
 }
 
 #endif
