@@ -99,6 +99,8 @@ START_TEST(render_defaults_and_values)
 	ck_assert_int_eq(o.lock_sort, SP_LOCK_SORT_COUNT);
 	free(err);
 	ck_assert_int_eq(ropt(&o, RENDER_OPT_STACKS, NULL, &err), 0);
+	ck_assert_str_eq(err, "");
+	free(err);
 	ck_assert_int_eq(ropt(&o, RENDER_OPT_LOCK_STACKS, NULL, &err), 0);
 	ck_assert(o.stacks && o.lock_stacks);
 	ck_assert_str_eq(err, "");
