@@ -2,7 +2,7 @@
 /*
  * Kernel frames into model strings (src/kstack.c) on the fixture kallsyms: names with pseudo
  * callers and the raw fallback, objects, comms, stack rows from the first scheduler or lock
- * frame; and the merging of stack rows that symbolize alike (model.c).
+ * frame. The merging of stack rows that symbolize alike is model.c's (model/test_model.c).
  */
 #include <check.h>
 #include <stdio.h>
@@ -194,94 +194,6 @@ START_TEST(fill_edges)
 }
 END_TEST
 
-/* A stack row of l with frames (NULL-terminated), comm, count and time. */
-static void add(struct sp_stack_list *l, const char *comm, uint64_t count, uint64_t time_ns,
-		const char *const *frames)
-{
-	struct sp_stack_row *s = sp_stack_list_add(l);
-	size_t n = 0;
-
-	ck_assert_ptr_nonnull(s);
-	ck_assert_uint_eq(s->nframes, 0); /* a reused slot is zeroed */
-	ck_assert_ptr_null(s->frames);
-	while (frames[n])
-		n++;
-	s->comm = strdup(comm);
-	s->frames = calloc(n + 1, sizeof(char *));
-	s->objects = calloc(n + 1, sizeof(char *));
-	ck_assert(s->comm && s->frames && s->objects);
-	for (size_t i = 0; i < n; i++) {
-		s->frames[i] = strdup(frames[i]);
-		s->objects[i] = strdup("[kernel]");
-		s->nframes++;
-	}
-	s->count = count;
-	s->time_ns = time_ns;
-}
-
-static const char *const ab[] = { "a", "b", NULL };
-static const char *const abc[] = { "a", "b", "c", NULL };
-static const char *const ac[] = { "a", "c", NULL };
-
-START_TEST(merge_all)
-{
-	struct sp_run run;
-	struct sp_stack_list *l;
-
-	sp_run_init(&run);
-	l = &sp_sched_add_row(&run.sched)->stacks;
-	sp_stack_list_merge(l); /* empty: nothing to do */
-	ck_assert_uint_eq(l->n, 0);
-	add(l, "cc1", 1, 10, ab);
-	add(l, "cc1", 2, 20, abc); /* a longer stack */
-	add(l, "make", 4, 40, ab); /* another comm */
-	add(l, "cc1", 8, 80, ab);  /* alike the first */
-	add(l, "cc1", 16, 160, ac);
-	add(l, "cc1", 32, 320, abc); /* alike the second */
-	sp_stack_list_merge(l);
-	ck_assert_uint_eq(l->n, 4);
-	/* the first of each kind keeps its place and gets the others' counts and times */
-	ck_assert_uint_eq(l->v[0].count, 9);
-	ck_assert_uint_eq(l->v[0].time_ns, 90);
-	ck_assert_uint_eq(l->v[1].count, 34);
-	ck_assert_uint_eq(l->v[1].nframes, 3);
-	ck_assert_str_eq(l->v[2].comm, "make");
-	ck_assert_uint_eq(l->v[2].count, 4);
-	ck_assert_str_eq(l->v[3].frames[1], "c");
-	ck_assert_uint_eq(l->v[3].count, 16);
-	/* the slots freed are zeroed: adding again reuses them cleanly */
-	add(l, "make", 64, 640, ab);
-	sp_stack_list_merge_last(l);
-	ck_assert_uint_eq(l->n, 4);
-	ck_assert_uint_eq(l->v[2].count, 68);
-	sp_run_free(&run);
-}
-END_TEST
-
-START_TEST(merge_last)
-{
-	struct sp_run run;
-	struct sp_stack_list *l;
-
-	sp_run_init(&run);
-	l = &sp_sched_add_row(&run.sched)->stacks;
-	sp_stack_list_merge_last(l); /* empty */
-	add(l, "cc1", 1, 10, ab);
-	sp_stack_list_merge_last(l); /* alone: stays */
-	ck_assert_uint_eq(l->n, 1);
-	add(l, "cc1", 2, 20, ac);
-	sp_stack_list_merge_last(l);
-	ck_assert_uint_eq(l->n, 2);
-	add(l, "cc1", 4, 40, ac);
-	sp_stack_list_merge_last(l);
-	ck_assert_uint_eq(l->n, 2);
-	ck_assert_uint_eq(l->v[1].count, 6);
-	ck_assert_uint_eq(l->v[1].time_ns, 60);
-	ck_assert_uint_eq(l->v[0].count, 1);
-	sp_run_free(&run);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("kstack");
@@ -296,8 +208,6 @@ int main(void)
 	tcase_add_test(tc, fill_from_sched);
 	tcase_add_test(tc, fill_from_lock_text);
 	tcase_add_test(tc, fill_edges);
-	tcase_add_test(tc, merge_all);
-	tcase_add_test(tc, merge_last);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

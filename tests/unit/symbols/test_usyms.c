@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * usyms (user frames of processes that have exited: raw IPs through snapshots, build-id
- * frames, zero-padded short build-ids, the vdso, deleted files) and cpulist, on the
+ * frames, zero-padded short build-ids, the vdso, deleted files), on the
  * symtarget ELF files that tests/meson.build builds (PIE, non-PIE, md5 build-id).
  */
 #include <check.h>
@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cpulist.h"
 #include "elfsyms.h"
 #include "procmaps.h"
 #include "usyms.h"
@@ -94,47 +93,6 @@ static bool same(const char *a, const char *b)
 {
 	return a && b && !strcmp(a, b);
 }
-
-/* ---- cpulist ---- */
-
-START_TEST(test_cpulist)
-{
-	static const struct {
-		const char *s;
-		int n;
-		int cpus[8];
-	} ok[] = {
-		{ "0\n", 1, { 0 } },
-		{ "0-1\n", 2, { 0, 1 } },
-		{ "0,2-4,7", 5, { 0, 2, 3, 4, 7 } },
-		{ "3,1,1-2", 3, { 1, 2, 3 } },
-		{ "5-5", 1, { 5 } },
-		{ "8191", 1, { 8191 } },
-	};
-	static const char *const bad[] = {
-		"", "\n", "-1", "1-", "2-1", "a", "0,,1", "0,", ",0", "8192", "0-8192", "0-1x",
-		"0 1", "0\n\n", "99999999999999999999",
-	};
-	int *cpus;
-	size_t n;
-
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		ck_assert_msg(!cpulist_parse(ok[i].s, &cpus, &n), "'%s' rejected", ok[i].s);
-		ck_assert_uint_eq(n, (size_t)ok[i].n);
-		for (int k = 0; k < ok[i].n; k++)
-			ck_assert_int_eq(cpus[k], ok[i].cpus[k]);
-		free(cpus);
-	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(cpulist_parse(bad[i], &cpus, &n) == -EINVAL, "'%s' accepted", bad[i]);
-	ck_assert_int_eq(cpulist_read("/nonexistent/online", &cpus, &n), -ENOENT);
-	ck_assert_int_eq(cpulist_read(FIXTURES_DIR "/maps.txt", &cpus, &n), -EINVAL);
-	/* the machine's own list */
-	ck_assert_int_eq(cpulist_read("/sys/devices/system/cpu/online", &cpus, &n), 0);
-	ck_assert_uint_ge(n, 1);
-	free(cpus);
-}
-END_TEST
 
 /* ---- raw IPs, named after the process exited ---- */
 
@@ -321,7 +279,6 @@ static Suite *usyms_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_cpulist);
 	tcase_add_loop_test(tc, test_resolve_ip_after_exit, 0, 2);
 	tcase_add_test(tc, test_resolve_build_id);
 	tcase_add_test(tc, test_vdso);

@@ -271,7 +271,7 @@ END_TEST
 
 static Suite *profile_view_suite(void)
 {
-	Suite *s = suite_create("profile_view");
+	Suite *s = suite_create("view_profile");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_table);
