@@ -17,8 +17,9 @@ static size_t control_len(const unsigned char *p)
 
 bool text_has_controls(const char *s)
 {
+	/* every string of a saved run goes through here before a table: the plain bytes fast */
 	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
-		if (control_len(p))
+		if ((*p < 0x20 || *p >= 0x7f) && control_len(p))
 			return true;
 	return false;
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 #include "hashmap.h"
 #include "model.h"
+#include "strpool.h"
+#include "textsafe.h"
 #include "schema.h"
 #include "util.h"
 #include "view.h"
@@ -183,9 +185,10 @@ void sp_run_free(struct sp_run *run)
 {
 	if (!run)
 		return;
-	sp_schema_free(&sp_run_fields, run);
+	sp_schema_free(&sp_run_fields, run, run->strings);
 	for (size_t i = 0; i < sp_nviews; i++)
-		sp_schema_free(sp_views[i]->schema, sp_view_data(run, sp_views[i]));
+		sp_schema_free(sp_views[i]->schema, sp_view_data(run, sp_views[i]), run->strings);
+	sp_strpool_free(run->strings);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -227,6 +230,9 @@ int sp_comm_list_add(struct sp_comm_list *l, const char *comm, uint64_t count, u
 
 bool sp_run_has_controls(const struct sp_run *run)
 {
+	/* a run read from JSON: its distinct strings, not each of its millions of frames */
+	if (run->strings)
+		return sp_strpool_any(run->strings, text_has_controls);
 	if (sp_schema_has_controls(&sp_run_fields, run))
 		return true;
 	for (size_t i = 0; i < sp_nviews; i++)
@@ -238,19 +244,21 @@ bool sp_run_has_controls(const struct sp_run *run)
 
 int sp_run_escape_controls(struct sp_run *run)
 {
-	int err = sp_schema_escape_controls(&sp_run_fields, run);
+	int err = sp_schema_escape_controls(&sp_run_fields, run, run->strings);
 
 	for (size_t i = 0; !err && i < sp_nviews; i++)
-		err = sp_schema_escape_controls(sp_views[i]->schema, sp_view_data(run, sp_views[i]));
+		err = sp_schema_escape_controls(sp_views[i]->schema, sp_view_data(run, sp_views[i]),
+						run->strings);
 	return err;
 }
 
 int sp_run_fix_utf8(struct sp_run *run)
 {
-	int err = sp_schema_fix_utf8(&sp_run_fields, run);
+	int err = sp_schema_fix_utf8(&sp_run_fields, run, run->strings);
 
 	for (size_t i = 0; !err && i < sp_nviews; i++)
-		err = sp_schema_fix_utf8(sp_views[i]->schema, sp_view_data(run, sp_views[i]));
+		err = sp_schema_fix_utf8(sp_views[i]->schema, sp_view_data(run, sp_views[i]),
+					 run->strings);
 	return err;
 }
 

@@ -200,6 +200,11 @@ struct sp_run {
 	struct sp_profile_view profile;
 	struct sp_lock_view locks;
 	struct sp_object_list objects; /* build-ids of the user objects, when known */
+	/*
+	 * Where the run's strings live when it was read from JSON (strpool.h: each string
+	 * once); NULL: each is malloc'd. Replace a string of a pooled run through the pool.
+	 */
+	struct sp_strpool *strings;
 };
 
 void sp_run_init(struct sp_run *run);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "json_reader.h"
 #include "model_json.h"
+#include "strpool.h"
 #include "schema.h"
 #include "util.h"
 #include "view.h"
@@ -86,7 +87,8 @@ int sp_run_from_json(const char *buf, size_t len, struct sp_run *ret_run, char *
 	doc = json_parse(buf, len, errbuf, errlen);
 	if (!doc)
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
-	err = read_run(&r, doc, ret_run);
+	r.pool = ret_run->strings = sp_strpool_new();
+	err = r.pool ? read_run(&r, doc, ret_run) : -ENOMEM;
 	json_free(doc);
 	if (err == -ENOMEM && errbuf && errlen)
 		snprintf(errbuf, errlen, "out of memory");

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "model.h"
 #include "schema.h"
+#include "strpool.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -240,9 +241,13 @@ int sp_schema_write(struct json_writer *w, const struct sp_schema *s, const void
 
 /*
  * Calls fn on every string member of obj (schema s), depth first; stops at fn's first
- * non-zero return. free_arrays: frees every array after its elements (the destructor).
+ * non-zero return. free_arrays: frees every array after its elements (the destructor). pool:
+ * where obj's strings live (NULL: each is malloc'd), for fn.
  */
-static int walk_strings(const struct sp_schema *s, void *obj, int (*fn)(char **), bool free_arrays)
+typedef int (*string_fn)(char **s, struct sp_strpool *pool);
+
+static int walk_strings(const struct sp_schema *s, void *obj, string_fn fn,
+			struct sp_strpool *pool, bool free_arrays)
 {
 	int err = 0;
 
@@ -254,10 +259,10 @@ static int walk_strings(const struct sp_schema *s, void *obj, int (*fn)(char **)
 		switch (f->type) {
 		case SP_T_STR:
 		case SP_T_CONST:
-			err = fn((char **)p);
+			err = fn((char **)p, pool);
 			break;
 		case SP_T_OBJECT:
-			err = walk_strings(f->sub, p, fn, free_arrays);
+			err = walk_strings(f->sub, p, fn, pool, free_arrays);
 			break;
 		case SP_T_ARRAY:
 		case SP_T_MAP:
@@ -265,14 +270,14 @@ static int walk_strings(const struct sp_schema *s, void *obj, int (*fn)(char **)
 				char *e = *(char **)p + j * f->size;
 
 				if (f->type == SP_T_MAP)
-					err = fn(SP_AT(e, f->key_off, char *));
+					err = fn(SP_AT(e, f->key_off, char *), pool);
 				if (!err)
-					err = walk_strings(f->sub, e, fn, free_arrays);
+					err = walk_strings(f->sub, e, fn, pool, free_arrays);
 			}
 			break;
 		case SP_T_STRS:
 			for (size_t j = 0; !err && *(char ***)p && j < n; j++)
-				err = fn(&(*(char ***)p)[j]);
+				err = fn(&(*(char ***)p)[j], pool);
 			break;
 		default:
 			break;
@@ -286,97 +291,114 @@ static int walk_strings(const struct sp_schema *s, void *obj, int (*fn)(char **)
 	return err;
 }
 
-static int free_str(char **s)
+static int free_str(char **s, struct sp_strpool *pool)
 {
-	free(*s);
+	if (!pool) /* else the pool goes as a whole */
+		free(*s);
 	*s = NULL;
 	return 0;
 }
 
-void sp_schema_free(const struct sp_schema *s, void *obj)
+void sp_schema_free(const struct sp_schema *s, void *obj, struct sp_strpool *pool)
 {
-	walk_strings(s, obj, free_str, true);
+	walk_strings(s, obj, free_str, pool, true);
 }
 
-static int fix_str(char **s)
+/* *s replaced by d (malloc'd), in the pool when there is one. 0 or -ENOMEM. */
+static int replace_str(char **s, char *d, struct sp_strpool *pool)
 {
-	char *d;
-
-	for (const unsigned char *p = (const unsigned char *)*s; p && *p; p++) {
-		if (*p < 0x80)
-			continue;
-		d = utf8_fix(*s); /* some non-ASCII: let the full check decide */
-		if (!d)
-			return -ENOMEM;
-		free(*s);
-		*s = d;
-		break;
-	}
-	return 0;
-}
-
-int sp_schema_fix_utf8(const struct sp_schema *s, void *obj)
-{
-	return walk_strings(s, obj, fix_str, false);
-}
-
-static int has_controls(char **s)
-{
-	return text_has_controls(*s) ? 1 : 0;
-}
-
-bool sp_schema_has_controls(const struct sp_schema *s, const void *obj)
-{
-	return walk_strings(s, (void *)obj, has_controls, false) == 1;
-}
-
-static int escape_str(char **s)
-{
-	char *d;
-
-	if (!text_has_controls(*s))
-		return 0;
-	d = text_escape_controls(*s);
 	if (!d)
 		return -ENOMEM;
+	if (pool) {
+		char *in = sp_strpool_intern(pool, d);
+
+		free(d);
+		if (!in)
+			return -ENOMEM;
+		*s = in;
+		return 0;
+	}
 	free(*s);
 	*s = d;
 	return 0;
 }
 
-int sp_schema_escape_controls(const struct sp_schema *s, void *obj)
+static int fix_str(char **s, struct sp_strpool *pool)
 {
-	return walk_strings(s, obj, escape_str, false);
+	for (const unsigned char *p = (const unsigned char *)*s; p && *p; p++) {
+		if (*p < 0x80)
+			continue;
+		/* some non-ASCII: let the full check decide */
+		return replace_str(s, utf8_fix(*s), pool);
+	}
+	return 0;
+}
+
+int sp_schema_fix_utf8(const struct sp_schema *s, void *obj, struct sp_strpool *pool)
+{
+	return walk_strings(s, obj, fix_str, pool, false);
+}
+
+static int has_controls(char **s, struct sp_strpool *pool)
+{
+	(void)pool;
+	return text_has_controls(*s) ? 1 : 0;
+}
+
+bool sp_schema_has_controls(const struct sp_schema *s, const void *obj)
+{
+	return walk_strings(s, (void *)obj, has_controls, NULL, false) == 1;
+}
+
+static int escape_str(char **s, struct sp_strpool *pool)
+{
+	return text_has_controls(*s) ? replace_str(s, text_escape_controls(*s), pool) : 0;
+}
+
+int sp_schema_escape_controls(const struct sp_schema *s, void *obj, struct sp_strpool *pool)
+{
+	return walk_strings(s, obj, escape_str, pool, false);
 }
 
 /* ---- read ---- */
 
-static size_t push(struct sp_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static size_t push(struct sp_reader *r, const char *fmt, ...)
+/*
+ * The path is built on every step down (a saved run has millions of them) and read only on
+ * an error: appended by hand, as snprintf would write it (cut at the buffer's end).
+ */
+static void append(struct sp_reader *r, const char *s, size_t n)
 {
-	size_t old = r->plen;
-	va_list ap;
-	int n;
+	size_t room = sizeof(r->path) - 1 - r->plen;
 
-	va_start(ap, fmt);
-	n = vsnprintf(r->path + r->plen, sizeof(r->path) - r->plen, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		n = 0;
-	r->plen += (size_t)n;
-	if (r->plen >= sizeof(r->path))
-		r->plen = sizeof(r->path) - 1;
-	return old;
+	if (n > room)
+		n = room;
+	memcpy(r->path + r->plen, s, n);
+	r->plen += n;
+	r->path[r->plen] = '\0';
 }
 
 size_t sp_reader_push_key(struct sp_reader *r, const char *key)
 {
-	return push(r, r->plen ? ".%s" : "%s", key);
+	size_t old = r->plen;
+
+	if (old)
+		append(r, ".", 1);
+	append(r, key, strlen(key));
+	return old;
 }
 
 static size_t push_index(struct sp_reader *r, size_t i)
 {
-	return push(r, "[%zu]", i);
+	char buf[24], *p = buf + sizeof(buf);
+	size_t old = r->plen;
+
+	*--p = ']';
+	do
+		*--p = (char)('0' + i % 10);
+	while ((i /= 10));
+	*--p = '[';
+	append(r, p, (size_t)(buf + sizeof(buf) - p));
+	return old;
 }
 
 void sp_reader_pop(struct sp_reader *r, size_t old)
@@ -417,9 +439,9 @@ static int check_type(struct sp_reader *r, const struct json_value *v, enum json
 	return 0;
 }
 
-static int dup_str(const char *s, char **ret)
+static int dup_str(struct sp_reader *r, const char *s, char **ret)
 {
-	*ret = strdup(s);
+	*ret = r->pool ? sp_strpool_intern(r->pool, s) : strdup(s);
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -437,7 +459,7 @@ static int read_strings(struct sp_reader *r, const struct json_value *arr, char 
 		const struct json_value *s = json_at(arr, i);
 		size_t m = push_index(r, i);
 
-		err = check_type(r, s, JSON_STRING) ?: dup_str(json_str(s), &v[i]);
+		err = check_type(r, s, JSON_STRING) ?: dup_str(r, json_str(s), &v[i]);
 		sp_reader_pop(r, m);
 	}
 	return err;
@@ -485,7 +507,7 @@ static int read_elements(struct sp_reader *r, const struct sp_field *f, const st
 		err = check_type(r, e, JSON_OBJECT) ?: grow(arr, cap, *n + 1, f->size);
 		if (!err) {
 			elt = (char *)*arr + (*n)++ * f->size;
-			err = (map ? dup_str(json_key_at(v, i), SP_AT(elt, f->key_off, char *)) : 0) ?:
+			err = (map ? dup_str(r, json_key_at(v, i), SP_AT(elt, f->key_off, char *)) : 0) ?:
 			      sp_schema_read(r, f->sub, e, elt);
 		}
 		sp_reader_pop(r, m);
@@ -530,9 +552,9 @@ static int read_value(struct sp_reader *r, const struct sp_field *f, const struc
 		if (json_type(v) != JSON_STRING)
 			return sp_reader_fail(r, f->flags & SP_NULLABLE ? "expected a string or null"
 									: "expected a string");
-		return dup_str(json_str(v), p);
+		return dup_str(r, json_str(v), p);
 	case SP_T_CONST:
-		return dup_str(f->value, p);
+		return dup_str(r, f->value, p);
 	case SP_T_U64:
 		/* a count or a time: what pprof and the diff can hold */
 		if (json_u64(v, p) && *(uint64_t *)p <= INT64_MAX)

@@ -49,6 +49,7 @@ enum {
 };
 
 struct sp_schema;
+struct sp_strpool;
 
 struct sp_field {
 	const char *key;
@@ -116,16 +117,17 @@ const struct sp_field *sp_schema_field(const struct sp_schema *s, const char *ke
  */
 int sp_schema_write(struct json_writer *w, const struct sp_schema *s, const void *obj);
 /* Frees every string and array of obj (not obj itself). */
-void sp_schema_free(const struct sp_schema *s, void *obj);
+void sp_schema_free(const struct sp_schema *s, void *obj, struct sp_strpool *pool);
 /* Makes every string of obj valid UTF-8 (see sp_run_fix_utf8). 0 or -ENOMEM. */
-int sp_schema_fix_utf8(const struct sp_schema *s, void *obj);
+int sp_schema_fix_utf8(const struct sp_schema *s, void *obj, struct sp_strpool *pool);
 /* true when a string of obj holds a control character (textsafe.h). */
 bool sp_schema_has_controls(const struct sp_schema *s, const void *obj);
 /* Escapes the control characters of every string of obj (textsafe.h). 0 or -ENOMEM. */
-int sp_schema_escape_controls(const struct sp_schema *s, void *obj);
+int sp_schema_escape_controls(const struct sp_schema *s, void *obj, struct sp_strpool *pool);
 
 /* The reading context: where in the document, and where the error message goes. */
 struct sp_reader {
+	struct sp_strpool *pool; /* where the strings read go (interned), or NULL: malloc'd */
 	char path[200];
 	size_t plen;
 	char *err;
