@@ -244,6 +244,8 @@ static double ms_since(uint64_t t0)
 
 /* For tests: a BTF file to look for the lock tracepoints in, instead of the running kernel's. */
 #define LOCK_BTF_ENV "SCHEDPROF_LOCK_BTF"
+/* For tests: milliseconds to hold the command before its exec (the lifecycle test kills then). */
+#define HOLD_ENV "SCHEDPROF_TEST_HOLD_MS"
 #define FEATURES_CACHE "features.cache"
 #define FEATURES_MAGIC "schedprof-feat-1"
 
@@ -890,6 +892,20 @@ static int tracer_report(struct tracer *t, const struct trace_opts *o, struct sp
 	return err;
 }
 
+static void hold_for_tests(const struct tracer *t)
+{
+	const char *env = getenv(HOLD_ENV);
+	uint64_t ms;
+
+	if (!t->launched || !env || parse_u64(env, 0, 60000, &ms))
+		return;
+	for (uint64_t i = 0; i < ms / 10 && !stop_count; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* The line that says what is traced: one stderr line on a terminal when only Ctrl-C ends it. */
 static void say_attached(const struct tracer *t, const struct trace_opts *o, uint64_t ms)
 {
@@ -924,6 +940,7 @@ static int run_trace(const struct trace_opts *opts)
 	err = tracer_prepare(&t, o) ?: tracer_start(&t, o);
 	if (err)
 		goto out;
+	hold_for_tests(&t);
 	if (stop_count && t.launched) {
 		/* a signal during start-up: the command was never released, so it never ran */
 		elog("interrupted before %s started: nothing was traced", o->argv[0]);

@@ -14,7 +14,8 @@
  *   spwork threads FILE N  a process whose main thread exits (pthread_exit) once FILE exists,
  *                        while, 0.5 s later, its thread "sp_thr_reader" blocks exactly N times
  *                        in pipe_read, fed by another thread as in `pipe N`
- *   spwork ignore SIGNAL SECONDS  ignores SIGNAL (INT, TERM or HUP), then sleeps SECONDS
+ *   spwork ignore SIGNALS SECONDS  ignores SIGNALS (a list of INT, TERM, HUP), then sleeps
+ *                        SECONDS
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -262,16 +263,20 @@ static int do_threads(const char *file, long n)
 	pthread_exit(NULL); /* the process lives on in its two threads, exit status 0 */
 }
 
-static int do_ignore(const char *name, double secs)
+static int do_ignore(const char *names, double secs)
 {
-	int sig = !strcmp(name, "INT") ? SIGINT : !strcmp(name, "TERM") ? SIGTERM :
-		  !strcmp(name, "HUP") ? SIGHUP : 0;
+	static const char *const known[] = { "INT", "TERM", "HUP" };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	double t0 = now();
 
-	if (!sig)
-		die("spwork ignore: INT, TERM or HUP");
+	for (size_t i = 0; i < 3; i++) {
+		const char *p = strstr(names, known[i]);
+		size_t len = strlen(known[i]);
+
+		if (p && (p == names || p[-1] == ',') && (!p[len] || p[len] == ','))
+			signal(sigs[i], SIG_IGN);
+	}
 	set_name("sp_ignore");
-	signal(sig, SIG_IGN);
 	while (now() - t0 < secs) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 
