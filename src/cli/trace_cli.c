@@ -52,8 +52,8 @@ static void trace_help(void)
 	       "  schedprof trace -p $(pgrep -o make) -d 30 --stacks\n"
 	       "  schedprof trace -a -d 5 -f json -o run.json\n"
 	       "  schedprof trace --views locks -d 10 -p $(pgrep -o postgres)\n"
-	       "\nExit status: the command's (with --), 0 otherwise; 1 runtime error; 2 usage error;\n"
-	       "127 the command could not be executed.\n",
+	       "\nExit status: the command's (with --; 0 when -d ended the trace), 0 otherwise;\n"
+	       "1 runtime error; 2 usage error; 127 the command could not be executed.\n",
 	       render_opts_help(), SP_PROF_DEF_HZ, SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS,
 	       SP_DEF_PROF_KEYS);
 }
