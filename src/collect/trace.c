@@ -583,10 +583,15 @@ static const char *again_hint(void)
 	}
 }
 
+/* The terminal's Ctrl-C went to its whole foreground process group: the command has it too. */
+static bool command_got_it(pid_t pid)
+{
+	return stop_signal == SIGINT && stop_by_tty && getpgid(pid) == getpgrp();
+}
+
 /*
- * A stop signal with -- COMMAND: pass it on and keep tracing until the command exits; each
- * further signal escalates (SIGTERM, then SIGKILL). The terminal's Ctrl-C reached the command
- * already when it is in our process group: it is not sent twice.
+ * A stop signal with -- COMMAND: pass it on (not a second time) and keep tracing until the
+ * command exits; each further signal escalates (SIGTERM, then SIGKILL).
  */
 static void stop_command(struct tracer *t, const struct trace_opts *o)
 {
@@ -599,7 +604,7 @@ static void stop_command(struct tracer *t, const struct trace_opts *o)
 
 		if (level < count && level < 3) {
 			level++;
-			if (level == 1 && !(stop_by_tty && getpgid(pid) == getpgrp()))
+			if (level == 1 && !command_got_it(pid))
 				kill(pid, stop_signal);
 			else if (level == 2)
 				kill(pid, SIGTERM);
@@ -751,8 +756,10 @@ static int resolve_pids(const struct trace_opts *o, int **ret, size_t *ret_n)
 	int *out = calloc(o->npids ? o->npids : 1, sizeof(*out));
 	size_t n = 0;
 
-	if (!out)
+	if (!out) {
+		elog("out of memory");
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < o->npids; i++) {
 		pid_t tgid;
 		size_t j;
@@ -907,7 +914,7 @@ static void hold_for_tests(const struct tracer *t)
 }
 
 /* The line that says what is traced: one stderr line on a terminal when only Ctrl-C ends it. */
-static void say_attached(const struct tracer *t, const struct trace_opts *o, uint64_t ms)
+static void say_attached(const struct tracer *t, const struct trace_opts *o, uint64_t ns)
 {
 	char what[256];
 
@@ -919,7 +926,7 @@ static void say_attached(const struct tracer *t, const struct trace_opts *o, uin
 		else
 			notice("tracing %s; Ctrl-C to stop", what);
 	}
-	ilog("tracing %s: attached in %.1f ms", what, ms / 1e6);
+	ilog("tracing %s: attached in %.1f ms", what, ns / 1e6);
 }
 
 static int run_trace(const struct trace_opts *opts)

@@ -110,11 +110,11 @@ def on_int(sig, frame):
     n += 1
 signal.signal(signal.SIGINT, on_int)
 t = time.time()
-while time.time() - t < 3:
+while time.time() - t < 5:
     time.sleep(0.05)
 print("SIGINTs:", n, flush=True)
 PY
-(sleep 1.5; printf '\003'; sleep 4) | script -qc "'$SCHEDPROF' trace --views schedules \
+(sleep 2.5; printf '\003'; sleep 5) | script -qc "'$SCHEDPROF' trace --views schedules \
 	-o /dev/null -- python3 '$TMP/count.py'" /dev/null > "$TMP/tty.out"
 grep -q "SIGINTs: 1" "$TMP/tty.out" || { cat -A "$TMP/tty.out"; fail "Ctrl-C on the terminal: not 1 SIGINT"; }
 pass "Ctrl-C on the terminal: the command gets one SIGINT"
@@ -215,7 +215,7 @@ done
 pass "two tracers at once: each counts $N anon_pipe_read"
 
 # 7. the attached line: on a terminal without -d only
-sleep 1.5 &
+sleep 3 &
 work=$!
 script -qc "'$SCHEDPROF' trace -p $work -o /dev/null" /dev/null > "$TMP/tty.out"
 grep -q "^schedprof: tracing PID $work and descendants; Ctrl-C to stop" "$TMP/tty.out" \
