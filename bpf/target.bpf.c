@@ -4,6 +4,10 @@
  * command (only then: its wait at the launcher's gate is schedprof's, not the job's), and exit
  * marks the exiting task (its last switch, in do_task_dead, comes after this tracepoint) and
  * retires its tgid once the whole thread group is dead.
+ *
+ * Retired, not deleted: a sibling thread that decremented signal->live just before the last
+ * one may reach this tracepoint after it, unmarked if it slept since attach; the tgid must
+ * still name it traced then. User space deletes retired tgids at its next pass (200 ms).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -55,6 +59,7 @@ int BPF_PROG(sp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sp_exit, struct task_struct *p)
 {
+	struct sp_target *v;
 	__u32 tgid;
 
 	/*
@@ -67,7 +72,8 @@ int BPF_PROG(sp_exit, struct task_struct *p)
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
 	tgid = p->tgid;
-	if (bpf_map_delete_elem(&targ_tgids, &tgid) == 0)
+	v = bpf_map_lookup_elem(&targ_tgids, &tgid);
+	if (v && __sync_fetch_and_and(&v->live, 0))
 		__sync_fetch_and_add(&target_stats.exits, 1);
 	return 0;
 }

@@ -121,8 +121,11 @@ static int add_target(struct tracer *t, int pid)
 	return 0;
 }
 
-/* Drops tgids that exited without the exit hook seeing them; true while any is left. */
-static bool targets_alive(struct tracer *t)
+/*
+ * Drops the tgids that the exit hook retired (their pid may be reused already), and with
+ * check_proc those that exited without it seeing them; true while any is left.
+ */
+static bool targets_gc(struct tracer *t, bool check_proc)
 {
 	struct sp_records tgids;
 	bool any = false;
@@ -132,14 +135,20 @@ static bool targets_alive(struct tracer *t)
 		any = true;
 	for (size_t i = 0; i < tgids.n; i++) {
 		const __u32 *key = sp_records_key(&tgids, i);
+		const struct sp_target *v = sp_records_value(&tgids, i);
 
-		if (target_pid_alive((pid_t)*key))
+		if (v->live && (!check_proc || target_pid_alive((pid_t)*key)))
 			any = true;
 		else
 			bpf_map_delete_elem(t->targ_tgids_fd, key);
 	}
 	sp_records_free(&tgids);
 	return any;
+}
+
+static bool targets_alive(struct tracer *t)
+{
+	return targets_gc(t, true);
 }
 
 static int attach_pids(struct tracer *t, const struct trace_opts *o)
@@ -553,9 +562,10 @@ static enum trace_end wait_for_end(struct tracer *t, const struct trace_opts *o,
 		now = now_ns(CLOCK_MONOTONIC);
 		if (o->duration_ns && now - t0 >= o->duration_ns)
 			return END_DURATION;
-		if (o->mode == SP_TARGET_PIDS && now - last_gc >= 200 * 1000 * 1000ULL) {
+		/* -- COMMAND: only the retired tgids go (the end is the command's) */
+		if (now - last_gc >= 200 * 1000 * 1000ULL && o->mode != SP_TARGET_ALL) {
 			last_gc = now;
-			if (!targets_alive(t))
+			if (!targets_gc(t, o->mode == SP_TARGET_PIDS) && o->mode == SP_TARGET_PIDS)
 				return END_TARGET;
 		}
 		poll_collectors(t, 50);

@@ -92,6 +92,26 @@ n=$(caller_count "$TMP/sleep.json" do_exit)
 [ "$n" = 4 ] || { rows "$TMP/sleep.json" >&2; fail "do_exit = $n, expected 4"; }
 pass "tasks asleep at attach: do_exit = 4"
 
+# threads asleep since attach, killed together by exit_group: each final switch counts
+# (a thread that reaches the exit tracepoint after the last one must still be traced)
+K=16
+for run in 1 2 3; do
+	rm -f "$TMP/go"
+	"$SPWORK" sleepers "$TMP/go" $K &
+	work=$!
+	sleep 0.2
+	"$SCHEDPROF" trace -p $work -d 60 --views schedules -f json -o "$TMP/grp.json" 2> "$TMP/err" &
+	sp=$!
+	wait_attached $sp
+	sleep 0.3
+	touch "$TMP/go"
+	wait $work
+	wait $sp || { cat "$TMP/err"; fail "schedprof -p exited $?"; }
+	n=$(caller_count "$TMP/grp.json" do_exit)
+	[ "$n" = $((K + 1)) ] || { rows "$TMP/grp.json" >&2; fail "exit_group of $K sleeping threads + main: do_exit = $n"; }
+done
+pass "exit_group of $K threads asleep since attach: do_exit = $((K + 1)), 3 runs"
+
 # 5. a target gone before attach: exit 1 and one line that says so, no report
 for d in 0 0.03; do
 	sleep $d &

@@ -14,6 +14,8 @@
  *   spwork threads FILE N  a process whose main thread exits (pthread_exit) once FILE exists,
  *                        while, 0.5 s later, its thread "sp_thr_reader" blocks exactly N times
  *                        in pipe_read, fed by another thread as in `pipe N`
+ *   spwork sleepers FILE K  K threads ("sp_sleeper") asleep in a pipe read until FILE exists;
+ *                        then the process exits (exit_group), so K + 1 tasks die at once
  *   spwork ignore SIGNALS SECONDS  ignores SIGNALS (a list of INT, TERM, HUP), then sleeps
  *                        SECONDS
  */
@@ -263,6 +265,31 @@ static int do_threads(const char *file, long n)
 	pthread_exit(NULL); /* the process lives on in its two threads, exit status 0 */
 }
 
+static void *sleeper(void *arg)
+{
+	char c;
+
+	set_name("sp_sleeper");
+	if (read(*(int *)arg, &c, 1) >= 0)
+		die("read returned");
+	return NULL;
+}
+
+static int do_sleepers(const char *file, long k)
+{
+	static int p[2];
+	pthread_t t;
+
+	set_name("sp_sleepers");
+	if (pipe(p))
+		die("pipe");
+	for (long i = 0; i < k; i++)
+		if (pthread_create(&t, NULL, sleeper, &p[0]))
+			die("pthread_create");
+	wait_for_file(file, 0);
+	exit(0);
+}
+
 static int do_ignore(const char *names, double secs)
 {
 	static const char *const known[] = { "INT", "TERM", "HUP" };
@@ -299,9 +326,11 @@ int main(int argc, char **argv)
 		return do_comm(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "threads"))
 		return do_threads(argv[2], atol(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "sleepers"))
+		return do_sleepers(argv[2], atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "ignore"))
 		return do_ignore(argv[2], atof(argv[3]));
 	fprintf(stderr, "usage: spwork pipe N | wait K | spin SECONDS | tree FILE N | comm NAME | "
-		"threads FILE N | ignore SIGNAL SECONDS\n");
+		"threads FILE N | sleepers FILE K | ignore SIGNALS SECONDS\n");
 	return 2;
 }
