@@ -455,6 +455,10 @@ static int tracer_attach(struct tracer *t)
 		if (!t->fork_link || !t->exit_link)
 			err = -errno;
 	}
+	/*
+	 * sp_exec before the views' own exec programs (prof_exec asks task_is_traced): probes on
+	 * one tracepoint run in the order they were attached.
+	 */
 	if (!err && bpf_program__autoload(t->skel->progs.sp_exec)) {
 		t->exec_link = bpf_program__attach(t->skel->progs.sp_exec);
 		if (!t->exec_link)
