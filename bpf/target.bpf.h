@@ -5,9 +5,12 @@
  * through the extern declarations below.
  *
  * A task is traced when it carries the `traced` task-storage mark (set at fork for
- * descendants of traced tasks) or its tgid is in `targ_tgids` (processes named by the user
- * or found under them in /proc at attach). Task storage outlives sched_process_exit, so the
- * final switch of an exiting task (do_exit -> do_task_dead) is still attributed.
+ * descendants of traced tasks, at exec for the launched command) or its tgid is in
+ * `targ_tgids` (processes named by the user or found under them in /proc at attach, and the
+ * command from its exec). The exit hook marks every traced task, and retires a tgid (live = 0)
+ * only when its last thread exits: task storage outlives sched_process_exit, so the final switch of an
+ * exiting task (do_exit -> do_task_dead) is still attributed, even for a task that slept
+ * since attach and so was never marked by a switch.
  */
 #ifndef SCHEDPROF_TARGET_BPF_H
 #define SCHEDPROF_TARGET_BPF_H

@@ -25,7 +25,9 @@ static void trace_help(void)
 	       "                    exit with its status (127 when it cannot be executed)\n"
 	       "  -p, --pid PIDS    attach to running processes and all their descendants\n"
 	       "  -a, --all         the whole system\n"
-	       "  -d, --duration S  stop after S seconds\n"
+	       "  -d, --duration S  stop after S seconds (a command is left running, and said so)\n"
+	       "      --kill-on-end with -d and -- COMMAND: end the command too (SIGTERM, SIGKILL\n"
+	       "                    2 s later)\n"
 	       "\nReport:\n"
 	       "      --views LIST  views to collect and print (schedules,profile,locks; default all;\n"
 	       "                    locks: lock:contention_begin/end, Linux >= 5.19; its sleepers\n"
@@ -50,8 +52,8 @@ static void trace_help(void)
 	       "  schedprof trace -p $(pgrep -o make) -d 30 --stacks\n"
 	       "  schedprof trace -a -d 5 -f json -o run.json\n"
 	       "  schedprof trace --views locks -d 10 -p $(pgrep -o postgres)\n"
-	       "\nExit status: the command's (with --), 0 otherwise; 1 runtime error; 2 usage error;\n"
-	       "127 the command could not be executed.\n",
+	       "\nExit status: the command's (with --; 0 when -d ended the trace), 0 otherwise;\n"
+	       "1 runtime error; 2 usage error; 127 the command could not be executed.\n",
 	       render_opts_help(), SP_PROF_DEF_HZ, SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS,
 	       SP_DEF_PROF_KEYS);
 }
@@ -65,6 +67,7 @@ enum {
 	OPT_MAX_STACKS,
 	OPT_NO_PROFILE,
 	OPT_MAX_SAMPLES,
+	OPT_KILL_ON_END,
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
@@ -84,6 +87,7 @@ static const struct option trace_long_opts[] = {
 	{ "call-graph", no_argument, NULL, 'g' },
 	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
 	{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
+	{ "kill-on-end", no_argument, NULL, OPT_KILL_ON_END },
 	CLI_LONG_OPTS,
 	{},
 };
@@ -125,6 +129,8 @@ static bool *flag_of(struct trace_parse *p, int c)
 		return &p->o->callchains;
 	case OPT_NO_PROFILE:
 		return &p->no_profile;
+	case OPT_KILL_ON_END:
+		return &p->o->kill_on_end;
 	default:
 		return NULL;
 	}
@@ -250,6 +256,8 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 		if (!o->views)
 			return cli_usage_error(&trace_cmd, "--no-profile leaves no view to collect");
 	}
+	if (o->kill_on_end && (!o->argv || !o->duration_ns))
+		return cli_usage_error(&trace_cmd, "--kill-on-end needs -d and -- COMMAND");
 	if (o->render.stacks)
 		o->callchains = true; /* --stacks prints the profile's stacks: record them */
 	o->cmdline = join_args(argc, argv);

@@ -25,6 +25,7 @@ struct trace_opts {
 	struct render_opts render;
 	const char *output; /* -o; NULL = stdout */
 	const char *save;   /* --save: the run as JSON too, for report and diff */
+	bool kill_on_end;   /* -d with -- COMMAND: end the command at the end (else left running) */
 	char *cmdline;	    /* the trace command line, for the record */
 };
 

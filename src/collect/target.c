@@ -7,15 +7,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "target.h"
 #include "util.h"
 
-int target_launch__start(char *const *argv, struct target_launch *l)
+/*
+ * The child's side: held until the parent writes the go byte. EOF instead means the parent
+ * died before releasing it, and then the command must not run. With die_with_parent the
+ * kernel also kills it (after exec too) when the parent dies; the getppid() check closes the
+ * window in which the parent died before prctl().
+ */
+static void __attribute__((noreturn)) launch_child(char *const *argv, int gate, int errfd,
+						   pid_t parent, bool die_with_parent)
 {
+	ssize_t n;
+	char c;
+	int e;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	if (die_with_parent && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
+		_exit(127);
+	if (getppid() != parent)
+		_exit(127);
+	do {
+		n = read(gate, &c, 1);
+	} while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(127);
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(errfd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int target_launch__start(char *const *argv, bool die_with_parent, struct target_launch *l)
+{
+	pid_t parent = getpid(), pid;
 	int gate[2], errp[2];
-	pid_t pid;
 
 	if (pipe2(gate, O_CLOEXEC))
 		return -errno;
@@ -37,21 +71,9 @@ int target_launch__start(char *const *argv, struct target_launch *l)
 		return err;
 	}
 	if (pid == 0) {
-		char c;
-		int e;
-
 		close(gate[1]);
 		close(errp[0]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		/* Held here until the parent has added us to the traced set. */
-		if (read(gate[0], &c, 1) != 0)
-			_exit(127);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(errp[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
+		launch_child(argv, gate[0], errp[1], parent, die_with_parent);
 	}
 	close(gate[0]);
 	close(errp[1]);
@@ -65,9 +87,16 @@ int target_launch__release(struct target_launch *l)
 {
 	ssize_t n;
 	int e = 0;
+	char go = 1;
 
+	do {
+		n = write(l->gate_fd, &go, 1);
+	} while (n < 0 && errno == EINTR);
+	e = n == 1 ? 0 : -errno;
 	close(l->gate_fd);
 	l->gate_fd = -1;
+	if (e) /* the child has gone: it exits 127 on EOF */
+		return e == -EPIPE ? -ECHILD : e;
 	do {
 		n = read(l->error_fd, &e, sizeof(e));
 	} while (n < 0 && errno == EINTR);
@@ -115,12 +144,57 @@ static int read_stat(pid_t pid, char *ret_state, pid_t *ret_ppid)
 	return 0;
 }
 
+/* A field "Name:\tvalue" of /proc/PID/status, as a number. 0 or -errno. */
+static int read_status_field(pid_t pid, const char *name, long *ret)
+{
+	char path[64], line[256];
+	size_t len = strlen(name);
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, name, len) || line[len] != ':')
+			continue;
+		err = sscanf(line + len + 1, "%ld", ret) == 1 ? 0 : -EINVAL;
+		break;
+	}
+	fclose(f);
+	return err;
+}
+
+/* A zombie thread-group leader whose other threads still run: its process is alive. */
+static bool state_alive(pid_t pid, char st)
+{
+	long threads;
+
+	if (st == 'X')
+		return false;
+	if (st != 'Z')
+		return true;
+	return read_status_field(pid, "Threads", &threads) == 0 && threads > 1;
+}
+
 bool target_pid_alive(pid_t pid)
 {
 	pid_t ppid;
 	char st;
 
-	return read_stat(pid, &st, &ppid) == 0 && st != 'Z' && st != 'X';
+	return read_stat(pid, &st, &ppid) == 0 && state_alive(pid, st);
+}
+
+int target_tgid_of(pid_t tid, pid_t *ret_tgid)
+{
+	long tgid;
+	int err = read_status_field(tid, "Tgid", &tgid);
+
+	if (err)
+		return err == -ENOENT ? -ESRCH : err;
+	*ret_tgid = (pid_t)tgid;
+	return 0;
 }
 
 int target_descendants(const int *pids, size_t n, int **ret, size_t *ret_n)
@@ -141,7 +215,7 @@ int target_descendants(const int *pids, size_t n, int **ret, size_t *ret_n)
 
 		if (parse_u64(de->d_name, 1, 0x3fffffff, &v))
 			continue;
-		if (read_stat((pid_t)v, &st, &ppid) || st == 'Z' || st == 'X')
+		if (read_stat((pid_t)v, &st, &ppid) || !state_alive((pid_t)v, st))
 			continue;
 		err = grow((void **)&procs, &pcap, np + 1, sizeof(*procs));
 		if (err)

@@ -15,16 +15,22 @@ struct target_launch {
 	int error_fd; /* read end: gets the child's errno if exec fails, EOF on success */
 };
 
-/* Forks argv; the child waits for release. 0 or -errno. */
-int target_launch__start(char *const *argv, struct target_launch *l);
+/*
+ * Forks argv; the child waits for release, and exits without running argv if this process dies
+ * first. die_with_parent: the command also gets SIGKILL when this process dies after its exec
+ * (PR_SET_PDEATHSIG). 0 or -errno.
+ */
+int target_launch__start(char *const *argv, bool die_with_parent, struct target_launch *l);
 /* Lets the child exec. Returns 0 when exec succeeded, or the (negative) errno of the failed exec
  * (the child then exits 127). */
 int target_launch__release(struct target_launch *l);
 /* Kills and reaps a child that was never released (error paths). */
 void target_launch__abort(struct target_launch *l);
 
-/* true if pid exists and is not a zombie. */
+/* true if process pid exists and is not a zombie (a zombie leader with live threads is alive). */
 bool target_pid_alive(pid_t pid);
+/* The process (thread group) that thread tid belongs to. 0 or -errno (-ESRCH: no such thread). */
+int target_tgid_of(pid_t tid, pid_t *ret_tgid);
 /* pids plus all their live descendants, from /proc. Caller frees *ret. 0 or -errno. */
 int target_descendants(const int *pids, size_t n, int **ret, size_t *ret_n);
 

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * `schedprof trace`: load and attach the collectors of the selected views (options: trace_cli.c),
- * follow the target until it ends (or -d, SIGINT, SIGTERM), then detach, read and render.
+ * follow the target until it ends (or -d, SIGINT, SIGTERM, SIGHUP), then detach, read and render.
  * Every exit path after attach still prints the report collected so far.
+ *
+ * The launched command (-- COMMAND) lives as long as the trace: a stop signal is passed on to
+ * it and the trace waits for its end (a second signal sends SIGTERM, a third SIGKILL); it dies
+ * with schedprof, even by kill -9 (PR_SET_PDEATHSIG), except after -d without --kill-on-end,
+ * where it is left running on purpose.
  */
 #include <errno.h>
 #include <poll.h>
@@ -46,16 +51,25 @@ static const struct collector *const collectors[] = {
 	&lock_collector,
 };
 
-static volatile sig_atomic_t stop_signal;
+/* The first stop signal, whether the terminal sent it (to the whole process group), and how many */
+static volatile sig_atomic_t stop_signal, stop_by_tty, stop_count;
+
+/* Shown at the default level, without "warning:": what happens to the user's command, and -d's. */
+#define notice(...) log_msg(LOG_ERROR, __VA_ARGS__)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return log_libbpf((int)level, fmt, ap);
 }
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *uctx)
 {
-	stop_signal = sig;
+	(void)uctx;
+	if (!stop_signal) {
+		stop_signal = sig;
+		stop_by_tty = si && si->si_code == SI_KERNEL;
+	}
+	stop_count++;
 }
 
 /* Root, or CAP_BPF + CAP_PERFMON (kernel >= 5.8). */
@@ -77,12 +91,14 @@ struct tracer {
 	struct trace_ctx ctx;
 	struct schedprof_bpf *skel;
 	void *state[ARRAY_SIZE(collectors)];
-	struct bpf_link *fork_link, *exit_link;
+	struct bpf_link *fork_link, *exit_link, *exec_link;
 	struct bpf_link *switch_link; /* the one sched_switch program, shared by the views */
 	struct sp_features features;
 	int targ_tgids_fd;
 	struct target_launch launch;
 	bool launched, reaped;
+	bool left_running; /* -d ended the trace, not the command */
+	bool ended_at_end; /* -d with --kill-on-end ended the command */
 	int status;
 	struct rusage ru;
 	/* kallsyms is read on a thread while libbpf parses BTF and loads (both ~0.1 s) */
@@ -105,8 +121,11 @@ static int add_target(struct tracer *t, int pid)
 	return 0;
 }
 
-/* Drops tgids that exited without the exit hook seeing them; true while any is left. */
-static bool targets_alive(struct tracer *t)
+/*
+ * Drops the tgids that the exit hook retired (their pid may be reused already), and with
+ * check_proc those that exited without it seeing them; true while any is left.
+ */
+static bool targets_gc(struct tracer *t, bool check_proc)
 {
 	struct sp_records tgids;
 	bool any = false;
@@ -116,14 +135,20 @@ static bool targets_alive(struct tracer *t)
 		any = true;
 	for (size_t i = 0; i < tgids.n; i++) {
 		const __u32 *key = sp_records_key(&tgids, i);
+		const struct sp_target *v = sp_records_value(&tgids, i);
 
-		if (target_pid_alive((pid_t)*key))
+		if (v->live && (!check_proc || target_pid_alive((pid_t)*key)))
 			any = true;
 		else
 			bpf_map_delete_elem(t->targ_tgids_fd, key);
 	}
 	sp_records_free(&tgids);
 	return any;
+}
+
+static bool targets_alive(struct tracer *t)
+{
+	return targets_gc(t, true);
 }
 
 static int attach_pids(struct tracer *t, const struct trace_opts *o)
@@ -212,6 +237,7 @@ static void tracer_destroy(struct tracer *t)
 		pthread_join(t->ksyms_thread, NULL);
 	bpf_link__destroy(t->fork_link);
 	bpf_link__destroy(t->exit_link);
+	bpf_link__destroy(t->exec_link);
 	bpf_link__destroy(t->switch_link);
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
 		if (t->state[i])
@@ -227,6 +253,8 @@ static double ms_since(uint64_t t0)
 
 /* For tests: a BTF file to look for the lock tracepoints in, instead of the running kernel's. */
 #define LOCK_BTF_ENV "SCHEDPROF_LOCK_BTF"
+/* For tests: milliseconds to hold the command before its exec (the lifecycle test kills then). */
+#define HOLD_ENV "SCHEDPROF_TEST_HOLD_MS"
 #define FEATURES_CACHE "features.cache"
 #define FEATURES_MAGIC "schedprof-feat-1"
 
@@ -319,6 +347,9 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 		bpf_program__set_autoload(skel->progs.sp_fork, false);
 		bpf_program__set_autoload(skel->progs.sp_exit, false);
 	}
+	/* the command joins the traced set at its exec (sp_exec), not at its fork */
+	if (o->mode != SP_TARGET_COMMAND)
+		bpf_program__set_autoload(skel->progs.sp_exec, false);
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
 		const struct collector *c = collectors[i];
 		int miss = kfeatures_first_missing(&t->features, view_needs(c->view, o));
@@ -424,6 +455,15 @@ static int tracer_attach(struct tracer *t)
 		if (!t->fork_link || !t->exit_link)
 			err = -errno;
 	}
+	/*
+	 * sp_exec before the views' own exec programs (prof_exec asks task_is_traced): probes on
+	 * one tracepoint run in the order they were attached.
+	 */
+	if (!err && bpf_program__autoload(t->skel->progs.sp_exec)) {
+		t->exec_link = bpf_program__attach(t->skel->progs.sp_exec);
+		if (!t->exec_link)
+			err = -errno;
+	}
 	/* before the views' own programs: a lock contention never starts without it */
 	if (!err && bpf_program__autoload(t->skel->progs.sp_switch)) {
 		t->switch_link = bpf_program__attach(t->skel->progs.sp_switch);
@@ -446,7 +486,8 @@ static void tracer_detach(struct tracer *t)
 	/* Links go first so the maps stop changing; the maps stay until destroy. */
 	bpf_link__destroy(t->fork_link);
 	bpf_link__destroy(t->exit_link);
-	t->fork_link = t->exit_link = NULL;
+	bpf_link__destroy(t->exec_link);
+	t->fork_link = t->exit_link = t->exec_link = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
 		if (t->state[i] && collectors[i]->detach)
 			collectors[i]->detach(t->state[i]);
@@ -505,46 +546,134 @@ static void poll_collectors(struct tracer *t, int ms)
 	}
 }
 
-/* A signal sent to us alone: pass it on to the command and give it a moment to end. */
-static void pass_signal(struct tracer *t)
-{
-	kill(t->launch.pid, stop_signal);
-	for (int i = 0; i < 40 && !t->reaped; i++) {
-		struct timespec ts = { 0, 50 * 1000 * 1000 };
-
-		reap(t, WNOHANG);
-		if (!t->reaped)
-			nanosleep(&ts, NULL);
-	}
-}
+enum trace_end { END_TARGET, END_DURATION, END_SIGNAL };
 
 /* Waits, 50 ms at a time, for the end: target gone, -d, or a signal. */
-static void wait_for_end(struct tracer *t, const struct trace_opts *o, uint64_t t0)
+static enum trace_end wait_for_end(struct tracer *t, const struct trace_opts *o, uint64_t t0)
 {
 	uint64_t last_gc = t0;
 
 	for (;;) {
 		uint64_t now;
 
-		if (stop_signal)
-			break;
+		if (stop_count)
+			return END_SIGNAL;
 		if (o->mode == SP_TARGET_COMMAND) {
 			reap(t, WNOHANG);
 			if (t->reaped)
-				break;
+				return END_TARGET;
 		}
 		now = now_ns(CLOCK_MONOTONIC);
 		if (o->duration_ns && now - t0 >= o->duration_ns)
-			break;
-		if (o->mode == SP_TARGET_PIDS && now - last_gc >= 200 * 1000 * 1000ULL) {
+			return END_DURATION;
+		/* -- COMMAND: only the retired tgids go (the end is the command's) */
+		if (now - last_gc >= 200 * 1000 * 1000ULL && o->mode != SP_TARGET_ALL) {
 			last_gc = now;
-			if (!targets_alive(t))
-				break;
+			if (!targets_gc(t, o->mode == SP_TARGET_PIDS) && o->mode == SP_TARGET_PIDS)
+				return END_TARGET;
 		}
 		poll_collectors(t, 50);
 	}
-	if (stop_signal && o->mode == SP_TARGET_COMMAND && !t->reaped)
-		pass_signal(t);
+}
+
+/* Polls the collectors for up to ms, or until the command is reaped or another signal comes. */
+static void wait_command(struct tracer *t, int ms, int count)
+{
+	for (int i = 0; i < ms / 50 && !t->reaped && stop_count == count; i++) {
+		poll_collectors(t, 50);
+		reap(t, WNOHANG);
+	}
+}
+
+static const char *again_hint(void)
+{
+	switch (stop_signal) {
+	case SIGINT:
+		return "Ctrl-C";
+	case SIGHUP:
+		return "SIGHUP";
+	default:
+		return "SIGTERM";
+	}
+}
+
+/* The terminal's Ctrl-C went to its whole foreground process group: the command has it too. */
+static bool command_got_it(pid_t pid)
+{
+	return stop_signal == SIGINT && stop_by_tty && getpgid(pid) == getpgrp();
+}
+
+/*
+ * A stop signal with -- COMMAND: pass it on (not a second time) and keep tracing until the
+ * command exits; each further signal escalates (SIGTERM, then SIGKILL).
+ */
+static void stop_command(struct tracer *t, const struct trace_opts *o)
+{
+	const char *cmd = o->argv[0];
+	pid_t pid = t->launch.pid;
+	int level = 0;
+
+	while (!t->reaped) {
+		int count = stop_count;
+
+		if (level < count && level < 3) {
+			level++;
+			if (level == 1 && !command_got_it(pid))
+				kill(pid, stop_signal);
+			else if (level == 2)
+				kill(pid, SIGTERM);
+			else if (level == 3)
+				kill(pid, SIGKILL);
+			wait_command(t, 300, count);
+			if (t->reaped || stop_count != count)
+				continue;
+			if (level == 1)
+				notice("waiting for %s (pid %d) to exit; %s again to terminate it", cmd,
+				       (int)pid, again_hint());
+			else if (level == 2)
+				notice("sent SIGTERM to %s (pid %d); %s again to kill it", cmd, (int)pid,
+				       again_hint());
+		}
+		wait_command(t, 1000, count);
+	}
+}
+
+/* -d with --kill-on-end: SIGTERM, then SIGKILL after 2 s (or at once on a stop signal). */
+static void end_command(struct tracer *t, const struct trace_opts *o)
+{
+	int count = stop_count;
+
+	kill(t->launch.pid, SIGTERM);
+	for (int i = 0; i < 40 && !t->reaped && stop_count == count; i++) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		reap(t, WNOHANG);
+		if (!t->reaped)
+			nanosleep(&ts, NULL);
+	}
+	if (t->reaped)
+		return;
+	notice("%s (pid %d) did not end on SIGTERM: killing it", o->argv[0], (int)t->launch.pid);
+	kill(t->launch.pid, SIGKILL);
+	reap(t, 0);
+}
+
+/* After the end, the command's fate: waited for (signal), left running or ended (-d). */
+static void settle_command(struct tracer *t, const struct trace_opts *o, enum trace_end end)
+{
+	if (o->mode != SP_TARGET_COMMAND || t->reaped)
+		return;
+	if (end == END_SIGNAL) {
+		stop_command(t, o);
+	} else if (end == END_DURATION && o->kill_on_end) {
+		tracer_detach(t); /* -d is the trace's length: the command's end is not in it */
+		end_command(t, o);
+		t->ended_at_end = true;
+	} else if (end == END_DURATION) {
+		t->left_running = true;
+		notice("%s (pid %d) is still running: -d ended the trace, not the command "
+		       "(--kill-on-end ends it)", o->argv[0], (int)t->launch.pid);
+	}
 }
 
 static uint64_t timeval_ns(const struct timeval *tv)
@@ -623,7 +752,7 @@ static int check_environment(void)
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -632,15 +761,59 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static bool pids_alive(const struct trace_opts *o)
+/*
+ * -p: each PID as its process, once: a thread's TID names its process, which is traced whole
+ * (the BPF side keys processes by tgid). 0, or -ESRCH after saying which is missing.
+ */
+static int resolve_pids(const struct trace_opts *o, int **ret, size_t *ret_n)
 {
-	for (size_t i = 0; i < o->npids; i++) {
-		if (!target_pid_alive(o->pids[i])) {
-			elog("no such process: %d", o->pids[i]);
-			return false;
-		}
+	int *out = calloc(o->npids ? o->npids : 1, sizeof(*out));
+	size_t n = 0;
+
+	if (!out) {
+		elog("out of memory");
+		return -ENOMEM;
 	}
-	return true;
+	for (size_t i = 0; i < o->npids; i++) {
+		pid_t tgid;
+		size_t j;
+
+		if (target_tgid_of(o->pids[i], &tgid) || !target_pid_alive(tgid)) {
+			elog("no such process: %d", o->pids[i]);
+			free(out);
+			return -ESRCH;
+		}
+		if (tgid != o->pids[i])
+			wlog("%d is a thread of process %d: tracing process %d, all its threads",
+			     o->pids[i], (int)tgid, (int)tgid);
+		for (j = 0; j < n && out[j] != tgid; j++)
+			;
+		if (j == n)
+			out[n++] = tgid;
+	}
+	*ret = out;
+	*ret_n = n;
+	return 0;
+}
+
+/* -p, once the tree is added: the named processes that are gone, and none left is an error. */
+static int check_pids_attached(struct tracer *t, const struct trace_opts *o)
+{
+	size_t gone = 0;
+
+	for (size_t i = 0; i < o->npids; i++)
+		gone += !target_pid_alive(o->pids[i]);
+	if (!targets_alive(t)) {
+		if (o->npids == 1)
+			elog("process %d exited before tracing began: nothing was traced", o->pids[0]);
+		else
+			elog("every target process exited before tracing began: nothing was traced");
+		return -ESRCH;
+	}
+	for (size_t i = 0; gone && i < o->npids; i++)
+		if (!target_pid_alive(o->pids[i]))
+			wlog("process %d exited before tracing began", o->pids[i]);
+	return 0;
 }
 
 /* Starts the command (held before exec) or adds the PIDs, and attaches. 0 or -errno. */
@@ -649,17 +822,21 @@ static int tracer_start(struct tracer *t, const struct trace_opts *o)
 	int err = 0;
 
 	if (o->mode == SP_TARGET_COMMAND) {
-		err = target_launch__start(o->argv, &t->launch);
+		/* after -d without --kill-on-end the command outlives us: no PDEATHSIG then */
+		err = target_launch__start(o->argv, !o->duration_ns || o->kill_on_end, &t->launch);
 		if (err) {
 			elog("cannot start %s: %s", o->argv[0], strerror(-err));
 			return err;
 		}
 		t->launched = true;
-		err = add_target(t, t->launch.pid);
+		/* traced from its exec on: its wait at the gate is ours (sp_exec) */
+		t->skel->bss->targ_exec_pid = t->launch.pid;
 	} else if (o->mode == SP_TARGET_PIDS) {
 		err = tracer_attach(t);
 		if (!err)
 			err = attach_pids(t, o);
+		if (!err)
+			err = check_pids_attached(t, o);
 	}
 	if (err)
 		return err;
@@ -705,6 +882,9 @@ static int exit_code_of(const struct tracer *t, const struct trace_opts *o,
 		return EXIT_FAILURE;
 	if (o->mode != SP_TARGET_COMMAND)
 		return EXIT_SUCCESS;
+	/* -d ended the trace: the command was left running, or ended as --kill-on-end asked */
+	if (t->left_running || t->ended_at_end)
+		return EXIT_SUCCESS;
 	if (t->reaped)
 		return run->target.exit_status;
 	return 128 + (stop_signal ? stop_signal : SIGTERM);
@@ -733,22 +913,61 @@ static int tracer_report(struct tracer *t, const struct trace_opts *o, struct sp
 	return err;
 }
 
-static int run_trace(const struct trace_opts *o)
+static void hold_for_tests(const struct tracer *t)
+{
+	const char *env = getenv(HOLD_ENV);
+	uint64_t ms;
+
+	if (!t->launched || !env || parse_u64(env, 0, 60000, &ms))
+		return;
+	for (uint64_t i = 0; i < ms / 10 && !stop_count; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The line that says what is traced: one stderr line on a terminal when only Ctrl-C ends it. */
+static void say_attached(const struct tracer *t, const struct trace_opts *o, uint64_t ns)
+{
+	char what[256];
+
+	trace_target_describe(o, what, sizeof(what));
+	if (!o->duration_ns && isatty(STDERR_FILENO)) {
+		if (o->mode == SP_TARGET_COMMAND)
+			notice("tracing %s (pid %d) until it exits; Ctrl-C to stop", what,
+			       (int)t->launch.pid);
+		else
+			notice("tracing %s; Ctrl-C to stop", what);
+	}
+	ilog("tracing %s: attached in %.1f ms", what, ns / 1e6);
+}
+
+static int run_trace(const struct trace_opts *opts)
 {
 	struct tracer t = { .launch = { .pid = -1, .gate_fd = -1, .error_fd = -1 } };
+	struct trace_opts ro = *opts, *o = &ro; /* with -p resolved to processes */
 	struct sp_run run;
 	uint64_t t0, wall0, begin = now_ns(CLOCK_MONOTONIC);
 	int err, exit_code = EXIT_FAILURE;
-	char what[256];
 
 	sp_run_init(&run);
-	if (check_environment() || !pids_alive(o))
+	ro.pids = NULL;
+	if (check_environment() || (opts->mode == SP_TARGET_PIDS &&
+				    resolve_pids(opts, &ro.pids, &ro.npids)))
 		return EXIT_FAILURE;
 	libbpf_set_print(libbpf_print);
 	install_signals();
 	err = tracer_prepare(&t, o) ?: tracer_start(&t, o);
 	if (err)
 		goto out;
+	hold_for_tests(&t);
+	if (stop_count && t.launched) {
+		/* a signal during start-up: the command was never released, so it never ran */
+		elog("interrupted before %s started: nothing was traced", o->argv[0]);
+		exit_code = 128 + stop_signal;
+		goto out;
+	}
 	t0 = now_ns(CLOCK_MONOTONIC);
 	wall0 = now_ns(CLOCK_REALTIME);
 	err = tracer_release(&t, o);
@@ -756,15 +975,16 @@ static int run_trace(const struct trace_opts *o)
 		exit_code = EXIT_NOEXEC;
 		goto out;
 	}
-	ilog("tracing %s: attached in %.1f ms", trace_target_describe(o, what, sizeof(what)),
-	     (t0 - begin) / 1e6);
-	wait_for_end(&t, o, t0);
+	say_attached(&t, o, t0 - begin);
+	settle_command(&t, o, wait_for_end(&t, o, t0));
 	err = tracer_report(&t, o, &run, t0, wall0, &exit_code);
 out:
-	if (t.launched && !t.reaped && exit_code != EXIT_NOEXEC && err)
+	if (t.launched && !t.reaped && exit_code != EXIT_NOEXEC && (err || stop_count) &&
+	    !t.left_running)
 		target_launch__abort(&t.launch);
 	tracer_destroy(&t);
 	sp_run_free(&run);
+	free(ro.pids);
 	return exit_code;
 }
 

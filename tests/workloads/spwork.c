@@ -11,18 +11,27 @@
  *   spwork tree FILE N   waits until FILE exists, then forks a child that forks a grandchild
  *                        ("sp_grandchild") doing `pipe N`
  *   spwork comm NAME     renames itself NAME (any bytes) and sleeps 10 times for 1 ms
+ *   spwork threads FILE N  a process whose main thread exits (pthread_exit) once FILE exists,
+ *                        while, 0.5 s later, its thread "sp_thr_reader" blocks exactly N times
+ *                        in pipe_read, fed by another thread as in `pipe N`
+ *   spwork sleepers FILE K  K threads ("sp_sleeper") asleep in a pipe read until FILE exists;
+ *                        then the process exits (exit_group), so K + 1 tasks die at once
+ *   spwork ignore SIGNALS SECONDS  ignores SIGNALS (a list of INT, TERM, HUP), then sleeps
+ *                        SECONDS
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +62,7 @@ static int asleep_in_pipe(pid_t pid)
 	ssize_t n;
 	int fd;
 
+	/* /proc/TID/wchan also works for a thread (the entry is hidden, not missing) */
 	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
@@ -180,6 +190,128 @@ static int do_comm(const char *name)
 	return 0;
 }
 
+/* Until FILE exists, then another 0.5 s when late is set. */
+static void wait_for_file(const char *file, int late)
+{
+	struct timespec half = { 0, 500 * 1000 * 1000 };
+
+	while (access(file, F_OK)) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	if (late)
+		nanosleep(&half, NULL);
+}
+
+struct thr {
+	const char *file;
+	long n;
+	int pipe[2];
+	volatile pid_t reader_tid;
+};
+
+static void *thr_reader(void *arg)
+{
+	struct thr *t = arg;
+	char c;
+
+	set_name("sp_thr_reader");
+	t->reader_tid = (pid_t)syscall(SYS_gettid);
+	wait_for_file(t->file, 1);
+	for (long i = 0; i < t->n; i++)
+		if (read(t->pipe[0], &c, 1) != 1)
+			die("read");
+	return NULL;
+}
+
+static void *thr_writer(void *arg)
+{
+	struct thr *t = arg;
+	char c = 'x';
+
+	set_name("sp_thr_writer");
+	wait_for_file(t->file, 1);
+	for (long i = 0; i < t->n; i++) {
+		double t0 = now();
+
+		while (!asleep_in_pipe(t->reader_tid)) {
+			if (now() - t0 > 10)
+				die("reader never blocked");
+		}
+		if (write(t->pipe[1], &c, 1) != 1)
+			die("write");
+	}
+	return NULL;
+}
+
+static int do_threads(const char *file, long n)
+{
+	static struct thr t;
+	pthread_t r, w;
+
+	set_name("sp_threads");
+	t.file = file;
+	t.n = n;
+	if (pipe(t.pipe))
+		die("pipe");
+	if (pthread_create(&r, NULL, thr_reader, &t))
+		die("pthread_create");
+	while (!t.reader_tid)
+		sched_yield();
+	if (pthread_create(&w, NULL, thr_writer, &t))
+		die("pthread_create");
+	wait_for_file(file, 0);
+	pthread_exit(NULL); /* the process lives on in its two threads, exit status 0 */
+}
+
+static void *sleeper(void *arg)
+{
+	char c;
+
+	set_name("sp_sleeper");
+	if (read(*(int *)arg, &c, 1) >= 0)
+		die("read returned");
+	return NULL;
+}
+
+static int do_sleepers(const char *file, long k)
+{
+	static int p[2];
+	pthread_t t;
+
+	set_name("sp_sleepers");
+	if (pipe(p))
+		die("pipe");
+	for (long i = 0; i < k; i++)
+		if (pthread_create(&t, NULL, sleeper, &p[0]))
+			die("pthread_create");
+	wait_for_file(file, 0);
+	exit(0);
+}
+
+static int do_ignore(const char *names, double secs)
+{
+	static const char *const known[] = { "INT", "TERM", "HUP" };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	double t0 = now();
+
+	for (size_t i = 0; i < 3; i++) {
+		const char *p = strstr(names, known[i]);
+		size_t len = strlen(known[i]);
+
+		if (p && (p == names || p[-1] == ',') && (!p[len] || p[len] == ','))
+			signal(sigs[i], SIG_IGN);
+	}
+	set_name("sp_ignore");
+	while (now() - t0 < secs) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "pipe"))
@@ -192,6 +324,13 @@ int main(int argc, char **argv)
 		return do_tree(argv[2], atol(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "comm"))
 		return do_comm(argv[2]);
-	fprintf(stderr, "usage: spwork pipe N | wait K | spin SECONDS | tree FILE N | comm NAME\n");
+	if (argc == 4 && !strcmp(argv[1], "threads"))
+		return do_threads(argv[2], atol(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "sleepers"))
+		return do_sleepers(argv[2], atol(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "ignore"))
+		return do_ignore(argv[2], atof(argv[3]));
+	fprintf(stderr, "usage: spwork pipe N | wait K | spin SECONDS | tree FILE N | comm NAME | "
+		"threads FILE N | sleepers FILE K | ignore SIGNALS SECONDS\n");
 	return 2;
 }
