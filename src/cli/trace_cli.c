@@ -28,6 +28,9 @@ static void trace_help(void)
 	       "  -d, --duration S  stop after S seconds (a command is left running, and said so)\n"
 	       "      --kill-on-end with -d and -- COMMAND: end the command too (SIGTERM, SIGKILL\n"
 	       "                    2 s later)\n"
+	       "      --user NAME   run COMMAND as user NAME (a name or a uid); under sudo it runs\n"
+	       "                    as the user who ran sudo by default\n"
+	       "      --as-root     run COMMAND as root even under sudo\n"
 	       "\nReport:\n"
 	       "      --views LIST  views to collect and print (schedules,profile,locks; default all;\n"
 	       "                    locks: lock:contention_begin/end, Linux >= 5.19; its sleepers\n"
@@ -68,6 +71,8 @@ enum {
 	OPT_NO_PROFILE,
 	OPT_MAX_SAMPLES,
 	OPT_KILL_ON_END,
+	OPT_USER,
+	OPT_AS_ROOT,
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
@@ -88,6 +93,8 @@ static const struct option trace_long_opts[] = {
 	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
 	{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
 	{ "kill-on-end", no_argument, NULL, OPT_KILL_ON_END },
+	{ "user", required_argument, NULL, OPT_USER },
+	{ "as-root", no_argument, NULL, OPT_AS_ROOT },
 	CLI_LONG_OPTS,
 	{},
 };
@@ -131,6 +138,8 @@ static bool *flag_of(struct trace_parse *p, int c)
 		return &p->no_profile;
 	case OPT_KILL_ON_END:
 		return &p->o->kill_on_end;
+	case OPT_AS_ROOT:
+		return &p->o->as_root;
 	default:
 		return NULL;
 	}
@@ -166,6 +175,11 @@ static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 		if (parse_pid_list(arg, &o->pids, &o->npids))
 			return cli_usage_error(&trace_cmd, "bad PID list '%s' (PID[,PID...])", arg);
 		p->have_pid = true;
+		return 0;
+	case OPT_USER:
+		if (!*arg)
+			return cli_usage_error(&trace_cmd, "--user needs a user name or uid");
+		o->user = arg;
 		return 0;
 	case 'd':
 		if (parse_seconds(arg, &o->duration_ns))
@@ -258,6 +272,11 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 	}
 	if (o->kill_on_end && (!o->argv || !o->duration_ns))
 		return cli_usage_error(&trace_cmd, "--kill-on-end needs -d and -- COMMAND");
+	if ((o->user || o->as_root) && !o->argv)
+		return cli_usage_error(&trace_cmd, "%s needs -- COMMAND",
+				       o->user ? "--user" : "--as-root");
+	if (o->user && o->as_root)
+		return cli_usage_error(&trace_cmd, "--user and --as-root exclude each other");
 	if (o->render.stacks)
 		o->callchains = true; /* --stacks prints the profile's stacks: record them */
 	o->cmdline = join_args(argc, argv);

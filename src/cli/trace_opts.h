@@ -26,6 +26,8 @@ struct trace_opts {
 	const char *output; /* -o; NULL = stdout */
 	const char *save;   /* --save: the run as JSON too, for report and diff */
 	bool kill_on_end;   /* -d with -- COMMAND: end the command at the end (else left running) */
+	const char *user;   /* --user: run COMMAND as this user (else the sudo caller, or as is) */
+	bool as_root;	    /* --as-root: run COMMAND as root even under sudo */
 	char *cmdline;	    /* the trace command line, for the record */
 };
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Launching a held command, and walking /proc for a process tree. */
 #include <dirent.h>
+#include <grp.h>
+#include <pwd.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,8 +22,22 @@
  * kernel also kills it (after exec too) when the parent dies; the getppid() check closes the
  * window in which the parent died before prctl().
  */
+extern char **environ;
+
+/* As user (async-signal-safe calls only: the parent has threads). 0 or an errno. */
+static int become(const struct target_user *user)
+{
+	if (!user || !user->set)
+		return 0;
+	if (setgroups((size_t)user->ngroups, user->groups) || setgid(user->gid) ||
+	    setuid(user->uid))
+		return errno;
+	return 0;
+}
+
 static void __attribute__((noreturn)) launch_child(char *const *argv, int gate, int errfd,
-						   pid_t parent, bool die_with_parent)
+						   pid_t parent, bool die_with_parent,
+						   const struct target_user *user)
 {
 	ssize_t n;
 	char c;
@@ -39,14 +56,24 @@ static void __attribute__((noreturn)) launch_child(char *const *argv, int gate, 
 	} while (n < 0 && errno == EINTR);
 	if (n != 1)
 		_exit(127);
-	execvp(argv[0], argv);
-	e = errno;
+	e = become(user);
+	/* a credential change clears the parent-death signal: set it again, then check */
+	if (!e && user && user->set && die_with_parent &&
+	    (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != parent))
+		_exit(127);
+	/* schedprof's ambient capabilities (a capability-granted binary) stay with schedprof */
+	if (!e)
+		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (!e)
+		execvpe(argv[0], argv, user && user->set && user->envp ? user->envp : environ);
+	e = e ? e : errno;
 	if (write(errfd, &e, sizeof(e)) < 0)
 		_exit(127);
 	_exit(127);
 }
 
-int target_launch__start(char *const *argv, bool die_with_parent, struct target_launch *l)
+int target_launch__start(char *const *argv, bool die_with_parent, const struct target_user *user,
+			 struct target_launch *l)
 {
 	pid_t parent = getpid(), pid;
 	int gate[2], errp[2];
@@ -73,7 +100,7 @@ int target_launch__start(char *const *argv, bool die_with_parent, struct target_
 	if (pid == 0) {
 		close(gate[1]);
 		close(errp[0]);
-		launch_child(argv, gate[0], errp[1], parent, die_with_parent);
+		launch_child(argv, gate[0], errp[1], parent, die_with_parent, user);
 	}
 	close(gate[0]);
 	close(errp[1]);
@@ -251,5 +278,120 @@ out:
 	}
 	*ret = out;
 	*ret_n = out_n;
+	return 0;
+}
+
+/* environ with HOME, USER and LOGNAME of pw (built here: the child may not allocate). */
+static char **user_environ(const struct passwd *pw)
+{
+	static const char *const keys[] = { "HOME=", "USER=", "LOGNAME=" };
+	const char *vals[] = { pw->pw_dir, pw->pw_name, pw->pw_name };
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 4, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		bool replaced = false;
+
+		for (size_t j = 0; j < 3; j++)
+			replaced |= !strncmp(environ[i], keys[j], strlen(keys[j]));
+		if (!replaced)
+			env[k++] = environ[i]; /* borrowed */
+	}
+	for (size_t j = 0; j < 3; j++, k++) {
+		if (asprintf(&env[k], "%s%s", keys[j], vals[j]) < 0) {
+			while (j--)
+				free(env[--k]);
+			free(env);
+			return NULL;
+		}
+	}
+	return env;
+}
+
+void target_user_free(struct target_user *u)
+{
+	if (!u)
+		return;
+	if (u->envp) {
+		size_t n = 0;
+
+		while (u->envp[n])
+			n++;
+		/* the last three are ours, the others environ's */
+		for (size_t i = n >= 3 ? n - 3 : 0; i < n; i++)
+			free(u->envp[i]);
+		free(u->envp);
+	}
+	free(u->groups);
+	memset(u, 0, sizeof(*u));
+}
+
+/* A uid from a decimal string, or -1. */
+static long parse_uid(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || *end || v < 0 || v > (long)INT32_MAX ? -1 : v;
+}
+
+int target_user_resolve(const char *user, bool as_root, struct target_user *ret)
+{
+	const char *sudo_uid = getenv("SUDO_UID");
+	struct passwd *pw = NULL;
+	long uid = -1, gid = -1;
+	int n = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	if (as_root)
+		return 0;
+	if (user) {
+		snprintf(ret->name, sizeof(ret->name), "%s", user);
+		errno = 0;
+		pw = getpwnam(user);
+		if (!pw && (uid = parse_uid(user)) >= 0)
+			pw = getpwuid((uid_t)uid);
+		if (!pw)
+			return errno && errno != ENOENT && errno != ESRCH ? -errno : -ENOENT;
+	} else {
+		if (geteuid() != 0 || (uid = parse_uid(sudo_uid)) <= 0)
+			return 0; /* not root under sudo: as this process */
+		pw = getpwuid((uid_t)uid);
+		gid = parse_uid(getenv("SUDO_GID"));
+	}
+	ret->uid = pw ? pw->pw_uid : (uid_t)uid;
+	ret->gid = gid >= 0 ? (gid_t)gid : pw ? pw->pw_gid : (gid_t)ret->uid;
+	if (pw) {
+		snprintf(ret->name, sizeof(ret->name), "%s", pw->pw_name);
+		getgrouplist(pw->pw_name, ret->gid, NULL, &n);
+		ret->groups = calloc(n > 0 ? (size_t)n : 1, sizeof(gid_t));
+		if (!ret->groups)
+			return -ENOMEM;
+		if (getgrouplist(pw->pw_name, ret->gid, ret->groups, &n) < 0)
+			n = 0;
+		ret->ngroups = n;
+		ret->envp = user_environ(pw);
+		if (!ret->envp) {
+			target_user_free(ret);
+			return -ENOMEM;
+		}
+	} else { /* a SUDO_UID without a passwd entry: that uid and gid, no other groups */
+		snprintf(ret->name, sizeof(ret->name), "uid %ld", uid);
+		ret->groups = calloc(1, sizeof(gid_t));
+		if (!ret->groups)
+			return -ENOMEM;
+		ret->groups[0] = ret->gid;
+		ret->ngroups = 1;
+	}
+	ret->set = ret->uid != 0 || ret->gid != 0;
 	return 0;
 }

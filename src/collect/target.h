@@ -15,12 +15,34 @@ struct target_launch {
 	int error_fd; /* read end: gets the child's errno if exec fails, EOF on success */
 };
 
+/* Who a launched command runs as (target_user_resolve). */
+struct target_user {
+	bool set; /* false: as this process */
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups; /* supplementary groups */
+	int ngroups;
+	char **envp;   /* this environment with the user's HOME, USER and LOGNAME */
+	char name[64];
+};
+
+/*
+ * Whom to run the command as: user (a name or a numeric uid) when given; else, as root under
+ * sudo, the user who ran sudo (SUDO_UID, SUDO_GID, and SUDO_USER's groups), so that `sudo
+ * schedprof trace -- make` leaves no root-owned files; else (or as_root) this process's own
+ * credentials (ret->set false). 0, -ENOENT (no such user; ret->name says which) or -errno.
+ */
+int target_user_resolve(const char *user, bool as_root, struct target_user *ret);
+void target_user_free(struct target_user *u);
+
 /*
  * Forks argv; the child waits for release, and exits without running argv if this process dies
  * first. die_with_parent: the command also gets SIGKILL when this process dies after its exec
- * (PR_SET_PDEATHSIG). 0 or -errno.
+ * (PR_SET_PDEATHSIG). user (may be NULL): the credentials it execs with; it never keeps this
+ * process's ambient capabilities. 0 or -errno.
  */
-int target_launch__start(char *const *argv, bool die_with_parent, struct target_launch *l);
+int target_launch__start(char *const *argv, bool die_with_parent, const struct target_user *user,
+			 struct target_launch *l);
 /* Lets the child exec. Returns 0 when exec succeeded, or the (negative) errno of the failed exec
  * (the child then exits 127). */
 int target_launch__release(struct target_launch *l);

@@ -96,6 +96,7 @@ struct tracer {
 	struct sp_features features;
 	int targ_tgids_fd;
 	struct target_launch launch;
+	struct target_user user; /* whom the command runs as */
 	bool launched, reaped;
 	bool left_running; /* -d ended the trace, not the command */
 	bool ended_at_end; /* -d with --kill-on-end ended the command */
@@ -244,6 +245,7 @@ static void tracer_destroy(struct tracer *t)
 			collectors[i]->destroy(t->state[i]);
 	schedprof_bpf__destroy(t->skel);
 	ksyms__free(t->ctx.ksyms);
+	target_user_free(&t->user);
 }
 
 static double ms_since(uint64_t t0)
@@ -822,8 +824,20 @@ static int tracer_start(struct tracer *t, const struct trace_opts *o)
 	int err = 0;
 
 	if (o->mode == SP_TARGET_COMMAND) {
+		err = target_user_resolve(o->user, o->as_root, &t->user);
+		if (err == -ENOENT) {
+			elog("no such user: %s", t->user.name);
+			return err;
+		} else if (err) {
+			elog("cannot find whom to run %s as: %s", o->argv[0], strerror(-err));
+			return err;
+		}
+		if (t->user.set)
+			dlog("running %s as %s (uid %u, gid %u)", o->argv[0], t->user.name,
+			     (unsigned int)t->user.uid, (unsigned int)t->user.gid);
 		/* after -d without --kill-on-end the command outlives us: no PDEATHSIG then */
-		err = target_launch__start(o->argv, !o->duration_ns || o->kill_on_end, &t->launch);
+		err = target_launch__start(o->argv, !o->duration_ns || o->kill_on_end, &t->user,
+					   &t->launch);
 		if (err) {
 			elog("cannot start %s: %s", o->argv[0], strerror(-err));
 			return err;
