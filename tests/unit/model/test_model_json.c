@@ -200,7 +200,7 @@ START_TEST(test_run_full_fields)
 	ck_assert_str_eq(p->stacks.v[0].objects[2], "/usr/lib/x86_64-linux-gnu/libc.so.6");
 	ck_assert(run.locks.present);
 	ck_assert(run.locks.available);
-	ck_assert_uint_eq(run.locks.total, 30);
+	ck_assert_uint_eq(run.locks.total, 31);
 	ck_assert_uint_eq(run.locks.failed, 1);
 	ck_assert_uint_eq(run.locks.nrows, 1);
 	l = &run.locks.rows[0];
