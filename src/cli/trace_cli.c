@@ -25,7 +25,7 @@ static void trace_help(void)
 	       "                    exit with its status (127 when it cannot be executed)\n"
 	       "  -p, --pid PIDS    attach to running processes and all their descendants\n"
 	       "  -a, --all         the whole system\n"
-	       "  -d, --duration S  stop after S seconds\n"
+	       "  -d, --duration S  stop after S seconds (a decimal number: 5, 0.5)\n"
 	       "\nReport:\n"
 	       "      --views LIST  views to collect and print (schedules,profile,locks; default all;\n"
 	       "                    locks: lock:contention_begin/end, Linux >= 5.19; its sleepers\n"
@@ -33,13 +33,15 @@ static void trace_help(void)
 	       "%s"
 	       "  -o, --output FILE write the report to FILE\n"
 	       "      --save FILE   also save the run as JSON, for schedprof report and diff\n"
+	       "      --strict      exit 3 when anything was lost (rows, stacks, events), naming it\n"
 	       "\nProfile (sampled PCs, kernel and user):\n"
 	       "  -F, --freq HZ     samples per second and CPU (default %u; 49/97/99 avoid lock-step\n"
-	       "                    with the timer tick)\n"
+	       "                    with the timer tick; at most kernel.perf_event_max_sample_rate)\n"
 	       "  -g, --call-graph  record kernel and user stacks (user stacks are as deep as frame\n"
 	       "                    pointers allow); --stacks implies it\n"
 	       "      --no-profile  do not sample at all\n"
-	       "\nLimits (nothing is dropped silently: the report counts what did not fit):\n"
+	       "\nLimits (nothing is dropped silently: the report counts what did not fit; values whose\n"
+	       "maps would need more than half of MemAvailable are refused before anything starts):\n"
 	       "      --max-targets N  traced processes named or found at attach (default %u)\n"
 	       "      --max-callers N  (caller, wait, comm) rows (default %u)\n"
 	       "      --max-stacks N   distinct stacks kept, per stack map (default %u)\n"
@@ -50,8 +52,11 @@ static void trace_help(void)
 	       "  schedprof trace -p $(pgrep -o make) -d 30 --stacks\n"
 	       "  schedprof trace -a -d 5 -f json -o run.json\n"
 	       "  schedprof trace --views locks -d 10 -p $(pgrep -o postgres)\n"
+	       "\nPrivileges: root, or CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN); CAP_SYSLOG too to name\n"
+	       "kernel functions (without it they are shown as addresses).\n"
 	       "\nExit status: the command's (with --), 0 otherwise; 1 runtime error; 2 usage error;\n"
-	       "127 the command could not be executed.\n",
+	       "3 --strict and something was lost; 127 the command could not be executed; 141 standard\n"
+	       "output was closed (quietly).\n",
 	       render_opts_help(), SP_PROF_DEF_HZ, SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS,
 	       SP_DEF_PROF_KEYS);
 }
@@ -65,6 +70,7 @@ enum {
 	OPT_MAX_STACKS,
 	OPT_NO_PROFILE,
 	OPT_MAX_SAMPLES,
+	OPT_STRICT,
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
@@ -84,6 +90,7 @@ static const struct option trace_long_opts[] = {
 	{ "call-graph", no_argument, NULL, 'g' },
 	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
 	{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	CLI_LONG_OPTS,
 	{},
 };
@@ -91,7 +98,7 @@ static const struct option trace_long_opts[] = {
 /* The options, and what trace_opts does not hold but the checks after the options need. */
 struct trace_parse {
 	struct trace_opts *o;
-	bool have_pid, have_all, no_profile;
+	bool have_pid, have_all, no_profile, have_freq;
 };
 
 /* The map size an option sets, and the option's name; NULL for other options. */
@@ -125,6 +132,8 @@ static bool *flag_of(struct trace_parse *p, int c)
 		return &p->o->callchains;
 	case OPT_NO_PROFILE:
 		return &p->no_profile;
+	case OPT_STRICT:
+		return &p->o->strict;
 	default:
 		return NULL;
 	}
@@ -136,15 +145,76 @@ static const char **path_of(struct trace_opts *o, int c)
 	return c == 'o' ? &o->output : c == OPT_SAVE ? &o->save : NULL;
 }
 
-/* A number in [min, max] into *ret, else the usage error fmt (about arg or name). */
+/* A number in [min, max] into *ret, else the usage error that states the range (cli.h). */
 static int parse_number(const char *arg, uint64_t min, uint64_t max, uint32_t *ret,
-			const char *fmt, const char *name)
+			const char *name)
 {
 	uint64_t v;
+	int err = cli_parse_number(&trace_cmd, name, arg, min, max, &v);
 
-	if (parse_u64(arg, min, max, &v))
-		return cli_usage_error(&trace_cmd, fmt, name);
-	*ret = (uint32_t)v;
+	if (!err)
+		*ret = (uint32_t)v;
+	return err;
+}
+
+#define PID_MAX_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT on 64-bit */
+
+/* -p PID[,PID...]: no empty entry ("1,,2"), no PID twice, each in 1..PID_MAX_LIMIT. */
+static int parse_pids(struct trace_opts *o, const char *arg)
+{
+	const char *s = arg;
+
+	free(o->pids);
+	o->pids = NULL;
+	o->npids = 0;
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		char *tok;
+		uint64_t v;
+		int *grown, err;
+
+		if (!len)
+			return cli_usage_error(&trace_cmd, "-p: empty entry in '%s' (PID[,PID...])",
+					       arg);
+		tok = strndup(s, len);
+		if (!tok)
+			return cli_usage_error(&trace_cmd, "out of memory");
+		err = cli_parse_number(&trace_cmd, "-p", tok, 1, PID_MAX_LIMIT, &v);
+		free(tok);
+		if (err)
+			return err;
+		for (size_t i = 0; i < o->npids; i++)
+			if (o->pids[i] == (int)v)
+				return cli_usage_error(&trace_cmd, "-p: PID %d is given twice", (int)v);
+		grown = realloc(o->pids, (o->npids + 1) * sizeof(*o->pids));
+		if (!grown)
+			return cli_usage_error(&trace_cmd, "out of memory");
+		o->pids = grown;
+		o->pids[o->npids++] = (int)v;
+		s += len;
+		if (!*s)
+			return 0;
+		s++; /* the comma: something must follow it */
+	}
+}
+
+/* The longest -d: about 115 days, as parse_seconds() takes. */
+#define MAX_DURATION_S 10000000
+
+/* -d SECONDS: decimal only ("5", "0.5", ".5"): no hex, exponent, sign, inf or unit. */
+static int parse_duration(struct trace_opts *o, const char *arg)
+{
+	size_t int_digits = strspn(arg, "0123456789"), frac_digits = 0;
+	const char *end = arg + int_digits;
+
+	if (*end == '.')
+		frac_digits = strspn(end + 1, "0123456789"), end += 1 + frac_digits;
+	if (*end || !(int_digits + frac_digits))
+		return cli_usage_error(&trace_cmd, "-d: '%s' is not a number of seconds (a decimal "
+					      "number such as 5 or 0.5)", arg);
+	if (parse_seconds(arg, &o->duration_ns) || o->duration_ns > MAX_DURATION_S * NSEC_PER_SEC)
+		return cli_usage_error(&trace_cmd, "-d: %s is out of range (more than 0, at most %d "
+					      "seconds)", arg, MAX_DURATION_S);
 	return 0;
 }
 
@@ -152,22 +222,18 @@ static int parse_number(const char *arg, uint64_t min, uint64_t max, uint32_t *r
 static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 {
 	struct trace_opts *o = p->o;
+	int err;
 
 	switch (c) {
 	case 'p':
-		free(o->pids);
-		o->pids = NULL;
-		if (parse_pid_list(arg, &o->pids, &o->npids))
-			return cli_usage_error(&trace_cmd, "bad PID list '%s' (PID[,PID...])", arg);
-		p->have_pid = true;
-		return 0;
+		err = parse_pids(o, arg);
+		p->have_pid = !err;
+		return err;
 	case 'd':
-		if (parse_seconds(arg, &o->duration_ns))
-			return cli_usage_error(&trace_cmd, "bad duration '%s' (seconds > 0)", arg);
-		return 0;
-	default: /* 'F' */
-		return parse_number(arg, 1, SP_PROF_MAX_HZ, &o->hz,
-				    "bad frequency '%s' (1 to 100000 Hz)", arg);
+		return parse_duration(o, arg);
+	default: /* 'F': checked against the kernel's limit once the views are known */
+		p->have_freq = true;
+		return parse_number(arg, 1, SP_PROF_MAX_HZ, &o->hz, "-F");
 	}
 }
 
@@ -189,8 +255,7 @@ static int trace_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 	}
 	limit = limit_of(o, c, &name);
 	if (limit)
-		return parse_number(arg, 1, 1u << 24, limit,
-				    "bad value for %s (a number from 1 to 16777216)", name);
+		return parse_number(arg, 1, 1u << 24, limit, name);
 	flag = flag_of(p, c);
 	path = path_of(o, c);
 	if (flag)
@@ -225,12 +290,36 @@ static int parse_target(struct trace_parse *p, int argc, char **argv)
 			return EXIT_USAGE;
 		o->argv = &argv[optind];
 		o->mode = SP_TARGET_COMMAND;
+	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		/* "--" ends the options to name a command: without one it is no -a */
+		return cli_usage_error(&trace_cmd, "no command after '--' (-- COMMAND [ARGS...])");
 	} else {
 		o->mode = p->have_pid ? SP_TARGET_PIDS : SP_TARGET_ALL;
 	}
 	if ((p->have_pid + p->have_all + (o->argv != NULL)) > 1)
 		return cli_usage_error(&trace_cmd, "choose one target: -p, -a or -- COMMAND");
 	return 0;
+}
+
+/*
+ * -F at most the kernel's kernel.perf_event_max_sample_rate, as perf does: above it the
+ * cpu-clock events cannot be opened at that rate, and the kernel lowers it when sampling
+ * takes too long. Refused (not clamped), since the user asked for that rate.
+ */
+static int check_freq(const struct trace_opts *o)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned int max = 0;
+	int n;
+
+	if (!f)
+		return 0; /* no procfs: perf_event_open() will say */
+	n = fscanf(f, "%u", &max);
+	fclose(f);
+	if (n != 1 || !max || o->hz <= max)
+		return 0;
+	return cli_usage_error(&trace_cmd, "-F: %u is out of range (1..%u Hz, the kernel's "
+				      "kernel.perf_event_max_sample_rate)", o->hz, max);
 }
 
 /* The checks that need every option. */
@@ -250,6 +339,8 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 		if (!o->views)
 			return cli_usage_error(&trace_cmd, "--no-profile leaves no view to collect");
 	}
+	if (p->have_freq && (o->views & SP_VIEW_PROFILE) && (err = check_freq(o)))
+		return err;
 	if (o->render.stacks)
 		o->callchains = true; /* --stacks prints the profile's stacks: record them */
 	o->cmdline = join_args(argc, argv);

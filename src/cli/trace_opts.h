@@ -26,6 +26,7 @@ struct trace_opts {
 	const char *output; /* -o; NULL = stdout */
 	const char *save;   /* --save: the run as JSON too, for report and diff */
 	char *cmdline;	    /* the trace command line, for the record */
+	bool strict;	    /* --strict: any loss makes the exit status EXIT_LOSS */
 };
 
 /*
