@@ -159,10 +159,35 @@ static int parse_number(const char *arg, uint64_t min, uint64_t max, uint32_t *r
 
 #define PID_MAX_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT on 64-bit */
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A PID that is in pids twice (sorted copy: n log n for a long list), or 0. */
+static int repeated_pid(const int *pids, size_t n)
+{
+	int *sorted = malloc(n * sizeof(*sorted)), dup = 0;
+
+	if (!sorted)
+		return 0; /* a duplicate is harmless: the set keeps it once */
+	memcpy(sorted, pids, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_int);
+	for (size_t i = 1; i < n && !dup; i++)
+		if (sorted[i] == sorted[i - 1])
+			dup = sorted[i];
+	free(sorted);
+	return dup;
+}
+
 /* -p PID[,PID...]: no empty entry ("1,,2"), no PID twice, each in 1..PID_MAX_LIMIT. */
 static int parse_pids(struct trace_opts *o, const char *arg)
 {
 	const char *s = arg;
+	size_t cap = 0;
+	int dup;
 
 	free(o->pids);
 	o->pids = NULL;
@@ -171,7 +196,7 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 		size_t len = strcspn(s, ",");
 		char *tok;
 		uint64_t v;
-		int *grown, err;
+		int err;
 
 		if (!len)
 			return cli_usage_error(&trace_cmd, "-p: empty entry in '%s' (PID[,PID...])",
@@ -183,19 +208,16 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 		free(tok);
 		if (err)
 			return err;
-		for (size_t i = 0; i < o->npids; i++)
-			if (o->pids[i] == (int)v)
-				return cli_usage_error(&trace_cmd, "-p: PID %d is given twice", (int)v);
-		grown = realloc(o->pids, (o->npids + 1) * sizeof(*o->pids));
-		if (!grown)
+		if (grow((void **)&o->pids, &cap, o->npids + 1, sizeof(*o->pids)))
 			return cli_usage_error(&trace_cmd, "out of memory");
-		o->pids = grown;
 		o->pids[o->npids++] = (int)v;
 		s += len;
 		if (!*s)
-			return 0;
+			break;
 		s++; /* the comma: something must follow it */
 	}
+	dup = repeated_pid(o->pids, o->npids);
+	return dup ? cli_usage_error(&trace_cmd, "-p: PID %d is given twice", dup) : 0;
 }
 
 /* The longest -d: about 115 days, as parse_seconds() takes. */
