@@ -25,7 +25,7 @@ static void trace_help(void)
 	       "                    exit with its status (127 when it cannot be executed)\n"
 	       "  -p, --pid PIDS    attach to running processes and all their descendants\n"
 	       "  -a, --all         the whole system\n"
-	       "  -d, --duration S  stop after S seconds (a decimal number: 5, 0.5)\n"
+	       "  -d, --duration S  stop after S seconds\n"
 	       "\nReport:\n"
 	       "      --views LIST  views to collect and print (schedules,profile,locks; default all;\n"
 	       "                    locks: lock:contention_begin/end, Linux >= 5.19; its sleepers\n"
@@ -46,17 +46,18 @@ static void trace_help(void)
 	       "      --max-callers N  (caller, wait, comm) rows (default %u)\n"
 	       "      --max-stacks N   distinct stacks kept, per stack map (default %u)\n"
 	       "      --max-samples N  distinct sampled (function, comm, stacks) keys (default %u)\n"
+	       "\nPrivileges: root, or CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN); CAP_SYSLOG too to name\n"
+	       "kernel functions (without it they are shown as addresses).\n"
+	       "Exit status 3: --strict and something was lost; 141: standard output was closed\n"
+	       "(a quiet exit).\n"
 	       "\n" CLI_HELP_LINES
 	       "\nExamples:\n"
 	       "  schedprof trace -- make -j8\n"
 	       "  schedprof trace -p $(pgrep -o make) -d 30 --stacks\n"
 	       "  schedprof trace -a -d 5 -f json -o run.json\n"
 	       "  schedprof trace --views locks -d 10 -p $(pgrep -o postgres)\n"
-	       "\nPrivileges: root, or CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN); CAP_SYSLOG too to name\n"
-	       "kernel functions (without it they are shown as addresses).\n"
 	       "\nExit status: the command's (with --), 0 otherwise; 1 runtime error; 2 usage error;\n"
-	       "3 --strict and something was lost; 127 the command could not be executed; 141 standard\n"
-	       "output was closed (quietly).\n",
+	       "127 the command could not be executed.\n",
 	       render_opts_help(), SP_PROF_DEF_HZ, SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS,
 	       SP_DEF_PROF_KEYS);
 }
@@ -65,12 +66,12 @@ static const struct cli_cmd trace_cmd = { "trace", trace_help };
 
 enum {
 	OPT_SAVE = RENDER_OPT__END,
+	OPT_STRICT,
 	OPT_MAX_TARGETS,
 	OPT_MAX_CALLERS,
 	OPT_MAX_STACKS,
 	OPT_NO_PROFILE,
 	OPT_MAX_SAMPLES,
-	OPT_STRICT,
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
@@ -83,6 +84,7 @@ static const struct option trace_long_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "save", required_argument, NULL, OPT_SAVE },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "max-targets", required_argument, NULL, OPT_MAX_TARGETS },
 	{ "max-callers", required_argument, NULL, OPT_MAX_CALLERS },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
@@ -90,7 +92,6 @@ static const struct option trace_long_opts[] = {
 	{ "call-graph", no_argument, NULL, 'g' },
 	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
 	{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
-	{ "strict", no_argument, NULL, OPT_STRICT },
 	CLI_LONG_OPTS,
 	{},
 };
@@ -126,14 +127,14 @@ static uint32_t *limit_of(struct trace_opts *o, int c, const char **ret_name)
 static bool *flag_of(struct trace_parse *p, int c)
 {
 	switch (c) {
+	case OPT_STRICT:
+		return &p->o->strict;
 	case 'a':
 		return &p->have_all;
 	case 'g':
 		return &p->o->callchains;
 	case OPT_NO_PROFILE:
 		return &p->no_profile;
-	case OPT_STRICT:
-		return &p->o->strict;
 	default:
 		return NULL;
 	}
@@ -358,14 +359,15 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 	err = cli_check_output(&trace_cmd, o->render.format, o->output);
 	if (err)
 		return err;
+	/* -F against the kernel's limit, when the profile view samples */
+	if (p->have_freq && !p->no_profile && (o->views & SP_VIEW_PROFILE) && (err = check_freq(o)))
+		return err;
 	if (p->no_profile) {
 		o->views &= ~SP_VIEW_PROFILE;
 		o->render.views = o->views;
 		if (!o->views)
 			return cli_usage_error(&trace_cmd, "--no-profile leaves no view to collect");
 	}
-	if (p->have_freq && (o->views & SP_VIEW_PROFILE) && (err = check_freq(o)))
-		return err;
 	if (o->render.stacks)
 		o->callchains = true; /* --stacks prints the profile's stacks: record them */
 	o->cmdline = join_args(argc, argv);

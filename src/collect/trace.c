@@ -366,6 +366,10 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 
 	t->ctx.opts = o;
 	t->ctx.ncpus = libbpf_num_possible_cpus();
+	/* before anything is loaded or launched: kernel names missing is said now, not at the end */
+	err = preflight_kallsyms(o->strict, &t->ksyms_warned);
+	if (err)
+		return err;
 	/*
 	 * Without the boot's fold cache, start-up needs kallsyms: read it beside the load.
 	 * With it, kallsyms is needed only for the report: read it once attached, so its
@@ -589,10 +593,9 @@ static int write_outputs(const struct sp_run *run, const struct trace_opts *o)
 	return err;
 }
 
-/* Before anything is loaded or launched: what would otherwise fail or lose the run at its end. */
-static int check_environment(struct tracer *t, const struct trace_opts *o)
+static int check_environment(void)
 {
-	if (preflight_caps() || preflight_kallsyms(o->strict, &t->ksyms_warned))
+	if (preflight_caps())
 		return -EPERM;
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		elog("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): schedprof needs a "
@@ -755,7 +758,7 @@ static int run_trace(const struct trace_opts *o)
 	char what[256];
 
 	sp_run_init(&run);
-	if (check_environment(&t, o) || !pids_alive(o))
+	if (check_environment() || !pids_alive(o))
 		return EXIT_FAILURE;
 	libbpf_set_print(libbpf_print);
 	install_signals();

@@ -50,7 +50,7 @@ hidden=true
 [ "$restrict_" -ge 2 ] && skip_or_fail "kernel.kptr_restrict = $restrict_ hides kallsyms from root too"
 marker="the command starts"
 run_capsh cap_syslog trace --views schedules,locks -f json -o "$D/nosyslog.json" -- \
-	sh -c "echo '$marker' >&2"
+	sh -c "echo '$marker' >&2; sleep 0.1"
 [ $rc = 0 ] || fail "without CAP_SYSLOG: exit $rc: $(cat "$TMP/err")"
 if $hidden; then
 	[ "$(wc -l < "$TMP/err")" = 2 ] || fail "without CAP_SYSLOG: not one warning: $(cat "$TMP/err")"
@@ -82,7 +82,7 @@ fi
 # ---- the issue's case: not root, CAP_BPF + CAP_PERFMON only (ambient, so they survive exec) ----
 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,+bpf,+perfmon \
 	--ambient-caps=-all,+bpf,+perfmon "$SCHEDPROF" trace -f json -o "$D/user.json" -- \
-	sh -c "echo '$marker' >&2" > /dev/null 2> "$TMP/err"
+	sh -c "echo '$marker' >&2; sleep 0.1" > /dev/null 2> "$TMP/err"
 rc=$?
 [ $rc = 0 ] || fail "CAP_BPF + CAP_PERFMON as uid 65534: exit $rc: $(cat "$TMP/err")"
 if $hidden; then
