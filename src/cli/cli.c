@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* What the sub-commands share (see cli.h): options, usage errors, saved runs, outputs. */
 #include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +15,7 @@
 #include "log.h"
 #include "model_json.h"
 #include "render_opts.h"
+#include "schema.h"
 #include "util.h"
 
 int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
@@ -30,6 +34,20 @@ int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
 void cli_print_version(void)
 {
 	printf("schedprof %s\n", SCHEDPROF_VERSION);
+}
+
+int cli_parse_number(const struct cli_cmd *cmd, const char *name, const char *arg, uint64_t min,
+		     uint64_t max, uint64_t *ret)
+{
+	int err = parse_u64(arg, min, max, ret);
+
+	if (err == -ERANGE)
+		return cli_usage_error(cmd, "%s: %s is out of range (%" PRIu64 "..%" PRIu64 ")", name,
+				       arg, min, max);
+	if (err)
+		return cli_usage_error(cmd, "%s: '%s' is not a number (%" PRIu64 "..%" PRIu64 ")",
+				       name, arg, min, max);
+	return 0;
 }
 
 /* Whether arg ("--name" or "--name=...") is the long option whose value is c. */
@@ -112,11 +130,22 @@ int cli_check_output(const struct cli_cmd *cmd, enum sp_format format, const cha
 	return cli_usage_error(cmd, "this format is not for a terminal: write it with -o FILE");
 }
 
+/* Whether stdout is a pipe whose reader has gone: a write fails with EPIPE (POLLERR). */
+static bool stdout_reader_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
 int cli_write_output(const char *path, const char *what, cli_write_fn write_fn, const void *ctx)
 {
 	FILE *f = stdout;
 	int err;
 
+	/* a closed pipe is an EPIPE error, not a signal: the exit is quiet and the same everywhere */
+	if (!path)
+		signal(SIGPIPE, SIG_IGN);
 	if (path && !(f = fopen(path, "w"))) {
 		err = -errno;
 		elog("cannot write %s: %s", path, strerror(-err));
@@ -127,6 +156,8 @@ int cli_write_output(const char *path, const char *what, cli_write_fn write_fn, 
 		err = -errno;
 	if (f != stdout && fclose(f) && !err)
 		err = -errno;
+	if (err && f == stdout && (err == -EPIPE || stdout_reader_gone()))
+		return -EPIPE;
 	if (err)
 		elog("cannot write the %s%s%s: %s", what, path ? " to " : "", path ? path : "",
 		     strerror(-err));
@@ -157,12 +188,50 @@ int cli_load_run(const char *path, struct sp_run *run)
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	char msg[256];
 
-	if (sp_run_load_json(path, run, msg, sizeof(msg))) {
+	if (sp_run_load_json(path, run, msg, sizeof(msg)) || sp_run_check(run, msg, sizeof(msg))) {
 		elog("%s: %s", path, msg);
 		return -EINVAL;
 	}
 	dlog("%s: read in %.1f ms", path, (now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
 	return 0;
+}
+
+/* Appends ", N what" to buf (at *len) when n is not 0. */
+static void add_loss(char *buf, size_t size, size_t *len, uint64_t n, const char *what)
+{
+	if (!n || *len >= size)
+		return;
+	*len += snprintf(buf + *len, size - *len, "%s%" PRIu64 " %s", *len ? ", " : "", n, what);
+}
+
+bool cli_report_losses(const struct sp_run *run, const char *extra)
+{
+	const struct sp_sched_view *s = &run->sched;
+	const struct sp_profile_view *p = &run->profile;
+	const struct sp_lock_view *l = &run->locks;
+	char buf[512] = "";
+	size_t len = 0;
+
+	if (s->present) {
+		add_loss(buf, sizeof(buf), &len, s->lost_rows, "schedules in no row (--max-callers)");
+		add_loss(buf, sizeof(buf), &len, s->missing_stacks, "schedules without a stack");
+	}
+	if (p->present) {
+		add_loss(buf, sizeof(buf), &len, p->lost, "samples in no row (--max-samples)");
+		add_loss(buf, sizeof(buf), &len, p->missing_stacks, "samples without a stack");
+	}
+	if (l->present) {
+		add_loss(buf, sizeof(buf), &len, l->lost, "contentions in no row (--max-callers)");
+		add_loss(buf, sizeof(buf), &len, l->missing_stacks, "contentions without a stack");
+		add_loss(buf, sizeof(buf), &len, l->missed, "lock events skipped by the kernel");
+		add_loss(buf, sizeof(buf), &len, l->unpaired, "lock begins without an end");
+	}
+	if (extra && *extra && len < sizeof(buf))
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%s", len ? ", " : "", extra);
+	if (!len)
+		return false;
+	elog("--strict: the run lost data: %s", buf);
+	return true;
 }
 
 static int runs_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg)
@@ -172,6 +241,10 @@ static int runs_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg
 
 	if (r != -ENOENT)
 		return r;
+	if (c == CLI_OPT_STRICT) {
+		o->strict = true;
+		return 0;
+	}
 	o->output = arg; /* -o: the only other option runs_parse passes on */
 	return 0;
 }

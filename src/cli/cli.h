@@ -9,6 +9,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "model.h"
 #include "render.h"
@@ -41,6 +42,14 @@ int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
+ * A decimal number in [min, max] into *ret. Else the usage error that states the range, for
+ * option name: "-n: 2147483647 is out of range (0..1000000)", "-n: 'x' is not a number
+ * (0..1000000)"; returns EXIT_USAGE.
+ */
+int cli_parse_number(const struct cli_cmd *cmd, const char *name, const char *arg, uint64_t min,
+		     uint64_t max, uint64_t *ret);
+
+/*
  * One command's option. Returns 0, EXIT_USAGE after cli_usage_error(), or CLI_DONE. It sees
  * neither the common options nor unknown ones: cli_parse() handles those.
  */
@@ -71,22 +80,37 @@ typedef int (*cli_write_fn)(const void *ctx, FILE *f);
 
 /*
  * Opens path for writing (NULL: stdout), lets write_fn write, flushes and closes. A failure
- * is logged once ("cannot write the WHAT to PATH: ..."). 0 or -errno.
+ * is logged once ("cannot write the WHAT to PATH: ..."). 0 or -errno; -EPIPE, unlogged, when
+ * stdout is a pipe whose reader has gone (`| head`): the caller exits EXIT_PIPE quietly.
  */
 int cli_write_output(const char *path, const char *what, cli_write_fn write_fn, const void *ctx);
 
 /* The run rendered with ro into path (NULL: stdout), as cli_write_output(). */
 int cli_write_run(const struct sp_run *run, const struct render_opts *ro, const char *path);
 
-/* Loads a saved run (path "-": stdin); a failure is logged as "PATH: why". 0 or -EINVAL. */
+/*
+ * Loads a saved run (path "-": stdin) and checks the invariants of its totals
+ * (sp_run_check()); a failure is logged as "PATH: why". 0 or -EINVAL.
+ */
 int cli_load_run(const char *path, struct sp_run *run);
+
+/*
+ * --strict: whether the run lost anything (lost rows, missing stacks, skipped or unpaired lock
+ * events) or extra (what only the tracer knows, e.g. "2 ring buffer drops"; NULL: none) says
+ * so. If it did, logs one line naming the losses and returns true.
+ */
+bool cli_report_losses(const struct sp_run *run, const char *extra);
 
 /* The options of the commands that read saved runs (report, diff). */
 struct runs_opts {
 	struct render_opts render;
+	bool strict;	    /* report --strict */
 	const char *output; /* -o; NULL = stdout */
 	char **files;	    /* the saved runs named */
 };
+
+/* report --strict: the long option's value (above any render option's) */
+#define CLI_OPT_STRICT 0x200
 
 /* The options of report and diff after their render options. */
 #define RUNS_LONG_OPTS                                                                           \

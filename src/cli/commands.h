@@ -4,7 +4,9 @@
 #define SCHEDPROF_COMMANDS_H
 
 #define EXIT_USAGE 2	/* unknown option or bad value */
+#define EXIT_LOSS 3	/* --strict: the run lost rows, stacks or events */
 #define EXIT_NOEXEC 127 /* -- COMMAND could not be executed */
+#define EXIT_PIPE 141	/* standard output was closed (128 + SIGPIPE, as a shell shows it) */
 
 int cmd_trace(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* `schedprof diff A.json B.json`: loads two saved runs, diffs them (diff.h), writes the diff. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,8 @@ static void diff_help(void)
 	       "\nExample:\n"
 	       "  schedprof diff nopipe.json pipe.json\n"
 	       "\nExit status: 0 success, 1 a run cannot be read or the output written, 2 usage\n"
-	       "error.\n");
+	       "error, 141 standard output was closed (quietly). A and B can be '-' (standard\n"
+	       "input), one of them.\n");
 }
 
 static const struct cli_cmd diff_cmd = { "diff", diff_help };
@@ -56,6 +58,9 @@ int cmd_diff(int argc, char **argv)
 	err = runs_parse(&diff_cmd, argc, argv, long_opts, 2, "two saved runs: A.json B.json", &o);
 	if (err)
 		return err == CLI_DONE ? EXIT_SUCCESS : err;
+	if (!strcmp(o.files[0], "-") && !strcmp(o.files[1], "-"))
+		return cli_usage_error(&diff_cmd, "standard input can be read once: give '-' for "
+						  "one run only");
 	fmt = o.render.format;
 	if (fmt != SP_FMT_TABLE && fmt != SP_FMT_JSON)
 		return cli_usage_error(&diff_cmd, "diff writes table or json only (-f)");
@@ -78,5 +83,5 @@ int cmd_diff(int argc, char **argv)
 	sp_diff_free(&d);
 	sp_run_free(&a);
 	sp_run_free(&b);
-	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+	return err == -EPIPE ? EXIT_PIPE : err ? EXIT_FAILURE : EXIT_SUCCESS;
 }

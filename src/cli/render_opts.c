@@ -36,15 +36,16 @@ static int parse_group(const char *s, enum sp_group *ret)
 	return 0;
 }
 
-/* A count in [min, max] into *ret. */
-static int parse_count(const char *s, uint64_t min, uint64_t max, unsigned int *ret)
+/* A count in [min, max] into *ret, else the usage error that states the range. */
+static int parse_count(const struct cli_cmd *cmd, const char *name, const char *s, uint64_t min,
+		       uint64_t max, unsigned int *ret)
 {
 	uint64_t v;
+	int err = cli_parse_number(cmd, name, s, min, max, &v);
 
-	if (parse_u64(s, min, max, &v))
-		return -EINVAL;
-	*ret = (unsigned int)v;
-	return 0;
+	if (!err)
+		*ret = (unsigned int)v;
+	return err;
 }
 
 /* The options with an argument: 0, -EINVAL with *ret_fmt set, or -ENOENT when c is none. */
@@ -57,12 +58,6 @@ static int parse_arg_opt(struct render_opts *o, int c, const char *arg, const ch
 	case RENDER_OPT_VIEWS:
 		*ret_fmt = "bad view list '%s' (schedules, profile, locks)";
 		return render_parse_views(arg, &o->views);
-	case 'n':
-		*ret_fmt = "bad row count '%s'";
-		return parse_count(arg, 0, 1000000, &o->nrows);
-	case RENDER_OPT_STACK_ROWS:
-		*ret_fmt = "bad --stack-rows '%s'";
-		return parse_count(arg, 1, 1000, &o->nstacks);
 	case RENDER_OPT_BY:
 		*ret_fmt = "bad --by '%s' (comm or caller)";
 		return parse_group(arg, &o->group);
@@ -89,6 +84,10 @@ int render_opts_parse(const struct cli_cmd *cmd, struct render_opts *o, int c, c
 	case RENDER_OPT_LOCK_STACKS:
 		o->lock_stacks = true;
 		return 0;
+	case 'n':
+		return parse_count(cmd, "-n", arg, 0, 1000000, &o->nrows);
+	case RENDER_OPT_STACK_ROWS:
+		return parse_count(cmd, "--stack-rows", arg, 1, 1000, &o->nstacks);
 	}
 	err = parse_arg_opt(o, c, arg, &fmt);
 	if (err == -ENOENT)

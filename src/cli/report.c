@@ -4,6 +4,7 @@
  * without BPF or root. The run is read back into the same model `trace` renders from, so
  * `trace -f X` and `trace -f json` + `report -f X` print the same thing.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "cli.h"
@@ -17,14 +18,18 @@ static void report_help(void)
 	       "standard input. Needs neither root nor BPF.\n"
 	       "\n  -o, --output FILE write to FILE (needed for pprof, svg and html on a terminal)\n"
 	       "      --views LIST  views to render (default: all in the file)\n"
-	       "%s" CLI_HELP_LINES
+	       "%s"
+	       "      --strict      exit 3 when the run lost anything (rows, stacks, lock events),\n"
+	       "                    naming the losses\n"
+	       CLI_HELP_LINES
 	       "\nExamples:\n"
 	       "  schedprof report run.json --stacks\n"
 	       "  schedprof report run.json -f folded | flamegraph.pl > run.svg\n"
 	       "  schedprof report run.json -f pprof -o run.pb.gz && go tool pprof -top run.pb.gz\n"
 	       "  schedprof report run.json -f html -o run.html\n"
 	       "\nExit status: 0 success, 1 the run cannot be read or the output written, 2 usage "
-	       "error.\n",
+	       "error,\n3 --strict and the run lost something, 141 standard output was closed "
+	       "(quietly).\n",
 	       render_opts_help());
 }
 
@@ -32,7 +37,11 @@ static const struct cli_cmd report_cmd = { "report", report_help };
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option long_opts[] = { RENDER_LONG_OPTS, RUNS_LONG_OPTS };
+	static const struct option long_opts[] = {
+		RENDER_LONG_OPTS,
+		{ "strict", no_argument, NULL, CLI_OPT_STRICT },
+		RUNS_LONG_OPTS,
+	};
 	struct runs_opts o;
 	struct sp_run run;
 	int err;
@@ -43,6 +52,9 @@ int cmd_report(int argc, char **argv)
 	err = cli_load_run(o.files[0], &run);
 	if (!err)
 		err = cli_write_run(&run, &o.render, o.output);
+	if (!err && o.strict && cli_report_losses(&run, NULL))
+		err = -ENODATA;
 	sp_run_free(&run);
-	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+	return err == -EPIPE ? EXIT_PIPE : err == -ENODATA ? EXIT_LOSS : err ? EXIT_FAILURE :
+							 EXIT_SUCCESS;
 }

@@ -38,17 +38,23 @@ static void trace_help(void)
 	       "%s"
 	       "  -o, --output FILE write the report to FILE\n"
 	       "      --save FILE   also save the run as JSON, for schedprof report and diff\n"
+	       "      --strict      exit 3 when anything was lost (rows, stacks, events), naming it\n"
 	       "\nProfile (sampled PCs, kernel and user):\n"
 	       "  -F, --freq HZ     samples per second and CPU (default %u; 49/97/99 avoid lock-step\n"
-	       "                    with the timer tick)\n"
+	       "                    with the timer tick; at most kernel.perf_event_max_sample_rate)\n"
 	       "  -g, --call-graph  record kernel and user stacks (user stacks are as deep as frame\n"
 	       "                    pointers allow); --stacks implies it\n"
 	       "      --no-profile  do not sample at all\n"
-	       "\nLimits (nothing is dropped silently: the report counts what did not fit):\n"
+	       "\nLimits (nothing is dropped silently: the report counts what did not fit; values whose\n"
+	       "maps would need more than half of MemAvailable are refused before anything starts):\n"
 	       "      --max-targets N  traced processes named or found at attach (default %u)\n"
 	       "      --max-callers N  (caller, wait, comm) rows (default %u)\n"
 	       "      --max-stacks N   distinct stacks kept, per stack map (default %u)\n"
 	       "      --max-samples N  distinct sampled (function, comm, stacks) keys (default %u)\n"
+	       "\nPrivileges: root, or CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN); CAP_SYSLOG too to name\n"
+	       "kernel functions (without it they are shown as addresses).\n"
+	       "Exit status 3: --strict and something was lost; 141: standard output was closed\n"
+	       "(a quiet exit).\n"
 	       "\n" CLI_HELP_LINES
 	       "\nExamples:\n"
 	       "  schedprof trace -- make -j8\n"
@@ -65,6 +71,7 @@ static const struct cli_cmd trace_cmd = { "trace", trace_help };
 
 enum {
 	OPT_SAVE = RENDER_OPT__END,
+	OPT_STRICT,
 	OPT_MAX_TARGETS,
 	OPT_MAX_CALLERS,
 	OPT_MAX_STACKS,
@@ -85,6 +92,7 @@ static const struct option trace_long_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "save", required_argument, NULL, OPT_SAVE },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "max-targets", required_argument, NULL, OPT_MAX_TARGETS },
 	{ "max-callers", required_argument, NULL, OPT_MAX_CALLERS },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
@@ -102,7 +110,7 @@ static const struct option trace_long_opts[] = {
 /* The options, and what trace_opts does not hold but the checks after the options need. */
 struct trace_parse {
 	struct trace_opts *o;
-	bool have_pid, have_all, no_profile;
+	bool have_pid, have_all, no_profile, have_freq;
 };
 
 /* The map size an option sets, and the option's name; NULL for other options. */
@@ -130,6 +138,8 @@ static uint32_t *limit_of(struct trace_opts *o, int c, const char **ret_name)
 static bool *flag_of(struct trace_parse *p, int c)
 {
 	switch (c) {
+	case OPT_STRICT:
+		return &p->o->strict;
 	case 'a':
 		return &p->have_all;
 	case 'g':
@@ -151,15 +161,98 @@ static const char **path_of(struct trace_opts *o, int c)
 	return c == 'o' ? &o->output : c == OPT_SAVE ? &o->save : NULL;
 }
 
-/* A number in [min, max] into *ret, else the usage error fmt (about arg or name). */
+/* A number in [min, max] into *ret, else the usage error that states the range (cli.h). */
 static int parse_number(const char *arg, uint64_t min, uint64_t max, uint32_t *ret,
-			const char *fmt, const char *name)
+			const char *name)
 {
 	uint64_t v;
+	int err = cli_parse_number(&trace_cmd, name, arg, min, max, &v);
 
-	if (parse_u64(arg, min, max, &v))
-		return cli_usage_error(&trace_cmd, fmt, name);
-	*ret = (uint32_t)v;
+	if (!err)
+		*ret = (uint32_t)v;
+	return err;
+}
+
+#define PID_MAX_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT on 64-bit */
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A PID that is in pids twice (sorted copy: n log n for a long list), or 0. */
+static int repeated_pid(const int *pids, size_t n)
+{
+	int *sorted = malloc(n * sizeof(*sorted)), dup = 0;
+
+	if (!sorted)
+		return 0; /* a duplicate is harmless: the set keeps it once */
+	memcpy(sorted, pids, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_int);
+	for (size_t i = 1; i < n && !dup; i++)
+		if (sorted[i] == sorted[i - 1])
+			dup = sorted[i];
+	free(sorted);
+	return dup;
+}
+
+/* -p PID[,PID...]: no empty entry ("1,,2"), no PID twice, each in 1..PID_MAX_LIMIT. */
+static int parse_pids(struct trace_opts *o, const char *arg)
+{
+	const char *s = arg;
+	size_t cap = 0;
+	int dup;
+
+	free(o->pids);
+	o->pids = NULL;
+	o->npids = 0;
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		char *tok;
+		uint64_t v;
+		int err;
+
+		if (!len)
+			return cli_usage_error(&trace_cmd, "-p: empty entry in '%s' (PID[,PID...])",
+					       arg);
+		tok = strndup(s, len);
+		if (!tok)
+			return cli_usage_error(&trace_cmd, "out of memory");
+		err = cli_parse_number(&trace_cmd, "-p", tok, 1, PID_MAX_LIMIT, &v);
+		free(tok);
+		if (err)
+			return err;
+		if (grow((void **)&o->pids, &cap, o->npids + 1, sizeof(*o->pids)))
+			return cli_usage_error(&trace_cmd, "out of memory");
+		o->pids[o->npids++] = (int)v;
+		s += len;
+		if (!*s)
+			break;
+		s++; /* the comma: something must follow it */
+	}
+	dup = repeated_pid(o->pids, o->npids);
+	return dup ? cli_usage_error(&trace_cmd, "-p: PID %d is given twice", dup) : 0;
+}
+
+/* The longest -d: about 115 days, as parse_seconds() takes. */
+#define MAX_DURATION_S 10000000
+
+/* -d SECONDS: decimal only ("5", "0.5", ".5"): no hex, exponent, sign, inf or unit. */
+static int parse_duration(struct trace_opts *o, const char *arg)
+{
+	size_t int_digits = strspn(arg, "0123456789"), frac_digits = 0;
+	const char *end = arg + int_digits;
+
+	if (*end == '.')
+		frac_digits = strspn(end + 1, "0123456789"), end += 1 + frac_digits;
+	if (*end || !(int_digits + frac_digits))
+		return cli_usage_error(&trace_cmd, "-d: '%s' is not a number of seconds (a decimal "
+					      "number such as 5 or 0.5)", arg);
+	if (parse_seconds(arg, &o->duration_ns) || o->duration_ns > MAX_DURATION_S * NSEC_PER_SEC)
+		return cli_usage_error(&trace_cmd, "-d: %s is out of range (more than 0, at most %d "
+					      "seconds)", arg, MAX_DURATION_S);
 	return 0;
 }
 
@@ -167,27 +260,23 @@ static int parse_number(const char *arg, uint64_t min, uint64_t max, uint32_t *r
 static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 {
 	struct trace_opts *o = p->o;
+	int err;
 
 	switch (c) {
 	case 'p':
-		free(o->pids);
-		o->pids = NULL;
-		if (parse_pid_list(arg, &o->pids, &o->npids))
-			return cli_usage_error(&trace_cmd, "bad PID list '%s' (PID[,PID...])", arg);
-		p->have_pid = true;
-		return 0;
+		err = parse_pids(o, arg);
+		p->have_pid = !err;
+		return err;
 	case OPT_USER:
 		if (!*arg)
 			return cli_usage_error(&trace_cmd, "--user needs a user name or uid");
 		o->user = arg;
 		return 0;
 	case 'd':
-		if (parse_seconds(arg, &o->duration_ns))
-			return cli_usage_error(&trace_cmd, "bad duration '%s' (seconds > 0)", arg);
-		return 0;
-	default: /* 'F' */
-		return parse_number(arg, 1, SP_PROF_MAX_HZ, &o->hz,
-				    "bad frequency '%s' (1 to 100000 Hz)", arg);
+		return parse_duration(o, arg);
+	default: /* 'F': its range, with the kernel's limit, once the views are known */
+		p->have_freq = true;
+		return parse_number(arg, 1, UINT32_MAX, &o->hz, "-F");
 	}
 }
 
@@ -209,8 +298,7 @@ static int trace_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 	}
 	limit = limit_of(o, c, &name);
 	if (limit)
-		return parse_number(arg, 1, 1u << 24, limit,
-				    "bad value for %s (a number from 1 to 16777216)", name);
+		return parse_number(arg, 1, 1u << 24, limit, name);
 	flag = flag_of(p, c);
 	path = path_of(o, c);
 	if (flag)
@@ -245,11 +333,38 @@ static int parse_target(struct trace_parse *p, int argc, char **argv)
 			return EXIT_USAGE;
 		o->argv = &argv[optind];
 		o->mode = SP_TARGET_COMMAND;
+	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		/* "--" ends the options to name a command: without one it is no -a */
+		return cli_usage_error(&trace_cmd, "no command after '--' (-- COMMAND [ARGS...])");
 	} else {
 		o->mode = p->have_pid ? SP_TARGET_PIDS : SP_TARGET_ALL;
 	}
 	if ((p->have_pid + p->have_all + (o->argv != NULL)) > 1)
 		return cli_usage_error(&trace_cmd, "choose one target: -p, -a or -- COMMAND");
+	return 0;
+}
+
+/*
+ * -F at most the kernel's kernel.perf_event_max_sample_rate, as perf does: above it the
+ * cpu-clock events cannot be opened at that rate, and the kernel lowers it when sampling
+ * takes too long. Refused (not clamped), since the user asked for that rate.
+ */
+static int check_freq(const struct trace_opts *o)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned int kmax = 0;
+
+	if (f) {
+		if (fscanf(f, "%u", &kmax) != 1)
+			kmax = 0;
+		fclose(f);
+	}
+	if (kmax && kmax <= SP_PROF_MAX_HZ && o->hz > kmax)
+		return cli_usage_error(&trace_cmd, "-F: %u is out of range (1..%u Hz, the kernel's "
+					      "kernel.perf_event_max_sample_rate)", o->hz, kmax);
+	if (o->hz > SP_PROF_MAX_HZ)
+		return cli_usage_error(&trace_cmd, "-F: %u is out of range (1..%u Hz)", o->hz,
+				       SP_PROF_MAX_HZ);
 	return 0;
 }
 
@@ -263,6 +378,9 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 		return err;
 	err = cli_check_output(&trace_cmd, o->render.format, o->output);
 	if (err)
+		return err;
+	/* -F against the kernel's limit, when the profile view samples */
+	if (p->have_freq && !p->no_profile && (o->views & SP_VIEW_PROFILE) && (err = check_freq(o)))
 		return err;
 	if (p->no_profile) {
 		o->views &= ~SP_VIEW_PROFILE;

@@ -29,6 +29,7 @@ struct trace_opts {
 	const char *user;   /* --user: run COMMAND as this user (else the sudo caller, or as is) */
 	bool as_root;	    /* --as-root: run COMMAND as root even under sudo */
 	char *cmdline;	    /* the trace command line, for the record */
+	bool strict;	    /* --strict: any loss makes the exit status EXIT_LOSS */
 };
 
 /*

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,17 +32,11 @@
 #include "ksyms.h"
 #include "log.h"
 #include "maps.h"
+#include "preflight.h"
 #include "target.h"
 #include "util.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
-
-#ifndef CAP_PERFMON
-#define CAP_PERFMON 38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF 39
-#endif
 
 static const struct collector *const collectors[] = {
 	&sched_collector,
@@ -72,21 +65,6 @@ static void on_signal(int sig, siginfo_t *si, void *uctx)
 	stop_count++;
 }
 
-/* Root, or CAP_BPF + CAP_PERFMON (kernel >= 5.8). */
-static bool have_bpf_caps(void)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2] = {};
-	uint64_t eff;
-
-	if (geteuid() == 0)
-		return true;
-	if (syscall(SYS_capget, &hdr, data))
-		return false;
-	eff = data[0].effective | ((uint64_t)data[1].effective << 32);
-	return (eff & (1ULL << CAP_BPF)) && (eff & (1ULL << CAP_PERFMON));
-}
-
 struct tracer {
 	struct trace_ctx ctx;
 	struct schedprof_bpf *skel;
@@ -107,6 +85,7 @@ struct tracer {
 	bool ksyms_started;
 	bool fold_cached; /* fold configuration from the boot's cache: no need to wait */
 	int ksyms_err;
+	bool ksyms_warned; /* kallsyms gives no addresses, and the start-up said so */
 };
 
 static int add_target(struct tracer *t, int pid)
@@ -203,8 +182,11 @@ static int ksyms_join(struct tracer *t)
 	t->ksyms_started = false;
 	/* no kernel symbols: the report shows addresses, it is not lost */
 	if (t->ksyms_err || ksyms__restricted(t->ctx.ksyms)) {
-		char why[128] = "kernel addresses are hidden in /proc/kallsyms (kernel.kptr_restrict)";
+		char why[192] = "kernel addresses in /proc/kallsyms are hidden: ";
 
+		if (t->ksyms_warned)
+			return 0; /* said before anything started (preflight_kallsyms) */
+		preflight_kallsyms_why(why + strlen(why), sizeof(why) - strlen(why));
 		if (t->ksyms_err)
 			snprintf(why, sizeof(why), "cannot read /proc/kallsyms: %s",
 				 strerror(-t->ksyms_err));
@@ -417,6 +399,10 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 
 	t->ctx.opts = o;
 	t->ctx.ncpus = libbpf_num_possible_cpus();
+	/* before anything is loaded or launched: kernel names missing is said now, not at the end */
+	err = preflight_kallsyms(o->strict, &t->ksyms_warned);
+	if (err)
+		return err;
 	/*
 	 * Without the boot's fold cache, start-up needs kallsyms: read it beside the load.
 	 * With it, kallsyms is needed only for the report: read it once attached, so its
@@ -425,7 +411,7 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 	t->fold_cached = fold_cfg_cache_load(NULL, &t->ctx.fold_cfg) == 0;
 	if (!t->fold_cached && (err = ksyms_start(t)))
 		return err;
-	err = tracer_open(t, o);
+	err = tracer_open(t, o) ?: preflight_map_memory(t->skel->obj, o);
 	if (err)
 		return err;
 	dlog("opened and configured in %.1f ms", ms_since(t0));
@@ -740,10 +726,8 @@ static int write_outputs(const struct sp_run *run, const struct trace_opts *o)
 
 static int check_environment(void)
 {
-	if (!have_bpf_caps()) {
-		elog("tracing needs root, or the CAP_BPF and CAP_PERFMON capabilities: run it with sudo");
+	if (preflight_caps())
 		return -EPERM;
-	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		elog("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): schedprof needs a "
 		     "kernel built with CONFIG_DEBUG_INFO_BTF=y");
@@ -888,6 +872,35 @@ static int tracer_read(struct tracer *t, struct sp_run *run)
 	return 0;
 }
 
+/*
+ * --strict: the losses of the run (cli_report_losses()) and those only the tracer sees, in
+ * .bss: process announcements lost by the ring buffer, untimed sleeps and contentions,
+ * sleepers and owners not counted. True (after one line naming them) if there are any.
+ */
+static bool strict_losses(const struct tracer *t, const struct sp_run *run)
+{
+	const struct schedprof_bpf__bss *b = t->skel->bss;
+	char extra[256] = "";
+	size_t len = 0;
+	struct {
+		uint64_t n;
+		const char *what;
+	} more[] = {
+		{ b->prof_drops.event_lost, "process announcements lost (ring buffer full)" },
+		{ b->sched_drops.task_storage_fail, "sleeps without off-CPU time" },
+		{ b->lock_drops.task_storage_fail + b->lock_drops.nest_overflow,
+		  "contentions not timed" },
+		{ b->lock_drops.sleeper_map_full, "lock sleeps not counted (--max-callers)" },
+		{ b->lock_drops.owner_map_full, "lock owners not counted (--max-callers)" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(more); i++)
+		if (more[i].n && len < sizeof(extra))
+			len += snprintf(extra + len, sizeof(extra) - len, "%s%llu %s", len ? ", " : "",
+					(unsigned long long)more[i].n, more[i].what);
+	return cli_report_losses(run, extra);
+}
+
 /* The exit code once the report is out (ok: written, every view read). */
 static int exit_code_of(const struct tracer *t, const struct trace_opts *o,
 			const struct sp_run *run, bool ok)
@@ -911,7 +924,7 @@ static int exit_code_of(const struct tracer *t, const struct trace_opts *o,
 static int tracer_report(struct tracer *t, const struct trace_opts *o, struct sp_run *run,
 			 uint64_t t0, uint64_t wall0, int *ret_code)
 {
-	int err;
+	int err, werr;
 
 	tracer_detach(t);
 	if (t->ksyms_started && (err = ksyms_join(t)))
@@ -923,7 +936,10 @@ static int tracer_report(struct tracer *t, const struct trace_opts *o, struct sp
 	/* Names as the saved JSON holds them, so that trace -f X and report -f X agree. */
 	if (sp_run_fix_utf8(run))
 		wlog("out of memory: some names keep their invalid UTF-8");
-	*ret_code = exit_code_of(t, o, run, write_outputs(run, o) == 0 && !err);
+	werr = write_outputs(run, o);
+	*ret_code = werr == -EPIPE ? EXIT_PIPE : exit_code_of(t, o, run, !werr && !err);
+	if (o->strict && !err && !werr && strict_losses(t, run) && *ret_code == EXIT_SUCCESS)
+		*ret_code = EXIT_LOSS;
 	return err;
 }
 

@@ -4,6 +4,7 @@
  * UTF-8 fix-up; plus the descriptors shared by every view (comm maps, stacks) and the run's.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -490,6 +491,36 @@ static int read_ints(struct sp_reader *r, const struct sp_field *f, const struct
 	return err;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * A key that repeats in object o is refused: json_get() would read the first and ignore the
+ * other, so the file would say two things. Sorted, so n log n for a large comms map.
+ */
+static int check_unique_keys(struct sp_reader *r, const struct json_value *o)
+{
+	size_t n = json_len(o);
+	const char **keys;
+	int err = 0;
+
+	if (n < 2 || json_type(o) != JSON_OBJECT)
+		return 0;
+	keys = malloc(n * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		keys[i] = json_key_at(o, i);
+	qsort(keys, n, sizeof(*keys), cmp_str);
+	for (size_t i = 1; i < n && !err; i++)
+		if (!strcmp(keys[i - 1], keys[i]))
+			err = sp_reader_fail(r, "duplicate key \"%s\"", keys[i]);
+	free(keys);
+	return err;
+}
+
 /* The elements of an array (or the members of a map), each an object of schema f->sub. */
 static int read_elements(struct sp_reader *r, const struct sp_field *f, const struct json_value *v,
 			 void *obj)
@@ -497,7 +528,7 @@ static int read_elements(struct sp_reader *r, const struct sp_field *f, const st
 	void **arr = SP_AT(obj, f->off, void *);
 	size_t *n = SP_AT(obj, f->n_off, size_t), *cap = SP_AT(obj, f->cap_off, size_t);
 	bool map = f->type == SP_T_MAP;
-	int err = 0;
+	int err = map ? check_unique_keys(r, v) : 0;
 
 	for (size_t i = 0; !err && i < json_len(v); i++) {
 		const struct json_value *e = map ? json_val_at(v, i) : json_at(v, i);
@@ -661,9 +692,102 @@ static int read_field(struct sp_reader *r, const struct sp_schema *s, const stru
 int sp_schema_read(struct sp_reader *r, const struct sp_schema *s, const struct json_value *o,
 		   void *obj)
 {
-	int err = 0;
+	int err = check_unique_keys(r, o);
 
 	for (size_t i = 0; !err && i < s->nfields; i++)
 		err = read_field(r, s, &s->fields[i], o, obj);
 	return err;
+}
+
+/* ---- the invariants of a run's totals (README "JSON") ---- */
+
+/* The stacks' counts; *ret_over set when they do not fit in 64 bits. */
+static uint64_t sum_stacks(const struct sp_stack_list *l, bool *ret_over)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (__builtin_add_overflow(sum, l->v[i].count, &sum))
+			*ret_over = true;
+	return sum;
+}
+
+#define FAIL(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
+
+static int check_sched(const struct sp_sched_view *v, char *err, size_t errlen)
+{
+	uint64_t rows = 0;
+	bool over = false;
+
+	if (v->voluntary + v->preempted + v->idle != v->total || v->voluntary > v->total ||
+	    v->preempted > v->total || v->idle > v->total)
+		return FAIL("schedules: total %" PRIu64 " is not voluntary %" PRIu64 " + preempted %"
+			    PRIu64 " + idle %" PRIu64, v->total, v->voluntary, v->preempted, v->idle);
+	for (size_t i = 0; i < v->nrows; i++) {
+		uint64_t st = sum_stacks(&v->rows[i].stacks, &over);
+
+		if (over || st > v->rows[i].count)
+			return FAIL("schedules.callers[%zu]: its stacks count %" PRIu64 ", more than its "
+				    "count %" PRIu64, i, st, v->rows[i].count);
+		over |= __builtin_add_overflow(rows, v->rows[i].count, &rows);
+	}
+	if (over || __builtin_add_overflow(rows, v->lost_rows, &rows) || rows != v->total)
+		return FAIL("schedules: the callers' counts + lost_rows (%" PRIu64 ") are not the "
+			    "total %" PRIu64, over ? UINT64_MAX : rows, v->total);
+	return 0;
+}
+
+static int check_profile(const struct sp_profile_view *v, char *err, size_t errlen)
+{
+	uint64_t rows = 0;
+	bool over = false;
+
+	if (v->idle + v->target + v->other != v->total || v->idle > v->total ||
+	    v->target > v->total || v->other > v->total)
+		return FAIL("profile: total %" PRIu64 " is not idle %" PRIu64 " + target %" PRIu64
+			    " + other %" PRIu64, v->total, v->idle, v->target, v->other);
+	for (size_t i = 0; i < v->nrows; i++) {
+		uint64_t st = sum_stacks(&v->rows[i].stacks, &over);
+
+		if (over || st > v->rows[i].samples)
+			return FAIL("profile.functions[%zu]: its stacks count %" PRIu64 ", more than "
+				    "its samples %" PRIu64, i, st, v->rows[i].samples);
+		over |= __builtin_add_overflow(rows, v->rows[i].samples, &rows);
+	}
+	if (over || __builtin_add_overflow(rows, v->lost, &rows) || rows != v->target)
+		return FAIL("profile: the functions' samples + lost (%" PRIu64 ") are not the target "
+			    "%" PRIu64, over ? UINT64_MAX : rows, v->target);
+	return 0;
+}
+
+static int check_locks(const struct sp_lock_view *v, char *err, size_t errlen)
+{
+	uint64_t rows = 0;
+	bool over = false;
+
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct sp_lock_row *r = &v->rows[i];
+		uint64_t st = sum_stacks(&r->stacks, &over), all;
+
+		over |= __builtin_add_overflow(r->count, r->failed, &all);
+		if (over || st > all)
+			return FAIL("locks.contentions[%zu]: its stacks count %" PRIu64 ", more than its "
+				    "count + failed %" PRIu64, i, st, all);
+		over |= __builtin_add_overflow(rows, all, &rows);
+	}
+	if (over || __builtin_add_overflow(rows, v->lost, &rows) || rows != v->total)
+		return FAIL("locks: the contentions' count + failed + lost (%" PRIu64 ") are not the "
+			    "total %" PRIu64, over ? UINT64_MAX : rows, v->total);
+	return 0;
+}
+
+int sp_run_check(const struct sp_run *run, char *err, size_t errlen)
+{
+	if (run->sched.present && check_sched(&run->sched, err, errlen))
+		return -EINVAL;
+	if (run->profile.present && check_profile(&run->profile, err, errlen))
+		return -EINVAL;
+	if (run->locks.present && run->locks.available && check_locks(&run->locks, err, errlen))
+		return -EINVAL;
+	return 0;
 }

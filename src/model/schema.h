@@ -19,6 +19,8 @@
 #include "json_reader.h"
 #include "json_writer.h"
 
+struct sp_run;
+
 enum sp_ftype {
 	SP_T_STR,    /* char *; SP_NULLABLE: NULL <-> null */
 	SP_T_CONST,  /* char * that always holds .value (the schema name) */
@@ -137,6 +139,14 @@ struct sp_reader {
 /* Reads the members of JSON object o into obj. 0, -EINVAL (message in r) or -ENOMEM. */
 int sp_schema_read(struct sp_reader *r, const struct sp_schema *s, const struct json_value *o,
 		   void *obj);
+/*
+ * The invariants of a run's totals, as README "JSON" documents them: schedules total =
+ * voluntary + preempted + idle = the callers' counts + lost_rows; profile total = idle +
+ * target + other, target = the functions' samples + lost; locks total = the contentions'
+ * count + failed + lost; a row's stacks count at most the row. 0, or -EINVAL with the first
+ * that fails, and where, in err ("schedules.callers[2]: its stacks count 5, more than ...").
+ */
+int sp_run_check(const struct sp_run *run, char *err, size_t errlen);
 /* Path handling for the callers' own checks. */
 size_t sp_reader_push_key(struct sp_reader *r, const char *key);
 void sp_reader_pop(struct sp_reader *r, size_t old);

@@ -112,7 +112,7 @@ START_TEST(runs_usage_errors)
 		{ 1, { "report", "-x", "a.json" }, "unknown or incomplete option '-x'" },
 		{ 1, { "report", "a.json", "-n" }, "unknown or incomplete option '-n'" },
 		{ 1, { "report", "a.json", "--rows" }, "unknown or incomplete option '--rows'" },
-		{ 1, { "report", "-n", "x", "a.json" }, "bad row count 'x'" },
+		{ 1, { "report", "-n", "x", "a.json" }, "-n: 'x' is not a number (0..1000000)" },
 		/* the old `-v VIEWS`: -v is --verbose now, and the list is an operand */
 		{ 1, { "report", "-v", "schedules,locks", "a.json" },
 		  "'schedules,locks' is a view list: choose views with --views schedules,locks "

@@ -91,7 +91,7 @@ START_TEST(sections)
 	struct render_opts o = table_opts();
 	char *out = table(FIX("run_full.json"), &o);
 	const char *sched = line(out, "schedules: 120 total"), *prof = line(out, "profile: 1000 samples"),
-		   *locks = line(out, "locks: 30 contentions"), *sleep = line(out, "sleepers: ");
+		   *locks = line(out, "locks: 31 contentions"), *sleep = line(out, "sleepers: ");
 
 	ck_assert_before(sched, prof);
 	ck_assert_before(prof, locks);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "model_json.h"
+#include "schema.h"
 #include "render.h"
 
 #define FIX(name) FIXTURES_DIR "/" name
@@ -200,7 +201,7 @@ START_TEST(test_run_full_fields)
 	ck_assert_str_eq(p->stacks.v[0].objects[2], "/usr/lib/x86_64-linux-gnu/libc.so.6");
 	ck_assert(run.locks.present);
 	ck_assert(run.locks.available);
-	ck_assert_uint_eq(run.locks.total, 30);
+	ck_assert_uint_eq(run.locks.total, 31);
 	ck_assert_uint_eq(run.locks.failed, 1);
 	ck_assert_uint_eq(run.locks.nrows, 1);
 	l = &run.locks.rows[0];
@@ -794,6 +795,99 @@ START_TEST(test_stack_pid)
 }
 END_TEST
 
+/* A key twice in any object or map the reader reads is refused, naming it and its place. */
+START_TEST(test_duplicate_keys)
+{
+	static const struct {
+		const char *from, *to, *expect;
+	} cases[] = {
+		{ "{\"schema\":\"schedprof/1\",", "{\"schema\":\"schedprof/1\",\"schema\":\"x\",",
+		  "duplicate key \"schema\"" },
+		{ "\"total\":3,", "\"total\":3,\"total\":3,", "schedules: duplicate key \"total\"" },
+		{ "\"count\":2,\"offcpu_ns\":50,\"max_ns\":30,\"comms\"",
+		  "\"count\":2,\"count\":2,\"offcpu_ns\":50,\"max_ns\":30,\"comms\"",
+		  "schedules.callers[0]: duplicate key \"count\"" },
+		{ "\"comms\":{\"cat\":{\"count\":2,\"offcpu_ns\":50,\"max_ns\":30}}",
+		  "\"comms\":{\"cat\":{\"count\":1,\"offcpu_ns\":50,\"max_ns\":30},"
+		  "\"cat\":{\"count\":1,\"offcpu_ns\":0,\"max_ns\":0}}",
+		  "schedules.callers[0].comms: duplicate key \"cat\"" },
+	};
+	size_t len;
+	char *text = slurp(FIX("run_min.json"), &len);
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *bad = replace(text, cases[i].from, cases[i].to);
+
+		check_bad(bad, strlen(bad), cases[i].expect);
+		free(bad);
+	}
+	free(text);
+}
+END_TEST
+
+/* sp_run_check(): each fixture holds; each invariant broken is named, with its place. */
+static void check_fails(const struct sp_run *run, const char *expect)
+{
+	char err[256] = "";
+
+	ck_assert_int_eq(sp_run_check(run, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, expect) != NULL, "error '%s' does not say '%s'", err, expect);
+}
+
+START_TEST(test_invariants)
+{
+	static const char *const files[] = { FIX("run_a.json"), FIX("run_b.json"),
+					     FIX("run_full.json"), FIX("run_min.json") };
+	struct sp_run run;
+	char err[256] = "";
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		load_ok(files[i], &run);
+		ck_assert_msg(!sp_run_check(&run, err, sizeof(err)), "%s: %s", files[i], err);
+		sp_run_free(&run);
+	}
+	load_ok(FIX("run_full.json"), &run);
+	run.sched.voluntary--;
+	check_fails(&run, "schedules: total 120 is not voluntary 104 + preempted 15 + idle 0");
+	run.sched.voluntary++;
+	run.sched.lost_rows++;
+	run.sched.total++;
+	run.sched.voluntary++;
+	ck_assert(!sp_run_check(&run, err, sizeof(err))); /* a lost row in every total */
+	run.sched.lost_rows++;
+	check_fails(&run, "schedules: the callers' counts + lost_rows (122) are not the total 121");
+	run.sched.lost_rows--;
+	run.sched.lost_rows--;
+	run.sched.total--;
+	run.sched.voluntary--;
+	ck_assert(!sp_run_check(&run, err, sizeof(err)));
+	run.sched.rows[0].stacks.v[0].count = UINT64_MAX; /* and no overflow when summed */
+	check_fails(&run, "schedules.callers[0]: its stacks count");
+	sp_run_free(&run);
+
+	load_ok(FIX("run_full.json"), &run);
+	run.profile.other++;
+	check_fails(&run, "profile: total 1000 is not idle 100 + target 850 + other 51");
+	run.profile.other--;
+	run.profile.lost++;
+	check_fails(&run, "profile: the functions' samples + lost (851) are not the target 850");
+	run.profile.lost--;
+	run.profile.rows[0].stacks.v[0].count += run.profile.rows[0].samples;
+	check_fails(&run, "profile.functions[0]: its stacks count");
+	sp_run_free(&run);
+
+	load_ok(FIX("run_full.json"), &run);
+	run.locks.total--;
+	check_fails(&run, "locks: the contentions' count + failed + lost (31) are not the total 30");
+	run.locks.total++;
+	run.locks.rows[0].stacks.v[0].count = 1000;
+	check_fails(&run, "locks.contentions[0]: its stacks count 10");
+	run.locks.available = false; /* an unavailable view has nothing to check */
+	ck_assert(!sp_run_check(&run, err, sizeof(err)));
+	sp_run_free(&run);
+}
+END_TEST
+
 static Suite *model_json_suite(void)
 {
 	Suite *s = suite_create("model_json");
@@ -812,6 +906,8 @@ static Suite *model_json_suite(void)
 	tcase_add_loop_test(tc, test_bad_values, 0, 32);
 	tcase_add_test(tc, test_every_truncation);
 	tcase_add_test(tc, test_load_errors);
+	tcase_add_test(tc, test_duplicate_keys);
+	tcase_add_test(tc, test_invariants);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Capabilities (issue #9, defect 3): what is missing is named before anything starts, and a run
+# without CAP_SYSLOG says up front that kernel functions will be addresses, then completes.
+# Root drops capabilities with capsh and setpriv (util-linux); the command writes a marker, so
+# the order of the lines and whether it ran at all can be checked.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+command -v capsh >/dev/null || skip_or_fail "needs capsh (libcap2-bin)"
+command -v setpriv >/dev/null || skip_or_fail "needs setpriv (util-linux)"
+D=$TMP/out
+mkdir -p "$D"
+chmod 777 "$TMP" "$D"
+
+# run_capsh DROP ARGS...: schedprof ARGS with the capabilities DROP (capsh list) dropped;
+# status in $rc, stderr in $TMP/err
+run_capsh() {
+	local drop=$1
+	shift
+	capsh --drop="$drop" -- -c '"$0" "$@"' "$SCHEDPROF" "$@" > /dev/null 2> "$TMP/err"
+	rc=$?
+}
+
+# ---- CAP_BPF, CAP_PERFMON (or CAP_SYS_ADMIN for either): refused before the command runs ----
+for c in "cap_bpf,cap_sys_admin|lacks CAP_BPF: run" "cap_perfmon,cap_sys_admin|lacks CAP_PERFMON: run" \
+	 "cap_bpf,cap_perfmon,cap_sys_admin|lacks CAP_BPF and CAP_PERFMON: run"; do
+	rm -f "$D/ran"
+	run_capsh "${c%%|*}" trace -o "$D/o.txt" -- touch "$D/ran"
+	[ $rc = 1 ] || fail "without ${c%%|*}: exit $rc, expected 1: $(cat "$TMP/err")"
+	[ "$(wc -l < "$TMP/err")" = 1 ] || fail "without ${c%%|*}: not one line: $(cat "$TMP/err")"
+	grep -q "^schedprof: tracing needs root, or CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN), and CAP_SYSLOG to name kernel functions: this process ${c#*|}" \
+		"$TMP/err" || fail "without ${c%%|*}: $(cat "$TMP/err")"
+	[ ! -e "$D/ran" ] || fail "without ${c%%|*}: the command ran"
+	[ ! -e "$D/o.txt" ] || fail "without ${c%%|*}: an output file was left"
+done
+pass "without CAP_BPF or CAP_PERFMON (and CAP_SYS_ADMIN): one line naming them, exit 1, nothing run"
+# CAP_SYS_ADMIN stands for both; CAP_BPF + CAP_PERFMON need no CAP_SYS_ADMIN
+run_capsh cap_bpf,cap_perfmon trace --views schedules -- true
+[ $rc = 0 ] || fail "CAP_SYS_ADMIN without CAP_BPF, CAP_PERFMON: exit $rc: $(cat "$TMP/err")"
+run_capsh cap_sys_admin trace -- true
+[ $rc = 0 ] || fail "CAP_BPF + CAP_PERFMON + CAP_SYSLOG without CAP_SYS_ADMIN: exit $rc: $(cat "$TMP/err")"
+[ ! -s "$TMP/err" ] || fail "without CAP_SYS_ADMIN: $(cat "$TMP/err")"
+pass "CAP_SYS_ADMIN alone, or CAP_BPF + CAP_PERFMON + CAP_SYSLOG, are enough (every view)"
+
+# ---- no CAP_SYSLOG: does /proc/kallsyms hide addresses from such a process? ----
+restrict_=$(cat /proc/sys/kernel/kptr_restrict)
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+hidden=true
+[ "$restrict_" = 0 ] && [ "$paranoid" -le 1 ] && hidden=false
+[ "$restrict_" -ge 2 ] && skip_or_fail "kernel.kptr_restrict = $restrict_ hides kallsyms from root too"
+marker="the command starts"
+run_capsh cap_syslog trace --views schedules,locks -f json -o "$D/nosyslog.json" -- \
+	sh -c "echo '$marker' >&2; sleep 0.1"
+[ $rc = 0 ] || fail "without CAP_SYSLOG: exit $rc: $(cat "$TMP/err")"
+if $hidden; then
+	[ "$(wc -l < "$TMP/err")" = 2 ] || fail "without CAP_SYSLOG: not one warning: $(cat "$TMP/err")"
+	head -n 1 "$TMP/err" | grep -q "^schedprof: warning: kernel addresses in /proc/kallsyms are hidden: this process lacks CAP_SYSLOG (kernel.kptr_restrict = $restrict_, kernel.perf_event_paranoid = $paranoid): kernel functions are shown as addresses" ||
+		fail "without CAP_SYSLOG, the first line: $(cat "$TMP/err")"
+	tail -n 1 "$TMP/err" | grep -qx "$marker" || fail "the warning came after the command started"
+	grep -q 'kptr_restrict)' "$TMP/err" && fail "the warning blames kernel.kptr_restrict"
+else
+	grep -qx "$marker" "$TMP/err" && [ "$(wc -l < "$TMP/err")" = 1 ] ||
+		fail "perf_event_paranoid <= 1: kallsyms needs no CAP_SYSLOG, yet: $(cat "$TMP/err")"
+fi
+t=$(jget "$D/nosyslog.json" 'd["schedules"]["total"]')
+[ "$t" -gt 0 ] || fail "without CAP_SYSLOG: no schedules in the report"
+pass "without CAP_SYSLOG: one warning before the command starts, and the report ($t schedules)"
+
+# --strict refuses instead, before the command runs
+if $hidden; then
+	rm -f "$D/ran"
+	run_capsh cap_syslog trace --strict -o "$D/strict.txt" -- touch "$D/ran"
+	[ $rc = 1 ] || fail "--strict without CAP_SYSLOG: exit $rc, expected 1"
+	[ "$(wc -l < "$TMP/err")" = 1 ] || fail "--strict without CAP_SYSLOG: $(cat "$TMP/err")"
+	grep -q "^schedprof: kernel addresses in /proc/kallsyms are hidden: this process lacks CAP_SYSLOG .*: --strict refuses to show kernel functions as addresses$" \
+		"$TMP/err" || fail "--strict without CAP_SYSLOG: $(cat "$TMP/err")"
+	[ ! -e "$D/ran" ] || fail "--strict without CAP_SYSLOG: the command ran"
+	[ ! -e "$D/strict.txt" ] || fail "--strict without CAP_SYSLOG: an output file was left"
+	pass "--strict without CAP_SYSLOG: refused up front, naming CAP_SYSLOG"
+fi
+
+# ---- the issue's case: not root, CAP_BPF + CAP_PERFMON only (ambient, so they survive exec) ----
+setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,+bpf,+perfmon \
+	--ambient-caps=-all,+bpf,+perfmon "$SCHEDPROF" trace -f json -o "$D/user.json" -- \
+	sh -c "echo '$marker' >&2; sleep 0.1" > /dev/null 2> "$TMP/err"
+rc=$?
+[ $rc = 0 ] || fail "CAP_BPF + CAP_PERFMON as uid 65534: exit $rc: $(cat "$TMP/err")"
+if $hidden; then
+	head -n 1 "$TMP/err" | grep -q '^schedprof: warning: .* lacks CAP_SYSLOG' ||
+		fail "CAP_BPF + CAP_PERFMON as uid 65534: $(cat "$TMP/err")"
+fi
+tail -n 1 "$TMP/err" | grep -qx "$marker" || fail "as uid 65534: $(cat "$TMP/err")"
+t=$(jget "$D/user.json" 'd["schedules"]["total"]')
+[ "$t" -gt 0 ] || fail "CAP_BPF + CAP_PERFMON as uid 65534: no schedules in the report"
+pass "uid 65534 with CAP_BPF + CAP_PERFMON only: warned up front, the run is kept ($t schedules)"
