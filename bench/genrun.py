@@ -157,6 +157,7 @@ def main():
         prof_rows.append({"function": row["function"], "object": "[kernel]", "samples": n,
                           "comms": cm, "stacks": row["stacks"]})
     ptot = sum(r["samples"] for r in prof_rows)
+    preempted = sum(r["count"] for r in sched_rows if r["caller"] == "[preempted]")
 
     # ---- locks ----
     rows = [{"c": c, "stacks": []} for c in lock_callers]
@@ -233,14 +234,15 @@ def main():
         "target": {"mode": "system"},
         "objects": [{"path": o, "build_id": "%040x" % rnd.getrandbits(160)}
                     for o in objects],
-        "schedules": {"total": tot, "voluntary": tot * 9 // 10, "preempted": tot // 10,
-                      "idle": 0, "missing_stacks": 100, "lost_rows": 7,
+        # the totals keep the invariants report checks: rows + lost = total, and so on
+        "schedules": {"total": tot + 7, "voluntary": tot + 7 - preempted,
+                      "preempted": preempted, "idle": 0, "missing_stacks": 100, "lost_rows": 7,
                       "callers": sched_rows},
-        "profile": {"hz": 99, "cpus": 64, "callchains": True, "total": ptot + 500,
-                    "idle": 500, "target": ptot, "other": 0, "unsymbolized": 40, "lost": 3,
+        "profile": {"hz": 99, "cpus": 64, "callchains": True, "total": ptot + 3 + 500,
+                    "idle": 500, "target": ptot + 3, "other": 0, "unsymbolized": 40, "lost": 3,
                     "missing_stacks": 0, "user_truncated": 12, "functions": prof_rows,
                     "comms": all_comms},
-        "locks": {"available": True, "total": ltot, "failed": 0, "lost": 2,
+        "locks": {"available": True, "total": ltot + 2, "failed": 0, "lost": 2,
                   "missing_stacks": 0, "missed": 0, "unpaired": 0, "contentions": lock_rows,
                   "sleepers": sleepers, "sleeper_groups": sleeper_groups},
     }

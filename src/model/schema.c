@@ -508,6 +508,16 @@ static int check_unique_keys(struct sp_reader *r, const struct json_value *o)
 
 	if (n < 2 || json_type(o) != JSON_OBJECT)
 		return 0;
+	if (n <= 12) { /* a row or stack object: a few keys, compared pairwise in place */
+		for (size_t i = 1; i < n; i++) {
+			const char *k = json_key_at(o, i);
+
+			for (size_t j = 0; j < i; j++)
+				if (!strcmp(json_key_at(o, j), k))
+					return sp_reader_fail(r, "duplicate key \"%s\"", k);
+		}
+		return 0;
+	}
 	keys = malloc(n * sizeof(*keys));
 	if (!keys)
 		return -ENOMEM;
