@@ -185,10 +185,7 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		memcpy(rq, skel->bss->lock_rq_addrs, sizeof(rq));
 		err = lock_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg, rq, SP_LOCK_MAX_CPUS);
 	}
-	if (m.stat.failed || m.stack_counts.failed || m.stacks.failed)
-		dlog("locks: map entries deleted or unreadable during the dump: %llu rows (in lost), "
-		     "%llu + %llu stacks (in missing stacks)", (unsigned long long)m.stat.failed,
-		     (unsigned long long)m.stack_counts.failed, (unsigned long long)m.stacks.failed);
+	map_dump_report("locks", "rows", &m.stat, &m.stack_counts, &m.stacks);
 	if (m.owners.failed || m.sleepers.failed)
 		wlog("%llu owner and %llu sleeper entries could not be read from their maps",
 		     (unsigned long long)m.owners.failed, (unsigned long long)m.sleepers.failed);

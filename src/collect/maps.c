@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
+#include "log.h"
 #include "maps.h"
 
 #ifndef ENOTSUPP
@@ -168,4 +169,14 @@ int map_dump_how(int fd, enum map_dump_how how, struct sp_records *ret)
 int map_dump(int fd, struct sp_records *ret)
 {
 	return map_dump_how(fd, MAP_DUMP_AUTO, ret);
+}
+
+void map_dump_report(const char *view, const char *rows, const struct sp_records *row_rec,
+		     const struct sp_records *stack_a, const struct sp_records *stack_b)
+{
+	if (row_rec->failed || stack_a->failed || stack_b->failed)
+		dlog("%s: map entries deleted or unreadable during the dump: %llu %s (in lost), "
+		     "%llu + %llu stacks (in missing stacks)", view,
+		     (unsigned long long)row_rec->failed, rows, (unsigned long long)stack_a->failed,
+		     (unsigned long long)stack_b->failed);
 }

@@ -27,4 +27,12 @@ enum map_dump_how {
 
 int map_dump_how(int fd, enum map_dump_how how, struct sp_records *ret);
 
+/*
+ * Says at -v how many entries of a view's row map and its two stack maps could not be read
+ * (deleted or unreadable during the dump; the row builders count them as lost rows and
+ * missing stacks).
+ */
+void map_dump_report(const char *view, const char *rows, const struct sp_records *row_rec,
+		     const struct sp_records *stack_a, const struct sp_records *stack_b);
+
 #endif

@@ -251,11 +251,7 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		      map_dump(bpf_map__fd(skel->maps.prof_ustacks), &m.ustacks);
 	if (!err)
 		err = profile_rows_build(run, &m, ctx->ksyms, st->usyms, st->callchains, &u);
-	if (m.samples.failed || m.kstacks.failed || m.ustacks.failed)
-		dlog("profile: map entries deleted or unreadable during the dump: %llu sample keys "
-		     "(in lost), %llu + %llu stacks (in missing stacks)",
-		     (unsigned long long)m.samples.failed, (unsigned long long)m.kstacks.failed,
-		     (unsigned long long)m.ustacks.failed);
+	map_dump_report("profile", "sample keys", &m.samples, &m.kstacks, &m.ustacks);
 	profile_maps_free(&m);
 	dlog("profile: %" PRIu64 " samples, %" PRIu64 " target in %zu rows; %" PRIu64
 	     " process announcements (%" PRIu64 " lost, %" PRIu64 " gone before we looked), %zu "

@@ -74,11 +74,7 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	      map_dump(bpf_map__fd(skel->maps.stack_counts), &m.stack_counts) ?:
 	      map_dump(bpf_map__fd(skel->maps.stacks), &m.stacks) ?:
 	      sched_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg);
-	if (m.callers.failed || m.stack_counts.failed || m.stacks.failed)
-		dlog("schedules: map entries deleted or unreadable during the dump: %llu rows (in "
-		     "lost rows), %llu + %llu stacks (in missing stacks)",
-		     (unsigned long long)m.callers.failed, (unsigned long long)m.stack_counts.failed,
-		     (unsigned long long)m.stacks.failed);
+	map_dump_report("schedules", "rows", &m.callers, &m.stack_counts, &m.stacks);
 	sched_maps_free(&m);
 	if (d->task_storage_fail)
 		wlog("%llu sleeps have no off-CPU time (task storage could not be created)",

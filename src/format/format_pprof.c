@@ -16,6 +16,7 @@
 #include "pprof.h"
 #include "render.h"
 #include "samples.h"
+#include "view.h"
 #include "util.h"
 
 struct pp {
@@ -114,28 +115,16 @@ static int add_comments(struct pprof *p, const struct sp_run *run, unsigned int 
 int format_pprof(const struct sp_run *run, const struct render_opts *opts, FILE *f)
 {
 	static const char *const units[] = { "count", "nanoseconds" };
-	static const char *const sched_types[] = { "schedules", "offcpu" };
-	static const char *const profile_types[] = { "samples", "cpu" };
-	static const char *const lock_types[] = { "contentions", "delay" };
 	unsigned int view = sp_samples_view(run, opts->views);
-	const char *const *types = sched_types;
-	const char *period_type = "schedules", *period_unit = "count";
-	int64_t period = 1;
+	/* no view: an empty profile of the schedules types, still a valid file */
+	const struct sp_view_ops *v = sp_view_find(view ? view : SP_VIEW_SCHED);
 	struct pp pp = { 0 };
 	int err;
 
-	if (view == SP_VIEW_PROFILE) {
-		types = profile_types;
-		period_type = "cpu";
-		period_unit = "nanoseconds";
-		period = run->profile.hz ? (int64_t)(NSEC_PER_SEC / run->profile.hz) : 0;
-	} else if (view == SP_VIEW_LOCKS) {
-		types = lock_types;
-		period_type = "contentions";
-	}
-	/* no view: an empty profile of the schedules types, still a valid file */
-	pp.p = pprof__new(types, units, 2, i64(run->elapsed_ns), i64(run->start_unix_ns),
-			  period_type, period_unit, period);
+	/* the sample types and period are the view's (view_*.c) */
+	pp.p = pprof__new(v->pprof_types, units, 2, i64(run->elapsed_ns), i64(run->start_unix_ns),
+			  v->pprof_period_type, v->pprof_period_unit,
+			  v->period_ns ? (int64_t)v->period_ns(run) : 1);
 	if (!pp.p)
 		return -errno;
 	err = index_build_ids(&pp, run) ?: add_comments(pp.p, run, view ? view : SP_VIEW_SCHED);

@@ -242,24 +242,25 @@ bool sp_run_has_controls(const struct sp_run *run)
 	return false;
 }
 
-int sp_run_escape_controls(struct sp_run *run)
+/* fn on the run's own fields, then on each view's. */
+static int each_schema(struct sp_run *run,
+		       int (*fn)(const struct sp_schema *s, void *obj, struct sp_strpool *pool))
 {
-	int err = sp_schema_escape_controls(&sp_run_fields, run, run->strings);
+	int err = fn(&sp_run_fields, run, run->strings);
 
 	for (size_t i = 0; !err && i < sp_nviews; i++)
-		err = sp_schema_escape_controls(sp_views[i]->schema, sp_view_data(run, sp_views[i]),
-						run->strings);
+		err = fn(sp_views[i]->schema, sp_view_data(run, sp_views[i]), run->strings);
 	return err;
+}
+
+int sp_run_escape_controls(struct sp_run *run)
+{
+	return each_schema(run, sp_schema_escape_controls);
 }
 
 int sp_run_fix_utf8(struct sp_run *run)
 {
-	int err = sp_schema_fix_utf8(&sp_run_fields, run, run->strings);
-
-	for (size_t i = 0; !err && i < sp_nviews; i++)
-		err = sp_schema_fix_utf8(sp_views[i]->schema, sp_view_data(run, sp_views[i]),
-					 run->strings);
-	return err;
+	return each_schema(run, sp_schema_fix_utf8);
 }
 
 int sp_object_list_add(struct sp_object_list *l, const char *path, const char *build_id)

@@ -724,71 +724,112 @@ static uint64_t sum_stacks(const struct sp_stack_list *l, bool *ret_over)
 
 #define FAIL(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
 
-static int check_sched(const struct sp_sched_view *v, char *err, size_t errlen)
+/* One view's rows against its totals: each row's stacks within it, rows + lost = total. */
+struct rows_check {
+	const char *view, *rows;	 /* "schedules", "callers" */
+	const char *value, *values;	 /* "count", "counts": what a row holds */
+	const char *lost_name, *total_name;
+	uint64_t lost, total;
+	size_t n;
+	/* row i's value (*over set on overflow) and its stacks */
+	uint64_t (*value_of)(const void *view, size_t i, bool *over);
+	const struct sp_stack_list *(*stacks_of)(const void *view, size_t i);
+	const void *v;
+};
+
+static int check_rows(const struct rows_check *c, char *err, size_t errlen)
 {
 	uint64_t rows = 0;
 	bool over = false;
 
-	if (v->voluntary + v->preempted + v->idle != v->total || v->voluntary > v->total ||
-	    v->preempted > v->total || v->idle > v->total)
+	for (size_t i = 0; i < c->n; i++) {
+		uint64_t st = sum_stacks(c->stacks_of(c->v, i), &over), val = c->value_of(c->v, i, &over);
+
+		if (over || st > val)
+			return FAIL("%s.%s[%zu]: its stacks count %" PRIu64 ", more than its %s %" PRIu64,
+				    c->view, c->rows, i, st, c->value, val);
+		over |= __builtin_add_overflow(rows, val, &rows);
+	}
+	if (over || __builtin_add_overflow(rows, c->lost, &rows) || rows != c->total)
+		return FAIL("%s: the %s' %s + %s (%" PRIu64 ") are not the %s %" PRIu64, c->view,
+			    c->rows, c->values, c->lost_name, over ? UINT64_MAX : rows, c->total_name,
+			    c->total);
+	return 0;
+}
+
+/* total = a + b + c, each part within it */
+static bool parts_add_up(uint64_t total, uint64_t a, uint64_t b, uint64_t c)
+{
+	return a + b + c == total && a <= total && b <= total && c <= total;
+}
+
+static uint64_t sched_value(const void *v, size_t i, bool *over)
+{
+	(void)over;
+	return ((const struct sp_sched_view *)v)->rows[i].count;
+}
+
+static const struct sp_stack_list *sched_stacks(const void *v, size_t i)
+{
+	return &((const struct sp_sched_view *)v)->rows[i].stacks;
+}
+
+static uint64_t profile_value(const void *v, size_t i, bool *over)
+{
+	(void)over;
+	return ((const struct sp_profile_view *)v)->rows[i].samples;
+}
+
+static const struct sp_stack_list *profile_stacks(const void *v, size_t i)
+{
+	return &((const struct sp_profile_view *)v)->rows[i].stacks;
+}
+
+static uint64_t lock_value(const void *v, size_t i, bool *over)
+{
+	const struct sp_lock_row *r = &((const struct sp_lock_view *)v)->rows[i];
+	uint64_t all;
+
+	*over |= __builtin_add_overflow(r->count, r->failed, &all);
+	return all;
+}
+
+static const struct sp_stack_list *lock_stacks(const void *v, size_t i)
+{
+	return &((const struct sp_lock_view *)v)->rows[i].stacks;
+}
+
+static int check_sched(const struct sp_sched_view *v, char *err, size_t errlen)
+{
+	const struct rows_check c = { "schedules", "callers", "count", "counts", "lost_rows",
+				      "total", v->lost_rows, v->total, v->nrows, sched_value,
+				      sched_stacks, v };
+
+	if (!parts_add_up(v->total, v->voluntary, v->preempted, v->idle))
 		return FAIL("schedules: total %" PRIu64 " is not voluntary %" PRIu64 " + preempted %"
 			    PRIu64 " + idle %" PRIu64, v->total, v->voluntary, v->preempted, v->idle);
-	for (size_t i = 0; i < v->nrows; i++) {
-		uint64_t st = sum_stacks(&v->rows[i].stacks, &over);
-
-		if (over || st > v->rows[i].count)
-			return FAIL("schedules.callers[%zu]: its stacks count %" PRIu64 ", more than its "
-				    "count %" PRIu64, i, st, v->rows[i].count);
-		over |= __builtin_add_overflow(rows, v->rows[i].count, &rows);
-	}
-	if (over || __builtin_add_overflow(rows, v->lost_rows, &rows) || rows != v->total)
-		return FAIL("schedules: the callers' counts + lost_rows (%" PRIu64 ") are not the "
-			    "total %" PRIu64, over ? UINT64_MAX : rows, v->total);
-	return 0;
+	return check_rows(&c, err, errlen);
 }
 
 static int check_profile(const struct sp_profile_view *v, char *err, size_t errlen)
 {
-	uint64_t rows = 0;
-	bool over = false;
+	const struct rows_check c = { "profile", "functions", "samples", "samples", "lost",
+				      "target", v->lost, v->target, v->nrows, profile_value,
+				      profile_stacks, v };
 
-	if (v->idle + v->target + v->other != v->total || v->idle > v->total ||
-	    v->target > v->total || v->other > v->total)
+	if (!parts_add_up(v->total, v->idle, v->target, v->other))
 		return FAIL("profile: total %" PRIu64 " is not idle %" PRIu64 " + target %" PRIu64
 			    " + other %" PRIu64, v->total, v->idle, v->target, v->other);
-	for (size_t i = 0; i < v->nrows; i++) {
-		uint64_t st = sum_stacks(&v->rows[i].stacks, &over);
-
-		if (over || st > v->rows[i].samples)
-			return FAIL("profile.functions[%zu]: its stacks count %" PRIu64 ", more than "
-				    "its samples %" PRIu64, i, st, v->rows[i].samples);
-		over |= __builtin_add_overflow(rows, v->rows[i].samples, &rows);
-	}
-	if (over || __builtin_add_overflow(rows, v->lost, &rows) || rows != v->target)
-		return FAIL("profile: the functions' samples + lost (%" PRIu64 ") are not the target "
-			    "%" PRIu64, over ? UINT64_MAX : rows, v->target);
-	return 0;
+	return check_rows(&c, err, errlen);
 }
 
 static int check_locks(const struct sp_lock_view *v, char *err, size_t errlen)
 {
-	uint64_t rows = 0;
-	bool over = false;
+	const struct rows_check c = { "locks", "contentions", "count + failed",
+				      "count + failed", "lost", "total", v->lost, v->total, v->nrows,
+				      lock_value, lock_stacks, v };
 
-	for (size_t i = 0; i < v->nrows; i++) {
-		const struct sp_lock_row *r = &v->rows[i];
-		uint64_t st = sum_stacks(&r->stacks, &over), all;
-
-		over |= __builtin_add_overflow(r->count, r->failed, &all);
-		if (over || st > all)
-			return FAIL("locks.contentions[%zu]: its stacks count %" PRIu64 ", more than its "
-				    "count + failed %" PRIu64, i, st, all);
-		over |= __builtin_add_overflow(rows, all, &rows);
-	}
-	if (over || __builtin_add_overflow(rows, v->lost, &rows) || rows != v->total)
-		return FAIL("locks: the contentions' count + failed + lost (%" PRIu64 ") are not the "
-			    "total %" PRIu64, over ? UINT64_MAX : rows, v->total);
-	return 0;
+	return check_rows(&c, err, errlen);
 }
 
 int sp_run_check(const struct sp_run *run, char *err, size_t errlen)
