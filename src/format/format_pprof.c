@@ -122,8 +122,8 @@ int format_pprof(const struct sp_run *run, const struct render_opts *opts, FILE 
 	int err;
 
 	/* the sample types and period are the view's (view_*.c) */
-	pp.p = pprof__new(v->pprof_types, units, 2, i64(run->elapsed_ns), i64(run->start_unix_ns),
-			  v->pprof_period_type, v->pprof_period_unit,
+	pp.p = pprof__new(v->pprof.types, units, 2, i64(run->elapsed_ns), i64(run->start_unix_ns),
+			  v->pprof.period_type, v->pprof.period_unit,
 			  v->period_ns ? (int64_t)v->period_ns(run) : 1);
 	if (!pp.p)
 		return -errno;

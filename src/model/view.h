@@ -66,6 +66,12 @@ struct sp_view_total {
 	size_t off;	   /* its uint64_t in struct sp_run */
 };
 
+/* pprof: the two sample types (count, time), and the period's type and unit */
+struct sp_view_pprof {
+	const char *types[2];
+	const char *period_type, *period_unit;
+};
+
 struct sp_view_ops {
 	const char *name;	/* --views name, JSON key, headings: "schedules" */
 	unsigned int bit;	/* SP_VIEW_* */
@@ -75,9 +81,7 @@ struct sp_view_ops {
 	const char *count_name; /* what a count is: "schedules", "samples", "contentions" */
 	const char *time_name;	/* what a time is: "off-CPU", "CPU", "lock wait" */
 	const char *flame_title; /* the flame graph's heading */
-	/* pprof: the two sample types (count, time) and the period type */
-	const char *pprof_types[2];
-	const char *pprof_period_type, *pprof_period_unit;
+	struct sp_view_pprof pprof;
 
 	/* The table (format_table.c). 0 or -ENOMEM/-EIO. */
 	int (*print_table)(const struct sp_run *run, const struct render_opts *o, FILE *f);

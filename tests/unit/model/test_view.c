@@ -59,8 +59,8 @@ START_TEST(registry)
 		ck_assert_uint_lt(v->present_off, sizeof(struct sp_run));
 		ck_assert(v->count_name && *v->count_name && v->time_name && *v->time_name);
 		ck_assert(v->flame_title && *v->flame_title);
-		ck_assert(v->pprof_types[0] && v->pprof_types[1] && v->pprof_period_type &&
-			  v->pprof_period_unit);
+		ck_assert(v->pprof.types[0] && v->pprof.types[1] && v->pprof.period_type &&
+			  v->pprof.period_unit);
 		ck_assert_ptr_nonnull(v->print_table);
 		/* samples.c's names are the registry's */
 		ck_assert_str_eq(sp_view_name(v->bit), v->name);
