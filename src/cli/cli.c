@@ -2,8 +2,6 @@
 /* What the sub-commands share (see cli.h): options, usage errors, saved runs, outputs. */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "output.h"
 #include "commands.h"
 #include "log.h"
 #include "model_json.h"
@@ -131,36 +130,28 @@ int cli_check_output(const struct cli_cmd *cmd, enum sp_format format, const cha
 }
 
 /* Whether stdout is a pipe whose reader has gone: a write fails with EPIPE (POLLERR). */
-static bool stdout_reader_gone(void)
-{
-	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
-
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
-}
-
 int cli_write_output(const char *path, const char *what, cli_write_fn write_fn, const void *ctx)
 {
-	FILE *f = stdout;
-	int err;
+	struct cli_output out;
+	int err = cli_output_open(&out, path);
 
-	/* a closed pipe is an EPIPE error, not a signal: the exit is quiet and the same everywhere */
-	if (!path)
-		signal(SIGPIPE, SIG_IGN);
-	if (path && !(f = fopen(path, "w"))) {
-		err = -errno;
-		elog("cannot write %s: %s", path, strerror(-err));
-		return err;
-	}
-	err = write_fn(ctx, f);
-	if (fflush(f) && !err)
-		err = -errno;
-	if (f != stdout && fclose(f) && !err)
-		err = -errno;
-	if (err && f == stdout && (err == -EPIPE || stdout_reader_gone()))
+	return err ? err : cli_output_write(&out, what, write_fn, ctx);
+}
+
+int cli_output_write(struct cli_output *out, const char *what, cli_write_fn write_fn,
+		     const void *ctx)
+{
+	int err = write_fn(ctx, out->f), cerr;
+
+	if (err)
+		cli_output_abort(out);
+	else if ((cerr = cli_output_commit(out)))
+		err = cerr;
+	if (err == -EPIPE && !out->path)
 		return -EPIPE;
 	if (err)
-		elog("cannot write the %s%s%s: %s", what, path ? " to " : "", path ? path : "",
-		     strerror(-err));
+		elog("cannot write the %s%s%s: %s", what, out->path ? " to " : "",
+		     out->path ? out->path : "", strerror(-err));
 	return err;
 }
 
@@ -174,6 +165,14 @@ static int write_run(const void *ctx, FILE *f)
 	const struct run_output *ro = ctx;
 
 	return render_run(ro->run, ro->ro, f);
+}
+
+int cli_output_write_run(struct cli_output *out, const struct sp_run *run,
+			 const struct render_opts *ro)
+{
+	struct run_output ctx = { run, ro };
+
+	return cli_output_write(out, "report", write_run, &ctx);
 }
 
 int cli_write_run(const struct sp_run *run, const struct render_opts *ro, const char *path)

@@ -79,11 +79,24 @@ int cli_check_output(const struct cli_cmd *cmd, enum sp_format format, const cha
 typedef int (*cli_write_fn)(const void *ctx, FILE *f);
 
 /*
- * Opens path for writing (NULL: stdout), lets write_fn write, flushes and closes. A failure
+ * Opens path for writing (NULL: stdout; output.h: a temporary file renamed into place when
+ * complete), lets write_fn write, flushes and closes. A failure
  * is logged once ("cannot write the WHAT to PATH: ..."). 0 or -errno; -EPIPE, unlogged, when
  * stdout is a pipe whose reader has gone (`| head`): the caller exits EXIT_PIPE quietly.
  */
 int cli_write_output(const char *path, const char *what, cli_write_fn write_fn, const void *ctx);
+
+struct cli_output;
+/*
+ * The same into an output already opened (output.h: before the trace), which it commits
+ * or, on an error, removes.
+ */
+int cli_output_write(struct cli_output *out, const char *what, cli_write_fn write_fn,
+		     const void *ctx);
+
+/* The run rendered with ro into out, as cli_output_write(). */
+int cli_output_write_run(struct cli_output *out, const struct sp_run *run,
+			 const struct render_opts *ro);
 
 /* The run rendered with ro into path (NULL: stdout), as cli_write_output(). */
 int cli_write_run(const struct sp_run *run, const struct render_opts *ro, const char *path);

@@ -10,6 +10,7 @@
  * where it is left running on purpose.
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 #include <bpf/libbpf.h>
 #include "bootcache.h"
 #include "cli.h"
+#include "output.h"
 #include "collector.h"
 #include "commands.h"
 #include "foldcfg.h"
@@ -75,6 +77,7 @@ struct tracer {
 	int targ_tgids_fd;
 	struct target_launch launch;
 	struct target_user user; /* whom the command runs as */
+	struct cli_output out, save; /* -o (or stdout) and --save, opened before the trace */
 	bool launched, reaped;
 	bool left_running; /* -d ended the trace, not the command */
 	bool ended_at_end; /* -d with --kill-on-end ended the command */
@@ -712,16 +715,36 @@ static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const 
 	}
 }
 
-/* The report, then with --save the run as JSON, as -f json writes it. */
-static int write_outputs(const struct sp_run *run, const struct trace_opts *o)
+/*
+ * A run that could not be written where asked is not lost: its JSON goes to a file of its
+ * own ($TMPDIR or /tmp), and one line names it.
+ */
+static void save_fallback(const struct sp_run *run, const struct render_opts *json)
+{
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/schedprof-run-%d.json", dir, (int)getpid());
+	if (!cli_write_run(run, json, path))
+		notice("the run is saved in %s: schedprof report %s renders it", path, path);
+}
+
+/*
+ * The report into the output opened at start-up, then with --save the run as JSON, as
+ * -f json writes it; each written whole or not at all (output.h).
+ */
+static int write_outputs(struct tracer *t, const struct sp_run *run, const struct trace_opts *o)
 {
 	struct render_opts json = o->render;
-	int err = cli_write_run(run, &o->render, o->output);
+	int err, serr = -ENOENT;
 
 	json.format = SP_FMT_JSON;
-	if (!err && o->save)
-		err = cli_write_run(run, &json, o->save);
-	return err;
+	err = cli_output_write_run(&t->out, run, &o->render);
+	if (o->save)
+		serr = cli_output_write_run(&t->save, run, &json);
+	if (err && err != -EPIPE && serr)
+		save_fallback(run, &json);
+	return err ?: (o->save ? serr : 0);
 }
 
 static int check_environment(void)
@@ -936,7 +959,7 @@ static int tracer_report(struct tracer *t, const struct trace_opts *o, struct sp
 	/* Names as the saved JSON holds them, so that trace -f X and report -f X agree. */
 	if (sp_run_fix_utf8(run))
 		wlog("out of memory: some names keep their invalid UTF-8");
-	werr = write_outputs(run, o);
+	werr = write_outputs(t, run, o);
 	*ret_code = werr == -EPIPE ? EXIT_PIPE : exit_code_of(t, o, run, !werr && !err);
 	if (o->strict && !err && !werr && strict_losses(t, run) && *ret_code == EXIT_SUCCESS)
 		*ret_code = EXIT_LOSS;
@@ -986,6 +1009,12 @@ static int run_trace(const struct trace_opts *opts)
 	if (check_environment() || (opts->mode == SP_TARGET_PIDS &&
 				    resolve_pids(opts, &ro.pids, &ro.npids)))
 		return EXIT_FAILURE;
+	/* a mistyped -o or --save fails now, not after the trace */
+	if (cli_output_open(&t.out, o->output) || (o->save && cli_output_open(&t.save, o->save))) {
+		cli_output_abort(&t.out);
+		free(ro.pids);
+		return EXIT_FAILURE;
+	}
 	libbpf_set_print(libbpf_print);
 	install_signals();
 	err = tracer_prepare(&t, o) ?: tracer_start(&t, o);
@@ -1013,6 +1042,8 @@ out:
 	    !t.left_running)
 		target_launch__abort(&t.launch);
 	tracer_destroy(&t);
+	cli_output_abort(&t.out); /* nothing once written; a partial file otherwise */
+	cli_output_abort(&t.save);
 	sp_run_free(&run);
 	free(ro.pids);
 	return exit_code;
