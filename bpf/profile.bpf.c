@@ -205,7 +205,7 @@ int prof_sample(struct bpf_perf_event_data *ctx)
 		__sync_fetch_and_add(&prof_counts.idle, 1);
 		return 0;
 	}
-	if (!task_is_traced(task)) {
+	if (!task_is_target(task)) {
 		__sync_fetch_and_add(&prof_counts.other, 1);
 		return 0;
 	}
@@ -218,7 +218,7 @@ int prof_sample(struct bpf_perf_event_data *ctx)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(prof_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	if (!task_is_traced(p))
+	if (!task_is_target(p))
 		return 0;
 	announce(p->tgid, (__u32)p->self_exec_id, SP_PROF_EV_EXEC);
 	return 0;

@@ -17,6 +17,7 @@
 #include "target.bpf.h"
 
 const volatile __u32 targ_all = 0;
+const volatile __u32 targ_all_cmd = 0;
 /* -- COMMAND: the held child's pid, set before it is released; 0 once it has exec'd */
 __u32 targ_exec_pid = 0;
 struct sp_target_stats target_stats;
@@ -27,7 +28,7 @@ int BPF_PROG(sp_fork, struct task_struct *parent, struct task_struct *child)
 	struct sp_target v = { .live = 1 };
 	__u32 tgid;
 
-	if (targ_all || !task_is_traced(parent))
+	if (!task_in_set(parent))
 		return 0;
 	__sync_fetch_and_add(&target_stats.forks, 1);
 	if (!bpf_task_storage_get(&traced, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE))
@@ -66,7 +67,7 @@ int BPF_PROG(sp_exit, struct task_struct *p)
 	 * Marks it: a task asleep since attach has no mark yet, and its tgid may leave the map
 	 * below, before its final switch.
 	 */
-	if (targ_all || !task_is_traced(p))
+	if (!task_in_set(p))
 		return 0;
 	/* signal->live was decremented before this tracepoint: 0 once the last thread exits */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)

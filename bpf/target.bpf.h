@@ -27,15 +27,16 @@
 
 /* -a: every task but the idle tasks. */
 extern const volatile __u32 targ_all;
+/* -a -- COMMAND: the profile's target class is the command's tree (the set), not every task */
+extern const volatile __u32 targ_all_cmd;
 SP_TARGET_EXTERN SP_HASH_MAP(targ_tgids, SP_DEF_TARGETS, __u32, struct sp_target);
 SP_TARGET_EXTERN SP_TASK_MAP(traced, struct sp_traced);
 
-static __always_inline bool task_is_traced(struct task_struct *t)
+/* In the traced set (the command's tree, -p's processes), whatever -a says. */
+static __always_inline bool task_in_set(struct task_struct *t)
 {
 	__u32 tgid;
 
-	if (targ_all)
-		return t->pid != 0;
 	if (bpf_task_storage_get(&traced, t, 0, 0))
 		return true;
 	tgid = t->tgid;
@@ -44,6 +45,22 @@ static __always_inline bool task_is_traced(struct task_struct *t)
 	/* Mark it, so its last switches still count after its tgid leaves the map. */
 	bpf_task_storage_get(&traced, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	return true;
+}
+
+/* Counted by the schedules and locks views: every non-idle task with -a, else the set. */
+static __always_inline bool task_is_traced(struct task_struct *t)
+{
+	if (targ_all)
+		return t->pid != 0;
+	return task_in_set(t);
+}
+
+/* The profile's target class: the set with -a -- COMMAND, else what task_is_traced() says. */
+static __always_inline bool task_is_target(struct task_struct *t)
+{
+	if (targ_all_cmd)
+		return task_in_set(t);
+	return task_is_traced(t);
 }
 
 #endif

@@ -24,7 +24,8 @@ static void trace_help(void)
 	       "  -- COMMAND ARGS   launch COMMAND, trace it and every descendant until it exits;\n"
 	       "                    exit with its status (127 when it cannot be executed)\n"
 	       "  -p, --pid PIDS    attach to running processes and all their descendants\n"
-	       "  -a, --all         the whole system\n"
+	       "  -a, --all         the whole system; with -- COMMAND, for as long as COMMAND runs\n"
+	       "                    (the profile's target samples are then COMMAND's tree)\n"
 	       "  -d, --duration S  stop after S seconds (a command is left running, and said so)\n"
 	       "      --kill-on-end with -d and -- COMMAND: end the command too (SIGTERM, SIGKILL\n"
 	       "                    2 s later)\n"
@@ -60,6 +61,7 @@ static void trace_help(void)
 	       "  schedprof trace -- make -j8\n"
 	       "  schedprof trace -p $(pgrep -o make) -d 30 --stacks\n"
 	       "  schedprof trace -a -d 5 -f json -o run.json\n"
+	       "  schedprof trace -a -- make -j8\n"
 	       "  schedprof trace --views locks -d 10 -p $(pgrep -o postgres)\n"
 	       "\nExit status: the command's (with --; 0 when -d ended the trace), 0 otherwise;\n"
 	       "1 runtime error; 2 usage error; 127 the command could not be executed.\n",
@@ -339,7 +341,9 @@ static int parse_target(struct trace_parse *p, int argc, char **argv)
 	} else {
 		o->mode = p->have_pid ? SP_TARGET_PIDS : SP_TARGET_ALL;
 	}
-	if ((p->have_pid + p->have_all + (o->argv != NULL)) > 1)
+	/* -a -- COMMAND: the whole system, for as long as the command runs */
+	o->all = p->have_all && o->argv;
+	if ((p->have_pid + (p->have_all && !o->argv) + (o->argv != NULL)) > 1)
 		return cli_usage_error(&trace_cmd, "choose one target: -p, -a or -- COMMAND");
 	return 0;
 }
@@ -417,7 +421,7 @@ const char *trace_target_describe(const struct trace_opts *o, char *buf, size_t 
 
 	switch (o->mode) {
 	case SP_TARGET_COMMAND:
-		snprintf(buf, len, "command %s", o->argv[0]);
+		snprintf(buf, len, "%scommand %s", o->all ? "the whole system while " : "", o->argv[0]);
 		break;
 	case SP_TARGET_PIDS:
 		n = snprintf(buf, len, "%s", o->npids > 1 ? "PIDs" : "PID");

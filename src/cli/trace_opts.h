@@ -14,6 +14,7 @@ struct trace_opts {
 	int *pids;
 	size_t npids;
 	char **argv; /* COMMAND mode, NULL-terminated (points into main's argv) */
+	bool all;    /* -a -- COMMAND: the whole system while the command runs */
 	uint64_t duration_ns; /* -d; 0 = until the target ends or a signal */
 	unsigned int views;   /* SP_VIEW_* mask of what to collect */
 	/* map sizes */

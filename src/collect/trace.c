@@ -328,7 +328,9 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 	if (!skel)
 		return -errno;
 	t->ctx.skel = skel;
-	skel->rodata->targ_all = o->mode == SP_TARGET_ALL;
+	skel->rodata->targ_all = o->mode == SP_TARGET_ALL || o->all;
+	/* -a -- COMMAND: the schedules and locks count every task, the profile's target is the job */
+	skel->rodata->targ_all_cmd = o->all && o->mode == SP_TARGET_COMMAND;
 	bpf_map__set_max_entries(skel->maps.targ_tgids, o->max_targets);
 	if (o->mode == SP_TARGET_ALL) {
 		bpf_program__set_autoload(skel->progs.sp_fork, false);
@@ -705,6 +707,7 @@ static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const 
 	run->options = xstrdup(o->cmdline);
 	run->target.mode = o->mode;
 	if (o->mode == SP_TARGET_COMMAND) {
+		run->target.system = o->all;
 		fill_command_info(&run->target, o, t);
 	} else if (o->mode == SP_TARGET_PIDS) {
 		run->target.pids = calloc(o->npids, sizeof(int));

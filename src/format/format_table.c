@@ -21,6 +21,8 @@ void sp_print_target(const struct sp_target_info *t, FILE *f)
 		fprintf(f, "command: %s", t->command ? t->command : "?");
 		if (t->exit_status >= 0)
 			fprintf(f, " (exit %d)", t->exit_status);
+		if (t->system)
+			fputs(", the whole system traced while it ran", f);
 		break;
 	case SP_TARGET_PIDS:
 		fputs("pids:", f);

@@ -179,6 +179,7 @@ enum sp_target_mode {
 struct sp_target_info {
 	enum sp_target_mode mode;
 	char *command;	/* argv joined with spaces (COMMAND mode) */
+	bool system;	/* COMMAND mode with -a: every task traced, the job is the profile's target */
 	int *pids;	/* PIDS mode */
 	size_t npids;
 	int exit_status;/* COMMAND mode: the job's exit status (128+sig when signalled) */

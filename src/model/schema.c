@@ -79,6 +79,10 @@ static bool is_pids(const void *obj)
 static const struct sp_field target_fields[] = {
 	{ .key = "mode", .type = SP_T_ENUM, .off = offsetof(struct sp_target_info, mode),
 	  .names = mode_names, .nnames = ARRAY_SIZE(mode_names) },
+	/* -a -- COMMAND: written only when true, absent (false) in older files */
+	{ .key = "system", .type = SP_T_BOOL, .flags = SP_GROUP | SP_OPTIONAL,
+	  .off = offsetof(struct sp_target_info, system),
+	  .group_off = offsetof(struct sp_target_info, system), .when = is_command },
 	{ .key = "command", .type = SP_T_STR, .flags = SP_NULLABLE,
 	  .off = offsetof(struct sp_target_info, command), .when = is_command },
 	{ .key = "exit_status", .type = SP_T_INT, .off = offsetof(struct sp_target_info, exit_status),

@@ -65,7 +65,7 @@ CASES=$(cat <<'EOF'
 -   | 2 | ^schedprof trace: no command after '--' \(-- COMMAND \[ARGS\.\.\.\]\)$ | trace --
 -   | 2 | no command after '--' | trace -o $D/out.txt --views schedules --
 -   | 2 | ^schedprof trace: choose one target: -p, -a or -- COMMAND$ | trace -p 1 -a
--   | 2 | choose one target | trace -a -- true
+-   | 2 | choose one target | trace -p 1 -a -- true
 -   | 2 | choose one target | trace -p 1 -o $D/out.txt -- true
 -   | 2 | is a view list: choose views with --views schedules \(-v means --verbose\)$ | trace -v schedules -- true
 # ---- trace -p (defect 9: 1,,2 and duplicates were accepted) ----
