@@ -18,6 +18,8 @@
 
 const volatile __u32 targ_all = 0;
 const volatile __u32 targ_all_cmd = 0;
+const volatile __u64 targ_cgid = 0;
+const volatile __u32 targ_cg_level = 0;
 /* -- COMMAND: the held child's pid, set before it is released; 0 once it has exec'd */
 __u32 targ_exec_pid = 0;
 struct sp_target_stats target_stats;

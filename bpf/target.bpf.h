@@ -29,14 +29,23 @@
 extern const volatile __u32 targ_all;
 /* -a -- COMMAND: the profile's target class is the command's tree (the set), not every task */
 extern const volatile __u32 targ_all_cmd;
+/* --cgroup: the cgroup's id and level; a task is traced when it is that cgroup or below it */
+extern const volatile __u64 targ_cgid;
+extern const volatile __u32 targ_cg_level;
 SP_TARGET_EXTERN SP_HASH_MAP(targ_tgids, SP_DEF_TARGETS, __u32, struct sp_target);
 SP_TARGET_EXTERN SP_TASK_MAP(traced, struct sp_traced);
 
-/* In the traced set (the command's tree, -p's processes), whatever -a says. */
+/*
+ * In the traced set (the command's tree, -p's processes, --cgroup's tasks), whatever -a says.
+ * --cgroup asks the current task's ancestry: every caller passes current (at sched_switch,
+ * prev is current).
+ */
 static __always_inline bool task_in_set(struct task_struct *t)
 {
 	__u32 tgid;
 
+	if (targ_cgid)
+		return bpf_get_current_ancestor_cgroup_id(targ_cg_level) == targ_cgid;
 	if (bpf_task_storage_get(&traced, t, 0, 0))
 		return true;
 	tgid = t->tgid;

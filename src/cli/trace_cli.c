@@ -17,7 +17,7 @@
 
 static void trace_help(void)
 {
-	printf("Usage: schedprof trace [OPTIONS] [-p PID[,PID...] | -a | -- COMMAND [ARGS...]]\n"
+	printf("Usage: schedprof trace [OPTIONS] [-p PIDS | --cgroup PATH | -a | [-a] -- COMMAND ...]\n"
 	       "\nTrace why tasks are not running: where they call schedule() from, exactly counted,\n"
 	       "and where the CPUs went: sampled kernel and user functions.\n"
 	       "\nTarget (default -a):\n"
@@ -26,6 +26,8 @@ static void trace_help(void)
 	       "  -p, --pid PIDS    attach to running processes and all their descendants\n"
 	       "  -a, --all         the whole system; with -- COMMAND, for as long as COMMAND runs\n"
 	       "                    (the profile's target samples are then COMMAND's tree)\n"
+	       "      --cgroup PATH the tasks of a cgroup v2 and its descendant cgroups (PATH under\n"
+	       "                    /sys/fs/cgroup, or relative to it), until -d or Ctrl-C\n"
 	       "  -d, --duration S  stop after S seconds (a command is left running, and said so)\n"
 	       "      --kill-on-end with -d and -- COMMAND: end the command too (SIGTERM, SIGKILL\n"
 	       "                    2 s later)\n"
@@ -62,6 +64,7 @@ static void trace_help(void)
 	       "  schedprof trace -p $(pgrep -o make) -d 30 --stacks\n"
 	       "  schedprof trace -a -d 5 -f json -o run.json\n"
 	       "  schedprof trace -a -- make -j8\n"
+	       "  schedprof trace --cgroup system.slice/nginx.service -d 10\n"
 	       "  schedprof trace --views locks -d 10 -p $(pgrep -o postgres)\n"
 	       "\nExit status: the command's (with --; 0 when -d ended the trace), 0 otherwise;\n"
 	       "1 runtime error; 2 usage error; 127 the command could not be executed.\n",
@@ -82,6 +85,7 @@ enum {
 	OPT_KILL_ON_END,
 	OPT_USER,
 	OPT_AS_ROOT,
+	OPT_CGROUP,
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
@@ -91,6 +95,7 @@ static const struct option trace_long_opts[] = {
 	RENDER_LONG_OPTS,
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all", no_argument, NULL, 'a' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "save", required_argument, NULL, OPT_SAVE },
@@ -269,6 +274,11 @@ static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 		err = parse_pids(o, arg);
 		p->have_pid = !err;
 		return err;
+	case OPT_CGROUP:
+		if (!*arg)
+			return cli_usage_error(&trace_cmd, "--cgroup needs a cgroup v2 path");
+		o->cgroup = arg;
+		return 0;
 	case OPT_USER:
 		if (!*arg)
 			return cli_usage_error(&trace_cmd, "--user needs a user name or uid");
@@ -339,12 +349,15 @@ static int parse_target(struct trace_parse *p, int argc, char **argv)
 		/* "--" ends the options to name a command: without one it is no -a */
 		return cli_usage_error(&trace_cmd, "no command after '--' (-- COMMAND [ARGS...])");
 	} else {
-		o->mode = p->have_pid ? SP_TARGET_PIDS : SP_TARGET_ALL;
+		o->mode = p->have_pid ? SP_TARGET_PIDS : o->cgroup ? SP_TARGET_CGROUP : SP_TARGET_ALL;
 	}
 	/* -a -- COMMAND: the whole system, for as long as the command runs */
 	o->all = p->have_all && o->argv;
 	if ((p->have_pid + (p->have_all && !o->argv) + (o->argv != NULL)) > 1)
 		return cli_usage_error(&trace_cmd, "choose one target: -p, -a or -- COMMAND");
+	if (o->cgroup && (p->have_pid || p->have_all || o->argv))
+		return cli_usage_error(&trace_cmd, "--cgroup is a target of its own: not with %s",
+				       p->have_pid ? "-p" : p->have_all ? "-a" : "-- COMMAND");
 	return 0;
 }
 
@@ -429,6 +442,9 @@ const char *trace_target_describe(const struct trace_opts *o, char *buf, size_t 
 			n += snprintf(buf + n, len - n, "%s%d", i ? "," : " ", o->pids[i]);
 		if (n < len)
 			snprintf(buf + n, len - n, " and descendants");
+		break;
+	case SP_TARGET_CGROUP:
+		snprintf(buf, len, "cgroup %s and its descendants", o->cgroup);
 		break;
 	default:
 		snprintf(buf, len, "the whole system");

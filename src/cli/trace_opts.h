@@ -15,6 +15,7 @@ struct trace_opts {
 	size_t npids;
 	char **argv; /* COMMAND mode, NULL-terminated (points into main's argv) */
 	bool all;    /* -a -- COMMAND: the whole system while the command runs */
+	const char *cgroup; /* --cgroup PATH, as given */
 	uint64_t duration_ns; /* -d; 0 = until the target ends or a signal */
 	unsigned int views;   /* SP_VIEW_* mask of what to collect */
 	/* map sizes */

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "target.h"
@@ -211,6 +213,71 @@ bool target_pid_alive(pid_t pid)
 	char st;
 
 	return read_stat(pid, &st, &ppid) == 0 && state_alive(pid, st);
+}
+
+#define CGROUP2_MAGIC 0x63677270 /* CGROUP2_SUPER_MAGIC */
+
+/* Is dir a directory on a cgroup v2 file system? Its st_dev into *ret_dev. */
+static bool on_cgroup2(const char *dir, dev_t *ret_dev)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (statfs(dir, &fs) || fs.f_type != CGROUP2_MAGIC || stat(dir, &st))
+		return false;
+	*ret_dev = st.st_dev;
+	return true;
+}
+
+/* Where cgroup v2 is mounted: /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid system. */
+static void cgroup2_mount(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/mounts", "r");
+	char dev[256], dir[4096], type[64];
+
+	snprintf(buf, len, "/sys/fs/cgroup");
+	if (!f)
+		return;
+	while (fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (!strcmp(type, "cgroup2")) {
+			snprintf(buf, len, "%s", dir);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+int target_cgroup_resolve(const char *path, struct target_cgroup *cg)
+{
+	char given[4096], root[4096], *slash;
+	struct stat st;
+	dev_t dev, up_dev;
+
+	cgroup2_mount(root, sizeof(root));
+	if (snprintf(given, sizeof(given), "%s%s%s", path[0] == '/' ? "" : root,
+		     path[0] == '/' ? "" : "/", path) >= (int)sizeof(given))
+		return -ENAMETOOLONG;
+	if (!realpath(given, cg->path))
+		return -errno;
+	if (stat(cg->path, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (!on_cgroup2(cg->path, &dev))
+		return -EMEDIUMTYPE;
+	cg->id = st.st_ino; /* cgroup v2: the kernfs node id, as cgroup ids are */
+	cg->level = 0;
+	/* up to the mount's root: each parent still on the same cgroup2 mount is one level */
+	strcpy(given, cg->path);
+	while ((slash = strrchr(given, '/')) && slash != given) {
+		*slash = '\0';
+		if (!on_cgroup2(given, &up_dev) || up_dev != dev)
+			break;
+		cg->level++;
+	}
+	if (slash == given && on_cgroup2("/", &up_dev) && up_dev == dev)
+		cg->level++; /* cgroup2 mounted on / itself: unlikely, but then "/" is the root */
+	return 0;
 }
 
 int target_tgid_of(pid_t tid, pid_t *ret_tgid)

@@ -8,6 +8,20 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+/* --cgroup: a cgroup v2 directory, as the BPF side tests a task's ancestry against it. */
+struct target_cgroup {
+	char path[4096];    /* the real path of the directory */
+	unsigned long long id; /* its cgroup id (the directory's inode number) */
+	unsigned int level; /* its depth below the cgroup2 root (the root is level 0) */
+};
+
+/*
+ * Resolves PATH (absolute, or relative to the cgroup v2 mount: /sys/fs/cgroup, or
+ * /sys/fs/cgroup/unified on a hybrid system) into cg: 0, -ENOENT (no such path),
+ * -ENOTDIR, or -EMEDIUMTYPE (not on a cgroup v2 file system).
+ */
+int target_cgroup_resolve(const char *path, struct target_cgroup *cg);
+
 /* A command forked but held before exec until target_launch__release(). */
 struct target_launch {
 	pid_t pid;

@@ -77,6 +77,7 @@ struct tracer {
 	int targ_tgids_fd;
 	struct target_launch launch;
 	struct target_user user; /* whom the command runs as */
+	struct target_cgroup cgroup; /* --cgroup, resolved */
 	struct cli_output out, save; /* -o (or stdout) and --save, opened before the trace */
 	bool launched, reaped;
 	bool left_running; /* -d ended the trace, not the command */
@@ -332,7 +333,12 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 	/* -a -- COMMAND: the schedules and locks count every task, the profile's target is the job */
 	skel->rodata->targ_all_cmd = o->all && o->mode == SP_TARGET_COMMAND;
 	bpf_map__set_max_entries(skel->maps.targ_tgids, o->max_targets);
-	if (o->mode == SP_TARGET_ALL) {
+	if (o->mode == SP_TARGET_CGROUP) {
+		skel->rodata->targ_cgid = t->cgroup.id;
+		skel->rodata->targ_cg_level = t->cgroup.level;
+	}
+	/* -a and --cgroup follow no fork: the set is every task, or the cgroup's at each event */
+	if (o->mode == SP_TARGET_ALL || o->mode == SP_TARGET_CGROUP) {
 		bpf_program__set_autoload(skel->progs.sp_fork, false);
 		bpf_program__set_autoload(skel->progs.sp_exit, false);
 	}
@@ -442,7 +448,7 @@ static int tracer_attach(struct tracer *t)
 {
 	int err = 0;
 
-	if (t->ctx.opts->mode != SP_TARGET_ALL) {
+	if (bpf_program__autoload(t->skel->progs.sp_fork)) {
 		t->fork_link = bpf_program__attach(t->skel->progs.sp_fork);
 		t->exit_link = bpf_program__attach(t->skel->progs.sp_exit);
 		if (!t->fork_link || !t->exit_link)
@@ -560,7 +566,8 @@ static enum trace_end wait_for_end(struct tracer *t, const struct trace_opts *o,
 		if (o->duration_ns && now - t0 >= o->duration_ns)
 			return END_DURATION;
 		/* -- COMMAND: only the retired tgids go (the end is the command's) */
-		if (now - last_gc >= 200 * 1000 * 1000ULL && o->mode != SP_TARGET_ALL) {
+		if (now - last_gc >= 200 * 1000 * 1000ULL &&
+		    (o->mode == SP_TARGET_PIDS || o->mode == SP_TARGET_COMMAND)) {
 			last_gc = now;
 			if (!targets_gc(t, o->mode == SP_TARGET_PIDS) && o->mode == SP_TARGET_PIDS)
 				return END_TARGET;
@@ -709,6 +716,8 @@ static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const 
 	if (o->mode == SP_TARGET_COMMAND) {
 		run->target.system = o->all;
 		fill_command_info(&run->target, o, t);
+	} else if (o->mode == SP_TARGET_CGROUP) {
+		run->target.cgroup = xstrdup(t->cgroup.path);
 	} else if (o->mode == SP_TARGET_PIDS) {
 		run->target.pids = calloc(o->npids, sizeof(int));
 		if (run->target.pids) {
@@ -999,6 +1008,24 @@ static void say_attached(const struct tracer *t, const struct trace_opts *o, uin
 	ilog("tracing %s: attached in %.1f ms", what, ns / 1e6);
 }
 
+/* --cgroup PATH into cg, or one line that says why not: 0 or -errno. */
+static int resolve_cgroup(const char *path, struct target_cgroup *cg)
+{
+	int err = target_cgroup_resolve(path, cg);
+
+	if (err == -EMEDIUMTYPE)
+		elog("--cgroup %s: not a cgroup v2 directory (a path in the cgroup2 mount, or "
+		     "relative to it)", path);
+	else if (err == -ENOENT)
+		elog("--cgroup %s: no such cgroup (a path in the cgroup2 mount, or relative to it)",
+		     path);
+	else if (err)
+		elog("--cgroup %s: %s", path, strerror(-err));
+	else
+		dlog("cgroup %s: id %llu, level %u", cg->path, cg->id, cg->level);
+	return err;
+}
+
 static int run_trace(const struct trace_opts *opts)
 {
 	struct tracer t = { .launch = { .pid = -1, .gate_fd = -1, .error_fd = -1 } };
@@ -1011,6 +1038,8 @@ static int run_trace(const struct trace_opts *opts)
 	ro.pids = NULL;
 	if (check_environment() || (opts->mode == SP_TARGET_PIDS &&
 				    resolve_pids(opts, &ro.pids, &ro.npids)))
+		return EXIT_FAILURE;
+	if (o->mode == SP_TARGET_CGROUP && resolve_cgroup(o->cgroup, &t.cgroup))
 		return EXIT_FAILURE;
 	/* a mistyped -o or --save fails now, not after the trace */
 	if (cli_output_open(&t.out, o->output) || (o->save && cli_output_open(&t.save, o->save))) {

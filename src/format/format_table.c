@@ -29,6 +29,9 @@ void sp_print_target(const struct sp_target_info *t, FILE *f)
 		for (size_t i = 0; i < t->npids; i++)
 			fprintf(f, "%s%d", i ? "," : " ", t->pids[i]);
 		break;
+	case SP_TARGET_CGROUP:
+		fprintf(f, "cgroup: %s", t->cgroup ? t->cgroup : "?");
+		break;
 	default:
 		fputs("system-wide", f);
 		break;
@@ -41,7 +44,8 @@ static void print_header(const struct sp_run *run, FILE *f)
 	char d1[32], d2[32], d3[32];
 
 	sp_print_target(t, f);
-	fputs(t->mode == SP_TARGET_PIDS ? " and descendants\n" : "\n", f);
+	fputs(t->mode == SP_TARGET_PIDS || t->mode == SP_TARGET_CGROUP ? " and descendants\n" : "\n",
+	      f);
 	fprintf(f, "elapsed %s", fmt_duration(run->elapsed_ns, d1, sizeof(d1)));
 	if (t->has_rusage) {
 		fprintf(f, ", user %s, sys %s, CPU %.0f%% of %d CPUs",

@@ -174,12 +174,14 @@ enum sp_target_mode {
 	SP_TARGET_ALL = 0, /* -a */
 	SP_TARGET_PIDS,	   /* -p */
 	SP_TARGET_COMMAND, /* -- COMMAND */
+	SP_TARGET_CGROUP,  /* --cgroup */
 };
 
 struct sp_target_info {
 	enum sp_target_mode mode;
 	char *command;	/* argv joined with spaces (COMMAND mode) */
 	bool system;	/* COMMAND mode with -a: every task traced, the job is the profile's target */
+	char *cgroup;	/* CGROUP mode: the cgroup's directory */
 	int *pids;	/* PIDS mode */
 	size_t npids;
 	int exit_status;/* COMMAND mode: the job's exit status (128+sig when signalled) */

@@ -59,11 +59,17 @@ static const char *const mode_names[] = {
 	[SP_TARGET_ALL] = "system",
 	[SP_TARGET_PIDS] = "pids",
 	[SP_TARGET_COMMAND] = "command",
+	[SP_TARGET_CGROUP] = "cgroup",
 };
 
 static bool is_command(const void *obj)
 {
 	return ((const struct sp_target_info *)obj)->mode == SP_TARGET_COMMAND;
+}
+
+static bool is_cgroup(const void *obj)
+{
+	return ((const struct sp_target_info *)obj)->mode == SP_TARGET_CGROUP;
 }
 
 static bool is_pids(const void *obj)
@@ -90,6 +96,8 @@ static const struct sp_field target_fields[] = {
 	{ .key = "pids", .type = SP_T_INTS, .off = offsetof(struct sp_target_info, pids),
 	  .n_off = offsetof(struct sp_target_info, npids), .min = 1, .max = INT_MAX,
 	  .what = "a process id", .when = is_pids },
+	{ .key = "cgroup", .type = SP_T_STR, .off = offsetof(struct sp_target_info, cgroup),
+	  .when = is_cgroup },
 	/* the job's CPU time: both or neither */
 	RUSAGE("user_ns", user_ns),
 	RUSAGE("sys_ns", sys_ns),

@@ -73,6 +73,7 @@ static const char *target_label(const struct sp_run *run)
 	case SP_TARGET_COMMAND:
 		return "job";
 	case SP_TARGET_PIDS:
+	case SP_TARGET_CGROUP:
 		return "target";
 	default:
 		return "busy";

@@ -68,6 +68,11 @@ CASES=$(cat <<'EOF'
 -   | 2 | choose one target | trace -p 1 -a -- true
 -   | 2 | choose one target | trace -p 1 -o $D/out.txt -- true
 -   | 2 | is a view list: choose views with --views schedules \(-v means --verbose\)$ | trace -v schedules -- true
+# ---- trace --cgroup (deliver 1): a target of its own ----
+-   | 2 | ^schedprof trace: --cgroup is a target of its own: not with -p$ | trace --cgroup x -p 1
+-   | 2 | ^schedprof trace: --cgroup is a target of its own: not with -a$ | trace -o $D/out.txt --cgroup x -a
+-   | 2 | ^schedprof trace: --cgroup is a target of its own: not with -- COMMAND$ | trace --cgroup x -- true
+-   | 2 | ^schedprof trace: --cgroup needs a cgroup v2 path$ | trace --cgroup ''
 # ---- trace -p (defect 9: 1,,2 and duplicates were accepted) ----
 -   | 2 | ^schedprof trace: -p: empty entry in '1,,2' \(PID\[,PID\.\.\.\]\)$ | trace -p 1,,2
 -   | 2 | -p: empty entry in ',1' | trace -p ,1
@@ -181,6 +186,10 @@ CASES=$(cat <<'EOF'
 # ---- with BPF: runtime errors before anything starts ----
 bpf | 1 | ^schedprof: no such process: [0-9]+$ | trace -o $D/out.txt -p $DEAD
 bpf | 127 | ^schedprof: cannot execute /nonexistent: | trace -o $D/out.txt -- /nonexistent
+bpf | 1 | ^schedprof: --cgroup /nonexistent-cg: no such cgroup \(a path in the cgroup2 mount, or relative to it\)$ | trace -o $D/out.txt --cgroup /nonexistent-cg
+bpf | 1 | ^schedprof: --cgroup no-such-cg: no such cgroup | trace -o $D/out.txt --save $D/run.json --cgroup no-such-cg
+bpf | 1 | ^schedprof: --cgroup /proc: not a cgroup v2 directory \(a path in the cgroup2 mount, or relative to it\)$ | trace -o $D/out.txt --cgroup /proc
+bpf | 1 | ^schedprof: --cgroup /proc/self/stat: Not a directory$ | trace -o $D/out.txt --cgroup /proc/self/stat
 bpf | 1 | ^schedprof: with --max-targets 16777216 --max-callers 16777216 --max-stacks 16777216 --max-samples 16777216 the BPF maps would take about [0-9.]+ GiB when full, more than half of the [0-9.]+ GiB of available memory \(MemAvailable\): at most --max-targets [0-9]+ --max-callers [0-9]+ --max-stacks [0-9]+ --max-samples [0-9]+ fit$ | trace $BIG -g -o $D/out.json --save $D/run.json -- true
 bpf | 1 | with --max-stacks 16777216 the BPF maps would take .* at most --max-stacks [0-9]+ fit$ | trace --max-stacks 16777216 -g -o $D/out.json -- true
 # --strict in trace (deliver 6): a row map of 2 for a workload of 20 callers loses rows

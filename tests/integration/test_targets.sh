@@ -45,3 +45,35 @@ pass "-a -- COMMAND: report reads it back (target.system kept)"
 "$SCHEDPROF" trace --views schedules -f json -o "$TMP/cmd.json" -- /bin/true || fail "trace -- true"
 [ "$(jget "$TMP/cmd.json" '"system" in d["target"]')" = False ] || fail "system written for -- COMMAND"
 pass "-- COMMAND: no target.system key"
+
+# 3. --cgroup: a cgroup v2 we create, with a child cgroup; a pipe reader in the child is
+#    counted exactly, one outside is not
+CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+[ -n "$CG2" ] || skip_or_fail "no cgroup v2 mount"
+CG="$CG2/schedprof-test-$$"
+mkdir "$CG" "$CG/child" || fail "cannot create $CG"
+trap 'rmdir "$CG/child" "$CG" 2>/dev/null; rm -rf "$TMP"' EXIT
+N=400
+"$SCHEDPROF" trace --cgroup "schedprof-test-$$" -d 60 --views schedules,profile -f json \
+	-o "$TMP/cg.json" 2> "$TMP/err" &
+sp=$!
+wait_attached $sp
+"$SPWORK" pipe 300 > /dev/null & # outside: never counted
+out=$!
+( echo $BASHPID > "$CG/child/cgroup.procs"; exec "$SPWORK" pipe $N ) || fail "spwork in the cgroup failed"
+wait $out
+kill -INT $sp
+wait $sp || { cat "$TMP/err"; fail "trace --cgroup exited $?"; }
+n=$(caller_count "$TMP/cg.json" anon_pipe_read)
+[ "$n" = $N ] || fail "--cgroup: anon_pipe_read = $n, expected $N (the reader in the child cgroup only)"
+[ "$(jget "$TMP/cg.json" 'd["target"]["mode"]')" = cgroup ] || fail "--cgroup: target mode is not cgroup"
+[ "$(jget "$TMP/cg.json" 'd["target"]["cgroup"]')" = "$CG" ] || fail "--cgroup: target.cgroup is not $CG"
+"$SCHEDPROF" report "$TMP/cg.json" | head -1 | grep -q "^cgroup: $CG and descendants$" \
+	|| fail "report does not name the cgroup"
+pass "--cgroup: anon_pipe_read = $n (a child cgroup's reader; the outside one not counted)"
+
+# 4. --cgroup by absolute path, and the cgroup's root task list is empty: 0 total, exit 0
+"$SCHEDPROF" trace --cgroup "$CG" -d 0.3 --views schedules -f json -o "$TMP/cg0.json" \
+	|| fail "trace --cgroup ABSOLUTE exited $?"
+[ "$(jget "$TMP/cg0.json" 'd["schedules"]["total"]')" = 0 ] || fail "an empty cgroup counted switches"
+pass "--cgroup with an absolute path: an empty cgroup counts nothing"
