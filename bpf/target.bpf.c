@@ -20,6 +20,7 @@ const volatile __u32 targ_all = 0;
 const volatile __u32 targ_all_cmd = 0;
 const volatile __u64 targ_cgid = 0;
 const volatile __u32 targ_cg_level = 0;
+const volatile __u32 targ_tids_on = 0;
 /* -- COMMAND: the held child's pid, set before it is released; 0 once it has exec'd */
 __u32 targ_exec_pid = 0;
 struct sp_target_stats target_stats;
@@ -63,8 +64,16 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sp_exit, struct task_struct *p)
 {
 	struct sp_target *v;
-	__u32 tgid;
+	__u32 tgid, tid;
 
+	/* -t: the thread is gone (user space ends the trace once every one is) */
+	if (targ_tids_on) {
+		tid = p->pid;
+		v = bpf_map_lookup_elem(&targ_tids, &tid);
+		if (v && __sync_fetch_and_and(&v->live, 0))
+			__sync_fetch_and_add(&target_stats.exits, 1);
+		return 0;
+	}
 	/*
 	 * Marks it: a task asleep since attach has no mark yet, and its tgid may leave the map
 	 * below, before its final switch.

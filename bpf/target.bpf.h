@@ -32,8 +32,12 @@ extern const volatile __u32 targ_all_cmd;
 /* --cgroup: the cgroup's id and level; a task is traced when it is that cgroup or below it */
 extern const volatile __u64 targ_cgid;
 extern const volatile __u32 targ_cg_level;
+/* -t: only the threads in targ_tids, none of their children or siblings */
+extern const volatile __u32 targ_tids_on;
 SP_TARGET_EXTERN SP_HASH_MAP(targ_tgids, SP_DEF_TARGETS, __u32, struct sp_target);
 SP_TARGET_EXTERN SP_TASK_MAP(traced, struct sp_traced);
+/* -t: thread id -> live; kept after the thread's exit, so its last switch still counts */
+SP_TARGET_EXTERN SP_HASH_MAP(targ_tids, 1, __u32, struct sp_target);
 
 /*
  * In the traced set (the command's tree, -p's processes, --cgroup's tasks), whatever -a says.
@@ -46,6 +50,11 @@ static __always_inline bool task_in_set(struct task_struct *t)
 
 	if (targ_cgid)
 		return bpf_get_current_ancestor_cgroup_id(targ_cg_level) == targ_cgid;
+	if (targ_tids_on) {
+		__u32 tid = t->pid;
+
+		return bpf_map_lookup_elem(&targ_tids, &tid) != NULL;
+	}
 	if (bpf_task_storage_get(&traced, t, 0, 0))
 		return true;
 	tgid = t->tgid;

@@ -17,17 +17,19 @@
 
 static void trace_help(void)
 {
-	printf("Usage: schedprof trace [OPTIONS] [-p PIDS | --cgroup PATH | -a | [-a] -- COMMAND ...]\n"
+	printf("Usage: schedprof trace [OPTIONS] [-p PIDS | -t TIDS | --cgroup PATH | -a | [-a] -- COMMAND ...]\n"
 	       "\nTrace why tasks are not running: where they call schedule() from, exactly counted,\n"
 	       "and where the CPUs went: sampled kernel and user functions.\n"
 	       "\nTarget (default -a):\n"
 	       "  -- COMMAND ARGS   launch COMMAND, trace it and every descendant until it exits;\n"
 	       "                    exit with its status (127 when it cannot be executed)\n"
 	       "  -p, --pid PIDS    attach to running processes and all their descendants\n"
+	       "  -t, --tid TIDS    those threads only (not their process, not the threads they\n"
+	       "                    create), until every one has exited, as perf -t\n"
 	       "  -a, --all         the whole system; with -- COMMAND, for as long as COMMAND runs\n"
 	       "                    (the profile's target samples are then COMMAND's tree)\n"
-	       "      --cgroup PATH the tasks of a cgroup v2 and its descendant cgroups (PATH under\n"
-	       "                    /sys/fs/cgroup, or relative to it), until -d or Ctrl-C\n"
+	       "      --cgroup PATH the tasks of a cgroup v2 and its descendant cgroups (PATH in\n"
+	       "                    the cgroup2 mount, or relative to it), until -d or Ctrl-C\n"
 	       "  -d, --duration S  stop after S seconds (a command is left running, and said so)\n"
 	       "      --kill-on-end with -d and -- COMMAND: end the command too (SIGTERM, SIGKILL\n"
 	       "                    2 s later)\n"
@@ -64,6 +66,7 @@ static void trace_help(void)
 	       "  schedprof trace -p $(pgrep -o make) -d 30 --stacks\n"
 	       "  schedprof trace -a -d 5 -f json -o run.json\n"
 	       "  schedprof trace -a -- make -j8\n"
+	       "  schedprof trace -t 1234,1240 --views schedules\n"
 	       "  schedprof trace --cgroup system.slice/nginx.service -d 10\n"
 	       "  schedprof trace --views locks -d 10 -p $(pgrep -o postgres)\n"
 	       "\nExit status: the command's (with --; 0 when -d ended the trace), 0 otherwise;\n"
@@ -89,11 +92,12 @@ enum {
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
-#define TRACE_SHORT_OPTS "+" RENDER_SHORT_OPTS "p:ad:o:F:g" CLI_SHORT_OPTS
+#define TRACE_SHORT_OPTS "+" RENDER_SHORT_OPTS "p:t:ad:o:F:g" CLI_SHORT_OPTS
 
 static const struct option trace_long_opts[] = {
 	RENDER_LONG_OPTS,
 	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
 	{ "all", no_argument, NULL, 'a' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "duration", required_argument, NULL, 'd' },
@@ -117,7 +121,7 @@ static const struct option trace_long_opts[] = {
 /* The options, and what trace_opts does not hold but the checks after the options need. */
 struct trace_parse {
 	struct trace_opts *o;
-	bool have_pid, have_all, no_profile, have_freq;
+	bool have_pid, have_tid, have_all, no_profile, have_freq;
 };
 
 /* The map size an option sets, and the option's name; NULL for other options. */
@@ -205,8 +209,8 @@ static int repeated_pid(const int *pids, size_t n)
 	return dup;
 }
 
-/* -p PID[,PID...]: no empty entry ("1,,2"), no PID twice, each in 1..PID_MAX_LIMIT. */
-static int parse_pids(struct trace_opts *o, const char *arg)
+/* -p PID[,PID...] (-t TID[,TID...]): no empty entry ("1,,2"), none twice, each in 1..PID_MAX_LIMIT. */
+static int parse_pids(struct trace_opts *o, const char *arg, const char *opt, const char *what)
 {
 	const char *s = arg;
 	size_t cap = 0;
@@ -222,12 +226,12 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 		int err;
 
 		if (!len)
-			return cli_usage_error(&trace_cmd, "-p: empty entry in '%s' (PID[,PID...])",
-					       arg);
+			return cli_usage_error(&trace_cmd, "%s: empty entry in '%s' (%s[,%s...])",
+					       opt, arg, what, what);
 		tok = strndup(s, len);
 		if (!tok)
 			return cli_usage_error(&trace_cmd, "out of memory");
-		err = cli_parse_number(&trace_cmd, "-p", tok, 1, PID_MAX_LIMIT, &v);
+		err = cli_parse_number(&trace_cmd, opt, tok, 1, PID_MAX_LIMIT, &v);
 		free(tok);
 		if (err)
 			return err;
@@ -240,7 +244,7 @@ static int parse_pids(struct trace_opts *o, const char *arg)
 		s++; /* the comma: something must follow it */
 	}
 	dup = repeated_pid(o->pids, o->npids);
-	return dup ? cli_usage_error(&trace_cmd, "-p: PID %d is given twice", dup) : 0;
+	return dup ? cli_usage_error(&trace_cmd, "%s: %s %d is given twice", opt, what, dup) : 0;
 }
 
 /* The longest -d: about 115 days, as parse_seconds() takes. */
@@ -271,8 +275,16 @@ static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 
 	switch (c) {
 	case 'p':
-		err = parse_pids(o, arg);
+		if (p->have_tid)
+			return cli_usage_error(&trace_cmd, "-p and -t exclude each other");
+		err = parse_pids(o, arg, "-p", "PID");
 		p->have_pid = !err;
+		return err;
+	case 't':
+		if (p->have_pid)
+			return cli_usage_error(&trace_cmd, "-p and -t exclude each other");
+		err = parse_pids(o, arg, "-t", "TID");
+		p->have_tid = !err;
 		return err;
 	case OPT_CGROUP:
 		if (!*arg)
@@ -349,15 +361,17 @@ static int parse_target(struct trace_parse *p, int argc, char **argv)
 		/* "--" ends the options to name a command: without one it is no -a */
 		return cli_usage_error(&trace_cmd, "no command after '--' (-- COMMAND [ARGS...])");
 	} else {
-		o->mode = p->have_pid ? SP_TARGET_PIDS : o->cgroup ? SP_TARGET_CGROUP : SP_TARGET_ALL;
+		o->mode = p->have_pid ? SP_TARGET_PIDS : p->have_tid ? SP_TARGET_TIDS
+			: o->cgroup ? SP_TARGET_CGROUP : SP_TARGET_ALL;
 	}
 	/* -a -- COMMAND: the whole system, for as long as the command runs */
 	o->all = p->have_all && o->argv;
-	if ((p->have_pid + (p->have_all && !o->argv) + (o->argv != NULL)) > 1)
-		return cli_usage_error(&trace_cmd, "choose one target: -p, -a or -- COMMAND");
-	if (o->cgroup && (p->have_pid || p->have_all || o->argv))
+	if ((p->have_pid + p->have_tid + (p->have_all && !o->argv) + (o->argv != NULL)) > 1)
+		return cli_usage_error(&trace_cmd, "choose one target: -p, -t, -a or -- COMMAND");
+	if (o->cgroup && (p->have_pid || p->have_tid || p->have_all || o->argv))
 		return cli_usage_error(&trace_cmd, "--cgroup is a target of its own: not with %s",
-				       p->have_pid ? "-p" : p->have_all ? "-a" : "-- COMMAND");
+				       p->have_pid ? "-p" : p->have_tid ? "-t" : p->have_all ? "-a"
+				       : "-- COMMAND");
 	return 0;
 }
 
@@ -445,6 +459,11 @@ const char *trace_target_describe(const struct trace_opts *o, char *buf, size_t 
 		break;
 	case SP_TARGET_CGROUP:
 		snprintf(buf, len, "cgroup %s and its descendants", o->cgroup);
+		break;
+	case SP_TARGET_TIDS:
+		n = snprintf(buf, len, "%s", o->npids > 1 ? "threads" : "thread");
+		for (size_t i = 0; i < o->npids && n < len; i++)
+			n += snprintf(buf + n, len - n, "%s%d", i ? "," : " ", o->pids[i]);
 		break;
 	default:
 		snprintf(buf, len, "the whole system");

@@ -11,7 +11,7 @@
 
 struct trace_opts {
 	enum sp_target_mode mode;
-	int *pids;
+	int *pids;    /* -p PIDS, or -t TIDS (SP_TARGET_TIDS) */
 	size_t npids;
 	char **argv; /* COMMAND mode, NULL-terminated (points into main's argv) */
 	bool all;    /* -a -- COMMAND: the whole system while the command runs */

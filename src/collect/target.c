@@ -280,6 +280,14 @@ int target_cgroup_resolve(const char *path, struct target_cgroup *cg)
 	return 0;
 }
 
+bool target_tid_alive(pid_t tid)
+{
+	pid_t ppid;
+	char st;
+
+	return read_stat(tid, &st, &ppid) == 0 && st != 'Z' && st != 'X' && st != 'x';
+}
+
 int target_tgid_of(pid_t tid, pid_t *ret_tgid)
 {
 	long tgid;

@@ -22,6 +22,9 @@ struct target_cgroup {
  */
 int target_cgroup_resolve(const char *path, struct target_cgroup *cg);
 
+/* Is thread tid alive (neither gone nor a zombie)? */
+bool target_tid_alive(pid_t tid);
+
 /* A command forked but held before exec until target_launch__release(). */
 struct target_launch {
 	pid_t pid;

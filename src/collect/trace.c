@@ -135,6 +135,62 @@ static bool targets_alive(struct tracer *t)
 	return targets_gc(t, true);
 }
 
+/*
+ * -t: is any of the threads alive? A thread the exit hook saw is dead; one found gone in /proc
+ * (it exited before the hook was attached) is marked dead in the map too.
+ */
+static bool tids_alive(struct tracer *t, const struct trace_opts *o)
+{
+	int fd = bpf_map__fd(t->skel->maps.targ_tids);
+	bool any = false;
+
+	for (size_t i = 0; i < o->npids; i++) {
+		struct sp_target v = {};
+		__u32 key = o->pids[i];
+
+		if (bpf_map_lookup_elem(fd, &key, &v) || !v.live)
+			continue;
+		if (target_tid_alive(o->pids[i])) {
+			any = true;
+		} else {
+			v.live = 0;
+			bpf_map_update_elem(fd, &key, &v, BPF_EXIST);
+		}
+	}
+	return any;
+}
+
+/* -t: the threads into the map (before the attach: none of their switches is missed). */
+static int add_tids(struct tracer *t, const struct trace_opts *o)
+{
+	int fd = bpf_map__fd(t->skel->maps.targ_tids);
+
+	for (size_t i = 0; i < o->npids; i++) {
+		struct sp_target v = { .live = 1 };
+		__u32 key = o->pids[i];
+
+		if (bpf_map_update_elem(fd, &key, &v, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/* -t, after the attach: a thread that exited meanwhile is said; none left is an error. */
+static int check_tids_attached(struct tracer *t, const struct trace_opts *o)
+{
+	if (!tids_alive(t, o)) {
+		if (o->npids == 1)
+			elog("thread %d exited before tracing began: nothing was traced", o->pids[0]);
+		else
+			elog("every target thread exited before tracing began: nothing was traced");
+		return -ESRCH;
+	}
+	for (size_t i = 0; i < o->npids; i++)
+		if (!target_tid_alive(o->pids[i]))
+			wlog("thread %d exited before tracing began", o->pids[i]);
+	return 0;
+}
+
 static int attach_pids(struct tracer *t, const struct trace_opts *o)
 {
 	int *all = NULL, err;
@@ -337,6 +393,12 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 		skel->rodata->targ_cgid = t->cgroup.id;
 		skel->rodata->targ_cg_level = t->cgroup.level;
 	}
+	/* -t: the threads only; their exits end the trace */
+	if (o->mode == SP_TARGET_TIDS) {
+		skel->rodata->targ_tids_on = 1;
+		bpf_map__set_max_entries(skel->maps.targ_tids, o->npids);
+		bpf_program__set_autoload(skel->progs.sp_fork, false);
+	}
 	/* -a and --cgroup follow no fork: the set is every task, or the cgroup's at each event */
 	if (o->mode == SP_TARGET_ALL || o->mode == SP_TARGET_CGROUP) {
 		bpf_program__set_autoload(skel->progs.sp_fork, false);
@@ -450,8 +512,12 @@ static int tracer_attach(struct tracer *t)
 
 	if (bpf_program__autoload(t->skel->progs.sp_fork)) {
 		t->fork_link = bpf_program__attach(t->skel->progs.sp_fork);
+		if (!t->fork_link)
+			err = -errno;
+	}
+	if (!err && bpf_program__autoload(t->skel->progs.sp_exit)) {
 		t->exit_link = bpf_program__attach(t->skel->progs.sp_exit);
-		if (!t->fork_link || !t->exit_link)
+		if (!t->exit_link)
 			err = -errno;
 	}
 	/*
@@ -566,6 +632,11 @@ static enum trace_end wait_for_end(struct tracer *t, const struct trace_opts *o,
 		if (o->duration_ns && now - t0 >= o->duration_ns)
 			return END_DURATION;
 		/* -- COMMAND: only the retired tgids go (the end is the command's) */
+		if (now - last_gc >= 200 * 1000 * 1000ULL && o->mode == SP_TARGET_TIDS) {
+			last_gc = now;
+			if (!tids_alive(t, o))
+				return END_TARGET;
+		}
 		if (now - last_gc >= 200 * 1000 * 1000ULL &&
 		    (o->mode == SP_TARGET_PIDS || o->mode == SP_TARGET_COMMAND)) {
 			last_gc = now;
@@ -718,7 +789,7 @@ static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const 
 		fill_command_info(&run->target, o, t);
 	} else if (o->mode == SP_TARGET_CGROUP) {
 		run->target.cgroup = xstrdup(t->cgroup.path);
-	} else if (o->mode == SP_TARGET_PIDS) {
+	} else if (o->mode == SP_TARGET_PIDS || o->mode == SP_TARGET_TIDS) {
 		run->target.pids = calloc(o->npids, sizeof(int));
 		if (run->target.pids) {
 			memcpy(run->target.pids, o->pids, o->npids * sizeof(int));
@@ -870,10 +941,16 @@ static int tracer_start(struct tracer *t, const struct trace_opts *o)
 			err = attach_pids(t, o);
 		if (!err)
 			err = check_pids_attached(t, o);
+	} else if (o->mode == SP_TARGET_TIDS) {
+		err = add_tids(t, o);
+		if (!err)
+			err = tracer_attach(t);
+		if (!err)
+			err = check_tids_attached(t, o);
 	}
 	if (err)
 		return err;
-	return o->mode != SP_TARGET_PIDS ? tracer_attach(t) : 0;
+	return o->mode != SP_TARGET_PIDS && o->mode != SP_TARGET_TIDS ? tracer_attach(t) : 0;
 }
 
 /* With --, lets the command exec now that everything is attached. 0 or -errno. */
@@ -1039,8 +1116,23 @@ static int run_trace(const struct trace_opts *opts)
 	if (check_environment() || (opts->mode == SP_TARGET_PIDS &&
 				    resolve_pids(opts, &ro.pids, &ro.npids)))
 		return EXIT_FAILURE;
+	if (opts->mode == SP_TARGET_TIDS) { /* ro.pids is ours, freed below: a copy */
+		ro.pids = calloc(opts->npids, sizeof(*ro.pids));
+		if (!ro.pids) {
+			elog("out of memory");
+			return EXIT_FAILURE;
+		}
+		memcpy(ro.pids, opts->pids, opts->npids * sizeof(*ro.pids));
+	}
 	if (o->mode == SP_TARGET_CGROUP && resolve_cgroup(o->cgroup, &t.cgroup))
 		return EXIT_FAILURE;
+	for (size_t i = 0; o->mode == SP_TARGET_TIDS && i < o->npids; i++) {
+		if (!target_tid_alive(o->pids[i])) {
+			elog("no such thread: %d", o->pids[i]);
+			free(ro.pids);
+			return EXIT_FAILURE;
+		}
+	}
 	/* a mistyped -o or --save fails now, not after the trace */
 	if (cli_output_open(&t.out, o->output) || (o->save && cli_output_open(&t.save, o->save))) {
 		cli_output_abort(&t.out);

@@ -376,7 +376,7 @@ static void jw_change(struct json_writer *w, const char *name, uint64_t a, uint6
 
 static void jw_run(struct json_writer *w, const char *key, const char *file, const struct sp_run *r)
 {
-	static const char *const modes[] = { "system", "pids", "command", "cgroup" };
+	static const char *const modes[] = { "system", "pids", "command", "cgroup", "tids" };
 
 	jw_name(w, key);
 	jw_start_object(w);

@@ -485,6 +485,10 @@ static void put_title(const struct sp_run *run, FILE *f)
 		fputs("pids:", f);
 		for (size_t i = 0; i < t->npids; i++)
 			fprintf(f, "%s%d", i ? "," : " ", t->pids[i]);
+	} else if (t->mode == SP_TARGET_TIDS) {
+		fputs("tids:", f);
+		for (size_t i = 0; i < t->npids; i++)
+			fprintf(f, "%s%d", i ? "," : " ", t->pids[i]);
 	} else if (t->mode == SP_TARGET_CGROUP) {
 		fputs("cgroup: ", f);
 		put_text(t->cgroup, f);

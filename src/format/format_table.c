@@ -32,6 +32,11 @@ void sp_print_target(const struct sp_target_info *t, FILE *f)
 	case SP_TARGET_CGROUP:
 		fprintf(f, "cgroup: %s", t->cgroup ? t->cgroup : "?");
 		break;
+	case SP_TARGET_TIDS:
+		fputs("threads:", f);
+		for (size_t i = 0; i < t->npids; i++)
+			fprintf(f, "%s%d", i ? "," : " ", t->pids[i]);
+		break;
 	default:
 		fputs("system-wide", f);
 		break;

@@ -175,6 +175,7 @@ enum sp_target_mode {
 	SP_TARGET_PIDS,	   /* -p */
 	SP_TARGET_COMMAND, /* -- COMMAND */
 	SP_TARGET_CGROUP,  /* --cgroup */
+	SP_TARGET_TIDS,	   /* -t */
 };
 
 struct sp_target_info {
@@ -182,7 +183,7 @@ struct sp_target_info {
 	char *command;	/* argv joined with spaces (COMMAND mode) */
 	bool system;	/* COMMAND mode with -a: every task traced, the job is the profile's target */
 	char *cgroup;	/* CGROUP mode: the cgroup's directory */
-	int *pids;	/* PIDS mode */
+	int *pids;	/* PIDS mode; the thread ids in TIDS mode */
 	size_t npids;
 	int exit_status;/* COMMAND mode: the job's exit status (128+sig when signalled) */
 	bool has_rusage;

@@ -60,6 +60,7 @@ static const char *const mode_names[] = {
 	[SP_TARGET_PIDS] = "pids",
 	[SP_TARGET_COMMAND] = "command",
 	[SP_TARGET_CGROUP] = "cgroup",
+	[SP_TARGET_TIDS] = "tids",
 };
 
 static bool is_command(const void *obj)
@@ -70,6 +71,11 @@ static bool is_command(const void *obj)
 static bool is_cgroup(const void *obj)
 {
 	return ((const struct sp_target_info *)obj)->mode == SP_TARGET_CGROUP;
+}
+
+static bool is_tids(const void *obj)
+{
+	return ((const struct sp_target_info *)obj)->mode == SP_TARGET_TIDS;
 }
 
 static bool is_pids(const void *obj)
@@ -96,6 +102,9 @@ static const struct sp_field target_fields[] = {
 	{ .key = "pids", .type = SP_T_INTS, .off = offsetof(struct sp_target_info, pids),
 	  .n_off = offsetof(struct sp_target_info, npids), .min = 1, .max = INT_MAX,
 	  .what = "a process id", .when = is_pids },
+	{ .key = "tids", .type = SP_T_INTS, .off = offsetof(struct sp_target_info, pids),
+	  .n_off = offsetof(struct sp_target_info, npids), .min = 1, .max = INT_MAX,
+	  .what = "a thread id", .when = is_tids },
 	{ .key = "cgroup", .type = SP_T_STR, .off = offsetof(struct sp_target_info, cgroup),
 	  .when = is_cgroup },
 	/* the job's CPU time: both or neither */

@@ -74,6 +74,7 @@ static const char *target_label(const struct sp_run *run)
 		return "job";
 	case SP_TARGET_PIDS:
 	case SP_TARGET_CGROUP:
+	case SP_TARGET_TIDS:
 		return "target";
 	default:
 		return "busy";

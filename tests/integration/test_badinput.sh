@@ -64,7 +64,7 @@ CASES=$(cat <<'EOF'
 # ---- trace: the target (defect 9: "trace --" traced the whole system) ----
 -   | 2 | ^schedprof trace: no command after '--' \(-- COMMAND \[ARGS\.\.\.\]\)$ | trace --
 -   | 2 | no command after '--' | trace -o $D/out.txt --views schedules --
--   | 2 | ^schedprof trace: choose one target: -p, -a or -- COMMAND$ | trace -p 1 -a
+-   | 2 | ^schedprof trace: choose one target: -p, -t, -a or -- COMMAND$ | trace -p 1 -a
 -   | 2 | choose one target | trace -p 1 -a -- true
 -   | 2 | choose one target | trace -p 1 -o $D/out.txt -- true
 -   | 2 | is a view list: choose views with --views schedules \(-v means --verbose\)$ | trace -v schedules -- true
@@ -73,6 +73,16 @@ CASES=$(cat <<'EOF'
 -   | 2 | ^schedprof trace: --cgroup is a target of its own: not with -a$ | trace -o $D/out.txt --cgroup x -a
 -   | 2 | ^schedprof trace: --cgroup is a target of its own: not with -- COMMAND$ | trace --cgroup x -- true
 -   | 2 | ^schedprof trace: --cgroup needs a cgroup v2 path$ | trace --cgroup ''
+-   | 2 | ^schedprof trace: --cgroup is a target of its own: not with -t$ | trace --cgroup x -t 1
+# ---- trace -t (deliver 1): threads only, a target of its own ----
+-   | 2 | ^schedprof trace: -p and -t exclude each other$ | trace -p 1 -t 1
+-   | 2 | ^schedprof trace: -p and -t exclude each other$ | trace -o $D/out.txt -t 1 -p 1
+-   | 2 | ^schedprof trace: -t: empty entry in '1,,2' \(TID\[,TID\.\.\.\]\)$ | trace -t 1,,2
+-   | 2 | ^schedprof trace: -t: TID 3 is given twice$ | trace -t 3,4,3
+-   | 2 | ^schedprof trace: -t: | trace -t 0
+-   | 2 | ^schedprof trace: -t: | trace -t x
+-   | 2 | ^schedprof trace: choose one target: -p, -t, -a or -- COMMAND$ | trace -t 1 -- true
+-   | 2 | ^schedprof trace: choose one target: -p, -t, -a or -- COMMAND$ | trace -t 1 -a
 # ---- trace -p (defect 9: 1,,2 and duplicates were accepted) ----
 -   | 2 | ^schedprof trace: -p: empty entry in '1,,2' \(PID\[,PID\.\.\.\]\)$ | trace -p 1,,2
 -   | 2 | -p: empty entry in ',1' | trace -p ,1
@@ -186,6 +196,7 @@ CASES=$(cat <<'EOF'
 # ---- with BPF: runtime errors before anything starts ----
 bpf | 1 | ^schedprof: no such process: [0-9]+$ | trace -o $D/out.txt -p $DEAD
 bpf | 127 | ^schedprof: cannot execute /nonexistent: | trace -o $D/out.txt -- /nonexistent
+bpf | 1 | ^schedprof: no such thread: [0-9]+$ | trace -o $D/out.txt --save $D/run.json -t $DEAD
 bpf | 1 | ^schedprof: --cgroup /nonexistent-cg: no such cgroup \(a path in the cgroup2 mount, or relative to it\)$ | trace -o $D/out.txt --cgroup /nonexistent-cg
 bpf | 1 | ^schedprof: --cgroup no-such-cg: no such cgroup | trace -o $D/out.txt --save $D/run.json --cgroup no-such-cg
 bpf | 1 | ^schedprof: --cgroup /proc: not a cgroup v2 directory \(a path in the cgroup2 mount, or relative to it\)$ | trace -o $D/out.txt --cgroup /proc

@@ -77,3 +77,61 @@ pass "--cgroup: anon_pipe_read = $n (a child cgroup's reader; the outside one no
 	|| fail "trace --cgroup ABSOLUTE exited $?"
 [ "$(jget "$TMP/cg0.json" 'd["schedules"]["total"]')" = 0 ] || fail "an empty cgroup counted switches"
 pass "--cgroup with an absolute path: an empty cgroup counts nothing"
+
+# 5. -t TID: that thread only (as perf -t): not its process's other threads, and the trace
+#    ends when it exits. spwork threads: sp_thr_reader blocks exactly N times, sp_thr_writer
+#    feeds it, the main thread exits first.
+thread_of() { # thread_of PID COMM: its tid
+	for _ in $(seq 100); do
+		for t in /proc/$1/task/*; do
+			[ "$(cat $t/comm 2>/dev/null)" = "$2" ] && { echo "${t##*/}"; return; }
+		done
+		sleep 0.05
+	done
+	fail "no thread $2 in $1"
+}
+N=300
+rm -f "$TMP/go"
+"$SPWORK" threads "$TMP/go" $N &
+work=$!
+reader=$(thread_of $work sp_thr_reader)
+"$SCHEDPROF" trace -t $reader --views schedules -f json -o "$TMP/tid.json" 2> "$TMP/err" &
+sp=$!
+wait_attached $sp
+touch "$TMP/go"
+wait $work || fail "workload failed"
+wait $sp || { cat "$TMP/err"; fail "trace -t exited $?"; }
+n=$(caller_count "$TMP/tid.json" anon_pipe_read sp_thr_reader)
+[ "$n" = $N ] || fail "-t: anon_pipe_read = $n, expected $N"
+[ "$(caller_count "$TMP/tid.json" do_exit sp_thr_reader)" = 1 ] || fail "-t: the thread's do_exit not counted once"
+python3 - "$TMP/tid.json" "$reader" <<'PY' || fail "-t counted other threads"
+import json, sys
+d = json.load(open(sys.argv[1]))
+comms = {c for r in d["schedules"]["callers"] for c in r["comms"]}
+assert comms == {"sp_thr_reader"}, sorted(comms)
+assert d["target"] == {"mode": "tids", "tids": [int(sys.argv[2])]}, d["target"]
+PY
+"$SCHEDPROF" report "$TMP/tid.json" | head -1 | grep -q "^threads: $reader$" || fail "report does not name the thread"
+pass "-t TID: anon_pipe_read = $n, only that thread, ended with it"
+
+# 6. -t READER,WRITER: both threads, still not the main thread
+rm -f "$TMP/go"
+"$SPWORK" threads "$TMP/go" $N &
+work=$!
+reader=$(thread_of $work sp_thr_reader)
+writer=$(thread_of $work sp_thr_writer)
+"$SCHEDPROF" trace -t $reader,$writer --views schedules -f json -o "$TMP/tid2.json" 2> "$TMP/err" &
+sp=$!
+wait_attached $sp
+touch "$TMP/go"
+wait $work || fail "workload failed"
+wait $sp || { cat "$TMP/err"; fail "trace -t two threads exited $?"; }
+n=$(caller_count "$TMP/tid2.json" anon_pipe_read sp_thr_reader)
+[ "$n" = $N ] || fail "-t two threads: anon_pipe_read = $n, expected $N"
+python3 - "$TMP/tid2.json" <<'PY' || fail "-t with two threads: wrong comms"
+import json, sys
+d = json.load(open(sys.argv[1]))
+comms = {c for r in d["schedules"]["callers"] for c in r["comms"]}
+assert comms == {"sp_thr_reader", "sp_thr_writer"}, sorted(comms)
+PY
+pass "-t READER,WRITER: anon_pipe_read = $n, both threads and no other"

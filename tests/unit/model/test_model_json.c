@@ -574,7 +574,7 @@ START_TEST(test_bad_values)
 		  "\"start_unix_ns\":9223372036854775808",
 		  "start_unix_ns: expected an integer from 0" },
 		{ "\"target\":{\"mode\":\"pids\"", "\"target\":{\"mode\":\"container\"",
-		  "target.mode: expected \"system\", \"pids\", \"command\" or \"cgroup\"" },
+		  "target.mode: expected \"system\", \"pids\", \"command\", \"cgroup\" or \"tids\"" },
 		{ "\"pids\":[1234,5678]",
 		  "\"pids\":[1234,0]",
 		  "target.pids[1]: expected a process id" },

@@ -104,8 +104,12 @@ static void fill(struct filler *fl, const struct sp_schema *s, void *obj)
 			*(bool *)p = fl->pass & 1;
 			break;
 		case SP_T_ENUM:
-			/* each name, then shifted by one: a name meets both parities of pass & 2 */
-			*(int *)p = (fl->pass + fl->pass / (int)f->nnames) % (int)f->nnames;
+			/*
+			 * Every name over the passes (2 is prime to the 5 target modes), and
+			 * "command" (2) at pass 1, where the groups are on and bools true: its
+			 * target.system (its own group flag) is written and compared too.
+			 */
+			*(int *)p = fl->pass * 2 % (int)f->nnames;
 			break;
 		case SP_T_OBJECT:
 			fill(fl, f->sub, p);
