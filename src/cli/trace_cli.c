@@ -17,13 +17,14 @@
 
 static void trace_help(void)
 {
-	printf("Usage: schedprof trace [OPTIONS] [-p PIDS | -t TIDS | --cgroup PATH | -a | [-a] -- COMMAND ...]\n"
+	printf("Usage: schedprof trace [OPTIONS] [-p PIDS | -t TIDS | --cgroup PATH | -a] [-- COMMAND ...]\n"
 	       "\nTrace why tasks are not running: where they call schedule() from, exactly counted,\n"
 	       "and where the CPUs went: sampled kernel and user functions.\n"
 	       "\nTarget (default -a):\n"
 	       "  -- COMMAND ARGS   launch COMMAND, trace it and every descendant until it exits;\n"
 	       "                    exit with its status (127 when it cannot be executed)\n"
-	       "  -p, --pid PIDS    attach to running processes and all their descendants\n"
+	       "  -p, --pid PIDS    attach to running processes and all their descendants; with\n"
+	       "                    -- COMMAND, for as long as COMMAND runs (COMMAND is not traced)\n"
 	       "  -t, --tid TIDS    those threads only (not their process, not the threads they\n"
 	       "                    create), until every one has exited, as perf -t\n"
 	       "  -a, --all         the whole system; with -- COMMAND, for as long as COMMAND runs\n"
@@ -67,6 +68,7 @@ static void trace_help(void)
 	       "  schedprof trace -a -d 5 -f json -o run.json\n"
 	       "  schedprof trace -a -- make -j8\n"
 	       "  schedprof trace -t 1234,1240 --views schedules\n"
+	       "  schedprof trace -p $(pgrep -o postgres) -- ./bench.sh\n"
 	       "  schedprof trace --cgroup system.slice/nginx.service -d 10\n"
 	       "  schedprof trace --views locks -d 10 -p $(pgrep -o postgres)\n"
 	       "\nExit status: the command's (with --; 0 when -d ended the trace), 0 otherwise;\n"
@@ -356,7 +358,8 @@ static int parse_target(struct trace_parse *p, int argc, char **argv)
 		if (strcmp(argv[optind - 1], "--") && cli_check_stray_views(&trace_cmd, argv[optind]))
 			return EXIT_USAGE;
 		o->argv = &argv[optind];
-		o->mode = SP_TARGET_COMMAND;
+		/* -p PIDS -- COMMAND: the PIDs, for as long as the command runs */
+		o->mode = p->have_pid ? SP_TARGET_PIDS : SP_TARGET_COMMAND;
 	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
 		/* "--" ends the options to name a command: without one it is no -a */
 		return cli_usage_error(&trace_cmd, "no command after '--' (-- COMMAND [ARGS...])");
@@ -366,7 +369,7 @@ static int parse_target(struct trace_parse *p, int argc, char **argv)
 	}
 	/* -a -- COMMAND: the whole system, for as long as the command runs */
 	o->all = p->have_all && o->argv;
-	if ((p->have_pid + p->have_tid + (p->have_all && !o->argv) + (o->argv != NULL)) > 1)
+	if (p->have_pid + p->have_tid + p->have_all > 1 || (p->have_tid && o->argv))
 		return cli_usage_error(&trace_cmd, "choose one target: -p, -t, -a or -- COMMAND");
 	if (o->cgroup && (p->have_pid || p->have_tid || p->have_all || o->argv))
 		return cli_usage_error(&trace_cmd, "--cgroup is a target of its own: not with %s",
@@ -455,7 +458,8 @@ const char *trace_target_describe(const struct trace_opts *o, char *buf, size_t 
 		for (size_t i = 0; i < o->npids && n < len; i++)
 			n += snprintf(buf + n, len - n, "%s%d", i ? "," : " ", o->pids[i]);
 		if (n < len)
-			snprintf(buf + n, len - n, " and descendants");
+			snprintf(buf + n, len - n, " and descendants%s%s%s", o->argv ? " while " : "",
+				 o->argv ? o->argv[0] : "", o->argv ? " runs" : "");
 		break;
 	case SP_TARGET_CGROUP:
 		snprintf(buf, len, "cgroup %s and its descendants", o->cgroup);

@@ -623,7 +623,7 @@ static enum trace_end wait_for_end(struct tracer *t, const struct trace_opts *o,
 
 		if (stop_count)
 			return END_SIGNAL;
-		if (o->mode == SP_TARGET_COMMAND) {
+		if (o->argv) {
 			reap(t, WNOHANG);
 			if (t->reaped)
 				return END_TARGET;
@@ -640,7 +640,9 @@ static enum trace_end wait_for_end(struct tracer *t, const struct trace_opts *o,
 		if (now - last_gc >= 200 * 1000 * 1000ULL &&
 		    (o->mode == SP_TARGET_PIDS || o->mode == SP_TARGET_COMMAND)) {
 			last_gc = now;
-			if (!targets_gc(t, o->mode == SP_TARGET_PIDS) && o->mode == SP_TARGET_PIDS)
+			/* -p -- COMMAND: the command's end is the trace's, not the PIDs' */
+			if (!targets_gc(t, o->mode == SP_TARGET_PIDS) && o->mode == SP_TARGET_PIDS &&
+			    !o->argv)
 				return END_TARGET;
 		}
 		poll_collectors(t, 50);
@@ -732,7 +734,7 @@ static void end_command(struct tracer *t, const struct trace_opts *o)
 /* After the end, the command's fate: waited for (signal), left running or ended (-d). */
 static void settle_command(struct tracer *t, const struct trace_opts *o, enum trace_end end)
 {
-	if (o->mode != SP_TARGET_COMMAND || t->reaped)
+	if (!o->argv || t->reaped)
 		return;
 	if (end == END_SIGNAL) {
 		stop_command(t, o);
@@ -752,6 +754,12 @@ static uint64_t timeval_ns(const struct timeval *tv)
 	return (uint64_t)tv->tv_sec * NSEC_PER_SEC + (uint64_t)tv->tv_usec * 1000;
 }
 
+/* The reaped command's exit status, as a shell gives it (128 + signal when killed). */
+static int command_status(const struct tracer *t)
+{
+	return WIFEXITED(t->status) ? WEXITSTATUS(t->status) : 128 + WTERMSIG(t->status);
+}
+
 /* With --: the command line, and its exit status and CPU time once reaped. */
 static void fill_command_info(struct sp_target_info *ti, const struct trace_opts *o,
 			      const struct tracer *t)
@@ -767,7 +775,7 @@ static void fill_command_info(struct sp_target_info *ti, const struct trace_opts
 	ti->has_rusage = true;
 	ti->user_ns = timeval_ns(&t->ru.ru_utime);
 	ti->sys_ns = timeval_ns(&t->ru.ru_stime);
-	ti->exit_status = WIFEXITED(t->status) ? WEXITSTATUS(t->status) : 128 + WTERMSIG(t->status);
+	ti->exit_status = command_status(t);
 }
 
 static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const struct tracer *t)
@@ -908,12 +916,12 @@ static int check_pids_attached(struct tracer *t, const struct trace_opts *o)
 	return 0;
 }
 
-/* Starts the command (held before exec) or adds the PIDs, and attaches. 0 or -errno. */
+/* Starts the command (held before exec), adds the PIDs or threads, and attaches. 0 or -errno. */
 static int tracer_start(struct tracer *t, const struct trace_opts *o)
 {
 	int err = 0;
 
-	if (o->mode == SP_TARGET_COMMAND) {
+	if (o->argv) {
 		err = target_user_resolve(o->user, o->as_root, &t->user);
 		if (err == -ENOENT) {
 			elog("no such user: %s", t->user.name);
@@ -934,8 +942,11 @@ static int tracer_start(struct tracer *t, const struct trace_opts *o)
 		}
 		t->launched = true;
 		/* traced from its exec on: its wait at the gate is ours (sp_exec) */
-		t->skel->bss->targ_exec_pid = t->launch.pid;
-	} else if (o->mode == SP_TARGET_PIDS) {
+		if (o->mode == SP_TARGET_COMMAND)
+			t->skel->bss->targ_exec_pid = t->launch.pid;
+	}
+	/* -p -- COMMAND: the command is held until the PIDs are attached, and not traced */
+	if (o->mode == SP_TARGET_PIDS) {
 		err = tracer_attach(t);
 		if (!err)
 			err = attach_pids(t, o);
@@ -958,7 +969,7 @@ static int tracer_release(struct tracer *t, const struct trace_opts *o)
 {
 	int err;
 
-	if (o->mode != SP_TARGET_COMMAND)
+	if (!o->argv)
 		return 0;
 	err = target_launch__release(&t->launch);
 	if (err) {
@@ -1014,18 +1025,17 @@ static bool strict_losses(const struct tracer *t, const struct sp_run *run)
 }
 
 /* The exit code once the report is out (ok: written, every view read). */
-static int exit_code_of(const struct tracer *t, const struct trace_opts *o,
-			const struct sp_run *run, bool ok)
+static int exit_code_of(const struct tracer *t, const struct trace_opts *o, bool ok)
 {
 	if (!ok)
 		return EXIT_FAILURE;
-	if (o->mode != SP_TARGET_COMMAND)
+	if (!o->argv)
 		return EXIT_SUCCESS;
 	/* -d ended the trace: the command was left running, or ended as --kill-on-end asked */
 	if (t->left_running || t->ended_at_end)
 		return EXIT_SUCCESS;
 	if (t->reaped)
-		return run->target.exit_status;
+		return command_status(t);
 	return 128 + (stop_signal ? stop_signal : SIGTERM);
 }
 
@@ -1049,7 +1059,7 @@ static int tracer_report(struct tracer *t, const struct trace_opts *o, struct sp
 	if (sp_run_fix_utf8(run))
 		wlog("out of memory: some names keep their invalid UTF-8");
 	werr = write_outputs(t, run, o);
-	*ret_code = werr == -EPIPE ? EXIT_PIPE : exit_code_of(t, o, run, !werr && !err);
+	*ret_code = werr == -EPIPE ? EXIT_PIPE : exit_code_of(t, o, !werr && !err);
 	if (o->strict && !err && !werr && strict_losses(t, run) && *ret_code == EXIT_SUCCESS)
 		*ret_code = EXIT_LOSS;
 	return err;
@@ -1076,7 +1086,7 @@ static void say_attached(const struct tracer *t, const struct trace_opts *o, uin
 
 	trace_target_describe(o, what, sizeof(what));
 	if (!o->duration_ns && isatty(STDERR_FILENO)) {
-		if (o->mode == SP_TARGET_COMMAND)
+		if (o->argv)
 			notice("tracing %s (pid %d) until it exits; Ctrl-C to stop", what,
 			       (int)t->launch.pid);
 		else

@@ -66,7 +66,7 @@ CASES=$(cat <<'EOF'
 -   | 2 | no command after '--' | trace -o $D/out.txt --views schedules --
 -   | 2 | ^schedprof trace: choose one target: -p, -t, -a or -- COMMAND$ | trace -p 1 -a
 -   | 2 | choose one target | trace -p 1 -a -- true
--   | 2 | choose one target | trace -p 1 -o $D/out.txt -- true
+-   | 2 | choose one target | trace -t 1 -o $D/out.txt -- true
 -   | 2 | is a view list: choose views with --views schedules \(-v means --verbose\)$ | trace -v schedules -- true
 # ---- trace --cgroup (deliver 1): a target of its own ----
 -   | 2 | ^schedprof trace: --cgroup is a target of its own: not with -p$ | trace --cgroup x -p 1

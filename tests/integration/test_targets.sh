@@ -135,3 +135,37 @@ comms = {c for r in d["schedules"]["callers"] for c in r["comms"]}
 assert comms == {"sp_thr_reader", "sp_thr_writer"}, sorted(comms)
 PY
 pass "-t READER,WRITER: anon_pipe_read = $n, both threads and no other"
+
+# 7. -p PID -- COMMAND: the PID for as long as the command runs; the command is not traced,
+#    and its status is schedprof's
+rm -f "$TMP/go"
+"$SPWORK" threads "$TMP/go" $N &
+work=$!
+sleep 0.2
+"$SCHEDPROF" trace -p $work --views schedules -f json -o "$TMP/pc.json" -- \
+	sh -c "touch '$TMP/go'; while [ -d /proc/$work/task/$(thread_of $work sp_thr_reader) ]; do sleep 0.05; done; exit 7" \
+	2> "$TMP/err"
+rc=$?
+wait $work || fail "workload failed"
+[ $rc = 7 ] || { cat "$TMP/err"; fail "-p PID -- COMMAND exited $rc, not the command's 7"; }
+n=$(caller_count "$TMP/pc.json" anon_pipe_read sp_thr_reader)
+[ "$n" = $N ] || fail "-p PID -- COMMAND: anon_pipe_read = $n, expected $N"
+python3 - "$TMP/pc.json" <<'PY' || fail "-p PID -- COMMAND traced the command"
+import json, sys
+d = json.load(open(sys.argv[1]))
+comms = {c for r in d["schedules"]["callers"] for c in r["comms"]}
+assert comms <= {"sp_threads", "sp_thr_reader", "sp_thr_writer"}, sorted(comms)
+assert d["target"]["mode"] == "pids", d["target"]
+PY
+pass "-p PID -- COMMAND: anon_pipe_read = $n, the command not traced, its status 7"
+
+# 8. -p PID -- COMMAND ends with the command, the PID still running
+sleep 30 &
+long=$!
+t0=$(date +%s%N)
+"$SCHEDPROF" trace -p $long --views schedules -o /dev/null -- sleep 0.3 || fail "-p PID -- sleep exited $?"
+ms=$((($(date +%s%N) - t0) / 1000000))
+kill -0 $long 2>/dev/null || fail "-p PID -- COMMAND: the PID did not outlive the trace"
+kill $long; wait $long 2>/dev/null
+[ $ms -lt 5000 ] || fail "-p PID -- sleep 0.3 took $ms ms: did not end with the command"
+pass "-p PID -- sleep 0.3: ended with the command ($ms ms), the PID left running"
