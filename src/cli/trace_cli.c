@@ -17,7 +17,8 @@
 
 static void trace_help(void)
 {
-	printf("Usage: schedprof trace [OPTIONS] [-p PIDS | -t TIDS | --cgroup PATH | -a] [-- COMMAND ...]\n"
+	printf("Usage: schedprof trace [OPTIONS] [-p PIDS | -t TIDS | --cgroup PATH | -a]\n"
+	       "                       [-- COMMAND [ARGS...]]\n"
 	       "\nTrace why tasks are not running: where they call schedule() from, exactly counted,\n"
 	       "and where the CPUs went: sampled kernel and user functions.\n"
 	       "\nTarget (default -a):\n"
@@ -30,7 +31,8 @@ static void trace_help(void)
 	       "  -a, --all         the whole system; with -- COMMAND, for as long as COMMAND runs\n"
 	       "                    (the profile's target samples are then COMMAND's tree)\n"
 	       "      --cgroup PATH the tasks of a cgroup v2 and its descendant cgroups (PATH in\n"
-	       "                    the cgroup2 mount, or relative to it), until -d or Ctrl-C\n"
+	       "                    the cgroup2 mount, or relative to it), until -d or Ctrl-C, or\n"
+	       "                    for as long as -- COMMAND runs (COMMAND is not traced)\n"
 	       "  -d, --duration S  stop after S seconds (a command is left running, and said so)\n"
 	       "      --kill-on-end with -d and -- COMMAND: end the command too (SIGTERM, SIGKILL\n"
 	       "                    2 s later)\n"
@@ -211,7 +213,7 @@ static int repeated_pid(const int *pids, size_t n)
 	return dup;
 }
 
-/* -p PID[,PID...] (-t TID[,TID...]): no empty entry ("1,,2"), none twice, each in 1..PID_MAX_LIMIT. */
+/* -p PID[,PID...] or -t TID[,TID...]: no empty entry ("1,,2"), none twice, 1..PID_MAX_LIMIT. */
 static int parse_pids(struct trace_opts *o, const char *arg, const char *opt, const char *what)
 {
 	const char *s = arg;
@@ -358,8 +360,9 @@ static int parse_target(struct trace_parse *p, int argc, char **argv)
 		if (strcmp(argv[optind - 1], "--") && cli_check_stray_views(&trace_cmd, argv[optind]))
 			return EXIT_USAGE;
 		o->argv = &argv[optind];
-		/* -p PIDS -- COMMAND: the PIDs, for as long as the command runs */
-		o->mode = p->have_pid ? SP_TARGET_PIDS : SP_TARGET_COMMAND;
+		/* -p PIDS -- COMMAND, --cgroup PATH -- COMMAND: for as long as the command runs */
+		o->mode = p->have_pid ? SP_TARGET_PIDS : o->cgroup ? SP_TARGET_CGROUP
+			: SP_TARGET_COMMAND;
 	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
 		/* "--" ends the options to name a command: without one it is no -a */
 		return cli_usage_error(&trace_cmd, "no command after '--' (-- COMMAND [ARGS...])");
@@ -371,10 +374,9 @@ static int parse_target(struct trace_parse *p, int argc, char **argv)
 	o->all = p->have_all && o->argv;
 	if (p->have_pid + p->have_tid + p->have_all > 1 || (p->have_tid && o->argv))
 		return cli_usage_error(&trace_cmd, "choose one target: -p, -t, -a or -- COMMAND");
-	if (o->cgroup && (p->have_pid || p->have_tid || p->have_all || o->argv))
+	if (o->cgroup && (p->have_pid || p->have_tid || p->have_all))
 		return cli_usage_error(&trace_cmd, "--cgroup is a target of its own: not with %s",
-				       p->have_pid ? "-p" : p->have_tid ? "-t" : p->have_all ? "-a"
-				       : "-- COMMAND");
+				       p->have_pid ? "-p" : p->have_tid ? "-t" : "-a");
 	return 0;
 }
 
@@ -462,7 +464,8 @@ const char *trace_target_describe(const struct trace_opts *o, char *buf, size_t 
 				 o->argv ? o->argv[0] : "", o->argv ? " runs" : "");
 		break;
 	case SP_TARGET_CGROUP:
-		snprintf(buf, len, "cgroup %s and its descendants", o->cgroup);
+		snprintf(buf, len, "cgroup %s and its descendants%s%s%s", o->cgroup,
+			 o->argv ? " while " : "", o->argv ? o->argv[0] : "", o->argv ? " runs" : "");
 		break;
 	case SP_TARGET_TIDS:
 		n = snprintf(buf, len, "%s", o->npids > 1 ? "threads" : "thread");

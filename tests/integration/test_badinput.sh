@@ -71,7 +71,6 @@ CASES=$(cat <<'EOF'
 # ---- trace --cgroup (deliver 1): a target of its own ----
 -   | 2 | ^schedprof trace: --cgroup is a target of its own: not with -p$ | trace --cgroup x -p 1
 -   | 2 | ^schedprof trace: --cgroup is a target of its own: not with -a$ | trace -o $D/out.txt --cgroup x -a
--   | 2 | ^schedprof trace: --cgroup is a target of its own: not with -- COMMAND$ | trace --cgroup x -- true
 -   | 2 | ^schedprof trace: --cgroup needs a cgroup v2 path$ | trace --cgroup ''
 -   | 2 | ^schedprof trace: --cgroup is a target of its own: not with -t$ | trace --cgroup x -t 1
 # ---- trace -t (deliver 1): threads only, a target of its own ----
@@ -199,6 +198,7 @@ bpf | 127 | ^schedprof: cannot execute /nonexistent: | trace -o $D/out.txt -- /n
 bpf | 1 | ^schedprof: no such thread: [0-9]+$ | trace -o $D/out.txt --save $D/run.json -t $DEAD
 bpf | 1 | ^schedprof: --cgroup /nonexistent-cg: no such cgroup \(a path in the cgroup2 mount, or relative to it\)$ | trace -o $D/out.txt --cgroup /nonexistent-cg
 bpf | 1 | ^schedprof: --cgroup no-such-cg: no such cgroup | trace -o $D/out.txt --save $D/run.json --cgroup no-such-cg
+bpf | 1 | ^schedprof: --cgroup no-such-cg: no such cgroup | trace -o $D/out.txt --cgroup no-such-cg -- true
 bpf | 1 | ^schedprof: --cgroup /proc: not a cgroup v2 directory \(a path in the cgroup2 mount, or relative to it\)$ | trace -o $D/out.txt --cgroup /proc
 bpf | 1 | ^schedprof: --cgroup /proc/self/stat: Not a directory$ | trace -o $D/out.txt --cgroup /proc/self/stat
 bpf | 1 | ^schedprof: with --max-targets 16777216 --max-callers 16777216 --max-stacks 16777216 --max-samples 16777216 the BPF maps would take about [0-9.]+ GiB when full, more than half of the [0-9.]+ GiB of available memory \(MemAvailable\): at most --max-targets [0-9]+ --max-callers [0-9]+ --max-stacks [0-9]+ --max-samples [0-9]+ fit$ | trace $BIG -g -o $D/out.json --save $D/run.json -- true

@@ -78,6 +78,18 @@ pass "--cgroup: anon_pipe_read = $n (a child cgroup's reader; the outside one no
 [ "$(jget "$TMP/cg0.json" 'd["schedules"]["total"]')" = 0 ] || fail "an empty cgroup counted switches"
 pass "--cgroup with an absolute path: an empty cgroup counts nothing"
 
+# 4b. --cgroup PATH -- COMMAND: for as long as the command runs; the command joins the cgroup
+#     itself, so its reads count, exactly; its status is schedprof's
+"$SCHEDPROF" trace --cgroup "$CG" --views schedules -f json -o "$TMP/cgc.json" -- \
+	sh -c "echo \$\$ > '$CG/child/cgroup.procs' && exec '$SPWORK' pipe $N > /dev/null; exit 9" \
+	2> "$TMP/err" || { cat "$TMP/err"; fail "trace --cgroup -- COMMAND exited $?"; }
+n=$(caller_count "$TMP/cgc.json" anon_pipe_read sp_pipe_reader)
+[ "$n" = $N ] || fail "--cgroup -- COMMAND: anon_pipe_read = $n, expected $N"
+"$SCHEDPROF" trace --cgroup "$CG" --views schedules -o /dev/null -- sh -c 'exit 5'
+rc=$?
+[ $rc = 5 ] || fail "--cgroup -- sh -c 'exit 5' exited $rc"
+pass "--cgroup PATH -- COMMAND: anon_pipe_read = $n, ended with the command, its status kept"
+
 # 5. -t TID: that thread only (as perf -t): not its process's other threads, and the trace
 #    ends when it exits. spwork threads: sp_thr_reader blocks exactly N times, sp_thr_writer
 #    feeds it, the main thread exits first.
