@@ -279,17 +279,15 @@ static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 
 	switch (c) {
 	case 'p':
-		if (p->have_tid)
+	case 't': {
+		bool tids = c == 't';
+
+		if (tids ? p->have_pid : p->have_tid)
 			return cli_usage_error(&trace_cmd, "-p and -t exclude each other");
-		err = parse_pids(o, arg, "-p", "PID");
-		p->have_pid = !err;
+		err = parse_pids(o, arg, tids ? "-t" : "-p", tids ? "TID" : "PID");
+		*(tids ? &p->have_tid : &p->have_pid) = !err;
 		return err;
-	case 't':
-		if (p->have_pid)
-			return cli_usage_error(&trace_cmd, "-p and -t exclude each other");
-		err = parse_pids(o, arg, "-t", "TID");
-		p->have_tid = !err;
-		return err;
+	}
 	case OPT_CGROUP:
 		if (!*arg)
 			return cli_usage_error(&trace_cmd, "--cgroup needs a cgroup v2 path");

@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 #include "model.h"
+#include "view.h"
 #include "schedprof/fold.h"
 #include "trace_opts.h"
 
@@ -30,8 +31,7 @@ struct trace_ctx {
 };
 
 struct collector {
-	const char *name;
-	unsigned int view; /* SP_VIEW_* */
+	const struct sp_view_ops *view; /* the view it fills: its name and SP_VIEW_* bit */
 	/*
 	 * Before load: rodata, map sizes. Allocates the collector's state. With
 	 * ctx->unavailable set, either keeps a state that reports the view as unavailable, or

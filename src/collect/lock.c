@@ -197,8 +197,7 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 }
 
 const struct collector lock_collector = {
-	.name = "locks",
-	.view = SP_VIEW_LOCKS,
+	.view = &sp_view_locks,
 	.configure = lock_configure,
 	.disable = lock_disable,
 	.setup = lock_setup,

@@ -270,8 +270,7 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 }
 
 const struct collector profile_collector = {
-	.name = "profile",
-	.view = SP_VIEW_PROFILE,
+	.view = &sp_view_profile,
 	.configure = prof_configure,
 	.disable = prof_disable,
 	.setup = prof_setup,

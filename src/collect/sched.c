@@ -83,8 +83,7 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 }
 
 const struct collector sched_collector = {
-	.name = "schedules",
-	.view = SP_VIEW_SCHED,
+	.view = &sp_view_schedules,
 	.configure = sched_configure,
 	.disable = sched_disable,
 	.read = sched_read,

@@ -409,17 +409,17 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 		bpf_program__set_autoload(skel->progs.sp_exec, false);
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
 		const struct collector *c = collectors[i];
-		int miss = kfeatures_first_missing(&t->features, view_needs(c->view, o));
+		int miss = kfeatures_first_missing(&t->features, view_needs(c->view->bit, o));
 		char why[160];
 
-		if (!(o->views & c->view)) {
+		if (!(o->views & c->view->bit)) {
 			c->disable(skel);
 			continue;
 		}
 		if (miss >= 0) {
 			kfeatures_describe(miss, why, sizeof(why));
 			snprintf(names[miss] + strlen(names[miss]), sizeof(names[miss]) - strlen(names[miss]),
-				 "%s%s", names[miss][0] ? ", " : "", c->name);
+				 "%s%s", names[miss][0] ? ", " : "", c->view->name);
 		}
 		t->ctx.unavailable = miss >= 0 ? why : NULL;
 		err = c->configure(&t->ctx, &t->state[i]);
@@ -456,9 +456,9 @@ static int tracer_setup(struct tracer *t, uint64_t t0)
 		if (!t->state[i] || !collectors[i]->setup)
 			continue;
 		err = collectors[i]->setup(t->state[i], &t->ctx);
-		dlog("%s view set up at %.1f ms", collectors[i]->name, ms_since(t0));
+		dlog("%s view set up at %.1f ms", collectors[i]->view->name, ms_since(t0));
 		if (err) {
-			elog("cannot set up the %s view: %s", collectors[i]->name, strerror(-err));
+			elog("cannot set up the %s view: %s", collectors[i]->view->name, strerror(-err));
 			return err;
 		}
 	}
@@ -607,7 +607,7 @@ static void poll_collectors(struct tracer *t, int ms)
 			continue;
 		err = collectors[i]->poll(t->state[i], &t->ctx);
 		if (err)
-			dlog("%s: %s", collectors[i]->name, strerror(-err));
+			dlog("%s: %s", collectors[i]->view->name, strerror(-err));
 	}
 }
 
@@ -988,7 +988,7 @@ static int tracer_read(struct tracer *t, struct sp_run *run)
 			continue;
 		err = collectors[i]->read(t->state[i], &t->ctx, run);
 		if (err) {
-			elog("cannot read the %s view: %s", collectors[i]->name, strerror(-err));
+			elog("cannot read the %s view: %s", collectors[i]->view->name, strerror(-err));
 			return err;
 		}
 	}

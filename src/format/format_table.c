@@ -25,17 +25,13 @@ void sp_print_target(const struct sp_target_info *t, FILE *f)
 			fputs(", the whole system traced while it ran", f);
 		break;
 	case SP_TARGET_PIDS:
-		fputs("pids:", f);
+	case SP_TARGET_TIDS: /* pids holds the thread ids */
+		fputs(t->mode == SP_TARGET_PIDS ? "pids:" : "threads:", f);
 		for (size_t i = 0; i < t->npids; i++)
 			fprintf(f, "%s%d", i ? "," : " ", t->pids[i]);
 		break;
 	case SP_TARGET_CGROUP:
 		fprintf(f, "cgroup: %s", t->cgroup ? t->cgroup : "?");
-		break;
-	case SP_TARGET_TIDS:
-		fputs("threads:", f);
-		for (size_t i = 0; i < t->npids; i++)
-			fprintf(f, "%s%d", i ? "," : " ", t->pids[i]);
 		break;
 	default:
 		fputs("system-wide", f);
