@@ -8,6 +8,7 @@
  * temporary stack shared by all levels; when it closes they are copied into the arena
  * as one array of exactly the right size, so the tree has no slack from growing arrays.
  */
+#include "json_escape.h"
 #include "json_reader.h"
 
 #include <errno.h>
@@ -454,27 +455,19 @@ static bool parse_string(struct parser *p, char **ret_s, uint32_t *ret_len)
 			if (p->len - p->pos < 2)
 				return fail(p, p->len, EINVAL, "unexpected end of input in string");
 			e = p->buf[p->pos + 1];
-			switch (e) {
-			case '"': ch = '"'; break;
-			case '\\': ch = '\\'; break;
-			case '/': ch = '/'; break;
-			case 'b': ch = '\b'; break;
-			case 'f': ch = '\f'; break;
-			case 'n': ch = '\n'; break;
-			case 'r': ch = '\r'; break;
-			case 't': ch = '\t'; break;
-			case 'u':
+			if (e == 'u') {
 				if (!parse_u_escape(p, &n))
 					return false;
 				continue;
-			default: {
+			}
+			if (json_unescape(e) < 0) {
 				char desc[16];
 
 				return fail(p, p->pos, EINVAL,
 					    "invalid escape: backslash followed by %s",
 					    describe(p, p->pos + 1, desc, sizeof(desc)));
 			}
-			}
+			ch = (char)json_unescape(e);
 			if (!scratch_put(p, &n, &ch, 1))
 				return false;
 			p->pos += 2;

@@ -4,6 +4,7 @@
  * object/array (its kind and whether it already holds a member) and decides from it
  * where commas, newlines and indentation go.
  */
+#include "json_escape.h"
 #include "json_writer.h"
 
 #include <errno.h>
@@ -178,22 +179,16 @@ static void out_escaped(struct json_writer *w, const char *str, size_t len)
 			}
 		}
 		out(w, (const char *)s + run, i - run);
-		switch (c) {
-		case '"': rep = "\\\""; break;
-		case '\\': rep = "\\\\"; break;
-		case '\b': rep = "\\b"; break;
-		case '\f': rep = "\\f"; break;
-		case '\n': rep = "\\n"; break;
-		case '\r': rep = "\\r"; break;
-		case '\t': rep = "\\t"; break;
-		default:
-			if (c < 0x20 || c == 0x7f) {
-				snprintf(esc, sizeof(esc), "\\u%04x", c);
-				rep = esc;
-			} else {
-				rep = "\\ufffd";	/* one per byte of an invalid sequence */
-			}
-			break;
+		if (json_escape_letter(c)) {
+			esc[0] = '\\';
+			esc[1] = json_escape_letter(c);
+			esc[2] = '\0';
+			rep = esc;
+		} else if (c < 0x20 || c == 0x7f) {
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+			rep = esc;
+		} else {
+			rep = "\\ufffd"; /* one per byte of an invalid sequence */
 		}
 		out_str(w, rep);
 		i++;
