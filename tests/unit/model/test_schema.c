@@ -126,6 +126,7 @@ static void fill(struct filler *fl, const struct sp_schema *s, void *obj)
 			}
 			break;
 		case SP_T_INTS:
+			free(*(int **)p); /* target.pids and target.tids share one array */
 			*(int **)p = calloc(NELEMS, sizeof(int));
 			for (*n = 0; *n < NELEMS; (*n)++)
 				(*(int **)p)[*n] = (int)new_int(fl, f);
