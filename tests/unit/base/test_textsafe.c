@@ -12,6 +12,7 @@
 #include "model.h"
 #include "render.h"
 #include "textsafe.h"
+#include "../unit.h"
 
 static void esc(const char *in, const char *want)
 {
@@ -40,18 +41,13 @@ START_TEST(test_escape)
 }
 END_TEST
 
+/* the table with --by comm, so each comm has a heading line */
 static char *render(const struct sp_run *run, enum sp_format format)
 {
 	struct render_opts o = { .format = format, .views = SP_VIEW_ALL, .nrows = 20,
 				 .nstacks = 3, .group = SP_GROUP_COMM };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
 
-	ck_assert_ptr_nonnull(m);
-	ck_assert_int_eq(render_run(run, &o, m), 0);
-	ck_assert_int_eq(fclose(m), 0);
-	return buf;
+	return unit_render(run, &o, NULL);
 }
 
 START_TEST(test_table_escaped_json_kept)
@@ -93,15 +89,9 @@ int main(void)
 {
 	Suite *s = suite_create("textsafe");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_escape);
 	tcase_add_test(tc, test_table_escaped_json_kept);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../unit.h"
 #include "model_json.h"
 #include "schema.h"
 #include "render.h"
@@ -48,26 +49,11 @@ static struct render_opts opts_for(enum sp_format format)
 	return o;
 }
 
-/* Renders run with o into a malloc'd buffer. */
-static char *render_opts_mem(const struct sp_run *run, const struct render_opts *o,
-			     size_t *ret_len)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(m);
-	ck_assert_int_eq(render_run(run, o, m), 0);
-	ck_assert_int_eq(fclose(m), 0);
-	*ret_len = len;
-	return buf;
-}
-
 static char *render_mem(const struct sp_run *run, enum sp_format format, size_t *ret_len)
 {
 	struct render_opts o = opts_for(format);
 
-	return render_opts_mem(run, &o, ret_len);
+	return unit_render(run, &o, ret_len);
 }
 
 static void load_ok(const char *path, struct sp_run *run)
@@ -452,8 +438,8 @@ START_TEST(test_live_round_trip)
 			o.stacks = variant == 1;
 			o.group = variant == 2 ? SP_GROUP_COMM : SP_GROUP_CALLER;
 			o.value = variant == 2 ? SP_VALUE_TIME : SP_VALUE_COUNT;
-			s1 = render_opts_mem(&live, &o, &l1);
-			s2 = render_opts_mem(&back, &o, &l2);
+			s1 = unit_render(&live, &o, &l1);
+			s2 = unit_render(&back, &o, &l2);
 			ck_assert_msg(l1 == l2 && !memcmp(s1, s2, l1),
 				      "format %d variant %d differs", (int)fmts[i], variant);
 			free(s1);
@@ -761,8 +747,8 @@ START_TEST(test_stack_pid)
 		struct render_opts o = opts_for(fmts[i]);
 
 		o.stacks = true;
-		s1 = render_opts_mem(&orig, &o, &l1);
-		s2 = render_opts_mem(&run, &o, &l2);
+		s1 = unit_render(&orig, &o, &l1);
+		s2 = unit_render(&run, &o, &l2);
 		ck_assert_msg(l1 == l2 && !memcmp(s1, s2, l1), "format %d differs:\n%s\n---\n%s",
 			      (int)fmts[i], s1, s2);
 		free(s1);
