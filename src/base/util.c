@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <time.h>
+#include <unistd.h>
 #include "util.h"
 
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
@@ -199,4 +201,20 @@ int hex_digit(int c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
+}
+
+bool sudo_caller(uid_t *ret_uid, gid_t *ret_gid)
+{
+	uint64_t u, g;
+
+	if (geteuid() != 0 || parse_u64(getenv("SUDO_UID") ?: "", 1, UINT32_MAX - 1, &u))
+		return false;
+	if (parse_u64(getenv("SUDO_GID") ?: "", 0, UINT32_MAX - 1, &g)) {
+		const struct passwd *pw = getpwuid((uid_t)u);
+
+		g = pw ? pw->pw_gid : u;
+	}
+	*ret_uid = (uid_t)u;
+	*ret_gid = (gid_t)g;
+	return true;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NSEC_PER_SEC 1000000000ULL
@@ -34,5 +35,11 @@ char *utf8_fix(const char *s);
 int hex_digit(int c);
 /* "1.234s", "12.3ms", "456us", "78ns" into buf. */
 const char *fmt_duration(uint64_t ns, char *buf, size_t len);
+
+/*
+ * The user who ran sudo, when this process is root under sudo (SUDO_UID, a user other than
+ * root): its uid, and SUDO_GID (or, without it, that user's primary group). false otherwise.
+ */
+bool sudo_caller(uid_t *ret_uid, gid_t *ret_gid);
 
 #endif

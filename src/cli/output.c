@@ -13,19 +13,6 @@
 #include "output.h"
 #include "util.h"
 
-/* The user who ran sudo, when we are root under sudo: files we write are theirs. */
-static bool sudo_owner(uid_t *uid, gid_t *gid)
-{
-	uint64_t u, g;
-
-	if (geteuid() != 0 || parse_u64(getenv("SUDO_UID") ?: "", 1, UINT32_MAX - 1, &u) ||
-	    parse_u64(getenv("SUDO_GID") ?: "", 0, UINT32_MAX - 1, &g))
-		return false;
-	*uid = (uid_t)u;
-	*gid = (gid_t)g;
-	return true;
-}
-
 /* A temporary file beside path, with the mode a new file gets (or path's, if it exists). */
 static int open_beside(struct cli_output *o, const struct stat *old)
 {
@@ -54,7 +41,7 @@ static int open_beside(struct cli_output *o, const struct stat *old)
 		return err;
 	}
 	fchmod(fd, old ? old->st_mode & 07777 : 0666 & ~mask);
-	if (sudo_owner(&uid, &gid))
+	if (sudo_caller(&uid, &gid)) /* under sudo, files we write are the caller's */
 		(void)!fchown(fd, uid, gid);
 	else if (old && geteuid() == 0)
 		(void)!fchown(fd, old->st_uid, old->st_gid);

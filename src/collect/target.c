@@ -421,9 +421,10 @@ static long parse_uid(const char *s)
 
 int target_user_resolve(const char *user, bool as_root, struct target_user *ret)
 {
-	const char *sudo_uid = getenv("SUDO_UID");
 	struct passwd *pw = NULL;
 	long uid = -1, gid = -1;
+	uid_t su;
+	gid_t sg;
 	int n = 0;
 
 	memset(ret, 0, sizeof(*ret));
@@ -438,10 +439,11 @@ int target_user_resolve(const char *user, bool as_root, struct target_user *ret)
 		if (!pw)
 			return errno && errno != ENOENT && errno != ESRCH ? -errno : -ENOENT;
 	} else {
-		if (geteuid() != 0 || (uid = parse_uid(sudo_uid)) <= 0)
+		if (!sudo_caller(&su, &sg))
 			return 0; /* not root under sudo: as this process */
-		pw = getpwuid((uid_t)uid);
-		gid = parse_uid(getenv("SUDO_GID"));
+		uid = su;
+		gid = sg;
+		pw = getpwuid(su);
 	}
 	ret->uid = pw ? pw->pw_uid : (uid_t)uid;
 	ret->gid = gid >= 0 ? (gid_t)gid : pw ? pw->pw_gid : (gid_t)ret->uid;
