@@ -104,25 +104,13 @@ static const struct sp_stack_row *stack_at(struct stack_index *x, long key, size
 	return &x->list(x->view, *ret_row)->v[(size_t)key & 0xffffffffu];
 }
 
-static const char *object_of(const struct sp_stack_row *s, size_t i)
-{
-	return s->objects ? s->objects[i] : NULL;
-}
-
 static uint64_t stack_hash(long key, void *ctx)
 {
 	struct stack_index *x = ctx;
 	size_t row;
 	const struct sp_stack_row *s = stack_at(x, key, &row);
-	uint64_t h = hashmap_hash_u64(row ^ ((uint64_t)(unsigned int)s->pid << 32));
 
-	h = hash_str(s->comm, h);
-	for (size_t i = 0; i < s->nframes; i++) {
-		h = hash_str(s->frames[i], h);
-		if (x->with_objects)
-			h = hash_str(object_of(s, i), h);
-	}
-	return h;
+	return sp_stack_row_hash(s, x->with_objects, hashmap_hash_u64(row));
 }
 
 static bool stack_equal(long ka, long kb, void *ctx)
@@ -131,17 +119,7 @@ static bool stack_equal(long ka, long kb, void *ctx)
 	size_t ra, rb;
 	const struct sp_stack_row *a = stack_at(x, ka, &ra), *b = stack_at(x, kb, &rb);
 
-	if (ra != rb || a->nframes != b->nframes || a->pid != b->pid ||
-	    strcmp(str_or_empty(a->comm), str_or_empty(b->comm)))
-		return false;
-	for (size_t i = 0; i < a->nframes; i++) {
-		if (strcmp(a->frames[i], b->frames[i]))
-			return false;
-		if (x->with_objects &&
-		    strcmp(str_or_empty(object_of(a, i)), str_or_empty(object_of(b, i))))
-			return false;
-	}
-	return true;
+	return ra == rb && sp_stack_rows_alike(a, b, x->with_objects);
 }
 
 void stack_index_init(struct stack_index *x, stack_list_fn list, void *view, bool with_objects)

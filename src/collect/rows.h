@@ -43,7 +43,7 @@ typedef struct sp_stack_list *(*stack_list_fn)(void *view, size_t i);
 
 /*
  * Stack rows of every row of a view, by what makes two alike: the same comm, pid and frame
- * names (and objects, when with_objects), as sp_stack_list_merge_last compares them.
+ * names (and objects, when with_objects), as sp_stack_rows_alike() compares them.
  */
 struct stack_index {
 	struct hashmap map; /* row << 32 | position -> 0; -1 is the probe */

@@ -38,13 +38,47 @@ void sp_stack_row_free(struct sp_stack_row *s)
 	free(s->comm);
 }
 
-static bool stack_rows_alike(const struct sp_stack_row *a, const struct sp_stack_row *b)
+static const char *str_or_empty(const char *s)
 {
-	if (a->nframes != b->nframes || a->pid != b->pid || strcmp(a->comm, b->comm))
+	return s ? s : "";
+}
+
+static const char *object_at(const struct sp_stack_row *s, size_t i)
+{
+	return s->objects ? str_or_empty(s->objects[i]) : "";
+}
+
+static uint64_t hash_str(const char *s, uint64_t h)
+{
+	s = str_or_empty(s);
+	/* the terminating NUL separates the strings */
+	return hashmap_hash_bytes(s, strlen(s) + 1, h);
+}
+
+uint64_t sp_stack_row_hash(const struct sp_stack_row *s, bool with_objects, uint64_t seed)
+{
+	uint64_t h = hash_str(s->comm, seed ^ hashmap_hash_u64((uint64_t)(unsigned int)s->pid));
+
+	for (size_t i = 0; i < s->nframes; i++) {
+		h = hash_str(s->frames[i], h);
+		if (with_objects)
+			h = hash_str(object_at(s, i), h);
+	}
+	return h;
+}
+
+bool sp_stack_rows_alike(const struct sp_stack_row *a, const struct sp_stack_row *b,
+			 bool with_objects)
+{
+	if (a->nframes != b->nframes || a->pid != b->pid ||
+	    strcmp(str_or_empty(a->comm), str_or_empty(b->comm)))
 		return false;
-	for (size_t k = 0; k < a->nframes; k++)
-		if (strcmp(a->frames[k], b->frames[k]))
+	for (size_t i = 0; i < a->nframes; i++) {
+		if (strcmp(a->frames[i], b->frames[i]))
 			return false;
+		if (with_objects && strcmp(object_at(a, i), object_at(b, i)))
+			return false;
+	}
 	return true;
 }
 
@@ -56,7 +90,7 @@ void sp_stack_list_merge_last(struct sp_stack_list *l)
 		return;
 	s = &l->v[l->n - 1];
 	for (size_t j = 0; j + 1 < l->n; j++) {
-		if (stack_rows_alike(&l->v[j], s)) {
+		if (sp_stack_rows_alike(&l->v[j], s, false)) {
 			l->v[j].count += s->count;
 			l->v[j].time_ns += s->time_ns;
 			sp_stack_row_free(s);
@@ -67,22 +101,17 @@ void sp_stack_list_merge_last(struct sp_stack_list *l)
 	}
 }
 
-/* Stack rows by what stack_rows_alike() compares: keys are indexes into the list (ctx). */
+/* Stack rows by what sp_stack_rows_alike() compares: keys are indexes into the list (ctx). */
 static uint64_t stack_row_hash(long key, void *ctx)
 {
-	const struct sp_stack_row *s = &((const struct sp_stack_list *)ctx)->v[key];
-	uint64_t h = hashmap_hash_bytes(s->comm, strlen(s->comm), (uint64_t)(unsigned int)s->pid);
-
-	for (size_t k = 0; k < s->nframes; k++)
-		h = hashmap_hash_bytes(s->frames[k], strlen(s->frames[k]), h);
-	return h;
+	return sp_stack_row_hash(&((const struct sp_stack_list *)ctx)->v[key], false, 0);
 }
 
 static bool stack_row_equal(long a, long b, void *ctx)
 {
 	const struct sp_stack_list *l = ctx;
 
-	return stack_rows_alike(&l->v[a], &l->v[b]);
+	return sp_stack_rows_alike(&l->v[a], &l->v[b], false);
 }
 
 /*

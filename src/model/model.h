@@ -238,6 +238,14 @@ void sp_comm_list_free(struct sp_comm_list *l);
  * it for every row in order. The first row of each kind keeps its place.
  */
 void sp_stack_list_merge_last(struct sp_stack_list *l);
+/*
+ * What makes two stack rows one: the same comm, pid and frame names (and the frames'
+ * objects, when with_objects). Their hash (seed: whatever else keys them) and their test,
+ * for every index of stacks (the merges here, the collectors' row builders).
+ */
+uint64_t sp_stack_row_hash(const struct sp_stack_row *s, bool with_objects, uint64_t seed);
+bool sp_stack_rows_alike(const struct sp_stack_row *a, const struct sp_stack_row *b,
+			 bool with_objects);
 void sp_stack_list_merge(struct sp_stack_list *l);
 /* Frees a stack row's strings and arrays (not the row itself). */
 void sp_stack_row_free(struct sp_stack_row *s);
