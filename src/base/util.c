@@ -42,40 +42,6 @@ int parse_seconds(const char *s, uint64_t *ret_ns)
 	return *ret_ns ? 0 : -EINVAL;
 }
 
-int parse_pid_list(const char *s, int **ret, size_t *ret_n)
-{
-	int *pids = NULL;
-	size_t n = 0, cap = 0;
-	char *copy, *tok, *save = NULL;
-	int err = 0;
-
-	copy = xstrdup(s);
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-
-		err = parse_u64(tok, 1, 0x3fffffff, &v);
-		if (err)
-			goto out;
-		err = grow((void **)&pids, &cap, n + 1, sizeof(*pids));
-		if (err)
-			goto out;
-		pids[n++] = (int)v;
-	}
-	if (!n)
-		err = -EINVAL;
-out:
-	free(copy);
-	if (err) {
-		free(pids);
-		return err;
-	}
-	*ret = pids;
-	*ret_n = n;
-	return 0;
-}
-
 uint64_t now_ns(int clock)
 {
 	struct timespec ts;

@@ -15,8 +15,6 @@
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
 /* Seconds, possibly fractional ("2", "0.5"), > 0. */
 int parse_seconds(const char *s, uint64_t *ret_ns);
-/* "12,34,56" -> array of pids (> 0). Caller frees *ret. */
-int parse_pid_list(const char *s, int **ret, size_t *ret_n);
 
 uint64_t now_ns(int clock);
 char *xstrdup(const char *s); /* NULL on NULL or ENOMEM */

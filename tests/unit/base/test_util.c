@@ -80,46 +80,6 @@ START_TEST(seconds)
 }
 END_TEST
 
-START_TEST(pid_lists)
-{
-	static const char *const bad[] = { "", ",", "0", "1,0", "1,x", "-1", "1 2", "1073741824" };
-	int *pids = NULL;
-	size_t n = 0;
-
-	ck_assert_int_eq(parse_pid_list("12,34,56", &pids, &n), 0);
-	ck_assert_uint_eq(n, 3);
-	ck_assert_int_eq(pids[0], 12);
-	ck_assert_int_eq(pids[1], 34);
-	ck_assert_int_eq(pids[2], 56);
-	free(pids);
-	ck_assert_int_eq(parse_pid_list("1073741823", &pids, &n), 0); /* the highest pid */
-	ck_assert_uint_eq(n, 1);
-	ck_assert_int_eq(pids[0], 0x3fffffff);
-	free(pids);
-	/* more than the first allocation holds */
-	{
-		char buf[400] = "";
-
-		for (int i = 1; i <= 40; i++)
-			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%d", i > 1 ? "," : "",
-				 i);
-		ck_assert_int_eq(parse_pid_list(buf, &pids, &n), 0);
-		ck_assert_uint_eq(n, 40);
-		ck_assert_int_eq(pids[39], 40);
-		free(pids);
-	}
-	pids = NULL;
-	n = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		int err = parse_pid_list(bad[i], &pids, &n);
-
-		ck_assert_msg(err == -EINVAL || err == -ERANGE, "'%s' accepted", bad[i]);
-		ck_assert_ptr_null(pids);
-		ck_assert_uint_eq(n, 0);
-	}
-}
-END_TEST
-
 START_TEST(strings)
 {
 	char *const argv[] = { "make", "-j2", "all" };
@@ -257,7 +217,6 @@ int main(void)
 	tcase_add_test(parse, u64_accepts);
 	tcase_add_test(parse, u64_refuses);
 	tcase_add_test(parse, seconds);
-	tcase_add_test(parse, pid_lists);
 	tcase_add_test(str, strings);
 	tcase_add_test(str, grow_zeroes);
 	tcase_add_test(str, utf8);
