@@ -46,14 +46,54 @@ struct sp_stack_list {
 };
 
 /* ---- schedules view ---- */
+
+/* Who ended a row's sleeps (issue #10): the waker's comm, and its function with --wakers. */
+struct sp_waker {
+	char *comm;	/* the waking task's comm; "[irq]", "[softirq]" in interrupt context */
+	char *function; /* first frame outside the wake-up machinery, "[timer]"; NULL: not walked */
+	uint64_t count;
+};
+
+struct sp_waker_list {
+	struct sp_waker *v;
+	size_t n, cap;
+};
+
 struct sp_sched_row {
 	char *caller; /* "anon_pipe_read", "[preempted]", "cpu_idle", "[unknown]" */
 	char *wait;   /* "rwsem-write", "mutex", "io", "pipe", ... or NULL */
 	uint64_t count;
-	uint64_t offcpu_ns;
+	uint64_t offcpu_ns;  /* = blocked_ns + runq_ns */
 	uint64_t max_ns;
+	/* issue #10: OFF-CPU split at the wake-up (all of it RUNQ for [preempted]) */
+	uint64_t blocked_ns; /* switch-out to wake-up */
+	uint64_t runq_ns;    /* wake-up to switch-in: waiting for a CPU */
+	uint64_t runq_p50_ns, runq_p99_ns, runq_max_ns; /* from the in-kernel log2 histogram */
+	uint64_t unfinished; /* sleeps still in progress at the end, charged up to it */
+	struct sp_waker_list wakers; /* by count, desc */
 	struct sp_comm_list comms;
 	struct sp_stack_list stacks;
+};
+
+/*
+ * The job's time budget (issue #10): every traced task's time in the window, on a CPU,
+ * waiting for one, or blocked (by wait class). For a fixed set of tasks the three add up
+ * to tasks x elapsed.
+ */
+struct sp_budget_blocked {
+	uint64_t pipe, io, rwsem_read, rwsem_write, mutex, semaphore, rtmutex, percpu_rwsem;
+	uint64_t child;	/* do_wait: waiting for a child */
+	uint64_t sleep; /* nanosleep, timers */
+	uint64_t other;
+};
+
+struct sp_budget {
+	bool present;
+	uint64_t oncpu_ns;
+	uint64_t runq_ns;
+	uint64_t blocked_ns; /* the sum of blocked */
+	struct sp_budget_blocked blocked;
+	uint64_t tasks;	     /* tasks seen in the window */
 };
 
 struct sp_sched_view {
@@ -64,6 +104,8 @@ struct sp_sched_view {
 	uint64_t idle;
 	uint64_t missing_stacks; /* counted, but no stack could be read or kept */
 	uint64_t lost_rows;	 /* counted in the totals, but no row (row map full) */
+	bool wakers;		 /* --wakers: the wakers' functions were walked */
+	struct sp_budget budget;
 	struct sp_sched_row *rows;
 	size_t nrows, cap;
 };
@@ -155,6 +197,96 @@ struct sp_lock_view {
 	size_t ngroups, groups_cap;
 };
 
+/* ---- timeline (--timeline, issue #10): the traced tasks' states over time ---- */
+
+enum sp_tl_state { SP_TL_RUNNING = 0, SP_TL_RUNNABLE, SP_TL_BLOCKED };
+
+/* A task seen in the timeline. Times are ns since the run's start (start_unix_ns). */
+struct sp_tl_task {
+	int tid;
+	int pid;	  /* its process (tgid) */
+	int parent_tid;	  /* the task that forked it in the window; 0: it existed before */
+	char *comm;	  /* its last comm (after exec) */
+	uint64_t start_ns; /* fork, or the start of the trace */
+	uint64_t end_ns;   /* exit, or the end of the trace */
+	bool exited;
+};
+
+/*
+ * One interval of one task in one state. Consecutive segments of a task tile its life
+ * [start_ns, end_ns) with no gap and no overlap.
+ */
+struct sp_tl_seg {
+	int tid;
+	enum sp_tl_state state;
+	uint64_t start_ns, ns;
+	char *comm;	  /* the task's comm then */
+	int cpu;	  /* running: its CPU; else -1 */
+	char *caller;	  /* blocked: the caller of schedule(); runnable: "[preempted]",
+			   * "[woken]", "[new]"; running: NULL */
+	char *wait;	  /* blocked: its class (as struct sp_budget_blocked: "pipe", "child",
+			   * "sleep", "other", a lock kind); else NULL */
+	int waker_tid;	  /* blocked: the traced task whose wake-up ended it; 0: none */
+	char *waker_comm; /* blocked: the waker's comm, "[irq]", "[softirq]"; NULL: not woken */
+	char *waker;	  /* blocked: the waker's function (--wakers); NULL */
+	bool unfinished;  /* cut by the end of the trace */
+};
+
+/* A step of the critical path, in time order. */
+struct sp_cp_seg {
+	char *comm;
+	int tid;
+	enum sp_tl_state state;
+	char *caller; /* as in struct sp_tl_seg; NULL when running */
+	uint64_t start_ns, ns;
+};
+
+/* The critical path's time by (comm, state, caller), ranked by ns desc. */
+struct sp_cp_rank {
+	char *comm;
+	enum sp_tl_state state;
+	char *caller;
+	uint64_t ns;
+};
+
+struct sp_par_bucket {
+	int n;	     /* tasks running (or runnable) */
+	uint64_t ns; /* for how long */
+};
+
+/* At least 100 ms with one running task of the job while CPUs were idle. */
+struct sp_serial_phase {
+	char *comm;
+	int tid;
+	uint64_t start_ns, ns;
+};
+
+struct sp_timeline {
+	bool present;
+	uint64_t buffer_bytes; /* the ring buffer's size */
+	uint64_t events;       /* events received */
+	uint64_t lost;	       /* events the ring buffer had no room for */
+	uint64_t end_ns;       /* the job's end: where the critical path starts, backwards */
+	int end_tid;	       /* the task it starts from (the command's; the last to exit) */
+	struct sp_tl_task *tasks;
+	size_t ntasks, tasks_cap;
+	struct sp_tl_seg *segs; /* by task, then time */
+	size_t nsegs, segs_cap;
+	/* computed from tasks and segs (critpath.c), saved with them */
+	uint64_t cp_total_ns;
+	struct sp_cp_seg *cp;
+	size_t ncp, cp_cap;
+	struct sp_cp_rank *cp_ranks;
+	size_t ncp_ranks, cp_ranks_cap;
+	struct sp_par_bucket *running; /* by n asc: time with n tasks running */
+	size_t nrunning, running_cap;
+	struct sp_par_bucket *runnable; /* by n asc: time with n tasks runnable */
+	size_t nrunnable, runnable_cap;
+	struct sp_serial_phase *serial;
+	size_t nserial, serial_cap;
+	uint64_t serial_ns; /* the phases' sum */
+};
+
 /*
  * A file behind user frames (the `objects` of stack rows) and its GNU build-id, for the
  * pprof mappings. Filled by collectors that know them; empty otherwise.
@@ -203,6 +335,7 @@ struct sp_run {
 	struct sp_sched_view sched;
 	struct sp_profile_view profile;
 	struct sp_lock_view locks;
+	struct sp_timeline timeline;
 	struct sp_object_list objects; /* build-ids of the user objects, when known */
 	/*
 	 * Where the run's strings live when it was read from JSON (strpool.h: each string
