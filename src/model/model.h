@@ -262,6 +262,9 @@ struct sp_par_bucket {
 	uint64_t ns; /* for how long */
 };
 
+/* The mean n of a histogram over the time it covers (0 when empty). */
+double sp_par_mean(const struct sp_par_bucket *b, size_t nb);
+
 /* At least 100 ms with one running task of the job while CPUs were idle. */
 struct sp_serial_phase {
 	char *comm;

@@ -846,6 +846,24 @@ static const struct sp_stack_list *lock_stacks(const void *v, size_t i)
 	return &((const struct sp_lock_view *)v)->rows[i].stacks;
 }
 
+/* The budget's blocked time is the sum of its classes. */
+static int check_budget(const struct sp_budget *b, char *err, size_t errlen)
+{
+	const struct sp_budget_blocked *c = &b->blocked;
+	const uint64_t parts[] = { c->pipe, c->io, c->rwsem_read, c->rwsem_write, c->mutex,
+				   c->semaphore, c->rtmutex, c->percpu_rwsem, c->child, c->sleep,
+				   c->other };
+	uint64_t sum = 0;
+	bool over = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
+		over |= __builtin_add_overflow(sum, parts[i], &sum);
+	if (over || sum != b->blocked_ns)
+		return FAIL("schedules.budget: blocked_ns %" PRIu64 " is not the sum of blocked (%"
+			    PRIu64 ")", b->blocked_ns, over ? UINT64_MAX : sum);
+	return 0;
+}
+
 static int check_sched(const struct sp_sched_view *v, char *err, size_t errlen)
 {
 	const struct rows_check c = { "schedules", "callers", "count", "counts", "lost_rows",
@@ -855,7 +873,42 @@ static int check_sched(const struct sp_sched_view *v, char *err, size_t errlen)
 	if (!parts_add_up(v->total, v->voluntary, v->preempted, v->idle))
 		return FAIL("schedules: total %" PRIu64 " is not voluntary %" PRIu64 " + preempted %"
 			    PRIu64 " + idle %" PRIu64, v->total, v->voluntary, v->preempted, v->idle);
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct sp_sched_row *r = &v->rows[i];
+		uint64_t sum;
+
+		if (!r->has_runq)
+			continue;
+		if (__builtin_add_overflow(r->blocked_ns, r->runq_ns, &sum) || sum != r->offcpu_ns)
+			return FAIL("schedules.callers[%zu]: blocked_ns %" PRIu64 " + runq_ns %" PRIu64
+				    " is not offcpu_ns %" PRIu64, i, r->blocked_ns, r->runq_ns,
+				    r->offcpu_ns);
+		if (r->unfinished > r->count)
+			return FAIL("schedules.callers[%zu]: unfinished %" PRIu64 " is more than its "
+				    "count %" PRIu64, i, r->unfinished, r->count);
+	}
+	if (v->budget.present && check_budget(&v->budget, err, errlen))
+		return -EINVAL;
 	return check_rows(&c, err, errlen);
+}
+
+/*
+ * The segments of a task tile its life: by task, then time, each starting where the one
+ * before it (of the same task) ended.
+ */
+static int check_timeline(const struct sp_timeline *tl, char *err, size_t errlen)
+{
+	for (size_t i = 1; i < tl->nsegs; i++) {
+		const struct sp_tl_seg *p = &tl->segs[i - 1], *s = &tl->segs[i];
+		uint64_t end;
+
+		if (s->tid != p->tid)
+			continue;
+		if (__builtin_add_overflow(p->start_ns, p->ns, &end) || end != s->start_ns)
+			return FAIL("timeline.segments[%zu]: starts at %" PRIu64 ", not where the task's "
+				    "segment before it ends (%" PRIu64 ")", i, s->start_ns, end);
+	}
+	return 0;
 }
 
 static int check_profile(const struct sp_profile_view *v, char *err, size_t errlen)
@@ -886,6 +939,8 @@ int sp_run_check(const struct sp_run *run, char *err, size_t errlen)
 	if (run->profile.present && check_profile(&run->profile, err, errlen))
 		return -EINVAL;
 	if (run->locks.present && run->locks.available && check_locks(&run->locks, err, errlen))
+		return -EINVAL;
+	if (run->timeline.present && check_timeline(&run->timeline, err, errlen))
 		return -EINVAL;
 	return 0;
 }

@@ -59,6 +59,9 @@ struct sp_diff_table {
 	size_t count_off;	/* uint64_t in a row */
 	size_t time_off;	/* uint64_t in a row; SP_NONE: count x the view's period */
 	size_t total_off;	/* uint64_t count total in the view; SP_NONE: the rows' sum */
+	bool times;		/* the rows have a time only (count_off = time_off): compared
+				 * as times whatever --value says */
+	const char *null_detail; /* shown for a NULL detail ("running"), or NULL: nothing */
 };
 
 /* A total of the view compared in the diff summary. */

@@ -166,25 +166,161 @@ const char *sp_tl_state_name(enum sp_tl_state s)
 
 /* ---- table ---- */
 
+/* "cc1 running", "make in do_wait", "cc1 waiting for a CPU" */
+static void put_step(const char *comm, enum sp_tl_state state, const char *caller, bool detail,
+		     FILE *f)
+{
+	fputs(comm ? comm : "?", f);
+	switch (state) {
+	case SP_TL_RUNNING:
+		fputs(" running", f);
+		break;
+	case SP_TL_RUNNABLE:
+		fputs(" waiting for a CPU", f);
+		if (detail && caller)
+			fprintf(f, " (%s)", caller);
+		break;
+	default:
+		fprintf(f, " in %s", caller ? caller : "?");
+		break;
+	}
+}
+
+#define SENTENCE_STEPS 4
+
+static void print_critical_path(const struct sp_run *run, const struct render_opts *o, FILE *f)
+{
+	const struct sp_timeline *tl = &run->timeline;
+	const char *end_comm = NULL;
+	size_t n = sp_rows_shown(tl->ncp_ranks, o);
+	char d1[32], d2[32], d3[32];
+
+	for (size_t i = 0; i < tl->ntasks && !end_comm; i++)
+		if (tl->tasks[i].tid == tl->end_tid)
+			end_comm = tl->tasks[i].comm;
+	fprintf(f, "critical path: %s of %s elapsed, back from the end of %s (tid %d) at %s\n",
+		fmt_duration(tl->cp_total_ns, d1, sizeof(d1)),
+		fmt_duration(run->elapsed_ns, d2, sizeof(d2)), end_comm ? end_comm : "?", tl->end_tid,
+		fmt_duration(tl->end_ns, d3, sizeof(d3)));
+	if (!tl->ncp_ranks)
+		return;
+	fputs("  ", f);
+	for (size_t i = 0; i < tl->ncp_ranks && i < SENTENCE_STEPS; i++) {
+		const struct sp_cp_rank *r = &tl->cp_ranks[i];
+
+		if (i)
+			fputs(", ", f);
+		put_step(r->comm, r->state, r->caller, false, f);
+		fprintf(f, " %.1f%%", sp_pct(r->ns, tl->cp_total_ns));
+	}
+	fputc('\n', f);
+	fprintf(f, "%10s %10s  %s\n", "SHARE", "TIME", "ON THE PATH");
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_cp_rank *r = &tl->cp_ranks[i];
+
+		fprintf(f, "%9.1f%% %10s  ", sp_pct(r->ns, tl->cp_total_ns),
+			fmt_duration(r->ns, d1, sizeof(d1)));
+		put_step(r->comm, r->state, r->caller, true, f);
+		fputc('\n', f);
+	}
+	sp_print_more_rows(n, tl->ncp_ranks, f);
+}
+
+/* The time of bucket n in a histogram (sorted by n or not), 0 when absent. */
+static uint64_t bucket_ns(const struct sp_par_bucket *b, size_t nb, int n)
+{
+	for (size_t i = 0; i < nb; i++)
+		if (b[i].n == n)
+			return b[i].ns;
+	return 0;
+}
+
+/* Mean tasks of a histogram, over the time it covers. */
+double sp_par_mean(const struct sp_par_bucket *b, size_t nb)
+{
+	double sum = 0, ns = 0;
+
+	for (size_t i = 0; i < nb; i++) {
+		sum += (double)b[i].n * (double)b[i].ns;
+		ns += (double)b[i].ns;
+	}
+	return ns > 0 ? sum / ns : 0.0;
+}
+
+static void print_parallelism(const struct sp_run *run, FILE *f)
+{
+	const struct sp_timeline *tl = &run->timeline;
+	uint64_t all = 0, all_q = 0;
+	int max = -1;
+	char d1[32], d2[32];
+
+	for (size_t i = 0; i < tl->nrunning; i++) {
+		all = sp_sat_add(all, tl->running[i].ns);
+		if (tl->running[i].n > max)
+			max = tl->running[i].n;
+	}
+	for (size_t i = 0; i < tl->nrunnable; i++) {
+		all_q = sp_sat_add(all_q, tl->runnable[i].ns);
+		if (tl->runnable[i].n > max)
+			max = tl->runnable[i].n;
+	}
+	fprintf(f, "parallelism: %.2f tasks running on average (%d CPUs), %.2f runnable\n",
+		sp_par_mean(tl->running, tl->nrunning), run->ncpus,
+		sp_par_mean(tl->runnable, tl->nrunnable));
+	if (max < 0)
+		return;
+	fprintf(f, "%10s %10s %7s %10s %7s\n", "TASKS", "RUNNING", "SHARE", "RUNNABLE", "SHARE");
+	for (int n = 0; n <= max; n++) {
+		uint64_t r = bucket_ns(tl->running, tl->nrunning, n);
+		uint64_t q = bucket_ns(tl->runnable, tl->nrunnable, n);
+
+		if (!r && !q)
+			continue;
+		fprintf(f, "%10d %10s %6.1f%% %10s %6.1f%%\n", n, fmt_duration(r, d1, sizeof(d1)),
+			sp_pct(r, all), fmt_duration(q, d2, sizeof(d2)), sp_pct(q, all_q));
+	}
+}
+
+static void print_serial(const struct sp_run *run, const struct render_opts *o, FILE *f)
+{
+	const struct sp_timeline *tl = &run->timeline;
+	size_t n = sp_rows_shown(tl->nserial, o);
+	char d1[32], d2[32];
+
+	fprintf(f, "serial phases (one task running, CPUs idle, at least 100ms): %zu, %s",
+		tl->nserial, fmt_duration(tl->serial_ns, d1, sizeof(d1)));
+	if (run->elapsed_ns)
+		fprintf(f, " (%.1f%% of elapsed)", sp_pct(tl->serial_ns, run->elapsed_ns));
+	fputc('\n', f);
+	if (!n)
+		return;
+	fprintf(f, "%10s %10s  %s\n", "START", "TIME", "COMM (TID)");
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_serial_phase *p = &tl->serial[i];
+
+		fprintf(f, "%10s %10s  %s (%d)\n", fmt_duration(p->start_ns, d1, sizeof(d1)),
+			fmt_duration(p->ns, d2, sizeof(d2)), p->comm ? p->comm : "?", p->tid);
+	}
+	sp_print_more_rows(n, tl->nserial, f);
+}
+
 static int print_table(const struct sp_run *run, const struct render_opts *o, FILE *f)
 {
 	const struct sp_timeline *tl = &run->timeline;
-	char d1[32];
 
-	(void)o;
-	fprintf(f, "\ntimeline: %zu tasks, %zu segments, %" PRIu64 " events", tl->ntasks, tl->nsegs,
-		tl->events);
+	fprintf(f, "\ntimeline: %zu tasks, %zu segments, %" PRIu64 " events (ring buffer ",
+		tl->ntasks, tl->nsegs, tl->events);
+	if (tl->buffer_bytes >= 1u << 20)
+		fprintf(f, "%.1f MiB)\n", (double)tl->buffer_bytes / (1u << 20));
+	else
+		fprintf(f, "%.1f KiB)\n", (double)tl->buffer_bytes / 1024);
 	if (tl->lost)
-		fprintf(f, ", %" PRIu64 " lost (the ring buffer was full: raise its size)", tl->lost);
-	fputc('\n', f);
-	fprintf(f, "critical path: %s\n", fmt_duration(tl->cp_total_ns, d1, sizeof(d1)));
-	for (size_t i = 0; i < tl->ncp_ranks; i++) {
-		const struct sp_cp_rank *r = &tl->cp_ranks[i];
-
-		fprintf(f, "  %6.1f%% %10s  %s %s%s%s\n", sp_pct(r->ns, tl->cp_total_ns),
-			fmt_duration(r->ns, d1, sizeof(d1)), r->comm, sp_tl_state_name(r->state),
-			r->caller ? " " : "", r->caller ? r->caller : "");
-	}
+		fprintf(f, "  note: %" PRIu64 " events lost (the ring buffer was full: give it more "
+			   "room); the timeline and what follows from it have gaps\n",
+			tl->lost);
+	print_critical_path(run, o, f);
+	print_parallelism(run, f);
+	print_serial(run, o, f);
 	return 0;
 }
 
@@ -195,7 +331,7 @@ static const struct sp_diff_table diff[] = {
 	{ "critical_path", "critical path by comm and caller", "COMM (CALLER)",
 	  "time on the critical path", NULL, "critical_path.ranked", offsetof(R, comm),
 	  offsetof(R, caller), SP_NONE, offsetof(R, ns), offsetof(R, ns),
-	  offsetof(struct sp_timeline, cp_total_ns) },
+	  offsetof(struct sp_timeline, cp_total_ns), true, "running" },
 };
 #undef R
 
