@@ -240,7 +240,10 @@ static int write_field(struct json_writer *w, const struct sp_field *f, const vo
 
 			if (f->type == SP_T_MAP)
 				jw_name(w, *SP_CAT(e, f->key_off, char *));
-			jw_start_object(w);
+			if (f->flags & SP_INLINE)
+				jw_start_object_inline(w);
+			else
+				jw_start_object(w);
 			err = sp_schema_write(w, f->sub, e);
 			jw_end_object(w);
 			if (err)

@@ -48,6 +48,7 @@ enum {
 	SP_GROUP = 1u << 5,    /* written when the bool at .group_off is true; on read the group
 				* (consecutive fields of one .group_off) is there when any of its
 				* keys is, and then sets the bool and needs every key */
+	SP_INLINE = 1u << 6,   /* ARRAY: each element on one line (a long array of small ones) */
 };
 
 struct sp_schema;

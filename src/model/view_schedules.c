@@ -38,7 +38,7 @@ static const struct sp_field row_fields[] = {
 	RUNQ("runq_max_ns", runq_max_ns),
 	RUNQ("unfinished", unfinished),
 	/* by count desc; absent (none) in older files */
-	{ .key = "wakers", .type = SP_T_ARRAY, .flags = SP_NONEMPTY | SP_OPTIONAL,
+	{ .key = "wakers", .type = SP_T_ARRAY, .flags = SP_NONEMPTY | SP_OPTIONAL | SP_INLINE,
 	  .off = offsetof(T, wakers.v), .n_off = offsetof(T, wakers.n),
 	  .cap_off = offsetof(T, wakers.cap), .size = sizeof(struct sp_waker), .sub = &waker_schema },
 	SP_COMMS(T, "comms", comms, sp_comm_offcpu_max),

@@ -23,6 +23,11 @@ static const char *const state_names[] = {
 	{ .key = "state", .type = SP_T_ENUM, .off = offsetof(T, state), .names = state_names, \
 	  .nnames = ARRAY_SIZE(state_names) }
 #define TID(T, k, M) SP_INT(T, k, M, 0, INT_MAX)
+/* An array of small objects, one per line (a timeline has up to millions of segments). */
+#define SP_LINES(T, k, M, N, C, S)                                                            \
+	{ .key = k, .type = SP_T_ARRAY, .flags = SP_INLINE, .off = offsetof(T, M),             \
+	  .n_off = offsetof(T, N), .cap_off = offsetof(T, C), .size = sizeof(*((T *)0)->M),      \
+	  .sub = &(S) }
 
 #define T struct sp_tl_task
 static const struct sp_field task_fields[] = {
@@ -107,8 +112,8 @@ static const struct sp_schema cp_rank_schema = SP_SCHEMA_OF("cp_rank", cp_rank_f
 /* "critical_path" and "parallelism" group members of struct sp_timeline itself (offset 0) */
 static const struct sp_field cp_fields[] = {
 	SP_U64(T, "total_ns", cp_total_ns),
-	SP_ARRAY(T, "segments", cp, ncp, cp_cap, cp_seg_schema),
-	SP_ARRAY(T, "ranked", cp_ranks, ncp_ranks, cp_ranks_cap, cp_rank_schema),
+	SP_LINES(T, "segments", cp, ncp, cp_cap, cp_seg_schema),
+	SP_LINES(T, "ranked", cp_ranks, ncp_ranks, cp_ranks_cap, cp_rank_schema),
 };
 #undef T
 static const struct sp_schema cp_schema = SP_SCHEMA_OF("critical_path", cp_fields);
@@ -137,9 +142,9 @@ static const struct sp_schema serial_schema = SP_SCHEMA_OF("serial_phase", seria
 
 #define T struct sp_timeline
 static const struct sp_field par_fields[] = {
-	SP_ARRAY(T, "running", running, nrunning, running_cap, running_schema),
-	SP_ARRAY(T, "runnable", runnable, nrunnable, runnable_cap, runnable_schema),
-	SP_ARRAY(T, "serial_phases", serial, nserial, serial_cap, serial_schema),
+	SP_LINES(T, "running", running, nrunning, running_cap, running_schema),
+	SP_LINES(T, "runnable", runnable, nrunnable, runnable_cap, runnable_schema),
+	SP_LINES(T, "serial_phases", serial, nserial, serial_cap, serial_schema),
 	SP_U64(T, "serial_ns", serial_ns),
 };
 static const struct sp_schema par_schema = SP_SCHEMA_OF("parallelism", par_fields);
@@ -153,8 +158,8 @@ static const struct sp_field view_fields[] = {
 	TID(T, "end_tid", end_tid),
 	{ .key = "critical_path", .type = SP_T_OBJECT, .off = 0, .sub = &cp_schema },
 	{ .key = "parallelism", .type = SP_T_OBJECT, .off = 0, .sub = &par_schema },
-	SP_ARRAY(T, "tasks", tasks, ntasks, tasks_cap, task_schema),
-	SP_ARRAY(T, "segments", segs, nsegs, segs_cap, seg_schema),
+	SP_LINES(T, "tasks", tasks, ntasks, tasks_cap, task_schema),
+	SP_LINES(T, "segments", segs, nsegs, segs_cap, seg_schema),
 };
 #undef T
 static const struct sp_schema view_schema = SP_SCHEMA_OF("timeline", view_fields);
