@@ -193,10 +193,45 @@ static void put_step(const char *comm, enum sp_tl_state state, const char *calle
 
 #define SENTENCE_STEPS 4
 
-static void print_critical_path(const struct sp_run *run, const struct render_opts *o, FILE *f)
+/*
+ * The path's running time inside serial phases of the same task (the job ran it alone),
+ * by comm into *ret (count = time, for the ranking). 0 or -ENOMEM.
+ */
+static int alone_on_path(const struct sp_timeline *tl, struct sp_comm_list *ret)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < tl->ncp; i++) {
+		const struct sp_cp_seg *s = &tl->cp[i];
+		uint64_t ns = 0;
+
+		if (s->state != SP_TL_RUNNING)
+			continue;
+		for (size_t j = 0; j < tl->nserial; j++) {
+			const struct sp_serial_phase *p = &tl->serial[j];
+			uint64_t a = s->start_ns > p->start_ns ? s->start_ns : p->start_ns;
+			uint64_t b = sp_sat_add(s->start_ns, s->ns), pb = sp_sat_add(p->start_ns, p->ns);
+
+			if (p->tid != s->tid)
+				continue;
+			if (pb < b)
+				b = pb;
+			if (b > a)
+				ns = sp_sat_add(ns, b - a);
+		}
+		if (ns)
+			err = sp_comm_list_add(ret, s->comm ? s->comm : "?", ns, ns, 0);
+	}
+	sp_comm_list_sort(ret);
+	return err;
+}
+
+static int print_critical_path(const struct sp_run *run, const struct render_opts *o, FILE *f)
 {
 	const struct sp_timeline *tl = &run->timeline;
+	struct sp_comm_list alone = { 0 };
 	const char *end_comm = NULL;
+	int err;
 	size_t n = sp_rows_shown(tl->ncp_ranks, o);
 	char d1[32], d2[32], d3[32];
 
@@ -208,7 +243,7 @@ static void print_critical_path(const struct sp_run *run, const struct render_op
 		fmt_duration(run->elapsed_ns, d2, sizeof(d2)), end_comm ? end_comm : "?", tl->end_tid,
 		fmt_duration(tl->end_ns, d3, sizeof(d3)));
 	if (!tl->ncp_ranks)
-		return;
+		return 0;
 	fputs("  ", f);
 	for (size_t i = 0; i < tl->ncp_ranks && i < SENTENCE_STEPS; i++) {
 		const struct sp_cp_rank *r = &tl->cp_ranks[i];
@@ -229,6 +264,15 @@ static void print_critical_path(const struct sp_run *run, const struct render_op
 		fputc('\n', f);
 	}
 	sp_print_more_rows(n, tl->ncp_ranks, f);
+	err = alone_on_path(tl, &alone);
+	for (size_t i = 0; !err && i < alone.n && i < SENTENCE_STEPS; i++)
+		fprintf(f, "%s%s %s (%.1f%%)", i ? ", " : "  running alone (in a serial phase): ",
+			alone.v[i].comm, fmt_duration(alone.v[i].time_ns, d1, sizeof(d1)),
+			sp_pct(alone.v[i].time_ns, tl->cp_total_ns));
+	if (!err && alone.n)
+		fprintf(f, "%s\n", alone.n > SENTENCE_STEPS ? ", ..." : "");
+	sp_comm_list_free(&alone);
+	return err;
 }
 
 /* The time of bucket n in a histogram (sorted by n or not), 0 when absent. */
@@ -323,7 +367,10 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 		fprintf(f, "  note: %" PRIu64 " events lost (the ring buffer was full: give it more "
 			   "room); the timeline and what follows from it have gaps\n",
 			tl->lost);
-	print_critical_path(run, o, f);
+	int err = print_critical_path(run, o, f);
+
+	if (err)
+		return err;
 	print_parallelism(run, f);
 	print_serial(run, o, f);
 	return 0;
