@@ -897,7 +897,8 @@ static int check_sched(const struct sp_sched_view *v, char *err, size_t errlen)
 
 /*
  * The segments of a task tile its life: by task, then time, each starting where the one
- * before it (of the same task) ended.
+ * before it (of the same task) ended. With lost events a gap is allowed (the lost events'
+ * time is nobody's), an overlap never.
  */
 static int check_timeline(const struct sp_timeline *tl, char *err, size_t errlen)
 {
@@ -907,7 +908,8 @@ static int check_timeline(const struct sp_timeline *tl, char *err, size_t errlen
 
 		if (s->tid != p->tid)
 			continue;
-		if (__builtin_add_overflow(p->start_ns, p->ns, &end) || end != s->start_ns)
+		if (__builtin_add_overflow(p->start_ns, p->ns, &end) || end > s->start_ns ||
+		    (end < s->start_ns && !tl->lost))
 			return FAIL("timeline.segments[%zu]: starts at %" PRIu64 ", not where the task's "
 				    "segment before it ends (%" PRIu64 ")", i, s->start_ns, end);
 	}

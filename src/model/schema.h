@@ -153,7 +153,7 @@ int sp_schema_read(struct sp_reader *r, const struct sp_schema *s, const struct 
  * count + failed + lost; a row's stacks count at most the row; (issue #10) a schedules row
  * with has_runq: blocked_ns + runq_ns = offcpu_ns, unfinished <= count; the budget's
  * blocked_ns = the sum of its classes; a timeline task's segments each start where the one
- * before it ends. 0, or -EINVAL with the first
+ * before it ends (or later, when events were lost). 0, or -EINVAL with the first
  * that fails, and where, in err ("schedules.callers[2]: its stacks count 5, more than ...").
  */
 int sp_run_check(const struct sp_run *run, char *err, size_t errlen);

@@ -915,7 +915,16 @@ START_TEST(test_invariants_issue10)
 	run.timeline.segs[1].start_ns++;
 	check_fails(&run, "timeline.segments[1]: starts at 30000001, not where the task's segment "
 			  "before it ends (30000000)");
-	run.timeline.segs[1].start_ns--;
+	run.timeline.segs[1].ns--; /* the same end: only the gap before it */
+	run.timeline.lost = 1; /* with lost events, a gap is allowed */
+	ck_assert(!sp_run_check(&run, err, sizeof(err)));
+	run.timeline.segs[1].start_ns -= 2; /* an overlap never */
+	run.timeline.segs[1].ns += 2;
+	check_fails(&run, "timeline.segments[1]: starts at 29999999, not where");
+	run.timeline.lost = 0;
+	run.timeline.segs[1].start_ns++;
+	run.timeline.segs[1].ns--;
+	ck_assert(!sp_run_check(&run, err, sizeof(err)));
 	run.timeline.segs[0].ns = UINT64_MAX;
 	check_fails(&run, "timeline.segments[1]: starts at");
 	run.timeline.present = false;
