@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The views of a run, one description each (view_schedules.c, view_profile.c, view_locks.c):
+ * The views of a run, one description each (view_schedules.c, view_profile.c, view_locks.c,
+ * view_timeline.c):
  * name and SP_VIEW_* bit, JSON schema, table printer, diff rows, the rows the stack formats
  * walk (samples.c), the labels of its count and time, its pprof sample types. Every format
  * and the reader go through sp_views[]: adding a view is one new file and one entry there.
