@@ -265,7 +265,8 @@ static bool have_budgets(const struct sp_diff *d)
 
 static bool have_timelines(const struct sp_diff *d)
 {
-	return (d->view_mask & SP_VIEW_TIMELINE) && d->a->timeline.present && d->b->timeline.present;
+	return (d->view_mask & SP_VIEW_TIMELINE) && d->a->timeline.present &&
+	       d->b->timeline.present;
 }
 
 static uint64_t task_time(const struct sp_budget *b)
@@ -297,12 +298,13 @@ static void put_budget(const struct sp_budget *a, const struct sp_budget *b, FIL
 	put_change("  on CPU", a->oncpu_ns, b->oncpu_ns, SP_VALUE_TIME, f);
 	put_change("  waiting for a CPU", a->runq_ns, b->runq_ns, SP_VALUE_TIME, f);
 	put_change("  blocked", a->blocked_ns, b->blocked_ns, SP_VALUE_TIME, f);
-	for (int c = 0; c < SP_WC__MAX; c++) {
-		if (!class_shown(a, b, (enum sp_wait_class)c))
+	for (int i = 0; i < SP_WC__MAX; i++) {
+		enum sp_wait_class c = (enum sp_wait_class)i;
+
+		if (!class_shown(a, b, c))
 			continue;
-		snprintf(label, sizeof(label), "    %s", sp_wait_class_name((enum sp_wait_class)c));
-		put_change(label, class_ns(a, (enum sp_wait_class)c), class_ns(b, (enum sp_wait_class)c),
-			   SP_VALUE_TIME, f);
+		snprintf(label, sizeof(label), "    %s", sp_wait_class_name(c));
+		put_change(label, class_ns(a, c), class_ns(b, c), SP_VALUE_TIME, f);
 	}
 }
 
@@ -494,9 +496,11 @@ static void jw_budget(struct json_writer *w, const struct sp_budget *a, const st
 	jw_change(w, "blocked_ns", a->blocked_ns, b->blocked_ns);
 	jw_name(w, "blocked");
 	jw_start_object(w);
-	for (int c = 0; c < SP_WC__MAX; c++)
-		jw_change(w, sp_wait_class_name((enum sp_wait_class)c), class_ns(a, (enum sp_wait_class)c),
-			  class_ns(b, (enum sp_wait_class)c));
+	for (int i = 0; i < SP_WC__MAX; i++) {
+		enum sp_wait_class c = (enum sp_wait_class)i;
+
+		jw_change(w, sp_wait_class_name(c), class_ns(a, c), class_ns(b, c));
+	}
 	jw_end_object(w);
 	jw_end_object(w);
 }

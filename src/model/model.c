@@ -432,7 +432,9 @@ void sp_sched_sort(struct sp_sched_view *v)
 {
 	sort_by(v->rows, v->nrows, sizeof(*v->rows), sched_keys);
 	for (size_t i = 0; i < v->nrows; i++) {
-		sort_by(v->rows[i].wakers.v, v->rows[i].wakers.n, sizeof(struct sp_waker), waker_keys);
+		struct sp_waker_list *w = &v->rows[i].wakers;
+
+		sort_by(w->v, w->n, sizeof(*w->v), waker_keys);
 		sp_comm_list_sort(&v->rows[i].comms);
 		sp_stack_list_sort(&v->rows[i].stacks);
 	}

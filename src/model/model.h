@@ -421,7 +421,8 @@ int sp_object_list_add(struct sp_object_list *l, const char *path, const char *b
 const char *sp_run_build_id(const struct sp_run *run, const char *path);
 
 /* Sorting helpers used by every format, so they all rank alike. */
-void sp_sched_sort(struct sp_sched_view *v); /* count desc, then offcpu desc, then name; wakers by count */
+/* count desc, then offcpu desc, then name; each row's wakers by count */
+void sp_sched_sort(struct sp_sched_view *v);
 void sp_profile_sort(struct sp_profile_view *v); /* samples desc, then function, object */
 /* Ranking keys of the locks table (--sort). */
 enum sp_lock_sort { SP_LOCK_SORT_WAIT = 0, SP_LOCK_SORT_COUNT, SP_LOCK_SORT_MAX };
