@@ -308,47 +308,31 @@ static void put_budget(const struct sp_budget *a, const struct sp_budget *b, FIL
 	}
 }
 
-/* The largest n of a run's histogram, -1 when empty. */
-static int hist_max(const struct sp_par_bucket *h, size_t n)
+/* One histogram of both runs: time with n tasks running (or runnable), A, B and the change. */
+static int put_hist(const char *what, const struct sp_par_bucket *ha, size_t na,
+		    const struct sp_par_bucket *hb, size_t nb, FILE *f)
 {
-	int max = -1;
-
-	for (size_t i = 0; i < n; i++)
-		if (h[i].n > max)
-			max = h[i].n;
-	return max;
-}
-
-static uint64_t hist_ns(const struct sp_par_bucket *h, size_t n, int k)
-{
-	uint64_t ns = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (h[i].n == k)
-			ns = sp_sat_add(ns, h[i].ns);
-	return ns;
-}
-
-/* One histogram of both runs: time with k tasks running (or runnable), A, B and the change. */
-static void put_hist(const char *what, const struct sp_par_bucket *ha, size_t na,
-		     const struct sp_par_bucket *hb, size_t nb, FILE *f)
-{
-	int max = hist_max(ha, na) > hist_max(hb, nb) ? hist_max(ha, na) : hist_max(hb, nb);
+	struct sp_par_pair *p;
+	size_t np;
 	char c1[32], c2[32], c3[48];
+	int err = sp_par_pairs(ha, na, hb, nb, &p, &np);
 
+	if (err)
+		return err;
 	fprintf(f, "%12s %12s %12s  TASKS %s\n", "A", "B", "DELTA", what);
-	for (int k = 0; k <= max; k++) {
-		uint64_t a = hist_ns(ha, na, k), b = hist_ns(hb, nb, k);
-
-		if (!a && !b)
+	for (size_t i = 0; i < np; i++) {
+		if (!p[i].a && !p[i].b)
 			continue;
-		fprintf(f, "%12s %12s %12s  %d\n", fmt_value(a, SP_VALUE_TIME, c1, sizeof(c1)),
-			fmt_value(b, SP_VALUE_TIME, c2, sizeof(c2)),
-			fmt_delta(sp_diff_delta(a, b), SP_VALUE_TIME, c3, sizeof(c3)), k);
+		fprintf(f, "%12s %12s %12s  %d\n", fmt_value(p[i].a, SP_VALUE_TIME, c1, sizeof(c1)),
+			fmt_value(p[i].b, SP_VALUE_TIME, c2, sizeof(c2)),
+			fmt_delta(sp_diff_delta(p[i].a, p[i].b), SP_VALUE_TIME, c3, sizeof(c3)),
+			p[i].n);
 	}
+	free(p);
+	return 0;
 }
 
-static void put_parallelism(const struct sp_diff *d, FILE *f)
+static int put_parallelism(const struct sp_diff *d, FILE *f)
 {
 	const struct sp_timeline *a = &d->a->timeline, *b = &d->b->timeline;
 	double ma = sp_par_mean(a->running, a->nrunning), mb = sp_par_mean(b->running, b->nrunning);
@@ -357,8 +341,8 @@ static void put_parallelism(const struct sp_diff *d, FILE *f)
 
 	fprintf(f, "\nparallelism: mean running %.2f -> %.2f (%+.2f), mean runnable %.2f -> %.2f "
 		   "(%+.2f)\n", ma, mb, mb - ma, qa, qb, qb - qa);
-	put_hist("RUNNING", a->running, a->nrunning, b->running, b->nrunning, f);
-	put_hist("RUNNABLE", a->runnable, a->nrunnable, b->runnable, b->nrunnable, f);
+	return put_hist("RUNNING", a->running, a->nrunning, b->running, b->nrunning, f) ?:
+	       put_hist("RUNNABLE", a->runnable, a->nrunnable, b->runnable, b->nrunnable, f);
 }
 
 static void put_summary(const struct sp_diff *d, FILE *f)
@@ -460,8 +444,8 @@ int sp_diff_write_table(const struct sp_diff *d, const struct sp_diff_opts *o, F
 	put_summary(d, f);
 	for (size_t i = 0; i < d->nviews; i++)
 		put_view(&d->views[i], o->nrows, f);
-	if (have_timelines(d))
-		put_parallelism(d, f);
+	if (have_timelines(d) && put_parallelism(d, f))
+		return -ENOMEM;
 	if (!d->nviews)
 		fputs("\nno view to compare: neither run has one of the selected views\n", f);
 	return ferror(f) ? -EIO : 0;
@@ -515,40 +499,47 @@ static void jw_mean(struct json_writer *w, const char *name, double a, double b)
 	jw_end_object(w);
 }
 
-static void jw_hist(struct json_writer *w, const char *name, const struct sp_par_bucket *ha,
-		    size_t na, const struct sp_par_bucket *hb, size_t nb)
+static int jw_hist(struct json_writer *w, const char *name, const struct sp_par_bucket *ha,
+		   size_t na, const struct sp_par_bucket *hb, size_t nb)
 {
-	int max = hist_max(ha, na) > hist_max(hb, nb) ? hist_max(ha, na) : hist_max(hb, nb);
+	struct sp_par_pair *p;
+	size_t np;
+	int err = sp_par_pairs(ha, na, hb, nb, &p, &np);
 
+	if (err)
+		return err;
 	jw_name(w, name);
 	jw_start_array(w);
-	for (int k = 0; k <= max; k++) {
-		uint64_t a = hist_ns(ha, na, k), b = hist_ns(hb, nb, k);
-
-		if (!a && !b)
+	for (size_t i = 0; i < np; i++) {
+		if (!p[i].a && !p[i].b)
 			continue;
 		jw_start_object(w);
-		jw_kv_int(w, name, k);
-		jw_kv_uint(w, "a", a);
-		jw_kv_uint(w, "b", b);
-		jw_kv_int(w, "delta", sp_diff_delta(a, b));
+		jw_kv_int(w, name, p[i].n);
+		jw_kv_uint(w, "a", p[i].a);
+		jw_kv_uint(w, "b", p[i].b);
+		jw_kv_int(w, "delta", sp_diff_delta(p[i].a, p[i].b));
 		jw_end_object(w);
 	}
 	jw_end_array(w);
+	free(p);
+	return 0;
 }
 
-static void jw_parallelism(struct json_writer *w, const struct sp_timeline *a,
-			   const struct sp_timeline *b)
+static int jw_parallelism(struct json_writer *w, const struct sp_timeline *a,
+			  const struct sp_timeline *b)
 {
+	int err;
+
 	jw_name(w, "parallelism");
 	jw_start_object(w);
 	jw_mean(w, "mean_running", sp_par_mean(a->running, a->nrunning),
 		sp_par_mean(b->running, b->nrunning));
 	jw_mean(w, "mean_runnable", sp_par_mean(a->runnable, a->nrunnable),
 		sp_par_mean(b->runnable, b->nrunnable));
-	jw_hist(w, "running", a->running, a->nrunning, b->running, b->nrunning);
-	jw_hist(w, "runnable", a->runnable, a->nrunnable, b->runnable, b->nrunnable);
+	err = jw_hist(w, "running", a->running, a->nrunning, b->running, b->nrunning) ?:
+	      jw_hist(w, "runnable", a->runnable, a->nrunnable, b->runnable, b->nrunnable);
 	jw_end_object(w);
+	return err;
 }
 
 static void jw_run(struct json_writer *w, const char *key, const char *file, const struct sp_run *r)
@@ -585,7 +576,7 @@ int sp_diff_write_json(const struct sp_diff *d, const struct sp_diff_opts *o, FI
 {
 	const struct sp_run *a = d->a, *b = d->b;
 	struct json_writer *w = jw_new(f, true);
-	int err;
+	int err, perr = 0;
 
 	if (!w)
 		return -errno;
@@ -613,7 +604,7 @@ int sp_diff_write_json(const struct sp_diff *d, const struct sp_diff_opts *o, FI
 	if (have_budgets(d))
 		jw_budget(w, &a->sched.budget, &b->sched.budget);
 	if (have_timelines(d))
-		jw_parallelism(w, &a->timeline, &b->timeline);
+		perr = jw_parallelism(w, &a->timeline, &b->timeline);
 	jw_end_object(w);
 	jw_name(w, "views");
 	jw_start_array(w);
@@ -654,5 +645,5 @@ int sp_diff_write_json(const struct sp_diff *d, const struct sp_diff_opts *o, FI
 	jw_end_object(w);
 	err = jw_finish(w);
 	jw_free(w);
-	return err;
+	return perr ?: err;
 }

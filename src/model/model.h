@@ -265,6 +265,20 @@ struct sp_par_bucket {
 /* The mean n of a histogram over the time it covers (0 when empty). */
 double sp_par_mean(const struct sp_par_bucket *b, size_t nb);
 
+/* Two histograms side by side: for each n in either, its time in each. */
+struct sp_par_pair {
+	int n;
+	uint64_t a, b; /* sums of the buckets of that n (saturating) */
+};
+
+/*
+ * The n of ha and hb (in any order, repeated or not) by n ascending, each once, with their
+ * times: *ret (malloc'd, free() it) of *ret_n pairs. n log n, whatever the values of n.
+ * 0 or -ENOMEM.
+ */
+int sp_par_pairs(const struct sp_par_bucket *ha, size_t na, const struct sp_par_bucket *hb,
+		 size_t nb, struct sp_par_pair **ret, size_t *ret_n);
+
 /* At least 100 ms with one running task of the job while CPUs were idle. */
 struct sp_serial_phase {
 	char *comm;

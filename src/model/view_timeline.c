@@ -5,8 +5,10 @@
  * its ranking, the parallelism profile, the serial phases). It has no stacks: the stack
  * formats draw the other views and skip it.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include "view.h"
 #include "util.h"
@@ -275,12 +277,38 @@ static int print_critical_path(const struct sp_run *run, const struct render_opt
 	return err;
 }
 
-/* The time of bucket n in a histogram (sorted by n or not), 0 when absent. */
-static uint64_t bucket_ns(const struct sp_par_bucket *b, size_t nb, int n)
+static int cmp_pair(const void *pa, const void *pb)
 {
+	const struct sp_par_pair *a = pa, *b = pb;
+
+	return (a->n > b->n) - (a->n < b->n);
+}
+
+int sp_par_pairs(const struct sp_par_bucket *ha, size_t na, const struct sp_par_bucket *hb,
+		 size_t nb, struct sp_par_pair **ret, size_t *ret_n)
+{
+	struct sp_par_pair *v = calloc(na + nb ? na + nb : 1, sizeof(*v));
+	size_t n = 0;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < na; i++)
+		v[i] = (struct sp_par_pair){ ha[i].n, ha[i].ns, 0 };
 	for (size_t i = 0; i < nb; i++)
-		if (b[i].n == n)
-			return b[i].ns;
+		v[na + i] = (struct sp_par_pair){ hb[i].n, 0, hb[i].ns };
+	qsort(v, na + nb, sizeof(*v), cmp_pair);
+	for (size_t i = 0; i < na + nb; i++) {
+		if (n && v[n - 1].n == v[i].n) {
+			v[n - 1].a = sp_sat_add(v[n - 1].a, v[i].a);
+			v[n - 1].b = sp_sat_add(v[n - 1].b, v[i].b);
+		} else {
+			v[n++] = v[i];
+		}
+	}
+	*ret = v;
+	*ret_n = n;
 	return 0;
 }
 
@@ -296,38 +324,38 @@ double sp_par_mean(const struct sp_par_bucket *b, size_t nb)
 	return ns > 0 ? sum / ns : 0.0;
 }
 
-static void print_parallelism(const struct sp_run *run, FILE *f)
+/* Time with n tasks running, and runnable, side by side. 0 or -ENOMEM. */
+static int print_parallelism(const struct sp_run *run, FILE *f)
 {
 	const struct sp_timeline *tl = &run->timeline;
 	uint64_t all = 0, all_q = 0;
-	int max = -1;
+	struct sp_par_pair *p;
+	size_t np;
 	char d1[32], d2[32];
+	int err;
 
-	for (size_t i = 0; i < tl->nrunning; i++) {
+	for (size_t i = 0; i < tl->nrunning; i++)
 		all = sp_sat_add(all, tl->running[i].ns);
-		if (tl->running[i].n > max)
-			max = tl->running[i].n;
-	}
-	for (size_t i = 0; i < tl->nrunnable; i++) {
+	for (size_t i = 0; i < tl->nrunnable; i++)
 		all_q = sp_sat_add(all_q, tl->runnable[i].ns);
-		if (tl->runnable[i].n > max)
-			max = tl->runnable[i].n;
-	}
 	fprintf(f, "parallelism: %.2f tasks running on average (%d CPUs), %.2f runnable\n",
 		sp_par_mean(tl->running, tl->nrunning), run->ncpus,
 		sp_par_mean(tl->runnable, tl->nrunnable));
-	if (max < 0)
-		return;
-	fprintf(f, "%10s %10s %7s %10s %7s\n", "TASKS", "RUNNING", "SHARE", "RUNNABLE", "SHARE");
-	for (int n = 0; n <= max; n++) {
-		uint64_t r = bucket_ns(tl->running, tl->nrunning, n);
-		uint64_t q = bucket_ns(tl->runnable, tl->nrunnable, n);
-
-		if (!r && !q)
+	err = sp_par_pairs(tl->running, tl->nrunning, tl->runnable, tl->nrunnable, &p, &np);
+	if (err)
+		return err;
+	for (size_t i = 0, shown = 0; i < np; i++) {
+		if (!p[i].a && !p[i].b)
 			continue;
-		fprintf(f, "%10d %10s %6.1f%% %10s %6.1f%%\n", n, fmt_duration(r, d1, sizeof(d1)),
-			sp_pct(r, all), fmt_duration(q, d2, sizeof(d2)), sp_pct(q, all_q));
+		if (!shown++)
+			fprintf(f, "%10s %10s %7s %10s %7s\n", "TASKS", "RUNNING", "SHARE", "RUNNABLE",
+				"SHARE");
+		fprintf(f, "%10d %10s %6.1f%% %10s %6.1f%%\n", p[i].n,
+			fmt_duration(p[i].a, d1, sizeof(d1)), sp_pct(p[i].a, all),
+			fmt_duration(p[i].b, d2, sizeof(d2)), sp_pct(p[i].b, all_q));
 	}
+	free(p);
+	return 0;
 }
 
 static void print_serial(const struct sp_run *run, const struct render_opts *o, FILE *f)
@@ -371,7 +399,9 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 
 	if (err)
 		return err;
-	print_parallelism(run, f);
+	err = print_parallelism(run, f);
+	if (err)
+		return err;
 	print_serial(run, o, f);
 	return 0;
 }

@@ -7,6 +7,7 @@
  * whatever --value says, the budget and the parallelism in the table and the JSON.
  */
 #include <check.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,48 @@ START_TEST(par_mean)
 	ck_assert_double_eq_tol(sp_par_mean(h, 3), 5.0 / 4.0, 1e-12); /* (0 + 4 + 1) / 4 */
 	ck_assert_double_eq(sp_par_mean(h, 0), 0.0);
 	ck_assert_double_eq(sp_par_mean(h, 1), 0.0); /* all the time with 0 */
+}
+END_TEST
+
+/* Two histograms side by side: unsorted, repeated, huge n (a crafted file) in n log n. */
+START_TEST(par_pairs)
+{
+	const struct sp_par_bucket a[] = { { INT_MAX, 5 }, { 1, 2 }, { 0, 1 }, { 1, 3 } };
+	const struct sp_par_bucket b[] = { { 2, 7 }, { 0, UINT64_MAX } };
+	struct sp_par_pair *p;
+	struct sp_run run;
+	size_t n;
+	char *out;
+
+	ck_assert_int_eq(sp_par_pairs(a, 4, b, 2, &p, &n), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(p[0].n, 0);
+	ck_assert_uint_eq(p[0].a, 1);
+	ck_assert_uint_eq(p[0].b, INT64_MAX); /* sums saturate, as every diff sum */
+	ck_assert_int_eq(p[1].n, 1);
+	ck_assert_uint_eq(p[1].a, 5); /* 2 + 3 */
+	ck_assert_uint_eq(p[1].b, 0);
+	ck_assert_int_eq(p[2].n, 2);
+	ck_assert_uint_eq(p[2].b, 7);
+	ck_assert_int_eq(p[3].n, INT_MAX);
+	free(p);
+	ck_assert_int_eq(sp_par_pairs(a, 0, b, 0, &p, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	free(p);
+
+	/* the table: one line per n present, whatever n */
+	sp_run_init(&run);
+	run.timeline.present = true;
+	for (size_t i = 0; i < 4; i++)
+		*SP_ARRAY_ADD(run.timeline.running, run.timeline.nrunning, run.timeline.running_cap) = a[i];
+	out = table(&run, SP_VIEW_TIMELINE, 20);
+	ck_assert_ptr_nonnull(strstr(out, "     TASKS    RUNNING   SHARE   RUNNABLE   SHARE\n"
+					  "         0        1ns    9.1%        0ns    0.0%\n"
+					  "         1        5ns   45.5%        0ns    0.0%\n"
+					  "2147483647        5ns   45.5%        0ns    0.0%\n"
+					  "serial"));
+	free(out);
+	sp_run_free(&run);
 }
 END_TEST
 
@@ -420,6 +463,7 @@ int main(void)
 
 	tcase_add_test(tc, state_names);
 	tcase_add_test(tc, par_mean);
+	tcase_add_test(tc, par_pairs);
 	tcase_add_test(tc, table_fixture);
 	tcase_add_test(tc, table_edges);
 	tcase_add_test(tc, alone);
