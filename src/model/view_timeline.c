@@ -195,35 +195,70 @@ static void put_step(const char *comm, enum sp_tl_state state, const char *calle
 
 #define SENTENCE_STEPS 4
 
+static int cmp_phase(const void *pa, const void *pb)
+{
+	const struct sp_serial_phase *a = *(const struct sp_serial_phase *const *)pa;
+	const struct sp_serial_phase *b = *(const struct sp_serial_phase *const *)pb;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return (a->start_ns > b->start_ns) - (a->start_ns < b->start_ns);
+}
+
+/* The first of the n phases (sorted by tid, start) of tid that starts at or after t. */
+static size_t phase_at(struct sp_serial_phase *const *v, size_t n, int tid, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid]->tid < tid || (v[mid]->tid == tid && v[mid]->start_ns < t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * The path's running time inside serial phases of the same task (the job ran it alone),
- * by comm into *ret (count = time, for the ranking). 0 or -ENOMEM.
+ * by comm into *ret (count = time, for the ranking). The phases of a task do not overlap:
+ * each step meets the one that starts before it and those that start within it, found by
+ * a binary search. 0 or -ENOMEM.
  */
 static int alone_on_path(const struct sp_timeline *tl, struct sp_comm_list *ret)
 {
+	struct sp_serial_phase **v = calloc(tl->nserial ? tl->nserial : 1, sizeof(*v));
 	int err = 0;
 
+	if (!v)
+		return -ENOMEM;
+	for (size_t j = 0; j < tl->nserial; j++)
+		v[j] = &tl->serial[j];
+	qsort(v, tl->nserial, sizeof(*v), cmp_phase);
 	for (size_t i = 0; !err && i < tl->ncp; i++) {
 		const struct sp_cp_seg *s = &tl->cp[i];
-		uint64_t ns = 0;
+		uint64_t end = sp_sat_add(s->start_ns, s->ns), ns = 0;
+		size_t j = phase_at(v, tl->nserial, s->tid, s->start_ns);
 
 		if (s->state != SP_TL_RUNNING)
 			continue;
-		for (size_t j = 0; j < tl->nserial; j++) {
-			const struct sp_serial_phase *p = &tl->serial[j];
-			uint64_t a = s->start_ns > p->start_ns ? s->start_ns : p->start_ns;
-			uint64_t b = sp_sat_add(s->start_ns, s->ns), pb = sp_sat_add(p->start_ns, p->ns);
+		if (j && v[j - 1]->tid == s->tid)
+			j--; /* it may cover the step's start */
+		for (; j < tl->nserial && v[j]->tid == s->tid && v[j]->start_ns < end; j++) {
+			uint64_t a = s->start_ns > v[j]->start_ns ? s->start_ns : v[j]->start_ns;
+			uint64_t b = sp_sat_add(v[j]->start_ns, v[j]->ns);
 
-			if (p->tid != s->tid)
-				continue;
-			if (pb < b)
-				b = pb;
+			if (b > end)
+				b = end;
 			if (b > a)
 				ns = sp_sat_add(ns, b - a);
 		}
 		if (ns)
 			err = sp_comm_list_add(ret, s->comm ? s->comm : "?", ns, ns, 0);
 	}
+	free(v);
 	sp_comm_list_sort(ret);
 	return err;
 }

@@ -205,6 +205,16 @@ START_TEST(alone)
 	out = table(&run, SP_VIEW_TIMELINE, 20);
 	ck_assert_ptr_nonnull(strstr(out, "\n  running alone (in a serial phase): a 200.0ms (20.0%)\n"));
 	free(out);
+	/* phases in any order: a second one of a, 900-950, inside the step 600-1000 */
+	p = SP_ARRAY_ADD(tl->serial, tl->nserial, tl->serial_cap);
+	p->comm = strdup("a");
+	p->tid = 1;
+	p->start_ns = 900 * MS;
+	p->ns = 50 * MS;
+	out = table(&run, SP_VIEW_TIMELINE, 20);
+	ck_assert_ptr_nonnull(strstr(out, "\n  running alone (in a serial phase): a 250.0ms (25.0%)\n"));
+	free(out);
+	tl->serial[2].tid = 3;
 	tl->serial[0].tid = 3; /* another task's phase */
 	out = table(&run, SP_VIEW_TIMELINE, 20);
 	ck_assert_ptr_null(strstr(out, "running alone"));
