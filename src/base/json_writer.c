@@ -16,6 +16,7 @@
 
 #define FRAME_OBJECT	0x1	/* the container is an object (else an array) */
 #define FRAME_NONEMPTY	0x2	/* at least one member/element was written */
+#define FRAME_INLINE	0x4	/* pretty mode: on one line (jw_start_object_inline) */
 
 struct json_writer {
 	FILE *f;
@@ -138,9 +139,13 @@ static bool begin_item(struct json_writer *w, bool is_name)
 	}
 	if (*frame & FRAME_NONEMPTY)
 		out(w, ",", 1);
-	*frame |= FRAME_NONEMPTY;
-	if (w->pretty)
+	if (w->pretty && (*frame & FRAME_INLINE)) {
+		if (*frame & FRAME_NONEMPTY)
+			out(w, " ", 1);
+	} else if (w->pretty) {
 		out_newline_indent(w, w->depth);
+	}
+	*frame |= FRAME_NONEMPTY;
 	return !w->err;
 
 misuse:
@@ -213,6 +218,9 @@ static void start_container(struct json_writer *w, unsigned char kind, const cha
 		w->frames = frames;
 		w->cap = cap;
 	}
+	/* inside a line, everything stays on it */
+	if (w->depth && (w->frames[w->depth - 1] & FRAME_INLINE))
+		kind |= FRAME_INLINE;
 	w->frames[w->depth++] = kind;
 	out(w, open, 1);
 }
@@ -229,7 +237,7 @@ static void end_container(struct json_writer *w, unsigned char kind, const char 
 		return;
 	}
 	frame = w->frames[--w->depth];
-	if (w->pretty && (frame & FRAME_NONEMPTY))
+	if (w->pretty && (frame & FRAME_NONEMPTY) && !(frame & FRAME_INLINE))
 		out_newline_indent(w, w->depth);
 	out(w, close, 1);
 	end_value(w);
@@ -239,6 +247,12 @@ void jw_start_object(struct json_writer *w)
 {
 	if (w)
 		start_container(w, FRAME_OBJECT, "{");
+}
+
+void jw_start_object_inline(struct json_writer *w)
+{
+	if (w)
+		start_container(w, FRAME_OBJECT | FRAME_INLINE, "{");
 }
 
 void jw_end_object(struct json_writer *w)

@@ -39,6 +39,11 @@ void jw_free(struct json_writer *w);
 int jw_finish(struct json_writer *w);
 
 void jw_start_object(struct json_writer *w);
+/*
+ * An object on one line in pretty mode (`{"a": 1, "b": [2, 3]}`), with whatever it holds:
+ * for the elements of a long array of small objects. Ended by jw_end_object().
+ */
+void jw_start_object_inline(struct json_writer *w);
 void jw_end_object(struct json_writer *w);
 void jw_start_array(struct json_writer *w);
 void jw_end_array(struct json_writer *w);

@@ -13,13 +13,16 @@
 static void diff_help(void)
 {
 	printf("Usage: schedprof diff [OPTIONS] A.json B.json\n"
-	       "\nCompare two saved runs (trace -f json): totals, elapsed and CPU time, then per\n"
+	       "\nCompare two saved runs (trace -f json): totals, elapsed and CPU time (and the\n"
+	       "time budget, the critical path and serial time when both have them), then per\n"
 	       "view every row of either run with its value in A and B, ranked by the absolute\n"
-	       "change.\n"
+	       "change (the critical path's steps always by time), then the parallelism\n"
+	       "profiles of two runs with a timeline.\n"
 	       "\n  -f, --format FMT  table (default) or json\n"
 	       "  -o, --output FILE write to FILE\n"
 	       "  -n, --rows N      rows per view in the table (default 20; 0 = all)\n"
-	       "      --views LIST  views to compare (default: all in either run)\n"
+	       "      --views LIST  views to compare: schedules, profile, locks, timeline\n"
+	       "                    (default: all in either run)\n"
 	       "      --value count|time  compare counts (default) or times\n"
 	       CLI_HELP_LINES
 	       "\nExample:\n"

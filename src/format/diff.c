@@ -13,6 +13,7 @@
 #include "json_writer.h"
 #include "util.h"
 #include "view.h"
+#include "waitclass.h"
 
 int64_t sp_diff_delta(uint64_t a, uint64_t b)
 {
@@ -134,7 +135,7 @@ static int add_rows(const struct sp_view_ops *v, const struct sp_diff_table *t,
 		    const struct sp_run *run, enum sp_value value, struct ents *e,
 		    uint64_t *ret_total)
 {
-	bool time = value == SP_VALUE_TIME;
+	bool time = value == SP_VALUE_TIME || t->times;
 	/* rows without times: count x the view's period, in time or count alike */
 	uint64_t period = time && t->time_off == SP_NONE && v->period_ns ? v->period_ns(run) : 1;
 	uint64_t sum = 0;
@@ -167,6 +168,7 @@ int sp_diff_build(const struct sp_run *a, const struct sp_run *b, unsigned int v
 
 	memset(ret, 0, sizeof(*ret));
 	ret->value = value;
+	ret->view_mask = views;
 	ret->a = a;
 	ret->b = b;
 	for (size_t i = 0; !err && i < sp_nviews; i++) {
@@ -184,15 +186,16 @@ int sp_diff_build(const struct sp_run *a, const struct sp_run *b, unsigned int v
 			dv->key = t->key;
 			dv->title = t->title;
 			dv->column = t->column;
+			dv->value = t->times ? SP_VALUE_TIME : value;
 			dv->in_a = in_a;
 			dv->in_b = in_b;
 			e.n = 0;
 			e.side_b = false;
 			if (in_a)
-				err = add_rows(v, t, a, value, &e, &dv->a_total);
+				err = add_rows(v, t, a, dv->value, &e, &dv->a_total);
 			e.side_b = true;
 			if (!err && in_b)
-				err = add_rows(v, t, b, value, &e, &dv->b_total);
+				err = add_rows(v, t, b, dv->value, &e, &dv->b_total);
 			if (!err)
 				err = merge(dv, &e);
 		}
@@ -244,17 +247,102 @@ static void put_change(const char *label, uint64_t a, uint64_t b, enum sp_value 
 		fprintf(f, "%s\n", b ? " (new)" : "");
 }
 
-static void put_count(const char *label, uint64_t a, uint64_t b, FILE *f)
-{
-	put_change(label, a, b, SP_VALUE_COUNT, f);
-}
-
 static void put_run_line(const char *tag, const char *name, const struct sp_run *run, FILE *f)
 {
 	fprintf(f, "%s: %s  ", tag, name);
 	sp_print_target(&run->target, f);
 	fprintf(f, "  [%s, %s, %d CPUs]\n", run->kernel ? run->kernel : "?",
 		run->hostname ? run->hostname : "?", run->ncpus);
+}
+
+/* ---- issue #10: the budget and the parallelism, when both runs have them ---- */
+
+static bool have_budgets(const struct sp_diff *d)
+{
+	return (d->view_mask & SP_VIEW_SCHED) && d->a->sched.present && d->b->sched.present &&
+	       d->a->sched.budget.present && d->b->sched.budget.present;
+}
+
+static bool have_timelines(const struct sp_diff *d)
+{
+	return (d->view_mask & SP_VIEW_TIMELINE) && d->a->timeline.present &&
+	       d->b->timeline.present;
+}
+
+static uint64_t task_time(const struct sp_budget *b)
+{
+	return sp_sat_add(sp_sat_add(b->oncpu_ns, b->runq_ns), b->blocked_ns);
+}
+
+/* The wait classes either budget has time in. */
+static bool class_shown(const struct sp_budget *a, const struct sp_budget *b, enum sp_wait_class c)
+{
+	struct sp_budget_blocked ca = a->blocked, cb = b->blocked;
+
+	return *sp_budget_slot(&ca, c) || *sp_budget_slot(&cb, c);
+}
+
+static uint64_t class_ns(const struct sp_budget *x, enum sp_wait_class c)
+{
+	struct sp_budget_blocked cx = x->blocked;
+
+	return *sp_budget_slot(&cx, c);
+}
+
+static void put_budget(const struct sp_budget *a, const struct sp_budget *b, FILE *f)
+{
+	char label[40];
+
+	put_change("budget: tasks", a->tasks, b->tasks, SP_VALUE_COUNT, f);
+	put_change("  task time", task_time(a), task_time(b), SP_VALUE_TIME, f);
+	put_change("  on CPU", a->oncpu_ns, b->oncpu_ns, SP_VALUE_TIME, f);
+	put_change("  waiting for a CPU", a->runq_ns, b->runq_ns, SP_VALUE_TIME, f);
+	put_change("  blocked", a->blocked_ns, b->blocked_ns, SP_VALUE_TIME, f);
+	for (int i = 0; i < SP_WC__MAX; i++) {
+		enum sp_wait_class c = (enum sp_wait_class)i;
+
+		if (!class_shown(a, b, c))
+			continue;
+		snprintf(label, sizeof(label), "    %s", sp_wait_class_name(c));
+		put_change(label, class_ns(a, c), class_ns(b, c), SP_VALUE_TIME, f);
+	}
+}
+
+/* One histogram of both runs: time with n tasks running (or runnable), A, B and the change. */
+static int put_hist(const char *what, const struct sp_par_bucket *ha, size_t na,
+		    const struct sp_par_bucket *hb, size_t nb, FILE *f)
+{
+	struct sp_par_pair *p;
+	size_t np;
+	char c1[32], c2[32], c3[48];
+	int err = sp_par_pairs(ha, na, hb, nb, &p, &np);
+
+	if (err)
+		return err;
+	fprintf(f, "%12s %12s %12s  TASKS %s\n", "A", "B", "DELTA", what);
+	for (size_t i = 0; i < np; i++) {
+		if (!p[i].a && !p[i].b)
+			continue;
+		fprintf(f, "%12s %12s %12s  %d\n", fmt_value(p[i].a, SP_VALUE_TIME, c1, sizeof(c1)),
+			fmt_value(p[i].b, SP_VALUE_TIME, c2, sizeof(c2)),
+			fmt_delta(sp_diff_delta(p[i].a, p[i].b), SP_VALUE_TIME, c3, sizeof(c3)),
+			p[i].n);
+	}
+	free(p);
+	return 0;
+}
+
+static int put_parallelism(const struct sp_diff *d, FILE *f)
+{
+	const struct sp_timeline *a = &d->a->timeline, *b = &d->b->timeline;
+	double ma = sp_par_mean(a->running, a->nrunning), mb = sp_par_mean(b->running, b->nrunning);
+	double qa = sp_par_mean(a->runnable, a->nrunnable);
+	double qb = sp_par_mean(b->runnable, b->nrunnable);
+
+	fprintf(f, "\nparallelism: mean running %.2f -> %.2f (%+.2f), mean runnable %.2f -> %.2f "
+		   "(%+.2f)\n", ma, mb, mb - ma, qa, qb, qb - qa);
+	return put_hist("RUNNING", a->running, a->nrunning, b->running, b->nrunning, f) ?:
+	       put_hist("RUNNABLE", a->runnable, a->nrunnable, b->runnable, b->nrunnable, f);
 }
 
 static void put_summary(const struct sp_diff *d, FILE *f)
@@ -281,15 +369,20 @@ static void put_summary(const struct sp_diff *d, FILE *f)
 		if (!sp_view_present(a, v) || !sp_view_present(b, v))
 			continue;
 		for (size_t j = 0; j < v->ntotals; j++)
-			put_count(v->totals[j].label, SP_VIEW_U64(a, v->totals[j].off),
-				  SP_VIEW_U64(b, v->totals[j].off), f);
+			put_change(v->totals[j].label, SP_VIEW_U64(a, v->totals[j].off),
+				   SP_VIEW_U64(b, v->totals[j].off),
+				   v->totals[j].time ? SP_VALUE_TIME : SP_VALUE_COUNT, f);
 	}
+	if (have_budgets(d))
+		put_budget(&a->sched.budget, &b->sched.budget, f);
 }
 
-static void put_row_name(const struct sp_diff_row *r, FILE *f)
+static void put_row_name(const struct sp_diff_row *r, const char *null_detail, FILE *f)
 {
 	fputs(r->name ? r->name : "?", f);
-	if (r->detail && r->extra)
+	if (!r->detail && !r->extra && null_detail)
+		fprintf(f, " (%s)", null_detail);
+	else if (r->detail && r->extra)
 		fprintf(f, " (%s %s)", r->detail, r->extra);
 	else if (r->detail || r->extra)
 		fprintf(f, " (%s)", r->detail ? r->detail : r->extra);
@@ -299,23 +392,23 @@ static void put_row_name(const struct sp_diff_row *r, FILE *f)
 		fputs("  [only in A]", f);
 }
 
-static const char *value_label(const struct sp_diff *d, const struct sp_diff_view *dv)
+static const char *value_label(const struct sp_diff_view *dv)
 {
-	return d->value == SP_VALUE_COUNT ? "count" : dv->table->time_label;
+	return dv->value == SP_VALUE_COUNT ? "count" : dv->table->time_label;
 }
 
-static void put_view(const struct sp_diff *d, const struct sp_diff_view *dv, unsigned int nrows,
+static void put_view(const struct sp_diff_view *dv, unsigned int nrows,
 		     FILE *f)
 {
 	size_t n = dv->nrows;
 	char c1[32], c2[32], c3[48];
 
-	fprintf(f, "\n%s (%s): ", dv->title, value_label(d, dv));
+	fprintf(f, "\n%s (%s): ", dv->title, value_label(dv));
 	if (!dv->in_a || !dv->in_b) {
 		fprintf(f, "only in %s\n", dv->in_a ? "A" : "B");
 	} else {
-		fprintf(f, "%s -> %s", fmt_value(dv->a_total, d->value, c1, sizeof(c1)),
-			fmt_value(dv->b_total, d->value, c2, sizeof(c2)));
+		fprintf(f, "%s -> %s", fmt_value(dv->a_total, dv->value, c1, sizeof(c1)),
+			fmt_value(dv->b_total, dv->value, c2, sizeof(c2)));
 		if (dv->a_total)
 			fprintf(f, " (%+.1f%%)", pct_of(sp_diff_delta(dv->a_total, dv->b_total),
 							 dv->a_total));
@@ -329,14 +422,14 @@ static void put_view(const struct sp_diff *d, const struct sp_diff_view *dv, uns
 		int64_t delta = sp_diff_delta(r->a, r->b);
 
 		fprintf(f, "%12s %12s %12s ",
-			r->in_a ? fmt_value(r->a, d->value, c1, sizeof(c1)) : "-",
-			r->in_b ? fmt_value(r->b, d->value, c2, sizeof(c2)) : "-",
-			fmt_delta(delta, d->value, c3, sizeof(c3)));
+			r->in_a ? fmt_value(r->a, dv->value, c1, sizeof(c1)) : "-",
+			r->in_b ? fmt_value(r->b, dv->value, c2, sizeof(c2)) : "-",
+			fmt_delta(delta, dv->value, c3, sizeof(c3)));
 		if (dv->a_total)
 			fprintf(f, "%+7.1f%%  ", pct_of(delta, dv->a_total));
 		else
 			fprintf(f, "%8s  ", "-");
-		put_row_name(r, f);
+		put_row_name(r, dv->table->null_detail, f);
 		fputc('\n', f);
 	}
 	if (n < dv->nrows)
@@ -350,7 +443,9 @@ int sp_diff_write_table(const struct sp_diff *d, const struct sp_diff_opts *o, F
 	fputc('\n', f);
 	put_summary(d, f);
 	for (size_t i = 0; i < d->nviews; i++)
-		put_view(d, &d->views[i], o->nrows, f);
+		put_view(&d->views[i], o->nrows, f);
+	if (have_timelines(d) && put_parallelism(d, f))
+		return -ENOMEM;
 	if (!d->nviews)
 		fputs("\nno view to compare: neither run has one of the selected views\n", f);
 	return ferror(f) ? -EIO : 0;
@@ -372,6 +467,79 @@ static void jw_change(struct json_writer *w, const char *name, uint64_t a, uint6
 	else
 		jw_kv_string(w, "delta_pct", NULL);
 	jw_end_object(w);
+}
+
+static void jw_budget(struct json_writer *w, const struct sp_budget *a, const struct sp_budget *b)
+{
+	jw_name(w, "budget");
+	jw_start_object(w);
+	jw_change(w, "tasks", a->tasks, b->tasks);
+	jw_change(w, "task_ns", task_time(a), task_time(b));
+	jw_change(w, "oncpu_ns", a->oncpu_ns, b->oncpu_ns);
+	jw_change(w, "runq_ns", a->runq_ns, b->runq_ns);
+	jw_change(w, "blocked_ns", a->blocked_ns, b->blocked_ns);
+	jw_name(w, "blocked");
+	jw_start_object(w);
+	for (int i = 0; i < SP_WC__MAX; i++) {
+		enum sp_wait_class c = (enum sp_wait_class)i;
+
+		jw_change(w, sp_wait_class_name(c), class_ns(a, c), class_ns(b, c));
+	}
+	jw_end_object(w);
+	jw_end_object(w);
+}
+
+static void jw_mean(struct json_writer *w, const char *name, double a, double b)
+{
+	jw_name(w, name);
+	jw_start_object(w);
+	jw_kv_double(w, "a", a);
+	jw_kv_double(w, "b", b);
+	jw_kv_double(w, "delta", b - a);
+	jw_end_object(w);
+}
+
+static int jw_hist(struct json_writer *w, const char *name, const struct sp_par_bucket *ha,
+		   size_t na, const struct sp_par_bucket *hb, size_t nb)
+{
+	struct sp_par_pair *p;
+	size_t np;
+	int err = sp_par_pairs(ha, na, hb, nb, &p, &np);
+
+	if (err)
+		return err;
+	jw_name(w, name);
+	jw_start_array(w);
+	for (size_t i = 0; i < np; i++) {
+		if (!p[i].a && !p[i].b)
+			continue;
+		jw_start_object(w);
+		jw_kv_int(w, name, p[i].n);
+		jw_kv_uint(w, "a", p[i].a);
+		jw_kv_uint(w, "b", p[i].b);
+		jw_kv_int(w, "delta", sp_diff_delta(p[i].a, p[i].b));
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	free(p);
+	return 0;
+}
+
+static int jw_parallelism(struct json_writer *w, const struct sp_timeline *a,
+			  const struct sp_timeline *b)
+{
+	int err;
+
+	jw_name(w, "parallelism");
+	jw_start_object(w);
+	jw_mean(w, "mean_running", sp_par_mean(a->running, a->nrunning),
+		sp_par_mean(b->running, b->nrunning));
+	jw_mean(w, "mean_runnable", sp_par_mean(a->runnable, a->nrunnable),
+		sp_par_mean(b->runnable, b->nrunnable));
+	err = jw_hist(w, "running", a->running, a->nrunning, b->running, b->nrunning) ?:
+	      jw_hist(w, "runnable", a->runnable, a->nrunnable, b->runnable, b->nrunnable);
+	jw_end_object(w);
+	return err;
 }
 
 static void jw_run(struct json_writer *w, const char *key, const char *file, const struct sp_run *r)
@@ -408,7 +576,7 @@ int sp_diff_write_json(const struct sp_diff *d, const struct sp_diff_opts *o, FI
 {
 	const struct sp_run *a = d->a, *b = d->b;
 	struct json_writer *w = jw_new(f, true);
-	int err;
+	int err, perr = 0;
 
 	if (!w)
 		return -errno;
@@ -433,6 +601,10 @@ int sp_diff_write_json(const struct sp_diff *d, const struct sp_diff_opts *o, FI
 			jw_change(w, v->totals[j].key, SP_VIEW_U64(a, v->totals[j].off),
 				  SP_VIEW_U64(b, v->totals[j].off));
 	}
+	if (have_budgets(d))
+		jw_budget(w, &a->sched.budget, &b->sched.budget);
+	if (have_timelines(d))
+		perr = jw_parallelism(w, &a->timeline, &b->timeline);
 	jw_end_object(w);
 	jw_name(w, "views");
 	jw_start_array(w);
@@ -441,6 +613,8 @@ int sp_diff_write_json(const struct sp_diff *d, const struct sp_diff_opts *o, FI
 
 		jw_start_object(w);
 		jw_kv_string(w, "view", dv->key);
+		if (dv->value != d->value) /* rows of times only (the critical path) */
+			jw_kv_string(w, "value", "time");
 		jw_kv_bool(w, "in_a", dv->in_a);
 		jw_kv_bool(w, "in_b", dv->in_b);
 		jw_change(w, "total", dv->a_total, dv->b_total);
@@ -471,5 +645,5 @@ int sp_diff_write_json(const struct sp_diff *d, const struct sp_diff_opts *o, FI
 	jw_end_object(w);
 	err = jw_finish(w);
 	jw_free(w);
-	return err;
+	return perr ?: err;
 }

@@ -32,16 +32,18 @@ struct sp_diff_view {
 	const char *key;   /* "schedules", "profile", "locks", "lock_sleepers" */
 	const char *title; /* "schedules by caller" */
 	const char *column; /* header of the name column */
+	enum sp_value value; /* what its rows compare: the diff's, or time (table->times) */
 	bool in_a, in_b;   /* the view is in that run */
 	uint64_t a_total, b_total; /* what shares are of: the view's total */
 	struct sp_diff_row *rows;
 	size_t nrows, cap;
 };
 
-#define SP_DIFF_MAX_VIEWS 4
+#define SP_DIFF_MAX_VIEWS 8
 
 struct sp_diff {
 	enum sp_value value;
+	unsigned int view_mask; /* the SP_VIEW_* compared */
 	const struct sp_run *a, *b;
 	struct sp_diff_view views[SP_DIFF_MAX_VIEWS];
 	size_t nviews;
@@ -61,7 +63,10 @@ struct sp_diff_opts {
 	unsigned int nrows;	     /* rows per view in the table; 0 = all (json: always all) */
 };
 
-/* The human report: run summary, totals, then one ranked table per view. 0 or -EIO. */
+/*
+ * The human report: run summary, totals (with the budget's, issue #10), then one ranked
+ * table per view, then the parallelism profiles when both runs have a timeline. 0 or -EIO.
+ */
 int sp_diff_write_table(const struct sp_diff *d, const struct sp_diff_opts *o, FILE *f);
 /* The same as JSON ("schema": "schedprof-diff/1", see README.md). 0 or -errno. */
 int sp_diff_write_json(const struct sp_diff *d, const struct sp_diff_opts *o, FILE *f);

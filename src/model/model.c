@@ -370,6 +370,11 @@ static const struct sort_key sched_keys[] = {
 	BY_U64(struct sp_sched_row, count), BY_U64(struct sp_sched_row, offcpu_ns),
 	BY_STR(struct sp_sched_row, caller), BY_STR(struct sp_sched_row, wait), END_KEYS,
 };
+/* wakers: by count desc, then comm, then function (NULL first) */
+static const struct sort_key waker_keys[] = {
+	BY_U64(struct sp_waker, count), BY_STR(struct sp_waker, comm),
+	BY_STR(struct sp_waker, function), END_KEYS,
+};
 static const struct sort_key comm_keys[] = {
 	BY_U64(struct sp_comm_stat, count), BY_U64(struct sp_comm_stat, time_ns),
 	BY_STR(struct sp_comm_stat, comm), END_KEYS,
@@ -427,6 +432,9 @@ void sp_sched_sort(struct sp_sched_view *v)
 {
 	sort_by(v->rows, v->nrows, sizeof(*v->rows), sched_keys);
 	for (size_t i = 0; i < v->nrows; i++) {
+		struct sp_waker_list *w = &v->rows[i].wakers;
+
+		sort_by(w->v, w->n, sizeof(*w->v), waker_keys);
 		sp_comm_list_sort(&v->rows[i].comms);
 		sp_stack_list_sort(&v->rows[i].stacks);
 	}

@@ -70,6 +70,12 @@ struct sp_sched_row {
 	uint64_t runq_ns;    /* wake-up to switch-in: waiting for a CPU */
 	uint64_t runq_p50_ns, runq_p99_ns, runq_max_ns; /* from the in-kernel log2 histogram */
 	uint64_t unfinished; /* sleeps still in progress at the end, charged up to it */
+	/*
+	 * blocked_ns .. unfinished were measured: the collector sets it on every row it fills
+	 * them in (a run saved before issue #10 has none). JSON: those keys are written, and
+	 * read, as a group when it is true.
+	 */
+	bool has_runq;
 	struct sp_waker_list wakers; /* by count, desc */
 	struct sp_comm_list comms;
 	struct sp_stack_list stacks;
@@ -200,6 +206,8 @@ struct sp_lock_view {
 /* ---- timeline (--timeline, issue #10): the traced tasks' states over time ---- */
 
 enum sp_tl_state { SP_TL_RUNNING = 0, SP_TL_RUNNABLE, SP_TL_BLOCKED };
+/* "running", "runnable", "blocked" (the JSON's names); "?" out of range */
+const char *sp_tl_state_name(enum sp_tl_state s);
 
 /* A task seen in the timeline. Times are ns since the run's start (start_unix_ns). */
 struct sp_tl_task {
@@ -255,6 +263,23 @@ struct sp_par_bucket {
 	int n;	     /* tasks running (or runnable) */
 	uint64_t ns; /* for how long */
 };
+
+/* The mean n of a histogram over the time it covers (0 when empty). */
+double sp_par_mean(const struct sp_par_bucket *b, size_t nb);
+
+/* Two histograms side by side: for each n in either, its time in each. */
+struct sp_par_pair {
+	int n;
+	uint64_t a, b; /* sums of the buckets of that n (saturating) */
+};
+
+/*
+ * The n of ha and hb (in any order, repeated or not) by n ascending, each once, with their
+ * times: *ret (malloc'd, free() it) of *ret_n pairs. n log n, whatever the values of n.
+ * 0 or -ENOMEM.
+ */
+int sp_par_pairs(const struct sp_par_bucket *ha, size_t na, const struct sp_par_bucket *hb,
+		 size_t nb, struct sp_par_pair **ret, size_t *ret_n);
 
 /* At least 100 ms with one running task of the job while CPUs were idle. */
 struct sp_serial_phase {
@@ -412,7 +437,8 @@ int sp_object_list_add(struct sp_object_list *l, const char *path, const char *b
 const char *sp_run_build_id(const struct sp_run *run, const char *path);
 
 /* Sorting helpers used by every format, so they all rank alike. */
-void sp_sched_sort(struct sp_sched_view *v); /* count desc, then offcpu desc, then name */
+/* count desc, then offcpu desc, then name; each row's wakers by count */
+void sp_sched_sort(struct sp_sched_view *v);
 void sp_profile_sort(struct sp_profile_view *v); /* samples desc, then function, object */
 /* Ranking keys of the locks table (--sort). */
 enum sp_lock_sort { SP_LOCK_SORT_WAIT = 0, SP_LOCK_SORT_COUNT, SP_LOCK_SORT_MAX };

@@ -40,7 +40,7 @@ typedef int (*sp_sample_fn)(const struct sp_sample *s, void *arg);
 
 /*
  * The view the stack formats draw from `views` (SP_VIEW_* mask): the first one the run holds
- * of schedules, profile, locks. 0 if none.
+ * of schedules, profile, locks (a view without stacks, the timeline, is none). 0 if none.
  */
 unsigned int sp_samples_view(const struct sp_run *run, unsigned int views);
 /*

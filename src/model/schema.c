@@ -147,6 +147,29 @@ const struct sp_field *sp_schema_field(const struct sp_schema *s, const char *ke
 	return NULL;
 }
 
+const struct sp_field *sp_schema_path(const struct sp_schema *s, const char *path,
+				      size_t *ret_off)
+{
+	const struct sp_field *f = NULL;
+
+	*ret_off = 0;
+	for (;;) {
+		size_t len = strcspn(path, ".");
+
+		f = NULL;
+		for (size_t i = 0; s && i < s->nfields && !f; i++)
+			if (strlen(s->fields[i].key) == len && !strncmp(s->fields[i].key, path, len))
+				f = &s->fields[i];
+		if (!f || !path[len])
+			return f;
+		if (f->type != SP_T_OBJECT)
+			return NULL;
+		*ret_off += f->off;
+		s = f->sub;
+		path += len + 1;
+	}
+}
+
 /* The number of elements of an array-like field of obj; 0 for the others. */
 static size_t count_of(const struct sp_field *f, const void *obj)
 {
@@ -217,7 +240,10 @@ static int write_field(struct json_writer *w, const struct sp_field *f, const vo
 
 			if (f->type == SP_T_MAP)
 				jw_name(w, *SP_CAT(e, f->key_off, char *));
-			jw_start_object(w);
+			if (f->flags & SP_INLINE)
+				jw_start_object_inline(w);
+			else
+				jw_start_object(w);
 			err = sp_schema_write(w, f->sub, e);
 			jw_end_object(w);
 			if (err)
@@ -684,7 +710,10 @@ static int read_value(struct sp_reader *r, const struct sp_field *f, const struc
 static bool group_in(const struct sp_schema *s, const struct sp_field *f,
 		     const struct json_value *o)
 {
-	for (; f < s->fields + s->nfields && (f->flags & SP_GROUP); f++)
+	size_t group = f->group_off;
+
+	/* the group's fields follow one another; the next group may follow right after */
+	for (; f < s->fields + s->nfields && (f->flags & SP_GROUP) && f->group_off == group; f++)
 		if (json_get(o, f->key))
 			return true;
 	return false;
@@ -820,6 +849,24 @@ static const struct sp_stack_list *lock_stacks(const void *v, size_t i)
 	return &((const struct sp_lock_view *)v)->rows[i].stacks;
 }
 
+/* The budget's blocked time is the sum of its classes. */
+static int check_budget(const struct sp_budget *b, char *err, size_t errlen)
+{
+	const struct sp_budget_blocked *c = &b->blocked;
+	const uint64_t parts[] = { c->pipe, c->io, c->rwsem_read, c->rwsem_write, c->mutex,
+				   c->semaphore, c->rtmutex, c->percpu_rwsem, c->child, c->sleep,
+				   c->other };
+	uint64_t sum = 0;
+	bool over = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
+		over |= __builtin_add_overflow(sum, parts[i], &sum);
+	if (over || sum != b->blocked_ns)
+		return FAIL("schedules.budget: blocked_ns %" PRIu64 " is not the sum of blocked (%"
+			    PRIu64 ")", b->blocked_ns, over ? UINT64_MAX : sum);
+	return 0;
+}
+
 static int check_sched(const struct sp_sched_view *v, char *err, size_t errlen)
 {
 	const struct rows_check c = { "schedules", "callers", "count", "counts", "lost_rows",
@@ -829,7 +876,44 @@ static int check_sched(const struct sp_sched_view *v, char *err, size_t errlen)
 	if (!parts_add_up(v->total, v->voluntary, v->preempted, v->idle))
 		return FAIL("schedules: total %" PRIu64 " is not voluntary %" PRIu64 " + preempted %"
 			    PRIu64 " + idle %" PRIu64, v->total, v->voluntary, v->preempted, v->idle);
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct sp_sched_row *r = &v->rows[i];
+		uint64_t sum;
+
+		if (!r->has_runq)
+			continue;
+		if (__builtin_add_overflow(r->blocked_ns, r->runq_ns, &sum) || sum != r->offcpu_ns)
+			return FAIL("schedules.callers[%zu]: blocked_ns %" PRIu64 " + runq_ns %" PRIu64
+				    " is not offcpu_ns %" PRIu64, i, r->blocked_ns, r->runq_ns,
+				    r->offcpu_ns);
+		if (r->unfinished > r->count)
+			return FAIL("schedules.callers[%zu]: unfinished %" PRIu64 " is more than its "
+				    "count %" PRIu64, i, r->unfinished, r->count);
+	}
+	if (v->budget.present && check_budget(&v->budget, err, errlen))
+		return -EINVAL;
 	return check_rows(&c, err, errlen);
+}
+
+/*
+ * The segments of a task tile its life: by task, then time, each starting where the one
+ * before it (of the same task) ended. With lost events a gap is allowed (the lost events'
+ * time is nobody's), an overlap never.
+ */
+static int check_timeline(const struct sp_timeline *tl, char *err, size_t errlen)
+{
+	for (size_t i = 1; i < tl->nsegs; i++) {
+		const struct sp_tl_seg *p = &tl->segs[i - 1], *s = &tl->segs[i];
+		uint64_t end;
+
+		if (s->tid != p->tid)
+			continue;
+		if (__builtin_add_overflow(p->start_ns, p->ns, &end) || end > s->start_ns ||
+		    (end < s->start_ns && !tl->lost))
+			return FAIL("timeline.segments[%zu]: starts at %" PRIu64 ", not where the task's "
+				    "segment before it ends (%" PRIu64 ")", i, s->start_ns, end);
+	}
+	return 0;
 }
 
 static int check_profile(const struct sp_profile_view *v, char *err, size_t errlen)
@@ -860,6 +944,8 @@ int sp_run_check(const struct sp_run *run, char *err, size_t errlen)
 	if (run->profile.present && check_profile(&run->profile, err, errlen))
 		return -EINVAL;
 	if (run->locks.present && run->locks.available && check_locks(&run->locks, err, errlen))
+		return -EINVAL;
+	if (run->timeline.present && check_timeline(&run->timeline, err, errlen))
 		return -EINVAL;
 	return 0;
 }

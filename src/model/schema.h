@@ -48,6 +48,7 @@ enum {
 	SP_GROUP = 1u << 5,    /* written when the bool at .group_off is true; on read the group
 				* (consecutive fields of one .group_off) is there when any of its
 				* keys is, and then sets the bool and needs every key */
+	SP_INLINE = 1u << 6,   /* ARRAY: each element on one line (a long array of small ones) */
 };
 
 struct sp_schema;
@@ -112,6 +113,12 @@ extern const struct sp_schema sp_run_fields;
 
 /* The field of s under key, or NULL. */
 const struct sp_field *sp_schema_field(const struct sp_schema *s, const char *key);
+/*
+ * The field at path ("key", or "a.b": key b of the object field a), or NULL; *ret_off: where
+ * the struct that holds it starts in a struct of schema s (the objects' offsets, added).
+ */
+const struct sp_field *sp_schema_path(const struct sp_schema *s, const char *path,
+				      size_t *ret_off);
 
 /*
  * The members of obj (a struct of schema s), in order, inside an open JSON object. 0, or the
@@ -143,7 +150,10 @@ int sp_schema_read(struct sp_reader *r, const struct sp_schema *s, const struct 
  * The invariants of a run's totals, as README "JSON" documents them: schedules total =
  * voluntary + preempted + idle = the callers' counts + lost_rows; profile total = idle +
  * target + other, target = the functions' samples + lost; locks total = the contentions'
- * count + failed + lost; a row's stacks count at most the row. 0, or -EINVAL with the first
+ * count + failed + lost; a row's stacks count at most the row; (issue #10) a schedules row
+ * with has_runq: blocked_ns + runq_ns = offcpu_ns, unfinished <= count; the budget's
+ * blocked_ns = the sum of its classes; a timeline task's segments each start where the one
+ * before it ends (or later, when events were lost). 0, or -EINVAL with the first
  * that fails, and where, in err ("schedules.callers[2]: its stacks count 5, more than ...").
  */
 int sp_run_check(const struct sp_run *run, char *err, size_t errlen);

@@ -202,15 +202,15 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 static const struct sp_diff_table diff[] = {
 	{ "locks", "lock contentions", "CALLER (KIND LOCK)", "wait time", "lock", "contentions",
 	  offsetof(R, caller), offsetof(R, kind), offsetof(R, lock), offsetof(R, count),
-	  offsetof(R, wait_ns), offsetof(struct sp_lock_view, total) },
+	  offsetof(R, wait_ns), offsetof(struct sp_lock_view, total), false, NULL },
 	{ "lock_sleepers", "sleeping-lock waits", "CALLER (KIND LOCK)", "off-CPU time", "lock",
 	  "sleepers", offsetof(S, caller), offsetof(S, kind), offsetof(S, lock),
-	  offsetof(S, count), offsetof(S, offcpu_ns), SP_NONE },
+	  offsetof(S, count), offsetof(S, offcpu_ns), SP_NONE, false, NULL },
 };
 #undef S
 
 static const struct sp_view_total totals[] = {
-	{ "lock contentions", "lock_contentions", offsetof(struct sp_run, locks.total) },
+	{ "lock contentions", "lock_contentions", offsetof(struct sp_run, locks.total), false },
 };
 
 const struct sp_view_ops sp_view_locks = {

@@ -206,12 +206,12 @@ static uint64_t period_ns(const struct sp_run *run)
 static const struct sp_diff_table diff[] = {
 	{ "profile", "profile by function", "FUNCTION (OBJECT)", "CPU time", NULL, "functions",
 	  offsetof(R, function), offsetof(R, object), SP_NONE, offsetof(R, samples), SP_NONE,
-	  offsetof(struct sp_profile_view, target) },
+	  offsetof(struct sp_profile_view, target), false, NULL },
 };
 
 static const struct sp_view_total totals[] = {
-	{ "profile samples", "profile_samples", offsetof(struct sp_run, profile.total) },
-	{ "  target", "profile_target", offsetof(struct sp_run, profile.target) },
+	{ "profile samples", "profile_samples", offsetof(struct sp_run, profile.total), false },
+	{ "  target", "profile_target", offsetof(struct sp_run, profile.target), false },
 };
 
 const struct sp_view_ops sp_view_profile = {

@@ -5,8 +5,24 @@
 #include <string.h>
 #include "view.h"
 #include "util.h"
+#include "waitclass.h"
 
 /* ---- JSON ---- */
+
+/* The wakers of a row (issue #10): function null without --wakers. */
+#define T struct sp_waker
+static const struct sp_field waker_fields[] = {
+	SP_STR(T, "comm", comm),
+	SP_STR_NULL(T, "function", function),
+	SP_U64(T, "count", count),
+};
+#undef T
+static const struct sp_schema waker_schema = SP_SCHEMA_OF("waker", waker_fields);
+
+/* The OFF-CPU split at the wake-up (issue #10): all or none, as has_runq says. */
+#define RUNQ(k, M)                                                                               \
+	{ .key = k, .type = SP_T_U64, .flags = SP_GROUP, .off = offsetof(struct sp_sched_row, M), \
+	  .group_off = offsetof(struct sp_sched_row, has_runq) }
 
 #define T struct sp_sched_row
 static const struct sp_field row_fields[] = {
@@ -15,11 +31,51 @@ static const struct sp_field row_fields[] = {
 	SP_U64(T, "count", count),
 	SP_U64(T, "offcpu_ns", offcpu_ns),
 	SP_U64(T, "max_ns", max_ns),
+	RUNQ("blocked_ns", blocked_ns),
+	RUNQ("runq_ns", runq_ns),
+	RUNQ("runq_p50_ns", runq_p50_ns),
+	RUNQ("runq_p99_ns", runq_p99_ns),
+	RUNQ("runq_max_ns", runq_max_ns),
+	RUNQ("unfinished", unfinished),
+	/* by count desc; absent (none) in older files */
+	{ .key = "wakers", .type = SP_T_ARRAY, .flags = SP_NONEMPTY | SP_OPTIONAL | SP_INLINE,
+	  .off = offsetof(T, wakers.v), .n_off = offsetof(T, wakers.n),
+	  .cap_off = offsetof(T, wakers.cap), .size = sizeof(struct sp_waker), .sub = &waker_schema },
 	SP_COMMS(T, "comms", comms, sp_comm_offcpu_max),
 	SP_STACKS(T, stacks, sp_stack_offcpu),
 };
 #undef T
+#undef RUNQ
 static const struct sp_schema row_schema = SP_SCHEMA_OF("sched_row", row_fields);
+
+/* The budget's blocked time by wait class: the keys are sp_wait_class_name()'s. */
+#define T struct sp_budget_blocked
+static const struct sp_field blocked_fields[] = {
+	SP_U64(T, "pipe", pipe),
+	SP_U64(T, "io", io),
+	SP_U64(T, "rwsem-read", rwsem_read),
+	SP_U64(T, "rwsem-write", rwsem_write),
+	SP_U64(T, "mutex", mutex),
+	SP_U64(T, "semaphore", semaphore),
+	SP_U64(T, "rt-mutex", rtmutex),
+	SP_U64(T, "percpu-rwsem", percpu_rwsem),
+	SP_U64(T, "child", child),
+	SP_U64(T, "sleep", sleep),
+	SP_U64(T, "other", other),
+};
+#undef T
+static const struct sp_schema blocked_schema = SP_SCHEMA_OF("budget_blocked", blocked_fields);
+
+#define T struct sp_budget
+static const struct sp_field budget_fields[] = {
+	SP_U64(T, "tasks", tasks),
+	SP_U64(T, "oncpu_ns", oncpu_ns),
+	SP_U64(T, "runq_ns", runq_ns),
+	SP_U64(T, "blocked_ns", blocked_ns),
+	{ .key = "blocked", .type = SP_T_OBJECT, .off = offsetof(T, blocked), .sub = &blocked_schema },
+};
+#undef T
+static const struct sp_schema budget_schema = SP_SCHEMA_OF("budget", budget_fields);
 
 #define T struct sp_sched_view
 static const struct sp_field view_fields[] = {
@@ -29,12 +85,27 @@ static const struct sp_field view_fields[] = {
 	SP_U64(T, "idle", idle),
 	SP_U64(T, "missing_stacks", missing_stacks),
 	SP_U64(T, "lost_rows", lost_rows),
+	/* --wakers: written only when true, absent (false) in older files */
+	{ .key = "wakers", .type = SP_T_BOOL, .flags = SP_GROUP | SP_OPTIONAL, .off = offsetof(T, wakers),
+	  .group_off = offsetof(T, wakers) },
+	/* issue #10: only when measured */
+	{ .key = "budget", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
+	  .off = offsetof(T, budget), .group_off = offsetof(T, budget.present), .sub = &budget_schema },
 	SP_ARRAY(T, "callers", rows, nrows, cap, row_schema),
 };
 #undef T
 static const struct sp_schema view_schema = SP_SCHEMA_OF("schedules", view_fields);
 
 /* ---- table ---- */
+
+/* The run has the OFF-CPU split (a run from before issue #10 has not): its columns. */
+static bool has_runq(const struct sp_sched_view *v)
+{
+	for (size_t i = 0; i < v->nrows; i++)
+		if (v->rows[i].has_runq)
+			return true;
+	return false;
+}
 
 static void print_row(uint64_t count, uint64_t total, uint64_t offcpu, uint64_t max,
 		      const char *wait, const char *caller, FILE *f)
@@ -46,10 +117,109 @@ static void print_row(uint64_t count, uint64_t total, uint64_t offcpu, uint64_t 
 		wait ? wait : "-", caller);
 }
 
-static void print_columns(FILE *f)
+/* A row with the split: BLOCKED, RUNQ and the run queue's p99 and max after MAX. */
+static void print_runq_row(const struct sp_sched_row *r, uint64_t total, FILE *f)
 {
-	fprintf(f, "%10s %7s %10s %10s  %-13s %s\n", "COUNT", "SHARE", "OFF-CPU", "MAX", "WAIT",
-		"CALLER");
+	char d[6][32];
+
+	if (!r->has_runq) {
+		fprintf(f, "%10" PRIu64 " %6.1f%% %10s %10s %10s %10s %10s %10s  %-13s %s\n", r->count,
+			sp_pct(r->count, total), fmt_duration(r->offcpu_ns, d[0], sizeof(d[0])),
+			fmt_duration(r->max_ns, d[1], sizeof(d[1])), "-", "-", "-", "-",
+			r->wait ? r->wait : "-", r->caller);
+		return;
+	}
+	fprintf(f, "%10" PRIu64 " %6.1f%% %10s %10s %10s %10s %10s %10s  %-13s %s\n", r->count,
+		sp_pct(r->count, total), fmt_duration(r->offcpu_ns, d[0], sizeof(d[0])),
+		fmt_duration(r->max_ns, d[1], sizeof(d[1])),
+		fmt_duration(r->blocked_ns, d[2], sizeof(d[2])),
+		fmt_duration(r->runq_ns, d[3], sizeof(d[3])),
+		fmt_duration(r->runq_p99_ns, d[4], sizeof(d[4])),
+		fmt_duration(r->runq_max_ns, d[5], sizeof(d[5])), r->wait ? r->wait : "-", r->caller);
+}
+
+static void print_columns(bool runq, FILE *f)
+{
+	if (runq)
+		fprintf(f, "%10s %7s %10s %10s %10s %10s %10s %10s  %-13s %s\n", "COUNT", "SHARE",
+			"OFF-CPU", "MAX", "BLOCKED", "RUNQ", "RUNQ-P99", "RUNQ-MAX", "WAIT", "CALLER");
+	else
+		fprintf(f, "%10s %7s %10s %10s  %-13s %s\n", "COUNT", "SHARE", "OFF-CPU", "MAX",
+			"WAIT", "CALLER");
+}
+
+#define WAKERS_SHOWN 3
+
+/*
+ * Under a row: its sleeps still in progress at the end, and its top wakers ("woken by cc1
+ * (anon_pipe_write) 98.0%, make 2.0%"), each a share of the row's wake-ups. all_comms: under
+ * one comm's line (--by comm), where they are still the whole row's.
+ */
+static void print_row_notes(const struct sp_sched_row *r, bool all_comms, FILE *f)
+{
+	const char *whose = all_comms && r->comms.n > 1 ? " (all comms)" : "";
+	const struct sp_waker_list *w = &r->wakers;
+	uint64_t all = 0;
+
+	if (r->unfinished)
+		fprintf(f, "%8s%" PRIu64 " %s%s in progress at the end (charged up to it)\n", "",
+			r->unfinished, r->unfinished == 1 ? "sleep" : "sleeps", whose);
+	if (!w->n)
+		return;
+	for (size_t i = 0; i < w->n; i++)
+		all = sp_sat_add(all, w->v[i].count);
+	fprintf(f, "%8swoken%s by ", "", whose);
+	for (size_t i = 0; i < w->n && i < WAKERS_SHOWN; i++) {
+		fprintf(f, "%s%s", i ? ", " : "", w->v[i].comm);
+		if (w->v[i].function)
+			fprintf(f, " (%s)", w->v[i].function);
+		fprintf(f, " %.1f%%", sp_pct(w->v[i].count, all));
+	}
+	if (w->n > WAKERS_SHOWN)
+		fprintf(f, ", %zu more", w->n - WAKERS_SHOWN);
+	fputc('\n', f);
+}
+
+/*
+ * The job's time budget: "budget: 12 tasks, 40.800s task time: on CPU 5.800s (14.2%),
+ * waiting for a CPU 400.0ms (1.0%), blocked 34.600s (84.8%)", then the blocked time by wait
+ * class, largest first.
+ */
+static void print_budget(const struct sp_budget *b, FILE *f)
+{
+	struct sp_budget_blocked cls = b->blocked;
+	uint64_t all = sp_sat_add(sp_sat_add(b->oncpu_ns, b->runq_ns), b->blocked_ns);
+	bool shown[SP_WC__MAX] = { false };
+	char d1[32], d2[32], d3[32], d4[32];
+
+	fprintf(f, "budget: %" PRIu64 " %s, %s task time: on CPU %s (%.1f%%), waiting for a CPU %s "
+		   "(%.1f%%), blocked %s (%.1f%%)\n",
+		b->tasks, b->tasks == 1 ? "task" : "tasks", fmt_duration(all, d1, sizeof(d1)),
+		fmt_duration(b->oncpu_ns, d2, sizeof(d2)), sp_pct(b->oncpu_ns, all),
+		fmt_duration(b->runq_ns, d3, sizeof(d3)), sp_pct(b->runq_ns, all),
+		fmt_duration(b->blocked_ns, d4, sizeof(d4)), sp_pct(b->blocked_ns, all));
+	for (int n = 0;; n++) {
+		int best = -1;
+		uint64_t best_ns = 0;
+
+		for (int c = 0; c < SP_WC__MAX; c++) {
+			uint64_t ns = *sp_budget_slot(&cls, (enum sp_wait_class)c);
+
+			if (!shown[c] && ns && (best < 0 || ns > best_ns)) {
+				best = c;
+				best_ns = ns;
+			}
+		}
+		if (best < 0) {
+			if (n)
+				fputc('\n', f);
+			break;
+		}
+		shown[best] = true;
+		fprintf(f, "%s%s %s (%.1f%%)", n ? ", " : "  blocked in: ",
+			sp_wait_class_name((enum sp_wait_class)best),
+			fmt_duration(best_ns, d1, sizeof(d1)), sp_pct(best_ns, all));
+	}
 }
 
 /* --by comm: every comm with its callers. */
@@ -71,7 +241,8 @@ static int print_by_comm(const struct sp_sched_view *v, const struct render_opts
 
 		fprintf(f, "\n%s: %" PRIu64 " schedules (%.1f%%)\n", c->comm, c->count,
 			sp_pct(c->count, v->total));
-		print_columns(f);
+		/* the split and the wakers are the caller's, not per comm: no such columns */
+		print_columns(false, f);
 		/* rows are ranked by their total count, which is close enough within a comm */
 		for (size_t i = 0; i < v->nrows && (!o->nrows || shown < o->nrows); i++) {
 			const struct sp_sched_row *r = &v->rows[i];
@@ -83,6 +254,7 @@ static int print_by_comm(const struct sp_sched_view *v, const struct render_opts
 					continue;
 				print_row(rc->count, v->total, rc->time_ns, rc->max_ns, r->wait,
 					  r->caller, f);
+				print_row_notes(r, true, f);
 				shown++;
 			}
 		}
@@ -94,6 +266,7 @@ static int print_by_comm(const struct sp_sched_view *v, const struct render_opts
 static int print_table(const struct sp_run *run, const struct render_opts *o, FILE *f)
 {
 	const struct sp_sched_view *v = &run->sched;
+	bool runq = has_runq(v);
 	size_t n = v->nrows;
 	int err = 0;
 
@@ -104,6 +277,8 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	if (v->idle)
 		fprintf(f, ", %" PRIu64 " idle", v->idle);
 	fputc('\n', f);
+	if (v->budget.present)
+		print_budget(&v->budget, f);
 	if (v->missing_stacks)
 		fprintf(f, "  note: %" PRIu64 " schedules have no kernel stack (unreadable or the "
 			   "stack map was full: raise --max-stacks); they are counted in every total\n",
@@ -114,12 +289,16 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 			v->lost_rows);
 	if (o->group == SP_GROUP_COMM)
 		return print_by_comm(v, o, f);
-	print_columns(f);
+	print_columns(runq, f);
 	n = sp_rows_shown(v->nrows, o);
 	for (size_t i = 0; !err && i < n; i++) {
 		const struct sp_sched_row *r = &v->rows[i];
 
-		print_row(r->count, v->total, r->offcpu_ns, r->max_ns, r->wait, r->caller, f);
+		if (runq)
+			print_runq_row(r, v->total, f);
+		else
+			print_row(r->count, v->total, r->offcpu_ns, r->max_ns, r->wait, r->caller, f);
+		print_row_notes(r, false, f);
 		if (o->stacks)
 			err = sp_print_stack_list(&r->stacks, r->count, "off-CPU", o, f);
 	}
@@ -134,13 +313,13 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 static const struct sp_diff_table diff[] = {
 	{ "schedules", "schedules by caller", "CALLER (WAIT)", "off-CPU time", NULL, "callers",
 	  offsetof(R, caller), offsetof(R, wait), SP_NONE, offsetof(R, count),
-	  offsetof(R, offcpu_ns), offsetof(struct sp_sched_view, total) },
+	  offsetof(R, offcpu_ns), offsetof(struct sp_sched_view, total), false, NULL },
 };
 
 static const struct sp_view_total totals[] = {
-	{ "schedules", "schedules", offsetof(struct sp_run, sched.total) },
-	{ "  voluntary", "voluntary", offsetof(struct sp_run, sched.voluntary) },
-	{ "  preempted", "preempted", offsetof(struct sp_run, sched.preempted) },
+	{ "schedules", "schedules", offsetof(struct sp_run, sched.total), false },
+	{ "  voluntary", "voluntary", offsetof(struct sp_run, sched.voluntary), false },
+	{ "  preempted", "preempted", offsetof(struct sp_run, sched.preempted), false },
 };
 
 const struct sp_view_ops sp_view_schedules = {

@@ -32,7 +32,8 @@ O() { # binary formats go to a file
 	echo "exit $?" >>"$OUT/$name.err"
 }
 
-for run in run_a run_b run_full run_min; do
+# run_tl, run_tl_b: issue #10's fields (run-queue split, wakers, budget, timeline)
+for run in run_a run_b run_full run_min run_tl run_tl_b; do
 	f=$FIXTURES/$run.json
 	R "$run.table" "$f"
 	R "$run.table-n0-stacks" -n 0 --stacks --stack-rows 10 "$f"
@@ -51,6 +52,15 @@ for run in run_a run_b run_full run_min; do
 	O "$run.html" -f html "$f"
 	O "$run.html-time" -f html --value time "$f"
 done
+# the timeline alone: a table, and stack formats with no stacks to draw
+f=$FIXTURES/run_tl.json
+R run_tl.table-timeline --views timeline "$f"
+R run_tl.table-timeline-n2 --views timeline -n 2 "$f"
+R run_tl.json-schedules --views schedules -f json "$f"
+R run_tl.folded-timeline -f folded --views timeline "$f"
+O run_tl.pprof-timeline -f pprof --views timeline "$f"
+O run_tl.svg-timeline -f svg --views timeline "$f"
+O run_tl.html-timeline -f html --views timeline "$f"
 D() { case_ "$1" "$SCHEDPROF" diff "${@:2}"; }
 D diff-ab "$FIXTURES/run_a.json" "$FIXTURES/run_b.json"
 D diff-ab-time --value time "$FIXTURES/run_a.json" "$FIXTURES/run_b.json"
@@ -60,6 +70,14 @@ D diff-full-full "$FIXTURES/run_full.json" "$FIXTURES/run_full.json"
 D diff-a-full "$FIXTURES/run_a.json" "$FIXTURES/run_full.json"
 D diff-a-full-json -f json "$FIXTURES/run_a.json" "$FIXTURES/run_full.json"
 D diff-min-full-locks --views locks "$FIXTURES/run_min.json" "$FIXTURES/run_full.json"
+D diff-tl "$FIXTURES/run_tl.json" "$FIXTURES/run_tl_b.json"
+D diff-tl-time --value time "$FIXTURES/run_tl.json" "$FIXTURES/run_tl_b.json"
+D diff-tl-n2 -n 2 "$FIXTURES/run_tl.json" "$FIXTURES/run_tl_b.json"
+D diff-tl-json -f json "$FIXTURES/run_tl.json" "$FIXTURES/run_tl_b.json"
+D diff-tl-timeline --views timeline "$FIXTURES/run_tl.json" "$FIXTURES/run_tl_b.json"
+D diff-tl-schedules-json --views schedules -f json "$FIXTURES/run_tl.json" "$FIXTURES/run_tl_b.json"
+D diff-a-tl "$FIXTURES/run_a.json" "$FIXTURES/run_tl.json"
+D diff-tl-a-json -f json "$FIXTURES/run_tl.json" "$FIXTURES/run_a.json"
 D diff-full-min-profile-time --views profile --value time "$FIXTURES/run_full.json" "$FIXTURES/run_min.json"
 
 if [ "${1:-}" = --record ]; then

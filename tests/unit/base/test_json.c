@@ -411,6 +411,56 @@ START_TEST(test_writer_pretty)
 }
 END_TEST
 
+/* jw_start_object_inline: one line in pretty mode, with what it holds; compact alike. */
+START_TEST(test_writer_inline)
+{
+	struct memout m;
+
+	for (int pretty = 0; pretty <= 1; pretty++) {
+		mo_open(&m, pretty);
+		jw_start_object(m.w);
+		jw_name(m.w, "rows");
+		jw_start_array(m.w);
+		for (int i = 0; i < 2; i++) {
+			jw_start_object_inline(m.w);
+			jw_kv_int(m.w, "n", i);
+			jw_name(m.w, "l");
+			jw_start_array(m.w);
+			jw_int(m.w, 1);
+			jw_start_object(m.w); /* inside a line: on it */
+			jw_kv_bool(m.w, "b", true);
+			jw_end_object(m.w);
+			jw_end_array(m.w);
+			jw_name(m.w, "e");
+			jw_start_object(m.w);
+			jw_end_object(m.w);
+			jw_end_object(m.w);
+		}
+		jw_start_object_inline(m.w);
+		jw_end_object(m.w);
+		jw_end_array(m.w);
+		jw_kv_int(m.w, "after", 3); /* back to one member a line */
+		jw_end_object(m.w);
+		ck_assert_int_eq(mo_close(&m), 0);
+		if (pretty)
+			ck_assert_str_eq(m.text, "{\n"
+						 "  \"rows\": [\n"
+						 "    {\"n\": 0, \"l\": [1, {\"b\": true}], \"e\": {}},\n"
+						 "    {\"n\": 1, \"l\": [1, {\"b\": true}], \"e\": {}},\n"
+						 "    {}\n"
+						 "  ],\n"
+						 "  \"after\": 3\n"
+						 "}\n");
+		else
+			ck_assert_str_eq(m.text, "{\"rows\":[{\"n\":0,\"l\":[1,{\"b\":true}],\"e\":{}},"
+						 "{\"n\":1,\"l\":[1,{\"b\":true}],\"e\":{}},{}],"
+						 "\"after\":3}");
+		check_python_accepts(m.text, m.len);
+		free(m.text);
+	}
+}
+END_TEST
+
 START_TEST(test_writer_scalar_top_level)
 {
 	struct memout m;
@@ -1273,6 +1323,7 @@ static Suite *json_suite(void)
 	tcase_add_test(w, test_writer_string_null_and_nul);
 	tcase_add_test(w, test_writer_compact);
 	tcase_add_test(w, test_writer_pretty);
+	tcase_add_test(w, test_writer_inline);
 	tcase_add_test(w, test_writer_scalar_top_level);
 	tcase_add_test(w, test_writer_deep);
 	tcase_add_test(w, test_writer_numbers);

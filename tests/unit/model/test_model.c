@@ -362,8 +362,30 @@ START_TEST(sched_sort_keys)
 		r->count = rows[i].count;
 		r->offcpu_ns = rows[i].offcpu;
 	}
+	{ /* y's wakers: by count desc, then comm, then function (NULL first) */
+		static const struct {
+			const char *comm, *fn;
+			uint64_t count;
+		} wk[] = { { "b", "f", 1 }, { "a", NULL, 5 }, { "b", NULL, 1 }, { "a", "g", 1 } };
+		struct sp_sched_row *r = &run.sched.rows[1];
+
+		for (size_t i = 0; i < 4; i++) {
+			struct sp_waker *w = SP_ARRAY_ADD(r->wakers.v, r->wakers.n, r->wakers.cap);
+
+			ck_assert_ptr_nonnull(w);
+			w->comm = strdup(wk[i].comm);
+			w->function = wk[i].fn ? strdup(wk[i].fn) : NULL;
+			w->count = wk[i].count;
+		}
+	}
 	sp_sched_sort(&run.sched);
 	ck_assert_str_eq(run.sched.rows[0].caller, "y");
+	ck_assert_uint_eq(run.sched.rows[0].wakers.v[0].count, 5);
+	ck_assert_str_eq(run.sched.rows[0].wakers.v[1].comm, "a");
+	ck_assert_str_eq(run.sched.rows[0].wakers.v[1].function, "g");
+	ck_assert_ptr_null(run.sched.rows[0].wakers.v[2].function);
+	ck_assert_str_eq(run.sched.rows[0].wakers.v[2].comm, "b");
+	ck_assert_str_eq(run.sched.rows[0].wakers.v[3].function, "f");
 	ck_assert_str_eq(run.sched.rows[1].caller, "z");
 	ck_assert_str_eq(run.sched.rows[2].caller, "x");
 	ck_assert_ptr_null(run.sched.rows[2].wait);

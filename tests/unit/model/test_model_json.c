@@ -874,6 +874,101 @@ START_TEST(test_invariants)
 }
 END_TEST
 
+/* Issue #10's invariants, on the fixtures that have its fields. */
+START_TEST(test_invariants_issue10)
+{
+	static const char *const files[] = { FIX("run_tl.json"), FIX("run_tl_b.json") };
+	struct sp_run run;
+	struct sp_sched_row *r;
+	char err[256] = "";
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		load_ok(files[i], &run);
+		ck_assert_msg(!sp_run_check(&run, err, sizeof(err)), "%s: %s", files[i], err);
+		ck_assert(run.sched.budget.present && run.sched.wakers && run.timeline.present);
+		sp_run_free(&run);
+	}
+	load_ok(FIX("run_tl.json"), &run);
+	r = &run.sched.rows[0];
+	ck_assert(r->has_runq);
+	r->runq_ns++;
+	check_fails(&run, "schedules.callers[0]: blocked_ns 2380000000 + runq_ns 15000001 is not "
+			  "offcpu_ns 2395000000");
+	r->has_runq = false; /* a row without the split: nothing to check */
+	ck_assert(!sp_run_check(&run, err, sizeof(err)));
+	r->has_runq = true;
+	r->runq_ns--;
+	r->unfinished = r->count + 1;
+	check_fails(&run, "schedules.callers[0]: unfinished 3 is more than its count 2");
+	r->unfinished = 0;
+	r->blocked_ns = UINT64_MAX; /* no overflow in the sum */
+	check_fails(&run, "schedules.callers[0]: blocked_ns");
+	r->blocked_ns = 2380000000;
+	ck_assert(!sp_run_check(&run, err, sizeof(err)));
+	run.sched.budget.blocked.sleep = 1;
+	check_fails(&run, "schedules.budget: blocked_ns 2500000000 is not the sum of blocked "
+			  "(2500000001)");
+	run.sched.budget.present = false;
+	ck_assert(!sp_run_check(&run, err, sizeof(err)));
+	/* a gap in a task's segments; a new task may start anywhere */
+	ck_assert_int_eq(run.timeline.segs[1].tid, run.timeline.segs[0].tid);
+	run.timeline.segs[1].start_ns++;
+	check_fails(&run, "timeline.segments[1]: starts at 30000001, not where the task's segment "
+			  "before it ends (30000000)");
+	run.timeline.segs[1].ns--; /* the same end: only the gap before it */
+	run.timeline.lost = 1; /* with lost events, a gap is allowed */
+	ck_assert(!sp_run_check(&run, err, sizeof(err)));
+	run.timeline.segs[1].start_ns -= 2; /* an overlap never */
+	run.timeline.segs[1].ns += 2;
+	check_fails(&run, "timeline.segments[1]: starts at 29999999, not where");
+	run.timeline.lost = 0;
+	run.timeline.segs[1].start_ns++;
+	run.timeline.segs[1].ns--;
+	ck_assert(!sp_run_check(&run, err, sizeof(err)));
+	run.timeline.segs[0].ns = UINT64_MAX;
+	check_fails(&run, "timeline.segments[1]: starts at");
+	run.timeline.present = false;
+	ck_assert(!sp_run_check(&run, err, sizeof(err)));
+	sp_run_free(&run);
+}
+END_TEST
+
+/* A file from before issue #10 reads as before: no split, no wakers, budget or timeline. */
+START_TEST(test_issue10_old_files)
+{
+	struct sp_run run;
+
+	load_ok(FIX("run_a.json"), &run);
+	ck_assert(!run.sched.wakers && !run.sched.budget.present && !run.timeline.present);
+	for (size_t i = 0; i < run.sched.nrows; i++) {
+		ck_assert(!run.sched.rows[i].has_runq);
+		ck_assert_uint_eq(run.sched.rows[i].wakers.n, 0);
+		ck_assert_uint_eq(run.sched.rows[i].blocked_ns + run.sched.rows[i].runq_ns, 0);
+	}
+	sp_run_free(&run);
+	load_ok(FIX("run_tl.json"), &run);
+	ck_assert_str_eq(run.sched.rows[0].caller, "do_wait");
+	ck_assert_uint_eq(run.sched.rows[0].blocked_ns, 2380000000ULL);
+	ck_assert_uint_eq(run.sched.rows[0].runq_p99_ns, 10000000ULL);
+	ck_assert_uint_eq(run.sched.rows[0].wakers.n, 2);
+	ck_assert_str_eq(run.sched.rows[0].wakers.v[0].function, "exit_notify");
+	ck_assert_uint_eq(run.sched.budget.blocked.child, 2380000000ULL);
+	ck_assert_uint_eq(run.sched.budget.tasks, 4);
+	ck_assert_uint_eq(run.timeline.ntasks, 4);
+	ck_assert_uint_eq(run.timeline.nsegs, 21);
+	ck_assert_int_eq(run.timeline.segs[1].state, SP_TL_BLOCKED);
+	ck_assert_str_eq(run.timeline.segs[1].wait, "child");
+	ck_assert_int_eq(run.timeline.segs[1].waker_tid, 501);
+	ck_assert_int_eq(run.timeline.segs[0].cpu, 0);
+	ck_assert_uint_eq(run.timeline.cp_total_ns, 2490000000ULL);
+	ck_assert_uint_eq(run.timeline.ncp_ranks, 9);
+	ck_assert_ptr_null(run.timeline.cp_ranks[0].caller);
+	ck_assert_uint_eq(run.timeline.nserial, 3);
+	ck_assert_uint_eq(run.timeline.serial_ns, 1400000000ULL);
+	sp_run_free(&run);
+}
+END_TEST
+
 static Suite *model_json_suite(void)
 {
 	Suite *s = suite_create("model_json");
@@ -894,6 +989,8 @@ static Suite *model_json_suite(void)
 	tcase_add_test(tc, test_load_errors);
 	tcase_add_test(tc, test_duplicate_keys);
 	tcase_add_test(tc, test_invariants);
+	tcase_add_test(tc, test_invariants_issue10);
+	tcase_add_test(tc, test_issue10_old_files);
 	suite_add_tcase(s, tc);
 	return s;
 }

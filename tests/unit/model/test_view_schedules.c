@@ -3,7 +3,8 @@
  * The schedules view's table (src/model/view_schedules.c) on a run built by hand: the
  * summary line (idle only when there is some), the notes for missing stacks and lost rows,
  * the columns (no wait class as "-"), -n, --by comm, and
- * --stacks with times.
+ * --stacks with times; issue #10: the BLOCKED/RUNQ columns only when the rows have the
+ * split, the budget lines, the wakers and the sleeps in progress under a row.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -159,6 +160,143 @@ START_TEST(stacks)
 }
 END_TEST
 
+static void waker(struct sp_sched_row *r, const char *comm, const char *fn, uint64_t count)
+{
+	struct sp_waker *w = SP_ARRAY_ADD(r->wakers.v, r->wakers.n, r->wakers.cap);
+
+	ck_assert_ptr_nonnull(w);
+	w->comm = strdup(comm);
+	w->function = fn ? strdup(fn) : NULL;
+	w->count = count;
+}
+
+/* make_run with the split on the pipe_read and [preempted] rows (sorted: rows 0 and 1). */
+static void make_split_run(struct sp_run *run)
+{
+	struct sp_sched_row *r;
+
+	make_run(run);
+	r = &run->sched.rows[0]; /* pipe_read: 80, 4.0ms */
+	ck_assert_str_eq(r->caller, "pipe_read");
+	r->has_runq = true;
+	r->blocked_ns = 3000000;
+	r->runq_ns = 1000000;
+	r->runq_p50_ns = 8000;
+	r->runq_p99_ns = 65000;
+	r->runq_max_ns = 70000;
+	r = &run->sched.rows[1]; /* [preempted]: all of it waiting for a CPU */
+	ck_assert_str_eq(r->caller, "[preempted]");
+	r->has_runq = true;
+	r->runq_ns = r->offcpu_ns;
+	r->runq_p99_ns = r->runq_max_ns = 1000;
+}
+
+START_TEST(runq_columns)
+{
+	struct render_opts o = { .nrows = 20, .nstacks = 3 };
+	struct sp_run run;
+	char *out;
+
+	make_split_run(&run);
+	out = table(&run, &o);
+	ck_assert_ptr_nonnull(strstr(out,
+		"     COUNT   SHARE    OFF-CPU        MAX    BLOCKED       RUNQ   RUNQ-P99   RUNQ-MAX  WAIT          CALLER\n"
+		"        80   66.7%      4.0ms    900.0us      3.0ms      1.0ms     65.0us     70.0us  pipe          pipe_read\n"
+		"        30   25.0%      5.0us      1.0us        0ns      5.0us      1.0us      1.0us  -             [preempted]\n"
+		/* a row without the split (cpu_idle here) has none of it */
+		"        10    8.3%     1.000s    500.0ms          -          -          -          -  -             cpu_idle\n"));
+	free(out);
+	/* without any row with the split: the columns of before */
+	for (size_t i = 0; i < run.sched.nrows; i++)
+		run.sched.rows[i].has_runq = false;
+	out = table(&run, &o);
+	ck_assert_ptr_null(strstr(out, "RUNQ"));
+	ck_assert_ptr_nonnull(strstr(out, "     COUNT   SHARE    OFF-CPU        MAX  WAIT          CALLER\n"));
+	free(out);
+	sp_run_free(&run);
+}
+END_TEST
+
+START_TEST(budget)
+{
+	struct render_opts o = { .nrows = 20, .nstacks = 3 };
+	struct sp_budget *b;
+	struct sp_run run;
+	char *out;
+
+	make_run(&run);
+	out = table(&run, &o);
+	ck_assert_ptr_null(strstr(out, "budget"));
+	free(out);
+	b = &run.sched.budget;
+	b->present = true;
+	b->tasks = 3;
+	b->oncpu_ns = 6000000000ULL;
+	b->runq_ns = 1000000000ULL;
+	b->blocked.pipe = 1000000000ULL;
+	b->blocked.child = 2000000000ULL;
+	b->blocked.other = 0;
+	b->blocked.sleep = 500000000ULL;
+	b->blocked_ns = 3500000000ULL;
+	out = table(&run, &o);
+	/* shares of the task time, 10.5s; classes largest first, none at 0 */
+	ck_assert_ptr_nonnull(strstr(out, "10 idle\n"
+		"budget: 3 tasks, 10.500s task time: on CPU 6.000s (57.1%), waiting for a CPU 1.000s "
+		"(9.5%), blocked 3.500s (33.3%)\n"
+		"  blocked in: child 2.000s (19.0%), pipe 1.000s (9.5%), sleep 500.0ms (4.8%)\n"
+		"     COUNT"));
+	free(out);
+	/* nothing blocked: no second line */
+	memset(&b->blocked, 0, sizeof(b->blocked));
+	b->blocked_ns = 0;
+	b->tasks = 1;
+	out = table(&run, &o);
+	ck_assert_ptr_nonnull(strstr(out, "budget: 1 task, 7.000s task time: on CPU 6.000s (85.7%), "
+					  "waiting for a CPU 1.000s (14.3%), blocked 0ns (0.0%)\n"
+					  "     COUNT"));
+	free(out);
+	sp_run_free(&run);
+}
+END_TEST
+
+START_TEST(wakers_and_unfinished)
+{
+	struct render_opts o = { .nrows = 20, .nstacks = 3 };
+	struct sp_run run;
+	struct sp_sched_row *r;
+	char *out;
+
+	make_split_run(&run);
+	r = &run.sched.rows[0];
+	waker(r, "sort", "anon_pipe_write", 97);
+	waker(r, "[irq]", NULL, 1);
+	waker(r, "make", "do_exit", 1);
+	waker(r, "cc1", "x", 1);
+	r->unfinished = 2;
+	run.sched.rows[1].unfinished = 1;
+	out = table(&run, &o);
+	ck_assert_ptr_nonnull(strstr(out, "pipe_read\n"
+		"        2 sleeps in progress at the end (charged up to it)\n"
+		"        woken by sort (anon_pipe_write) 97.0%, [irq] 1.0%, make (do_exit) 1.0%, 1 more\n"
+		"        30"));
+	ck_assert_ptr_nonnull(strstr(out, "[preempted]\n"
+					  "        1 sleep in progress at the end (charged up to it)\n"
+					  "        10"));
+	free(out);
+	/* --by comm: under each comm's line, the whole row's (all comms when it has several) */
+	o.group = SP_GROUP_COMM;
+	out = table(&run, &o);
+	ck_assert_ptr_nonnull(strstr(out, "  pipe          pipe_read\n"
+		"        2 sleeps (all comms) in progress at the end (charged up to it)\n"
+		"        woken (all comms) by sort (anon_pipe_write) 97.0%, [irq] 1.0%, make (do_exit) 1.0%, 1 more\n"));
+	/* [preempted] has one comm: no "(all comms)" */
+	ck_assert_ptr_nonnull(strstr(out, "[preempted]\n"
+					  "        1 sleep in progress at the end (charged up to it)\n"));
+	free(out);
+	sp_run_free(&run);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("view_schedules");
@@ -167,6 +305,9 @@ int main(void)
 	tcase_add_test(tc, summary_and_rows);
 	tcase_add_test(tc, by_comm);
 	tcase_add_test(tc, stacks);
+	tcase_add_test(tc, runq_columns);
+	tcase_add_test(tc, budget);
+	tcase_add_test(tc, wakers_and_unfinished);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

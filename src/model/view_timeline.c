@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The timeline view (see view.h), issue #10, only with --timeline: the traced tasks' states
+ * over time (tasks, segments) and what critpath.c computes from them (the critical path and
+ * its ranking, the parallelism profile, the serial phases). It has no stacks: the stack
+ * formats draw the other views and skip it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "view.h"
+#include "util.h"
+
+/* ---- JSON ---- */
+
+static const char *const state_names[] = {
+	[SP_TL_RUNNING] = "running",
+	[SP_TL_RUNNABLE] = "runnable",
+	[SP_TL_BLOCKED] = "blocked",
+};
+
+#define STATE(T)                                                                          \
+	{ .key = "state", .type = SP_T_ENUM, .off = offsetof(T, state), .names = state_names, \
+	  .nnames = ARRAY_SIZE(state_names) }
+#define TID(T, k, M) SP_INT(T, k, M, 0, INT_MAX)
+/* An array of small objects, one per line (a timeline has up to millions of segments). */
+#define SP_LINES(T, k, M, N, C, S)                                                            \
+	{ .key = k, .type = SP_T_ARRAY, .flags = SP_INLINE, .off = offsetof(T, M),             \
+	  .n_off = offsetof(T, N), .cap_off = offsetof(T, C), .size = sizeof(*((T *)0)->M),      \
+	  .sub = &(S) }
+
+#define T struct sp_tl_task
+static const struct sp_field task_fields[] = {
+	TID(T, "tid", tid),
+	TID(T, "pid", pid),
+	TID(T, "parent_tid", parent_tid),
+	SP_STR(T, "comm", comm),
+	SP_U64(T, "start_ns", start_ns),
+	SP_U64(T, "end_ns", end_ns),
+	SP_BOOL(T, "exited", exited),
+};
+#undef T
+static const struct sp_schema task_schema = SP_SCHEMA_OF("tl_task", task_fields);
+
+static bool seg_running(const void *obj)
+{
+	return ((const struct sp_tl_seg *)obj)->state == SP_TL_RUNNING;
+}
+
+static bool seg_waiting(const void *obj)
+{
+	return ((const struct sp_tl_seg *)obj)->state != SP_TL_RUNNING;
+}
+
+static bool seg_blocked(const void *obj)
+{
+	return ((const struct sp_tl_seg *)obj)->state == SP_TL_BLOCKED;
+}
+
+/*
+ * There can be a million segments: each has only the keys of its state (cpu when running;
+ * caller when waiting; the wait class and the waker when blocked), unfinished only when true.
+ */
+#define T struct sp_tl_seg
+static const struct sp_field seg_fields[] = {
+	TID(T, "tid", tid),
+	STATE(T),
+	SP_U64(T, "start_ns", start_ns),
+	SP_U64(T, "ns", ns),
+	SP_STR(T, "comm", comm),
+	{ .key = "cpu", .type = SP_T_INT, .off = offsetof(T, cpu), .min = -1, .max = INT_MAX,
+	  .when = seg_running },
+	{ .key = "caller", .type = SP_T_STR, .flags = SP_NULLABLE, .off = offsetof(T, caller),
+	  .when = seg_waiting },
+	{ .key = "wait", .type = SP_T_STR, .flags = SP_NULLABLE, .off = offsetof(T, wait),
+	  .when = seg_blocked },
+	{ .key = "waker_tid", .type = SP_T_INT, .off = offsetof(T, waker_tid), .min = 0,
+	  .max = INT_MAX, .when = seg_blocked },
+	{ .key = "waker_comm", .type = SP_T_STR, .flags = SP_NULLABLE,
+	  .off = offsetof(T, waker_comm), .when = seg_blocked },
+	{ .key = "waker", .type = SP_T_STR, .flags = SP_NULLABLE, .off = offsetof(T, waker),
+	  .when = seg_blocked },
+	{ .key = "unfinished", .type = SP_T_BOOL, .flags = SP_GROUP | SP_OPTIONAL,
+	  .off = offsetof(T, unfinished), .group_off = offsetof(T, unfinished) },
+};
+#undef T
+static const struct sp_schema seg_schema = SP_SCHEMA_OF("tl_seg", seg_fields);
+
+#define T struct sp_cp_seg
+static const struct sp_field cp_seg_fields[] = {
+	SP_STR(T, "comm", comm),
+	TID(T, "tid", tid),
+	STATE(T),
+	SP_STR_NULL(T, "caller", caller),
+	SP_U64(T, "start_ns", start_ns),
+	SP_U64(T, "ns", ns),
+};
+#undef T
+static const struct sp_schema cp_seg_schema = SP_SCHEMA_OF("cp_seg", cp_seg_fields);
+
+#define T struct sp_cp_rank
+static const struct sp_field cp_rank_fields[] = {
+	SP_STR(T, "comm", comm),
+	STATE(T),
+	SP_STR_NULL(T, "caller", caller),
+	SP_U64(T, "ns", ns),
+};
+#undef T
+static const struct sp_schema cp_rank_schema = SP_SCHEMA_OF("cp_rank", cp_rank_fields);
+
+#define T struct sp_timeline
+/* "critical_path" and "parallelism" group members of struct sp_timeline itself (offset 0) */
+static const struct sp_field cp_fields[] = {
+	SP_U64(T, "total_ns", cp_total_ns),
+	SP_LINES(T, "segments", cp, ncp, cp_cap, cp_seg_schema),
+	SP_LINES(T, "ranked", cp_ranks, ncp_ranks, cp_ranks_cap, cp_rank_schema),
+};
+#undef T
+static const struct sp_schema cp_schema = SP_SCHEMA_OF("critical_path", cp_fields);
+
+static const struct sp_field running_fields[] = {
+	SP_INT(struct sp_par_bucket, "running", n, 0, INT_MAX),
+	SP_U64(struct sp_par_bucket, "ns", ns),
+};
+static const struct sp_schema running_schema = SP_SCHEMA_OF("par_running", running_fields);
+
+static const struct sp_field runnable_fields[] = {
+	SP_INT(struct sp_par_bucket, "runnable", n, 0, INT_MAX),
+	SP_U64(struct sp_par_bucket, "ns", ns),
+};
+static const struct sp_schema runnable_schema = SP_SCHEMA_OF("par_runnable", runnable_fields);
+
+#define T struct sp_serial_phase
+static const struct sp_field serial_fields[] = {
+	SP_STR(T, "comm", comm),
+	TID(T, "tid", tid),
+	SP_U64(T, "start_ns", start_ns),
+	SP_U64(T, "ns", ns),
+};
+#undef T
+static const struct sp_schema serial_schema = SP_SCHEMA_OF("serial_phase", serial_fields);
+
+#define T struct sp_timeline
+static const struct sp_field par_fields[] = {
+	SP_LINES(T, "running", running, nrunning, running_cap, running_schema),
+	SP_LINES(T, "runnable", runnable, nrunnable, runnable_cap, runnable_schema),
+	SP_LINES(T, "serial_phases", serial, nserial, serial_cap, serial_schema),
+	SP_U64(T, "serial_ns", serial_ns),
+};
+static const struct sp_schema par_schema = SP_SCHEMA_OF("parallelism", par_fields);
+
+/* The summaries first, the (long) tasks and segments last. */
+static const struct sp_field view_fields[] = {
+	SP_U64(T, "buffer_bytes", buffer_bytes),
+	SP_U64(T, "events", events),
+	SP_U64(T, "lost", lost),
+	SP_U64(T, "end_ns", end_ns),
+	TID(T, "end_tid", end_tid),
+	{ .key = "critical_path", .type = SP_T_OBJECT, .off = 0, .sub = &cp_schema },
+	{ .key = "parallelism", .type = SP_T_OBJECT, .off = 0, .sub = &par_schema },
+	SP_LINES(T, "tasks", tasks, ntasks, tasks_cap, task_schema),
+	SP_LINES(T, "segments", segs, nsegs, segs_cap, seg_schema),
+};
+#undef T
+static const struct sp_schema view_schema = SP_SCHEMA_OF("timeline", view_fields);
+
+const char *sp_tl_state_name(enum sp_tl_state s)
+{
+	return (unsigned int)s < ARRAY_SIZE(state_names) ? state_names[s] : "?";
+}
+
+/* ---- table ---- */
+
+/* "cc1 running", "make in do_wait", "cc1 waiting for a CPU" */
+static void put_step(const char *comm, enum sp_tl_state state, const char *caller, bool detail,
+		     FILE *f)
+{
+	fputs(comm ? comm : "?", f);
+	switch (state) {
+	case SP_TL_RUNNING:
+		fputs(" running", f);
+		break;
+	case SP_TL_RUNNABLE:
+		fputs(" waiting for a CPU", f);
+		if (detail && caller)
+			fprintf(f, " (%s)", caller);
+		break;
+	default:
+		fprintf(f, " in %s", caller ? caller : "?");
+		break;
+	}
+}
+
+#define SENTENCE_STEPS 4
+
+static int cmp_phase(const void *pa, const void *pb)
+{
+	const struct sp_serial_phase *a = *(const struct sp_serial_phase *const *)pa;
+	const struct sp_serial_phase *b = *(const struct sp_serial_phase *const *)pb;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return (a->start_ns > b->start_ns) - (a->start_ns < b->start_ns);
+}
+
+/* The first of the n phases (sorted by tid, start) of tid that starts at or after t. */
+static size_t phase_at(struct sp_serial_phase *const *v, size_t n, int tid, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid]->tid < tid || (v[mid]->tid == tid && v[mid]->start_ns < t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The path's running time inside serial phases of the same task (the job ran it alone),
+ * by comm into *ret (count = time, for the ranking). The phases of a task do not overlap:
+ * each step meets the one that starts before it and those that start within it, found by
+ * a binary search. 0 or -ENOMEM.
+ */
+static int alone_on_path(const struct sp_timeline *tl, struct sp_comm_list *ret)
+{
+	struct sp_serial_phase **v = calloc(tl->nserial ? tl->nserial : 1, sizeof(*v));
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t j = 0; j < tl->nserial; j++)
+		v[j] = &tl->serial[j];
+	qsort(v, tl->nserial, sizeof(*v), cmp_phase);
+	for (size_t i = 0; !err && i < tl->ncp; i++) {
+		const struct sp_cp_seg *s = &tl->cp[i];
+		uint64_t end = sp_sat_add(s->start_ns, s->ns), ns = 0;
+		size_t j = phase_at(v, tl->nserial, s->tid, s->start_ns);
+
+		if (s->state != SP_TL_RUNNING)
+			continue;
+		if (j && v[j - 1]->tid == s->tid)
+			j--; /* it may cover the step's start */
+		for (; j < tl->nserial && v[j]->tid == s->tid && v[j]->start_ns < end; j++) {
+			uint64_t a = s->start_ns > v[j]->start_ns ? s->start_ns : v[j]->start_ns;
+			uint64_t b = sp_sat_add(v[j]->start_ns, v[j]->ns);
+
+			if (b > end)
+				b = end;
+			if (b > a)
+				ns = sp_sat_add(ns, b - a);
+		}
+		if (ns)
+			err = sp_comm_list_add(ret, s->comm ? s->comm : "?", ns, ns, 0);
+	}
+	free(v);
+	sp_comm_list_sort(ret);
+	return err;
+}
+
+static int print_critical_path(const struct sp_run *run, const struct render_opts *o, FILE *f)
+{
+	const struct sp_timeline *tl = &run->timeline;
+	struct sp_comm_list alone = { 0 };
+	const char *end_comm = NULL;
+	int err;
+	size_t n = sp_rows_shown(tl->ncp_ranks, o);
+	char d1[32], d2[32], d3[32];
+
+	for (size_t i = 0; i < tl->ntasks && !end_comm; i++)
+		if (tl->tasks[i].tid == tl->end_tid)
+			end_comm = tl->tasks[i].comm;
+	fprintf(f, "critical path: %s of %s elapsed, back from the end of %s (tid %d) at %s\n",
+		fmt_duration(tl->cp_total_ns, d1, sizeof(d1)),
+		fmt_duration(run->elapsed_ns, d2, sizeof(d2)), end_comm ? end_comm : "?", tl->end_tid,
+		fmt_duration(tl->end_ns, d3, sizeof(d3)));
+	if (!tl->ncp_ranks)
+		return 0;
+	fputs("  ", f);
+	for (size_t i = 0; i < tl->ncp_ranks && i < SENTENCE_STEPS; i++) {
+		const struct sp_cp_rank *r = &tl->cp_ranks[i];
+
+		if (i)
+			fputs(", ", f);
+		put_step(r->comm, r->state, r->caller, false, f);
+		fprintf(f, " %.1f%%", sp_pct(r->ns, tl->cp_total_ns));
+	}
+	fputc('\n', f);
+	fprintf(f, "%10s %10s  %s\n", "SHARE", "TIME", "ON THE PATH");
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_cp_rank *r = &tl->cp_ranks[i];
+
+		fprintf(f, "%9.1f%% %10s  ", sp_pct(r->ns, tl->cp_total_ns),
+			fmt_duration(r->ns, d1, sizeof(d1)));
+		put_step(r->comm, r->state, r->caller, true, f);
+		fputc('\n', f);
+	}
+	sp_print_more_rows(n, tl->ncp_ranks, f);
+	err = alone_on_path(tl, &alone);
+	for (size_t i = 0; !err && i < alone.n && i < SENTENCE_STEPS; i++)
+		fprintf(f, "%s%s %s (%.1f%%)", i ? ", " : "  running alone (in a serial phase): ",
+			alone.v[i].comm, fmt_duration(alone.v[i].time_ns, d1, sizeof(d1)),
+			sp_pct(alone.v[i].time_ns, tl->cp_total_ns));
+	if (!err && alone.n)
+		fprintf(f, "%s\n", alone.n > SENTENCE_STEPS ? ", ..." : "");
+	sp_comm_list_free(&alone);
+	return err;
+}
+
+static int cmp_pair(const void *pa, const void *pb)
+{
+	const struct sp_par_pair *a = pa, *b = pb;
+
+	return (a->n > b->n) - (a->n < b->n);
+}
+
+int sp_par_pairs(const struct sp_par_bucket *ha, size_t na, const struct sp_par_bucket *hb,
+		 size_t nb, struct sp_par_pair **ret, size_t *ret_n)
+{
+	struct sp_par_pair *v = calloc(na + nb ? na + nb : 1, sizeof(*v));
+	size_t n = 0;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < na; i++)
+		v[i] = (struct sp_par_pair){ ha[i].n, ha[i].ns, 0 };
+	for (size_t i = 0; i < nb; i++)
+		v[na + i] = (struct sp_par_pair){ hb[i].n, 0, hb[i].ns };
+	qsort(v, na + nb, sizeof(*v), cmp_pair);
+	for (size_t i = 0; i < na + nb; i++) {
+		if (n && v[n - 1].n == v[i].n) {
+			v[n - 1].a = sp_sat_add(v[n - 1].a, v[i].a);
+			v[n - 1].b = sp_sat_add(v[n - 1].b, v[i].b);
+		} else {
+			v[n++] = v[i];
+		}
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+/* Mean tasks of a histogram, over the time it covers. */
+double sp_par_mean(const struct sp_par_bucket *b, size_t nb)
+{
+	double sum = 0, ns = 0;
+
+	for (size_t i = 0; i < nb; i++) {
+		sum += (double)b[i].n * (double)b[i].ns;
+		ns += (double)b[i].ns;
+	}
+	return ns > 0 ? sum / ns : 0.0;
+}
+
+/* Time with n tasks running, and runnable, side by side. 0 or -ENOMEM. */
+static int print_parallelism(const struct sp_run *run, FILE *f)
+{
+	const struct sp_timeline *tl = &run->timeline;
+	uint64_t all = 0, all_q = 0;
+	struct sp_par_pair *p;
+	size_t np;
+	char d1[32], d2[32];
+	int err;
+
+	for (size_t i = 0; i < tl->nrunning; i++)
+		all = sp_sat_add(all, tl->running[i].ns);
+	for (size_t i = 0; i < tl->nrunnable; i++)
+		all_q = sp_sat_add(all_q, tl->runnable[i].ns);
+	fprintf(f, "parallelism: %.2f tasks running on average (%d CPUs), %.2f runnable\n",
+		sp_par_mean(tl->running, tl->nrunning), run->ncpus,
+		sp_par_mean(tl->runnable, tl->nrunnable));
+	err = sp_par_pairs(tl->running, tl->nrunning, tl->runnable, tl->nrunnable, &p, &np);
+	if (err)
+		return err;
+	for (size_t i = 0, shown = 0; i < np; i++) {
+		if (!p[i].a && !p[i].b)
+			continue;
+		if (!shown++)
+			fprintf(f, "%10s %10s %7s %10s %7s\n", "TASKS", "RUNNING", "SHARE", "RUNNABLE",
+				"SHARE");
+		fprintf(f, "%10d %10s %6.1f%% %10s %6.1f%%\n", p[i].n,
+			fmt_duration(p[i].a, d1, sizeof(d1)), sp_pct(p[i].a, all),
+			fmt_duration(p[i].b, d2, sizeof(d2)), sp_pct(p[i].b, all_q));
+	}
+	free(p);
+	return 0;
+}
+
+static void print_serial(const struct sp_run *run, const struct render_opts *o, FILE *f)
+{
+	const struct sp_timeline *tl = &run->timeline;
+	size_t n = sp_rows_shown(tl->nserial, o);
+	char d1[32], d2[32];
+
+	fprintf(f, "serial phases (one task running, CPUs idle, at least 100ms): %zu, %s",
+		tl->nserial, fmt_duration(tl->serial_ns, d1, sizeof(d1)));
+	if (run->elapsed_ns)
+		fprintf(f, " (%.1f%% of elapsed)", sp_pct(tl->serial_ns, run->elapsed_ns));
+	fputc('\n', f);
+	if (!n)
+		return;
+	fprintf(f, "%10s %10s  %s\n", "START", "TIME", "COMM (TID)");
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_serial_phase *p = &tl->serial[i];
+
+		fprintf(f, "%10s %10s  %s (%d)\n", fmt_duration(p->start_ns, d1, sizeof(d1)),
+			fmt_duration(p->ns, d2, sizeof(d2)), p->comm ? p->comm : "?", p->tid);
+	}
+	sp_print_more_rows(n, tl->nserial, f);
+}
+
+static int print_table(const struct sp_run *run, const struct render_opts *o, FILE *f)
+{
+	const struct sp_timeline *tl = &run->timeline;
+
+	fprintf(f, "\ntimeline: %zu tasks, %zu segments, %" PRIu64 " events (ring buffer ",
+		tl->ntasks, tl->nsegs, tl->events);
+	if (tl->buffer_bytes >= 1u << 20)
+		fprintf(f, "%.1f MiB)\n", (double)tl->buffer_bytes / (1u << 20));
+	else
+		fprintf(f, "%.1f KiB)\n", (double)tl->buffer_bytes / 1024);
+	if (tl->lost)
+		fprintf(f, "  note: %" PRIu64 " events lost (the ring buffer was full: give it more "
+			   "room); the timeline and what follows from it have gaps\n",
+			tl->lost);
+	int err = print_critical_path(run, o, f);
+
+	if (err)
+		return err;
+	err = print_parallelism(run, f);
+	if (err)
+		return err;
+	print_serial(run, o, f);
+	return 0;
+}
+
+/* ---- diff ---- */
+
+#define R struct sp_cp_rank
+static const struct sp_diff_table diff[] = {
+	{ "critical_path", "critical path by comm and caller", "COMM (CALLER)",
+	  "time on the critical path", NULL, "critical_path.ranked", offsetof(R, comm),
+	  offsetof(R, caller), SP_NONE, offsetof(R, ns), offsetof(R, ns),
+	  offsetof(struct sp_timeline, cp_total_ns), true, "running" },
+};
+#undef R
+
+static const struct sp_view_total totals[] = {
+	{ "critical path", "critical_path_ns", offsetof(struct sp_run, timeline.cp_total_ns), true },
+	{ "serial time", "serial_ns", offsetof(struct sp_run, timeline.serial_ns), true },
+};
+
+const struct sp_view_ops sp_view_timeline = {
+	.name = "timeline",
+	.bit = SP_VIEW_TIMELINE,
+	.count_name = "segments",
+	.time_name = "time",
+	.flame_title = "Timeline",
+	.pprof = { { "segments", "time" }, "segments", "count" },
+	/* no stacks: nothing for the stack formats */
+	.walk = { NULL, SP_NONE, SP_NONE, SP_NONE, SP_NONE, SP_NONE },
+	SP_VIEW_COMMON(timeline),
+};
