@@ -89,11 +89,14 @@ static const struct sp_field seg_fields[] = {
 static const struct sp_schema seg_schema = SP_SCHEMA_OF("tl_seg", seg_fields);
 
 #define T struct sp_cp_seg
+/* running while no other task of the job ran (critpath.c); optional: older files lack it */
+#define ALONE(T) { .key = "alone", .type = SP_T_BOOL, .flags = SP_OPTIONAL, .off = offsetof(T, alone) }
 static const struct sp_field cp_seg_fields[] = {
 	SP_STR(T, "comm", comm),
 	TID(T, "tid", tid),
 	STATE(T),
 	SP_STR_NULL(T, "caller", caller),
+	ALONE(T),
 	SP_U64(T, "start_ns", start_ns),
 	SP_U64(T, "ns", ns),
 };
@@ -105,6 +108,7 @@ static const struct sp_field cp_rank_fields[] = {
 	SP_STR(T, "comm", comm),
 	STATE(T),
 	SP_STR_NULL(T, "caller", caller),
+	ALONE(T),
 	SP_U64(T, "ns", ns),
 };
 #undef T
@@ -174,13 +178,13 @@ const char *sp_tl_state_name(enum sp_tl_state s)
 /* ---- table ---- */
 
 /* "cc1 running", "make in do_wait", "cc1 waiting for a CPU" */
-static void put_step(const char *comm, enum sp_tl_state state, const char *caller, bool detail,
-		     FILE *f)
+static void put_step(const char *comm, enum sp_tl_state state, const char *caller, bool alone,
+		     bool detail, FILE *f)
 {
 	fputs(comm ? comm : "?", f);
 	switch (state) {
 	case SP_TL_RUNNING:
-		fputs(" running", f);
+		fputs(alone ? " running alone" : " running", f);
 		break;
 	case SP_TL_RUNNABLE:
 		fputs(" waiting for a CPU", f);
@@ -195,80 +199,10 @@ static void put_step(const char *comm, enum sp_tl_state state, const char *calle
 
 #define SENTENCE_STEPS 4
 
-static int cmp_phase(const void *pa, const void *pb)
-{
-	const struct sp_serial_phase *a = *(const struct sp_serial_phase *const *)pa;
-	const struct sp_serial_phase *b = *(const struct sp_serial_phase *const *)pb;
-
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	return (a->start_ns > b->start_ns) - (a->start_ns < b->start_ns);
-}
-
-/* The first of the n phases (sorted by tid, start) of tid that starts at or after t. */
-static size_t phase_at(struct sp_serial_phase *const *v, size_t n, int tid, uint64_t t)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid]->tid < tid || (v[mid]->tid == tid && v[mid]->start_ns < t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/*
- * The path's running time inside serial phases of the same task (the job ran it alone),
- * by comm into *ret (count = time, for the ranking). The phases of a task do not overlap:
- * each step meets the one that starts before it and those that start within it, found by
- * a binary search. 0 or -ENOMEM.
- */
-static int alone_on_path(const struct sp_timeline *tl, struct sp_comm_list *ret)
-{
-	struct sp_serial_phase **v = calloc(tl->nserial ? tl->nserial : 1, sizeof(*v));
-	int err = 0;
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t j = 0; j < tl->nserial; j++)
-		v[j] = &tl->serial[j];
-	qsort(v, tl->nserial, sizeof(*v), cmp_phase);
-	for (size_t i = 0; !err && i < tl->ncp; i++) {
-		const struct sp_cp_seg *s = &tl->cp[i];
-		uint64_t end = sp_sat_add(s->start_ns, s->ns), ns = 0;
-		size_t j = phase_at(v, tl->nserial, s->tid, s->start_ns);
-
-		if (s->state != SP_TL_RUNNING)
-			continue;
-		if (j && v[j - 1]->tid == s->tid)
-			j--; /* it may cover the step's start */
-		for (; j < tl->nserial && v[j]->tid == s->tid && v[j]->start_ns < end; j++) {
-			uint64_t a = s->start_ns > v[j]->start_ns ? s->start_ns : v[j]->start_ns;
-			uint64_t b = sp_sat_add(v[j]->start_ns, v[j]->ns);
-
-			if (b > end)
-				b = end;
-			if (b > a)
-				ns = sp_sat_add(ns, b - a);
-		}
-		if (ns)
-			err = sp_comm_list_add(ret, s->comm ? s->comm : "?", ns, ns, 0);
-	}
-	free(v);
-	sp_comm_list_sort(ret);
-	return err;
-}
-
 static int print_critical_path(const struct sp_run *run, const struct render_opts *o, FILE *f)
 {
 	const struct sp_timeline *tl = &run->timeline;
-	struct sp_comm_list alone = { 0 };
 	const char *end_comm = NULL;
-	int err;
 	size_t n = sp_rows_shown(tl->ncp_ranks, o);
 	char d1[32], d2[32], d3[32];
 
@@ -287,7 +221,7 @@ static int print_critical_path(const struct sp_run *run, const struct render_opt
 
 		if (i)
 			fputs(", ", f);
-		put_step(r->comm, r->state, r->caller, false, f);
+		put_step(r->comm, r->state, r->caller, r->alone, false, f);
 		fprintf(f, " %.1f%%", sp_pct(r->ns, tl->cp_total_ns));
 	}
 	fputc('\n', f);
@@ -297,19 +231,11 @@ static int print_critical_path(const struct sp_run *run, const struct render_opt
 
 		fprintf(f, "%9.1f%% %10s  ", sp_pct(r->ns, tl->cp_total_ns),
 			fmt_duration(r->ns, d1, sizeof(d1)));
-		put_step(r->comm, r->state, r->caller, true, f);
+		put_step(r->comm, r->state, r->caller, r->alone, true, f);
 		fputc('\n', f);
 	}
 	sp_print_more_rows(n, tl->ncp_ranks, f);
-	err = alone_on_path(tl, &alone);
-	for (size_t i = 0; !err && i < alone.n && i < SENTENCE_STEPS; i++)
-		fprintf(f, "%s%s %s (%.1f%%)", i ? ", " : "  running alone (in a serial phase): ",
-			alone.v[i].comm, fmt_duration(alone.v[i].time_ns, d1, sizeof(d1)),
-			sp_pct(alone.v[i].time_ns, tl->cp_total_ns));
-	if (!err && alone.n)
-		fprintf(f, "%s\n", alone.n > SENTENCE_STEPS ? ", ..." : "");
-	sp_comm_list_free(&alone);
-	return err;
+	return 0;
 }
 
 static int cmp_pair(const void *pa, const void *pb)

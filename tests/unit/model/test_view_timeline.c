@@ -106,10 +106,8 @@ START_TEST(table_fixture)
 		"     SHARE       TIME  ON THE PATH\n"
 		"     52.2%     1.300s  ld running\n"));
 	ck_assert_ptr_nonnull(strstr(out, "      2.0%     50.0ms  cc1 waiting for a CPU ([preempted])\n"));
-	/* the path's running time inside serial phases of the same task */
-	ck_assert_ptr_nonnull(strstr(out, "ld waiting for a CPU ([woken])\n"
-					  "  running alone (in a serial phase): ld 1.300s (52.2%), "
-					  "cc1 100.0ms (4.0%)\nparallelism"));
+	/* no rank of the fixture is marked alone */
+	ck_assert_ptr_null(strstr(out, "running alone"));
 	ck_assert_ptr_nonnull(strstr(out,
 		"parallelism: 1.26 tasks running on average (2 CPUs), 0.05 runnable\n"
 		"     TASKS    RUNNING   SHARE   RUNNABLE   SHARE\n"
@@ -123,7 +121,7 @@ START_TEST(table_fixture)
 	free(out);
 	/* -n: the ranked path and the phases; the histogram is whole */
 	out = table(&run, SP_VIEW_TIMELINE, 1);
-	ck_assert_ptr_nonnull(strstr(out, "ld running\n  (8 more rows: -n 0 shows all)\n  running alone"));
+	ck_assert_ptr_nonnull(strstr(out, "ld running\n  (8 more rows: -n 0 shows all)\nparallelism"));
 	ck_assert_ptr_nonnull(strstr(out, "cc1 (501)\n  (2 more rows: -n 0 shows all)\n"));
 	ck_assert_ptr_nonnull(strstr(out, "         2    780.0ms"));
 	free(out);
@@ -164,13 +162,11 @@ START_TEST(table_edges)
 END_TEST
 
 /* The stack formats with only a timeline: nothing to draw, but a valid output. */
-/* Running alone: only the running steps, only inside a phase of the same task, clipped. */
+/* A rank marked alone (critpath.c: no other task of the job ran) says so, apart. */
 START_TEST(alone)
 {
 	struct sp_run run;
 	struct sp_timeline *tl;
-	struct sp_cp_seg *s;
-	struct sp_serial_phase *p;
 	struct sp_cp_rank *r;
 	char *out;
 
@@ -178,46 +174,16 @@ START_TEST(alone)
 	tl = &run.timeline;
 	tl->present = true;
 	tl->cp_total_ns = 1000 * MS;
-	r = SP_ARRAY_ADD(tl->cp_ranks, tl->ncp_ranks, tl->cp_ranks_cap);
-	r->comm = strdup("a");
-	r->ns = 1000 * MS;
-	/* a runs 0-400 and 600-1000, b is runnable 400-600 */
-	for (int i = 0; i < 3; i++) {
-		s = SP_ARRAY_ADD(tl->cp, tl->ncp, tl->cp_cap);
-		ck_assert_ptr_nonnull(s);
-		s->comm = strdup(i == 1 ? "b" : "a");
-		s->tid = i == 1 ? 2 : 1;
-		s->state = i == 1 ? SP_TL_RUNNABLE : SP_TL_RUNNING;
-		s->start_ns = (uint64_t)(i == 0 ? 0 : i == 1 ? 400 : 600) * MS;
-		s->ns = (uint64_t)(i == 1 ? 200 : 400) * MS;
+	for (int i = 0; i < 2; i++) {
+		r = SP_ARRAY_ADD(tl->cp_ranks, tl->ncp_ranks, tl->cp_ranks_cap);
+		ck_assert_ptr_nonnull(r);
+		r->comm = strdup(i ? "a" : "ld");
+		r->alone = !i;
+		r->ns = (uint64_t)(i ? 400 : 600) * MS;
 	}
-	/* phases: a 300-700 (100 + 100 on the path), b 400-600 (runnable: not running) */
-	p = SP_ARRAY_ADD(tl->serial, tl->nserial, tl->serial_cap);
-	p->comm = strdup("a");
-	p->tid = 1;
-	p->start_ns = 300 * MS;
-	p->ns = 400 * MS;
-	p = SP_ARRAY_ADD(tl->serial, tl->nserial, tl->serial_cap);
-	p->comm = strdup("b");
-	p->tid = 2;
-	p->start_ns = 400 * MS;
-	p->ns = 200 * MS;
 	out = table(&run, SP_VIEW_TIMELINE, 20);
-	ck_assert_ptr_nonnull(strstr(out, "\n  running alone (in a serial phase): a 200.0ms (20.0%)\n"));
-	free(out);
-	/* phases in any order: a second one of a, 900-950, inside the step 600-1000 */
-	p = SP_ARRAY_ADD(tl->serial, tl->nserial, tl->serial_cap);
-	p->comm = strdup("a");
-	p->tid = 1;
-	p->start_ns = 900 * MS;
-	p->ns = 50 * MS;
-	out = table(&run, SP_VIEW_TIMELINE, 20);
-	ck_assert_ptr_nonnull(strstr(out, "\n  running alone (in a serial phase): a 250.0ms (25.0%)\n"));
-	free(out);
-	tl->serial[2].tid = 3;
-	tl->serial[0].tid = 3; /* another task's phase */
-	out = table(&run, SP_VIEW_TIMELINE, 20);
-	ck_assert_ptr_null(strstr(out, "running alone"));
+	ck_assert_ptr_nonnull(strstr(out, "\n  ld running alone 60.0%, a running 40.0%\n"));
+	ck_assert_ptr_nonnull(strstr(out, "     60.0%    600.0ms  ld running alone\n"));
 	free(out);
 	sp_run_free(&run);
 }
