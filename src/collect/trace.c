@@ -715,13 +715,6 @@ static enum trace_end wait_for_end(struct tracer *t, const struct trace_opts *o,
 			return END_QUIT;
 		if (t->iv_err)
 			return END_QUIT;
-		/* -i: the next interval is due (a late one does not shift the ones after it) */
-		if (o->interval_ns && now_ns(CLOCK_MONOTONIC) >= next_iv) {
-			t->iv_err = tracer_interval(t, o);
-			while (next_iv <= now_ns(CLOCK_MONOTONIC))
-				next_iv += o->interval_ns;
-			continue;
-		}
 		if (o->argv) {
 			reap(t, WNOHANG);
 			if (t->reaped)
@@ -744,7 +737,19 @@ static enum trace_end wait_for_end(struct tracer *t, const struct trace_opts *o,
 			    !o->argv)
 				return END_TARGET;
 		}
-		poll_collectors(t, 50);
+		/*
+		 * -i: the next interval is due (after the end's checks: -d's end is no interval
+		 * of its own; a late one does not shift the ones after it)
+		 */
+		if (o->interval_ns && now >= next_iv) {
+			t->iv_err = tracer_interval(t, o);
+			while (next_iv <= now_ns(CLOCK_MONOTONIC))
+				next_iv += o->interval_ns;
+			continue;
+		}
+		/* woken up for the next interval, not up to 50 ms after it */
+		poll_collectors(t, o->interval_ns && next_iv - now < 50 * 1000000ULL ?
+				   (int)((next_iv - now) / 1000000) + 1 : 50);
 	}
 }
 

@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# schedprof top, driven under tmux: it refreshes each interval (the interval counter
+# advances), keys switch the view (1 2 3, Tab), the sort (s) and pause (p: the screen stays);
+# q quits with exit 0, the terminal's main screen back, and no BPF program or link of it left
+# (the ids its fds held are gone from the kernel). Ctrl-C ends it the same way; with
+# -- COMMAND, q ends the command. Not a terminal: exit 1 with a line that says so.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+command -v tmux >/dev/null || skip_or_fail "needs tmux (scripts/setup.sh --tests installs it)"
+command -v bpftool >/dev/null || skip_or_fail "needs bpftool"
+
+# not a terminal
+"$SCHEDPROF" top -a -d 1 < /dev/null > "$TMP/nottty.out" 2> "$TMP/nottty.err"
+rc=$?
+[ $rc = 1 ] || fail "top without a terminal exited $rc, expected 1"
+grep -q 'terminal' "$TMP/nottty.err" || fail "top without a terminal says: $(cat "$TMP/nottty.err")"
+pass "not a terminal: exit 1, '$(head -c 80 "$TMP/nottty.err")...'"
+
+SOCK="schedprof-test-$$"
+tm() { tmux -L "$SOCK" "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+pane() { tm capture-pane -p -t "$SESSION"; }
+# wait_pane REGEX [SECONDS]: until the pane shows it
+wait_pane() {
+	for _ in $(seq $((${2:-5} * 10))); do
+		pane | grep -Eq -- "$1" && return 0
+		sleep 0.1
+	done
+	pane >&2
+	fail "the pane never showed /$1/"
+}
+interval_no() { pane | sed -n 's/.*   interval \([0-9]*\) (.*/\1/p' | head -n 1; }
+# start_top NAME ARGS...: top in a new tmux session; its pid in $TMP/NAME.pid, status in NAME.exit
+start_top() {
+	local name=$1
+	shift
+	rm -f "$TMP/$name.pid" "$TMP/$name.exit"
+	tm new-session -d -s "$name" -x 160 -y 50 \
+		"sh -c 'echo \$\$ > $TMP/$name.pid; exec $SCHEDPROF top $*'; echo \$? > $TMP/$name.exit; sleep 600"
+	for _ in $(seq 100); do [ -s "$TMP/$name.pid" ] && break; sleep 0.05; done
+	[ -s "$TMP/$name.pid" ] || fail "top did not start"
+	wait_attached "$(cat "$TMP/$name.pid")"
+}
+# wait_exit NAME: its exit status
+wait_exit() {
+	for _ in $(seq 150); do
+		[ -s "$TMP/$1.exit" ] && { cat "$TMP/$1.exit"; return 0; }
+		sleep 0.1
+	done
+	fail "top ($1) did not exit within 15 s"
+}
+# bpf_ids PID: "prog ID" and "link ID" of every BPF fd the process holds
+bpf_ids() {
+	local f
+	for f in /proc/$1/fdinfo/*; do
+		grep -E '^link_id:' "$f" 2>/dev/null | awk '{print "link", $2}'
+		case $(readlink "/proc/$1/fd/${f##*/}" 2>/dev/null) in
+		*bpf-prog*) grep -E '^prog_id:' "$f" | awk '{print "prog", $2}' ;;
+		esac
+	done
+}
+# assert_gone IDS_FILE: each program and link is gone from the kernel (which frees them a
+# moment after the last fd closes: up to 3 s)
+assert_gone() {
+	local kind id left
+	for _ in $(seq 30); do
+		left=0
+		while read -r kind id; do
+			bpftool "$kind" show id "$id" >/dev/null 2>&1 && left=1
+		done < "$1"
+		[ $left = 0 ] && return 0
+		sleep 0.1
+	done
+	while read -r kind id; do
+		bpftool "$kind" show id "$id" >/dev/null 2>&1 && echo "left: $kind $id" >&2
+	done < "$1"
+	fail "BPF programs or links left attached after top exited"
+}
+
+SESSION=top
+start_top top -i 0.3 -a
+P=$(cat "$TMP/top.pid")
+bpf_ids "$P" > "$TMP/ids"
+grep -q '^prog ' "$TMP/ids" && grep -q '^link ' "$TMP/ids" || fail "no BPF program or link found in top's fds"
+wait_pane '^schedules: ' 5
+wait_pane '\[1 schedules\]'
+n1=$(interval_no)
+sleep 1.2
+n2=$(interval_no)
+[ -n "$n1" ] && [ -n "$n2" ] && [ "$n2" -ge $((n1 + 2)) ] \
+	|| fail "the interval counter went from '$n1' to '$n2' in 1.2 s at -i 0.3"
+pass "refreshes: interval $n1 -> $n2 in 1.2 s"
+[ "$(tm display -p -t top '#{alternate_on}')" = 1 ] || fail "top does not draw on the alternate screen"
+[ "$(pane | wc -l)" -le 50 ] || fail "more lines than the terminal has"
+
+tm send-keys -t top 2
+wait_pane '\[2 profile\]' 2
+wait_pane '^profile: ' 2
+tm send-keys -t top 3
+wait_pane '\[3 locks\]' 2
+wait_pane '^locks: ' 2
+tm send-keys -t top Tab
+wait_pane '\[1 schedules\]' 2
+wait_pane '^schedules: ' 2
+pass "views switch: 2 profile, 3 locks, Tab back to schedules"
+tm send-keys -t top s
+wait_pane 'sort: time' 2
+tm send-keys -t top s
+wait_pane 'sort: max' 2
+pass "s cycles the sort"
+tm send-keys -t top p
+wait_pane '\[paused\]' 2
+n1=$(interval_no)
+sleep 1
+n2=$(interval_no)
+[ "$n1" = "$n2" ] || fail "paused, the screen still went from interval $n1 to $n2"
+tm send-keys -t top p
+sleep 1
+n3=$(interval_no)
+[ "$n3" -gt "$n2" ] || fail "unpaused, the interval stays at $n3"
+pane | grep -q '\[paused\]' && fail "still [paused] after p again"
+pass "p pauses the screen ($n1 = $n2) and resumes it ($n3)"
+tm resize-window -t top -x 100 -y 20
+sleep 0.5
+tm send-keys -t top 1
+sleep 0.5
+[ "$(pane | grep -c .)" -le 20 ] || fail "after a resize to 20 rows, more lines are drawn"
+
+tm send-keys -t top q
+rc=$(wait_exit top)
+[ "$rc" = 0 ] || fail "q: exit status $rc"
+[ "$(tm display -p -t top '#{alternate_on}')" = 0 ] || fail "the terminal is still on the alternate screen"
+kill -0 "$P" 2>/dev/null && fail "top ($P) still runs after q"
+assert_gone "$TMP/ids"
+pass "q: exit 0, main screen back, $(wc -l < "$TMP/ids") BPF programs and links gone"
+
+# Ctrl-C: the same clean end
+SESSION=intr
+start_top intr -i 0.3 -a --views schedules
+P=$(cat "$TMP/intr.pid")
+bpf_ids "$P" > "$TMP/ids2"
+wait_pane '^schedules: ' 5
+tm send-keys -t intr C-c
+rc=$(wait_exit intr)
+[ "$rc" = 0 ] || fail "Ctrl-C: exit status $rc"
+[ "$(tm display -p -t intr '#{alternate_on}')" = 0 ] || fail "Ctrl-C: still on the alternate screen"
+assert_gone "$TMP/ids2"
+pass "Ctrl-C: exit 0, main screen back, BPF gone"
+
+# -- COMMAND: q ends the command
+SESSION=cmd
+start_top cmd -i 0.3 --views schedules -- "$SPWORK" ignore INT 600
+wait_pane 'top: command .*spwork' 5
+P=$(cat "$TMP/cmd.pid")
+C=$(pgrep -P "$P" | head -n 1)
+[ -n "$C" ] || fail "no command under top"
+sleep 0.5
+tm send-keys -t cmd q
+rc=$(wait_exit cmd)
+[ "$rc" = 0 ] || fail "q with -- COMMAND: exit status $rc"
+kill -0 "$C" 2>/dev/null && fail "the command ($C) still runs after q"
+pass "q with -- COMMAND: exit 0, the command ended"
