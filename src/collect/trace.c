@@ -96,6 +96,7 @@ struct tracer {
 	const struct trace_hooks *hooks;
 	struct sp_run iv_prev;
 	uint64_t iv_index, iv_end; /* iv_end: ns since the start */
+	struct sp_delta_stats iv_stats; /* what did not subtract, over every interval */
 	uint64_t t0, wall0;
 	int iv_err;
 };
@@ -651,6 +652,8 @@ static int tracer_interval_of(struct tracer *t, const struct trace_opts *o, stru
 		sp_run_free(&iv);
 		return err;
 	}
+	t->iv_stats.negative += st.negative;
+	t->iv_stats.vanished += st.vanished;
 	if (st.negative || st.vanished)
 		dlog("interval %llu: %llu values smaller than at its start, %llu rows renamed",
 		     (unsigned long long)t->iv_index + 1, (unsigned long long)st.negative,
@@ -1173,6 +1176,12 @@ static int tracer_report(struct tracer *t, const struct trace_opts *o, struct sp
 		t->iv_err = tracer_interval_of(t, o, run, run->elapsed_ns, true);
 	if (!err && t->iv_err)
 		err = t->iv_err;
+	if (t->iv_stats.negative || t->iv_stats.vanished)
+		wlog("-i: %llu rows changed names between intervals (symbols found later) and %llu "
+		     "values went down: those events show under both names, so the intervals' rows "
+		     "add up to more than the run's (their totals add up exactly)",
+		     (unsigned long long)t->iv_stats.vanished,
+		     (unsigned long long)t->iv_stats.negative);
 	werr = write_outputs(t, run, o);
 	if (t->iv_err == -EPIPE)
 		werr = -EPIPE; /* the reader of the intervals has gone */

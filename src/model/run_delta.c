@@ -263,8 +263,9 @@ static int sched_row_delta(const struct sp_sched_row *p, const struct sp_sched_r
 	SUB(&tmp, c, p, offcpu_ns, st);
 	SUB(&tmp, c, p, blocked_ns, st);
 	SUB(&tmp, c, p, runq_ns, st);
-	SUB(&tmp, c, p, unfinished, st);
-	if (!tmp.count && !tmp.offcpu_ns && !tmp.blocked_ns && !tmp.runq_ns)
+	/* a state, not a sum: the sleeps in progress at the interval's end */
+	tmp.unfinished = c->unfinished;
+	if (!tmp.count && !tmp.offcpu_ns && !tmp.blocked_ns && !tmp.runq_ns && !tmp.unfinished)
 		return 0;
 	d = sp_sched_add_row(dv);
 	if (!d)

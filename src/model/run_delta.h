@@ -6,7 +6,8 @@
  * locks: caller, kind and lock; comms by comm, stacks by comm, pid and frames, wakers by comm
  * and function). Counts and times subtract exactly, so the intervals of a trace add up to
  * its final run. What cannot be subtracted (a maximum, a percentile, a number of distinct
- * tasks) is the cumulative value: "since the start".
+ * tasks) is the cumulative value: "since the start". A row's unfinished sleeps are a state:
+ * those in progress at the interval's end.
  *
  * The timeline (--timeline) is not split: an interval's run has none.
  */

@@ -10,13 +10,18 @@
 require_bpf
 N=60000
 "$SCHEDPROF" trace -i 0.1 -f json --save "$TMP/final.json" -- "$SPWORK" pipe $N \
-	> "$TMP/lines.json" || fail "schedprof exited $?"
-python3 - "$TMP/lines.json" "$TMP/final.json" "$N" <<'PY' || exit 1
+	> "$TMP/lines.json" 2> "$TMP/err" || { cat "$TMP/err" >&2; fail "schedprof exited"; }
+# a user function named only once its process's files were read is the one thing that may
+# move between rows (and then trace says so): the profile's rows are compared without it
+renamed=0
+grep -q 'rows changed names between intervals' "$TMP/err" && renamed=1
+python3 - "$TMP/lines.json" "$TMP/final.json" "$N" "$renamed" <<'PY' || exit 1
 import json, sys
 from collections import Counter
 lines = [json.loads(l) for l in open(sys.argv[1])]
 final = json.load(open(sys.argv[2]))
 n = int(sys.argv[3])
+renamed = sys.argv[4] == "1"
 def fail(msg):
     print("FAIL: " + msg, file=sys.stderr)
     sys.exit(1)
@@ -68,8 +73,12 @@ def rows(view, arr, key, fields):
             fail("%s row %r: intervals %r, whole run %r" % (view, k, dict(acc.get(k, {})), dict(want.get(k, {}))))
     return len(want)
 nr = rows("schedules", "callers", lambda r: (r["caller"], r["wait"]),
-          ["count", "offcpu_ns", "blocked_ns", "runq_ns", "unfinished"])
-np = rows("profile", "functions", lambda r: (r["function"], r["object"]), ["samples"])
+          ["count", "offcpu_ns", "blocked_ns", "runq_ns"])
+if renamed:
+    print("note: user functions were named late: the profile's rows are not compared")
+    np = 0
+else:
+    np = rows("profile", "functions", lambda r: (r["function"], r["object"]), ["samples"])
 if final.get("locks", {}).get("available"):
     totals("locks", ["total", "failed", "lost", "unpaired"])
     rows("locks", "contentions", lambda r: (r["caller"], r["kind"], r["lock"]),
@@ -92,11 +101,16 @@ if not n * 99 // 100 <= tot <= n * 101 // 100:
 print("ok: %d intervals add up exactly to the whole run (%d schedules rows, %d profile rows); "
       "pipe reader %d blocks over intervals %r" % (len(lines), nr, np, tot, per))
 PY
-# a line is a run that report reads (the last: read once detached)
-tail -n 1 "$TMP/lines.json" > "$TMP/last.json"
-"$SCHEDPROF" report "$TMP/last.json" > "$TMP/last.txt" || fail "report cannot read an interval line"
-grep -q '^schedules:' "$TMP/last.txt" || fail "report of an interval line has no schedules table"
-pass "report reads an interval line"
+# each line is a run that report reads (an interval's totals and rows were read a moment
+# apart: report does not hold them to the whole run's invariants)
+i=0
+while read -r line; do
+	i=$((i + 1))
+	printf '%s\n' "$line" > "$TMP/line.json"
+	"$SCHEDPROF" report "$TMP/line.json" > "$TMP/line.txt" || fail "report cannot read interval line $i"
+	grep -q '^schedules:' "$TMP/line.txt" || fail "report of interval line $i has no schedules table"
+done < "$TMP/lines.json"
+pass "report reads each of the $i interval lines"
 # the table form: a header per interval, in order, then the whole run once, last
 "$SCHEDPROF" trace -i 0.2 --views schedules -- "$SPWORK" wait 100 > "$TMP/table.txt" \
 	|| fail "table run exited $?"

@@ -204,7 +204,7 @@ static void accumulate(struct sp_run *sum, const struct sp_run *d)
 		s->offcpu_ns += r->offcpu_ns;
 		s->blocked_ns += r->blocked_ns;
 		s->runq_ns += r->runq_ns;
-		s->unfinished += r->unfinished;
+		s->unfinished = r->unfinished; /* a state: the last interval's is the run's */
 		for (size_t j = 0; j < r->comms.n; j++)
 			ck_assert_int_eq(sp_comm_list_add(&s->comms, r->comms.v[j].comm,
 							  r->comms.v[j].count,
@@ -295,6 +295,33 @@ START_TEST(vanished_and_negative_counted)
 	ck_assert_uint_eq(st.negative, 3); /* x: count; total and voluntary 14 -> 13 */
 	ck_assert_uint_eq(d.sched.nrows, 1);
 	ck_assert_str_eq(d.sched.rows[0].caller, "anon_pipe_read");
+	sp_run_free(&a);
+	sp_run_free(&b);
+	sp_run_free(&d);
+}
+END_TEST
+
+/* Unfinished sleeps are those in progress at the interval's end: a state, never negative. */
+START_TEST(unfinished_is_a_state)
+{
+	struct sp_run a, b, d;
+	struct sp_delta_stats st;
+
+	sp_run_init(&a);
+	sp_run_init(&b);
+	sp_run_init(&d);
+	srow(&a, "f", NULL, 5, 500, 1)->unfinished = 2;
+	srow(&b, "f", NULL, 6, 600, 1)->unfinished = 0;
+	srow(&a, "g", NULL, 5, 500, 1)->unfinished = 0;
+	srow(&b, "g", NULL, 5, 500, 1)->unfinished = 1;
+	ck_assert_int_eq(sp_run_delta(&a, &b, &d, &st), 0);
+	ck_assert_uint_eq(st.negative, 0);
+	ck_assert_uint_eq(d.sched.nrows, 2);
+	ck_assert_str_eq(d.sched.rows[0].caller, "f");
+	ck_assert_uint_eq(d.sched.rows[0].unfinished, 0);
+	/* g: nothing ended, one sleep in progress: a row of its own */
+	ck_assert_uint_eq(d.sched.rows[1].count, 0);
+	ck_assert_uint_eq(d.sched.rows[1].unfinished, 1);
 	sp_run_free(&a);
 	sp_run_free(&b);
 	sp_run_free(&d);
@@ -402,6 +429,7 @@ int main(void)
 	tcase_add_test(tc, intervals_add_up);
 	tcase_add_test(tc, vanished_and_negative_counted);
 	tcase_add_test(tc, keys_with_null);
+	tcase_add_test(tc, unfinished_is_a_state);
 	tcase_add_test(tc, fixture_identity_and_empty);
 	tcase_add_test(tc, interval_round_trip);
 	suite_add_tcase(s, tc);
