@@ -16,6 +16,15 @@ rc=$?
 [ $rc = 1 ] || fail "top without a terminal exited $rc, expected 1"
 grep -q 'terminal' "$TMP/nottty.err" || fail "top without a terminal says: $(cat "$TMP/nottty.err")"
 pass "not a terminal: exit 1, '$(head -c 80 "$TMP/nottty.err")...'"
+# usage errors (2): top draws, it writes no file or format; -i's range
+for args in "-f json -a" "-o $TMP/x -a" "-i 0.01 -a" "-i -1 -a" "-x"; do
+	# shellcheck disable=SC2086
+	"$SCHEDPROF" top $args > /dev/null 2> "$TMP/usage.err"
+	rc=$?
+	[ $rc = 2 ] || fail "top $args exited $rc, expected 2"
+	grep -q '^schedprof top: ' "$TMP/usage.err" || fail "top $args: $(cat "$TMP/usage.err")"
+done
+pass "usage errors exit 2 and name top"
 
 SOCK="schedprof-test-$$"
 tm() { tmux -L "$SOCK" "$@"; }
