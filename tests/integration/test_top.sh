@@ -40,6 +40,17 @@ wait_pane() {
 	fail "the pane never showed /$1/"
 }
 interval_no() { pane | sed -n 's/.*   interval \([0-9]*\) (.*/\1/p' | head -n 1; }
+# wait_interval N [SECONDS]: until the screen shows interval N or later; prints the one shown
+wait_interval() {
+	local n
+	for _ in $(seq $((${2:-5} * 10))); do
+		n=$(interval_no)
+		[ -n "$n" ] && [ "$n" -ge "$1" ] && { echo "$n"; return 0; }
+		sleep 0.1
+	done
+	echo "${n:-none}"
+	return 1
+}
 # start_top NAME ARGS...: top in a new tmux session; its pid in $TMP/NAME.pid, status in NAME.exit
 start_top() {
 	local name=$1
@@ -95,11 +106,9 @@ grep -q '^prog ' "$TMP/ids" && grep -q '^link ' "$TMP/ids" || fail "no BPF progr
 wait_pane '^schedules: ' 5
 wait_pane '\[1 schedules\]'
 n1=$(interval_no)
-sleep 1.2
-n2=$(interval_no)
-[ -n "$n1" ] && [ -n "$n2" ] && [ "$n2" -ge $((n1 + 2)) ] \
-	|| fail "the interval counter went from '$n1' to '$n2' in 1.2 s at -i 0.3"
-pass "refreshes: interval $n1 -> $n2 in 1.2 s"
+t1=$(date +%s%N)
+n2=$(wait_interval $((n1 + 3)) 6) || fail "the interval counter went from $n1 to $n2 in 6 s at -i 0.3"
+pass "refreshes: interval $n1 -> $n2 in $((($(date +%s%N) - t1) / 1000000)) ms at -i 0.3"
 [ "$(tm display -p -t top '#{alternate_on}')" = 1 ] || fail "top does not draw on the alternate screen"
 [ "$(pane | wc -l)" -le 50 ] || fail "more lines than the terminal has"
 
@@ -115,6 +124,24 @@ wait_pane '^schedules: ' 2
 pass "views switch: 2 profile, 3 locks, Tab back to schedules"
 tm send-keys -t top s
 wait_pane 'sort: time' 2
+# the schedules rows are now by off-CPU time, descending (the third column)
+pane | python3 -c '
+import re, sys
+unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+rows, on = [], False
+for line in sys.stdin:
+    f = line.split()
+    if f[:3] == ["COUNT", "SHARE", "OFF-CPU"]:
+        on = True
+        continue
+    if on:
+        m = re.fullmatch(r"([0-9.]+)(ns|us|ms|s)", f[2]) if len(f) > 2 else None
+        if not m:
+            break
+        rows.append(float(m.group(1)) * unit[m.group(2)])
+if len(rows) < 2 or rows != sorted(rows, reverse=True):
+    sys.exit("not by off-CPU time: %r" % rows)
+' || fail "sort: time does not rank the rows by off-CPU time"
 tm send-keys -t top s
 wait_pane 'sort: max' 2
 pass "s cycles the sort"
@@ -125,9 +152,7 @@ sleep 1
 n2=$(interval_no)
 [ "$n1" = "$n2" ] || fail "paused, the screen still went from interval $n1 to $n2"
 tm send-keys -t top p
-sleep 1
-n3=$(interval_no)
-[ "$n3" -gt "$n2" ] || fail "unpaused, the interval stays at $n3"
+n3=$(wait_interval $((n2 + 1)) 5) || fail "unpaused, the interval stays at $n3"
 pane | grep -q '\[paused\]' && fail "still [paused] after p again"
 pass "p pauses the screen ($n1 = $n2) and resumes it ($n3)"
 tm resize-window -t top -x 100 -y 20
