@@ -695,10 +695,14 @@ static int tracer_interval(struct tracer *t, const struct trace_opts *o)
 	/* the reads' warnings (losses so far) are said once, by the final read */
 	if (level < LOG_DEBUG)
 		log_set_level(LOG_ERROR);
+	t->ctx.interval = true;
 	err = tracer_read(t, &cur);
+	t->ctx.interval = false;
 	log_set_level(level);
 	if (!err && sp_run_fix_utf8(&cur))
 		err = -ENOMEM;
+	dlog("interval %llu: read in %.1f ms", (unsigned long long)t->iv_index + 1,
+	     ms_since(t->t0 + now));
 	err = err ?: tracer_interval_of(t, o, &cur, now, false);
 	sp_run_free(&cur);
 	return err;
