@@ -385,6 +385,79 @@ START_TEST(fixture_identity_and_empty)
 }
 END_TEST
 
+/*
+ * The profile's and the locks' rows of a fixture, a little later: only what grew is in the
+ * interval (a contention row with its comm, owner and stack; a sleeper, a group and its
+ * caller; a function with its comm and stack), with the amounts it grew by.
+ */
+START_TEST(profile_and_locks_grow)
+{
+	struct sp_run a, b, d;
+	struct sp_delta_stats st;
+	struct sp_lock_row *lr;
+	struct sp_profile_row *pr;
+
+	unit_load(FIX("run_full.json"), &a);
+	unit_load(FIX("run_full.json"), &b);
+	sp_run_init(&d);
+	lr = &b.locks.rows[0];
+	lr->count += 3;
+	lr->wait_ns += 300;
+	lr->comms.v[0].count += 3;
+	lr->comms.v[0].time_ns += 300;
+	lr->owners.v[0].count += 1;
+	lr->stacks.v[0].count += 2;
+	b.locks.total += 3;
+	b.locks.sleepers[0].count += 2;
+	b.locks.sleepers[0].offcpu_ns += 2000;
+	b.locks.groups[0].count += 1;
+	b.locks.groups[0].callers.v[0].count += 1;
+	pr = &b.profile.rows[1];
+	pr->samples += 5;
+	pr->comms.v[0].count += 5;
+	pr->stacks.v[0].count += 5;
+	b.profile.total += 5;
+	b.profile.target += 5;
+	b.elapsed_ns += 1000;
+	ck_assert_int_eq(sp_run_delta(&a, &b, &d, &st), 0);
+	ck_assert_uint_eq(st.negative + st.vanished, 0);
+	ck_assert_uint_eq(d.sched.nrows, 0);
+	ck_assert_uint_eq(d.locks.total, 3);
+	ck_assert_uint_eq(d.locks.nrows, 1);
+	ck_assert_uint_eq(d.locks.rows[0].count, 3);
+	ck_assert_uint_eq(d.locks.rows[0].wait_ns, 300);
+	ck_assert_uint_eq(d.locks.rows[0].max_ns, lr->max_ns); /* since the start */
+	ck_assert_str_eq(d.locks.rows[0].lock, lr->lock);
+	ck_assert_str_eq(d.locks.rows[0].source, lr->source);
+	ck_assert_uint_eq(d.locks.rows[0].comms.n, 1);
+	ck_assert_uint_eq(d.locks.rows[0].comms.v[0].time_ns, 300);
+	ck_assert_uint_eq(d.locks.rows[0].owners.n, 1);
+	ck_assert_uint_eq(d.locks.rows[0].owners.v[0].count, 1);
+	ck_assert_uint_eq(d.locks.rows[0].owners.v[0].time_ns, 0);
+	ck_assert_uint_eq(d.locks.rows[0].stacks.n, 1);
+	ck_assert_uint_eq(d.locks.rows[0].stacks.v[0].count, 2);
+	ck_assert_uint_eq(d.locks.rows[0].stacks.v[0].nframes, lr->stacks.v[0].nframes);
+	ck_assert_uint_eq(d.locks.nsleepers, 1);
+	ck_assert_uint_eq(d.locks.sleepers[0].count, 2);
+	ck_assert_uint_eq(d.locks.sleepers[0].offcpu_ns, 2000);
+	ck_assert_uint_eq(d.locks.sleepers[0].tasks, b.locks.sleepers[0].tasks);
+	ck_assert_uint_eq(d.locks.ngroups, 1);
+	ck_assert_uint_eq(d.locks.groups[0].count, 1);
+	ck_assert_uint_eq(d.locks.groups[0].offcpu_ns, 0);
+	ck_assert_uint_eq(d.locks.groups[0].callers.n, 1);
+	ck_assert_uint_eq(d.profile.total, 5);
+	ck_assert_uint_eq(d.profile.nrows, 1);
+	ck_assert_str_eq(d.profile.rows[0].function, pr->function);
+	ck_assert_uint_eq(d.profile.rows[0].samples, 5);
+	ck_assert_uint_eq(d.profile.rows[0].comms.v[0].count, 5);
+	ck_assert_uint_eq(d.profile.rows[0].stacks.v[0].count, 5);
+	ck_assert_str_eq(d.profile.rows[0].stacks.v[0].objects[0], pr->stacks.v[0].objects[0]);
+	sp_run_free(&a);
+	sp_run_free(&b);
+	sp_run_free(&d);
+}
+END_TEST
+
 /* The interval object is written in a JSON line and read back; absent in a whole run. */
 START_TEST(interval_round_trip)
 {
@@ -431,6 +504,7 @@ int main(void)
 	tcase_add_test(tc, keys_with_null);
 	tcase_add_test(tc, unfinished_is_a_state);
 	tcase_add_test(tc, fixture_identity_and_empty);
+	tcase_add_test(tc, profile_and_locks_grow);
 	tcase_add_test(tc, interval_round_trip);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
