@@ -1291,13 +1291,15 @@ int trace_run(const struct trace_opts *opts, const struct trace_hooks *h)
 		exit_code = 128 + stop_signal;
 		goto out;
 	}
-	t.t0 = t0 = now_ns(CLOCK_MONOTONIC);
-	t.wall0 = wall0 = now_ns(CLOCK_REALTIME);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	wall0 = now_ns(CLOCK_REALTIME);
 	err = tracer_release(&t, o);
 	if (err) {
 		exit_code = EXIT_NOEXEC;
 		goto out;
 	}
+	t.t0 = t0; /* the intervals' times count from here */
+	t.wall0 = wall0;
 	say_attached(&t, o, t0 - begin);
 	settle_command(&t, o, wait_for_end(&t, o, t0));
 	if (h && h->ended)
