@@ -448,7 +448,7 @@ static void top_ended(void *ctx)
 int cmd_top(int argc, char **argv)
 {
 	struct trace_hooks h = { .fd = STDIN_FILENO, .tick = top_tick, .interval = top_interval,
-				 .ended = top_ended, .no_report = true };
+				 .ended = top_ended, .no_report = true, .screen = true };
 	struct top t = {};
 	struct trace_opts o;
 	int code, err;

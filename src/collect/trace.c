@@ -1215,7 +1215,7 @@ static void say_attached(const struct tracer *t, const struct trace_opts *o, uin
 	char what[256];
 
 	trace_target_describe(o, what, sizeof(what));
-	if (!o->duration_ns && isatty(STDERR_FILENO)) {
+	if (!o->duration_ns && isatty(STDERR_FILENO) && !(t->hooks && t->hooks->screen)) {
 		if (o->argv)
 			notice("tracing %s (pid %d) until it exits; Ctrl-C to stop", what,
 			       (int)t->launch.pid);

@@ -31,6 +31,7 @@ struct trace_hooks {
 	void (*ended)(void *ctx);
 	int fd;		/* polled with the collectors' fds (top: the terminal), or -1 */
 	bool no_report; /* the whole run is not printed at the end (--save still writes it) */
+	bool screen;	/* the terminal is the hooks' (top): no "Ctrl-C to stop" line on it */
 };
 
 /* Runs the trace of o; h NULL: no intervals. The exit code (commands.h). */
