@@ -3,7 +3,8 @@
 # schedprof top, driven under tmux: it refreshes each interval (the interval counter
 # advances), keys switch the view (1 2 3, Tab), the sort (s) and pause (p: the screen stays);
 # q quits with exit 0, the terminal's main screen back, and no BPF program or link of it left
-# (the ids its fds held are gone from the kernel). Ctrl-C ends it the same way; with
+# (the ids its fds held are gone from the kernel). Ctrl-C and SIGTERM end it the same way, a
+# fatal signal (SIGQUIT) gives the terminal back first, Ctrl-Z hands it to the shell; with
 # -- COMMAND, q ends the command. Not a terminal: exit 1 with a line that says so.
 . "$(dirname "$0")/lib.sh"
 require_bpf
@@ -57,7 +58,7 @@ start_top() {
 	shift
 	rm -f "$TMP/$name.pid" "$TMP/$name.exit"
 	tm new-session -d -s "$name" -x 160 -y 50 \
-		"sh -c 'echo \$\$ > $TMP/$name.pid; exec $SCHEDPROF top $*'; echo \$? > $TMP/$name.exit; sleep 600"
+		"sh -c 'ulimit -c 0; echo \$\$ > $TMP/$name.pid; exec $SCHEDPROF top $*'; echo \$? > $TMP/$name.exit; sleep 600"
 	for _ in $(seq 100); do [ -s "$TMP/$name.pid" ] && break; sleep 0.05; done
 	[ -s "$TMP/$name.pid" ] || fail "top did not start"
 	wait_attached "$(cat "$TMP/$name.pid")"
@@ -181,6 +182,41 @@ rc=$(wait_exit intr)
 [ "$(tm display -p -t intr '#{alternate_on}')" = 0 ] || fail "Ctrl-C: still on the alternate screen"
 assert_gone "$TMP/ids2"
 pass "Ctrl-C: exit 0, main screen back, BPF gone"
+
+# SIGTERM: a clean end too; SIGQUIT (fatal): the terminal back before the core dump
+for sig in TERM QUIT; do
+	SESSION=sig$sig
+	start_top "sig$sig" -i 0.3 -a --views schedules
+	P=$(cat "$TMP/sig$sig.pid")
+	bpf_ids "$P" > "$TMP/ids$sig"
+	wait_pane '^schedules: ' 5
+	kill -"$sig" "$P"
+	rc=$(wait_exit "sig$sig")
+	want=0
+	[ $sig = QUIT ] && want=131
+	[ "$rc" = $want ] || fail "SIG$sig: exit status $rc, expected $want"
+	[ "$(tm display -p -t "sig$sig" '#{alternate_on}')" = 0 ] || fail "SIG$sig: still on the alternate screen"
+	assert_gone "$TMP/ids$sig"
+done
+pass "SIGTERM: exit 0; SIGQUIT: exit 131; both: main screen back, BPF gone"
+
+# Ctrl-Z hands the terminal back to the shell, fg takes it again
+SESSION=jobs
+tm new-session -d -s jobs -x 160 -y 50 "bash --norc --noprofile -i"
+sleep 0.5
+tm send-keys -t jobs "$SCHEDPROF top -i 0.3 -a --views schedules" Enter
+wait_pane '^schedules: ' 8
+tm send-keys -t jobs C-z
+wait_pane 'Stopped' 3
+[ "$(tm display -p -t jobs '#{alternate_on}')" = 0 ] || fail "Ctrl-Z: still on the alternate screen"
+tm send-keys -t jobs fg Enter
+wait_pane '^schedules: ' 5
+[ "$(tm display -p -t jobs '#{alternate_on}')" = 1 ] || fail "fg: top did not take the screen again"
+tm send-keys -t jobs q
+sleep 1
+tm send-keys -t jobs 'echo "status=$?"' Enter
+wait_pane '^status=0$' 5
+pass "Ctrl-Z gives the terminal back, fg takes it again, q exits 0"
 
 # -- COMMAND: q ends the command
 SESSION=cmd
