@@ -29,7 +29,7 @@ if $tests; then
 	# libFuzzer's runtime comes with the clang release installed: libclang-rt-N-dev
 	clang_major=$(clang -dumpversion | cut -d. -f1)
 	install check golang-go "libclang-rt-$clang_major-dev" linux-perf libbpf-tools util-linux libcap2-bin \
-		chromium fonts-dejavu-core
+		chromium fonts-dejavu-core tmux
 fi
 # the test suite (and its fuzz targets): required with --tests, left out of a new build without
 features=disabled

@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{ "trace", cmd_trace, "trace a command, processes or the system; print the report" },
 	{ "report", cmd_report, "render a saved run (trace -f json) again, in any format" },
 	{ "diff", cmd_diff, "compare two saved runs, row by row" },
+	{ "top", cmd_top, "a live view of trace's tables, refreshed every interval" },
 };
 
 static void usage(void)
@@ -56,7 +57,7 @@ int main(int argc, char **argv)
 	const struct command *cmd;
 
 	if (argc < 2)
-		return cli_usage_error(&main_cmd, "give a command: trace, report or diff");
+		return cli_usage_error(&main_cmd, "give a command: trace, top, report or diff");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage();
 		return EXIT_SUCCESS;

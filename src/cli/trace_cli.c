@@ -44,6 +44,9 @@ static void trace_help(void)
 	       "                    locks: lock:contention_begin/end, Linux >= 5.19; its sleepers\n"
 	       "                    are joined with schedules)\n"
 	       "%s"
+	       "  -i, --interval S  also a report every S seconds (0.5 ok): each view's table of the\n"
+	       "                    interval, or one JSON line per interval with -f json (then\n"
+	       "                    the whole run is not printed: --save writes it)\n"
 	       "  -o, --output FILE write the report to FILE\n"
 	       "      --save FILE   also save the run as JSON, for schedprof report and diff\n"
 	       "      --strict      exit 3 when anything was lost (rows, stacks, events), naming it\n"
@@ -79,7 +82,10 @@ static void trace_help(void)
 	       SP_DEF_PROF_KEYS);
 }
 
-static const struct cli_cmd trace_cmd = { "trace", trace_help };
+static void top_help(void);
+
+/* top_parse() parses as `top`: its name in usage errors, its help */
+static struct cli_cmd trace_cmd = { "trace", trace_help };
 
 enum {
 	OPT_SAVE = RENDER_OPT__END,
@@ -96,7 +102,7 @@ enum {
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
-#define TRACE_SHORT_OPTS "+" RENDER_SHORT_OPTS "p:t:ad:o:F:g" CLI_SHORT_OPTS
+#define TRACE_SHORT_OPTS "+" RENDER_SHORT_OPTS "p:t:ad:i:o:F:g" CLI_SHORT_OPTS
 
 static const struct option trace_long_opts[] = {
 	RENDER_LONG_OPTS,
@@ -105,6 +111,7 @@ static const struct option trace_long_opts[] = {
 	{ "all", no_argument, NULL, 'a' },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "duration", required_argument, NULL, 'd' },
+	{ "interval", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "save", required_argument, NULL, OPT_SAVE },
 	{ "strict", no_argument, NULL, OPT_STRICT },
@@ -271,6 +278,28 @@ static int parse_duration(struct trace_opts *o, const char *arg)
 	return 0;
 }
 
+/* The shortest -i: each interval reads and symbolizes every map. */
+#define MIN_INTERVAL_MS 50
+
+/* -i SECONDS: decimal, as -d, from 0.05 s to -d's longest. */
+static int parse_interval(struct trace_opts *o, const char *arg)
+{
+	size_t int_digits = strspn(arg, "0123456789"), frac_digits = 0;
+	const char *end = arg + int_digits;
+
+	if (*end == '.')
+		frac_digits = strspn(end + 1, "0123456789"), end += 1 + frac_digits;
+	if (*end || !(int_digits + frac_digits))
+		return cli_usage_error(&trace_cmd, "-i: '%s' is not a number of seconds (a decimal "
+					      "number such as 1 or 0.5)", arg);
+	if (parse_seconds(arg, &o->interval_ns) ||
+	    o->interval_ns < MIN_INTERVAL_MS * 1000000ULL ||
+	    o->interval_ns > MAX_DURATION_S * NSEC_PER_SEC)
+		return cli_usage_error(&trace_cmd, "-i: %s is out of range (%g to %d seconds)", arg,
+				       MIN_INTERVAL_MS / 1000.0, MAX_DURATION_S);
+	return 0;
+}
+
 /* The options that take an argument and are neither render options nor limits. */
 static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 {
@@ -300,6 +329,8 @@ static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 		return 0;
 	case 'd':
 		return parse_duration(o, arg);
+	case 'i':
+		return parse_interval(o, arg);
 	default: /* 'F': its range, with the kernel's limit, once the views are known */
 		p->have_freq = true;
 		return parse_number(arg, 1, UINT32_MAX, &o->hz, "-F");
@@ -429,6 +460,9 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 				       o->user ? "--user" : "--as-root");
 	if (o->user && o->as_root)
 		return cli_usage_error(&trace_cmd, "--user and --as-root exclude each other");
+	if (o->interval_ns && o->render.format != SP_FMT_TABLE && o->render.format != SP_FMT_JSON)
+		return cli_usage_error(&trace_cmd, "-i prints tables or JSON lines: -f table or "
+					      "-f json");
 	if (o->render.stacks)
 		o->callchains = true; /* --stacks prints the profile's stacks: record them */
 	o->cmdline = join_args(argc, argv);
@@ -483,4 +517,44 @@ void trace_opts_free(struct trace_opts *o)
 	free(o->cmdline);
 	o->pids = NULL;
 	o->cmdline = NULL;
+}
+
+static void top_help(void)
+{
+	printf("Usage: schedprof top [OPTIONS] [-p PIDS | -t TIDS | --cgroup PATH | -a]\n"
+	       "                     [-- COMMAND [ARGS...]]\n"
+	       "\nA live view of trace's tables, refreshed every interval: what happened in the last\n"
+	       "one, fitted to the terminal.\n"
+	       "\nTargets, views and limits as `schedprof trace` (see trace --help), and:\n"
+	       "  -i, --interval S  refresh every S seconds (default 1; 0.5 ok)\n"
+	       "  -d, --duration S  quit after S seconds\n"
+	       "      --save FILE   at the end, save the whole run as JSON (for report and diff)\n"
+	       "\nKeys: 1 2 3 or Tab: schedules, profile, locks; s: the next sort; p or space: pause\n"
+	       "(collection goes on, the screen stays); q: quit (Ctrl-C too). With -- COMMAND, q\n"
+	       "ends the command (SIGTERM, SIGKILL 2 s later).\n"
+	       "\nExit status: 0; 1 runtime error, or standard input or output is not a terminal;\n"
+	       "2 usage error.\n"
+	       "\nExamples:\n"
+	       "  schedprof top -a\n"
+	       "  schedprof top -i 0.5 -p $(pgrep -o postgres)\n"
+	       "  schedprof top -- make -j8\n");
+}
+
+int top_parse(int argc, char **argv, struct trace_opts *o)
+{
+	struct trace_parse p = { .o = o };
+	int err;
+
+	trace_cmd.name = "top";
+	trace_cmd.help = top_help;
+	trace_opts_init(o);
+	err = cli_parse(&trace_cmd, argc, argv, TRACE_SHORT_OPTS, trace_long_opts, trace_opt, &p);
+	if (err)
+		return err;
+	if (o->output || o->render.format != SP_FMT_TABLE)
+		return cli_usage_error(&trace_cmd, "%s: top draws on the terminal (trace -i prints "
+					      "intervals to a file or pipe)", o->output ? "-o" : "-f");
+	if (!o->interval_ns)
+		o->interval_ns = NSEC_PER_SEC;
+	return parse_finish(&p, argc, argv);
 }

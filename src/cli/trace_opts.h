@@ -17,6 +17,7 @@ struct trace_opts {
 	bool all;    /* -a -- COMMAND: the whole system while the command runs */
 	const char *cgroup; /* --cgroup PATH, as given */
 	uint64_t duration_ns; /* -d; 0 = until the target ends or a signal */
+	uint64_t interval_ns; /* -i: a report per interval (top: its refresh); 0 = none */
 	unsigned int views;   /* SP_VIEW_* mask of what to collect */
 	/* map sizes */
 	uint32_t max_targets, max_callers, max_stacks;
@@ -40,6 +41,8 @@ struct trace_opts {
  * every case.
  */
 int trace_parse(int argc, char **argv, struct trace_opts *o);
+/* The same for `schedprof top` (argv[0] is "top"): trace's targets and limits, -i default 1 s. */
+int top_parse(int argc, char **argv, struct trace_opts *o);
 void trace_opts_free(struct trace_opts *o);
 
 /* The target for messages: "command make", "PIDs 12,34 and descendants", "the whole system". */

@@ -28,6 +28,12 @@ struct trace_ctx {
 	int ncpus;
 	/* in configure: why the kernel cannot run this view (kfeatures.h), else NULL */
 	const char *unavailable;
+	/*
+	 * In read: true for an interval's read (trace -i, top), while still attached. read is
+	 * then called again later, so it must leave the collector's state as the final read
+	 * needs it; it may skip what intervals do not show (the timeline).
+	 */
+	bool interval;
 };
 
 struct collector {

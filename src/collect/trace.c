@@ -35,7 +35,9 @@
 #include "log.h"
 #include "maps.h"
 #include "preflight.h"
+#include "run_delta.h"
 #include "target.h"
+#include "trace.h"
 #include "util.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
@@ -90,6 +92,13 @@ struct tracer {
 	bool fold_cached; /* fold configuration from the boot's cache: no need to wait */
 	int ksyms_err;
 	bool ksyms_warned; /* kallsyms gives no addresses, and the start-up said so */
+	/* -i: the hooks, the cumulative run at the last interval's end, and where it ended */
+	const struct trace_hooks *hooks;
+	struct sp_run iv_prev;
+	uint64_t iv_index, iv_end; /* iv_end: ns since the start */
+	struct sp_delta_stats iv_stats; /* what did not subtract, over every interval */
+	uint64_t t0, wall0;
+	int iv_err;
 };
 
 static int add_target(struct tracer *t, int pid)
@@ -580,8 +589,8 @@ static void reap(struct tracer *t, int options)
  */
 static void poll_collectors(struct tracer *t, int ms)
 {
-	struct pollfd fds[ARRAY_SIZE(collectors)];
-	size_t idx[ARRAY_SIZE(collectors)];
+	struct pollfd fds[ARRAY_SIZE(collectors) + 1];
+	size_t idx[ARRAY_SIZE(collectors) + 1];
 	nfds_t n = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
@@ -597,13 +606,20 @@ static void poll_collectors(struct tracer *t, int ms)
 		fds[n].revents = 0;
 		idx[n++] = i;
 	}
+	/* the hooks' fd (top's terminal) ends the sleep too: its tick reads it */
+	if (t->hooks && t->hooks->fd >= 0) {
+		fds[n].fd = t->hooks->fd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		idx[n++] = SIZE_MAX;
+	}
 	if (poll(fds, n, ms) <= 0)
 		return;
 	for (nfds_t k = 0; k < n; k++) {
 		size_t i = idx[k];
 		int err;
 
-		if (!fds[k].revents)
+		if (!fds[k].revents || i == SIZE_MAX)
 			continue;
 		err = collectors[i]->poll(t->state[i], &t->ctx);
 		if (err)
@@ -611,18 +627,101 @@ static void poll_collectors(struct tracer *t, int ms)
 	}
 }
 
-enum trace_end { END_TARGET, END_DURATION, END_SIGNAL };
+enum trace_end { END_TARGET, END_DURATION, END_SIGNAL, END_QUIT };
 
-/* Waits, 50 ms at a time, for the end: target gone, -d, or a signal. */
+static int tracer_read(struct tracer *t, struct sp_run *run);
+static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const struct tracer *t);
+
+/*
+ * The interval that ends at now (ns since the start) from the cumulative run cur: cur minus
+ * the run at the last interval's end (run_delta.h), handed to the hooks; cur becomes the
+ * start of the next. 0 or -errno.
+ */
+static int tracer_interval_of(struct tracer *t, const struct trace_opts *o, struct sp_run *cur,
+			      uint64_t now, bool last)
+{
+	struct sp_delta_stats st;
+	struct sp_run iv;
+	int err;
+
+	sp_run_init(&iv);
+	err = sp_run_delta(t->iv_index ? &t->iv_prev : NULL, cur, &iv, &st);
+	if (err) {
+		elog("cannot compute interval %llu: %s", (unsigned long long)t->iv_index + 1,
+		     strerror(-err));
+		sp_run_free(&iv);
+		return err;
+	}
+	t->iv_stats.negative += st.negative;
+	t->iv_stats.vanished += st.vanished;
+	if (st.negative || st.vanished)
+		dlog("interval %llu: %llu values smaller than at its start, %llu rows renamed",
+		     (unsigned long long)t->iv_index + 1, (unsigned long long)st.negative,
+		     (unsigned long long)st.vanished);
+	sp_lock_sort(&iv.locks, o->render.lock_sort);
+	iv.interval.present = true;
+	iv.interval.index = ++t->iv_index;
+	iv.interval.start_ns = t->iv_end;
+	iv.interval.end_ns = now;
+	iv.start_unix_ns = t->wall0 + t->iv_end;
+	iv.elapsed_ns = now - t->iv_end;
+	iv.target.has_rusage = false; /* the command's CPU time is the whole run's */
+	t->iv_end = now;
+	err = t->hooks->interval(t->hooks->ctx, &iv, cur, last, t->out.f);
+	sp_run_free(&iv);
+	if (last)
+		return err;
+	sp_run_free(&t->iv_prev);
+	t->iv_prev = *cur; /* moved: the caller's cur is the next interval's start */
+	sp_run_init(cur);
+	return err;
+}
+
+/* -i: reads every view into a fresh cumulative run while attached, and hands its interval on. */
+static int tracer_interval(struct tracer *t, const struct trace_opts *o)
+{
+	int level = log_get_level(), err;
+	struct sp_run cur;
+	uint64_t now;
+
+	/* symbols are needed now, not only for the report */
+	if (t->ksyms_started && (err = ksyms_join(t)))
+		return err;
+	sp_run_init(&cur);
+	now = now_ns(CLOCK_MONOTONIC) - t->t0;
+	cur.elapsed_ns = now;
+	cur.start_unix_ns = t->wall0;
+	fill_run_info(&cur, o, t);
+	/* the reads' warnings (losses so far) are said once, by the final read */
+	if (level < LOG_DEBUG)
+		log_set_level(LOG_ERROR);
+	t->ctx.interval = true;
+	err = tracer_read(t, &cur);
+	t->ctx.interval = false;
+	log_set_level(level);
+	if (!err && sp_run_fix_utf8(&cur))
+		err = -ENOMEM;
+	dlog("interval %llu: read in %.1f ms", (unsigned long long)t->iv_index + 1,
+	     ms_since(t->t0 + now));
+	err = err ?: tracer_interval_of(t, o, &cur, now, false);
+	sp_run_free(&cur);
+	return err;
+}
+
+/* Waits, 50 ms at a time, for the end: target gone, -d, a signal, or the hooks' quit. */
 static enum trace_end wait_for_end(struct tracer *t, const struct trace_opts *o, uint64_t t0)
 {
-	uint64_t last_gc = t0;
+	uint64_t last_gc = t0, next_iv = t0 + o->interval_ns;
 
 	for (;;) {
 		uint64_t now;
 
 		if (stop_count)
 			return END_SIGNAL;
+		if (t->hooks && t->hooks->tick && t->hooks->tick(t->hooks->ctx))
+			return END_QUIT;
+		if (t->iv_err)
+			return END_QUIT;
 		if (o->argv) {
 			reap(t, WNOHANG);
 			if (t->reaped)
@@ -645,7 +744,19 @@ static enum trace_end wait_for_end(struct tracer *t, const struct trace_opts *o,
 			    !o->argv)
 				return END_TARGET;
 		}
-		poll_collectors(t, 50);
+		/*
+		 * -i: the next interval is due (after the end's checks: -d's end is no interval
+		 * of its own; a late one does not shift the ones after it)
+		 */
+		if (o->interval_ns && now >= next_iv) {
+			t->iv_err = tracer_interval(t, o);
+			while (next_iv <= now_ns(CLOCK_MONOTONIC))
+				next_iv += o->interval_ns;
+			continue;
+		}
+		/* woken up for the next interval, not up to 50 ms after it */
+		poll_collectors(t, o->interval_ns && next_iv - now < 50 * 1000000ULL ?
+				   (int)((next_iv - now) / 1000000) + 1 : 50);
 	}
 }
 
@@ -738,7 +849,7 @@ static void settle_command(struct tracer *t, const struct trace_opts *o, enum tr
 		return;
 	if (end == END_SIGNAL) {
 		stop_command(t, o);
-	} else if (end == END_DURATION && o->kill_on_end) {
+	} else if ((end == END_DURATION && o->kill_on_end) || end == END_QUIT) {
 		tracer_detach(t); /* -d is the trace's length: the command's end is not in it */
 		end_command(t, o);
 		t->ended_at_end = true;
@@ -830,7 +941,13 @@ static int write_outputs(struct tracer *t, const struct sp_run *run, const struc
 	int err, serr = -ENOENT;
 
 	json.format = SP_FMT_JSON;
-	err = cli_output_write_run(&t->out, run, &o->render);
+	if (t->hooks && t->hooks->no_report) {
+		err = cli_output_commit(&t->out); /* the intervals were the output */
+		if (err && err != -EPIPE)
+			elog("cannot write the report: %s", strerror(-err));
+	} else {
+		err = cli_output_write_run(&t->out, run, &o->render);
+	}
 	if (o->save)
 		serr = cli_output_write_run(&t->save, run, &json);
 	if (err && err != -EPIPE && serr)
@@ -1058,7 +1175,20 @@ static int tracer_report(struct tracer *t, const struct trace_opts *o, struct sp
 	/* Names as the saved JSON holds them, so that trace -f X and report -f X agree. */
 	if (sp_run_fix_utf8(run))
 		wlog("out of memory: some names keep their invalid UTF-8");
+	/* -i: the last interval, from the final read: the intervals add up to the run */
+	if (!err && o->interval_ns && t->hooks && !t->iv_err)
+		t->iv_err = tracer_interval_of(t, o, run, run->elapsed_ns, true);
+	if (!err && t->iv_err)
+		err = t->iv_err;
+	if (t->iv_stats.negative || t->iv_stats.vanished)
+		wlog("-i: %llu rows changed names between intervals (symbols found later) and %llu "
+		     "values went down: those events show under both names, so the intervals' rows "
+		     "add up to more than the run's (their totals add up exactly)",
+		     (unsigned long long)t->iv_stats.vanished,
+		     (unsigned long long)t->iv_stats.negative);
 	werr = write_outputs(t, run, o);
+	if (t->iv_err == -EPIPE)
+		werr = -EPIPE; /* the reader of the intervals has gone */
 	*ret_code = werr == -EPIPE ? EXIT_PIPE : exit_code_of(t, o, !werr && !err);
 	if (o->strict && !err && !werr && strict_losses(t, run) && *ret_code == EXIT_SUCCESS)
 		*ret_code = EXIT_LOSS;
@@ -1085,7 +1215,7 @@ static void say_attached(const struct tracer *t, const struct trace_opts *o, uin
 	char what[256];
 
 	trace_target_describe(o, what, sizeof(what));
-	if (!o->duration_ns && isatty(STDERR_FILENO)) {
+	if (!o->duration_ns && isatty(STDERR_FILENO) && !(t->hooks && t->hooks->screen)) {
 		if (o->argv)
 			notice("tracing %s (pid %d) until it exits; Ctrl-C to stop", what,
 			       (int)t->launch.pid);
@@ -1113,9 +1243,9 @@ static int resolve_cgroup(const char *path, struct target_cgroup *cg)
 	return err;
 }
 
-static int run_trace(const struct trace_opts *opts)
+int trace_run(const struct trace_opts *opts, const struct trace_hooks *h)
 {
-	struct tracer t = { .launch = { .pid = -1, .gate_fd = -1, .error_fd = -1 } };
+	struct tracer t = { .launch = { .pid = -1, .gate_fd = -1, .error_fd = -1 }, .hooks = h };
 	struct trace_opts ro = *opts, *o = &ro; /* with -p resolved to processes */
 	struct sp_run run;
 	uint64_t t0, wall0, begin = now_ns(CLOCK_MONOTONIC);
@@ -1168,8 +1298,12 @@ static int run_trace(const struct trace_opts *opts)
 		exit_code = EXIT_NOEXEC;
 		goto out;
 	}
+	t.t0 = t0; /* the intervals' times count from here */
+	t.wall0 = wall0;
 	say_attached(&t, o, t0 - begin);
 	settle_command(&t, o, wait_for_end(&t, o, t0));
+	if (h && h->ended)
+		h->ended(h->ctx);
 	err = tracer_report(&t, o, &run, t0, wall0, &exit_code);
 out:
 	if (t.launched && !t.reaped && exit_code != EXIT_NOEXEC && (err || stop_count) &&
@@ -1179,18 +1313,22 @@ out:
 	cli_output_abort(&t.out); /* nothing once written; a partial file otherwise */
 	cli_output_abort(&t.save);
 	sp_run_free(&run);
+	sp_run_free(&t.iv_prev);
 	free(ro.pids);
 	return exit_code;
 }
 
 int cmd_trace(int argc, char **argv)
 {
+	struct trace_hooks h;
 	struct trace_opts o;
 	int code;
 
 	code = trace_parse(argc, argv, &o);
+	if (!code && o.interval_ns)
+		trace_interval_printer(&o, &h);
 	if (!code)
-		code = run_trace(&o);
+		code = trace_run(&o, o.interval_ns ? &h : NULL);
 	else if (code < 0)
 		code = EXIT_SUCCESS; /* --help */
 	trace_opts_free(&o);

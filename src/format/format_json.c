@@ -13,9 +13,10 @@
 #include "schema.h"
 #include "view.h"
 
-int format_json(const struct sp_run *run, const struct render_opts *opts, FILE *f)
+static int write_json(const struct sp_run *run, const struct render_opts *opts, FILE *f,
+		      bool pretty)
 {
-	struct json_writer *w = jw_new(f, true);
+	struct json_writer *w = jw_new(f, pretty);
 	int err, jerr;
 
 	if (!w)
@@ -39,4 +40,14 @@ int format_json(const struct sp_run *run, const struct render_opts *opts, FILE *
 	if (!err && fputc('\n', f) == EOF)
 		err = -EIO;
 	return err;
+}
+
+int format_json(const struct sp_run *run, const struct render_opts *opts, FILE *f)
+{
+	return write_json(run, opts, f, true);
+}
+
+int format_json_line(const struct sp_run *run, const struct render_opts *opts, FILE *f)
+{
+	return write_json(run, opts, f, false);
 }

@@ -59,6 +59,8 @@ int render_run(const struct sp_run *run, const struct render_opts *opts, FILE *f
 /* Per-format back ends. */
 int format_table(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 int format_json(const struct sp_run *run, const struct render_opts *opts, FILE *f);
+/* The same document on one line (trace -i -f json: JSON lines). */
+int format_json_line(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 int format_folded(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 int format_pprof(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 int format_svg(const struct sp_run *run, const struct render_opts *opts, FILE *f);

@@ -349,6 +349,16 @@ struct sp_target_info {
 	uint64_t user_ns, sys_ns; /* COMMAND mode: the job's CPU time (children included) */
 };
 
+/*
+ * One interval of a trace (trace -i, top; run_delta.h): its run holds what happened between
+ * start_ns and end_ns, ns since the trace's start. Absent (present false) in a whole run.
+ */
+struct sp_interval {
+	bool present;
+	uint64_t index; /* from 1 */
+	uint64_t start_ns, end_ns;
+};
+
 struct sp_run {
 	char *schema;	  /* SP_SCHEMA */
 	char *version;	  /* schedprof version that wrote it */
@@ -364,6 +374,7 @@ struct sp_run {
 	struct sp_lock_view locks;
 	struct sp_timeline timeline;
 	struct sp_object_list objects; /* build-ids of the user objects, when known */
+	struct sp_interval interval;   /* trace -i: which interval this run is */
 	/*
 	 * Where the run's strings live when it was read from JSON (strpool.h: each string
 	 * once); NULL: each is malloc'd. Replace a string of a pooled run through the pool.

@@ -119,6 +119,13 @@ static const struct sp_field object_fields[] = {
 };
 static const struct sp_schema object_schema = SP_SCHEMA_OF("object", object_fields);
 
+static const struct sp_field interval_fields[] = {
+	SP_U64(struct sp_interval, "index", index),
+	SP_U64(struct sp_interval, "start_ns", start_ns),
+	SP_U64(struct sp_interval, "end_ns", end_ns),
+};
+static const struct sp_schema interval_schema = SP_SCHEMA_OF("interval", interval_fields);
+
 static const struct sp_field run_fields[] = {
 	{ .key = "schema", .type = SP_T_CONST, .off = offsetof(struct sp_run, schema),
 	  .value = SP_SCHEMA },
@@ -136,6 +143,10 @@ static const struct sp_field run_fields[] = {
 	  .off = offsetof(struct sp_run, objects.v), .n_off = offsetof(struct sp_run, objects.n),
 	  .cap_off = offsetof(struct sp_run, objects.cap), .size = sizeof(struct sp_object),
 	  .sub = &object_schema },
+	/* trace -i: the interval a JSON line holds; absent in a whole run */
+	{ .key = "interval", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
+	  .off = offsetof(struct sp_run, interval), .group_off = offsetof(struct sp_run, interval.present),
+	  .sub = &interval_schema },
 };
 const struct sp_schema sp_run_fields = SP_SCHEMA_OF("run", run_fields);
 
