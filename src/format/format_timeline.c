@@ -27,18 +27,6 @@
 
 /* ---- shared with format_trace_event.c ---- */
 
-const char *sp_tl_state_name(enum sp_tl_state state)
-{
-	switch (state) {
-	case SP_TL_RUNNING:
-		return "running";
-	case SP_TL_RUNNABLE:
-		return "runnable";
-	default:
-		return "blocked";
-	}
-}
-
 static int cmp_by_tid(const void *pa, const void *pb, void *arg)
 {
 	const struct sp_tl_task *tasks = arg;

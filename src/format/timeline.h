@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the timeline outputs (-f trace-event, -f timeline) share: the task of a tid, the
- * number of running and runnable tasks over time, and the names of the states.
+ * number of running and runnable tasks over time (the states' names: sp_tl_state_name()).
  */
 #ifndef SCHEDPROF_FORMAT_TIMELINE_H
 #define SCHEDPROF_FORMAT_TIMELINE_H
@@ -9,9 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "model.h"
-
-/* "running", "runnable", "blocked" */
-const char *sp_tl_state_name(enum sp_tl_state state);
 
 /* The timeline's tasks by tid, for the wake-ups' and the critical path's tids. */
 struct sp_tl_index {

@@ -474,6 +474,44 @@ START_TEST(test_big)
 }
 END_TEST
 
+/*
+ * trace -f trace-event and trace -f json | report -f trace-event: the same bytes, for the
+ * hand-built run through the JSON writer and reader, and for the fixture file written from it
+ * (tests/fixtures/run_timeline.json); the timeline page too.
+ */
+START_TEST(test_round_trip)
+{
+	static const enum sp_format fmts[] = { SP_FMT_TRACE_EVENT, SP_FMT_TIMELINE };
+	struct sp_run run, back, file;
+	char err[256], *json;
+	size_t len;
+
+	tlf_small(&run);
+	json = unit_render_fmt(&run, SP_FMT_JSON, SP_VIEW_EVERY, SP_VALUE_COUNT, &len);
+	ck_assert_msg(sp_run_from_json(json, len, &back, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(back.timeline.present);
+	ck_assert_uint_eq(back.timeline.nsegs, run.timeline.nsegs);
+	unit_load(FIX("run_timeline.json"), &file);
+	for (size_t i = 0; i < ARRAY_SIZE(fmts); i++) {
+		size_t l1, l2, l3;
+		char *a = unit_render_fmt(&run, fmts[i], SP_VIEW_EVERY, SP_VALUE_COUNT, &l1);
+		char *b = unit_render_fmt(&back, fmts[i], SP_VIEW_EVERY, SP_VALUE_COUNT, &l2);
+		char *c = unit_render_fmt(&file, fmts[i], SP_VIEW_EVERY, SP_VALUE_COUNT, &l3);
+
+		ck_assert_msg(l1 == l2 && !memcmp(a, b, l1), "format %d differs after JSON", fmts[i]);
+		ck_assert_msg(l1 == l3 && !memcmp(a, c, l1), "format %d differs from the fixture",
+			      fmts[i]);
+		free(a);
+		free(b);
+		free(c);
+	}
+	free(json);
+	sp_run_free(&file);
+	sp_run_free(&back);
+	sp_run_free(&run);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("format_trace_event");
@@ -490,6 +528,7 @@ int main(void)
 	tcase_add_test(tc, test_no_timeline);
 	tcase_add_test(tc, test_write_error);
 	tcase_add_test(tc, test_big);
+	tcase_add_test(tc, test_round_trip);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

@@ -158,8 +158,8 @@ static inline void tlf_small(struct sp_run *run)
 	tlf_cp(tl, "make", 100, SP_TL_RUNNABLE, "[woken]", 9000 * US, 9100 * US);
 	tlf_cp(tl, "make", 100, SP_TL_RUNNING, NULL, 9100 * US, 10000 * US);
 	tlf_rank(tl, "as", SP_TL_RUNNING, NULL, 5900 * US);
-	tlf_rank(tl, "make", SP_TL_RUNNING, NULL, 1900 * US);
 	tlf_rank(tl, "cc1", SP_TL_RUNNING, NULL, 1950 * US);
+	tlf_rank(tl, "make", SP_TL_RUNNING, NULL, 1900 * US);
 	tlf_rank(tl, "make", SP_TL_RUNNABLE, "[woken]", 100 * US);
 	tlf_rank(tl, "as", SP_TL_RUNNABLE, "[woken]", 100 * US);
 	tlf_rank(tl, "cc1", SP_TL_RUNNABLE, "[new]", 50 * US);
