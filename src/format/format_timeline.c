@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,47 +166,17 @@ int sp_tl_counts(const struct sp_timeline *tl, struct sp_tl_count **ret, size_t 
 
 static const char *const state_colour[] = { C_RUNNING, C_RUNNABLE, C_BLOCKED };
 
-/* Text for HTML and SVG: escaped, with control bytes and invalid UTF-8 as U+FFFD. */
-static void put_text(const char *str, FILE *f)
-{
-	const unsigned char *s = (const unsigned char *)(str ? str : "?");
-	size_t n = strlen((const char *)s), i = 0, len;
-
-	while (i < n) {
-		len = utf8_seq_len(s + i, n - i);
-		if (s[i] < 0x20 || s[i] == 0x7f || !len) {
-			fputs("\xef\xbf\xbd", f);
-			i++;
-			continue;
-		}
-		switch (s[i]) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fwrite(s + i, 1, len, f); break;
-		}
-		i += len;
-	}
-}
-
-static void put_dur(uint64_t ns, FILE *f)
-{
-	char d[32];
-
-	fputs(fmt_duration(ns, d, sizeof(d)), f);
-}
-
-static double pct(uint64_t part, uint64_t total)
-{
-	return total ? 100.0 * (double)part / (double)total : 0.0;
-}
-
 struct page {
 	const struct sp_run *run;
 	const struct sp_timeline *tl;
 	struct sp_tl_index ix;
 	FILE *f;
+	/*
+	 * The first write error, sticky: nothing is written after it. Every write is checked,
+	 * since a stream in memory that cannot grow loses output without setting its error
+	 * (glibc's open_memstream; the allocation failure tests, test_format_errors.c).
+	 */
+	int err;
 	uint64_t span; /* the plot's time range: [0, span) */
 	size_t *lanes;	/* task indexes in lane order */
 	size_t *lane_of; /* by task index: its lane */
@@ -217,6 +188,76 @@ struct page {
 		bool used;
 	} cols[PLOT_W];
 };
+
+static void pw(struct page *p, const char *s, size_t len)
+{
+	if (!p->err && len && fwrite(s, 1, len, p->f) != len)
+		p->err = -EIO;
+}
+
+static void ps(struct page *p, const char *s)
+{
+	pw(p, s, strlen(s));
+}
+
+__attribute__((format(printf, 2, 3)))
+static void pf(struct page *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->err)
+		return;
+	va_start(ap, fmt);
+	if (vfprintf(p->f, fmt, ap) < 0)
+		p->err = -EIO;
+	va_end(ap);
+}
+
+/* Text for HTML and SVG: escaped, with control bytes and invalid UTF-8 as U+FFFD. */
+static void put_text(struct page *p, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "?");
+	size_t n = strlen((const char *)s), i = 0, len;
+
+	while (i < n) {
+		len = utf8_seq_len(s + i, n - i);
+		if (s[i] < 0x20 || s[i] == 0x7f || !len) {
+			ps(p, "\xef\xbf\xbd");
+			i++;
+			continue;
+		}
+		switch (s[i]) {
+		case '&': ps(p, "&amp;"); break;
+		case '<': ps(p, "&lt;"); break;
+		case '>': ps(p, "&gt;"); break;
+		case '"': ps(p, "&quot;"); break;
+		default: pw(p, (const char *)s + i, len); break;
+		}
+		i += len;
+	}
+}
+
+static void put_dur(struct page *p, uint64_t ns)
+{
+	char d[32];
+
+	ps(p, fmt_duration(ns, d, sizeof(d)));
+}
+
+static double pct(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+/* v with one decimal ("154.0"), from integers: a locale's decimal comma would break the SVG. */
+static const char *fx1(double v, char buf[static 32])
+{
+	long long t = (long long)(v * 10 + (v < 0 ? -0.5 : 0.5));
+	unsigned long long a = t < 0 ? (unsigned long long)-t : (unsigned long long)t;
+
+	snprintf(buf, 32, "%s%llu.%llu", t < 0 ? "-" : "", a / 10, a % 10);
+	return buf;
+}
 
 /* The first nanosecond of column c (c = PLOT_W: span). */
 static uint64_t col_ns(const struct page *p, size_t c)
@@ -254,18 +295,18 @@ struct lane_src {
 	size_t n;
 	void (*get)(const struct page *p, const void *ctx, size_t i, uint64_t *start, uint64_t *ns,
 		    enum sp_tl_state *state);
-	void (*tip)(const struct page *p, const void *ctx, size_t i); /* one item's tooltip */
+	void (*tip)(struct page *p, const void *ctx, size_t i); /* one item's tooltip */
 	const void *ctx;
 };
 
-static void put_merged_tip(const struct page *p, size_t n, const uint64_t ns[3])
+static void put_merged_tip(struct page *p, size_t n, const uint64_t ns[3])
 {
-	fprintf(p->f, "%zu segments: running ", n);
-	put_dur(ns[SP_TL_RUNNING], p->f);
-	fputs(", runnable ", p->f);
-	put_dur(ns[SP_TL_RUNNABLE], p->f);
-	fputs(", blocked ", p->f);
-	put_dur(ns[SP_TL_BLOCKED], p->f);
+	pf(p, "%zu segments: running ", n);
+	put_dur(p, ns[SP_TL_RUNNING]);
+	ps(p, ", runnable ");
+	put_dur(p, ns[SP_TL_RUNNABLE]);
+	ps(p, ", blocked ");
+	put_dur(p, ns[SP_TL_BLOCKED]);
 }
 
 /* The state shown for a column: the one that took most of its time; -1 for none. */
@@ -322,13 +363,13 @@ static void put_lane(struct page *p, const struct lane_src *src, int y)
 		for (size_t k = c; k <= e; k++)
 			for (int s = 0; s < 3; s++)
 				sum[s] += p->cols[k].ns[s];
-		fprintf(p->f, "<rect x=\"%zu\" y=\"%d\" width=\"%zu\" height=\"%d\" fill=\"%s\">"
+		pf(p, "<rect x=\"%zu\" y=\"%d\" width=\"%zu\" height=\"%d\" fill=\"%s\">"
 			      "<title>", PLOT_X + c, y, e - c + 1, BAR_H, state_colour[st]);
 		if (first == last)
 			src->tip(p, src->ctx, first);
 		else
 			put_merged_tip(p, last - first + 1, sum);
-		fputs("</title></rect>\n", p->f);
+		ps(p, "</title></rect>\n");
 		c = e + 1;
 	}
 	if (umin < PLOT_W)
@@ -348,43 +389,42 @@ static void seg_get(const struct page *p, const void *ctx, size_t i, uint64_t *s
 	*state = s->state <= SP_TL_BLOCKED ? s->state : SP_TL_BLOCKED;
 }
 
-static void seg_tip(const struct page *p, const void *ctx, size_t i)
+static void seg_tip(struct page *p, const void *ctx, size_t i)
 {
 	const size_t *idx = ctx;
 	const struct sp_tl_seg *s = &p->tl->segs[idx[i]];
-	FILE *f = p->f;
 
-	put_text(s->comm, f);
-	fprintf(f, " %d: %s ", s->tid, sp_tl_state_name(s->state));
-	put_dur(s->ns, f);
+	put_text(p, s->comm);
+	pf(p, " %d: %s ", s->tid, sp_tl_state_name(s->state));
+	put_dur(p, s->ns);
 	if (s->state == SP_TL_RUNNING) {
-		fprintf(f, " on CPU %d", s->cpu);
+		pf(p, " on CPU %d", s->cpu);
 	} else if (s->state == SP_TL_RUNNABLE) {
-		fputs(" ", f);
-		put_text(s->caller ? s->caller : "[unknown]", f);
+		ps(p, " ");
+		put_text(p, s->caller ? s->caller : "[unknown]");
 	} else {
-		fputs(" in ", f);
-		put_text(s->caller ? s->caller : "[unknown]", f);
+		ps(p, " in ");
+		put_text(p, s->caller ? s->caller : "[unknown]");
 		if (s->wait) {
-			fputs(" (", f);
-			put_text(s->wait, f);
-			fputs(")", f);
+			ps(p, " (");
+			put_text(p, s->wait);
+			ps(p, ")");
 		}
 		if (s->waker_comm) {
-			fputs(", woken by ", f);
-			put_text(s->waker_comm, f);
+			ps(p, ", woken by ");
+			put_text(p, s->waker_comm);
 			if (s->waker_tid)
-				fprintf(f, " %d", s->waker_tid);
+				pf(p, " %d", s->waker_tid);
 			if (s->waker) {
-				fputs(" from ", f);
-				put_text(s->waker, f);
+				ps(p, " from ");
+				put_text(p, s->waker);
 			}
 		}
 	}
-	fputs(", at ", f);
-	put_dur(s->start_ns, f);
+	ps(p, ", at ");
+	put_dur(p, s->start_ns);
 	if (s->unfinished)
-		fputs(" (unfinished at the end of the trace)", f);
+		ps(p, " (unfinished at the end of the trace)");
 }
 
 static void cp_get(const struct page *p, const void *ctx, size_t i, uint64_t *start,
@@ -398,22 +438,22 @@ static void cp_get(const struct page *p, const void *ctx, size_t i, uint64_t *st
 	*state = c->state <= SP_TL_BLOCKED ? c->state : SP_TL_BLOCKED;
 }
 
-static void cp_tip(const struct page *p, const void *ctx, size_t i)
+static void cp_tip(struct page *p, const void *ctx, size_t i)
 {
 	const struct sp_cp_seg *c = &p->tl->cp[i];
 
 	(void)ctx;
-	fputs("critical path: ", p->f);
-	put_text(c->comm, p->f);
-	fprintf(p->f, " %d %s", c->tid, sp_tl_state_name(c->state));
+	ps(p, "critical path: ");
+	put_text(p, c->comm);
+	pf(p, " %d %s", c->tid, sp_tl_state_name(c->state));
 	if (c->caller) {
-		fputs(" ", p->f);
-		put_text(c->caller, p->f);
+		ps(p, " ");
+		put_text(p, c->caller);
 	}
-	fputs(" ", p->f);
-	put_dur(c->ns, p->f);
-	fputs(" at ", p->f);
-	put_dur(c->start_ns, p->f);
+	ps(p, " ");
+	put_dur(p, c->ns);
+	ps(p, " at ");
+	put_dur(p, c->start_ns);
 }
 
 static int cmp_lane(const void *pa, const void *pb, void *arg)
@@ -489,7 +529,6 @@ static int lane_y(size_t lane)
 static void put_lanes(struct page *p)
 {
 	const struct sp_timeline *tl = p->tl;
-	FILE *f = p->f;
 	unsigned int group = 0;
 
 	for (size_t l = 0; l < tl->ntasks; l++) {
@@ -502,15 +541,15 @@ static void put_lanes(struct page *p)
 
 		group += first && l;
 		if (group & 1)
-			fprintf(f, "<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f2f2ee\"/>\n",
+			pf(p, "<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f2f2ee\"/>\n",
 				y - 1, SVG_W, LANE_H);
 		if (first && l)
-			fprintf(f, "<line x1=\"0\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#bbb\"/>\n",
+			pf(p, "<line x1=\"0\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#bbb\"/>\n",
 				y - 1, SVG_W, y - 1);
-		fprintf(f, "<text class=\"%s\" x=\"%d\" y=\"%d\">", first ? "lbl grp" : "lbl", PAD,
+		pf(p, "<text class=\"%s\" x=\"%d\" y=\"%d\">", first ? "lbl grp" : "lbl", PAD,
 			y + BAR_H - 1);
-		put_text(t->comm, f);
-		fprintf(f, " %d</text>\n", t->tid);
+		put_text(p, t->comm);
+		pf(p, " %d</text>\n", t->tid);
 		put_lane(p, &src, y);
 	}
 }
@@ -522,7 +561,7 @@ static void put_cp_outlines(struct page *p)
 	ssize_t task = -1;
 	size_t c0 = 0, c1 = 0, a = 0, b = 0;
 
-	fputs("<g class=\"cpo\">\n", p->f);
+	ps(p, "<g class=\"cpo\">\n");
 	for (size_t i = 0; i <= tl->ncp; i++) {
 		ssize_t t = i < tl->ncp ? index_find(&p->ix, tl->cp[i].tid) : -1;
 		bool in = i < tl->ncp && t >= 0 && col_range(p, tl->cp[i].start_ns, tl->cp[i].ns, &a, &b);
@@ -532,14 +571,14 @@ static void put_cp_outlines(struct page *p)
 			continue;
 		}
 		if (task >= 0)
-			fprintf(p->f, "<rect x=\"%zu.5\" y=\"%d.5\" width=\"%zu\" height=\"%d\"/>\n",
+			pf(p, "<rect x=\"%zu.5\" y=\"%d.5\" width=\"%zu\" height=\"%d\"/>\n",
 				PLOT_X + c0, lane_y(p->lane_of[task]) - 1, c1 - c0 ? c1 - c0 : 1,
 				BAR_H + 1);
 		task = in ? t : -1;
 		c0 = a;
 		c1 = b;
 	}
-	fputs("</g>\n", p->f);
+	ps(p, "</g>\n");
 }
 
 /* ---- CPU use, axis, legend ---- */
@@ -552,7 +591,7 @@ static int put_use(struct page *p)
 	size_t n;
 	double *run = calloc(PLOT_W, sizeof(double)), *dem = calloc(PLOT_W, sizeof(double));
 	double ymax = 1.0;
-	FILE *f = p->f;
+	char b1[32];
 	int err = run && dem ? sp_tl_counts(p->tl, &c, &n) : -ENOMEM;
 
 	if (err)
@@ -581,7 +620,7 @@ static int put_use(struct page *p)
 			ymax = dem[k];
 	}
 	ymax = (double)(int)(ymax * 2 + 0.999) / 2; /* up to a multiple of 50% */
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fbfbf8\" "
+	pf(p, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fbfbf8\" "
 		   "stroke=\"#ccc\"/>\n", PLOT_X, USE_Y, PLOT_W, USE_H);
 	for (size_t i = 0; i < p->tl->nserial; i++) {
 		const struct sp_serial_phase *s = &p->tl->serial[i];
@@ -589,40 +628,40 @@ static int put_use(struct page *p)
 
 		if (!col_range(p, s->start_ns, s->ns, &a, &b))
 			continue;
-		fprintf(f, "<rect class=\"serial\" x=\"%zu\" y=\"%d\" width=\"%zu\" height=\"%d\">"
+		pf(p, "<rect class=\"serial\" x=\"%zu\" y=\"%d\" width=\"%zu\" height=\"%d\">"
 			   "<title>serial phase: ", PLOT_X + a, USE_Y, b - a + 1, USE_H);
-		put_text(s->comm, f);
-		fprintf(f, " %d alone for ", s->tid);
-		put_dur(s->ns, f);
-		fputs(" from ", f);
-		put_dur(s->start_ns, f);
-		fputs("</title></rect>\n", f);
+		put_text(p, s->comm);
+		pf(p, " %d alone for ", s->tid);
+		put_dur(p, s->ns);
+		ps(p, " from ");
+		put_dur(p, s->start_ns);
+		ps(p, "</title></rect>\n");
 	}
 	/* the area of the CPU use, and the demand's line */
-	fprintf(f, "<polygon fill=\"%s\" points=\"%d,%d", C_USE, PLOT_X, USE_Y + USE_H);
+	pf(p, "<polygon fill=\"%s\" points=\"%d,%d", C_USE, PLOT_X, USE_Y + USE_H);
 	for (size_t k = 0; k < PLOT_W; k++)
-		fprintf(f, " %zu,%.1f %zu,%.1f", PLOT_X + k, USE_Y + USE_H - run[k] / ymax * USE_H,
-			PLOT_X + k + 1, USE_Y + USE_H - run[k] / ymax * USE_H);
-	fprintf(f, " %d,%d\"><title>CPU use: running tasks / %d CPUs</title></polygon>\n",
+		pf(p, " %zu,%s %zu,%s", PLOT_X + k, fx1(USE_Y + USE_H - run[k] / ymax * USE_H, b1),
+			PLOT_X + k + 1, b1);
+	pf(p, " %d,%d\"><title>CPU use: running tasks / %d CPUs</title></polygon>\n",
 		PLOT_X + PLOT_W, USE_Y + USE_H, ncpus);
-	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\" points=\"", C_DEMAND);
+	pf(p, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\" points=\"", C_DEMAND);
 	for (size_t k = 0; k < PLOT_W; k++)
-		fprintf(f, "%s%zu.5,%.1f", k ? " " : "", PLOT_X + k,
-			USE_Y + USE_H - dem[k] / ymax * USE_H);
-	fprintf(f, "\"><title>demand: running + runnable tasks / %d CPUs</title></polyline>\n",
+		pf(p, "%s%zu.5,%s", k ? " " : "", PLOT_X + k,
+			fx1(USE_Y + USE_H - dem[k] / ymax * USE_H, b1));
+	pf(p, "\"><title>demand: running + runnable tasks / %d CPUs</title></polyline>\n",
 		ncpus);
 	if (ymax > 1.0)
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#888\" "
-			   "stroke-dasharray=\"4 3\"/>\n", PLOT_X, USE_Y + USE_H - USE_H / ymax,
-			PLOT_X + PLOT_W, USE_Y + USE_H - USE_H / ymax);
-	fprintf(f, "<text class=\"lbl grp\" x=\"%d\" y=\"%d\">CPU use</text>\n", PAD, USE_Y + 12);
-	fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%d CPUs</text>\n", PAD, USE_Y + 26, ncpus);
-	fprintf(f, "<text class=\"ax\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%.0f%%</text>\n",
-		PLOT_X - 4, USE_Y + 10, ymax * 100);
+		pf(p, "<line x1=\"%d\" y1=\"%s\" x2=\"%d\" y2=\"%s\" stroke=\"#888\" "
+			   "stroke-dasharray=\"4 3\"/>\n", PLOT_X, fx1(USE_Y + USE_H - USE_H / ymax, b1),
+			PLOT_X + PLOT_W, b1);
+	pf(p, "<text class=\"lbl grp\" x=\"%d\" y=\"%d\">CPU use</text>\n", PAD, USE_Y + 12);
+	pf(p, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%d CPUs</text>\n", PAD, USE_Y + 26, ncpus);
+	pf(p, "<text class=\"ax\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%d%%</text>\n",
+		PLOT_X - 4, USE_Y + 10, (int)(ymax * 100 + 0.5));
 	if (ymax > 1.0)
-		fprintf(f, "<text class=\"ax\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">100%%</text>\n",
-			PLOT_X - 4, USE_Y + USE_H - USE_H / ymax + 4);
-	fprintf(f, "<text class=\"ax\" x=\"%d\" y=\"%d\" text-anchor=\"end\">0%%</text>\n",
+		pf(p, "<text class=\"ax\" x=\"%d\" y=\"%s\" text-anchor=\"end\">100%%</text>\n",
+			PLOT_X - 4, fx1(USE_Y + USE_H - USE_H / ymax + 4, b1));
+	pf(p, "<text class=\"ax\" x=\"%d\" y=\"%d\" text-anchor=\"end\">0%%</text>\n",
 		PLOT_X - 4, USE_Y + USE_H);
 	free(c);
 out:
@@ -636,7 +675,7 @@ static void put_axis(struct page *p, int y_end)
 {
 	static const uint64_t mult[] = { 1, 2, 5 };
 	uint64_t step = 1;
-	FILE *f = p->f;
+	char b1[32];
 
 	for (uint64_t base = 1; base < UINT64_MAX / 10; base *= 10) {
 		size_t i;
@@ -650,19 +689,19 @@ static void put_axis(struct page *p, int y_end)
 		}
 	}
 	for (uint64_t t = 0; t <= p->span; t += step) {
-		double x = PLOT_X + (double)t * PLOT_W / (double)p->span;
+		const char *x = fx1(PLOT_X + (double)t * PLOT_W / (double)p->span, b1);
 
-		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", x,
+		pf(p, "<line class=\"grid\" x1=\"%s\" y1=\"%d\" x2=\"%s\" y2=\"%d\"/>\n", x,
 			AXIS_Y + 3, x, y_end);
-		fprintf(f, "<text class=\"ax\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x, AXIS_Y);
-		put_dur(t, f);
-		fputs("</text>\n", f);
+		pf(p, "<text class=\"ax\" x=\"%s\" y=\"%d\" text-anchor=\"middle\">", x, AXIS_Y);
+		put_dur(p, t);
+		ps(p, "</text>\n");
 		if (UINT64_MAX - t < step)
 			break;
 	}
 }
 
-static void put_legend(FILE *f)
+static void put_legend(struct page *p)
 {
 	static const struct {
 		const char *name, *fill, *stroke;
@@ -678,11 +717,11 @@ static void put_legend(FILE *f)
 	int x = PLOT_X;
 
 	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
-		fprintf(f, "<rect x=\"%d.5\" y=\"%d.5\" width=\"12\" height=\"10\" fill=\"%s\" "
+		pf(p, "<rect x=\"%d.5\" y=\"%d.5\" width=\"12\" height=\"10\" fill=\"%s\" "
 			   "stroke=\"%s\"%s/>", x, LEGEND_Y - 9, items[i].fill,
 			items[i].stroke ? items[i].stroke : "#666",
 			items[i].stroke ? " stroke-width=\"2\"" : "");
-		fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%s</text>\n", x + 16, LEGEND_Y,
+		pf(p, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%s</text>\n", x + 16, LEGEND_Y,
 			items[i].name);
 		x += 16 + (int)strlen(items[i].name) * 7 + 14;
 	}
@@ -690,31 +729,31 @@ static void put_legend(FILE *f)
 
 /* ---- tables ---- */
 
-static void put_tables(const struct page *p)
+static void put_tables(struct page *p)
 {
 	const struct sp_timeline *tl = p->tl;
-	FILE *f = p->f;
 	uint64_t total;
+	char b1[32];
 
-	fputs("<h2>Critical path</h2>\n<p>", f);
-	put_dur(tl->cp_total_ns, f);
-	fprintf(f, " in %zu steps, from task %d backwards from ", tl->ncp, tl->end_tid);
-	put_dur(tl->end_ns, f);
-	fputs(".</p>\n<table><tr><th>comm</th><th>state</th><th>caller</th><th>time</th>"
-	      "<th>share</th></tr>\n", f);
+	ps(p, "<h2>Critical path</h2>\n<p>");
+	put_dur(p, tl->cp_total_ns);
+	pf(p, " in %zu steps, from task %d backwards from ", tl->ncp, tl->end_tid);
+	put_dur(p, tl->end_ns);
+	ps(p, ".</p>\n<table><tr><th>comm</th><th>state</th><th>caller</th><th>time</th>"
+	      "<th>share</th></tr>\n");
 	for (size_t i = 0; i < tl->ncp_ranks; i++) {
 		const struct sp_cp_rank *r = &tl->cp_ranks[i];
 
-		fputs("<tr><td>", f);
-		put_text(r->comm, f);
-		fprintf(f, "</td><td>%s</td><td>", sp_tl_state_name(r->state));
-		put_text(r->caller ? r->caller : "", f);
-		fputs("</td><td class=\"n\">", f);
-		put_dur(r->ns, f);
-		fprintf(f, "</td><td class=\"n\">%.1f%%</td></tr>\n", pct(r->ns, tl->cp_total_ns));
+		ps(p, "<tr><td>");
+		put_text(p, r->comm);
+		pf(p, "</td><td>%s</td><td>", sp_tl_state_name(r->state));
+		put_text(p, r->caller ? r->caller : "");
+		ps(p, "</td><td class=\"n\">");
+		put_dur(p, r->ns);
+		pf(p, "</td><td class=\"n\">%s%%</td></tr>\n", fx1(pct(r->ns, tl->cp_total_ns), b1));
 	}
-	fputs("</table>\n<h2>Parallelism</h2>\n<table><tr><th>tasks</th><th>running</th>"
-	      "<th>share</th><th>runnable</th><th>share</th></tr>\n", f);
+	ps(p, "</table>\n<h2>Parallelism</h2>\n<table><tr><th>tasks</th><th>running</th>"
+	      "<th>share</th><th>runnable</th><th>share</th></tr>\n");
 	total = 0;
 	for (size_t i = 0; i < tl->nrunning; i++)
 		total += tl->running[i].ns;
@@ -724,33 +763,32 @@ static void put_tables(const struct page *p)
 		uint64_t a = i < tl->nrunning && tl->running[i].n == n ? tl->running[i++].ns : 0;
 		uint64_t b = j < tl->nrunnable && tl->runnable[j].n == n ? tl->runnable[j++].ns : 0;
 
-		fprintf(f, "<tr><td class=\"n\">%d</td><td class=\"n\">", n);
-		put_dur(a, f);
-		fprintf(f, "</td><td class=\"n\">%.1f%%</td><td class=\"n\">", pct(a, total));
-		put_dur(b, f);
-		fprintf(f, "</td><td class=\"n\">%.1f%%</td></tr>\n", pct(b, total));
+		pf(p, "<tr><td class=\"n\">%d</td><td class=\"n\">", n);
+		put_dur(p, a);
+		pf(p, "</td><td class=\"n\">%s%%</td><td class=\"n\">", fx1(pct(a, total), b1));
+		put_dur(p, b);
+		pf(p, "</td><td class=\"n\">%s%%</td></tr>\n", fx1(pct(b, total), b1));
 	}
-	fputs("</table>\n<h2>Serial phases</h2>\n", f);
+	ps(p, "</table>\n<h2>Serial phases</h2>\n");
 	if (!tl->nserial)
-		fputs("<p>None: no 100 ms or more with one task running while CPUs were idle.</p>\n",
-		      f);
+		ps(p, "<p>None: no 100 ms or more with one task running while CPUs were idle.</p>\n");
 	else
-		fputs("<table><tr><th>comm</th><th>tid</th><th>from</th><th>for</th></tr>\n", f);
+		ps(p, "<table><tr><th>comm</th><th>tid</th><th>from</th><th>for</th></tr>\n");
 	for (size_t i = 0; i < tl->nserial; i++) {
 		const struct sp_serial_phase *s = &tl->serial[i];
 
-		fputs("<tr><td>", f);
-		put_text(s->comm, f);
-		fprintf(f, "</td><td class=\"n\">%d</td><td class=\"n\">", s->tid);
-		put_dur(s->start_ns, f);
-		fputs("</td><td class=\"n\">", f);
-		put_dur(s->ns, f);
-		fputs("</td></tr>\n", f);
+		ps(p, "<tr><td>");
+		put_text(p, s->comm);
+		pf(p, "</td><td class=\"n\">%d</td><td class=\"n\">", s->tid);
+		put_dur(p, s->start_ns);
+		ps(p, "</td><td class=\"n\">");
+		put_dur(p, s->ns);
+		ps(p, "</td></tr>\n");
 	}
 	if (tl->nserial) {
-		fputs("</table>\n<p>In all ", f);
-		put_dur(tl->serial_ns, f);
-		fputs(".</p>\n", f);
+		ps(p, "</table>\n<p>In all ");
+		put_dur(p, tl->serial_ns);
+		ps(p, ".</p>\n");
 	}
 }
 
@@ -765,22 +803,22 @@ static const char page_css[] =
 	"table{border-collapse:collapse;font-size:13px}td,th{padding:2px 10px;text-align:left}\n"
 	"td.n{text-align:right}tr:nth-child(even){background:#f4f4f0}\n";
 
-static void put_title(const struct sp_run *run, FILE *f)
+static void put_title(struct page *p, const struct sp_run *run)
 {
 	const struct sp_target_info *t = &run->target;
 
 	if (t->mode == SP_TARGET_COMMAND) {
-		fputs("command: ", f);
-		put_text(t->command, f);
+		ps(p, "command: ");
+		put_text(p, t->command);
 	} else if (t->mode == SP_TARGET_PIDS || t->mode == SP_TARGET_TIDS) {
-		fputs(t->mode == SP_TARGET_PIDS ? "pids:" : "tids:", f);
+		ps(p, t->mode == SP_TARGET_PIDS ? "pids:" : "tids:");
 		for (size_t i = 0; i < t->npids; i++)
-			fprintf(f, "%s%d", i ? "," : " ", t->pids[i]);
+			pf(p, "%s%d", i ? "," : " ", t->pids[i]);
 	} else if (t->mode == SP_TARGET_CGROUP) {
-		fputs("cgroup: ", f);
-		put_text(t->cgroup, f);
+		ps(p, "cgroup: ");
+		put_text(p, t->cgroup);
 	} else {
-		fputs("system-wide", f);
+		ps(p, "system-wide");
 	}
 }
 
@@ -800,48 +838,47 @@ static int put_page(struct page *p)
 	const struct sp_timeline *tl = p->tl;
 	int height = lane_y(tl->ntasks) + 8;
 	struct lane_src cp = { tl->ncp, cp_get, cp_tip, NULL };
-	FILE *f = p->f;
 	int err;
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
-	      "schedprof timeline: ", f);
-	put_title(run, f);
-	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>schedprof timeline: ",
+	ps(p, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+	      "schedprof timeline: ");
+	put_title(p, run);
+	pf(p, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>schedprof timeline: ",
 		page_css);
-	put_title(run, f);
-	fputs("</h1>\n<p class=\"meta\">elapsed ", f);
-	put_dur(run->elapsed_ns, f);
-	fprintf(f, ", %d CPUs, %zu tasks, %zu segments, critical path ", run->ncpus, tl->ntasks,
+	put_title(p, run);
+	ps(p, "</h1>\n<p class=\"meta\">elapsed ");
+	put_dur(p, run->elapsed_ns);
+	pf(p, ", %d CPUs, %zu tasks, %zu segments, critical path ", run->ncpus, tl->ntasks,
 		tl->nsegs);
-	put_dur(tl->cp_total_ns, f);
-	fputs(", kernel ", f);
-	put_text(run->kernel, f);
-	fputs(", host ", f);
-	put_text(run->hostname, f);
-	fputs(". Hover for details. Each pixel column of a lane shows the state that took most of "
-	      "its time.</p>\n", f);
+	put_dur(p, tl->cp_total_ns);
+	ps(p, ", kernel ");
+	put_text(p, run->kernel);
+	ps(p, ", host ");
+	put_text(p, run->hostname);
+	ps(p, ". Hover for details. Each pixel column of a lane shows the state that took most of "
+	      "its time.</p>\n");
 	if (tl->lost)
-		fprintf(f, "<p class=\"warn\">%" PRIu64 " events were lost (the ring buffer was full: "
+		pf(p, "<p class=\"warn\">%" PRIu64 " events were lost (the ring buffer was full: "
 			   "a bigger --timeline-buffer keeps them); the lanes have gaps.</p>\n",
 			tl->lost);
-	fprintf(f, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+	pf(p, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		   "height=\"%d\" viewBox=\"0 0 %d %d\">\n", SVG_W, height, SVG_W, height);
-	put_legend(f);
+	put_legend(p);
 	put_axis(p, height - 4);
 	err = put_use(p);
 	if (err)
 		return err;
-	fprintf(f, "<text class=\"lbl grp\" x=\"%d\" y=\"%d\">critical path</text>\n", PAD,
+	pf(p, "<text class=\"lbl grp\" x=\"%d\" y=\"%d\">critical path</text>\n", PAD,
 		CP_Y + BAR_H - 1);
 	put_lane(p, &cp, CP_Y);
-	fprintf(f, "<line x1=\"0\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n",
+	pf(p, "<line x1=\"0\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n",
 		LANES_Y - 6, SVG_W, LANES_Y - 6);
 	put_lanes(p);
 	put_cp_outlines(p);
-	fputs("</svg>\n", f);
+	ps(p, "</svg>\n");
 	put_tables(p);
-	fputs("</body>\n</html>\n", f);
-	return 0;
+	ps(p, "</body>\n</html>\n");
+	return p->err;
 }
 
 int format_timeline(const struct sp_run *run, const struct render_opts *opts, FILE *f)

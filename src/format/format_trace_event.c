@@ -37,6 +37,7 @@ struct te {
 	const struct sp_timeline *tl;
 	struct sp_tl_index ix;
 	uint64_t flows;
+	int err; /* a failed write of our own (the writer keeps its own) */
 };
 
 static double us(uint64_t ns)
@@ -47,7 +48,8 @@ static double us(uint64_t ns)
 /* One event per line: the newline goes before the separating comma. */
 static void ev_start(struct te *t, const char *ph, int pid, int tid)
 {
-	fputc('\n', t->f);
+	if (fputc('\n', t->f) == EOF)
+		t->err = -EIO;
 	jw_start_object(t->w);
 	jw_kv_string(t->w, "ph", ph);
 	jw_kv_int(t->w, "pid", pid);
@@ -302,13 +304,14 @@ int format_trace_event(const struct sp_run *run, const struct render_opts *opts,
 	err = put_counters(&t);
 	if (err)
 		goto out;
-	fputc('\n', f);
+	if (fputc('\n', f) == EOF)
+		t.err = -EIO;
 	jw_end_array(t.w);
 	jw_kv_string(t.w, "displayTimeUnit", "ns");
 	put_other_data(&t, run);
 	jw_end_object(t.w);
-	err = jw_finish(t.w);
-	if (!err && fputc('\n', f) == EOF)
+	err = jw_finish(t.w) ?: t.err;
+	if (!err && (fputc('\n', f) == EOF || fflush(f)))
 		err = -EIO;
 out:
 	jw_free(t.w);

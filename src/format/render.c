@@ -70,11 +70,18 @@ bool render_format_is_binary(enum sp_format format)
 	return false;
 }
 
-const char *render_run_missing(const struct sp_run *run, enum sp_format format)
+bool render_format_is_timeline(enum sp_format format)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
-		if (formats[i].format == format && formats[i].timeline && !run->timeline.present)
-			return "no timeline in this run: trace with --timeline";
+		if (formats[i].format == format)
+			return formats[i].timeline;
+	return false;
+}
+
+const char *render_run_missing(const struct sp_run *run, enum sp_format format)
+{
+	if (render_format_is_timeline(format) && !run->timeline.present)
+		return "no timeline in this run: trace with --timeline";
 	return NULL;
 }
 

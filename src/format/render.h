@@ -54,6 +54,8 @@ const char *render_format_names(void);
 int render_parse_value(const char *s, enum sp_value *ret);
 /* Binary or page-sized formats (pprof, svg, html), not for a terminal. */
 bool render_format_is_binary(enum sp_format format);
+/* Formats that draw the timeline (--timeline) and nothing else: trace-event, timeline. */
+bool render_format_is_timeline(enum sp_format format);
 /*
  * Why run cannot be rendered in format (the one line a usage error prints: "no timeline in
  * this run: trace with --timeline"), or NULL when it can.

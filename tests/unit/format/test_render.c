@@ -58,6 +58,10 @@ START_TEST(format_names)
 	ck_assert_int_eq(render_parse_format("timeline", &f), 0);
 	ck_assert_int_eq(f, SP_FMT_TIMELINE);
 	ck_assert(render_format_is_binary(f));
+	ck_assert(render_format_is_timeline(SP_FMT_TIMELINE));
+	ck_assert(render_format_is_timeline(SP_FMT_TRACE_EVENT));
+	ck_assert(!render_format_is_timeline(SP_FMT_HTML));
+	ck_assert(!render_format_is_timeline(SP_FMT_JSON));
 }
 END_TEST
 
