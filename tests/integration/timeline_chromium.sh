@@ -34,6 +34,14 @@ grep -qx "schedprof report: $FIXTURES/run_a.json: no timeline in this run: trace
 rc=$?
 [ "$rc" = 2 ] && [ ! -s "$tmp/none.json" ] && grep -q "no timeline in this run" "$tmp/err" ||
 	fail "report -f trace-event of a run without a timeline: exit $rc, $(cat "$tmp/err")"
+# and trace refuses to start one whose output needs a timeline it does not record
+for fmt in timeline trace-event; do
+	"$SCHEDPROF" trace -f "$fmt" -o "$tmp/t.out" -- true 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 2 ] && [ ! -e "$tmp/t.out" ] &&
+		grep -qx "schedprof trace: this format draws the timeline: trace with --timeline" "$tmp/err" ||
+		fail "trace -f $fmt without --timeline: exit $rc, $(cat "$tmp/err")"
+done
 echo "ok: a run without a timeline is refused with one line, exit 2"
 
 # the round trip: the run through -f json renders the same bytes
