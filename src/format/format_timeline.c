@@ -113,7 +113,7 @@ int sp_tl_counts(const struct sp_timeline *tl, struct sp_tl_count **ret, size_t 
 		if ((!r && !q) || !s->ns)
 			continue;
 		e[n++] = (struct count_edge){ s->start_ns, r, q };
-		e[n++] = (struct count_edge){ s->start_ns + s->ns, -r, -q };
+		e[n++] = (struct count_edge){ sp_tl_end(s->start_ns, s->ns), -r, -q };
 	}
 	/* the order among equal times does not matter: all of a time's edges make one step */
 	qsort(e, n, sizeof(*e), cmp_edge);
@@ -286,7 +286,7 @@ static bool col_range(const struct page *p, uint64_t start, uint64_t ns, size_t 
 	if (!ns || start >= p->span)
 		return false;
 	*c0 = col_of(p, start);
-	*c1 = col_of(p, start + ns - 1);
+	*c1 = col_of(p, sp_tl_end(start, ns) - 1);
 	return true;
 }
 
@@ -333,7 +333,7 @@ static void put_lane(struct page *p, const struct lane_src *src, int y)
 		src->get(p, src->ctx, i, &start, &ns, &st);
 		if (!col_range(p, start, ns, &c0, &c1))
 			continue;
-		end = start + ns;
+		end = sp_tl_end(start, ns);
 		for (size_t c = c0; c <= c1; c++) {
 			struct col *col = &p->cols[c];
 			uint64_t a = start > col_ns(p, c) ? start : col_ns(p, c);
@@ -899,8 +899,8 @@ int format_timeline(const struct sp_run *run, const struct render_opts *opts, FI
 	p->f = f;
 	p->span = run->elapsed_ns;
 	for (size_t i = 0; i < tl->nsegs; i++)
-		if (tl->segs[i].start_ns + tl->segs[i].ns > p->span)
-			p->span = tl->segs[i].start_ns + tl->segs[i].ns;
+		if (sp_tl_end(tl->segs[i].start_ns, tl->segs[i].ns) > p->span)
+			p->span = sp_tl_end(tl->segs[i].start_ns, tl->segs[i].ns);
 	for (size_t i = 0; i < tl->ntasks; i++)
 		if (tl->tasks[i].end_ns > p->span)
 			p->span = tl->tasks[i].end_ns;

@@ -204,7 +204,7 @@ static void put_segs(struct te *t)
 		put_seg(t, task, s);
 		if (s->state == SP_TL_BLOCKED && s->waker_tid && !s->unfinished &&
 		    (waker = sp_tl_index_find(&t->ix, s->waker_tid)))
-			put_flow(t, waker, task, s->start_ns + s->ns);
+			put_flow(t, waker, task, sp_tl_end(s->start_ns, s->ns));
 	}
 }
 

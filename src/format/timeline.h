@@ -10,6 +10,12 @@
 #include <stdint.h>
 #include "model.h"
 
+/* The end of [start, start + ns), at most UINT64_MAX (a hostile saved run may overflow). */
+static inline uint64_t sp_tl_end(uint64_t start, uint64_t ns)
+{
+	return ns > UINT64_MAX - start ? UINT64_MAX : start + ns;
+}
+
 /* The timeline's tasks by tid, for the wake-ups' and the critical path's tids. */
 struct sp_tl_index {
 	const struct sp_timeline *tl;
