@@ -9,10 +9,11 @@
  *
  * A big timeline (10^6 segments) stays a page a browser draws: each lane is drawn by pixel
  * columns (the plot is PLOT_W columns wide, each an exact integer range of nanoseconds),
- * every column shows the state that took most of its time in that lane, and neighbouring
- * columns of the same state are one rectangle. A rectangle that stands for one segment has
- * that segment's tooltip; one that merges several says how many and sums their states. So a
- * lane has at most PLOT_W rectangles, whatever its number of segments.
+ * every column shows its states' colours mixed by their shares of its time (in tenths: a
+ * column of one state has that state's colour), and neighbouring columns of the same mix are
+ * one rectangle. A rectangle that stands for one segment has that segment's tooltip; one that
+ * merges several says how many and sums their states. So a lane has at most PLOT_W
+ * rectangles, whatever its number of segments.
  *
  * Also here, what both timeline outputs share (timeline.h).
  */
@@ -309,15 +310,44 @@ static void put_merged_tip(struct page *p, size_t n, const uint64_t ns[3])
 	put_dur(p, ns[SP_TL_BLOCKED]);
 }
 
-/* The state shown for a column: the one that took most of its time; -1 for none. */
-static int col_state(const struct col *c)
+/*
+ * What a column shows: its states' shares of its time in tenths, as running * 11 + runnable
+ * (blocked is the rest); -1 for a column with no time. Neighbouring columns of one mix are
+ * one rect.
+ */
+static int col_mix(const struct col *c)
 {
-	int best = -1;
+	uint64_t total = c->ns[0] + c->ns[1] + c->ns[2];
+	int r, q;
 
-	for (int s = 0; s < 3; s++)
-		if (c->ns[s] && (best < 0 || c->ns[s] > c->ns[best]))
-			best = s;
-	return best;
+	if (!total)
+		return -1;
+	r = (int)((c->ns[SP_TL_RUNNING] * 20 + total) / (2 * total)); /* rounded */
+	q = (int)((c->ns[SP_TL_RUNNABLE] * 20 + total) / (2 * total));
+	if (r + q > 10)
+		q = 10 - r;
+	return r * 11 + q;
+}
+
+/* A mix's colour: the states' colours weighted by their tenths (a pure state: its own). */
+static const char *mix_colour(int mix, char buf[static 8])
+{
+	static const unsigned int rgb[] = { 0x3a9a3a, 0xf0a030, 0xc8d2e0 }; /* C_RUNNING... */
+	unsigned int w[3] = { (unsigned int)mix / 11, (unsigned int)mix % 11, 0 }, out = 0;
+
+	w[2] = 10 - w[0] - w[1];
+	for (int i = 0; i < 3; i++)
+		if (w[i] == 10)
+			return state_colour[i];
+	for (int shift = 16; shift >= 0; shift -= 8) {
+		unsigned int v = 0;
+
+		for (int i = 0; i < 3; i++)
+			v += w[i] * ((rgb[i] >> shift) & 0xff);
+		out |= ((v + 5) / 10) << shift;
+	}
+	snprintf(buf, 8, "#%06x", out);
+	return buf;
 }
 
 /* One lane at y: its items summed into the columns, then each run of a state one rect. */
@@ -349,13 +379,14 @@ static void put_lane(struct page *p, const struct lane_src *src, int y)
 		umax = c1 > umax ? c1 : umax;
 	}
 	for (size_t c = umin; c <= umax && umin < PLOT_W;) {
-		int st = col_state(&p->cols[c]);
+		int mix = col_mix(&p->cols[c]);
 		uint64_t sum[3] = { 0, 0, 0 };
 		size_t e = c, first = p->cols[c].first, last;
+		char colour[8];
 
-		while (e + 1 <= umax && col_state(&p->cols[e + 1]) == st)
+		while (e + 1 <= umax && col_mix(&p->cols[e + 1]) == mix)
 			e++;
-		if (st < 0) {
+		if (mix < 0) {
 			c = e + 1;
 			continue;
 		}
@@ -364,7 +395,7 @@ static void put_lane(struct page *p, const struct lane_src *src, int y)
 			for (int s = 0; s < 3; s++)
 				sum[s] += p->cols[k].ns[s];
 		pf(p, "<rect x=\"%zu\" y=\"%d\" width=\"%zu\" height=\"%d\" fill=\"%s\">"
-			      "<title>", PLOT_X + c, y, e - c + 1, BAR_H, state_colour[st]);
+			      "<title>", PLOT_X + c, y, e - c + 1, BAR_H, mix_colour(mix, colour));
 		if (first == last)
 			src->tip(p, src->ctx, first);
 		else
@@ -658,7 +689,7 @@ static int put_use(struct page *p)
 	pf(p, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%d CPUs</text>\n", PAD, USE_Y + 26, ncpus);
 	pf(p, "<text class=\"ax\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%d%%</text>\n",
 		PLOT_X - 4, USE_Y + 10, (int)(ymax * 100 + 0.5));
-	if (ymax > 1.0)
+	if (ymax > 1.0 && USE_H / ymax >= 14) /* clear of the 0% label */
 		pf(p, "<text class=\"ax\" x=\"%d\" y=\"%s\" text-anchor=\"end\">100%%</text>\n",
 			PLOT_X - 4, fx1(USE_Y + USE_H - USE_H / ymax + 4, b1));
 	pf(p, "<text class=\"ax\" x=\"%d\" y=\"%d\" text-anchor=\"end\">0%%</text>\n",
@@ -855,8 +886,8 @@ static int put_page(struct page *p)
 	put_text(p, run->kernel);
 	ps(p, ", host ");
 	put_text(p, run->hostname);
-	ps(p, ". Hover for details. Each pixel column of a lane shows the state that took most of "
-	      "its time.</p>\n");
+	ps(p, ". Hover for details. A pixel column of a lane that holds several states mixes "
+	      "their colours by their shares of its time.</p>\n");
 	if (tl->lost)
 		pf(p, "<p class=\"warn\">%" PRIu64 " events were lost (the ring buffer was full: "
 			   "a bigger --timeline-buffer keeps them); the lanes have gaps.</p>\n",

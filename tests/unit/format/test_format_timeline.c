@@ -4,8 +4,8 @@
  * (no script, no external resource); the lanes grouped by comm with their labels; every
  * segment a rect of its state's colour with its tooltip; the critical path's lane and
  * outlines; the CPU use; the serial phases; the tables; escaping; deterministic bytes; a big
- * timeline drawn by pixel columns (at most one rect per column and lane, merged tooltips that
- * sum the segments exactly).
+ * timeline drawn by pixel columns (at most one rect per column and lane, the states' colours
+ * mixed by their shares of the time, merged tooltips that sum the segments exactly).
  */
 #include <check.h>
 #include <errno.h>
@@ -313,32 +313,46 @@ END_TEST
 
 /*
  * 100 tasks x 3000 segments (3 x 10^5) of 1-3 us, 6 us a cycle, on a plot of 6.006 us
- * columns: in every column blocked takes the most (3 us of 6), so each lane is one blocked
- * rect across the plot, whose tooltip sums its 3000 segments exactly.
+ * columns: each of the first 999 columns holds a cycle (+6 ns), 1/6 running, 2/6 runnable,
+ * 3/6 blocked: one rect of the colours mixed 2:3:5 (in tenths), whose tooltip sums the
+ * lane's 3000 segments exactly; the last column holds only the last 6 ns of the last
+ * (blocked) segment: a blocked rect with that segment's own tooltip.
  */
 START_TEST(test_big_aggregated)
 {
 	struct sp_run run;
 	const char *p;
 	struct bar b;
-	size_t len, lanes = 0, ntasks = 100;
-	char *out;
+	size_t len, lanes = 0, ntasks = 100, nbars = 0;
+	char *out, mix[8];
 
+	/* 2 x #3a9a3a + 3 x #f0a030 + 5 x #c8d2e0, per channel, / 10 rounded */
+	snprintf(mix, sizeof(mix), "#%02x%02x%02x", (2 * 0x3a + 3 * 0xf0 + 5 * 0xc8 + 5) / 10,
+		 (2 * 0x9a + 3 * 0xa0 + 5 * 0xd2 + 5) / 10, (2 * 0x3a + 3 * 0x30 + 5 * 0xe0 + 5) / 10);
 	tlf_big(&run, (int)ntasks, 3000);
 	out = render_tl(&run, &len);
 	ck_assert_msg(len < 2 * 1024 * 1024, "%zu bytes", len);
 	for (p = out; next_bar(&p, &b);) {
 		if (b.y < LANES_Y)
 			continue;
-		ck_assert_int_eq(b.y, LANES_Y + (int)lanes * LANE_H);
-		ck_assert_int_eq(b.x, PLOT_X);
-		ck_assert_int_eq(b.w, PLOT_W);
-		ck_assert_str_eq(b.fill, C_BLOCKED);
-		ck_assert(title_is(&b, "3000 segments: running 1.0ms, runnable 2.0ms, blocked "
-				       "3.0ms"));
-		lanes++;
+		if (!(nbars++ % 2)) {
+			ck_assert_int_eq(b.y, LANES_Y + (int)lanes * LANE_H);
+			ck_assert_int_eq(b.x, PLOT_X);
+			ck_assert_int_eq(b.w, PLOT_W - 1);
+			ck_assert_str_eq(b.fill, mix);
+			ck_assert(title_is(&b, "3000 segments: running 1.0ms, runnable 2.0ms, "
+					       "blocked 3.0ms"));
+			lanes++;
+		} else {
+			ck_assert_int_eq(b.x, PLOT_X + PLOT_W - 1);
+			ck_assert_int_eq(b.w, 1);
+			ck_assert_str_eq(b.fill, C_BLOCKED);
+			ck_assert(!strncmp(b.title, "worker/", 7));
+			ck_assert(strstr(b.title, ": blocked 3.0us in do_wait") < strstr(b.title, "</title>"));
+		}
 	}
 	ck_assert_uint_eq(lanes, ntasks);
+	ck_assert_uint_eq(nbars, 2 * ntasks);
 	/* lanes grouped by comm: worker/0 (tasks 0, 7, 14, ...) first */
 	ck_assert(strstr(out, ">worker/0 1000</text>") < strstr(out, ">worker/0 1007</text>"));
 	ck_assert(strstr(out, ">worker/0 1098</text>") < strstr(out, ">worker/1 1001</text>"));
