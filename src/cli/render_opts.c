@@ -101,9 +101,9 @@ const char *render_opts_help(void)
 
 	if (!buf[0])
 		snprintf(buf, sizeof(buf),
-			 "  -f, --format FMT  %s (default table);\n"
-			 "                    trace-event (Perfetto, speedscope) and timeline (HTML) draw\n"
-			 "                    the tasks over time of a run traced with --timeline\n"
+			 "  -f, --format FMT  %s\n"
+			 "                    (default table); trace-event (Perfetto, speedscope) and\n"
+			 "                    timeline (HTML) draw a run traced with --timeline\n"
 			 "  -n, --rows N      rows per table (default 20; 0 = all)\n"
 			 "      --stacks      print the top stacks under each row (kernel; the profile's\n"
 			 "                    are kernel then user)\n"

@@ -16,7 +16,8 @@ static void report_help(void)
 	printf("Usage: schedprof report [OPTIONS] FILE.json\n"
 	       "\nRender a saved run (schedprof trace -f json -o FILE.json) again; FILE '-' reads\n"
 	       "standard input. Needs neither root nor BPF.\n"
-	       "\n  -o, --output FILE write to FILE (needed for pprof, svg and html on a terminal)\n"
+	       "\n  -o, --output FILE write to FILE (needed on a terminal for pprof, svg, html and\n"
+	       "                    timeline)\n"
 	       "      --views LIST  views to render (default: all in the file)\n"
 	       "%s"
 	       "      --strict      exit 3 when the run lost anything (rows, stacks, lock events),\n"
@@ -27,7 +28,7 @@ static void report_help(void)
 	       "  schedprof report run.json -f folded | flamegraph.pl > run.svg\n"
 	       "  schedprof report run.json -f pprof -o run.pb.gz && go tool pprof -top run.pb.gz\n"
 	       "  schedprof report run.json -f html -o run.html\n"
-	       "  schedprof report run.json -f timeline -o timeline.html   (a run traced with --timeline)\n"
+	       "  schedprof report run.json -f timeline -o run.html   (traced with --timeline)\n"
 	       "\nExit status: 0 success, 1 the run cannot be read or the output written, 2 usage "
 	       "error,\n3 --strict and the run lost something, 141 standard output was closed "
 	       "(quietly).\n",
