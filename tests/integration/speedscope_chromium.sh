@@ -4,7 +4,7 @@
 # from the local files in headless Chromium, offline) imports the file and shows every task as
 # a profile of its own, named "COMM (pid P), COMM (tid T)", and draws the first one. Also: the
 # same bytes after the JSON round trip (report -f json, then report -f trace-event), and valid
-# JSON for python's reader.
+# JSON for python's reader; a file of 10^5 segments imports too.
 # speedscope is looked for in SPEEDSCOPE_DIR (default ~/.cache/schedprof/speedscope, where
 # scripts/setup.sh --tests installs it); when it is missing, npm installs it there.
 # Needs SCHEDPROF and FIXTURES. Exit: 0 ok, 1 failure, 77 skip (no chromium, or no speedscope
@@ -66,19 +66,24 @@ chrome() {
 	HOME="$tmp" timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
 		--no-first-run --disable-background-networking --disable-component-update \
 		--disable-sync --disable-extensions --user-data-dir="$(mktemp -d "$tmp/profile.XXXXXX")" \
-		--virtual-time-budget=10000 "$@" >"$tmp/out" 2>"$tmp/chrome.log" ||
+		"$@" >"$tmp/out" 2>"$tmp/chrome.log" ||
 		fail "chromium $* exited $?: $(tail -5 "$tmp/chrome.log")"
 }
 
 # The import as speedscope's own command line does it: a script that hands the file, in
 # base64, to speedscope.loadFileFromBase64(), named in the page's #localProfilePath=.
-python3 - "$tmp/te.json" "$tmp/load.js" <<'PY' || fail "cannot write the loader"
-import base64, json, sys
+# loader FILE.json LOADER.js
+loader() {
+	python3 - "$1" "$2" <<'PY' || fail "cannot write the loader"
+import base64, json, os, sys
 data = base64.b64encode(open(sys.argv[1], "rb").read()).decode()
-open(sys.argv[2], "w").write("speedscope.loadFileFromBase64(%s, %s)\n" % (json.dumps("te.json"), json.dumps(data)))
+name = os.path.basename(sys.argv[1])
+open(sys.argv[2], "w").write("speedscope.loadFileFromBase64(%s, %s)\n" % (json.dumps(name), json.dumps(data)))
 PY
+}
+loader "$tmp/te.json" "$tmp/load.js"
 url="file://$index#localProfilePath=$tmp/load.js"
-chrome --dump-dom "$url"
+chrome --virtual-time-budget=10000 --dump-dom "$url"
 grep -q '<title>te.json - speedscope</title>' "$tmp/out" ||
 	fail "speedscope did not import the file: $(grep -o '<title>[^<]*' "$tmp/out")"
 # one profile per task and the critical path's track, in the profile list
@@ -90,7 +95,8 @@ grep -qF '(1/5)' "$tmp/out" || fail "speedscope does not count 5 profiles"
 echo "ok: speedscope imports the file and lists the 4 tasks and the critical path"
 
 # the first profile (make) drawn in the flame chart: coloured slices under the toolbar
-chrome --screenshot="$tmp/shot.png" --window-size=1280,700 --hide-scrollbars "$url"
+chrome --virtual-time-budget=10000 --screenshot="$tmp/shot.png" --window-size=1280,700 \
+	--hide-scrollbars "$url"
 [ -s "$tmp/shot.png" ] || fail "no screenshot"
 [ -z "${SPEEDSCOPE_SCREENSHOT:-}" ] || cp "$tmp/shot.png" "$SPEEDSCOPE_SCREENSHOT" ||
 	fail "cannot keep the screenshot"
@@ -98,4 +104,14 @@ stats=$(python3 "$here/pngstat.py" "$tmp/shot.png" --box 0,20,1280,170) || fail 
 echo "screenshot, flame chart: $stats"
 sat=$(sed -n 's/.*saturated=\([0-9]*\).*/\1/p' <<<"$stats")
 [ "$sat" -gt 50000 ] || fail "speedscope drew no slices ($sat coloured pixels)"
+
+# a big file: 100 tasks x 1000 segments (and 10^5 flows and counters), one profile each
+python3 "$here/gen_timeline.py" "$run" "$tmp/big.json" 100 1000 || fail "cannot generate the big run"
+"$SCHEDPROF" report -f trace-event -o "$tmp/big.te.json" "$tmp/big.json" || fail "report -f trace-event (big)"
+loader "$tmp/big.te.json" "$tmp/big.js"
+chrome --virtual-time-budget=60000 --dump-dom "file://$index#localProfilePath=$tmp/big.js"
+grep -q '<title>big.te.json - speedscope</title>' "$tmp/out" || fail "speedscope did not import the big file"
+grep -qF '(1/101)' "$tmp/out" || fail "speedscope does not count 101 profiles in the big file"
+grep -qF 'worker/0 (pid 1000), worker/8 (tid 1098)' "$tmp/out" || fail "no profile of task 1098"
+echo "ok: speedscope imports $(stat -c %s "$tmp/big.te.json") bytes of 10^5 segments, 101 profiles"
 echo "PASS: speedscope shows the trace-event file's tasks"

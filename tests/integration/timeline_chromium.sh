@@ -101,45 +101,7 @@ echo "ok: the screenshot shows the lanes, the CPU use and the critical path"
 
 # a big run: 300 tasks x 1000 segments of 1-3 us, starting 1 us apart (2.3 ms: 2.3 us a pixel
 # column), generated from the fixture's run
-python3 - "$run" "$tmp/big.json" <<'PY' || fail "cannot generate the big run"
-import json, sys
-run = json.load(open(sys.argv[1]))
-tl = run["timeline"]
-tasks, segs = [], []
-ntasks, nsegs, us = 300, 1000, 1000
-for t in range(ntasks):
-    tid = 1000 + t
-    comm = "worker/%d" % (t % 9)
-    at = t * us  # staggered starts
-    tasks.append({"tid": tid, "pid": 1000, "parent_tid": 1000 if t else 0, "comm": comm,
-                  "start_ns": at, "end_ns": at + nsegs * 4 * us // 3 + us, "exited": True})
-    for i in range(nsegs):
-        ns = (1 + (i * 7 + t) % 3) * us
-        st = ("running", "runnable", "blocked")[i % 3]
-        s = {"tid": tid, "state": st, "start_ns": at, "ns": ns, "comm": comm}
-        if st == "running":
-            s["cpu"] = t % 2
-        elif st == "runnable":
-            s["caller"] = "[woken]"
-        else:
-            s.update({"caller": "do_wait", "wait": "child", "waker_tid": 1000 + (t + 1) % ntasks,
-                      "waker_comm": "worker", "waker": None})
-        segs.append(s)
-        at += ns
-    tasks[-1]["end_ns"] = at
-tl["tasks"], tl["segments"] = tasks, segs
-tl["end_tid"] = 1000
-end = max(t["end_ns"] for t in tasks)
-tl["end_ns"] = end
-run["elapsed_ns"] = end
-cp = tl["critical_path"]
-cp["segments"] = [{"comm": "worker/0", "tid": 1000, "state": "running", "caller": None,
-                   "start_ns": 0, "ns": end}]
-cp["total_ns"] = end
-cp["ranked"] = [{"comm": "worker/0", "state": "running", "caller": None, "ns": end}]
-tl["parallelism"]["serial_phases"], tl["parallelism"]["serial_ns"] = [], 0
-json.dump(run, open(sys.argv[2], "w"))
-PY
+python3 "$here/gen_timeline.py" "$run" "$tmp/big.json" 300 1000 || fail "cannot generate the big run"
 start=$(date +%s%N)
 "$SCHEDPROF" report -f timeline -o "$tmp/big.html" "$tmp/big.json" 2>"$tmp/err" ||
 	fail "report -f timeline of the big run: $(cat "$tmp/err")"
