@@ -317,13 +317,14 @@ static void put_merged_tip(struct page *p, size_t n, const uint64_t ns[3])
  */
 static int col_mix(const struct col *c)
 {
-	uint64_t total = c->ns[0] + c->ns[1] + c->ns[2];
+	/* 128 bits: overlapping segments of a hostile run may sum past 2^64 */
+	unsigned __int128 total = (unsigned __int128)c->ns[0] + c->ns[1] + c->ns[2];
 	int r, q;
 
 	if (!total)
 		return -1;
-	r = (int)((c->ns[SP_TL_RUNNING] * 20 + total) / (2 * total)); /* rounded */
-	q = (int)((c->ns[SP_TL_RUNNABLE] * 20 + total) / (2 * total));
+	r = (int)(((unsigned __int128)c->ns[SP_TL_RUNNING] * 20 + total) / (2 * total)); /* rounded */
+	q = (int)(((unsigned __int128)c->ns[SP_TL_RUNNABLE] * 20 + total) / (2 * total));
 	if (r + q > 10)
 		q = 10 - r;
 	return r * 11 + q;
