@@ -30,6 +30,16 @@ if $tests; then
 	clang_major=$(clang -dumpversion | cut -d. -f1)
 	install check golang-go "libclang-rt-$clang_major-dev" linux-perf libbpf-tools util-linux libcap2-bin \
 		chromium fonts-dejavu-core tmux
+	# speedscope reads -f trace-event in tests/integration/speedscope_chromium.sh: from npm,
+	# into the cache directory that test looks in
+	command -v npm >/dev/null || install nodejs npm
+	ss_dir=${SPEEDSCOPE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/schedprof/speedscope}
+	if [ ! -f "$ss_dir/node_modules/speedscope/dist/release/index.html" ]; then
+		echo "setup: installing speedscope into $ss_dir"
+		mkdir -p "$ss_dir"
+		npm install --prefix "$ss_dir" --no-audit --no-fund --loglevel=error speedscope@1.25.0 \
+			>/dev/null || echo "setup: npm could not install speedscope (its test tries again)"
+	fi
 fi
 # the test suite (and its fuzz targets): required with --tests, left out of a new build without
 features=disabled

@@ -97,11 +97,13 @@ int render_opts_parse(const struct cli_cmd *cmd, struct render_opts *o, int c, c
 
 const char *render_opts_help(void)
 {
-	static char buf[1024];
+	static char buf[1536];
 
 	if (!buf[0])
 		snprintf(buf, sizeof(buf),
-			 "  -f, --format FMT  %s (default table)\n"
+			 "  -f, --format FMT  %s\n"
+			 "                    (default table); trace-event (Perfetto, speedscope) and\n"
+			 "                    timeline (HTML) draw a run traced with --timeline\n"
 			 "  -n, --rows N      rows per table (default 20; 0 = all)\n"
 			 "      --stacks      print the top stacks under each row (kernel; the profile's\n"
 			 "                    are kernel then user)\n"

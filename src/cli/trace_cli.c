@@ -444,6 +444,9 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 	err = cli_check_output(&trace_cmd, o->render.format, o->output);
 	if (err)
 		return err;
+	if (render_format_is_timeline(o->render.format) && !(o->views & SP_VIEW_TIMELINE))
+		return cli_usage_error(&trace_cmd, "this format draws the timeline: trace with "
+				       "--timeline");
 	/* -F against the kernel's limit, when the profile view samples */
 	if (p->have_freq && !p->no_profile && (o->views & SP_VIEW_PROFILE) && (err = check_freq(o)))
 		return err;

@@ -14,13 +14,16 @@ static const struct {
 	enum sp_format format;
 	int (*render)(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 	bool binary; /* refused on a terminal */
+	bool timeline; /* renders the timeline (--timeline), nothing else */
 } formats[] = {
-	{ "table", SP_FMT_TABLE, format_table, false },
-	{ "json", SP_FMT_JSON, format_json, false },
-	{ "folded", SP_FMT_FOLDED, format_folded, false },
-	{ "pprof", SP_FMT_PPROF, format_pprof, true },
-	{ "svg", SP_FMT_SVG, format_svg, true },
-	{ "html", SP_FMT_HTML, format_html, true },
+	{ "table", SP_FMT_TABLE, format_table, false, false },
+	{ "json", SP_FMT_JSON, format_json, false, false },
+	{ "folded", SP_FMT_FOLDED, format_folded, false, false },
+	{ "pprof", SP_FMT_PPROF, format_pprof, true, false },
+	{ "svg", SP_FMT_SVG, format_svg, true, false },
+	{ "html", SP_FMT_HTML, format_html, true, false },
+	{ "trace-event", SP_FMT_TRACE_EVENT, format_trace_event, false, true },
+	{ "timeline", SP_FMT_TIMELINE, format_timeline, true, true },
 };
 
 int render_parse_format(const char *s, enum sp_format *ret)
@@ -65,6 +68,21 @@ bool render_format_is_binary(enum sp_format format)
 		if (formats[i].format == format)
 			return formats[i].binary;
 	return false;
+}
+
+bool render_format_is_timeline(enum sp_format format)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++)
+		if (formats[i].format == format)
+			return formats[i].timeline;
+	return false;
+}
+
+const char *render_run_missing(const struct sp_run *run, enum sp_format format)
+{
+	if (render_format_is_timeline(format) && !run->timeline.present)
+		return "no timeline in this run: trace with --timeline";
+	return NULL;
 }
 
 int render_parse_views(const char *s, unsigned int *ret)

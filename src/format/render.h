@@ -14,6 +14,8 @@ enum sp_format {
 	SP_FMT_PPROF,
 	SP_FMT_SVG,
 	SP_FMT_HTML,
+	SP_FMT_TRACE_EVENT, /* the timeline as Chrome trace-event JSON */
+	SP_FMT_TIMELINE,    /* the timeline as an HTML page */
 };
 
 #define SP_VIEW_SCHED (1u << 0)
@@ -52,6 +54,13 @@ const char *render_format_names(void);
 int render_parse_value(const char *s, enum sp_value *ret);
 /* Binary or page-sized formats (pprof, svg, html), not for a terminal. */
 bool render_format_is_binary(enum sp_format format);
+/* Formats that draw the timeline (--timeline) and nothing else: trace-event, timeline. */
+bool render_format_is_timeline(enum sp_format format);
+/*
+ * Why run cannot be rendered in format (the one line a usage error prints: "no timeline in
+ * this run: trace with --timeline"), or NULL when it can.
+ */
+const char *render_run_missing(const struct sp_run *run, enum sp_format format);
 
 /* Writes the run in opts->format to f. 0 or -errno (-EIO on a write error). */
 int render_run(const struct sp_run *run, const struct render_opts *opts, FILE *f);
@@ -65,6 +74,8 @@ int format_folded(const struct sp_run *run, const struct render_opts *opts, FILE
 int format_pprof(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 int format_svg(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 int format_html(const struct sp_run *run, const struct render_opts *opts, FILE *f);
+int format_trace_event(const struct sp_run *run, const struct render_opts *opts, FILE *f);
+int format_timeline(const struct sp_run *run, const struct render_opts *opts, FILE *f);
 
 /* "command: CMD (exit N)", "pids: 1,2" or "system-wide", without a newline. */
 void sp_print_target(const struct sp_target_info *t, FILE *f);

@@ -120,6 +120,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free(s1);
 		}
 	}
+	/* the timeline's formats: rendered when the run has one, else refused */
+	for (int i = 0; i < 2; i++) {
+		o.format = i ? SP_FMT_TIMELINE : SP_FMT_TRACE_EVENT;
+		s1 = render_mem(&run, &o, &l1, &e);
+		CHECK(run.timeline.present ? e == 0 : e == -EINVAL);
+		free(s1);
+	}
 	check_diff_self(&run, SP_VALUE_COUNT);
 	check_diff_self(&run, SP_VALUE_TIME);
 	sp_run_free(&run);

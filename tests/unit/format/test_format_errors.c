@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Formatters return their errors: for the table, JSON and folded formats and the diff's table
+ * Formatters return their errors: for the table, JSON, folded and timeline formats (trace-event,
+ * timeline) and the diff's table
  * and JSON, every allocation in turn is made to fail, and the formatter must then either
  * return a negative errno or have written the complete output; and a stream that cannot be
  * written must give a negative errno, never 0 (a truncated table with exit status 0).
@@ -67,6 +68,7 @@ struct job {
 	enum sp_format format; /* for runs */
 	bool diff, diff_json;
 	bool stacks, by_comm, lock_stacks;
+	bool timeline; /* renders run_timeline.json */
 };
 
 static const struct job jobs[] = {
@@ -75,11 +77,13 @@ static const struct job jobs[] = {
 	{ .name = "table --by comm", .format = SP_FMT_TABLE, .by_comm = true },
 	{ .name = "json", .format = SP_FMT_JSON },
 	{ .name = "folded", .format = SP_FMT_FOLDED },
+	{ .name = "trace-event", .format = SP_FMT_TRACE_EVENT, .timeline = true },
+	{ .name = "timeline", .format = SP_FMT_TIMELINE, .timeline = true },
 	{ .name = "diff table", .diff = true },
 	{ .name = "diff json", .diff = true, .diff_json = true },
 };
 
-static struct sp_run run_a, run_b;
+static struct sp_run run_a, run_b, run_t;
 static struct sp_diff the_diff;
 
 static int render(const struct job *j, FILE *f)
@@ -92,7 +96,7 @@ static int render(const struct job *j, FILE *f)
 	struct sp_diff_opts d = { "a.json", "b.json", 20 };
 
 	if (!j->diff)
-		return render_run(&run_a, &o, f);
+		return render_run(j->timeline ? &run_t : &run_a, &o, f);
 	return j->diff_json ? sp_diff_write_json(&the_diff, &d, f)
 			    : sp_diff_write_table(&the_diff, &d, f);
 }
@@ -119,6 +123,8 @@ static void setup(void)
 
 	ck_assert_msg(!sp_run_load_json(FIX("run_full.json"), &run_a, err, sizeof(err)), "%s", err);
 	ck_assert_msg(!sp_run_load_json(FIX("run_b.json"), &run_b, err, sizeof(err)), "%s", err);
+	ck_assert_msg(!sp_run_load_json(FIX("run_timeline.json"), &run_t, err, sizeof(err)), "%s",
+		      err);
 	ck_assert_int_eq(sp_diff_build(&run_a, &run_b, SP_VIEW_ALL, SP_VALUE_COUNT, &the_diff), 0);
 }
 
@@ -127,6 +133,7 @@ static void teardown(void)
 	sp_diff_free(&the_diff);
 	sp_run_free(&run_a);
 	sp_run_free(&run_b);
+	sp_run_free(&run_t);
 }
 
 START_TEST(test_allocation_failures)

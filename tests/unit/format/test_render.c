@@ -47,8 +47,21 @@ START_TEST(format_names)
 	ck_assert_int_eq(f, SP_FMT_HTML); /* untouched */
 	ck_assert(!render_format_is_binary((enum sp_format)99));
 	/* the help's list: every name, in order, the same on every call */
-	ck_assert_str_eq(render_format_names(), "table, json, folded, pprof, svg, html");
-	ck_assert_str_eq(render_format_names(), "table, json, folded, pprof, svg, html");
+	ck_assert_str_eq(render_format_names(),
+			 "table, json, folded, pprof, svg, html, trace-event, timeline");
+	ck_assert_str_eq(render_format_names(),
+			 "table, json, folded, pprof, svg, html, trace-event, timeline");
+	/* the timeline's formats (test_format_trace_event.c, test_format_timeline.c) */
+	ck_assert_int_eq(render_parse_format("trace-event", &f), 0);
+	ck_assert_int_eq(f, SP_FMT_TRACE_EVENT);
+	ck_assert(!render_format_is_binary(f));
+	ck_assert_int_eq(render_parse_format("timeline", &f), 0);
+	ck_assert_int_eq(f, SP_FMT_TIMELINE);
+	ck_assert(render_format_is_binary(f));
+	ck_assert(render_format_is_timeline(SP_FMT_TIMELINE));
+	ck_assert(render_format_is_timeline(SP_FMT_TRACE_EVENT));
+	ck_assert(!render_format_is_timeline(SP_FMT_HTML));
+	ck_assert(!render_format_is_timeline(SP_FMT_JSON));
 }
 END_TEST
 
