@@ -28,6 +28,10 @@ struct trace_ctx {
 	int ncpus;
 	/* in configure: why the kernel cannot run this view (kfeatures.h), else NULL */
 	const char *unavailable;
+	/* CLOCK_MONOTONIC ns at the run's start (0 before it: attached, not yet started) */
+	uint64_t start_ns;
+	/* -- COMMAND (traced): the command's pid, whose end is the job's; else 0 */
+	int job_tid;
 };
 
 struct collector {
@@ -59,5 +63,6 @@ struct collector {
 extern const struct collector sched_collector;
 extern const struct collector profile_collector;
 extern const struct collector lock_collector;
+extern const struct collector timeline_collector;
 
 #endif

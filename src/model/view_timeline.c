@@ -149,6 +149,7 @@ static const struct sp_field view_fields[] = {
 	SP_U64(T, "buffer_bytes", buffer_bytes),
 	SP_U64(T, "events", events),
 	SP_U64(T, "lost", lost),
+	{ .key = "dropped", .type = SP_T_U64, .flags = SP_OPTIONAL, .off = offsetof(T, dropped) },
 	SP_U64(T, "end_ns", end_ns),
 	TID(T, "end_tid", end_tid),
 	{ .key = "critical_path", .type = SP_T_OBJECT, .off = 0, .sub = &cp_schema },
