@@ -247,6 +247,7 @@ struct sp_cp_seg {
 	enum sp_tl_state state;
 	char *caller; /* as in struct sp_tl_seg; NULL when running */
 	uint64_t start_ns, ns;
+	bool alone;   /* running while no other task of the job ran: the job was serial */
 };
 
 /* The critical path's time by (comm, state, caller), ranked by ns desc. */
@@ -254,6 +255,7 @@ struct sp_cp_rank {
 	char *comm;
 	enum sp_tl_state state;
 	char *caller;
+	bool alone; /* as in struct sp_cp_seg: "ld running alone" ranks apart from "ld running" */
 	uint64_t ns;
 };
 

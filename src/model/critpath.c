@@ -1,0 +1,729 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Why the job took as long as it did (critpath.h).
+ *
+ * Two passes over the timeline, both O(n log n) in segments:
+ * - a sweep over the running and runnable segments' starts and ends in time order gives the
+ *   parallelism histograms, the intervals with exactly one task running ("alone") and, of
+ *   those, the serial phases (nothing runnable either, so the other CPUs had nothing of the
+ *   job to run);
+ * - a walk backwards from the job's end gives the critical path: each step looks up the
+ *   current task's segment before t by binary search, and either takes a step of positive
+ *   length (t decreases) or jumps to another task at the same t (to the waker at the
+ *   wake-up, to the parent at the fork). Two jumps in a row at the same instant are refused,
+ *   so that a cycle of wakers (bad input, or timestamps that tie) cannot hold the walk in
+ *   place: t decreases at least every second iteration, and only ever to a segment's or a
+ *   task's bound, so the walk ends after O(segments + tasks) iterations.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "critpath.h"
+
+#define NONE SIZE_MAX
+
+struct task_key {
+	int tid;
+	uint64_t start;
+	size_t idx;
+};
+
+struct ival {
+	uint64_t a, b;
+};
+
+/* A step of the walk: [a, b) of task `task` (seg: NONE for time no segment covers). */
+struct step {
+	size_t task;
+	enum sp_tl_state state;
+	const char *comm, *caller;
+	uint64_t a, b;
+};
+
+struct ctx {
+	struct sp_timeline *tl;
+	struct task_key *keys; /* the tasks by (tid, start) */
+	size_t *first, *nseg;  /* per task: its segments */
+	size_t *seg_task;      /* per segment: its task */
+	uint64_t end;	       /* where the job ends */
+	struct ival *alone;    /* the intervals with exactly one task running, in time order */
+	size_t nalone, alone_cap;
+	struct step *steps; /* the walk's steps, backwards */
+	size_t nsteps, steps_cap;
+};
+
+static uint64_t seg_end(const struct sp_tl_seg *s)
+{
+	return s->start_ns + s->ns;
+}
+
+static bool streq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* NULL sorts first. */
+static int strcmp_null(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+static int dup_str(char **dst, const char *s)
+{
+	if (!s)
+		return 0;
+	*dst = strdup(s);
+	return *dst ? 0 : -ENOMEM;
+}
+
+static void clear_results(struct sp_timeline *tl)
+{
+	for (size_t i = 0; i < tl->ncp; i++) {
+		free(tl->cp[i].comm);
+		free(tl->cp[i].caller);
+	}
+	free(tl->cp);
+	tl->cp = NULL;
+	tl->ncp = tl->cp_cap = 0;
+	for (size_t i = 0; i < tl->ncp_ranks; i++) {
+		free(tl->cp_ranks[i].comm);
+		free(tl->cp_ranks[i].caller);
+	}
+	free(tl->cp_ranks);
+	tl->cp_ranks = NULL;
+	tl->ncp_ranks = tl->cp_ranks_cap = 0;
+	free(tl->running);
+	tl->running = NULL;
+	tl->nrunning = tl->running_cap = 0;
+	free(tl->runnable);
+	tl->runnable = NULL;
+	tl->nrunnable = tl->runnable_cap = 0;
+	for (size_t i = 0; i < tl->nserial; i++)
+		free(tl->serial[i].comm);
+	free(tl->serial);
+	tl->serial = NULL;
+	tl->nserial = tl->serial_cap = 0;
+	tl->serial_ns = 0;
+	tl->cp_total_ns = 0;
+}
+
+static int cmp_task_key(const void *pa, const void *pb)
+{
+	const struct task_key *a = pa, *b = pb;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return 0;
+}
+
+/* The first key of tid after time t (keys[ret - 1] is the last one that started by t). */
+static size_t key_after(const struct ctx *c, int tid, uint64_t t)
+{
+	size_t lo = 0, hi = c->tl->ntasks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct task_key *k = &c->keys[mid];
+
+		if (k->tid < tid || (k->tid == tid && k->start <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Task tid at time t: the last of that tid to start by t; NONE if none did. */
+static size_t task_at(const struct ctx *c, int tid, uint64_t t)
+{
+	size_t i = key_after(c, tid, t);
+
+	return i && c->keys[i - 1].tid == tid ? c->keys[i - 1].idx : NONE;
+}
+
+/* The task a segment belongs to: tid's task at its start, else tid's first task; NONE. */
+static size_t task_of_seg(const struct ctx *c, const struct sp_tl_seg *s)
+{
+	size_t i = key_after(c, s->tid, s->start_ns);
+
+	if (i && c->keys[i - 1].tid == s->tid)
+		return c->keys[i - 1].idx;
+	if (i < c->tl->ntasks && c->keys[i].tid == s->tid)
+		return c->keys[i].idx;
+	return NONE;
+}
+
+/* The end of task k's life: its exit, or its last segment's end if later. */
+static uint64_t task_end(const struct ctx *c, size_t k)
+{
+	uint64_t e = c->tl->tasks[k].end_ns;
+
+	if (c->nseg[k]) {
+		uint64_t s = seg_end(&c->tl->segs[c->first[k] + c->nseg[k] - 1]);
+
+		if (s > e)
+			e = s;
+	}
+	return e;
+}
+
+/*
+ * Checks the input and indexes it: tasks by (tid, start), each task's segments (contiguous,
+ * in time order, not overlapping). -EINVAL on bad input.
+ */
+static int index_timeline(struct ctx *c)
+{
+	const struct sp_timeline *tl = c->tl;
+	size_t n = tl->ntasks;
+
+	if (tl->nsegs > UINT32_MAX)
+		return -E2BIG;
+	c->keys = malloc(n * sizeof(*c->keys));
+	c->first = calloc(n, sizeof(*c->first));
+	c->nseg = calloc(n, sizeof(*c->nseg));
+	c->seg_task = malloc((tl->nsegs ? tl->nsegs : 1) * sizeof(*c->seg_task));
+	if (!c->keys || !c->first || !c->nseg || !c->seg_task)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct sp_tl_task *t = &tl->tasks[i];
+
+		if (t->end_ns < t->start_ns)
+			return -EINVAL;
+		c->keys[i] = (struct task_key){ .tid = t->tid, .start = t->start_ns, .idx = i };
+	}
+	qsort(c->keys, n, sizeof(*c->keys), cmp_task_key);
+	for (size_t i = 1; i < n; i++)
+		if (!cmp_task_key(&c->keys[i - 1], &c->keys[i]))
+			return -EINVAL; /* two tasks of one tid starting together: whose segments? */
+	for (size_t i = 0; i < tl->nsegs; i++) {
+		const struct sp_tl_seg *s = &tl->segs[i];
+		size_t k;
+
+		if (s->state > SP_TL_BLOCKED || s->start_ns + s->ns < s->start_ns)
+			return -EINVAL;
+		if (i && s->tid == tl->segs[i - 1].tid && s->start_ns < seg_end(&tl->segs[i - 1]))
+			return -EINVAL; /* overlapping or out of order */
+		k = task_of_seg(c, s);
+		if (k == NONE)
+			return -EINVAL;
+		if (!c->nseg[k])
+			c->first[k] = i;
+		else if (c->first[k] + c->nseg[k] != i)
+			return -EINVAL; /* the task's segments are not together */
+		c->nseg[k]++;
+		c->seg_task[i] = k;
+	}
+	return 0;
+}
+
+/* ---- the sweep: parallelism, alone intervals, serial phases ---- */
+
+enum ev_kind { EV_RUN_START, EV_RUN_END, EV_RQ_START, EV_RQ_END };
+
+struct ev {
+	uint64_t t;
+	uint32_t seg;
+	uint32_t kind;
+};
+
+/*
+ * Sorts by time. An LSD radix sort on the bytes in which the times differ: the sweep's
+ * events are 2 per segment and a compile job has up to 10^6 segments, where qsort's
+ * comparator calls cost several times more.
+ */
+static int sort_events(struct ev **pv, size_t n)
+{
+	struct ev *v = *pv, *tmp;
+	uint64_t all_or = 0, all_and = UINT64_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		all_or |= v[i].t;
+		all_and &= v[i].t;
+	}
+	tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[257] = { 0 };
+
+		if (!(((all_or ^ all_and) >> shift) & 0xff))
+			continue; /* every time has the same byte here */
+		for (size_t i = 0; i < n; i++)
+			count[((v[i].t >> shift) & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(v[i].t >> shift) & 0xff]++] = v[i];
+		struct ev *x = v;
+
+		v = tmp;
+		tmp = x;
+	}
+	free(tmp);
+	*pv = v;
+	return 0;
+}
+
+static int add_bucket(struct sp_par_bucket **v, size_t *n, size_t *cap, int count, uint64_t ns)
+{
+	struct sp_par_bucket *b = sp_array_add((void **)v, n, cap, sizeof(**v));
+
+	if (!b)
+		return -ENOMEM;
+	b->n = count;
+	b->ns = ns;
+	return 0;
+}
+
+struct phase {
+	bool open;
+	size_t task, seg; /* the running task and its segment at the phase's end */
+	uint64_t start, end;
+};
+
+static int close_phase(struct ctx *c, struct phase *p)
+{
+	struct sp_timeline *tl = c->tl;
+	struct sp_serial_phase *s;
+	const struct sp_tl_seg *seg;
+
+	if (!p->open)
+		return 0;
+	p->open = false;
+	if (p->end - p->start < SP_SERIAL_MIN_NS)
+		return 0;
+	s = SP_ARRAY_ADD(tl->serial, tl->nserial, tl->serial_cap);
+	if (!s)
+		return -ENOMEM;
+	seg = &tl->segs[p->seg];
+	s->tid = seg->tid;
+	s->start_ns = p->start;
+	s->ns = p->end - p->start;
+	tl->serial_ns += s->ns;
+	return dup_str(&s->comm, seg->comm ? seg->comm : tl->tasks[p->task].comm);
+}
+
+/* The state over [a, b): run tasks running (the sum of their segments' indices: runsum). */
+static int account(struct ctx *c, struct phase *p, uint64_t a, uint64_t b, int64_t run,
+		   int64_t rq, uint64_t runsum, int ncpus, uint64_t *hist_run, uint64_t *hist_rq)
+{
+	hist_run[run] += b - a;
+	hist_rq[rq] += b - a;
+	if (run == 1) {
+		struct ival *last = c->nalone ? &c->alone[c->nalone - 1] : NULL;
+
+		if (last && last->b == a) {
+			last->b = b;
+		} else {
+			last = SP_ARRAY_ADD(c->alone, c->nalone, c->alone_cap);
+			if (!last)
+				return -ENOMEM;
+			last->a = a;
+			last->b = b;
+		}
+	}
+	if (ncpus > 1 && run == 1 && rq == 0) {
+		size_t task = c->seg_task[runsum];
+
+		if (p->open && p->task == task && p->end == a) {
+			p->end = b;
+			p->seg = runsum;
+			return 0;
+		}
+		int rc = close_phase(c, p);
+
+		if (rc)
+			return rc;
+		*p = (struct phase){ .open = true, .task = task, .seg = runsum, .start = a, .end = b };
+		return 0;
+	}
+	return close_phase(c, p);
+}
+
+static int sweep(struct ctx *c, int ncpus)
+{
+	struct sp_timeline *tl = c->tl;
+	uint64_t w0 = UINT64_MAX, end = c->end, *hist_run = NULL, *hist_rq = NULL, prev;
+	struct ev *ev = NULL;
+	size_t nev = 0;
+	int64_t run = 0, rq = 0, maxn = 0;
+	uint64_t runsum = 0;
+	struct phase p = { 0 };
+	int rc = -ENOMEM;
+
+	for (size_t i = 0; i < tl->ntasks; i++)
+		if (tl->tasks[i].start_ns < w0)
+			w0 = tl->tasks[i].start_ns;
+	for (size_t i = 0; i < tl->nsegs; i++)
+		if (tl->segs[i].start_ns < w0)
+			w0 = tl->segs[i].start_ns;
+	if (w0 >= end)
+		return 0;
+	ev = malloc((2 * tl->nsegs + 1) * sizeof(*ev));
+	hist_run = calloc(tl->ntasks + 1, sizeof(*hist_run));
+	hist_rq = calloc(tl->ntasks + 1, sizeof(*hist_rq));
+	if (!ev || !hist_run || !hist_rq)
+		goto out;
+	for (size_t i = 0; i < tl->nsegs; i++) {
+		const struct sp_tl_seg *s = &tl->segs[i];
+		uint64_t a = s->start_ns, b = seg_end(s);
+		uint32_t k = s->state == SP_TL_RUNNING ? EV_RUN_START : EV_RQ_START;
+
+		if (s->state == SP_TL_BLOCKED)
+			continue;
+		if (b > end)
+			b = end;
+		if (a >= b)
+			continue;
+		ev[nev++] = (struct ev){ .t = a, .seg = (uint32_t)i, .kind = k };
+		ev[nev++] = (struct ev){ .t = b, .seg = (uint32_t)i, .kind = k + 1 };
+	}
+	rc = sort_events(&ev, nev);
+	if (rc)
+		goto out;
+	prev = w0;
+	for (size_t i = 0;;) {
+		uint64_t next = i < nev ? ev[i].t : end;
+
+		if (next > prev) {
+			rc = account(c, &p, prev, next, run, rq, runsum, ncpus, hist_run, hist_rq);
+			if (rc)
+				goto out;
+		}
+		if (i >= nev)
+			break;
+		prev = next;
+		for (; i < nev && ev[i].t == next; i++) {
+			switch (ev[i].kind) {
+			case EV_RUN_START:
+				run++;
+				runsum += ev[i].seg;
+				break;
+			case EV_RUN_END:
+				run--;
+				runsum -= ev[i].seg;
+				break;
+			case EV_RQ_START:
+				rq++;
+				break;
+			default:
+				rq--;
+				break;
+			}
+		}
+		if (run > maxn)
+			maxn = run;
+		if (rq > maxn)
+			maxn = rq;
+	}
+	rc = close_phase(c, &p);
+	for (int64_t n = 0; !rc && n <= maxn; n++) {
+		if (hist_run[n])
+			rc = add_bucket(&tl->running, &tl->nrunning, &tl->running_cap, (int)n,
+					hist_run[n]);
+		if (!rc && hist_rq[n])
+			rc = add_bucket(&tl->runnable, &tl->nrunnable, &tl->runnable_cap, (int)n,
+					hist_rq[n]);
+	}
+out:
+	free(ev);
+	free(hist_run);
+	free(hist_rq);
+	return rc;
+}
+
+/* ---- the walk: the critical path ---- */
+
+/* Task k's last segment to start before t; NONE if none. */
+static size_t seg_before(const struct ctx *c, size_t k, uint64_t t)
+{
+	size_t base = c->first[k], lo = base, hi = base + c->nseg[k];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->tl->segs[mid].start_ns < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == base ? NONE : lo - 1;
+}
+
+static int push(struct ctx *c, size_t task, enum sp_tl_state state, const char *comm,
+		const char *caller, uint64_t a, uint64_t b)
+{
+	struct step *s = SP_ARRAY_ADD(c->steps, c->nsteps, c->steps_cap);
+
+	if (!s)
+		return -ENOMEM;
+	*s = (struct step){ .task = task, .state = state, .comm = comm, .caller = caller,
+			    .a = a, .b = b };
+	return 0;
+}
+
+/* Time no segment of a task covers (lost events): a blocked step of caller "[unknown]". */
+static const char unknown[] = "[unknown]";
+
+/* Walks back from task k at t; returns where it stopped in *ret_t. */
+static int walk(struct ctx *c, size_t k, uint64_t t, uint64_t *ret_t)
+{
+	const struct sp_timeline *tl = c->tl;
+	uint64_t last_jump = UINT64_MAX;
+	int rc = 0;
+
+	while (!rc) {
+		const struct sp_tl_task *task = &tl->tasks[k];
+		size_t i = seg_before(c, k, t), to;
+		const struct sp_tl_seg *s;
+
+		if (i == NONE) {
+			if (task->start_ns < t) {
+				rc = push(c, k, SP_TL_BLOCKED, task->comm, unknown, task->start_ns, t);
+				t = task->start_ns;
+				continue;
+			}
+			/* the task's start: its parent forked it */
+			to = task->parent_tid && t < last_jump ? task_at(c, task->parent_tid, t)
+							       : NONE;
+			if (to == NONE || to == k)
+				break;
+			last_jump = t;
+			k = to;
+			continue;
+		}
+		s = &tl->segs[i];
+		if (seg_end(s) < t) {
+			rc = push(c, k, SP_TL_BLOCKED, s->comm ? s->comm : task->comm, unknown,
+				  seg_end(s), t);
+			t = seg_end(s);
+			continue;
+		}
+		if (s->state == SP_TL_BLOCKED && s->waker_tid && seg_end(s) == t && t < last_jump) {
+			/* the wake-up ended this wait: what kept the task blocked is the waker's work */
+			to = task_at(c, s->waker_tid, t);
+			if (to != NONE && to != k) {
+				last_jump = t;
+				k = to;
+				continue;
+			}
+		}
+		rc = push(c, k, s->state, s->comm ? s->comm : task->comm, s->caller, s->start_ns, t);
+		t = s->start_ns;
+	}
+	*ret_t = t;
+	return rc;
+}
+
+/* Appends [a, b) of step st to tl->cp, merged into the last step when alike. */
+static int emit(struct ctx *c, size_t *last_task, const struct step *st, uint64_t a, uint64_t b,
+		bool alone)
+{
+	struct sp_timeline *tl = c->tl;
+	struct sp_cp_seg *p = tl->ncp ? &tl->cp[tl->ncp - 1] : NULL;
+	int tid = tl->tasks[st->task].tid;
+	int rc;
+
+	if (p && *last_task == st->task && p->state == st->state && p->alone == alone &&
+	    p->start_ns + p->ns == a && streq(p->caller, st->caller) && streq(p->comm, st->comm)) {
+		p->ns += b - a;
+		return 0;
+	}
+	p = SP_ARRAY_ADD(tl->cp, tl->ncp, tl->cp_cap);
+	if (!p)
+		return -ENOMEM;
+	*last_task = st->task;
+	p->tid = tid;
+	p->state = st->state;
+	p->alone = alone;
+	p->start_ns = a;
+	p->ns = b - a;
+	rc = dup_str(&p->comm, st->comm);
+	return rc ? rc : dup_str(&p->caller, st->caller);
+}
+
+/* The first alone interval that ends after t. */
+static size_t alone_after(const struct ctx *c, uint64_t t)
+{
+	size_t lo = 0, hi = c->nalone;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->alone[mid].b <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The walk's steps in time order into tl->cp: running steps split where the task ran alone. */
+static int build_path(struct ctx *c)
+{
+	size_t last_task = NONE;
+	int rc = 0;
+
+	for (size_t i = c->nsteps; i-- > 0 && !rc;) {
+		const struct step *st = &c->steps[i];
+		uint64_t a = st->a;
+
+		if (st->state != SP_TL_RUNNING) {
+			rc = emit(c, &last_task, st, a, st->b, false);
+			continue;
+		}
+		for (size_t j = alone_after(c, a); !rc && j < c->nalone && c->alone[j].a < st->b;
+		     j++) {
+			uint64_t ia = c->alone[j].a > a ? c->alone[j].a : a;
+			uint64_t ib = c->alone[j].b < st->b ? c->alone[j].b : st->b;
+
+			if (ia > a)
+				rc = emit(c, &last_task, st, a, ia, false);
+			if (!rc)
+				rc = emit(c, &last_task, st, ia, ib, true);
+			a = ib;
+		}
+		if (!rc && a < st->b)
+			rc = emit(c, &last_task, st, a, st->b, false);
+	}
+	return rc;
+}
+
+static int cmp_rank_key(const struct sp_cp_seg *a, const struct sp_cp_seg *b)
+{
+	int r = strcmp_null(a->comm, b->comm);
+
+	if (r)
+		return r;
+	if (a->state != b->state)
+		return a->state < b->state ? -1 : 1;
+	if (a->alone != b->alone)
+		return a->alone ? -1 : 1;
+	return strcmp_null(a->caller, b->caller);
+}
+
+static int cmp_seg_ptr(const void *pa, const void *pb)
+{
+	return cmp_rank_key(*(const struct sp_cp_seg *const *)pa,
+			    *(const struct sp_cp_seg *const *)pb);
+}
+
+static int cmp_rank(const void *pa, const void *pb)
+{
+	const struct sp_cp_rank *a = pa, *b = pb;
+	struct sp_cp_seg ka = { .comm = a->comm, .state = a->state, .caller = a->caller,
+				.alone = a->alone };
+	struct sp_cp_seg kb = { .comm = b->comm, .state = b->state, .caller = b->caller,
+				.alone = b->alone };
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return cmp_rank_key(&ka, &kb);
+}
+
+static int rank_path(struct sp_timeline *tl)
+{
+	const struct sp_cp_seg **v = malloc((tl->ncp ? tl->ncp : 1) * sizeof(*v));
+	int rc = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < tl->ncp; i++)
+		v[i] = &tl->cp[i];
+	qsort(v, tl->ncp, sizeof(*v), cmp_seg_ptr);
+	for (size_t i = 0; i < tl->ncp && !rc; i++) {
+		struct sp_cp_rank *r;
+
+		if (i && !cmp_rank_key(v[i - 1], v[i])) {
+			tl->cp_ranks[tl->ncp_ranks - 1].ns += v[i]->ns;
+			continue;
+		}
+		r = SP_ARRAY_ADD(tl->cp_ranks, tl->ncp_ranks, tl->cp_ranks_cap);
+		if (!r) {
+			rc = -ENOMEM;
+			break;
+		}
+		r->state = v[i]->state;
+		r->alone = v[i]->alone;
+		r->ns = v[i]->ns;
+		rc = dup_str(&r->comm, v[i]->comm);
+		if (!rc)
+			rc = dup_str(&r->caller, v[i]->caller);
+	}
+	free(v);
+	if (!rc)
+		qsort(tl->cp_ranks, tl->ncp_ranks, sizeof(*tl->cp_ranks), cmp_rank);
+	return rc;
+}
+
+/* The task the path starts from: end_tid's at the end, else the last task to end. */
+static int end_task(const struct ctx *c, size_t *ret)
+{
+	const struct sp_timeline *tl = c->tl;
+
+	if (tl->end_tid) {
+		*ret = task_at(c, tl->end_tid, c->end);
+		return *ret == NONE ? -EINVAL : 0;
+	}
+	*ret = 0;
+	for (size_t k = 1; k < tl->ntasks; k++)
+		if (task_end(c, k) > task_end(c, *ret))
+			*ret = k;
+	return 0;
+}
+
+static int analyze(struct ctx *c, int ncpus)
+{
+	struct sp_timeline *tl = c->tl;
+	uint64_t t0, stop;
+	size_t k;
+	int rc;
+
+	rc = index_timeline(c);
+	if (rc)
+		return rc;
+	c->end = tl->end_ns;
+	if (!c->end)
+		for (size_t i = 0; i < tl->ntasks; i++)
+			if (task_end(c, i) > c->end)
+				c->end = task_end(c, i);
+	rc = end_task(c, &k);
+	if (rc)
+		return rc;
+	rc = sweep(c, ncpus);
+	if (rc)
+		return rc;
+	/* the end task may have exited before the job's end: nothing of it ran after that */
+	t0 = task_end(c, k) < c->end ? task_end(c, k) : c->end;
+	rc = walk(c, k, t0, &stop);
+	if (rc)
+		return rc;
+	tl->cp_total_ns = t0 - stop;
+	rc = build_path(c);
+	return rc ? rc : rank_path(tl);
+}
+
+int sp_timeline_analyze(struct sp_timeline *tl, int ncpus)
+{
+	struct ctx c = { .tl = tl };
+	int rc;
+
+	clear_results(tl);
+	if (!tl->ntasks)
+		return tl->nsegs ? -EINVAL : 0;
+	rc = analyze(&c, ncpus);
+	if (rc)
+		clear_results(tl);
+	free(c.keys);
+	free(c.first);
+	free(c.nseg);
+	free(c.seg_task);
+	free(c.alone);
+	free(c.steps);
+	return rc;
+}
