@@ -53,6 +53,20 @@ struct ctx {
 	size_t nsteps, steps_cap;
 };
 
+/*
+ * The caller of a step over time no segment of its task covers (lost events), a blocked
+ * step; and the comm of a task that has none.
+ */
+static const char unknown[] = "[unknown]";
+
+/* The comm of task t in segment s (NULL: before its first segment). */
+static const char *comm_of(const struct sp_tl_task *t, const struct sp_tl_seg *s)
+{
+	if (s && s->comm)
+		return s->comm;
+	return t->comm ? t->comm : unknown;
+}
+
 static uint64_t seg_end(const struct sp_tl_seg *s)
 {
 	return s->start_ns + s->ns;
@@ -238,7 +252,7 @@ struct ev {
  */
 static int sort_events(struct ev **pv, size_t n)
 {
-	struct ev *v = *pv, *tmp;
+	struct ev *v = *pv, *tmp, *x;
 	uint64_t all_or = 0, all_and = UINT64_MAX;
 
 	for (size_t i = 0; i < n; i++) {
@@ -259,8 +273,7 @@ static int sort_events(struct ev **pv, size_t n)
 			count[b + 1] += count[b];
 		for (size_t i = 0; i < n; i++)
 			tmp[count[(v[i].t >> shift) & 0xff]++] = v[i];
-		struct ev *x = v;
-
+		x = v;
 		v = tmp;
 		tmp = x;
 	}
@@ -305,13 +318,16 @@ static int close_phase(struct ctx *c, struct phase *p)
 	s->start_ns = p->start;
 	s->ns = p->end - p->start;
 	tl->serial_ns += s->ns;
-	return dup_str(&s->comm, seg->comm ? seg->comm : tl->tasks[p->task].comm);
+	return dup_str(&s->comm, comm_of(&tl->tasks[p->task], seg));
 }
 
 /* The state over [a, b): run tasks running (the sum of their segments' indices: runsum). */
 static int account(struct ctx *c, struct phase *p, uint64_t a, uint64_t b, int64_t run,
 		   int64_t rq, uint64_t runsum, int ncpus, uint64_t *hist_run, uint64_t *hist_rq)
 {
+	size_t task;
+	int rc;
+
 	hist_run[run] += b - a;
 	hist_rq[rq] += b - a;
 	if (run == 1) {
@@ -327,22 +343,18 @@ static int account(struct ctx *c, struct phase *p, uint64_t a, uint64_t b, int64
 			last->b = b;
 		}
 	}
-	if (ncpus > 1 && run == 1 && rq == 0) {
-		size_t task = c->seg_task[runsum];
-
-		if (p->open && p->task == task && p->end == a) {
-			p->end = b;
-			p->seg = runsum;
-			return 0;
-		}
-		int rc = close_phase(c, p);
-
-		if (rc)
-			return rc;
-		*p = (struct phase){ .open = true, .task = task, .seg = runsum, .start = a, .end = b };
+	if (!(ncpus > 1 && run == 1 && rq == 0))
+		return close_phase(c, p);
+	task = c->seg_task[runsum];
+	if (p->open && p->task == task && p->end == a) {
+		p->end = b;
+		p->seg = runsum;
 		return 0;
 	}
-	return close_phase(c, p);
+	rc = close_phase(c, p);
+	if (!rc)
+		*p = (struct phase){ .open = true, .task = task, .seg = runsum, .start = a, .end = b };
+	return rc;
 }
 
 static int sweep(struct ctx *c, int ncpus)
@@ -467,9 +479,6 @@ static int push(struct ctx *c, size_t task, enum sp_tl_state state, const char *
 	return 0;
 }
 
-/* Time no segment of a task covers (lost events): a blocked step of caller "[unknown]". */
-static const char unknown[] = "[unknown]";
-
 /* Walks back from task k at t; returns where it stopped in *ret_t. */
 static int walk(struct ctx *c, size_t k, uint64_t t, uint64_t *ret_t)
 {
@@ -484,7 +493,8 @@ static int walk(struct ctx *c, size_t k, uint64_t t, uint64_t *ret_t)
 
 		if (i == NONE) {
 			if (task->start_ns < t) {
-				rc = push(c, k, SP_TL_BLOCKED, task->comm, unknown, task->start_ns, t);
+				rc = push(c, k, SP_TL_BLOCKED, comm_of(task, NULL), unknown,
+					  task->start_ns, t);
 				t = task->start_ns;
 				continue;
 			}
@@ -499,8 +509,7 @@ static int walk(struct ctx *c, size_t k, uint64_t t, uint64_t *ret_t)
 		}
 		s = &tl->segs[i];
 		if (seg_end(s) < t) {
-			rc = push(c, k, SP_TL_BLOCKED, s->comm ? s->comm : task->comm, unknown,
-				  seg_end(s), t);
+			rc = push(c, k, SP_TL_BLOCKED, comm_of(task, s), unknown, seg_end(s), t);
 			t = seg_end(s);
 			continue;
 		}
@@ -513,7 +522,7 @@ static int walk(struct ctx *c, size_t k, uint64_t t, uint64_t *ret_t)
 				continue;
 			}
 		}
-		rc = push(c, k, s->state, s->comm ? s->comm : task->comm, s->caller, s->start_ns, t);
+		rc = push(c, k, s->state, comm_of(task, s), s->caller, s->start_ns, t);
 		t = s->start_ns;
 	}
 	*ret_t = t;

@@ -25,7 +25,7 @@
  *   traced waker (waker_tid) it jumps to the waker at the wake-up, else takes a blocked step
  *   (caller: do_nanosleep, io, ...); at a task's start it jumps to parent_tid at the fork,
  *   else stops. Time no segment covers (lost events) is a blocked step of caller
- *   "[unknown]". cp: the steps in time order, adjacent ones of one task, state, caller and
+ *   "[unknown]" (a task without a comm is named "[unknown]" too). cp: the steps in time order, adjacent ones of one task, state, caller and
  *   `alone` merged; running steps split where the task was the only one running (alone).
  *   cp_total_ns: the steps' sum. cp_ranks: that time by (comm, state, alone, caller), desc.
  * - running[] / runnable[]: the time with n tasks running / runnable, n ascending, from the

@@ -451,11 +451,12 @@ START_TEST(test_empty)
 	ck_assert_uint_eq(tl.nrunning, 0);
 	ck_assert_uint_eq(tl.nrunnable, 0);
 	ck_assert_uint_eq(tl.nserial, 0);
-	/* a task with no segment: time no segment explains */
-	task(&tl, 1, 0, "x", 0, 10 * MS);
+	/* a task with no segment (and no comm): time no segment explains */
+	task(&tl, 1, 0, NULL, 0, 10 * MS);
 	ck_assert_int_eq(sp_timeline_analyze(&tl, 2), 0);
 	ck_assert_uint_eq(tl.ncp, 1);
-	ck_step(&tl.cp[0], "x", 1, SP_TL_BLOCKED, "[unknown]", false, 0, 10 * MS);
+	ck_step(&tl.cp[0], "[unknown]", 1, SP_TL_BLOCKED, "[unknown]", false, 0, 10 * MS);
+	ck_assert_str_eq(tl.cp_ranks[0].comm, "[unknown]");
 	ck_assert_uint_eq(tl.nrunning, 1);
 	ck_assert_uint_eq(bucket(tl.running, tl.nrunning, 0), 10 * MS);
 	tl_free(&tl);
