@@ -182,6 +182,26 @@ int BPF_PROG(tl_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	return tl_task_event(p, SP_TL_EV_EXEC);
 }
 
+/* The new name is the argument: the task still has its old one at this tracepoint. */
+SEC("tp_btf/task_rename")
+int BPF_PROG(tl_rename, struct task_struct *task, const char *comm)
+{
+	struct sp_tl_task_ev *e;
+
+	if (!tl_traced(task, false))
+		return 0;
+	e = tl_reserve(sizeof(*e));
+	if (!e)
+		return 0;
+	tl_header(&e->h, SP_TL_EV_RENAME, bpf_ktime_get_ns());
+	e->tid = task->pid;
+	e->pid = task->tgid;
+	if (bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), comm) < 0)
+		e->comm[0] = 0;
+	tl_submit(e);
+	return 0;
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tl_exit, struct task_struct *p)
 {

@@ -21,6 +21,7 @@ enum sp_tl_ev_type {
 	SP_TL_EV_FORK,
 	SP_TL_EV_EXEC,
 	SP_TL_EV_EXIT,
+	SP_TL_EV_RENAME, /* task_rename: prctl(PR_SET_NAME), a write to /proc/PID/comm */
 };
 
 /* Where a wake-up came from: the waker is current in task context only. */
@@ -67,7 +68,9 @@ struct sp_tl_fork {
 	char comm[TASK_COMM_LEN];
 };
 
-/* exec (comm is the new one) and exit (the task runs on until its last switch-out) */
+/*
+ * exec and rename (comm is the new one), exit (the task runs on until its last switch-out)
+ */
 struct sp_tl_task_ev {
 	struct sp_tl_hdr h;
 	__u32 tid, pid;

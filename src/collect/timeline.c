@@ -28,7 +28,7 @@ struct tl_state {
 	struct schedprof_bpf *skel;
 	struct ring_buffer *rb;
 	struct tl_builder *b; /* from the run's start on (ctx->start_ns) */
-	struct bpf_link *links[11];
+	struct bpf_link *links[12];
 	uint64_t buffer;
 	int err; /* the builder's first error: the drain stops, the rest is lost */
 };
@@ -36,6 +36,7 @@ struct tl_state {
 /* The programs of the timeline, attached in this order: after target.bpf.c's own. */
 #define TL_PROGS(skel)                                                                  \
 	{ (skel)->progs.tl_fork, (skel)->progs.tl_exec, (skel)->progs.tl_exit,           \
+	  (skel)->progs.tl_rename,                                                       \
 	  (skel)->progs.tl_irq_entry, (skel)->progs.tl_irq_exit,                         \
 	  (skel)->progs.tl_hrtimer_entry, (skel)->progs.tl_hrtimer_exit,                 \
 	  (skel)->progs.tl_softirq_entry, (skel)->progs.tl_softirq_exit,                 \
@@ -200,6 +201,8 @@ static int tl_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	if (!err && st->b)
 		err = tl_builder_finish(st->b, run->elapsed_ns, ctx->job_tid, name_of, ctx->ksyms,
 					tl);
+	if (!err)
+		err = sp_timeline_analyze(tl, run->ncpus);
 	dlog("timeline: %" PRIu64 " events (%" PRIu64 " lost, %" PRIu64 " malformed, %" PRIu64
 	     " after the segment limit), %zu tasks, %zu segments", c.events, tl->lost, c.bad,
 	     c.dropped, tl->ntasks, tl->nsegs);

@@ -48,7 +48,7 @@ struct task {
 	int tid, pid, parent_tid;
 	uint32_t comm;
 	uint64_t start, end;
-	bool exiting; /* its exit event came: its next switch-out is its last */
+	bool exiting; /* its exit event came: a switch-out in TASK_DEAD will be its last */
 	bool ended;   /* no more segments: exited, or cut by the end or the limit */
 	bool exited;
 	uint64_t exit_ts;
@@ -339,7 +339,8 @@ static int on_switch_out(struct tl_builder *b, const struct sp_tl_switch *e, uin
 
 	if (!t)
 		return -ENOMEM;
-	if (t->exiting || (e->prev_state & TL_TASK_DEAD)) {
+	/* after its exit event a task may still sleep or be preempted (in exit_mm, ...) */
+	if (e->prev_state & TL_TASK_DEAD) {
 		t->exited = true;
 		return task_end(b, t, ts, false);
 	}
@@ -451,7 +452,7 @@ static int on_task_event(struct tl_builder *b, const struct sp_tl_task_ev *e, ui
 		t->exit_ts = ts;
 		return 0;
 	}
-	/* exec: a new comm from here on; the running segment is split there */
+	/* exec, rename: a new comm from here on; the running segment is split there */
 	comm = comm_id(b, e->comm);
 	if (comm == NONE)
 		return -ENOMEM;
@@ -483,6 +484,7 @@ static const size_t ev_size[] = {
 	[SP_TL_EV_FORK] = sizeof(struct sp_tl_fork),
 	[SP_TL_EV_EXEC] = sizeof(struct sp_tl_task_ev),
 	[SP_TL_EV_EXIT] = sizeof(struct sp_tl_task_ev),
+	[SP_TL_EV_RENAME] = sizeof(struct sp_tl_task_ev),
 };
 
 int tl_builder_add(struct tl_builder *b, const void *data, size_t size)

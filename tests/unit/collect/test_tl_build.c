@@ -49,12 +49,24 @@ static void comm_set(char dst[TASK_COMM_LEN], int tid)
 	snprintf(dst, TASK_COMM_LEN, "t%d", tid);
 }
 
+/* A comm as BPF gives it: NUL-padded, not terminated at TASK_COMM_LEN bytes. */
+static void comm_str(char dst[TASK_COMM_LEN], const char *s)
+{
+	size_t n = strlen(s);
+
+	memset(dst, 0, TASK_COMM_LEN);
+	memcpy(dst, s, n < TASK_COMM_LEN ? n : TASK_COMM_LEN);
+}
+
 static void hdr(struct sp_tl_hdr *h, int type, uint64_t ts, int cpu)
 {
 	h->ts = T0 + ts;
 	h->type = (__u16)type;
 	h->cpu = (__u16)cpu;
 }
+
+/* The comm that switch events give prev (NULL: "t<tid>"). */
+static const char *prev_comm;
 
 /* A switch at ts (ns after the start) from prev to next (0: not traced). */
 static int sw(struct tl_builder *b, uint64_t ts, int cpu, int prev, unsigned int state,
@@ -71,6 +83,8 @@ static int sw(struct tl_builder *b, uint64_t ts, int cpu, int prev, unsigned int
 	e.next_tid = e.next_pid = (__u32)next;
 	if (prev)
 		comm_set(e.prev_comm, prev);
+	if (prev && prev_comm)
+		comm_str(e.prev_comm, prev_comm);
 	if (next)
 		comm_set(e.next_comm, next);
 	return tl_builder_add(b, &e, sizeof(e));
@@ -114,7 +128,7 @@ static int task_ev(struct tl_builder *b, int type, uint64_t ts, int tid, const c
 	hdr(&e.h, type, ts, 0);
 	e.tid = e.pid = (__u32)tid;
 	if (comm)
-		strncpy(e.comm, comm, sizeof(e.comm));
+		comm_str(e.comm, comm);
 	else
 		comm_set(e.comm, tid);
 	return tl_builder_add(b, &e, sizeof(e));
@@ -231,9 +245,12 @@ START_TEST(sleep_wake_exit)
 	ck_assert_int_eq(wake(b, 500, 10, 11, true, SP_TL_CTX_TASK), 0);
 	ck_assert_int_eq(sw(b, 600, 0, 0, 0, 0, 0, 10), 0);
 	ck_assert_int_eq(task_ev(b, SP_TL_EV_EXIT, 700, 10, NULL), 0);
+	/* exiting, it is preempted once more (in exit_mm, say) before its last switch */
+	ck_assert_int_eq(sw(b, 702, 0, 10, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(sw(b, 705, 0, 0, 0, 0, 0, 10), 0);
 	ck_assert_int_eq(sw(b, 710, 0, 10, 0x80, 0, 0, 0), 0);
 	tl_builder_counts(b, &c);
-	ck_assert_uint_eq(c.events, 6);
+	ck_assert_uint_eq(c.events, 8);
 	ck_assert_uint_eq(c.bad + c.dropped + c.truncated_ns, 0);
 	ck_assert_int_eq(finish(b, 1000, 0, &tl), 0);
 	ck_assert_uint_eq(tl.ntasks, 1);
@@ -242,7 +259,7 @@ START_TEST(sleep_wake_exit)
 	ck_assert_uint_eq(tl.tasks[0].start_ns, 0); /* alive at attach */
 	ck_assert_uint_eq(tl.tasks[0].end_ns, 710); /* its last switch-out, not its exit event */
 	ck_assert(tl.tasks[0].exited);
-	ck_assert_uint_eq(tl.nsegs, 5);
+	ck_assert_uint_eq(tl.nsegs, 7);
 	check_seg(seg_of(&tl, 10, 0), SP_TL_RUNNABLE, 0, 100, "[unknown]");
 	check_seg(seg_of(&tl, 10, 1), SP_TL_RUNNING, 100, 200, NULL);
 	ck_assert_int_eq(seg_of(&tl, 10, 1)->cpu, 1);
@@ -254,8 +271,10 @@ START_TEST(sleep_wake_exit)
 	ck_assert_ptr_null(s->waker);
 	ck_assert(!s->unfinished);
 	check_seg(seg_of(&tl, 10, 3), SP_TL_RUNNABLE, 500, 100, "[woken]");
-	check_seg(seg_of(&tl, 10, 4), SP_TL_RUNNING, 600, 110, NULL);
+	check_seg(seg_of(&tl, 10, 4), SP_TL_RUNNING, 600, 102, NULL);
 	ck_assert_int_eq(seg_of(&tl, 10, 4)->cpu, 0);
+	check_seg(seg_of(&tl, 10, 5), SP_TL_RUNNABLE, 702, 3, "[preempted]");
+	check_seg(seg_of(&tl, 10, 6), SP_TL_RUNNING, 705, 5, NULL);
 	/* every task exited: the job ends with the last */
 	ck_assert_uint_eq(tl.end_ns, 710);
 	ck_assert_int_eq(tl.end_tid, 10);
@@ -391,6 +410,35 @@ START_TEST(fork_exec_job_end)
 	/* the command's end is the job's */
 	ck_assert_uint_eq(tl.end_ns, 960);
 	ck_assert_int_eq(tl.end_tid, 40);
+	tl_free(&tl);
+}
+END_TEST
+
+/* prctl(PR_SET_NAME) while running splits the running segment; while asleep, not. */
+START_TEST(rename_splits)
+{
+	struct tl_builder *b = tl_builder_new(T0, 0);
+	struct sp_timeline tl;
+
+	ck_assert_int_eq(sw(b, 100, 0, 0, 0, 0, 0, 70), 0);
+	ck_assert_int_eq(task_ev(b, SP_TL_EV_RENAME, 150, 70, "worker"), 0);
+	ck_assert_int_eq(task_ev(b, SP_TL_EV_RENAME, 160, 70, "worker"), 0); /* no change */
+	prev_comm = "worker";
+	ck_assert_int_eq(sw(b, 200, 0, 70, 1, PIPE_READ, 0, 0), 0);
+	prev_comm = NULL;
+	ck_assert_int_eq(task_ev(b, SP_TL_EV_RENAME, 250, 70, "renamed"), 0);
+	/* 16 bytes and no NUL, as the kernel may hand them over */
+	ck_assert_int_eq(task_ev(b, SP_TL_EV_RENAME, 260, 71, "0123456789abcdefXYZ"), 0);
+	ck_assert_int_eq(finish(b, 300, 0, &tl), 0);
+	ck_assert_uint_eq(nsegs_of(&tl, 70), 4);
+	check_seg(seg_of(&tl, 70, 1), SP_TL_RUNNING, 100, 50, NULL);
+	ck_assert_str_eq(seg_of(&tl, 70, 1)->comm, "t70");
+	check_seg(seg_of(&tl, 70, 2), SP_TL_RUNNING, 150, 50, NULL);
+	ck_assert_str_eq(seg_of(&tl, 70, 2)->comm, "worker");
+	check_seg(seg_of(&tl, 70, 3), SP_TL_BLOCKED, 200, 100, "anon_pipe_read");
+	ck_assert_str_eq(seg_of(&tl, 70, 3)->comm, "worker");
+	ck_assert_str_eq(task_of(&tl, 70)->comm, "renamed");
+	ck_assert_str_eq(task_of(&tl, 71)->comm, "0123456789abcdef");
 	tl_free(&tl);
 }
 END_TEST
@@ -536,6 +584,7 @@ int main(void)
 	tcase_add_test(tc, preempt_and_wakers);
 	tcase_add_test(tc, wake_races_switch_out);
 	tcase_add_test(tc, fork_exec_job_end);
+	tcase_add_test(tc, rename_splits);
 	tcase_add_test(tc, tid_reuse_and_early_events);
 	tcase_add_test(tc, bad_events);
 	tcase_add_test(tc, segment_limit);
