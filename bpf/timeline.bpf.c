@@ -74,12 +74,12 @@ static __always_inline bool tl_on_task_stack(struct task_struct *cur)
 {
 	volatile __u64 marker = 0;
 	__u64 sp = (__u64)&marker;
-	__u64 lo = (__u64)BPF_CORE_READ(cur, stack);
+	__u64 lo = (__u64)cur->stack; /* direct loads (BTF pointers): no probe_read calls */
 	__u64 size = 16384; /* THREAD_SIZE on x86-64 and arm64 without KASAN */
-	struct vm_struct *vm = BPF_CORE_READ(cur, stack_vm_area);
+	struct vm_struct *vm = cur->stack_vm_area;
 
-	if (vm && BPF_CORE_READ(vm, nr_pages))
-		size = (__u64)BPF_CORE_READ(vm, nr_pages) * 4096;
+	if (vm && vm->nr_pages)
+		size = (__u64)vm->nr_pages * 4096;
 	return sp >= lo && sp < lo + size;
 }
 
@@ -108,13 +108,13 @@ static __always_inline void tl_wake(struct task_struct *p, __u16 type)
 	tl_header(&e->h, type, bpf_ktime_get_ns());
 	e->tid = p->pid;
 	e->pid = p->tgid;
-	bpf_probe_read_kernel(e->comm, sizeof(e->comm), p->comm);
+	__builtin_memcpy(e->comm, p->comm, sizeof(e->comm));
 	e->ctx = tl_wake_ctx(cur);
 	if (e->ctx == SP_TL_CTX_TASK) {
 		e->waker_tid = cur->pid;
 		e->waker_pid = cur->tgid;
 		e->waker_traced = cur->pid != 0 && task_is_traced(cur);
-		bpf_probe_read_kernel(e->waker_comm, sizeof(e->waker_comm), cur->comm);
+		__builtin_memcpy(e->waker_comm, cur->comm, sizeof(e->waker_comm));
 	} else {
 		e->waker_tid = 0;
 		e->waker_pid = 0;

@@ -122,12 +122,13 @@ static __always_inline void tl_on_switch(struct task_struct *prev, struct task_s
 	e->prev_pid = traced_prev ? prev->tgid : 0;
 	e->next_tid = traced_next ? next->pid : 0;
 	e->next_pid = traced_next ? next->tgid : 0;
+	/* direct loads from the BTF pointers: cheaper than bpf_probe_read_kernel() */
 	if (traced_prev)
-		bpf_probe_read_kernel(e->prev_comm, sizeof(e->prev_comm), prev->comm);
+		__builtin_memcpy(e->prev_comm, prev->comm, sizeof(e->prev_comm));
 	else
 		e->prev_comm[0] = 0;
 	if (traced_next)
-		bpf_probe_read_kernel(e->next_comm, sizeof(e->next_comm), next->comm);
+		__builtin_memcpy(e->next_comm, next->comm, sizeof(e->next_comm));
 	else
 		e->next_comm[0] = 0;
 	tl_submit(e);
