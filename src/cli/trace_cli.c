@@ -282,7 +282,7 @@ static int parse_duration(struct trace_opts *o, const char *arg)
 	return 0;
 }
 
-/* A size in bytes with an optional K, M or G suffix (powers of 1024): 4 KiB to 4 GiB. */
+/* A size in bytes with an optional K, M or G suffix (powers of 1024): 4 KiB to 2 GiB. */
 static int parse_size(const char *arg, uint64_t *ret, const char *name)
 {
 	static const char units[] = "KMG";
@@ -292,19 +292,20 @@ static int parse_size(const char *arg, uint64_t *ret, const char *name)
 	uint64_t v;
 	int err;
 
-	if (!len || len >= sizeof(num) || (u && len == 1))
+	if (!len || len >= sizeof(num) || (u && len == 1) ||
+	    (!u && (arg[len - 1] < '0' || arg[len - 1] > '9')))
 		return cli_usage_error(&trace_cmd, "%s: '%s' is not a size (a number of bytes, or "
 					      "with K, M or G)", name, arg);
 	memcpy(num, arg, len + 1);
 	if (u && *u)
 		num[len - 1] = 0;
-	err = cli_parse_number(&trace_cmd, name, num, 1, 1ULL << 32, &v);
+	err = cli_parse_number(&trace_cmd, name, num, 1, 1ULL << 31, &v);
 	if (err)
 		return err;
 	if (u && *u)
 		v <<= 10 * (u - units + 1);
-	if (v < 4096 || v > (1ULL << 32))
-		return cli_usage_error(&trace_cmd, "%s: %s is out of range (4K to 4G)", name, arg);
+	if (v < 4096 || v > (1ULL << 31))
+		return cli_usage_error(&trace_cmd, "%s: %s is out of range (4K to 2G)", name, arg);
 	*ret = v;
 	return 0;
 }

@@ -40,6 +40,20 @@ print(len(t["tasks"]), len(segs))
 PY
 }
 
+# the option: a size with K, M or G, 4K to 2G, only with --timeline; rounded up to a power of 2
+for bad in "--timeline-buffer 1M" "--timeline --timeline-buffer 3K" "--timeline --timeline-buffer 3G" \
+	"--timeline --timeline-buffer 5X" "--timeline --timeline-buffer M"; do
+	# shellcheck disable=SC2086 # the options are split on purpose
+	"$SCHEDPROF" trace $bad -- true 2> /dev/null
+	rc=$?
+	[ "$rc" = 2 ] || fail "trace $bad exited $rc, expected 2 (usage)"
+done
+"$SCHEDPROF" trace --timeline --timeline-buffer 5M --views schedules -f json -o "$TMP/5m.json" -- true ||
+	fail "schedprof exited $?"
+buffer=$(jget "$TMP/5m.json" 'd["timeline"]["buffer_bytes"]')
+[ "$buffer" = 8388608 ] || fail "--timeline-buffer 5M: a buffer of $buffer bytes, expected 8M"
+pass "--timeline-buffer: usage errors; 5M is an 8M buffer"
+
 "$SCHEDPROF" trace --timeline --views schedules -f json -o "$TMP/tail.json" -- "$SERIALTAIL" 1 ||
 	fail "schedprof exited $?"
 read -r ntasks nsegs <<< "$(check_tiling "$TMP/tail.json")" || fail "segments do not tile"
