@@ -50,8 +50,8 @@ static void trace_help(void)
 	       "      --timeline    also record each traced task's states over time (running,\n"
 	       "                    runnable, blocked, who woke whom) for the job's critical path,\n"
 	       "                    its parallelism and its serial phases\n"
-	       "      --timeline-buffer SIZE  its ring buffer (default %uM; K, M, G suffixes; a\n"
-	       "                    power of 2): events that find it full are counted as lost\n"
+	       "      --timeline-buffer SIZE  its ring buffer (default %uM; 4K to 2G, rounded up\n"
+	       "                    to a power of 2): events that find it full are counted as lost\n"
 	       "\nProfile (sampled PCs, kernel and user):\n"
 	       "  -F, --freq HZ     samples per second and CPU (default %u; 49/97/99 avoid lock-step\n"
 	       "                    with the timer tick; at most kernel.perf_event_max_sample_rate)\n"
@@ -472,12 +472,12 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 				       o->user ? "--user" : "--as-root");
 	if (o->user && o->as_root)
 		return cli_usage_error(&trace_cmd, "--user and --as-root exclude each other");
-	if (p->timeline_buffer && !p->timeline)
-		return cli_usage_error(&trace_cmd, "--timeline-buffer needs --timeline");
-	if (p->timeline) { /* collected, and shown */
+	if (p->timeline) { /* collected, and shown: as --views ...,timeline */
 		o->views |= SP_VIEW_TIMELINE;
 		o->render.views |= SP_VIEW_TIMELINE;
 	}
+	if (p->timeline_buffer && !(o->views & SP_VIEW_TIMELINE))
+		return cli_usage_error(&trace_cmd, "--timeline-buffer needs --timeline");
 	if (o->render.stacks)
 		o->callchains = true; /* --stacks prints the profile's stacks: record them */
 	o->cmdline = join_args(argc, argv);
