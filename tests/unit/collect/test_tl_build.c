@@ -15,6 +15,7 @@
 #include <linux/types.h>
 
 #include "../unit.h"
+#include "critpath.h"
 #include "tl_build.h"
 #include "schedprof/fold.h"
 #include "schedprof/timeline.h"
@@ -43,10 +44,16 @@ static char *name_of(void *arg, uint64_t ip)
 	return strdup(buf);
 }
 
+/* The comm that the events give task tid (a test renames it here): NULL, "t<tid>". */
+static const char *names[128];
+
 static void comm_set(char dst[TASK_COMM_LEN], int tid)
 {
 	memset(dst, 0, TASK_COMM_LEN);
-	snprintf(dst, TASK_COMM_LEN, "t%d", tid);
+	if (tid >= 0 && tid < 128 && names[tid])
+		snprintf(dst, TASK_COMM_LEN, "%s", names[tid]);
+	else
+		snprintf(dst, TASK_COMM_LEN, "t%d", tid);
 }
 
 /* A comm as BPF gives it: NUL-padded, not terminated at TASK_COMM_LEN bytes. */
@@ -65,8 +72,6 @@ static void hdr(struct sp_tl_hdr *h, int type, uint64_t ts, int cpu)
 	h->cpu = (__u16)cpu;
 }
 
-/* The comm that switch events give prev (NULL: "t<tid>"). */
-static const char *prev_comm;
 
 /* A switch at ts (ns after the start) from prev to next (0: not traced). */
 static int sw(struct tl_builder *b, uint64_t ts, int cpu, int prev, unsigned int state,
@@ -83,8 +88,6 @@ static int sw(struct tl_builder *b, uint64_t ts, int cpu, int prev, unsigned int
 	e.next_tid = e.next_pid = (__u32)next;
 	if (prev)
 		comm_set(e.prev_comm, prev);
-	if (prev && prev_comm)
-		comm_str(e.prev_comm, prev_comm);
 	if (next)
 		comm_set(e.next_comm, next);
 	return tl_builder_add(b, &e, sizeof(e));
@@ -423,9 +426,9 @@ START_TEST(rename_splits)
 	ck_assert_int_eq(sw(b, 100, 0, 0, 0, 0, 0, 70), 0);
 	ck_assert_int_eq(task_ev(b, SP_TL_EV_RENAME, 150, 70, "worker"), 0);
 	ck_assert_int_eq(task_ev(b, SP_TL_EV_RENAME, 160, 70, "worker"), 0); /* no change */
-	prev_comm = "worker";
+	names[70] = "worker";
 	ck_assert_int_eq(sw(b, 200, 0, 70, 1, PIPE_READ, 0, 0), 0);
-	prev_comm = NULL;
+	names[70] = NULL;
 	ck_assert_int_eq(task_ev(b, SP_TL_EV_RENAME, 250, 70, "renamed"), 0);
 	/* 16 bytes and no NUL, as the kernel may hand them over */
 	ck_assert_int_eq(task_ev(b, SP_TL_EV_RENAME, 260, 71, "0123456789abcdefXYZ"), 0);
@@ -440,6 +443,60 @@ START_TEST(rename_splits)
 	ck_assert_str_eq(task_of(&tl, 70)->comm, "renamed");
 	ck_assert_str_eq(task_of(&tl, 71)->comm, "0123456789abcdef");
 	tl_free(&tl);
+}
+END_TEST
+
+#define MS 1000000ULL
+
+/*
+ * The serial tail as BPF reports it (tests/integration/test_timeline.sh without the machine's
+ * other load): the timeline built here, analyzed by critpath.c, has a critical path through
+ * sp_tail's whole run and one serial phase, sp_tail's second alone.
+ */
+START_TEST(serial_tail_analyzed)
+{
+	struct tl_builder *b = tl_builder_new(T0, 0);
+	struct sp_run run;
+	struct sp_timeline *tl = &run.timeline;
+	int calls = 0;
+
+	sp_run_init(&run);
+	names[1] = "main";
+	ck_assert_int_eq(task_ev(b, SP_TL_EV_EXEC, 1 * MS, 1, "main"), 0);
+	ck_assert_int_eq(fork_ev(b, 10 * MS, 1, 2), 0);
+	names[2] = "sp_par";
+	ck_assert_int_eq(task_ev(b, SP_TL_EV_RENAME, 10 * MS + 1, 2, "sp_par"), 0);
+	ck_assert_int_eq(fork_ev(b, 20 * MS, 1, 3), 0);
+	names[3] = "sp_tail";
+	ck_assert_int_eq(task_ev(b, SP_TL_EV_RENAME, 20 * MS + 1, 3, "sp_tail"), 0);
+	ck_assert_int_eq(sw(b, 25 * MS, 0, 1, 1, DO_WAIT, 0, 2), 0);
+	ck_assert_int_eq(sw(b, 30 * MS, 1, 0, 0, 0, 0, 3), 0);
+	ck_assert_int_eq(task_ev(b, SP_TL_EV_EXIT, 1029 * MS, 2, NULL), 0);
+	ck_assert_int_eq(wake(b, 1029 * MS + 1, 1, 2, true, SP_TL_CTX_TASK), 0);
+	ck_assert_int_eq(sw(b, 1030 * MS, 0, 2, 0x80, 0, 0, 1), 0);
+	ck_assert_int_eq(sw(b, 1040 * MS, 0, 1, 1, DO_WAIT, 0, 0), 0);
+	ck_assert_int_eq(task_ev(b, SP_TL_EV_EXIT, 2029 * MS, 3, NULL), 0);
+	ck_assert_int_eq(wake(b, 2029 * MS + 1, 1, 3, true, SP_TL_CTX_TASK), 0);
+	ck_assert_int_eq(sw(b, 2030 * MS, 1, 3, 0x80, 0, 0, 1), 0);
+	ck_assert_int_eq(task_ev(b, SP_TL_EV_EXIT, 2039 * MS, 1, NULL), 0);
+	ck_assert_int_eq(sw(b, 2040 * MS, 1, 1, 0x80, 0, 0, 0), 0);
+	memset(names, 0, sizeof(names));
+	ck_assert_int_eq(tl_builder_finish(b, 2100 * MS, 1, name_of, &calls, tl), 0);
+	tl_builder_free(b);
+	check_tiling(tl);
+	ck_assert_uint_eq(tl->end_ns, 2040 * MS);
+	ck_assert_int_eq(tl->end_tid, 1);
+	ck_assert_int_eq(sp_timeline_analyze(tl, 2), 0);
+	ck_assert_uint_eq(tl->cp_total_ns, 2040 * MS);
+	ck_assert_uint_eq(tl->nserial, 1);
+	ck_assert_str_eq(tl->serial[0].comm, "sp_tail");
+	ck_assert_int_eq(tl->serial[0].tid, 3);
+	ck_assert_uint_eq(tl->serial[0].start_ns, 1040 * MS);
+	ck_assert_uint_eq(tl->serial[0].ns, 2029 * MS + 1 - 1040 * MS); /* until main is woken */
+	ck_assert_uint_gt(tl->ncp_ranks, 0);
+	ck_assert_str_eq(tl->cp_ranks[0].comm, "sp_tail");
+	ck_assert_int_eq(tl->cp_ranks[0].state, SP_TL_RUNNING);
+	sp_run_free(&run);
 }
 END_TEST
 
@@ -585,6 +642,7 @@ int main(void)
 	tcase_add_test(tc, wake_races_switch_out);
 	tcase_add_test(tc, fork_exec_job_end);
 	tcase_add_test(tc, rename_splits);
+	tcase_add_test(tc, serial_tail_analyzed);
 	tcase_add_test(tc, tid_reuse_and_early_events);
 	tcase_add_test(tc, bad_events);
 	tcase_add_test(tc, segment_limit);
