@@ -126,8 +126,17 @@ static int tl_configure(struct trace_ctx *ctx, void **ret_state)
 	if (st->buffer != ctx->opts->timeline_buffer)
 		dlog("timeline: ring buffer of %" PRIu64 " bytes (a power of 2)", st->buffer);
 	skel->rodata->switch_timeline = 1;
-	/* the callers of the switch-outs come from the schedules part's fold */
+	/*
+	 * The callers of the switch-outs come from the schedules part's fold: on, with its maps
+	 * at their size even when its view is not shown (sched_disable() made them one entry,
+	 * where every other row would be a failed insert on each switch).
+	 */
 	skel->rodata->switch_sched = 1;
+	if (!(ctx->opts->views & SP_VIEW_SCHED)) {
+		bpf_map__set_max_entries(skel->maps.callers, ctx->opts->max_callers);
+		bpf_map__set_max_entries(skel->maps.stack_counts, ctx->opts->max_stacks);
+		bpf_map__set_max_entries(skel->maps.stacks, ctx->opts->max_stacks);
+	}
 	skel->rodata->tl_wakeup_bytes = st->buffer / 8;
 	bpf_map__set_max_entries(skel->maps.tl_events, (__u32)st->buffer);
 	*ret_state = st;
