@@ -20,6 +20,7 @@
 #include "schedprof/sched.h"
 #include "walk.bpf.h"
 #include "lock.bpf.h"
+#include "timeline.bpf.h"
 
 struct sp_sched_counts sched_counts;
 struct sp_sched_drops sched_drops;
@@ -167,6 +168,18 @@ static __always_inline void sched_on_switch(void *ctx, struct task_struct *prev,
 	s->key = key;
 }
 
+/* --timeline (timeline.bpf.h): the switch, with prev's fold as sched_on_switch just kept it. */
+static __always_inline void timeline_on_switch(struct task_struct *prev, struct task_struct *next,
+					       unsigned int prev_state, __u64 now)
+{
+	bool traced = prev->pid != 0 && task_is_traced(prev);
+	struct sp_sleep *s = traced ? bpf_task_storage_get(&sleeping, prev, 0, 0) : NULL;
+	bool folded = s && s->ts == now;
+
+	tl_on_switch(prev, next, prev_state, now, traced, folded ? s->key.caller : 0,
+		     folded ? s->key.wait : 0);
+}
+
 /*
  * The one sched_switch program of every view: each view's part is on when its flag
  * (common.bpf.h) was set before load, and costs nothing otherwise.
@@ -181,5 +194,7 @@ int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_stru
 		lock_on_switch(prev, next, prev_state, now);
 	if (switch_sched)
 		sched_on_switch(ctx, prev, next, prev_state, now);
+	if (switch_timeline) /* after the fold: it reads it */
+		timeline_on_switch(prev, next, prev_state, now);
 	return 0;
 }

@@ -9,5 +9,6 @@
 #include "schedprof/sched.h"
 #include "schedprof/profile.h"
 #include "schedprof/lock.h"
+#include "schedprof/timeline.h"
 
 #endif

@@ -50,6 +50,11 @@ static void trace_help(void)
 	       "  -o, --output FILE write the report to FILE\n"
 	       "      --save FILE   also save the run as JSON, for schedprof report and diff\n"
 	       "      --strict      exit 3 when anything was lost (rows, stacks, events), naming it\n"
+	       "      --timeline    also record each traced task's states over time (running,\n"
+	       "                    runnable, blocked, who woke whom) for the job's critical path,\n"
+	       "                    its parallelism and its serial phases\n"
+	       "      --timeline-buffer SIZE  its ring buffer (default %uM; 4K to 2G, rounded up\n"
+	       "                    to a power of 2): events that find it full are counted as lost\n"
 	       "\nProfile (sampled PCs, kernel and user):\n"
 	       "  -F, --freq HZ     samples per second and CPU (default %u; 49/97/99 avoid lock-step\n"
 	       "                    with the timer tick; at most kernel.perf_event_max_sample_rate)\n"
@@ -78,7 +83,7 @@ static void trace_help(void)
 	       "  schedprof trace --views locks -d 10 -p $(pgrep -o postgres)\n"
 	       "\nExit status: the command's (with --; 0 when -d ended the trace), 0 otherwise;\n"
 	       "1 runtime error; 2 usage error; 127 the command could not be executed.\n",
-	       render_opts_help(), SP_PROF_DEF_HZ, SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS,
+	       render_opts_help(), SP_TL_DEF_BUFFER >> 20, SP_PROF_DEF_HZ, SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS,
 	       SP_DEF_PROF_KEYS);
 }
 
@@ -99,6 +104,8 @@ enum {
 	OPT_USER,
 	OPT_AS_ROOT,
 	OPT_CGROUP,
+	OPT_TIMELINE,
+	OPT_TIMELINE_BUFFER,
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
@@ -125,6 +132,8 @@ static const struct option trace_long_opts[] = {
 	{ "kill-on-end", no_argument, NULL, OPT_KILL_ON_END },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "as-root", no_argument, NULL, OPT_AS_ROOT },
+	{ "timeline", no_argument, NULL, OPT_TIMELINE },
+	{ "timeline-buffer", required_argument, NULL, OPT_TIMELINE_BUFFER },
 	CLI_LONG_OPTS,
 	{},
 };
@@ -132,7 +141,7 @@ static const struct option trace_long_opts[] = {
 /* The options, and what trace_opts does not hold but the checks after the options need. */
 struct trace_parse {
 	struct trace_opts *o;
-	bool have_pid, have_tid, have_all, no_profile, have_freq;
+	bool have_pid, have_tid, have_all, no_profile, have_freq, timeline, timeline_buffer;
 };
 
 /* The map size an option sets, and the option's name; NULL for other options. */
@@ -172,6 +181,8 @@ static bool *flag_of(struct trace_parse *p, int c)
 		return &p->o->kill_on_end;
 	case OPT_AS_ROOT:
 		return &p->o->as_root;
+	case OPT_TIMELINE:
+		return &p->timeline;
 	default:
 		return NULL;
 	}
@@ -300,6 +311,34 @@ static int parse_interval(struct trace_opts *o, const char *arg)
 	return 0;
 }
 
+/* A size in bytes with an optional K, M or G suffix (powers of 1024): 4 KiB to 2 GiB. */
+static int parse_size(const char *arg, uint64_t *ret, const char *name)
+{
+	static const char units[] = "KMG";
+	size_t len = strlen(arg);
+	const char *u = len ? strchr(units, arg[len - 1] & ~0x20) : NULL;
+	char num[32];
+	uint64_t v;
+	int err;
+
+	if (!len || len >= sizeof(num) || (u && len == 1) ||
+	    (!u && (arg[len - 1] < '0' || arg[len - 1] > '9')))
+		return cli_usage_error(&trace_cmd, "%s: '%s' is not a size (a number of bytes, or "
+					      "with K, M or G)", name, arg);
+	memcpy(num, arg, len + 1);
+	if (u && *u)
+		num[len - 1] = 0;
+	err = cli_parse_number(&trace_cmd, name, num, 1, 1ULL << 31, &v);
+	if (err)
+		return err;
+	if (u && *u)
+		v <<= 10 * (u - units + 1);
+	if (v < 4096 || v > (1ULL << 31))
+		return cli_usage_error(&trace_cmd, "%s: %s is out of range (4K to 2G)", name, arg);
+	*ret = v;
+	return 0;
+}
+
 /* The options that take an argument and are neither render options nor limits. */
 static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 {
@@ -331,6 +370,9 @@ static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 		return parse_duration(o, arg);
 	case 'i':
 		return parse_interval(o, arg);
+	case OPT_TIMELINE_BUFFER:
+		p->timeline_buffer = true;
+		return parse_size(arg, &o->timeline_buffer, "--timeline-buffer");
 	default: /* 'F': its range, with the kernel's limit, once the views are known */
 		p->have_freq = true;
 		return parse_number(arg, 1, UINT32_MAX, &o->hz, "-F");
@@ -375,6 +417,7 @@ static void trace_opts_init(struct trace_opts *o)
 	o->max_callers = SP_DEF_CALLERS;
 	o->max_stacks = SP_DEF_STACKS;
 	o->hz = SP_PROF_DEF_HZ;
+	o->timeline_buffer = SP_TL_DEF_BUFFER;
 	o->max_samples = SP_DEF_PROF_KEYS;
 	render_opts_init(&o->render);
 }
@@ -466,6 +509,12 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 	if (o->interval_ns && o->render.format != SP_FMT_TABLE && o->render.format != SP_FMT_JSON)
 		return cli_usage_error(&trace_cmd, "-i prints tables or JSON lines: -f table or "
 					      "-f json");
+	if (p->timeline) { /* collected, and shown: as --views ...,timeline */
+		o->views |= SP_VIEW_TIMELINE;
+		o->render.views |= SP_VIEW_TIMELINE;
+	}
+	if (p->timeline_buffer && !(o->views & SP_VIEW_TIMELINE))
+		return cli_usage_error(&trace_cmd, "--timeline-buffer needs --timeline");
 	if (o->render.stacks)
 		o->callchains = true; /* --stacks prints the profile's stacks: record them */
 	o->cmdline = join_args(argc, argv);

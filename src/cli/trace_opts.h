@@ -33,6 +33,8 @@ struct trace_opts {
 	bool as_root;	    /* --as-root: run COMMAND as root even under sudo */
 	char *cmdline;	    /* the trace command line, for the record */
 	bool strict;	    /* --strict: any loss makes the exit status EXIT_LOSS */
+	/* --timeline (views has SP_VIEW_TIMELINE): its ring buffer's size, --timeline-buffer */
+	uint64_t timeline_buffer;
 };
 
 /*

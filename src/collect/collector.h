@@ -34,6 +34,10 @@ struct trace_ctx {
 	 * needs it; it may skip what intervals do not show (the timeline).
 	 */
 	bool interval;
+	/* CLOCK_MONOTONIC ns at the run's start (0 before it: attached, not yet started) */
+	uint64_t start_ns;
+	/* -- COMMAND (traced): the command's pid, whose end is the job's; else 0 */
+	int job_tid;
 };
 
 struct collector {
@@ -65,5 +69,6 @@ struct collector {
 extern const struct collector sched_collector;
 extern const struct collector profile_collector;
 extern const struct collector lock_collector;
+extern const struct collector timeline_collector;
 
 #endif

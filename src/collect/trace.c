@@ -46,6 +46,7 @@ static const struct collector *const collectors[] = {
 	&sched_collector,
 	&profile_collector,
 	&lock_collector,
+	&timeline_collector, /* after sched: it turns sp_switch's schedules part on */
 };
 
 /* The first stop signal, whether the terminal sent it (to the whole process group), and how many */
@@ -321,6 +322,8 @@ static unsigned int view_needs(unsigned int view, const struct trace_opts *o)
 		return SP_FEAT(SP_FEAT_RINGBUF) | (o->callchains ? SP_FEAT(SP_FEAT_LOOP) : 0);
 	case SP_VIEW_LOCKS:
 		return SP_FEAT(SP_FEAT_LOCK_TP) | SP_FEAT(SP_FEAT_SWITCH_TP) | SP_FEAT(SP_FEAT_LOOP);
+	case SP_VIEW_TIMELINE:
+		return SP_FEAT(SP_FEAT_RINGBUF) | SP_FEAT(SP_FEAT_SWITCH_TP) | SP_FEAT(SP_FEAT_LOOP);
 	}
 	return 0;
 }
@@ -1059,8 +1062,10 @@ static int tracer_start(struct tracer *t, const struct trace_opts *o)
 		}
 		t->launched = true;
 		/* traced from its exec on: its wait at the gate is ours (sp_exec) */
-		if (o->mode == SP_TARGET_COMMAND)
+		if (o->mode == SP_TARGET_COMMAND) {
 			t->skel->bss->targ_exec_pid = t->launch.pid;
+			t->ctx.job_tid = t->launch.pid; /* its end is the job's (timeline) */
+		}
 	}
 	/* -p -- COMMAND: the command is held until the PIDs are attached, and not traced */
 	if (o->mode == SP_TARGET_PIDS) {
@@ -1132,6 +1137,8 @@ static bool strict_losses(const struct tracer *t, const struct sp_run *run)
 		  "contentions not timed" },
 		{ b->lock_drops.sleeper_map_full, "lock sleeps not counted (--max-callers)" },
 		{ b->lock_drops.owner_map_full, "lock owners not counted (--max-callers)" },
+		{ run->timeline.lost, "timeline events lost (--timeline-buffer)" },
+		{ run->timeline.dropped, "timeline events after its segment limit" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(more); i++)
@@ -1293,6 +1300,7 @@ int trace_run(const struct trace_opts *opts, const struct trace_hooks *h)
 	}
 	t0 = now_ns(CLOCK_MONOTONIC);
 	wall0 = now_ns(CLOCK_REALTIME);
+	t.ctx.start_ns = t0; /* the timeline's times count from here */
 	err = tracer_release(&t, o);
 	if (err) {
 		exit_code = EXIT_NOEXEC;

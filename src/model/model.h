@@ -293,6 +293,7 @@ struct sp_timeline {
 	uint64_t buffer_bytes; /* the ring buffer's size */
 	uint64_t events;       /* events received */
 	uint64_t lost;	       /* events the ring buffer had no room for */
+	uint64_t dropped;      /* events after the segment limit (the timeline is cut there) */
 	uint64_t end_ns;       /* the job's end: where the critical path starts, backwards */
 	int end_tid;	       /* the task it starts from (the command's; the last to exit) */
 	struct sp_tl_task *tasks;

@@ -160,6 +160,7 @@ static const struct sp_field view_fields[] = {
 	SP_U64(T, "buffer_bytes", buffer_bytes),
 	SP_U64(T, "events", events),
 	SP_U64(T, "lost", lost),
+	{ .key = "dropped", .type = SP_T_U64, .flags = SP_OPTIONAL, .off = offsetof(T, dropped) },
 	SP_U64(T, "end_ns", end_ns),
 	TID(T, "end_tid", end_tid),
 	{ .key = "critical_path", .type = SP_T_OBJECT, .off = 0, .sub = &cp_schema },
@@ -356,6 +357,9 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 		fprintf(f, "  note: %" PRIu64 " events lost (the ring buffer was full: give it more "
 			   "room); the timeline and what follows from it have gaps\n",
 			tl->lost);
+	if (tl->dropped)
+		fprintf(f, "  note: %" PRIu64 " events after the segment limit not kept: the "
+			   "timeline ends early\n", tl->dropped);
 	int err = print_critical_path(run, o, f);
 
 	if (err)

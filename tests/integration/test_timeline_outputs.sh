@@ -5,14 +5,8 @@
 # byte-identical to the live X. The trace-event file of real data: valid JSON, a thread track
 # per task with its slices tiling its life without overlap, the reader's pipe_read slices, and
 # wake-up flows paired from the writer's track to the reader's.
-# Until --timeline exists (another part of issue #10), this exits 77 whatever CI says: it is
-# the feature that is missing, not BPF.
 . "$(dirname "$0")/lib.sh"
 require_bpf
-if ! "$SCHEDPROF" trace --help | grep -Eq -- '^ *--timeline( |$)'; then
-	echo "SKIP: this schedprof has no trace --timeline yet" >&2
-	exit 77
-fi
 
 N=300
 for fmt in trace-event timeline; do

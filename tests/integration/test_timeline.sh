@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# --timeline (issue #10): the serial tail. Two workers burn 1 s together, then sp_tail burns
+# 1 s alone: a critical path of about 2 s and one serial phase of about 1 s named sp_tail.
+# The segments tile each task's life; a ring buffer too small for a busy job loses events,
+# and the run and the report say so.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+SERIALTAIL=${SERIALTAIL:?SERIALTAIL must name the serial-tail workload}
+
+# Each task's segments, in order, tile [start_ns, end_ns): no gap, no overlap, the state's
+# keys only; the job's end is a task's. Prints "tasks segments".
+check_tiling() {
+	python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["timeline"]
+segs, at = t["segments"], 0
+for task in t["tasks"]:
+    cur = task["start_ns"]
+    while at < len(segs) and segs[at]["tid"] == task["tid"] and segs[at]["start_ns"] < task["end_ns"]:
+        s = segs[at]
+        if s["start_ns"] != cur:
+            sys.exit("task %d (%s): a segment at %d, expected %d" % (task["tid"], task["comm"], s["start_ns"], cur))
+        if s["ns"] <= 0:
+            sys.exit("task %d: an empty segment at %d" % (task["tid"], cur))
+        if s["state"] == "running" and ("cpu" not in s or s["cpu"] < 0):
+            sys.exit("task %d: running without a CPU at %d" % (task["tid"], cur))
+        if s["state"] != "running" and not s.get("caller"):
+            sys.exit("task %d: %s without a caller at %d" % (task["tid"], s["state"], cur))
+        cur += s["ns"]
+        at += 1
+    if cur != task["end_ns"]:
+        sys.exit("task %d (%s) ends at %d, its segments at %d" % (task["tid"], task["comm"], task["end_ns"], cur))
+if at != len(segs):
+    sys.exit("segment %d (tid %d) belongs to no task, or tasks are out of order" % (at, segs[at]["tid"]))
+if t["end_tid"] and t["end_tid"] not in [x["tid"] for x in t["tasks"]]:
+    sys.exit("end_tid %d is no task" % t["end_tid"])
+print(len(t["tasks"]), len(segs))
+PY
+}
+
+# the option: a size with K, M or G, 4K to 2G, only with --timeline; rounded up to a power of 2
+for bad in "--timeline-buffer 1M" "--timeline --timeline-buffer 3K" "--timeline --timeline-buffer 3G" \
+	"--timeline --timeline-buffer 5X" "--timeline --timeline-buffer M"; do
+	# shellcheck disable=SC2086 # the options are split on purpose
+	"$SCHEDPROF" trace $bad -- true 2> /dev/null
+	rc=$?
+	[ "$rc" = 2 ] || fail "trace $bad exited $rc, expected 2 (usage)"
+done
+"$SCHEDPROF" trace --timeline --timeline-buffer 5M --views schedules -f json -o "$TMP/5m.json" -- true ||
+	fail "schedprof exited $?"
+buffer=$(jget "$TMP/5m.json" 'd["timeline"]["buffer_bytes"]')
+[ "$buffer" = 8388608 ] || fail "--timeline-buffer 5M: a buffer of $buffer bytes, expected 8M"
+pass "--timeline-buffer: usage errors; 5M is an 8M buffer"
+
+"$SCHEDPROF" trace --timeline --views schedules -f json -o "$TMP/tail.json" -- "$SERIALTAIL" 1 ||
+	fail "schedprof exited $?"
+read -r ntasks nsegs <<< "$(check_tiling "$TMP/tail.json")" || fail "segments do not tile"
+[ "$ntasks" = 3 ] || fail "$ntasks tasks, expected 3 (sp_tail_main and its two workers)"
+pass "$nsegs segments tile the lives of $ntasks tasks"
+lost=$(jget "$TMP/tail.json" 'd["timeline"]["lost"] + d["timeline"].get("dropped", 0)')
+[ "$lost" = 0 ] || fail "$lost events lost on a quiet job with the default buffer"
+# the job ends with the command: its pid is the first task's, which forked the workers
+read -r end_tid main_tid <<< "$(jget "$TMP/tail.json" '"%d %d" % (d["timeline"]["end_tid"], [t["tid"] for t in d["timeline"]["tasks"] if t["comm"] == "sp_tail_main"][0])')"
+[ "$end_tid" = "$main_tid" ] || fail "the job ends at task $end_tid, not at the command ($main_tid)"
+read -r tail_tid par_tid <<< "$(jget "$TMP/tail.json" '" ".join(str([t["tid"] for t in d["timeline"]["tasks"] if t["comm"] == c][0]) for c in ("sp_tail", "sp_par"))')"
+pass "the job ends with sp_tail_main ($main_tid); workers sp_tail $tail_tid, sp_par $par_tid"
+# the command waited for sp_tail in do_wait, and the wake-up names it
+woke=$(jget "$TMP/tail.json" 'max([s["ns"] for s in d["timeline"]["segments"] if s["tid"] == '"$main_tid"' and s["state"] == "blocked" and s.get("waker_tid") == '"$tail_tid"' and s["wait"] == "child"] or [0])')
+assert_between "sp_tail_main waiting for sp_tail, after sp_par (ms)" $((woke / 1000000)) 900 1100
+
+cp=$(jget "$TMP/tail.json" 'd["timeline"]["critical_path"]["total_ns"] // 1000000')
+assert_between "critical path (ms)" "$cp" 1800 2200
+phases=$(jget "$TMP/tail.json" '"; ".join("%s %d" % (p["comm"], p["ns"] // 1000000) for p in d["timeline"]["parallelism"]["serial_phases"])')
+read -r comm ms <<< "${phases%%;*}"
+# waiting for a CPU while alone means other load on the machine, which breaks the phase
+busy=$(jget "$TMP/tail.json" 'sum(s["ns"] for s in d["timeline"]["segments"] if s["tid"] == '"$tail_tid"' and s["state"] == "runnable") // 1000000')
+[ "$comm" = sp_tail ] && [ "$phases" = "$comm $ms" ] ||
+	fail "serial phases: '$phases', expected one, of sp_tail (sp_tail waited $busy ms for a CPU: other load on the machine?)"
+assert_between "serial phase of sp_tail (ms)" "$ms" 900 1100
+# the critical path runs through sp_tail's run, not sp_par's
+ontail=$(jget "$TMP/tail.json" 'sum(s["ns"] for s in d["timeline"]["critical_path"]["segments"] if s["tid"] == '"$tail_tid"' and s["state"] == "running") // 1000000')
+assert_between "sp_tail running on the critical path (ms)" "$ontail" 1800 2200
+
+# A ping-pong through a pipe (some 100k events a second) into a one-page buffer: events are
+# lost, counted in the run and said in the report; the segments still tile each task's life.
+"$SCHEDPROF" trace --timeline --timeline-buffer 4K --views schedules -f json \
+	-o "$TMP/lost.json" -- "$SPWORK" pipe 20000 2> "$TMP/lost.err" || fail "schedprof exited $?"
+read -r lost events buffer <<< "$(jget "$TMP/lost.json" '"%d %d %d" % (d["timeline"]["lost"], d["timeline"]["events"], d["timeline"]["buffer_bytes"])')"
+[ "$buffer" = 4096 ] || fail "buffer_bytes = $buffer, expected 4096"
+[ "$lost" -gt 0 ] || fail "a 4K buffer on a pipe ping-pong lost nothing ($events events)"
+grep -q "events lost" "$TMP/lost.err" || fail "the trace did not warn that events were lost"
+"$SCHEDPROF" report --views timeline "$TMP/lost.json" | grep -Eq "$lost (events )?lost" ||
+	fail "the report does not say that $lost events were lost"
+check_tiling "$TMP/lost.json" > /dev/null || fail "segments do not tile after losses"
+pass "4K buffer: $lost events lost, $events received; said and reported; segments tile"
+"$SCHEDPROF" trace --timeline --timeline-buffer 4K --strict --views schedules -o /dev/null \
+	-- "$SPWORK" pipe 20000 2> /dev/null
+rc=$?
+[ "$rc" = 3 ] || fail "--strict with lost timeline events exited $rc, expected 3"
+pass "--strict: lost timeline events exit 3"
