@@ -487,6 +487,10 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 	err = cli_check_output(&trace_cmd, o->render.format, o->output);
 	if (err)
 		return err;
+	if (p->timeline) { /* collected, and shown: as --views ...,timeline */
+		o->views |= SP_VIEW_TIMELINE;
+		o->render.views |= SP_VIEW_TIMELINE;
+	}
 	if (render_format_is_timeline(o->render.format) && !(o->views & SP_VIEW_TIMELINE))
 		return cli_usage_error(&trace_cmd, "this format draws the timeline: trace with "
 				       "--timeline");
@@ -509,10 +513,6 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 	if (o->interval_ns && o->render.format != SP_FMT_TABLE && o->render.format != SP_FMT_JSON)
 		return cli_usage_error(&trace_cmd, "-i prints tables or JSON lines: -f table or "
 					      "-f json");
-	if (p->timeline) { /* collected, and shown: as --views ...,timeline */
-		o->views |= SP_VIEW_TIMELINE;
-		o->render.views |= SP_VIEW_TIMELINE;
-	}
 	if (p->timeline_buffer && !(o->views & SP_VIEW_TIMELINE))
 		return cli_usage_error(&trace_cmd, "--timeline-buffer needs --timeline");
 	if (o->render.stacks)

@@ -4,9 +4,9 @@
  *
  * Two passes over the timeline, both O(n log n) in segments:
  * - a sweep over the running and runnable segments' starts and ends in time order gives the
- *   parallelism histograms, the intervals with exactly one task running ("alone") and, of
- *   those, the serial phases (nothing runnable either, so the other CPUs had nothing of the
- *   job to run);
+ *   parallelism histograms, the intervals with exactly one task running ("alone"), and the
+ *   serial phases: exactly one task of the job running or runnable, so the other CPUs had
+ *   nothing of the job to run (a task preempted for a moment stays in its phase);
  * - a walk backwards from the job's end gives the critical path: each step looks up the
  *   current task's segment before t by binary search, and either takes a step of positive
  *   length (t decreases) or jumps to another task at the same t (to the waker at the
@@ -321,11 +321,15 @@ static int close_phase(struct ctx *c, struct phase *p)
 	return dup_str(&s->comm, comm_of(&tl->tasks[p->task], seg));
 }
 
-/* The state over [a, b): run tasks running (the sum of their segments' indices: runsum). */
+/*
+ * The state over [a, b): run tasks running, rq runnable (the sums of their segments' indices:
+ * runsum, rqsum, which name the segment when there is one).
+ */
 static int account(struct ctx *c, struct phase *p, uint64_t a, uint64_t b, int64_t run,
-		   int64_t rq, uint64_t runsum, int ncpus, uint64_t *hist_run, uint64_t *hist_rq)
+		   int64_t rq, uint64_t runsum, uint64_t rqsum, int ncpus, uint64_t *hist_run,
+		   uint64_t *hist_rq)
 {
-	size_t task;
+	size_t task, seg;
 	int rc;
 
 	hist_run[run] += b - a;
@@ -343,17 +347,23 @@ static int account(struct ctx *c, struct phase *p, uint64_t a, uint64_t b, int64
 			last->b = b;
 		}
 	}
-	if (!(ncpus > 1 && run == 1 && rq == 0))
+	/*
+	 * Serial: one task of the job wants a CPU, running or waiting for one (a kworker that
+	 * preempts it for a few us does not end the phase), and there are CPUs it leaves idle.
+	 */
+	if (!(ncpus > 1 && run + rq == 1))
 		return close_phase(c, p);
-	task = c->seg_task[runsum];
+	seg = run ? runsum : rqsum;
+	task = c->seg_task[seg];
 	if (p->open && p->task == task && p->end == a) {
 		p->end = b;
-		p->seg = runsum;
+		if (run)
+			p->seg = seg;
 		return 0;
 	}
 	rc = close_phase(c, p);
 	if (!rc)
-		*p = (struct phase){ .open = true, .task = task, .seg = runsum, .start = a, .end = b };
+		*p = (struct phase){ .open = true, .task = task, .seg = seg, .start = a, .end = b };
 	return rc;
 }
 
@@ -364,7 +374,7 @@ static int sweep(struct ctx *c, int ncpus)
 	struct ev *ev = NULL;
 	size_t nev = 0;
 	int64_t run = 0, rq = 0, maxn = 0;
-	uint64_t runsum = 0;
+	uint64_t runsum = 0, rqsum = 0;
 	struct phase p = { 0 };
 	int rc = -ENOMEM;
 
@@ -403,7 +413,8 @@ static int sweep(struct ctx *c, int ncpus)
 		uint64_t next = i < nev ? ev[i].t : end;
 
 		if (next > prev) {
-			rc = account(c, &p, prev, next, run, rq, runsum, ncpus, hist_run, hist_rq);
+			rc = account(c, &p, prev, next, run, rq, runsum, rqsum, ncpus, hist_run,
+				     hist_rq);
 			if (rc)
 				goto out;
 		}
@@ -422,9 +433,11 @@ static int sweep(struct ctx *c, int ncpus)
 				break;
 			case EV_RQ_START:
 				rq++;
+				rqsum += ev[i].seg;
 				break;
 			default:
 				rq--;
+				rqsum -= ev[i].seg;
 				break;
 			}
 		}

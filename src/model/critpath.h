@@ -4,7 +4,8 @@
  * (model.h struct sp_timeline): the critical path backwards from the job's end, following
  * each wake-up to its waker and each task's start to its parent; its time ranked by
  * (comm, state, caller); the parallelism profile (time with n tasks running, n runnable);
- * the serial phases (>= 100 ms with one running task while CPUs were idle).
+ * the serial phases (>= 100 ms with one task of the job running or runnable while CPUs
+ * were idle).
  */
 #ifndef SCHEDPROF_CRITPATH_H
 #define SCHEDPROF_CRITPATH_H
@@ -30,9 +31,10 @@
  *   cp_total_ns: the steps' sum. cp_ranks: that time by (comm, state, alone, caller), desc.
  * - running[] / runnable[]: the time with n tasks running / runnable, n ascending, from the
  *   first task's start to end_ns; buckets of no time left out (they sum to that window).
- * - serial[]: the maximal intervals of at least SP_SERIAL_MIN_NS with one task running and
- *   none runnable (ncpus > 1: the other CPUs had nothing of the job to run). A change of the
- *   running task ends a phase; it is named by its task (the comm at the phase's end).
+ * - serial[]: the maximal intervals of at least SP_SERIAL_MIN_NS with exactly one task of
+ *   the job running or runnable (ncpus > 1: the other CPUs had nothing of the job to run;
+ *   the task preempted for a moment by another program stays in its phase). A change of
+ *   that task ends a phase; it is named by its task (the comm at the phase's end).
  *
  * O(n log n) in segments. 0, -EINVAL (a task ending before it starts, two tasks of one tid
  * starting together, a segment of an unknown tid, segments of a task that are apart,

@@ -237,8 +237,8 @@ END_TEST
 
 /*
  * A task runs 300 ms while another waits for a CPU in the middle: the CPU it waits for is
- * not idle, so the phases are the 100 ms before and after. A phase shorter than 100 ms is
- * left out.
+ * not idle, so the phases are the 100 ms before and after. Then make alone: running 99 ms
+ * and preempted 1 ms is one phase of 100 ms (one task wants a CPU all along).
  */
 START_TEST(test_serial_needs_idle_cpus)
 {
@@ -256,13 +256,16 @@ START_TEST(test_serial_needs_idle_cpus)
 	tl.end_ns = 400 * MS;
 	ck_assert_int_eq(sp_timeline_analyze(&tl, 2), 0);
 	check_invariants(&tl);
-	ck_assert_uint_eq(tl.nserial, 2);
+	ck_assert_uint_eq(tl.nserial, 3);
 	ck_assert_str_eq(tl.serial[0].comm, "ld");
 	ck_assert_uint_eq(tl.serial[0].start_ns, 0);
 	ck_assert_uint_eq(tl.serial[0].ns, 100 * MS);
 	ck_assert_uint_eq(tl.serial[1].start_ns, 200 * MS);
 	ck_assert_uint_eq(tl.serial[1].ns, 100 * MS);
-	ck_assert_uint_eq(tl.serial_ns, 200 * MS);
+	ck_assert_str_eq(tl.serial[2].comm, "make");
+	ck_assert_uint_eq(tl.serial[2].start_ns, 300 * MS);
+	ck_assert_uint_eq(tl.serial[2].ns, 100 * MS);
+	ck_assert_uint_eq(tl.serial_ns, 300 * MS);
 	tl_free(&tl);
 }
 END_TEST
@@ -714,6 +717,8 @@ START_TEST(test_random_brute_force)
 					who[u] = s->tid;
 				} else if (s->state == SP_TL_RUNNABLE) {
 					rq[u]++;
+					if (!run[u])
+						who[u] = s->tid;
 				}
 			}
 		}
@@ -724,11 +729,11 @@ START_TEST(test_random_brute_force)
 		for (uint64_t u = 0; u < nunits;) {
 			uint64_t v = u;
 
-			if (run[u] != 1 || rq[u]) {
+			if (run[u] + rq[u] != 1) {
 				u++;
 				continue;
 			}
-			while (v < nunits && run[v] == 1 && !rq[v] && who[v] == who[u])
+			while (v < nunits && run[v] + rq[v] == 1 && who[v] == who[u])
 				v++;
 			if ((v - u) * unit >= SP_SERIAL_MIN_NS) {
 				ck_assert_uint_lt(nphases, 1000);
