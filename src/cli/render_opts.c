@@ -10,7 +10,7 @@
 void render_opts_init(struct render_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->views = SP_VIEW_ALL;
+	o->views = SP_VIEW_EVERY; /* what the run holds: the timeline too */
 	o->nrows = 20;
 	o->nstacks = 3;
 }

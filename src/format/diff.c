@@ -244,11 +244,6 @@ static void put_change(const char *label, uint64_t a, uint64_t b, enum sp_value 
 		fprintf(f, "%s\n", b ? " (new)" : "");
 }
 
-static void put_count(const char *label, uint64_t a, uint64_t b, FILE *f)
-{
-	put_change(label, a, b, SP_VALUE_COUNT, f);
-}
-
 static void put_run_line(const char *tag, const char *name, const struct sp_run *run, FILE *f)
 {
 	fprintf(f, "%s: %s  ", tag, name);
@@ -281,8 +276,9 @@ static void put_summary(const struct sp_diff *d, FILE *f)
 		if (!sp_view_present(a, v) || !sp_view_present(b, v))
 			continue;
 		for (size_t j = 0; j < v->ntotals; j++)
-			put_count(v->totals[j].label, SP_VIEW_U64(a, v->totals[j].off),
-				  SP_VIEW_U64(b, v->totals[j].off), f);
+			put_change(v->totals[j].label, SP_VIEW_U64(a, v->totals[j].off),
+				   SP_VIEW_U64(b, v->totals[j].off),
+				   v->totals[j].time ? SP_VALUE_TIME : SP_VALUE_COUNT, f);
 	}
 }
 

@@ -38,7 +38,7 @@ struct sp_diff_view {
 	size_t nrows, cap;
 };
 
-#define SP_DIFF_MAX_VIEWS 4
+#define SP_DIFF_MAX_VIEWS 8
 
 struct sp_diff {
 	enum sp_value value;

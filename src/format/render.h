@@ -19,7 +19,11 @@ enum sp_format {
 #define SP_VIEW_SCHED (1u << 0)
 #define SP_VIEW_PROFILE (1u << 1)
 #define SP_VIEW_LOCKS (1u << 2)
+#define SP_VIEW_TIMELINE (1u << 3) /* --timeline only: not in SP_VIEW_ALL */
+/* What trace collects by default: schedules, profile, locks. */
 #define SP_VIEW_ALL (SP_VIEW_SCHED | SP_VIEW_PROFILE | SP_VIEW_LOCKS)
+/* Every view: what report, diff and trace render of a run by default (what it holds). */
+#define SP_VIEW_EVERY (SP_VIEW_ALL | SP_VIEW_TIMELINE)
 
 enum sp_group { SP_GROUP_CALLER = 0, SP_GROUP_COMM };
 

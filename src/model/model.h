@@ -70,6 +70,12 @@ struct sp_sched_row {
 	uint64_t runq_ns;    /* wake-up to switch-in: waiting for a CPU */
 	uint64_t runq_p50_ns, runq_p99_ns, runq_max_ns; /* from the in-kernel log2 histogram */
 	uint64_t unfinished; /* sleeps still in progress at the end, charged up to it */
+	/*
+	 * blocked_ns .. unfinished were measured: the collector sets it on every row it fills
+	 * them in (a run saved before issue #10 has none). JSON: those keys are written, and
+	 * read, as a group when it is true.
+	 */
+	bool has_runq;
 	struct sp_waker_list wakers; /* by count, desc */
 	struct sp_comm_list comms;
 	struct sp_stack_list stacks;
@@ -200,6 +206,8 @@ struct sp_lock_view {
 /* ---- timeline (--timeline, issue #10): the traced tasks' states over time ---- */
 
 enum sp_tl_state { SP_TL_RUNNING = 0, SP_TL_RUNNABLE, SP_TL_BLOCKED };
+/* "running", "runnable", "blocked" (the JSON's names); "?" out of range */
+const char *sp_tl_state_name(enum sp_tl_state s);
 
 /* A task seen in the timeline. Times are ns since the run's start (start_unix_ns). */
 struct sp_tl_task {

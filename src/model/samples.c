@@ -33,7 +33,8 @@ const char *sp_view_time_name(unsigned int view)
 unsigned int sp_samples_view(const struct sp_run *run, unsigned int views)
 {
 	for (size_t i = 0; i < sp_nviews; i++)
-		if ((views & sp_views[i]->bit) && sp_view_present(run, sp_views[i]))
+		if ((views & sp_views[i]->bit) && sp_views[i]->walk.rows &&
+		    sp_view_present(run, sp_views[i]))
 			return sp_views[i]->bit;
 	return 0;
 }
@@ -181,6 +182,8 @@ static int walk_view(const struct sp_run *run, unsigned int view, bool by_pid, s
 
 	if (!v)
 		return -EINVAL;
+	if (!v->walk.rows) /* no stacks */
+		return 0;
 	n = sp_view_rows(v, run, v->walk.rows, &rows, &size);
 	if (v->period_ns)
 		r.period_ns = v->period_ns(run);

@@ -147,6 +147,29 @@ const struct sp_field *sp_schema_field(const struct sp_schema *s, const char *ke
 	return NULL;
 }
 
+const struct sp_field *sp_schema_path(const struct sp_schema *s, const char *path,
+				      size_t *ret_off)
+{
+	const struct sp_field *f = NULL;
+
+	*ret_off = 0;
+	for (;;) {
+		size_t len = strcspn(path, ".");
+
+		f = NULL;
+		for (size_t i = 0; s && i < s->nfields && !f; i++)
+			if (strlen(s->fields[i].key) == len && !strncmp(s->fields[i].key, path, len))
+				f = &s->fields[i];
+		if (!f || !path[len])
+			return f;
+		if (f->type != SP_T_OBJECT)
+			return NULL;
+		*ret_off += f->off;
+		s = f->sub;
+		path += len + 1;
+	}
+}
+
 /* The number of elements of an array-like field of obj; 0 for the others. */
 static size_t count_of(const struct sp_field *f, const void *obj)
 {
@@ -684,7 +707,10 @@ static int read_value(struct sp_reader *r, const struct sp_field *f, const struc
 static bool group_in(const struct sp_schema *s, const struct sp_field *f,
 		     const struct json_value *o)
 {
-	for (; f < s->fields + s->nfields && (f->flags & SP_GROUP); f++)
+	size_t group = f->group_off;
+
+	/* the group's fields follow one another; the next group may follow right after */
+	for (; f < s->fields + s->nfields && (f->flags & SP_GROUP) && f->group_off == group; f++)
 		if (json_get(o, f->key))
 			return true;
 	return false;

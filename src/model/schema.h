@@ -112,6 +112,12 @@ extern const struct sp_schema sp_run_fields;
 
 /* The field of s under key, or NULL. */
 const struct sp_field *sp_schema_field(const struct sp_schema *s, const char *key);
+/*
+ * The field at path ("key", or "a.b": key b of the object field a), or NULL; *ret_off: where
+ * the struct that holds it starts in a struct of schema s (the objects' offsets, added).
+ */
+const struct sp_field *sp_schema_path(const struct sp_schema *s, const char *path,
+				      size_t *ret_off);
 
 /*
  * The members of obj (a struct of schema s), in order, inside an open JSON object. 0, or the

@@ -9,6 +9,7 @@ const struct sp_view_ops *const sp_views[] = {
 	&sp_view_schedules,
 	&sp_view_profile,
 	&sp_view_locks,
+	&sp_view_timeline, /* --timeline only */
 };
 const size_t sp_nviews = ARRAY_SIZE(sp_views);
 
@@ -46,8 +47,9 @@ const void *sp_view_cdata(const struct sp_run *run, const struct sp_view_ops *v)
 size_t sp_view_rows(const struct sp_view_ops *view, const struct sp_run *run, const char *key,
 		    const char **ret_rows, size_t *ret_size)
 {
-	const struct sp_field *f = sp_schema_field(view->schema, key);
-	const void *v = sp_view_cdata(run, view);
+	size_t off = 0;
+	const struct sp_field *f = key ? sp_schema_path(view->schema, key, &off) : NULL;
+	const char *v = (const char *)sp_view_cdata(run, view) + off;
 
 	if (!f || f->type != SP_T_ARRAY) {
 		*ret_rows = NULL;

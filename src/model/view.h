@@ -36,7 +36,8 @@ struct sp_view_row {
 
 /* Where the stack walk finds a view's rows and their parts. */
 struct sp_view_walk {
-	const char *rows;		/* the key of the rows' array in the view's schema */
+	const char *rows;		/* the key of the rows' array in the view's schema; NULL:
+					 * a view without stacks (the stack formats skip it) */
 	size_t name_off, object_off;	/* char * members of a row; object SP_NONE: [kernel] */
 	size_t comms_off, stacks_off;	/* its struct sp_comm_list and struct sp_stack_list */
 	size_t lost_off;		/* uint64_t in the view: what no row holds */
@@ -52,7 +53,8 @@ struct sp_diff_table {
 	const char *column;	/* header of the name column */
 	const char *time_label; /* what --value time compares: "off-CPU time" */
 	const char *extra_key;	/* JSON key of the rows' extra ("lock"), or NULL: none */
-	const char *rows;	/* the key of the rows' array in the view's schema */
+	const char *rows;	/* the key of the rows' array in the view's schema ("a.b": array
+				 * b of object a, see sp_schema_path) */
 	size_t name_off, detail_off, extra_off; /* char * in a row; SP_NONE: none */
 	size_t count_off;	/* uint64_t in a row */
 	size_t time_off;	/* uint64_t in a row; SP_NONE: count x the view's period */
@@ -64,6 +66,7 @@ struct sp_view_total {
 	const char *label; /* table: "  voluntary" */
 	const char *key;   /* JSON: "voluntary" */
 	size_t off;	   /* its uint64_t in struct sp_run */
+	bool time;	   /* nanoseconds (printed as a duration), else a count */
 };
 
 /* pprof: the two sample types (count, time), and the period's type and unit */
@@ -98,7 +101,7 @@ struct sp_view_ops {
 	size_t ntotals;
 };
 
-extern const struct sp_view_ops sp_view_schedules, sp_view_profile, sp_view_locks;
+extern const struct sp_view_ops sp_view_schedules, sp_view_profile, sp_view_locks, sp_view_timeline;
 /* Every view, in the order of the outputs. */
 extern const struct sp_view_ops *const sp_views[];
 extern const size_t sp_nviews;
@@ -113,7 +116,7 @@ extern const size_t sp_nviews;
 	.ndiff = sizeof(diff) / sizeof(diff[0]), .totals = totals,                               \
 	.ntotals = sizeof(totals) / sizeof(totals[0])
 
-/* The rows of view (the array of its schema under key) in run: *ret_rows, their count. */
+/* The rows of view (the array of its schema under key, or path "a.b") in run: *ret_rows, their count. */
 size_t sp_view_rows(const struct sp_view_ops *view, const struct sp_run *run, const char *key,
 		    const char **ret_rows, size_t *ret_size);
 /* A row of the walk's array in the stack walk's terms. */

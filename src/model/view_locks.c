@@ -210,7 +210,7 @@ static const struct sp_diff_table diff[] = {
 #undef S
 
 static const struct sp_view_total totals[] = {
-	{ "lock contentions", "lock_contentions", offsetof(struct sp_run, locks.total) },
+	{ "lock contentions", "lock_contentions", offsetof(struct sp_run, locks.total), false },
 };
 
 const struct sp_view_ops sp_view_locks = {

@@ -210,8 +210,8 @@ static const struct sp_diff_table diff[] = {
 };
 
 static const struct sp_view_total totals[] = {
-	{ "profile samples", "profile_samples", offsetof(struct sp_run, profile.total) },
-	{ "  target", "profile_target", offsetof(struct sp_run, profile.target) },
+	{ "profile samples", "profile_samples", offsetof(struct sp_run, profile.total), false },
+	{ "  target", "profile_target", offsetof(struct sp_run, profile.target), false },
 };
 
 const struct sp_view_ops sp_view_profile = {

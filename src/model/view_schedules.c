@@ -8,6 +8,21 @@
 
 /* ---- JSON ---- */
 
+/* The wakers of a row (issue #10): function null without --wakers. */
+#define T struct sp_waker
+static const struct sp_field waker_fields[] = {
+	SP_STR(T, "comm", comm),
+	SP_STR_NULL(T, "function", function),
+	SP_U64(T, "count", count),
+};
+#undef T
+static const struct sp_schema waker_schema = SP_SCHEMA_OF("waker", waker_fields);
+
+/* The OFF-CPU split at the wake-up (issue #10): all or none, as has_runq says. */
+#define RUNQ(k, M)                                                                               \
+	{ .key = k, .type = SP_T_U64, .flags = SP_GROUP, .off = offsetof(struct sp_sched_row, M), \
+	  .group_off = offsetof(struct sp_sched_row, has_runq) }
+
 #define T struct sp_sched_row
 static const struct sp_field row_fields[] = {
 	SP_STR(T, "caller", caller),
@@ -15,11 +30,51 @@ static const struct sp_field row_fields[] = {
 	SP_U64(T, "count", count),
 	SP_U64(T, "offcpu_ns", offcpu_ns),
 	SP_U64(T, "max_ns", max_ns),
+	RUNQ("blocked_ns", blocked_ns),
+	RUNQ("runq_ns", runq_ns),
+	RUNQ("runq_p50_ns", runq_p50_ns),
+	RUNQ("runq_p99_ns", runq_p99_ns),
+	RUNQ("runq_max_ns", runq_max_ns),
+	RUNQ("unfinished", unfinished),
+	/* by count desc; absent (none) in older files */
+	{ .key = "wakers", .type = SP_T_ARRAY, .flags = SP_NONEMPTY | SP_OPTIONAL,
+	  .off = offsetof(T, wakers.v), .n_off = offsetof(T, wakers.n),
+	  .cap_off = offsetof(T, wakers.cap), .size = sizeof(struct sp_waker), .sub = &waker_schema },
 	SP_COMMS(T, "comms", comms, sp_comm_offcpu_max),
 	SP_STACKS(T, stacks, sp_stack_offcpu),
 };
 #undef T
+#undef RUNQ
 static const struct sp_schema row_schema = SP_SCHEMA_OF("sched_row", row_fields);
+
+/* The budget's blocked time by wait class: the keys are sp_wait_class_name()'s. */
+#define T struct sp_budget_blocked
+static const struct sp_field blocked_fields[] = {
+	SP_U64(T, "pipe", pipe),
+	SP_U64(T, "io", io),
+	SP_U64(T, "rwsem-read", rwsem_read),
+	SP_U64(T, "rwsem-write", rwsem_write),
+	SP_U64(T, "mutex", mutex),
+	SP_U64(T, "semaphore", semaphore),
+	SP_U64(T, "rt-mutex", rtmutex),
+	SP_U64(T, "percpu-rwsem", percpu_rwsem),
+	SP_U64(T, "child", child),
+	SP_U64(T, "sleep", sleep),
+	SP_U64(T, "other", other),
+};
+#undef T
+static const struct sp_schema blocked_schema = SP_SCHEMA_OF("budget_blocked", blocked_fields);
+
+#define T struct sp_budget
+static const struct sp_field budget_fields[] = {
+	SP_U64(T, "tasks", tasks),
+	SP_U64(T, "oncpu_ns", oncpu_ns),
+	SP_U64(T, "runq_ns", runq_ns),
+	SP_U64(T, "blocked_ns", blocked_ns),
+	{ .key = "blocked", .type = SP_T_OBJECT, .off = offsetof(T, blocked), .sub = &blocked_schema },
+};
+#undef T
+static const struct sp_schema budget_schema = SP_SCHEMA_OF("budget", budget_fields);
 
 #define T struct sp_sched_view
 static const struct sp_field view_fields[] = {
@@ -29,6 +84,12 @@ static const struct sp_field view_fields[] = {
 	SP_U64(T, "idle", idle),
 	SP_U64(T, "missing_stacks", missing_stacks),
 	SP_U64(T, "lost_rows", lost_rows),
+	/* --wakers: written only when true, absent (false) in older files */
+	{ .key = "wakers", .type = SP_T_BOOL, .flags = SP_GROUP | SP_OPTIONAL, .off = offsetof(T, wakers),
+	  .group_off = offsetof(T, wakers) },
+	/* issue #10: only when measured */
+	{ .key = "budget", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
+	  .off = offsetof(T, budget), .group_off = offsetof(T, budget.present), .sub = &budget_schema },
 	SP_ARRAY(T, "callers", rows, nrows, cap, row_schema),
 };
 #undef T
@@ -138,9 +199,9 @@ static const struct sp_diff_table diff[] = {
 };
 
 static const struct sp_view_total totals[] = {
-	{ "schedules", "schedules", offsetof(struct sp_run, sched.total) },
-	{ "  voluntary", "voluntary", offsetof(struct sp_run, sched.voluntary) },
-	{ "  preempted", "preempted", offsetof(struct sp_run, sched.preempted) },
+	{ "schedules", "schedules", offsetof(struct sp_run, sched.total), false },
+	{ "  voluntary", "voluntary", offsetof(struct sp_run, sched.voluntary), false },
+	{ "  preempted", "preempted", offsetof(struct sp_run, sched.preempted), false },
 };
 
 const struct sp_view_ops sp_view_schedules = {

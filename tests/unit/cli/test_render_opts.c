@@ -48,7 +48,8 @@ START_TEST(render_defaults_and_values)
 
 	render_opts_init(&o);
 	ck_assert_int_eq(o.format, SP_FMT_TABLE);
-	ck_assert_uint_eq(o.views, SP_VIEW_ALL);
+	/* every view the run holds, the timeline too (trace collects SP_VIEW_ALL) */
+	ck_assert_uint_eq(o.views, SP_VIEW_EVERY);
 	ck_assert_uint_eq(o.nrows, 20);
 	ck_assert_uint_eq(o.nstacks, 3);
 	ck_assert(!o.stacks && !o.lock_stacks);

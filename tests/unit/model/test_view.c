@@ -17,18 +17,28 @@
 #include "schema.h"
 #include "view.h"
 
-/* The field of s at off, of type t (MAP and ARRAY fields sit at their list's v). */
+/*
+ * The field of s at off, of type t (MAP and ARRAY fields sit at their list's v), or of an
+ * object field of s that holds off (the timeline's critical_path and parallelism).
+ */
 static const struct sp_field *field_at(const struct sp_schema *s, size_t off, enum sp_ftype t)
 {
 	for (size_t i = 0; i < s->nfields; i++)
 		if (s->fields[i].off == off && s->fields[i].type == t)
 			return &s->fields[i];
+	for (size_t i = 0; i < s->nfields; i++) {
+		const struct sp_field *f = &s->fields[i], *in;
+
+		if (f->type == SP_T_OBJECT && off >= f->off && (in = field_at(f->sub, off - f->off, t)))
+			return in;
+	}
 	return NULL;
 }
 
 static const struct sp_field *array_field(const struct sp_view_ops *v, const char *key)
 {
-	const struct sp_field *f = sp_schema_field(v->schema, key);
+	size_t off;
+	const struct sp_field *f = sp_schema_path(v->schema, key, &off);
 
 	ck_assert_msg(f && f->type == SP_T_ARRAY && f->sub, "%s: no array '%s'", v->name, key);
 	return f;
@@ -36,10 +46,10 @@ static const struct sp_field *array_field(const struct sp_view_ops *v, const cha
 
 START_TEST(registry)
 {
-	static const char *const names[] = { "schedules", "profile", "locks" };
+	static const char *const names[] = { "schedules", "profile", "locks", "timeline" };
 	unsigned int bits = 0;
 
-	ck_assert_uint_eq(sp_nviews, 3);
+	ck_assert_uint_eq(sp_nviews, 4);
 	for (size_t i = 0; i < sp_nviews; i++) {
 		const struct sp_view_ops *v = sp_views[i];
 		size_t len = strlen(v->name);
@@ -67,7 +77,7 @@ START_TEST(registry)
 		ck_assert_str_eq(sp_view_count_name(v->bit), v->count_name);
 		ck_assert_str_eq(sp_view_time_name(v->bit), v->time_name);
 	}
-	ck_assert_uint_eq(bits, SP_VIEW_ALL);
+	ck_assert_uint_eq(bits, SP_VIEW_EVERY);
 	ck_assert_ptr_null(sp_view_find(0));
 	ck_assert_ptr_null(sp_view_find(SP_VIEW_SCHED | SP_VIEW_LOCKS));
 	ck_assert_ptr_null(sp_view_by_name("", 0));
@@ -78,6 +88,7 @@ START_TEST(registry)
 	ck_assert_uint_eq(sp_view_schedules.off, offsetof(struct sp_run, sched));
 	ck_assert_uint_eq(sp_view_profile.off, offsetof(struct sp_run, profile));
 	ck_assert_uint_eq(sp_view_locks.off, offsetof(struct sp_run, locks));
+	ck_assert_uint_eq(sp_view_timeline.off, offsetof(struct sp_run, timeline));
 }
 END_TEST
 
@@ -87,7 +98,13 @@ START_TEST(walk_offsets)
 	for (size_t i = 0; i < sp_nviews; i++) {
 		const struct sp_view_ops *v = sp_views[i];
 		const struct sp_view_walk *w = &v->walk;
-		const struct sp_field *rows = array_field(v, w->rows);
+		const struct sp_field *rows;
+
+		if (!w->rows) { /* no stacks: nothing else of the walk is used */
+			ck_assert_ptr_eq(v, &sp_view_timeline);
+			continue;
+		}
+		rows = array_field(v, w->rows);
 
 		ck_assert_msg(field_at(rows->sub, w->name_off, SP_T_STR), "%s: walk name", v->name);
 		ck_assert_msg(w->object_off == SP_NONE || field_at(rows->sub, w->object_off, SP_T_STR),
