@@ -47,6 +47,9 @@ static void trace_help(void)
 	       "  -o, --output FILE write the report to FILE\n"
 	       "      --save FILE   also save the run as JSON, for schedprof report and diff\n"
 	       "      --strict      exit 3 when anything was lost (rows, stacks, events), naming it\n"
+	       "      --wakers      name the function that woke each row's sleeps (a kernel stack\n"
+	       "                    walk per wake-up of a traced task); the waker's comm is always\n"
+	       "                    shown\n"
 	       "\nProfile (sampled PCs, kernel and user):\n"
 	       "  -F, --freq HZ     samples per second and CPU (default %u; 49/97/99 avoid lock-step\n"
 	       "                    with the timer tick; at most kernel.perf_event_max_sample_rate)\n"
@@ -93,6 +96,7 @@ enum {
 	OPT_USER,
 	OPT_AS_ROOT,
 	OPT_CGROUP,
+	OPT_WAKERS,
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
@@ -118,6 +122,7 @@ static const struct option trace_long_opts[] = {
 	{ "kill-on-end", no_argument, NULL, OPT_KILL_ON_END },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "as-root", no_argument, NULL, OPT_AS_ROOT },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	CLI_LONG_OPTS,
 	{},
 };
@@ -165,6 +170,8 @@ static bool *flag_of(struct trace_parse *p, int c)
 		return &p->o->kill_on_end;
 	case OPT_AS_ROOT:
 		return &p->o->as_root;
+	case OPT_WAKERS:
+		return &p->o->wakers;
 	default:
 		return NULL;
 	}
