@@ -79,16 +79,20 @@ struct task_struct___sp {
 	struct thread_info___sp thread_info;
 } __attribute__((preserve_access_index));
 
-static __always_inline __s64 sp_preempt_count(__u32 has_rq_off, __s64 rq_off)
+static __always_inline __s64 sp_preempt_count(struct task_struct *t, __u32 has_rq_off,
+					       __s64 rq_off)
 {
 	struct task_struct___sp *ti;
-	struct task_struct *t = bpf_get_current_task_btf();
-	__u64 rq;
+	struct cfs_rq *cfs;
+	struct rq *rq;
 	int pc;
 
-	if (has_rq_off) {
-		rq = sp_task_rq(t);
-		if (!rq || bpf_probe_read_kernel(&pc, sizeof(pc), (void *)(rq + rq_off)))
+	/* t is trusted (current): its pointers are read directly, not with a helper each */
+	if (has_rq_off && bpf_core_field_exists(struct sched_entity, cfs_rq) &&
+	    bpf_core_field_exists(struct cfs_rq, rq)) {
+		cfs = t->se.cfs_rq;
+		rq = cfs ? cfs->rq : NULL;
+		if (!rq || bpf_probe_read_kernel(&pc, sizeof(pc), (void *)rq + rq_off))
 			return -1;
 		return (__u32)pc & 0x7fffffff; /* x86: bit 31 is the inverted need-resched */
 	}

@@ -302,12 +302,16 @@ static __always_inline bool task_traced_other(struct task_struct *t)
 	return bpf_map_lookup_elem(&targ_tgids, &id) != NULL;
 }
 
-/*
- * A task's first event in the trace: its storage, and the budget's count of tasks with its
- * time since the trace's start (on a CPU when this is a switch-out, else blocked).
- */
+/* A task's first event: where its time since the trace's start goes. */
+enum sp_first {
+	SP_FIRST_OUT, /* a switch-out: it was on a CPU */
+	SP_FIRST_IN,  /* a switch-in: it was blocked (or waiting for a CPU: not told apart) */
+	SP_FIRST_NEW, /* its first wake-up: it did not exist */
+};
+
+/* A task's first event in the trace: its storage, and the budget's count of tasks. */
 static __always_inline struct sp_sleep *task_first_seen(struct task_struct *t, __u64 now,
-							bool running)
+							enum sp_first first)
 {
 	struct sp_sleep *s = bpf_task_storage_get(&sleeping, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	struct sp_budget_counts *b;
@@ -321,9 +325,9 @@ static __always_inline struct sp_sleep *task_first_seen(struct task_struct *t, _
 	b = budget_here();
 	if (b) {
 		b->tasks++;
-		if (running)
+		if (first == SP_FIRST_OUT)
 			b->oncpu_ns += in_window(0, now);
-		else
+		else if (first == SP_FIRST_IN)
 			b->blocked_norow_ns += in_window(0, now);
 	}
 	return s;
@@ -339,7 +343,7 @@ static __always_inline void sched_switch_in(struct task_struct *next, __u64 now)
 	} else {
 		if (!task_traced_other(next))
 			return;
-		s = task_first_seen(next, now, false);
+		s = task_first_seen(next, now, SP_FIRST_IN);
 		if (!s)
 			return;
 	}
@@ -383,7 +387,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 
 	s = bpf_task_storage_get(&sleeping, prev, 0, 0);
 	if (!s) {
-		s = task_first_seen(prev, now, true);
+		s = task_first_seen(prev, now, SP_FIRST_OUT);
 		if (!s)
 			return;
 	} else if (s->state == SP_TS_RUNNING && prev->pid != 0) {
@@ -417,19 +421,22 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(sp_waking, struct task_struct *p)
 {
 	struct sp_sleep *s = bpf_task_storage_get(&sleeping, p, 0, 0);
+	struct task_struct *cur;
 	__s64 pc;
 
 	if (!s || s->state == SP_TS_DEAD || s->state == SP_TS_NEW)
 		return 0;
 	s->wake_ts = bpf_ktime_get_ns();
-	pc = sp_preempt_count(has_preempt_rq_off, preempt_rq_off);
+	cur = bpf_get_current_task_btf();
+	pc = sp_preempt_count(cur, has_preempt_rq_off, preempt_rq_off);
 	if (pc > 0 && (pc & SP_HARDIRQ_MASK)) {
 		s->waker_ctx = SP_WAKER_HARDIRQ;
 	} else if (pc > 0 && (pc & SP_SOFTIRQ_OFFSET)) {
 		s->waker_ctx = SP_WAKER_SOFTIRQ;
 	} else {
 		s->waker_ctx = SP_WAKER_TASK;
-		bpf_get_current_comm(s->waker_comm, sizeof(s->waker_comm));
+		/* read directly from the trusted task: cheaper than bpf_get_current_comm() */
+		__builtin_memcpy(s->waker_comm, cur->comm, sizeof(s->waker_comm));
 	}
 	s->waker_fn = wake_walk ? sp_wake_walk(ctx, &wake_buf, &sched_drops.wake_stack_fail)
 				: SP_WAKER_NOT_WALKED;
@@ -446,7 +453,7 @@ int BPF_PROG(sp_wakeup_new, struct task_struct *p)
 	if (!task_traced_other(p))
 		return 0;
 	now = bpf_ktime_get_ns();
-	s = task_first_seen(p, now, false);
+	s = task_first_seen(p, now, SP_FIRST_NEW);
 	if (!s)
 		return 0;
 	s->state = SP_TS_NEW;

@@ -92,8 +92,14 @@ struct sp_wake_walk {
 	struct sp_wake_fold_state st;
 };
 
-static long sp_wake_walk_frame(__u64 i, struct sp_wake_walk *w)
+struct sp_wake_walk_ctx {
+	struct sp_wake_walk *w;
+};
+
+static long sp_wake_walk_frame(__u64 i, struct sp_wake_walk_ctx *c)
 {
+	struct sp_wake_walk *w = c->w;
+
 	if (i >= w->stack.nr || i >= SP_MAX_STACK_DEPTH)
 		return 1;
 	return sp_wake_fold_step(&w->st, &fold_cfg, w->stack.ip[i & (SP_MAX_STACK_DEPTH - 1)]);
@@ -106,6 +112,7 @@ static long sp_wake_walk_frame(__u64 i, struct sp_wake_walk *w)
  */
 static __always_inline __u64 sp_wake_walk(void *ctx, void *scratch, __u64 *stack_fail)
 {
+	struct sp_wake_walk_ctx c;
 	struct sp_wake_walk *w;
 	__u32 zero = 0;
 	long n;
@@ -122,7 +129,8 @@ static __always_inline __u64 sp_wake_walk(void *ctx, void *scratch, __u64 *stack
 	w->st.function = SP_WAKER_UNKNOWN;
 	w->st.seen = 0;
 	w->st.done = 0;
-	bpf_loop(SP_MAX_STACK_DEPTH, sp_wake_walk_frame, w, 0);
+	c.w = w;
+	bpf_loop(SP_MAX_STACK_DEPTH, sp_wake_walk_frame, &c, 0);
 	return w->st.function;
 }
 
