@@ -39,7 +39,10 @@ const volatile __u32 wake_walk = 0;
 /* this CPU's preempt count at this distance from its runqueue (compat.bpf.h), when known */
 const volatile __u32 has_preempt_rq_off = 0;
 const volatile __s64 preempt_rq_off = 0;
-/* The stop (bpf_ktime_get_ns()), written by user space before it runs sp_sched_stop. */
+/*
+ * The stop (bpf_ktime_get_ns()), written by user space before it runs sp_sched_stop: from
+ * then on the programs change nothing, so what the iterator reads is the tasks' last state.
+ */
 __u64 sched_stop_ns = 0;
 
 struct sp_sched_counts sched_counts;
@@ -53,32 +56,9 @@ SP_SCRATCH_MAP(stack_buf, struct sp_walk);
 SP_SCRATCH_MAP(wake_buf, struct sp_wake_walk);
 SP_SCRATCH_MAP(budget, struct sp_budget_counts);
 
-/* Where a task is, as the switches and wake-ups tell it. */
-enum sp_task_state {
-	SP_TS_NONE = 0, /* storage just created */
-	SP_TS_RUNNING,	/* on a CPU since ts_in */
-	SP_TS_OFF,	/* switched out at ts: asleep, or preempted (key.caller) */
-	SP_TS_NEW,	/* a new task, woken at wake_ts, not yet run */
-	SP_TS_DEAD,	/* its last switch was done (or the stop charged it): nothing more */
-};
-
 #define SP_TASK_DEAD 0x80 /* the kernel's TASK_DEAD: prev_state of an exiting task's last switch */
 
-/* What a traced task was doing since its last event (the `sleeping` task storage). */
-struct sp_sleep {
-	__u64 ts;      /* switch-out */
-	__u64 ts_in;   /* switch-in */
-	__u64 wake_ts; /* the last wake-up since the switch-in; 0: none */
-	__u64 stack;
-	__u64 waker_fn; /* SP_WAKER_* or the waker's function (--wakers) */
-	__u32 tgid; /* the stack key's process (the caller key has none: it must not split) */
-	__u32 state; /* enum sp_task_state */
-	__u32 waker_ctx; /* enum sp_waker_ctx */
-	__u32 pad;
-	char waker_comm[TASK_COMM_LEN];
-	struct sp_caller_key key;
-};
-
+/* What a traced task was doing since its last event (schedprof/sched.h). */
 SP_TASK_MAP(sleeping, struct sp_sleep);
 
 /*
@@ -194,9 +174,9 @@ static __always_inline __u32 runq_slot(__u64 v)
 }
 
 /*
- * Charges s's time off CPU, from its switch-out to now, to its row, stack, waker and the
- * budget: at its switch-in, or at the stop (unfinished: the sleep is charged up to it, marked,
- * and kept out of the run-queue histogram and max, which hold finished waits only).
+ * Charges s's time off CPU, from its switch-out to its switch-in now, to its row, stack,
+ * waker and the budget. (At the stop, user space charges what is still in progress the same
+ * way: sched_rows.c sched_split().)
  *
  * Where the RUNQ part starts: at the switch-out for a preemption; at the last wake-up since
  * the task's previous switch-in when that came after the switch-out; at the switch-out when
@@ -204,7 +184,7 @@ static __always_inline __u32 runq_slot(__u64 v)
  * sleep, and waited for it to be off its CPU: woken before it blocked); with no wake-up seen
  * (the wake-up program did not run: its tracepoint was busy on that CPU) all is BLOCKED.
  */
-__noinline int charge_offcpu(struct sp_sleep *s, __u64 now, __u32 unfinished)
+__noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 {
 	struct sp_budget_counts *b;
 	struct sp_caller_val *v;
@@ -247,9 +227,7 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now, __u32 unfinished)
 		sp_update_max(&v->max_ns, delta);
 		if (!idle)
 			__sync_fetch_and_add(&v->window_blocked_ns, in_window(s->ts, runnable));
-		if (unfinished) {
-			__sync_fetch_and_add(&v->unfinished, 1);
-		} else if (runnable < now || woken || s->key.caller == SP_CALLER_PREEMPTED) {
+		if (runnable < now || woken || s->key.caller == SP_CALLER_PREEMPTED) {
 			sp_update_max(&v->runq_max_ns, runq);
 			__sync_fetch_and_add(&v->runq_hist[runq_slot(runq)], 1);
 		}
@@ -339,7 +317,7 @@ static __always_inline void sched_switch_in(struct task_struct *next, __u64 now)
 	struct sp_sleep *s = bpf_task_storage_get(&sleeping, next, 0, 0);
 
 	if (s) {
-		charge_offcpu(s, now, 0);
+		charge_offcpu(s, now);
 	} else {
 		if (!task_traced_other(next))
 			return;
@@ -349,6 +327,28 @@ static __always_inline void sched_switch_in(struct task_struct *next, __u64 now)
 	}
 	s->state = SP_TS_RUNNING;
 	s->ts_in = now;
+	s->wake_ts = 0;
+}
+
+/*
+ * A task switched out whose switch-in was not seen: its time off CPU was not charged, nor
+ * its time on one started. Seen on this kernel under load (a few per second, both after
+ * preemptions and after sleeps, with no recursion miss counted and perf showing every
+ * switch), cause unknown. Its switch-in is placed where this run on the CPU began: its
+ * runtime since the scheduler picked it (sum_exec_runtime - prev_sum_exec_runtime, both up
+ * to date at the switch), and counted.
+ */
+static __always_inline void switch_in_missed(struct task_struct *prev, struct sp_sleep *s,
+					     __u64 now)
+{
+	__u64 from = s->state == SP_TS_NEW ? s->wake_ts : s->ts;
+	__u64 ran = prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime;
+	__u64 in = ran < now - from ? now - ran : from;
+
+	sp_drop(sched_drops.switch_in_missed);
+	charge_offcpu(s, in);
+	s->state = SP_TS_RUNNING;
+	s->ts_in = in;
 	s->wake_ts = 0;
 }
 
@@ -390,9 +390,11 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 		s = task_first_seen(prev, now, SP_FIRST_OUT);
 		if (!s)
 			return;
-	} else if (s->state == SP_TS_RUNNING && prev->pid != 0) {
+	} else if (prev->pid != 0) {
+		if (s->state == SP_TS_OFF || s->state == SP_TS_NEW)
+			switch_in_missed(prev, s, now);
 		b = budget_here();
-		if (b)
+		if (b && s->state == SP_TS_RUNNING)
 			b->oncpu_ns += in_window(s->ts_in, now);
 	}
 	s->state = prev_state & SP_TASK_DEAD ? SP_TS_DEAD : SP_TS_OFF;
@@ -407,6 +409,8 @@ static __always_inline void sched_on_switch(void *ctx, struct task_struct *prev,
 					    struct task_struct *next, unsigned int prev_state,
 					    __u64 now)
 {
+	if (sched_stop_ns)
+		return;
 	sched_switch_in(next, now);
 	sched_switch_out(ctx, prev, prev_state, now);
 }
@@ -424,7 +428,7 @@ int BPF_PROG(sp_waking, struct task_struct *p)
 	struct task_struct *cur;
 	__s64 pc;
 
-	if (!s || s->state == SP_TS_DEAD || s->state == SP_TS_NEW)
+	if (!s || s->state == SP_TS_DEAD || s->state == SP_TS_NEW || sched_stop_ns)
 		return 0;
 	s->wake_ts = bpf_ktime_get_ns();
 	cur = bpf_get_current_task_btf();
@@ -450,7 +454,7 @@ int BPF_PROG(sp_wakeup_new, struct task_struct *p)
 	struct sp_sleep *s;
 	__u64 now;
 
-	if (!task_traced_other(p))
+	if (sched_stop_ns || !task_traced_other(p))
 		return 0;
 	now = bpf_ktime_get_ns();
 	s = task_first_seen(p, now, SP_FIRST_NEW);
@@ -462,31 +466,24 @@ int BPF_PROG(sp_wakeup_new, struct task_struct *p)
 }
 
 /*
- * At the stop, run once by user space over every task: charges what is still in progress
- * up to sched_stop_ns (sleeps and waits for a CPU to their rows and the budget, marked
- * unfinished; time on a CPU to the budget), then marks the task done.
+ * At the stop (the programs frozen by sched_stop_ns), run once by user space over every
+ * task: writes the state of each traced task that is still running, asleep or waiting for a
+ * CPU (struct sp_sleep), which user space charges up to the end of the run (sched_rows.c).
+ * Read then, not later: a task that exits after the stop takes its storage with it.
  */
 SEC("iter/task")
 int sp_sched_stop(struct bpf_iter__task *ctx)
 {
 	struct task_struct *t = ctx->task;
-	struct sp_budget_counts *b;
 	struct sp_sleep *s;
-	__u64 stop = sched_stop_ns;
 
-	if (!t || !stop || t->pid == 0)
+	if (!t || t->pid == 0)
 		return 0;
 	s = bpf_task_storage_get(&sleeping, t, 0, 0);
-	if (!s)
+	if (!s || (s->state != SP_TS_RUNNING && s->state != SP_TS_OFF && s->state != SP_TS_NEW))
 		return 0;
-	if (s->state == SP_TS_RUNNING) {
-		b = budget_here();
-		if (b)
-			b->oncpu_ns += in_window(s->ts_in, stop);
-	} else {
-		charge_offcpu(s, stop, 1);
-	}
-	s->state = SP_TS_DEAD;
+	s->pid = t->pid;
+	bpf_seq_write(ctx->meta->seq, s, sizeof(*s));
 	return 0;
 }
 

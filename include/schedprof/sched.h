@@ -75,6 +75,33 @@ struct sp_sched_counts {
 	__u64 idle;
 };
 
+/* Where a task is, as the switches and wake-ups tell it. */
+enum sp_task_state {
+	SP_TS_NONE = 0, /* storage just created */
+	SP_TS_RUNNING,	/* on a CPU since ts_in */
+	SP_TS_OFF,	/* switched out at ts: asleep, or preempted (key.caller) */
+	SP_TS_NEW,	/* a new task, woken at wake_ts, not yet run */
+	SP_TS_DEAD,	/* its last switch was done: nothing more */
+};
+
+/*
+ * A traced task's state since its last event: the schedules view's task storage, and what
+ * the stop's task iterator writes for the tasks still running, asleep or waiting for a CPU.
+ */
+struct sp_sleep {
+	__u64 ts;	/* switch-out */
+	__u64 ts_in;	/* switch-in */
+	__u64 wake_ts;	/* the last wake-up since the switch-in; 0: none */
+	__u64 stack;
+	__u64 waker_fn; /* SP_WAKER_* or the waker's function (--wakers) */
+	__u32 tgid;	/* the stack key's process (the caller key has none: it must not split) */
+	__u32 state;	/* enum sp_task_state */
+	__u32 waker_ctx; /* enum sp_waker_ctx */
+	__u32 pid;	/* written by the stop's iterator only */
+	char waker_comm[TASK_COMM_LEN];
+	struct sp_caller_key key;
+};
+
 /*
  * The job's time budget (one per CPU, summed by user space): times inside the trace's window
  * [trace_t0, stop] of the traced tasks, idle tasks excepted. The blocked time is by row
@@ -96,6 +123,7 @@ struct sp_sched_drops {
 	__u64 task_storage_fail;/* no off-CPU time for that sleep */
 	__u64 waker_map_full;	/* a wake-up counted in its row, but not under its waker */
 	__u64 wake_stack_fail;	/* --wakers: the waker's stack could not be read: [unknown] */
+	__u64 switch_in_missed;	/* switched out with no switch-in seen: placed from its runtime */
 };
 
 #endif

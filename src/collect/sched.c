@@ -25,6 +25,9 @@
 struct sched_state {
 	struct schedprof_bpf *skel;
 	struct bpf_link *waking_link, *wakeup_new_link;
+	bool stopped;
+	int stop_err;			 /* the iterator's, reported at read */
+	struct sp_records in_progress;	 /* __u32 pid -> struct sp_sleep, at the stop */
 };
 
 #define PREEMPT_CACHE "preempt.cache"
@@ -65,6 +68,7 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	if (!st)
 		return -ENOMEM;
 	st->skel = skel;
+	sp_records_init(&st->in_progress, sizeof(__u32), sizeof(struct sp_sleep));
 	skel->rodata->switch_sched = 1;
 	skel->rodata->wake_walk = o->wakers;
 	if (!preempt_rq_off(&off)) {
@@ -107,56 +111,71 @@ static int sched_attach(void *state, struct trace_ctx *ctx)
 	return 0;
 }
 
-static void sched_detach(void *state)
-{
-	struct sched_state *st = state;
-
-	bpf_link__destroy(st->waking_link);
-	bpf_link__destroy(st->wakeup_new_link);
-	st->waking_link = st->wakeup_new_link = NULL;
-}
-
-static void sched_destroy(void *state)
-{
-	struct sched_state *st = state;
-
-	if (st)
-		sched_detach(st);
-	free(state);
-}
-
 /*
- * Runs the task iterator sp_sched_stop once (after the detach): the sleeps, waits for a CPU
- * and times on a CPU still in progress are charged up to the stop, the end of the run's
- * window (its start, trace_t0, + elapsed), so that a fixed set of tasks adds up to tasks x
- * elapsed. What the tasks did between the detach and that moment is charged as the state
- * they were last seen in. 0 or -errno.
+ * Freezes the programs (sched_stop_ns) and runs the task iterator sp_sched_stop once: the
+ * state of every traced task still running, asleep or waiting for a CPU, read now since a
+ * task that exits later (a command ended at the stop) takes its storage with it. Charged up
+ * to the end of the run at read. 0 or -errno.
  */
-static int charge_in_progress(struct sched_state *st, const struct sp_run *run)
+static int read_in_progress(struct sched_state *st)
 {
-	uint64_t t0 = st->skel->bss->trace_t0;
+	struct sp_sleep rec;
 	struct bpf_link *link;
-	char buf[64];
+	size_t got = 0;
 	ssize_t n;
 	int fd, err = 0;
 
-	st->skel->bss->sched_stop_ns = t0 && run->elapsed_ns ? t0 + run->elapsed_ns
-							     : now_ns(CLOCK_MONOTONIC);
+	st->skel->bss->sched_stop_ns = now_ns(CLOCK_MONOTONIC);
 	link = bpf_program__attach_iter(st->skel->progs.sp_sched_stop, NULL);
 	if (!link)
 		return -errno;
 	fd = bpf_iter_create(bpf_link__fd(link));
 	if (fd < 0) {
 		err = -errno;
-	} else {
-		while ((n = read(fd, buf, sizeof(buf))) > 0)
-			;
-		if (n < 0)
-			err = -errno;
-		close(fd);
+		goto out;
 	}
+	/* whole records: the iterator writes each at once, a read may end between two */
+	while ((n = read(fd, (char *)&rec + got, sizeof(rec) - got)) > 0) {
+		got += (size_t)n;
+		if (got < sizeof(rec))
+			continue;
+		got = 0;
+		if (sp_records_add(&st->in_progress, &rec.pid, &rec)) {
+			err = -ENOMEM;
+			break;
+		}
+	}
+	if (n < 0)
+		err = -errno;
+	close(fd);
+out:
 	bpf_link__destroy(link);
 	return err;
+}
+
+static void sched_detach(void *state)
+{
+	struct sched_state *st = state;
+
+	if (st->stopped)
+		return;
+	st->stopped = true;
+	bpf_link__destroy(st->waking_link);
+	bpf_link__destroy(st->wakeup_new_link);
+	st->waking_link = st->wakeup_new_link = NULL;
+	st->stop_err = read_in_progress(st);
+}
+
+static void sched_destroy(void *state)
+{
+	struct sched_state *st = state;
+
+	if (st) {
+		bpf_link__destroy(st->waking_link);
+		bpf_link__destroy(st->wakeup_new_link);
+		sp_records_free(&st->in_progress);
+	}
+	free(state);
 }
 
 /* The budget's per-CPU sums, added up. 0 or -errno. */
@@ -192,11 +211,17 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	struct sched_maps m = {};
 	int err;
 
-	err = charge_in_progress(st, run);
-	if (err)
+	if (!st->stopped)
+		sched_detach(st);
+	if (st->stop_err)
 		wlog("the sleeps in progress at the stop are not charged (task iterator: %s)",
-		     strerror(-err));
-	m.has_budget = !err && !read_budget(st, ctx->ncpus, &m.budget);
+		     strerror(-st->stop_err));
+	/* the end of the run's window: its start (trace_t0) + elapsed, as the report says */
+	m.t0 = skel->bss->trace_t0;
+	m.stop = m.t0 && run->elapsed_ns ? m.t0 + run->elapsed_ns : skel->bss->sched_stop_ns;
+	m.in_progress = st->in_progress;
+	sp_records_init(&st->in_progress, sizeof(__u32), sizeof(struct sp_sleep));
+	m.has_budget = !st->stop_err && !read_budget(st, ctx->ncpus, &m.budget);
 	v->present = true;
 	v->wakers = ctx->opts->wakers;
 	v->total = skel->bss->sched_counts.total;
@@ -218,6 +243,9 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	if (d->waker_map_full || m.wakers.failed)
 		wlog("%llu wake-ups are counted in their rows but under no waker (--max-callers)",
 		     (unsigned long long)(d->waker_map_full + m.wakers.failed));
+	if (d->switch_in_missed)
+		dlog("%llu switch-outs had no switch-in seen before them: placed from the task's "
+		     "runtime", (unsigned long long)d->switch_in_missed);
 	if (d->wake_stack_fail)
 		wlog("%llu wakers' stacks could not be read: their function is [unknown]",
 		     (unsigned long long)d->wake_stack_fail);

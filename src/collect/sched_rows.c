@@ -17,6 +17,37 @@ void sched_maps_free(struct sched_maps *m)
 	sp_records_free(&m->stack_counts);
 	sp_records_free(&m->stacks);
 	sp_records_free(&m->wakers);
+	sp_records_free(&m->in_progress);
+}
+
+uint64_t sched_in_window(uint64_t t0, uint64_t a, uint64_t b)
+{
+	if (!t0)
+		return 0;
+	if (a < t0)
+		a = t0;
+	return b > a ? b - a : 0;
+}
+
+void sched_split(const struct sp_sleep *s, uint64_t now, struct sched_split *ret)
+{
+	uint64_t wake = s->wake_ts;
+
+	memset(ret, 0, sizeof(*ret));
+	if (now < s->ts)
+		now = s->ts;
+	ret->offcpu = now - s->ts;
+	ret->woken = s->key.caller != SP_CALLER_IDLE && wake && wake <= now;
+	if (s->key.caller == SP_CALLER_PREEMPTED) {
+		ret->runnable = s->ts;
+		ret->woken = false;
+	} else if (ret->woken) {
+		ret->runnable = wake > s->ts ? wake : s->ts;
+	} else {
+		ret->runnable = now;
+	}
+	ret->runq = now - ret->runnable;
+	ret->blocked = ret->offcpu - ret->runq;
 }
 
 const char *sched_wait_name(uint32_t wait, const char *caller)
@@ -276,8 +307,93 @@ static int add_wakers(struct builder *b, const struct sp_records *rec)
 	return err;
 }
 
+/* dst: a copy of src's records (dst initialized here). 0 or -ENOMEM. */
+static int records_copy(struct sp_records *dst, const struct sp_records *src)
+{
+	sp_records_init(dst, src->key_size, src->value_size);
+	dst->failed = src->failed;
+	for (size_t i = 0; i < src->n; i++)
+		if (sp_records_add(dst, sp_records_key(src, i), sp_records_value(src, i)))
+			return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The tasks still in progress at the stop (m->in_progress), charged up to m->stop as BPF
+ * charges a switch-in: a sleep or a wait for a CPU to its row (marked unfinished; the
+ * run-queue histogram and max keep finished waits only), its stack (a record added to
+ * stack_counts) and its waker (to wakers); time on a CPU and the waits of new tasks to the
+ * budget bg. A sleep whose row the map lost is in the budget only (blocked, "other").
+ */
+static int add_in_progress(struct builder *b, const struct sched_maps *m,
+			   struct sp_records *stack_counts, struct sp_records *wakers,
+			   struct sp_budget_counts *bg)
+{
+	char comm[TASK_COMM_LEN + 1];
+
+	if (m->in_progress.n && !sp_records_are(&m->in_progress, sizeof(__u32),
+						 sizeof(struct sp_sleep)))
+		return -EINVAL;
+	for (size_t i = 0; i < m->in_progress.n; i++) {
+		const struct sp_sleep *s = sp_records_value(&m->in_progress, i);
+		struct sp_stack_key sk = { .stack = s->stack, .caller = s->key.caller,
+					   .wait = s->key.wait, .tgid = s->tgid };
+		struct sp_stack_val sv = {};
+		struct sp_waker_key wk = {};
+		struct sched_split sp;
+		struct sp_sched_row *r;
+		struct sp_caller_key k;
+		struct row_extra *x;
+		__u64 one = 1;
+
+		if (s->state == SP_TS_RUNNING) {
+			bg->oncpu_ns += sched_in_window(m->t0, s->ts_in, m->stop);
+			continue;
+		}
+		if (s->state == SP_TS_NEW) {
+			bg->runq_ns += sched_in_window(m->t0, s->wake_ts, m->stop);
+			continue;
+		}
+		if (s->state != SP_TS_OFF || s->key.caller == SP_CALLER_IDLE)
+			continue;
+		sched_split(s, m->stop, &sp);
+		bg->runq_ns += sched_in_window(m->t0, sp.runnable, m->stop);
+		if (!key_set_has(&b->kept, kept_key(&k, s->key.caller, s->key.wait, s->key.comm))) {
+			bg->blocked_norow_ns += sched_in_window(m->t0, s->ts, sp.runnable);
+			continue;
+		}
+		r = get_row(b, s->key.caller, s->key.wait);
+		x = r ? row_extra(b, r) : NULL;
+		if (!x)
+			return -ENOMEM;
+		r->offcpu_ns += sp.offcpu;
+		r->blocked_ns += sp.blocked;
+		r->runq_ns += sp.runq;
+		r->unfinished++;
+		x->window_blocked_ns += sched_in_window(m->t0, s->ts, sp.runnable);
+		if (rows_account(&r->comms, &r->max_ns, kstack_comm(s->key.comm, comm), 0,
+				 sp.offcpu, sp.offcpu))
+			return -ENOMEM;
+		memcpy(sk.comm, s->key.comm, sizeof(sk.comm));
+		sv.offcpu_ns = sp.offcpu;
+		if (s->stack && sp_records_add(stack_counts, &sk, &sv))
+			return -ENOMEM;
+		if (!sp.woken)
+			continue;
+		wk.row = s->key;
+		wk.function = s->waker_fn;
+		wk.ctx = s->waker_ctx;
+		if (wk.ctx == SP_WAKER_TASK)
+			memcpy(wk.comm, s->waker_comm, sizeof(wk.comm));
+		if (sp_records_add(wakers, &wk, &one))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Each row's run-queue percentiles, and the budget from the rows and the BPF sums. */
-static void finish_rows(struct builder *b, const struct sched_maps *m)
+static void finish_rows(struct builder *b, const struct sched_maps *m,
+			const struct sp_budget_counts *sums)
 {
 	struct sp_budget *bg = &b->v->budget;
 
@@ -294,24 +410,24 @@ static void finish_rows(struct builder *b, const struct sched_maps *m)
 	if (!m->has_budget)
 		return;
 	bg->present = true;
-	bg->oncpu_ns += m->budget.oncpu_ns;
-	bg->runq_ns += m->budget.runq_ns;
-	bg->tasks += m->budget.tasks;
-	bg->blocked.other += m->budget.blocked_norow_ns;
+	bg->oncpu_ns += sums->oncpu_ns;
+	bg->runq_ns += sums->runq_ns;
+	bg->tasks += sums->tasks;
+	bg->blocked.other += sums->blocked_norow_ns;
 	bg->blocked_ns = 0;
 	for (int c = 0; c < SP_WC__MAX; c++)
 		bg->blocked_ns += *sp_budget_slot(&bg->blocked, (enum sp_wait_class)c);
 }
 
-static int add_stacks(struct builder *b, const struct sched_maps *m, const struct sp_fold_cfg *cfg)
+static int add_stacks(struct builder *b, const struct sp_records *rec,
+		      const struct sp_records *stack_rec, const struct sp_fold_cfg *cfg)
 {
-	const struct sp_records *rec = &m->stack_counts;
 	struct kstack_src src = { .ks = b->ks, .cfg = cfg, .from = KSTACK_FROM_SCHED };
 	struct sp_records_index stacks;
 	char comm[TASK_COMM_LEN + 1];
 	int err;
 
-	err = sp_records_index_u64(&stacks, &m->stacks);
+	err = sp_records_index_u64(&stacks, stack_rec);
 	for (size_t i = 0; i < rec->n && !err; i++) {
 		const struct sp_stack_key *key = sp_records_key(rec, i);
 		const struct sp_stack_val *val = sp_records_value(rec, i);
@@ -349,6 +465,8 @@ int sched_rows_build(struct sp_sched_view *v, const struct sched_maps *m, const 
 		     const struct sp_fold_cfg *cfg)
 {
 	struct builder b = { .v = v, .ks = ks };
+	struct sp_budget_counts sums = m->budget;
+	struct sp_records stack_counts, wakers;
 	int err;
 
 	if (!sp_records_are(&m->callers, sizeof(struct sp_caller_key), sizeof(struct sp_caller_val)) ||
@@ -362,9 +480,16 @@ int sched_rows_build(struct sp_sched_view *v, const struct sched_maps *m, const 
 	row_index_init(&b.rows, row_key, v, 2);
 	stack_index_init(&b.stacks, row_stacks, v, false);
 	key_set_init(&b.kept, sizeof(struct sp_caller_key));
-	err = add_callers(&b, &m->callers) ?: add_stacks(&b, m, cfg) ?: add_wakers(&b, &m->wakers);
+	sp_records_init(&stack_counts, sizeof(struct sp_stack_key), sizeof(struct sp_stack_val));
+	sp_records_init(&wakers, sizeof(struct sp_waker_key), sizeof(__u64));
+	err = records_copy(&stack_counts, &m->stack_counts) ?: records_copy(&wakers, &m->wakers) ?:
+	      add_callers(&b, &m->callers) ?:
+	      add_in_progress(&b, m, &stack_counts, &wakers, &sums) ?:
+	      add_stacks(&b, &stack_counts, &m->stacks, cfg) ?: add_wakers(&b, &wakers);
 	if (!err)
-		finish_rows(&b, m);
+		finish_rows(&b, m, &sums);
+	sp_records_free(&stack_counts);
+	sp_records_free(&wakers);
 	row_index_free(&b.rows);
 	stack_index_free(&b.stacks);
 	key_set_free(&b.kept);

@@ -7,6 +7,7 @@
 #ifndef SCHEDPROF_SCHED_ROWS_H
 #define SCHEDPROF_SCHED_ROWS_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 #include "model.h"
 #include "records.h"
@@ -22,7 +23,26 @@ struct sched_maps {
 	struct sp_records wakers;	/* struct sp_waker_key -> __u64 count */
 	bool has_budget;		/* budget holds the per-CPU sums of the run */
 	struct sp_budget_counts budget;
+	/*
+	 * The tasks still running, asleep or waiting for a CPU at the stop (__u32 pid -> struct
+	 * sp_sleep, from the task iterator), charged up to stop (CLOCK_MONOTONIC, as BPF's
+	 * clock) within the window from t0: rows (unfinished), stacks, wakers and budget.
+	 */
+	struct sp_records in_progress;
+	uint64_t t0, stop;
 };
+
+/* A sleep's split at its end (now): what bpf/sched.bpf.c charge_offcpu() charges. */
+struct sched_split {
+	uint64_t offcpu, blocked, runq;
+	uint64_t runnable; /* where RUNQ starts */
+	bool woken;	   /* ended by a wake-up that names a waker */
+};
+
+/* The split of s (a task switched out at s->ts) at now. */
+void sched_split(const struct sp_sleep *s, uint64_t now, struct sched_split *ret);
+/* The part of [a, b] inside the window that starts at t0 (0: none). */
+uint64_t sched_in_window(uint64_t t0, uint64_t a, uint64_t b);
 
 void sched_maps_free(struct sched_maps *m);
 

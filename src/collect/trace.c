@@ -1162,8 +1162,8 @@ static int run_trace(const struct trace_opts *opts)
 		goto out;
 	}
 	t0 = now_ns(CLOCK_MONOTONIC);
-	wall0 = now_ns(CLOCK_REALTIME);
 	t.skel->bss->trace_t0 = t0; /* the schedules view's budget counts from here */
+	wall0 = now_ns(CLOCK_REALTIME);
 	err = tracer_release(&t, o);
 	if (err) {
 		exit_code = EXIT_NOEXEC;
