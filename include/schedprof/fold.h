@@ -37,7 +37,7 @@ struct sp_lock_range {
 };
 
 /* Address ranges of the wake-up machinery and of the timer functions that wake (wakers). */
-#define SP_MAX_WAKE_RANGES 32
+#define SP_MAX_WAKE_RANGES 64
 #define SP_MAX_TIMER_RANGES 8
 
 struct sp_range {
@@ -134,12 +134,21 @@ struct sp_wake_fold_state {
 	__u32 done;
 };
 
+/* Whether ip is in one of r[0..n) (sorted by address, disjoint: as foldcfg.c builds them). */
 static inline int sp_fold_in_ranges(const struct sp_range *r, __u32 n, __u32 max, __u64 ip)
 {
-	for (__u32 i = 0; i < max; i++) {
-		if (i >= n)
-			break;
-		if (ip >= r[i].start && ip < r[i].end)
+	__u32 lo = 0, hi = n < max ? n : max; /* binary search in [lo, hi) */
+
+	for (int i = 0; i < 8 && lo < hi; i++) { /* 2^8 > SP_MAX_WAKE_RANGES */
+		__u32 mid = (lo + hi) / 2;
+
+		if (mid >= max)
+			return 0;
+		if (ip < r[mid].start)
+			hi = mid;
+		else if (ip >= r[mid].end)
+			lo = mid + 1;
+		else
 			return 1;
 	}
 	return 0;

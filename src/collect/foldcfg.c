@@ -99,16 +99,19 @@ static int find_lock_ranges(const struct ksyms *ks, struct sp_lock_range *r, uns
  * try_to_wake_up(), folded away to name the waker's function (a prefix ends with '*').
  * Wait-queue walks and their wake functions, completions, wake_q (futex, rwsem, mutex
  * unlocks), bit and var waits, signal delivery (SIGCHLD from exit_notify), poll and epoll
- * callbacks (a wake through epoll is named by the code that woke the file).
+ * callbacks (a wake through epoll is named by the code that woke the file), and the queueing
+ * of work items (a kworker is woken by the code that queued the work).
  */
 static const char *const wake_funcs[] = {
 	"try_to_wake_up", "wake_up_process", "wake_up_state", "wake_up_q", "wake_q_add*",
 	"default_wake_function", "autoremove_wake_function", "woken_wake_function",
 	"__wake_up*", "wake_up_bit", "wake_up_var", "wake_bit_function", "var_wake_function",
 	"wake_page_function", "child_wait_callback", "pollwake", "ep_poll_callback",
+	"ep_autoremove_wake_function", "kick_pool", "insert_work", "__queue_work",
+	"queue_work_on", "mod_delayed_work_on", "queue_delayed_work_on",
 	"complete", "complete_all", "complete_on_current_cpu", "swake_up*",
 	"signal_wake_up_state", "complete_signal", "__send_signal_locked", "send_signal_locked",
-	"rwsem_wake", "rwsem_mark_wake", "__mutex_unlock_slowpath*", "__up", "up",
+	"rwsem_wake*", "rwsem_mark_wake*", "folio_wake_bit", "__mutex_unlock_slowpath*", "__up", "up",
 	"rt_mutex_slowunlock", "rt_mutex_postunlock",
 };
 
@@ -209,7 +212,7 @@ int fold_cfg_build(const struct ksyms *ks, struct sp_fold_cfg *cfg)
 	return 0;
 }
 
-#define FOLD_CACHE_MAGIC "schedprof-fold-3"
+#define FOLD_CACHE_MAGIC "schedprof-fold-5"
 #define FOLD_CACHE_NAME "fold.cache"
 
 int fold_cfg_cache_load(const char *dir, struct sp_fold_cfg *cfg)

@@ -1011,6 +1011,7 @@ static bool strict_losses(const struct tracer *t, const struct sp_run *run)
 	} more[] = {
 		{ b->prof_drops.event_lost, "process announcements lost (ring buffer full)" },
 		{ b->sched_drops.task_storage_fail, "sleeps without off-CPU time" },
+		{ b->sched_drops.waker_map_full, "wake-ups under no waker (--max-callers)" },
 		{ b->lock_drops.task_storage_fail + b->lock_drops.nest_overflow,
 		  "contentions not timed" },
 		{ b->lock_drops.sleeper_map_full, "lock sleeps not counted (--max-callers)" },
