@@ -211,8 +211,7 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	struct sched_maps m = {};
 	int err;
 
-	if (!st->stopped)
-		sched_detach(st);
+	/* the stop's part (in-progress tasks, budget) only after the detach, not between */
 	if (st->stop_err)
 		wlog("the sleeps in progress at the stop are not charged (task iterator: %s)",
 		     strerror(-st->stop_err));
@@ -221,7 +220,7 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	m.stop = m.t0 && run->elapsed_ns ? m.t0 + run->elapsed_ns : skel->bss->sched_stop_ns;
 	m.in_progress = st->in_progress;
 	sp_records_init(&st->in_progress, sizeof(__u32), sizeof(struct sp_sleep));
-	m.has_budget = !st->stop_err && !read_budget(st, ctx->ncpus, &m.budget);
+	m.has_budget = st->stopped && !st->stop_err && !read_budget(st, ctx->ncpus, &m.budget);
 	v->present = true;
 	v->wakers = ctx->opts->wakers;
 	v->total = skel->bss->sched_counts.total;
