@@ -8,5 +8,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 struct sp_fold_cfg fold_cfg = {};
 
+__u64 trace_t0 = 0;
+
 const volatile __u32 switch_sched = 0;
 const volatile __u32 switch_locks = 0;

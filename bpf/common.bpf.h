@@ -49,6 +49,12 @@ extern struct sp_fold_cfg fold_cfg;
 extern const volatile __u32 switch_sched; /* the schedules view */
 extern const volatile __u32 switch_locks; /* the locks view's sleepers */
 
+/*
+ * The run's start (bpf_ktime_get_ns(), CLOCK_MONOTONIC), written by user space: the time
+ * budget of the schedules view counts from it. 0 until then: nothing is charged.
+ */
+extern __u64 trace_t0;
+
 /* ---- helpers ---- */
 
 /* Counts one event that could not be recorded (the drop counters in .bss). */

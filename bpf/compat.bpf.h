@@ -61,4 +61,49 @@ static __always_inline __u64 sp_task_rq(struct task_struct *t)
 	return (__u64)BPF_CORE_READ(t, se.cfs_rq, rq);
 }
 
+/*
+ * The current CPU's preempt count, to tell interrupt context (in_hardirq(),
+ * in_serving_softirq()) apart from a task's; -1 when unknown.
+ *
+ * x86 keeps it per CPU (the variable __preempt_count, pcpu_hot.preempt_count from Linux 6.2
+ * to 6.14). A __ksym reference to it cannot load without CONFIG_KALLSYMS_ALL (the verifier
+ * finds a variable's address in kallsyms), so it is read through this CPU's runqueue, at the
+ * distance of the two per-CPU variables (preempt_rq_off, from BTF by user space:
+ * kfeatures_preempt_rq_off()). Other architectures keep it in current->thread_info.
+ */
+struct thread_info___sp {
+	int preempt_count;
+} __attribute__((preserve_access_index));
+
+struct task_struct___sp {
+	struct thread_info___sp thread_info;
+} __attribute__((preserve_access_index));
+
+static __always_inline __s64 sp_preempt_count(struct task_struct *t, __u32 has_rq_off,
+					       __s64 rq_off)
+{
+	struct task_struct___sp *ti;
+	struct cfs_rq *cfs;
+	struct rq *rq;
+	int pc;
+
+	/* t is trusted (current): its pointers are read directly, not with a helper each */
+	if (has_rq_off && bpf_core_field_exists(struct sched_entity, cfs_rq) &&
+	    bpf_core_field_exists(struct cfs_rq, rq)) {
+		cfs = t->se.cfs_rq;
+		rq = cfs ? cfs->rq : NULL;
+		if (!rq || bpf_probe_read_kernel(&pc, sizeof(pc), (void *)rq + rq_off))
+			return -1;
+		return (__u32)pc & 0x7fffffff; /* x86: bit 31 is the inverted need-resched */
+	}
+	if (bpf_core_field_exists(struct thread_info___sp, preempt_count)) {
+		ti = (void *)t;
+		return (__u32)BPF_CORE_READ(ti, thread_info.preempt_count);
+	}
+	return -1;
+}
+
+#define SP_HARDIRQ_MASK 0x00ff0000 /* HARDIRQ_MASK | NMI_MASK */
+#define SP_SOFTIRQ_OFFSET 0x00000100
+
 #endif

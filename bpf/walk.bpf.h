@@ -86,4 +86,52 @@ static __always_inline __u64 sp_walk_fold(void *ctx, void *scratch, void *stack_
 	return h;
 }
 
+/* A waker's stack, folded past the wake-up machinery (fold.h sp_wake_fold_step). */
+struct sp_wake_walk {
+	struct sp_stack stack;
+	struct sp_wake_fold_state st;
+};
+
+struct sp_wake_walk_ctx {
+	struct sp_wake_walk *w;
+};
+
+static long sp_wake_walk_frame(__u64 i, struct sp_wake_walk_ctx *c)
+{
+	struct sp_wake_walk *w = c->w;
+
+	if (i >= w->stack.nr || i >= SP_MAX_STACK_DEPTH)
+		return 1;
+	return sp_wake_fold_step(&w->st, &fold_cfg, w->stack.ip[i & (SP_MAX_STACK_DEPTH - 1)]);
+}
+
+/*
+ * The waker's function (the current stack, in the wake-up tracepoint): the first frame
+ * outside the wake-up machinery, SP_WAKER_TIMER, or SP_WAKER_UNKNOWN (counted in *stack_fail
+ * when the stack could not be read). scratch is a per-CPU struct sp_wake_walk.
+ */
+static __always_inline __u64 sp_wake_walk(void *ctx, void *scratch, __u64 *stack_fail)
+{
+	struct sp_wake_walk_ctx c;
+	struct sp_wake_walk *w;
+	__u32 zero = 0;
+	long n;
+
+	w = bpf_map_lookup_elem(scratch, &zero);
+	if (!w)
+		return SP_WAKER_UNKNOWN;
+	n = bpf_get_stack(ctx, w->stack.ip, sizeof(w->stack.ip), 0);
+	if (n <= 0) {
+		sp_drop(*stack_fail);
+		return SP_WAKER_UNKNOWN;
+	}
+	w->stack.nr = n / sizeof(__u64);
+	w->st.function = SP_WAKER_UNKNOWN;
+	w->st.seen = 0;
+	w->st.done = 0;
+	c.w = w;
+	bpf_loop(SP_MAX_STACK_DEPTH, sp_wake_walk_frame, &c, 0);
+	return w->st.function;
+}
+
 #endif

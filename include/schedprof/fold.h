@@ -36,6 +36,15 @@ struct sp_lock_range {
 	__u32 pad;
 };
 
+/* Address ranges of the wake-up machinery and of the timer functions that wake (wakers). */
+#define SP_MAX_WAKE_RANGES 64
+#define SP_MAX_TIMER_RANGES 8
+
+struct sp_range {
+	__u64 start;
+	__u64 end;
+};
+
 /* Where to fold a stack: filled from kallsyms by src/foldcfg.c. */
 struct sp_fold_cfg {
 	__u64 text_start[3]; /* __sched_text, __lock_text, __cpuidle_text */
@@ -45,6 +54,12 @@ struct sp_fold_cfg {
 	__u32 nr_lock_ranges;
 	__u32 pad;
 	struct sp_lock_range lock_ranges[SP_MAX_LOCK_RANGES];
+	/* the wake-up machinery (try_to_wake_up, __wake_up_common, ...), neighbours merged */
+	__u32 nr_wake_ranges;
+	__u32 nr_timer_ranges;
+	struct sp_range wake_ranges[SP_MAX_WAKE_RANGES];
+	/* timer callbacks that wake (hrtimer_wakeup, process_timeout, ...) and their dispatchers */
+	struct sp_range timer_ranges[SP_MAX_TIMER_RANGES];
 };
 
 /* Pseudo callers: never kernel addresses. */
@@ -101,6 +116,65 @@ static inline int sp_fold_step(struct sp_fold_state *st, const struct sp_fold_cf
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * The waker's function: the first frame outside the wake-up machinery (the rule of the
+ * schedule() caller, with the machinery in place of the scheduler's text). Frames before the
+ * first machinery frame are the tracepoint's and the BPF program's. A timer callback or
+ * dispatcher at or above that frame makes it SP_WAKER_TIMER.
+ */
+#define SP_WAKER_NOT_WALKED 0ULL /* without --wakers */
+#define SP_WAKER_UNKNOWN 1ULL	 /* the stack could not be read, or never left the machinery */
+#define SP_WAKER_TIMER 2ULL	 /* "[timer]" */
+
+struct sp_wake_fold_state {
+	__u64 function; /* SP_WAKER_UNKNOWN until found */
+	__u32 seen;	/* a machinery frame was seen */
+	__u32 done;
+};
+
+/* Whether ip is in one of r[0..n) (sorted by address, disjoint: as foldcfg.c builds them). */
+static inline int sp_fold_in_ranges(const struct sp_range *r, __u32 n, __u32 max, __u64 ip)
+{
+	__u32 lo = 0, hi = n < max ? n : max; /* binary search in [lo, hi) */
+
+	for (int i = 0; i < 8 && lo < hi; i++) { /* 2^8 > SP_MAX_WAKE_RANGES */
+		__u32 mid = (lo + hi) / 2;
+
+		if (mid >= max)
+			return 0;
+		if (ip < r[mid].start)
+			hi = mid;
+		else if (ip >= r[mid].end)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+/* Feeds one frame of a waker's stack, leaf first. Returns 1 once nothing can change. */
+static inline int sp_wake_fold_step(struct sp_wake_fold_state *st, const struct sp_fold_cfg *cfg,
+				    __u64 ip)
+{
+	if (st->done)
+		return 1;
+	if (st->function == SP_WAKER_UNKNOWN &&
+	    sp_fold_in_ranges(cfg->wake_ranges, cfg->nr_wake_ranges, SP_MAX_WAKE_RANGES, ip)) {
+		st->seen = 1;
+		return 0;
+	}
+	if (!st->seen)
+		return 0;
+	if (sp_fold_in_ranges(cfg->timer_ranges, cfg->nr_timer_ranges, SP_MAX_TIMER_RANGES, ip)) {
+		st->function = SP_WAKER_TIMER;
+		st->done = 1;
+		return 1;
+	}
+	if (st->function == SP_WAKER_UNKNOWN)
+		st->function = ip;
+	return 0; /* on: a timer dispatcher further up makes it [timer] */
 }
 
 #endif

@@ -14,10 +14,37 @@ struct sp_caller_key {
 	char comm[TASK_COMM_LEN];
 };
 
+/*
+ * Run-queue latency histogram of a row: slot i counts the waits of [2^i, 2^(i+1)) ns (slot 0
+ * also counts 0 ns), the last slot every longer wait (2^35 ns is 34 s).
+ */
+#define SP_RUNQ_SLOTS 36
+
 struct sp_caller_val {
 	__u64 count;
-	__u64 offcpu_ns;
+	__u64 offcpu_ns;   /* = blocked_ns + runq_ns */
 	__u64 max_ns;
+	__u64 blocked_ns;  /* switch-out to wake-up */
+	__u64 runq_ns;	   /* wake-up to switch-in ([preempted]: all of it) */
+	__u64 runq_max_ns; /* the longest finished run-queue wait */
+	__u64 unfinished;  /* sleeps still in progress at the stop (charged up to it) */
+	__u64 window_blocked_ns; /* the part of blocked_ns inside the trace's window: the budget's */
+	__u32 runq_hist[SP_RUNQ_SLOTS]; /* finished run-queue waits, by log2 of their ns */
+};
+
+/* Who woke a row's sleeps: the waker's context, comm and (--wakers) function. */
+enum sp_waker_ctx {
+	SP_WAKER_TASK = 0,
+	SP_WAKER_HARDIRQ, /* comm "[irq]" (NMI included) */
+	SP_WAKER_SOFTIRQ, /* comm "[softirq]" (ksoftirqd included) */
+};
+
+struct sp_waker_key {
+	struct sp_caller_key row;  /* the row of the sleep the wake-up ended */
+	__u64 function;		   /* SP_WAKER_* (fold.h) or the first frame outside the machinery */
+	__u32 ctx;		   /* enum sp_waker_ctx */
+	__u32 pad;
+	char comm[TASK_COMM_LEN];  /* the waking task's; zeroed in interrupt context */
 };
 
 /* Per (stack, comm, process): the full stacks behind the rows. */
@@ -48,6 +75,45 @@ struct sp_sched_counts {
 	__u64 idle;
 };
 
+/* Where a task is, as the switches and wake-ups tell it. */
+enum sp_task_state {
+	SP_TS_NONE = 0, /* storage just created */
+	SP_TS_RUNNING,	/* on a CPU since ts_in */
+	SP_TS_OFF,	/* switched out at ts: asleep, or preempted (key.caller) */
+	SP_TS_NEW,	/* a new task, woken at wake_ts, not yet run */
+	SP_TS_DEAD,	/* its last switch was done: nothing more */
+};
+
+/*
+ * A traced task's state since its last event: the schedules view's task storage, and what
+ * the stop's task iterator writes for the tasks still running, asleep or waiting for a CPU.
+ */
+struct sp_sleep {
+	__u64 ts;	/* switch-out */
+	__u64 ts_in;	/* switch-in */
+	__u64 wake_ts;	/* the last wake-up since the switch-in; 0: none */
+	__u64 stack;
+	__u64 waker_fn; /* SP_WAKER_* or the waker's function (--wakers) */
+	__u32 tgid;	/* the stack key's process (the caller key has none: it must not split) */
+	__u32 state;	/* enum sp_task_state */
+	__u32 waker_ctx; /* enum sp_waker_ctx */
+	__u32 pid;	/* written by the stop's iterator only */
+	char waker_comm[TASK_COMM_LEN];
+	struct sp_caller_key key;
+};
+
+/*
+ * The job's time budget (one per CPU, summed by user space): times inside the trace's window
+ * [trace_t0, stop] of the traced tasks, idle tasks excepted. The blocked time is by row
+ * (sp_caller_val.window_blocked_ns), plus blocked_norow_ns here.
+ */
+struct sp_budget_counts {
+	__u64 oncpu_ns;
+	__u64 runq_ns;
+	__u64 blocked_norow_ns; /* blocked in no row: since before the trace, or the row was lost */
+	__u64 tasks;		/* tasks seen (a switch or a wake-up of a new task in the window) */
+};
+
 /* Drop counters, read from .bss after the run. */
 struct sp_sched_drops {
 	__u64 stack_fail;	/* bpf_get_stack() failed: counted as [unknown] */
@@ -55,6 +121,9 @@ struct sp_sched_drops {
 	__u64 caller_map_full;	/* row could not be created: counted in totals only */
 	__u64 stackagg_map_full;
 	__u64 task_storage_fail;/* no off-CPU time for that sleep */
+	__u64 waker_map_full;	/* a wake-up counted in its row, but not under its waker */
+	__u64 wake_stack_fail;	/* --wakers: the waker's stack could not be read: [unknown] */
+	__u64 switch_in_missed;	/* switched out with no switch-in seen: placed from its runtime */
 };
 
 #endif

@@ -55,6 +55,9 @@ static void trace_help(void)
 	       "                    its parallelism and its serial phases\n"
 	       "      --timeline-buffer SIZE  its ring buffer (default %uM; 4K to 2G, rounded up\n"
 	       "                    to a power of 2): events that find it full are counted as lost\n"
+	       "      --wakers      name the function that woke each row's sleeps (a kernel stack\n"
+	       "                    walk per wake-up of a traced task); the waker's comm is always\n"
+	       "                    shown\n"
 	       "\nProfile (sampled PCs, kernel and user):\n"
 	       "  -F, --freq HZ     samples per second and CPU (default %u; 49/97/99 avoid lock-step\n"
 	       "                    with the timer tick; at most kernel.perf_event_max_sample_rate)\n"
@@ -106,6 +109,7 @@ enum {
 	OPT_CGROUP,
 	OPT_TIMELINE,
 	OPT_TIMELINE_BUFFER,
+	OPT_WAKERS,
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
@@ -134,6 +138,7 @@ static const struct option trace_long_opts[] = {
 	{ "as-root", no_argument, NULL, OPT_AS_ROOT },
 	{ "timeline", no_argument, NULL, OPT_TIMELINE },
 	{ "timeline-buffer", required_argument, NULL, OPT_TIMELINE_BUFFER },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	CLI_LONG_OPTS,
 	{},
 };
@@ -183,6 +188,8 @@ static bool *flag_of(struct trace_parse *p, int c)
 		return &p->o->as_root;
 	case OPT_TIMELINE:
 		return &p->timeline;
+	case OPT_WAKERS:
+		return &p->o->wakers;
 	default:
 		return NULL;
 	}

@@ -25,6 +25,7 @@ struct trace_opts {
 	unsigned int hz;   /* -F */
 	bool callchains;   /* -g (or --stacks): kernel and user stacks, not only the leaf */
 	uint32_t max_samples;
+	bool wakers;	   /* --wakers: the waker's function, a stack walk per wake-up */
 	struct render_opts render;
 	const char *output; /* -o; NULL = stdout */
 	const char *save;   /* --save: the run as JSON too, for report and diff */

@@ -94,6 +94,93 @@ static int find_lock_ranges(const struct ksyms *ks, struct sp_lock_range *r, uns
 	return n;
 }
 
+/*
+ * The wake-up machinery: what lies between the code that decided to wake a task and
+ * try_to_wake_up(), folded away to name the waker's function (a prefix ends with '*').
+ * Wait-queue walks and their wake functions, completions, wake_q (futex, rwsem, mutex
+ * unlocks), bit and var waits, signal delivery (SIGCHLD from exit_notify), poll and epoll
+ * callbacks (a wake through epoll is named by the code that woke the file), and the queueing
+ * of work items (a kworker is woken by the code that queued the work).
+ */
+static const char *const wake_funcs[] = {
+	"try_to_wake_up", "wake_up_process", "wake_up_state", "wake_up_q", "wake_q_add*",
+	"default_wake_function", "autoremove_wake_function", "woken_wake_function",
+	"__wake_up*", "wake_up_bit", "wake_up_var", "wake_bit_function", "var_wake_function",
+	"wake_page_function", "child_wait_callback", "pollwake", "ep_poll_callback",
+	"ep_autoremove_wake_function", "kick_pool", "insert_work", "__queue_work",
+	"queue_work_on", "mod_delayed_work_on", "queue_delayed_work_on",
+	"complete", "complete_all", "complete_on_current_cpu", "swake_up*",
+	"signal_wake_up_state", "complete_signal", "__send_signal_locked", "send_signal_locked",
+	"rwsem_wake*", "rwsem_mark_wake*", "folio_wake_bit", "__mutex_unlock_slowpath*", "__up", "up",
+	"rt_mutex_slowunlock", "rt_mutex_postunlock",
+};
+
+/* Timer callbacks that wake, and the timer dispatchers: a wake-up under one is "[timer]". */
+static const char *const timer_funcs[] = {
+	"hrtimer_wakeup", "process_timeout", "timerfd_tmrproc", "posix_timer_fn", "it_real_fn",
+	"call_timer_fn*", "__run_hrtimer",
+};
+
+static bool name_in(const char *name, const char *const *pats, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (name_matches(name, pats[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The ranges of the symbols named in pats, a run of neighbours (no other function between
+ * them in kallsyms: the __pfx_ padding symbols of CONFIG_CALL_PADDING do not count) as one
+ * range. Returns how many, at most max; *ret_over counts those left out.
+ */
+static unsigned int find_ranges(const struct ksyms *ks, const char *const *pats, size_t npats,
+				struct sp_range *r, unsigned int max, unsigned int *ret_over)
+{
+	unsigned int n = 0;
+	bool open = false;
+
+	*ret_over = 0;
+	for (size_t i = 0; i < ksyms__count(ks); i++) {
+		const struct ksym *s = ksyms__at(ks, i);
+
+		if (s->module || !strchr("tTwW", s->type) || !strncmp(s->name, "__pfx_", 6))
+			continue;
+		if (!name_in(s->name, pats, npats)) {
+			/* an alias inside the range does not end the run */
+			if (!n || s->addr >= r[n - 1].end)
+				open = false;
+			continue;
+		}
+		if (open) {
+			if (s->addr + s->size > r[n - 1].end)
+				r[n - 1].end = s->addr + s->size;
+			continue;
+		}
+		if (n == max) {
+			(*ret_over)++;
+			open = false;
+			continue;
+		}
+		r[n].start = s->addr;
+		r[n].end = s->addr + s->size;
+		n++;
+		open = true;
+	}
+	return n;
+}
+
+/* The waker-folding part of cfg (wake and timer ranges). */
+static void build_wake_ranges(const struct ksyms *ks, struct sp_fold_cfg *cfg)
+{
+	unsigned int over;
+
+	cfg->nr_wake_ranges = find_ranges(ks, wake_funcs, ARRAY_SIZE(wake_funcs),
+					  cfg->wake_ranges, SP_MAX_WAKE_RANGES, &over);
+	cfg->nr_timer_ranges = find_ranges(ks, timer_funcs, ARRAY_SIZE(timer_funcs),
+					   cfg->timer_ranges, SP_MAX_TIMER_RANGES, &over);
+}
+
 int fold_cfg_build(const struct ksyms *ks, struct sp_fold_cfg *cfg)
 {
 	static const char *const sect[3][2] = {
@@ -121,10 +208,11 @@ int fold_cfg_build(const struct ksyms *ks, struct sp_fold_cfg *cfg)
 			cfg->io_end[i] = s->addr + s->size;
 		}
 	}
+	build_wake_ranges(ks, cfg);
 	return 0;
 }
 
-#define FOLD_CACHE_MAGIC "schedprof-fold-2"
+#define FOLD_CACHE_MAGIC "schedprof-fold-5"
 #define FOLD_CACHE_NAME "fold.cache"
 
 int fold_cfg_cache_load(const char *dir, struct sp_fold_cfg *cfg)
@@ -134,7 +222,8 @@ int fold_cfg_cache_load(const char *dir, struct sp_fold_cfg *cfg)
 
 	if (err)
 		return err;
-	if (!got.text_start[0] || got.nr_lock_ranges > SP_MAX_LOCK_RANGES)
+	if (!got.text_start[0] || got.nr_lock_ranges > SP_MAX_LOCK_RANGES ||
+	    got.nr_wake_ranges > SP_MAX_WAKE_RANGES || got.nr_timer_ranges > SP_MAX_TIMER_RANGES)
 		return -ENOENT;
 	*cfg = got;
 	return 0;

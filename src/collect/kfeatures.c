@@ -101,3 +101,65 @@ void kfeatures_describe(enum sp_feature feat, char *buf, size_t len)
 	snprintf(buf, len, "this kernel has no %s (Linux %s)", feature_info[feat].what,
 		 feature_info[feat].since);
 }
+
+/* The offset of member `name` (a byte offset, not a bitfield) of struct t, or -1. */
+static int64_t member_off(const struct btf *btf, const struct btf_type *t, const char *name)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const char *n = btf__name_by_offset(btf, m[i].name_off);
+
+		if (n && !strcmp(n, name) && !(btf_member_bit_offset(t, i) % 8))
+			return btf_member_bit_offset(t, i) / 8;
+	}
+	return -1;
+}
+
+int kfeatures_preempt_rq_off(const struct btf *btf, int64_t *ret)
+{
+	int64_t rq = -1, pc = -1;
+	const struct btf_var_secinfo *vs;
+	const struct btf_type *sec;
+	int id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
+
+	if (id <= 0)
+		return -ENOENT;
+	sec = btf__type_by_id(btf, id);
+	vs = btf_var_secinfos(sec);
+	for (int i = 0; i < btf_vlen(sec); i++) {
+		const struct btf_type *var = btf__type_by_id(btf, vs[i].type);
+		const char *name = var ? btf__name_by_offset(btf, var->name_off) : NULL;
+		const struct btf_type *t;
+		int64_t off;
+
+		if (!name)
+			continue;
+		if (!strcmp(name, "runqueues")) {
+			rq = vs[i].offset;
+		} else if (!strcmp(name, "__preempt_count")) {
+			pc = vs[i].offset;
+		} else if (!strcmp(name, "pcpu_hot") && pc < 0) {
+			t = btf__type_by_id(btf, var->type);
+			off = t && btf_is_struct(t) ? member_off(btf, t, "preempt_count") : -1;
+			if (off >= 0)
+				pc = vs[i].offset + off;
+		}
+	}
+	if (rq < 0 || pc < 0)
+		return -ENOENT;
+	*ret = pc - rq;
+	return 0;
+}
+
+int kfeatures_preempt_rq_off_file(const char *path, int64_t *ret)
+{
+	struct btf *btf = path ? btf__parse(path, NULL) : btf__load_vmlinux_btf();
+	int err;
+
+	if (!btf)
+		return errno ? -errno : -EINVAL;
+	err = kfeatures_preempt_rq_off(btf, ret);
+	btf__free(btf);
+	return err;
+}

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct btf;
 
@@ -36,5 +37,18 @@ int kfeatures_probe_file(const char *path, struct sp_features *f);
 int kfeatures_first_missing(const struct sp_features *f, unsigned int need);
 /* "this kernel has no bpf_loop() (Linux 5.17)": the one line that names a missing feature. */
 void kfeatures_describe(enum sp_feature feat, char *buf, size_t len);
+
+/*
+ * Where the current CPU's preempt count lies from the current CPU's runqueue, in bytes: the
+ * distance between the per-CPU variables __preempt_count (x86; pcpu_hot.preempt_count from
+ * Linux 6.2 to 6.14) and runqueues in the .data..percpu section (BTF DATASEC), which is the
+ * distance of their copies for any one CPU. BPF reads it at rq + *ret, with rq reached from
+ * current (compat.bpf.h): the variable itself is not in kallsyms without
+ * CONFIG_KALLSYMS_ALL, so a __ksym reference to it cannot load there. 0, or -ENOENT
+ * (not x86, or not in this BTF).
+ */
+int kfeatures_preempt_rq_off(const struct btf *btf, int64_t *ret);
+/* The same from a BTF file (NULL: the running kernel's). 0 or -errno. */
+int kfeatures_preempt_rq_off_file(const char *path, int64_t *ret);
 
 #endif

@@ -1,24 +1,58 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The schedules view's collector: sched_switch's program and maps; after the run, the maps
- * are dumped (maps.h) and sched_rows.c builds the rows.
+ * The schedules view's collector: sched_switch's program and maps, the wake-up programs
+ * (sched_waking, sched_wakeup_new); at the stop, a task iterator charges what is still in
+ * progress; then the maps are dumped (maps.h) and sched_rows.c builds the rows and the budget.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "bootcache.h"
 #include "collector.h"
+#include "kfeatures.h"
 #include "log.h"
 #include "maps.h"
 #include "sched_rows.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
+#include "util.h"
 
 struct sched_state {
 	struct schedprof_bpf *skel;
+	struct bpf_link *waking_link, *wakeup_new_link;
+	bool stopped;
+	int stop_err;			 /* the iterator's, reported at read */
+	struct sp_records in_progress;	 /* __u32 pid -> struct sp_sleep, at the stop */
 };
+
+#define PREEMPT_CACHE "preempt.cache"
+#define PREEMPT_MAGIC "schedprof-pc-1"
+
+/*
+ * Where the wake-up program finds the preempt count (kfeatures_preempt_rq_off()): from the
+ * kernel's BTF once per boot. Without it (not x86) BPF asks thread_info, or tells no
+ * interrupt context apart. 0 or -ENOENT.
+ */
+static int preempt_rq_off(int64_t *ret)
+{
+	struct {
+		int64_t off;
+		int64_t found;
+	} c = {};
+
+	if (boot_cache_load(NULL, PREEMPT_CACHE, PREEMPT_MAGIC, &c, sizeof(c))) {
+		c.found = !kfeatures_preempt_rq_off_file(NULL, &c.off);
+		if (boot_cache_store(NULL, PREEMPT_CACHE, PREEMPT_MAGIC, &c, sizeof(c)))
+			dlog("cannot cache the preempt count's place in /run/schedprof");
+	}
+	*ret = c.off;
+	return c.found ? 0 : -ENOENT;
+}
 
 /* Before load: map sizes, and the schedules part of the shared sp_switch program on. */
 static int sched_configure(struct trace_ctx *ctx, void **ret_state)
@@ -26,6 +60,7 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	const struct trace_opts *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
 	struct sched_state *st;
+	int64_t off;
 
 	if (ctx->unavailable)
 		return -ENOTSUP;
@@ -33,8 +68,16 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	if (!st)
 		return -ENOMEM;
 	st->skel = skel;
+	sp_records_init(&st->in_progress, sizeof(__u32), sizeof(struct sp_sleep));
 	skel->rodata->switch_sched = 1;
+	skel->rodata->wake_walk = o->wakers;
+	if (!preempt_rq_off(&off)) {
+		skel->rodata->has_preempt_rq_off = 1;
+		skel->rodata->preempt_rq_off = off;
+	}
 	bpf_map__set_max_entries(skel->maps.callers, o->max_callers);
+	/* (row, waker): a row has few wakers, and a full map only loses the waker's name */
+	bpf_map__set_max_entries(skel->maps.wakers, o->max_callers);
 	bpf_map__set_max_entries(skel->maps.stack_counts, o->max_stacks);
 	bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
 	*ret_state = st;
@@ -44,14 +87,119 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 /* Not selected: its part of sp_switch stays off, its preallocated maps as small as can be. */
 static void sched_disable(struct schedprof_bpf *skel)
 {
+	bpf_program__set_autoload(skel->progs.sp_waking, false);
+	bpf_program__set_autoload(skel->progs.sp_wakeup_new, false);
+	bpf_program__set_autoload(skel->progs.sp_sched_stop, false);
 	bpf_map__set_max_entries(skel->maps.callers, 1);
+	bpf_map__set_max_entries(skel->maps.wakers, 1);
 	bpf_map__set_max_entries(skel->maps.stack_counts, 1);
 	bpf_map__set_max_entries(skel->maps.stacks, 1);
 }
 
+/* The wake-up programs (the sched_switch program is trace.c's). */
+static int sched_attach(void *state, struct trace_ctx *ctx)
+{
+	struct sched_state *st = state;
+
+	(void)ctx;
+	st->waking_link = bpf_program__attach(st->skel->progs.sp_waking);
+	if (!st->waking_link)
+		return -errno;
+	st->wakeup_new_link = bpf_program__attach(st->skel->progs.sp_wakeup_new);
+	if (!st->wakeup_new_link)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Freezes the programs (sched_stop_ns) and runs the task iterator sp_sched_stop once: the
+ * state of every traced task still running, asleep or waiting for a CPU, read now since a
+ * task that exits later (a command ended at the stop) takes its storage with it. Charged up
+ * to the end of the run at read. 0 or -errno.
+ */
+static int read_in_progress(struct sched_state *st)
+{
+	struct sp_sleep rec;
+	struct bpf_link *link;
+	size_t got = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	st->skel->bss->sched_stop_ns = now_ns(CLOCK_MONOTONIC);
+	link = bpf_program__attach_iter(st->skel->progs.sp_sched_stop, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* whole records: the iterator writes each at once, a read may end between two */
+	while ((n = read(fd, (char *)&rec + got, sizeof(rec) - got)) > 0) {
+		got += (size_t)n;
+		if (got < sizeof(rec))
+			continue;
+		got = 0;
+		if (sp_records_add(&st->in_progress, &rec.pid, &rec)) {
+			err = -ENOMEM;
+			break;
+		}
+	}
+	if (n < 0)
+		err = -errno;
+	close(fd);
+out:
+	bpf_link__destroy(link);
+	return err;
+}
+
+static void sched_detach(void *state)
+{
+	struct sched_state *st = state;
+
+	if (st->stopped)
+		return;
+	st->stopped = true;
+	bpf_link__destroy(st->waking_link);
+	bpf_link__destroy(st->wakeup_new_link);
+	st->waking_link = st->wakeup_new_link = NULL;
+	st->stop_err = read_in_progress(st);
+}
+
 static void sched_destroy(void *state)
 {
+	struct sched_state *st = state;
+
+	if (st) {
+		bpf_link__destroy(st->waking_link);
+		bpf_link__destroy(st->wakeup_new_link);
+		sp_records_free(&st->in_progress);
+	}
 	free(state);
+}
+
+/* The budget's per-CPU sums, added up. 0 or -errno. */
+static int read_budget(struct sched_state *st, int ncpus, struct sp_budget_counts *ret)
+{
+	struct sp_budget_counts *per = calloc(ncpus, sizeof(*per));
+	__u32 zero = 0;
+	int err = 0;
+
+	if (!per)
+		return -ENOMEM;
+	memset(ret, 0, sizeof(*ret));
+	if (bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.budget), &zero, per)) {
+		err = -errno;
+	} else {
+		for (int i = 0; i < ncpus; i++) {
+			ret->oncpu_ns += per[i].oncpu_ns;
+			ret->runq_ns += per[i].runq_ns;
+			ret->blocked_norow_ns += per[i].blocked_norow_ns;
+			ret->tasks += per[i].tasks;
+		}
+	}
+	free(per);
+	return err;
 }
 
 static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
@@ -63,7 +211,18 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	struct sched_maps m = {};
 	int err;
 
+	/* the stop's part (in-progress tasks, budget) only after the detach, not between */
+	if (st->stop_err)
+		wlog("the sleeps in progress at the stop are not charged (task iterator: %s)",
+		     strerror(-st->stop_err));
+	/* the end of the run's window: its start (trace_t0) + elapsed, as the report says */
+	m.t0 = skel->bss->trace_t0;
+	m.stop = m.t0 && run->elapsed_ns ? m.t0 + run->elapsed_ns : skel->bss->sched_stop_ns;
+	m.in_progress = st->in_progress;
+	sp_records_init(&st->in_progress, sizeof(__u32), sizeof(struct sp_sleep));
+	m.has_budget = st->stopped && !st->stop_err && !read_budget(st, ctx->ncpus, &m.budget);
 	v->present = true;
+	v->wakers = ctx->opts->wakers;
 	v->total = skel->bss->sched_counts.total;
 	v->voluntary = skel->bss->sched_counts.voluntary;
 	v->preempted = skel->bss->sched_counts.preempted;
@@ -73,12 +232,22 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	err = map_dump(bpf_map__fd(skel->maps.callers), &m.callers) ?:
 	      map_dump(bpf_map__fd(skel->maps.stack_counts), &m.stack_counts) ?:
 	      map_dump(bpf_map__fd(skel->maps.stacks), &m.stacks) ?:
+	      map_dump(bpf_map__fd(skel->maps.wakers), &m.wakers) ?:
 	      sched_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg);
 	map_dump_report("schedules", "rows", &m.callers, &m.stack_counts, &m.stacks);
 	sched_maps_free(&m);
 	if (d->task_storage_fail)
 		wlog("%llu sleeps have no off-CPU time (task storage could not be created)",
 		     (unsigned long long)d->task_storage_fail);
+	if (d->waker_map_full || m.wakers.failed)
+		wlog("%llu wake-ups are counted in their rows but under no waker (--max-callers)",
+		     (unsigned long long)(d->waker_map_full + m.wakers.failed));
+	if (d->switch_in_missed)
+		dlog("%llu switch-outs had no switch-in seen before them: placed from the task's "
+		     "runtime", (unsigned long long)d->switch_in_missed);
+	if (d->wake_stack_fail)
+		wlog("%llu wakers' stacks could not be read: their function is [unknown]",
+		     (unsigned long long)d->wake_stack_fail);
 	return err;
 }
 
@@ -86,6 +255,8 @@ const struct collector sched_collector = {
 	.view = &sp_view_schedules,
 	.configure = sched_configure,
 	.disable = sched_disable,
+	.attach = sched_attach,
+	.detach = sched_detach,
 	.read = sched_read,
 	.destroy = sched_destroy,
 };

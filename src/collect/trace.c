@@ -1133,6 +1133,7 @@ static bool strict_losses(const struct tracer *t, const struct sp_run *run)
 	} more[] = {
 		{ b->prof_drops.event_lost, "process announcements lost (ring buffer full)" },
 		{ b->sched_drops.task_storage_fail, "sleeps without off-CPU time" },
+		{ b->sched_drops.waker_map_full, "wake-ups under no waker (--max-callers)" },
 		{ b->lock_drops.task_storage_fail + b->lock_drops.nest_overflow,
 		  "contentions not timed" },
 		{ b->lock_drops.sleeper_map_full, "lock sleeps not counted (--max-callers)" },
@@ -1299,6 +1300,7 @@ int trace_run(const struct trace_opts *opts, const struct trace_hooks *h)
 		goto out;
 	}
 	t0 = now_ns(CLOCK_MONOTONIC);
+	t.skel->bss->trace_t0 = t0; /* the schedules view's budget counts from here */
 	wall0 = now_ns(CLOCK_REALTIME);
 	t.ctx.start_ns = t0; /* the timeline's times count from here */
 	err = tracer_release(&t, o);

@@ -200,6 +200,74 @@ START_TEST(cache_round_trip)
 }
 END_TEST
 
+/* The waker's function (fold.h sp_wake_fold_step) on a fixture with the wake-up machinery. */
+static const char *wake_fold(const struct ksyms *wks, const struct sp_fold_cfg *wcfg,
+			     const uint64_t *ips, size_t n)
+{
+	struct sp_wake_fold_state st = { .function = SP_WAKER_UNKNOWN };
+	const struct ksym *s;
+
+	for (size_t i = 0; i < n; i++)
+		if (sp_wake_fold_step(&st, wcfg, ips[i]))
+			break;
+	if (st.function == SP_WAKER_UNKNOWN)
+		return "[unknown]";
+	if (st.function == SP_WAKER_TIMER)
+		return "[timer]";
+	s = ksyms__map_addr(wks, st.function, NULL);
+	return s ? s->name : "?";
+}
+
+START_TEST(wakers)
+{
+	struct ksyms *wks = ksyms__load(FIXTURES_DIR "/kallsyms_wake.txt");
+	struct sp_fold_cfg wcfg;
+#define W(n, o) (ksyms__get(wks, n)->addr + (o))
+
+	ck_assert_ptr_nonnull(wks);
+	ck_assert_int_eq(fold_cfg_build(wks, &wcfg), 0);
+	/* try_to_wake_up .. default_wake_function: one range over the __pfx_ padding; then
+	 * __wake_up_common .. autoremove_wake_function; __wake_up_parent .. child_wait_callback */
+	ck_assert_uint_eq(wcfg.nr_wake_ranges, 3);
+	ck_assert_uint_eq(wcfg.wake_ranges[0].start, W("try_to_wake_up", 0));
+	ck_assert_uint_eq(wcfg.wake_ranges[0].end, W("push_cpu_stop", 0));
+	ck_assert_uint_eq(wcfg.nr_timer_ranges, 1); /* hrtimer_wakeup and __run_hrtimer */
+	{
+		/* a pipe write */
+		uint64_t st[] = { W("bpf_trace_run1", 0x40), W("__bpf_trace_sched_waking", 8),
+				  W("try_to_wake_up", 0x100), W("default_wake_function", 4),
+				  W("autoremove_wake_function", 8), W("__wake_up_common", 0x40),
+				  W("__wake_up_sync_key", 0x20), W("anon_pipe_write", 0x200),
+				  W("ksys_write", 0x40) };
+		/* a child's exit */
+		uint64_t ex[] = { W("bpf_trace_run1", 0x40), W("try_to_wake_up", 0x100),
+				  W("default_wake_function", 4), W("child_wait_callback", 8),
+				  W("__wake_up_common", 0x40), W("__wake_up_sync_key", 0x20),
+				  W("__wake_up_parent", 0x10), W("do_notify_parent", 0x100),
+				  W("do_exit", 0x300) };
+		/* a nanosleep's hrtimer, in hardirq */
+		uint64_t tm[] = { W("bpf_trace_run1", 0x40), W("try_to_wake_up", 0x100),
+				  W("hrtimer_wakeup", 0x10), W("__run_hrtimer", 0x80),
+				  W("hrtimer_interrupt", 0x100) };
+		/* a timer dispatcher further up: a timer's wake-up through other code */
+		uint64_t tq[] = { W("try_to_wake_up", 0x100), W("do_notify_parent", 0x10),
+				  W("__run_hrtimer", 0x80) };
+		/* never left the machinery, or never entered it */
+		uint64_t in[] = { W("bpf_trace_run1", 0x40), W("try_to_wake_up", 0x100) };
+		uint64_t out[] = { W("anon_pipe_write", 0x10), W("ksys_write", 0x40) };
+
+		ck_assert_str_eq(wake_fold(wks, &wcfg, st, 9), "anon_pipe_write");
+		ck_assert_str_eq(wake_fold(wks, &wcfg, ex, 9), "do_notify_parent");
+		ck_assert_str_eq(wake_fold(wks, &wcfg, tm, 5), "[timer]");
+		ck_assert_str_eq(wake_fold(wks, &wcfg, tq, 3), "[timer]");
+		ck_assert_str_eq(wake_fold(wks, &wcfg, in, 2), "[unknown]");
+		ck_assert_str_eq(wake_fold(wks, &wcfg, out, 2), "[unknown]");
+	}
+#undef W
+	ksyms__free(wks);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fold");
@@ -218,6 +286,7 @@ int main(void)
 	tcase_add_test(tc, unknown);
 	tcase_add_test(tc, missing_sections);
 	tcase_add_test(tc, cache_round_trip);
+	tcase_add_test(tc, wakers);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -4,6 +4,8 @@
  * the fixture kallsyms: the wait class (pipe from the caller's name), rows that name alike
  * merged with their comms, stacks that symbolize alike merged, and every count kept:
  * row counts add up to the records', entries the dump lost go to lost_rows/missing_stacks.
+ * Issue #10: the BLOCKED/RUNQ split, run-queue percentiles from the log2 histogram, wakers,
+ * the sleeps in progress at the stop, and the budget by wait class.
  */
 #include <errno.h>
 #include "model.h"
@@ -20,6 +22,8 @@ static void setup(void)
 	sp_records_init(&m.callers, sizeof(struct sp_caller_key), sizeof(struct sp_caller_val));
 	sp_records_init(&m.stack_counts, sizeof(struct sp_stack_key), sizeof(struct sp_stack_val));
 	sp_records_init(&m.stacks, sizeof(__u64), sizeof(struct sp_stack));
+	sp_records_init(&m.wakers, sizeof(struct sp_waker_key), sizeof(__u64));
+	sp_records_init(&m.in_progress, sizeof(__u32), sizeof(struct sp_sleep));
 	sp_run_init(&run);
 }
 
@@ -238,6 +242,220 @@ START_TEST(wrong_record_size)
 }
 END_TEST
 
+/* A row record with the issue #10 fields: hist[i] waits in slot i. */
+static void add_split(uint64_t caller, const char *comm, uint64_t count, uint64_t blocked,
+		      uint64_t runq, uint64_t runq_max, uint64_t window_blocked,
+		      const uint32_t *hist, int nslots)
+{
+	struct sp_caller_key k = { .caller = caller };
+	struct sp_caller_val v = { .count = count, .offcpu_ns = blocked + runq,
+				   .max_ns = blocked + runq, .blocked_ns = blocked,
+				   .runq_ns = runq, .runq_max_ns = runq_max,
+				   .window_blocked_ns = window_blocked };
+
+	SET_COMM(k.comm, comm);
+	for (int i = 0; i < nslots; i++)
+		v.runq_hist[i] = hist[i];
+	ck_assert_int_eq(sp_records_add(&m.callers, &k, &v), 0);
+}
+
+static void add_waker(uint64_t caller, const char *comm, uint32_t ctx, const char *wcomm,
+		      uint64_t fn, uint64_t count)
+{
+	struct sp_waker_key k = { .row.caller = caller, .ctx = ctx, .function = fn };
+
+	SET_COMM(k.row.comm, comm);
+	if (wcomm)
+		SET_COMM(k.comm, wcomm);
+	ck_assert_int_eq(sp_records_add(&m.wakers, &k, &count), 0);
+}
+
+START_TEST(runq_percentiles)
+{
+	uint64_t h[SP_RUNQ_SLOTS] = { 0 };
+
+	ck_assert_uint_eq(sched_runq_percentile(h, 0.5, 0), 0);
+	/* 98 waits in [1024, 2048), 2 in [2^20, 2^21): p50 and p99 are slot upper bounds */
+	h[10] = 98;
+	h[20] = 2;
+	ck_assert_uint_eq(sched_runq_percentile(h, 0.50, 1500000), 2047);
+	ck_assert_uint_eq(sched_runq_percentile(h, 0.98, 1500000), 2047);
+	ck_assert_uint_eq(sched_runq_percentile(h, 0.99, 1500000), 1500000); /* capped by max */
+	ck_assert_uint_eq(sched_runq_percentile(h, 0.99, 3000000), (2ULL << 20) - 1);
+	/* one wait: every percentile is it (rank 1) */
+	memset(h, 0, sizeof(h));
+	h[0] = 1;
+	ck_assert_uint_eq(sched_runq_percentile(h, 0.01, 1), 1);
+	/* the last slot is open-ended: the max */
+	memset(h, 0, sizeof(h));
+	h[SP_RUNQ_SLOTS - 1] = 3;
+	ck_assert_uint_eq(sched_runq_percentile(h, 0.5, 1ULL << 40), 1ULL << 40);
+}
+END_TEST
+
+START_TEST(split_merges_and_percentiles)
+{
+	uint32_t h1[SP_RUNQ_SLOTS] = { [10] = 60 }, h2[SP_RUNQ_SLOTS] = { [10] = 39, [22] = 1 };
+	const struct sp_sched_row *r;
+
+	/* one row from two comms and two addresses: sums, max of maxes, merged histogram */
+	add_split(A("anon_pipe_read", 0x10), "as", 60, 6000, 90000, 1900, 6000, h1, SP_RUNQ_SLOTS);
+	add_split(A("anon_pipe_read", 0x20), "cc1", 40, 4000, 5000000, 4000000, 4000, h2,
+		  SP_RUNQ_SLOTS);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+	r = row("anon_pipe_read", "pipe");
+	ck_assert(r->has_runq);
+	ck_assert_uint_eq(r->count, 100);
+	ck_assert_uint_eq(r->blocked_ns, 10000);
+	ck_assert_uint_eq(r->runq_ns, 5090000);
+	ck_assert_uint_eq(r->blocked_ns + r->runq_ns, r->offcpu_ns);
+	ck_assert_uint_eq(r->runq_max_ns, 4000000);
+	ck_assert_uint_eq(r->runq_p50_ns, 2047);
+	ck_assert_uint_eq(r->runq_p99_ns, 2047); /* rank 99 of 100 is still in slot 10 */
+	ck_assert_uint_eq(r->unfinished, 0);
+	ck_assert(!run.sched.budget.present); /* no budget sums: none made up */
+}
+END_TEST
+
+START_TEST(wakers_by_comm_and_function)
+{
+	uint64_t caller = A("anon_pipe_read", 0x10);
+	const struct sp_sched_row *r;
+
+	add_split(caller, "as", 10, 100, 100, 10, 100, NULL, 0);
+	add_split(caller, "ld", 5, 100, 100, 10, 100, NULL, 0);
+	/* cc1 from two offsets in the same function, and for two sleeper comms: one waker */
+	add_waker(caller, "as", SP_WAKER_TASK, "cc1", A("path_openat", 0x10), 6);
+	add_waker(caller, "as", SP_WAKER_TASK, "cc1", A("path_openat", 0x30), 2);
+	add_waker(caller, "ld", SP_WAKER_TASK, "cc1", A("path_openat", 0x10), 3);
+	add_waker(caller, "as", SP_WAKER_HARDIRQ, "ignored", SP_WAKER_TIMER, 1);
+	add_waker(caller, "ld", SP_WAKER_SOFTIRQ, NULL, SP_WAKER_UNKNOWN, 2);
+	/* the waker of a lost row (not in the row map): in no row */
+	add_waker(A("do_exit", 0x10), "sh", SP_WAKER_TASK, "make", A("path_openat", 0x10), 9);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+	ck_assert_uint_eq(run.sched.nrows, 1);
+	r = row("anon_pipe_read", "pipe");
+	ck_assert_uint_eq(r->wakers.n, 3);
+	ck_assert_str_eq(r->wakers.v[0].comm, "cc1");
+	ck_assert_str_eq(r->wakers.v[0].function, "path_openat");
+	ck_assert_uint_eq(r->wakers.v[0].count, 11);
+	ck_assert_str_eq(r->wakers.v[1].comm, "[softirq]");
+	ck_assert_str_eq(r->wakers.v[1].function, "[unknown]");
+	ck_assert_uint_eq(r->wakers.v[1].count, 2);
+	ck_assert_str_eq(r->wakers.v[2].comm, "[irq]");
+	ck_assert_str_eq(r->wakers.v[2].function, "[timer]");
+}
+END_TEST
+
+START_TEST(wakers_without_function)
+{
+	uint64_t caller = A("anon_pipe_read", 0x10);
+	const struct sp_sched_row *r;
+
+	add_split(caller, "as", 10, 100, 100, 10, 100, NULL, 0);
+	add_waker(caller, "as", SP_WAKER_TASK, "cc1", SP_WAKER_NOT_WALKED, 7);
+	add_waker(caller, "as", SP_WAKER_TASK, "make", SP_WAKER_NOT_WALKED, 7);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+	r = row("anon_pipe_read", "pipe");
+	ck_assert_uint_eq(r->wakers.n, 2);
+	ck_assert_ptr_null(r->wakers.v[0].function);
+	ck_assert_str_eq(r->wakers.v[0].comm, "cc1"); /* equal counts: by name */
+	ck_assert_str_eq(r->wakers.v[1].comm, "make");
+}
+END_TEST
+
+/* A task's state at the stop, as the iterator writes it. */
+static void add_task(uint32_t pid, uint32_t state, uint64_t ts, uint64_t ts_in, uint64_t wake,
+		     uint64_t caller, const char *comm, const char *wcomm)
+{
+	struct sp_sleep s = { .ts = ts, .ts_in = ts_in, .wake_ts = wake, .state = state,
+			      .pid = pid, .key.caller = caller };
+
+	SET_COMM(s.key.comm, comm);
+	if (wcomm)
+		SET_COMM(s.waker_comm, wcomm);
+	ck_assert_int_eq(sp_records_add(&m.in_progress, &pid, &s), 0);
+}
+
+START_TEST(split_rules)
+{
+	struct sp_sleep s = { .ts = 1000, .key.caller = A("anon_pipe_read", 0x10) };
+	struct sched_split sp;
+
+	/* woken after the switch-out: BLOCKED to the wake-up, RUNQ after */
+	s.wake_ts = 1300;
+	sched_split(&s, 2000, &sp);
+	ck_assert_uint_eq(sp.blocked, 300);
+	ck_assert_uint_eq(sp.runq, 700);
+	ck_assert(sp.woken);
+	/* woken while going to sleep: all RUNQ, the waker counts */
+	s.wake_ts = 900;
+	sched_split(&s, 2000, &sp);
+	ck_assert_uint_eq(sp.blocked, 0);
+	ck_assert_uint_eq(sp.runq, 1000);
+	ck_assert(sp.woken);
+	/* no wake-up seen: all BLOCKED */
+	s.wake_ts = 0;
+	sched_split(&s, 2000, &sp);
+	ck_assert_uint_eq(sp.blocked, 1000);
+	ck_assert(!sp.woken);
+	/* preempted: all RUNQ, no waker */
+	s.key.caller = SP_CALLER_PREEMPTED;
+	s.wake_ts = 1500;
+	sched_split(&s, 2000, &sp);
+	ck_assert_uint_eq(sp.runq, 1000);
+	ck_assert(!sp.woken);
+	/* the window */
+	ck_assert_uint_eq(sched_in_window(0, 10, 20), 0);
+	ck_assert_uint_eq(sched_in_window(15, 10, 20), 5);
+	ck_assert_uint_eq(sched_in_window(5, 10, 20), 10);
+	ck_assert_uint_eq(sched_in_window(25, 10, 20), 0);
+}
+END_TEST
+
+/*
+ * The budget: BPF's sums, each row's blocked time in the window by its wait class, and what
+ * is in progress at the stop. For a fixed set of tasks it adds up to tasks x elapsed.
+ */
+START_TEST(budget_sums)
+{
+	uint64_t pipe = A("anon_pipe_read", 0x10), lost = A("path_openat", 0x10);
+	const struct sp_sched_row *r;
+	const struct sp_budget *b = &run.sched.budget;
+
+	/* window [10000, 20000]; three tasks */
+	m.t0 = 10000;
+	m.stop = 20000;
+	m.has_budget = true;
+	m.budget = (struct sp_budget_counts){ .oncpu_ns = 3000, .runq_ns = 1000,
+					      .blocked_norow_ns = 500, .tasks = 3 };
+	add_split(pipe, "cat", 4, 2000, 500, 300, 1500, NULL, 0); /* 500 of it before t0 */
+	add_caller(SP_CALLER_PREEMPTED, SP_WAIT_NONE, "cat", 2, 0, 0);
+	/* at the stop: cat running since 19000; sort asleep in the pipe since 18000, woken at
+	 * 19500; a new task waiting since 19800; one asleep in a row the map lost */
+	add_task(1, SP_TS_RUNNING, 0, 19000, 0, 0, "cat", NULL);
+	add_task(2, SP_TS_OFF, 18000, 0, 19500, pipe, "cat", "sort");
+	add_task(3, SP_TS_NEW, 0, 0, 19800, 0, "x", NULL);
+	add_task(4, SP_TS_OFF, 17000, 0, 0, lost, "y", NULL);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+
+	r = row("anon_pipe_read", "pipe");
+	ck_assert_uint_eq(r->unfinished, 1);
+	ck_assert_uint_eq(r->count, 4); /* switch-outs only */
+	ck_assert_uint_eq(r->blocked_ns, 2000 + 1500);
+	ck_assert_uint_eq(r->runq_ns, 500 + 500);
+	ck_assert_uint_eq(r->wakers.n, 1);
+	ck_assert_str_eq(r->wakers.v[0].comm, "sort");
+	ck_assert(b->present);
+	ck_assert_uint_eq(b->tasks, 3);
+	ck_assert_uint_eq(b->oncpu_ns, 3000 + 1000);
+	ck_assert_uint_eq(b->runq_ns, 1000 + 500 + 200);
+	ck_assert_uint_eq(b->blocked.pipe, 1500 + 1500);
+	ck_assert_uint_eq(b->blocked.other, 500 + 3000); /* no row: since the start, and lost */
+	ck_assert_uint_eq(b->blocked_ns, b->blocked.pipe + b->blocked.other);
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *const tests[] = {
@@ -248,6 +466,12 @@ int main(void)
 		many_rows_linear,
 		many_stacks_one_row,
 		wrong_record_size,
+		runq_percentiles,
+		split_merges_and_percentiles,
+		wakers_by_comm_and_function,
+		wakers_without_function,
+		split_rules,
+		budget_sums,
 	};
 
 	return run_tests("sched_rows", tests, sizeof(tests) / sizeof(tests[0]), setup, teardown);
