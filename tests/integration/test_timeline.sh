@@ -85,8 +85,11 @@ assert_between "sp_tail running on the critical path (ms)" "$ontail" 1800 2200
 
 # A ping-pong through a pipe (some 100k events a second) into a one-page buffer: events are
 # lost, counted in the run and said in the report; the segments still tile each task's life.
-"$SCHEDPROF" trace --timeline --timeline-buffer 4K --views schedules -f json \
-	-o "$TMP/lost.json" -- "$SPWORK" pipe 20000 2> "$TMP/lost.err" || fail "schedprof exited $?"
+# The reader shares one CPU with the ping-pong at nice -20 (same session, so the same
+# autogroup): it gets about 1% of that CPU, so the buffer overflows however fast the machine.
+lossy() { taskset -c 1 "$SCHEDPROF" "$@" -- nice -n -20 "$SPWORK" pipe 20000; }
+lossy trace --timeline --timeline-buffer 4K --views schedules -f json \
+	-o "$TMP/lost.json" 2> "$TMP/lost.err" || fail "schedprof exited $?"
 read -r lost events buffer <<< "$(jget "$TMP/lost.json" '"%d %d %d" % (d["timeline"]["lost"], d["timeline"]["events"], d["timeline"]["buffer_bytes"])')"
 [ "$buffer" = 4096 ] || fail "buffer_bytes = $buffer, expected 4096"
 [ "$lost" -gt 0 ] || fail "a 4K buffer on a pipe ping-pong lost nothing ($events events)"
@@ -95,8 +98,15 @@ grep -q "events lost" "$TMP/lost.err" || fail "the trace did not warn that event
 	fail "the report does not say that $lost events were lost"
 check_tiling "$TMP/lost.json" > /dev/null || fail "segments do not tile after losses"
 pass "4K buffer: $lost events lost, $events received; said and reported; segments tile"
-"$SCHEDPROF" trace --timeline --timeline-buffer 4K --strict --views schedules -o /dev/null \
-	-- "$SPWORK" pipe 20000 2> /dev/null
-rc=$?
-[ "$rc" = 3 ] || fail "--strict with lost timeline events exited $rc, expected 3"
+# --strict: exit 3 when events were lost (a run that lost none, should one, is tried again).
+for try in 1 2 3; do
+	lossy trace --timeline --timeline-buffer 4K --strict --views schedules -f json \
+		-o "$TMP/strict.json" 2> /dev/null
+	rc=$?
+	slost=$(jget "$TMP/strict.json" 'd["timeline"]["lost"]')
+	[ "$slost" -gt 0 ] && break
+	[ "$rc" = 0 ] || fail "--strict with no lost timeline event exited $rc, expected 0"
+done
+[ "$slost" -gt 0 ] || fail "--strict: 3 runs with a 4K buffer lost nothing"
+[ "$rc" = 3 ] || fail "--strict with $slost lost timeline events exited $rc, expected 3"
 pass "--strict: lost timeline events exit 3"

@@ -136,6 +136,8 @@ for line in sys.stdin:
         on = True
         continue
     if on:
+        if f and not f[0].isdigit():
+            continue  # a note under a row: "woken by ...", sleeps in progress
         m = re.fullmatch(r"([0-9.]+)(ns|us|ms|s)", f[2]) if len(f) > 2 else None
         if not m:
             break
