@@ -326,7 +326,7 @@ static void print_serial(const struct sp_run *run, const struct render_opts *o, 
 	size_t n = sp_rows_shown(tl->nserial, o);
 	char d1[32], d2[32];
 
-	fprintf(f, "serial phases (one task running, CPUs idle, at least 100ms): %zu, %s",
+	fprintf(f, "serial phases (one task running or runnable, CPUs idle, at least 100ms): %zu, %s",
 		tl->nserial, fmt_duration(tl->serial_ns, d1, sizeof(d1)));
 	if (run->elapsed_ns)
 		fprintf(f, " (%.1f%% of elapsed)", sp_pct(tl->serial_ns, run->elapsed_ns));

@@ -114,7 +114,7 @@ START_TEST(table_fixture)
 		"         0    125.0ms    5.0%     2.375s   95.4%\n"
 		"         1     1.585s   63.7%    110.0ms    4.4%\n"
 		"         2    780.0ms   31.3%      5.0ms    0.2%\n"
-		"serial phases (one task running, CPUs idle, at least 100ms): 3, 1.400s (56.0% of elapsed)\n"
+		"serial phases (one task running or runnable, CPUs idle, at least 100ms): 3, 1.400s (56.0% of elapsed)\n"
 		"     START       TIME  COMM (TID)\n"
 		"   900.0ms    100.0ms  cc1 (501)\n"));
 	ck_assert_ptr_null(strstr(out, "lost"));
@@ -154,7 +154,7 @@ START_TEST(table_edges)
 		"and what follows from it have gaps\n"
 		"critical path: 0ns of 0ns elapsed, back from the end of ? (tid 77) at 0ns\n"
 		"parallelism: 0.00 tasks running on average (4 CPUs), 0.00 runnable\n"
-		"serial phases (one task running, CPUs idle, at least 100ms): 0, 0ns\n"));
+		"serial phases (one task running or runnable, CPUs idle, at least 100ms): 0, 0ns\n"));
 	ck_assert_ptr_null(strstr(out, "SHARE"));
 	free(out);
 	sp_run_free(&run);
