@@ -12,3 +12,6 @@ __u64 trace_t0 = 0;
 
 const volatile __u32 switch_sched = 0;
 const volatile __u32 switch_locks = 0;
+
+const volatile __u32 has_preempt_rq_off = 0;
+const volatile __s64 preempt_rq_off = 0;

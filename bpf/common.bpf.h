@@ -48,6 +48,13 @@ extern struct sp_fold_cfg fold_cfg;
  */
 extern const volatile __u32 switch_sched; /* the schedules view */
 extern const volatile __u32 switch_locks; /* the locks view's sleepers */
+/*
+ * Where this CPU's preempt count is, at this distance from its runqueue (compat.bpf.h
+ * sp_preempt_count()), when known: set before load by every part that tells interrupt
+ * context apart (the wake-up programs of the schedules view and of the timeline).
+ */
+extern const volatile __u32 has_preempt_rq_off;
+extern const volatile __s64 preempt_rq_off;
 
 /*
  * The run's start (bpf_ktime_get_ns(), CLOCK_MONOTONIC), written by user space: the time

@@ -37,9 +37,6 @@
 
 /* --wakers: walk the waker's stack at each wake-up of a traced task (set before load) */
 const volatile __u32 wake_walk = 0;
-/* this CPU's preempt count at this distance from its runqueue (compat.bpf.h), when known */
-const volatile __u32 has_preempt_rq_off = 0;
-const volatile __s64 preempt_rq_off = 0;
 /*
  * The stop (bpf_ktime_get_ns()), written by user space before it runs sp_sched_stop: from
  * then on the programs change nothing, so what the iterator reads is the tasks' last state.

@@ -12,6 +12,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #define SP_TL_DEFINE
+#include "common.bpf.h"
+#include "compat.bpf.h"
 #include "timeline.bpf.h"
 
 const volatile __u32 switch_timeline = 0;
@@ -19,57 +21,11 @@ const volatile __u64 tl_wakeup_bytes = SP_TL_DEF_BUFFER / 8;
 struct sp_tl_stats tl_stats;
 
 /*
- * Whether current was interrupted. The preempt count would say it, but on x86 it is a
- * per-CPU variable (__preempt_count) that a program can reach only through kallsyms, which
- * lists no data without CONFIG_KALLSYMS_ALL (Debian's kernels). So each CPU counts the
- * handlers it is in: device interrupts (irq_handler_*), hrtimer callbacks (the tick, sleeps'
- * timers: hrtimer_expire_*) and softirqs (softirq_*, ksoftirqd's included). Other hard
- * interrupts (IPIs, irq_work) are caught when they interrupted the kernel: they run on the
- * CPU's interrupt stack, not on current's (an interrupt from user mode runs on the task
- * stack, which is empty then, and is not caught).
+ * Whether current was interrupted: the CPU's preempt count (compat.bpf.h, the same reading as
+ * the schedules view's wake-up program). Where it cannot be read, a program running off
+ * current's kernel stack is in a hard interrupt (on the CPU's interrupt stack); softirqs run
+ * from an interrupt's exit are then told apart from it no more.
  */
-struct tl_cpu {
-	__u32 hardirq; /* in a device interrupt handler or an hrtimer callback */
-	__u32 softirq; /* in a softirq handler */
-};
-SP_SCRATCH_MAP(tl_cpus, struct tl_cpu);
-
-static __always_inline int tl_enter(bool soft)
-{
-	__u32 zero = 0;
-	struct tl_cpu *c = bpf_map_lookup_elem(&tl_cpus, &zero);
-
-	if (c)
-		(*(soft ? &c->softirq : &c->hardirq))++;
-	return 0;
-}
-
-/* An exit whose entry came before the attach finds 0 and leaves it. */
-static __always_inline int tl_leave(bool soft)
-{
-	__u32 zero = 0;
-	struct tl_cpu *c = bpf_map_lookup_elem(&tl_cpus, &zero);
-	__u32 *n = c ? (soft ? &c->softirq : &c->hardirq) : NULL;
-
-	if (n && *n)
-		(*n)--;
-	return 0;
-}
-
-SEC("tp_btf/irq_handler_entry")
-int BPF_PROG(tl_irq_entry) { return tl_enter(false); }
-SEC("tp_btf/irq_handler_exit")
-int BPF_PROG(tl_irq_exit) { return tl_leave(false); }
-SEC("tp_btf/hrtimer_expire_entry")
-int BPF_PROG(tl_hrtimer_entry) { return tl_enter(false); }
-SEC("tp_btf/hrtimer_expire_exit")
-int BPF_PROG(tl_hrtimer_exit) { return tl_leave(false); }
-SEC("tp_btf/softirq_entry")
-int BPF_PROG(tl_softirq_entry) { return tl_enter(true); }
-SEC("tp_btf/softirq_exit")
-int BPF_PROG(tl_softirq_exit) { return tl_leave(true); }
-
-/* Is this program running on the kernel stack of current? */
 static __always_inline bool tl_on_task_stack(struct task_struct *cur)
 {
 	volatile __u64 marker = 0;
@@ -85,14 +41,15 @@ static __always_inline bool tl_on_task_stack(struct task_struct *cur)
 
 static __always_inline enum sp_tl_wake_ctx tl_wake_ctx(struct task_struct *cur)
 {
-	__u32 zero = 0;
-	struct tl_cpu *c = bpf_map_lookup_elem(&tl_cpus, &zero);
+	__s64 pc = sp_preempt_count(cur, has_preempt_rq_off, preempt_rq_off);
 
-	if (c && c->hardirq)
+	if (pc < 0)
+		return tl_on_task_stack(cur) ? SP_TL_CTX_TASK : SP_TL_CTX_IRQ;
+	if (pc & SP_HARDIRQ_MASK)
 		return SP_TL_CTX_IRQ;
-	if (c && c->softirq)
+	if (pc & SP_SOFTIRQ_OFFSET)
 		return SP_TL_CTX_SOFTIRQ;
-	return tl_on_task_stack(cur) ? SP_TL_CTX_TASK : SP_TL_CTX_IRQ;
+	return SP_TL_CTX_TASK;
 }
 
 static __always_inline void tl_wake(struct task_struct *p, __u16 type)

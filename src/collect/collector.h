@@ -66,6 +66,12 @@ struct collector {
 	int (*poll)(void *state, struct trace_ctx *ctx);
 };
 
+/*
+ * Tells the wake-up programs where the CPU's preempt count is (interrupt context), from the
+ * kernel's BTF, cached once per boot (sched.c). Before load; nothing when it is not found.
+ */
+void preempt_count_setup(struct schedprof_bpf *skel);
+
 extern const struct collector sched_collector;
 extern const struct collector profile_collector;
 extern const struct collector lock_collector;

@@ -54,13 +54,22 @@ static int preempt_rq_off(int64_t *ret)
 	return c.found ? 0 : -ENOENT;
 }
 
+void preempt_count_setup(struct schedprof_bpf *skel)
+{
+	int64_t off;
+
+	if (!preempt_rq_off(&off)) {
+		skel->rodata->has_preempt_rq_off = 1;
+		skel->rodata->preempt_rq_off = off;
+	}
+}
+
 /* Before load: map sizes, and the schedules part of the shared sp_switch program on. */
 static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 {
 	const struct trace_opts *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
 	struct sched_state *st;
-	int64_t off;
 
 	if (ctx->unavailable)
 		return -ENOTSUP;
@@ -71,10 +80,7 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	sp_records_init(&st->in_progress, sizeof(__u32), sizeof(struct sp_sleep));
 	skel->rodata->switch_sched = 1;
 	skel->rodata->wake_walk = o->wakers;
-	if (!preempt_rq_off(&off)) {
-		skel->rodata->has_preempt_rq_off = 1;
-		skel->rodata->preempt_rq_off = off;
-	}
+	preempt_count_setup(skel);
 	bpf_map__set_max_entries(skel->maps.callers, o->max_callers);
 	/* (row, waker): a row has few wakers, and a full map only loses the waker's name */
 	bpf_map__set_max_entries(skel->maps.wakers, o->max_callers);

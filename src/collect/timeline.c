@@ -28,7 +28,7 @@ struct tl_state {
 	struct schedprof_bpf *skel;
 	struct ring_buffer *rb;
 	struct tl_builder *b; /* from the run's start on (ctx->start_ns) */
-	struct bpf_link *links[12];
+	struct bpf_link *links[6];
 	uint64_t buffer;
 	int err; /* the builder's first error: the drain stops, the rest is lost */
 };
@@ -36,11 +36,7 @@ struct tl_state {
 /* The programs of the timeline, attached in this order: after target.bpf.c's own. */
 #define TL_PROGS(skel)                                                                  \
 	{ (skel)->progs.tl_fork, (skel)->progs.tl_exec, (skel)->progs.tl_exit,           \
-	  (skel)->progs.tl_rename,                                                       \
-	  (skel)->progs.tl_irq_entry, (skel)->progs.tl_irq_exit,                         \
-	  (skel)->progs.tl_hrtimer_entry, (skel)->progs.tl_hrtimer_exit,                 \
-	  (skel)->progs.tl_softirq_entry, (skel)->progs.tl_softirq_exit,                 \
-	  (skel)->progs.tl_waking, (skel)->progs.tl_wakeup_new }
+	  (skel)->progs.tl_rename, (skel)->progs.tl_waking, (skel)->progs.tl_wakeup_new }
 
 static int on_event(void *ctx, void *data, size_t size)
 {
@@ -126,6 +122,7 @@ static int tl_configure(struct trace_ctx *ctx, void **ret_state)
 	if (st->buffer != ctx->opts->timeline_buffer)
 		dlog("timeline: ring buffer of %" PRIu64 " bytes (a power of 2)", st->buffer);
 	skel->rodata->switch_timeline = 1;
+	preempt_count_setup(skel); /* [irq], [softirq] wakers */
 	/*
 	 * The callers of the switch-outs come from the schedules part's fold: on, with its maps
 	 * at their size even when its view is not shown (sched_disable() made them one entry,

@@ -110,3 +110,11 @@ done
 [ "$slost" -gt 0 ] || fail "--strict: 3 runs with a 4K buffer lost nothing"
 [ "$rc" = 3 ] || fail "--strict with $slost lost timeline events exited $rc, expected 3"
 pass "--strict: lost timeline events exit 3"
+
+# A nanosleep ends in the hrtimer's hard interrupt: its blocked segment is woken by [irq]
+# (the CPU's preempt count), not by whatever task that interrupt happened to land on.
+"$SCHEDPROF" trace --timeline --views schedules -f json -o "$TMP/sleep.json" -- sleep 0.1 ||
+	fail "schedprof exited $?"
+wakers=$(jget "$TMP/sleep.json" '",".join(sorted(set(s.get("waker_comm") or "-" for s in d["timeline"]["segments"] if s["state"] == "blocked" and s.get("caller", "").endswith("nanosleep"))))')
+[ "$wakers" = "[irq]" ] || fail "sleep 0.1's nanosleep woken by '$wakers', expected [irq]"
+pass "a nanosleep's wake-up comes from [irq]"
