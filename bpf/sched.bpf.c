@@ -157,6 +157,7 @@ const volatile __u64 kstack_size = 16384;  /* THREAD_SIZE */
 #define SP_RAW_WORDS 128 /* 1 KiB above the argument array */
 #define SP_RAW_MASK (SP_RAW_WORDS - 1)
 #define SP_MAX_HOPS 16
+#define SP_LEARN_SPAN 64 /* the largest frame learned where the words were cut: 512 bytes */
 #define SP_REVALIDATE 64
 #define SP_DIST_VARIABLE (-1)
 
@@ -191,7 +192,7 @@ struct sp_raw {
 
 SP_SCRATCH_MAP(raw_buf, struct sp_raw);
 
-/* The first frame's word from the argument array, and the return address expected there (learned). */
+/* The first frame's word from the argument array, and the address expected there (learned). */
 __u32 fast_start_pos = 0;
 __u64 fast_start_ip = 0;
 
@@ -330,6 +331,12 @@ static long learn_frame(__u64 k, struct sp_learn_ctx *c)
 	last = sp_fold_step(&r->lst, &fold_cfg, ip);
 	r->target = ip;
 	r->from = r->prev_pos < 0 ? 0 : r->prev_pos + 1;
+	/*
+	 * Words cut at SP_RAW_WORDS, not at the stack's top: the real frame could lie past them
+	 * and a stale copy inside. Only search where a frame of up to SP_LEARN_SPAN words fits.
+	 */
+	if (r->nw == SP_RAW_WORDS && r->from + SP_LEARN_SPAN > SP_RAW_WORDS)
+		return 1;
 	r->count = 0;
 	bpf_loop(SP_RAW_WORDS, learn_word, c, 0);
 	if (r->count == 0 && r->prev_pos < 0)
