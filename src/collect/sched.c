@@ -96,6 +96,9 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	skel->rodata->wake_walk = o->wakers;
 	/* full stacks (-g, --stacks, a format that draws them) walk every voluntary switch */
 	skel->rodata->caller_fast = !sched_full_stacks(o);
+	if (o->verify_callers && sched_full_stacks(o))
+		wlog("--verify-callers: full stacks are kept, so every switch is walked and no "
+		     "caller comes from the cache");
 	skel->rodata->verify_callers = o->verify_callers;
 	preempt_count_setup(skel);
 	bpf_map__set_max_entries(skel->maps.callers, o->max_callers);
