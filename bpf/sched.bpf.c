@@ -7,7 +7,8 @@
  *
  * Cost: a kernel stack walk costs ~1.3 us before the first frame on this class of machine,
  * whatever the depth, so it is paid only for voluntary switches of traced tasks; preemptions
- * (prev_state == TASK_RUNNING) and the idle task are classified without one.
+ * (prev_state == TASK_RUNNING) and the idle task are classified without one. Without full
+ * stacks, most voluntary switches need none either: see "The caller fast path" below.
  *
  * Each sleep is split at its wake-up: BLOCKED from the switch-out to the wake-up, RUNQ (waiting
  * for a CPU) from the wake-up to the switch-in; a preemption is all RUNQ. The wake-up programs
@@ -146,9 +147,10 @@ static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key)
  * A switch then starts at that place (the word there must be the learned address), hops by
  * learned distances, feeding each address to the fold, until the caller is found, and the
  * caller must itself be a return address seen in a full walk. Any miss (an unknown address,
- * a variable distance, out of the words read, the arguments not on the task's stack) takes the full walk, which teaches the map. Every SP_REVALIDATE-th attribution
- * on a CPU (every one with --verify-callers) is checked by a full walk as well: a mismatch
- * is counted, the full walk's answer is used, and the hopped addresses are marked variable.
+ * a variable distance, out of the words read, the arguments not on the task's stack) takes
+ * the full walk, which teaches the map. Every SP_REVALIDATE-th attribution on a CPU (every
+ * one with --verify-callers) is checked by a full walk as well: a mismatch is counted, the
+ * full walk's answer is used, and the hopped addresses are marked variable.
  */
 const volatile __u32 caller_fast = 0;	   /* set by user space when no full stack is kept */
 const volatile __u32 verify_callers = 0;   /* --verify-callers */

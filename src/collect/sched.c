@@ -120,6 +120,7 @@ static void sched_disable(struct schedprof_bpf *skel)
 	bpf_map__set_max_entries(skel->maps.wakers, 1);
 	bpf_map__set_max_entries(skel->maps.stack_counts, 1);
 	bpf_map__set_max_entries(skel->maps.stacks, 1);
+	bpf_map__set_max_entries(skel->maps.frame_dist, 1);
 }
 
 /* The wake-up programs (the sched_switch program is trace.c's). */
