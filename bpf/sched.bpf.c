@@ -7,7 +7,8 @@
  *
  * Cost: a kernel stack walk costs ~1.3 us before the first frame on this class of machine,
  * whatever the depth, so it is paid only for voluntary switches of traced tasks; preemptions
- * (prev_state == TASK_RUNNING) and the idle task are classified without one.
+ * (prev_state == TASK_RUNNING) and the idle task are classified without one. Without full
+ * stacks, most voluntary switches need none either: see "The caller fast path" below.
  *
  * Each sleep is split at its wake-up: BLOCKED from the switch-out to the wake-up, RUNQ (waiting
  * for a CPU) from the wake-up to the switch-in; a preemption is all RUNQ. The wake-up programs
@@ -125,6 +126,321 @@ static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key)
 	key->caller = st.caller;
 	key->wait = st.wait;
 	return h;
+}
+
+/*
+ * The caller fast path (issue #11): without full stacks (--stacks, -g, or a format that draws
+ * them), a voluntary switch is attributed from the raw words of the task's kernel stack,
+ * read with one bpf_probe_read_kernel() from the tracepoint's argument array (a local of
+ * bpf_trace_run4() on that stack: this program's own locals may be on a private per-CPU
+ * stack, 6.12+ for large BPF frames) up to the stack's top,
+ * instead of a bpf_get_stack() (an ORC unwind, ~1.2 us whatever the depth).
+ *
+ * The real return addresses sit at distances that depend only on the return address itself
+ * (the frame ORC records for it): learned from the full walks, in frame_dist. Each full walk
+ * finds its frames in the raw words, each one only where it is the only copy of that address
+ * above the previous frame (a stale copy could sit in a frame, between real ones), and
+ * records the distance from each to the next; an address seen at two distances (a frame
+ * ORC describes through BP) is marked variable and never hopped. The first frame's place
+ * from the argument array (in bpf_trace_run4()'s frame, constant) is learned the same way.
+ *
+ * A switch then starts at that place (the word there must be the learned address), hops by
+ * learned distances, feeding each address to the fold, until the caller is found, and the
+ * caller must itself be a return address seen in a full walk. Any miss (an unknown address,
+ * a variable distance, out of the words read, the arguments not on the task's stack) takes
+ * the full walk, which teaches the map. Every SP_REVALIDATE-th attribution on a CPU (every
+ * one with --verify-callers) is checked by a full walk as well: a mismatch is counted, the
+ * full walk's answer is used, and the hopped addresses are marked variable.
+ */
+const volatile __u32 caller_fast = 0;	   /* set by user space when no full stack is kept */
+const volatile __u32 verify_callers = 0;   /* --verify-callers */
+const volatile __u64 kstack_size = 16384;  /* THREAD_SIZE */
+
+#define SP_RAW_WORDS 128 /* 1 KiB above the argument array */
+#define SP_RAW_MASK (SP_RAW_WORDS - 1)
+#define SP_MAX_HOPS 16
+#define SP_LEARN_SPAN 64 /* the largest frame learned where the words were cut: 512 bytes */
+#define SP_REVALIDATE 64
+#define SP_DIST_VARIABLE (-1)
+
+struct sp_frame_dist {
+	__s32 dist; /* bytes to the next real return address; 0: not known yet; < 0: variable */
+	__u32 pad;
+};
+
+SP_HASH_MAP(frame_dist, 8192, __u64, struct sp_frame_dist);
+
+struct sp_raw {
+	__u64 w[SP_RAW_WORDS];
+	__u64 hop[SP_MAX_HOPS]; /* the addresses hopped through */
+	struct sp_fold_state st;
+	__u64 sp;	   /* where the words start: the tracepoint's argument array */
+	__u64 ip;	   /* the current frame's return address */
+	__u32 nw;	   /* words read */
+	__u32 pos;	   /* the current frame's word */
+	__u32 nhop;
+	__u32 since_check; /* fast attributions since the last full-walk check */
+	__s32 result;	   /* 1: caller found, -1: miss */
+	/* learning from a full walk */
+	__s32 prev_pos;
+	__u64 prev_ip;
+	__u64 target;
+	__u32 from;
+	__u32 count;
+	__u32 found;
+	__u32 pad;
+	struct sp_fold_state lst;
+};
+
+SP_SCRATCH_MAP(raw_buf, struct sp_raw);
+
+/* The first frame's word from the argument array, and the address expected there (learned). */
+__u32 fast_start_pos = 0;
+__u64 fast_start_ip = 0;
+
+struct sp_hop_ctx {
+	struct sp_raw *r;
+};
+
+/* One hop: folds the current frame; on to the next by its learned distance. */
+static long fast_hop(__u64 i, struct sp_hop_ctx *c)
+{
+	struct sp_raw *r = c->r;
+	struct sp_frame_dist *d;
+	__u64 ip = r->ip;
+	__u32 pos;
+
+	d = bpf_map_lookup_elem(&frame_dist, &ip);
+	if (!d) {
+		r->result = -1;
+		return 1;
+	}
+	if (sp_fold_step(&r->st, &fold_cfg, ip)) {
+		r->result = 1; /* ip, a return address seen in a full walk, is the caller */
+		return 1;
+	}
+	if (d->dist <= 0 || (d->dist & 7)) {
+		r->result = -1;
+		return 1;
+	}
+	r->hop[i & (SP_MAX_HOPS - 1)] = ip;
+	r->nhop = i + 1;
+	pos = r->pos + (__u32)d->dist / 8;
+	if (pos >= r->nw || pos >= SP_RAW_WORDS) {
+		r->result = -1;
+		return 1;
+	}
+	r->pos = pos;
+	r->ip = r->w[pos & SP_RAW_MASK];
+	return 0;
+}
+
+/* Reads the raw words above r->sp. Returns false when they are not on the task's stack. */
+static __always_inline bool fast_read(struct sp_raw *r)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 base = (__u64)t->stack, sp = r->sp, len;
+
+	r->nw = 0;
+	if (!base || sp < base || sp >= base + kstack_size || (sp & 7))
+		return false;
+	len = base + kstack_size - sp;
+	if (len > sizeof(r->w))
+		len = sizeof(r->w);
+	len &= ~7ULL;
+	if (len < 8 || len > sizeof(r->w))
+		return false;
+	if (bpf_probe_read_kernel(r->w, len, (void *)sp))
+		return false;
+	r->nw = len / 8;
+	return true;
+}
+
+/* Attributes from the raw words: 1 with the caller in r->st, 0 on a miss. */
+static __always_inline int fast_try(struct sp_raw *r)
+{
+	struct sp_hop_ctx c = { r };
+	__u32 pos = fast_start_pos;
+	__u64 ip = fast_start_ip;
+
+	r->nhop = 0;
+	if (!ip || pos >= r->nw || pos >= SP_RAW_WORDS || r->w[pos & SP_RAW_MASK] != ip)
+		return 0;
+	r->st.caller = SP_CALLER_UNKNOWN;
+	r->st.wait = SP_WAIT_NONE;
+	r->st.seen_sched = 0;
+	r->pos = pos;
+	r->ip = ip;
+	r->result = 0;
+	bpf_loop(SP_MAX_HOPS, fast_hop, &c, 0);
+	return r->result == 1 && r->st.caller != SP_CALLER_UNKNOWN;
+}
+
+/* Records that ip is a real return address, dist bytes below the next (0: not known). */
+static __always_inline void learn_dist(__u64 ip, __s32 dist)
+{
+	struct sp_frame_dist nv = { .dist = dist }, *d;
+
+	d = bpf_map_lookup_elem(&frame_dist, &ip);
+	if (!d) {
+		if (!bpf_map_update_elem(&frame_dist, &ip, &nv, BPF_NOEXIST))
+			return;
+		d = bpf_map_lookup_elem(&frame_dist, &ip);
+		if (!d) {
+			sp_drop(sched_drops.frame_map_full);
+			return;
+		}
+	}
+	if (dist == 0 || d->dist == dist || d->dist < 0)
+		return;
+	d->dist = d->dist == 0 ? dist : SP_DIST_VARIABLE;
+}
+
+struct sp_learn_ctx {
+	struct sp_raw *r;
+	struct sp_walk *w;
+};
+
+/* Counts the copies of r->target in the words from r->from on (stops at the second). */
+static long learn_word(__u64 j, struct sp_learn_ctx *c)
+{
+	struct sp_raw *r = c->r;
+	__u32 idx = r->from + (__u32)j;
+
+	if (idx >= r->nw || idx >= SP_RAW_WORDS)
+		return 1;
+	if (r->w[idx & SP_RAW_MASK] != r->target)
+		return 0;
+	if (!r->count)
+		r->found = idx;
+	r->count++;
+	return r->count > 1;
+}
+
+/* One frame of a full walk, found in the raw words: the previous frame's distance to it. */
+static long learn_frame(__u64 k, struct sp_learn_ctx *c)
+{
+	struct sp_raw *r = c->r;
+	struct sp_walk *w = c->w;
+	__u64 ip;
+	int last;
+
+	if (k >= w->stack.nr || k >= SP_MAX_STACK_DEPTH)
+		return 1;
+	if (k == 0) /* where the walk began (in this program or a helper): not a return address */
+		return 0;
+	ip = w->stack.ip[k & (SP_MAX_STACK_DEPTH - 1)];
+	last = sp_fold_step(&r->lst, &fold_cfg, ip);
+	r->target = ip;
+	r->from = r->prev_pos < 0 ? 0 : r->prev_pos + 1;
+	/*
+	 * Words cut at SP_RAW_WORDS, not at the stack's top: the real frame could lie past them
+	 * and a stale copy inside. Only search where a frame of up to SP_LEARN_SPAN words fits.
+	 */
+	if (r->nw == SP_RAW_WORDS && r->from + SP_LEARN_SPAN > SP_RAW_WORDS)
+		return 1;
+	r->count = 0;
+	bpf_loop(SP_RAW_WORDS, learn_word, c, 0);
+	if (r->count == 0 && r->prev_pos < 0)
+		return 0; /* not yet above the argument array */
+	if (r->count != 1)
+		return 1; /* past the words read, or not the only copy: stop */
+	if (r->prev_pos < 0) {
+		fast_start_ip = ip;
+		fast_start_pos = r->found;
+	} else {
+		learn_dist(r->prev_ip, (__s32)(r->found - r->prev_pos) * 8);
+	}
+	r->prev_pos = r->found;
+	r->prev_ip = ip;
+	if (last) { /* the caller: known as a return address; nothing above is needed */
+		learn_dist(ip, 0);
+		return 1;
+	}
+	return 0;
+}
+
+/* Teaches frame_dist from the full walk w, over the raw words r read at this switch. */
+static __always_inline void fast_learn(struct sp_raw *r, struct sp_walk *w)
+{
+	struct sp_learn_ctx c = { r, w };
+
+	if (!r->nw || w->st.caller == SP_CALLER_UNKNOWN)
+		return;
+	r->prev_pos = -1;
+	r->prev_ip = 0;
+	r->lst.caller = SP_CALLER_UNKNOWN;
+	r->lst.wait = SP_WAIT_NONE;
+	r->lst.seen_sched = 0;
+	bpf_loop(SP_MAX_STACK_DEPTH, learn_frame, &c, 0);
+}
+
+/* A fast attribution the full walk disagreed with: its hops are never used again. */
+static long forget_hop(__u64 i, struct sp_hop_ctx *c)
+{
+	struct sp_raw *r = c->r;
+	__u64 ip;
+
+	if (i >= r->nhop || i >= SP_MAX_HOPS)
+		return 1;
+	ip = r->hop[i & (SP_MAX_HOPS - 1)];
+	learn_dist(ip, SP_DIST_VARIABLE);
+	return 0;
+}
+
+/*
+ * The caller of a voluntary switch, into key: from the raw words when they tell it, else (and
+ * to check) by a full walk, whose stack is not kept.
+ */
+static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key)
+{
+	struct sp_fold_state st;
+	struct sp_hop_ctx hc;
+	struct sp_walk *w;
+	struct sp_raw *r;
+	__u32 zero = 0;
+	int got = 0;
+
+	r = bpf_map_lookup_elem(&raw_buf, &zero);
+	if (r) {
+		/*
+		 * The tracepoint's argument array, a local of bpf_trace_run4() on the task's
+		 * stack (this program's own locals may be on a private per-CPU stack): a scalar
+		 * once read back from the map.
+		 */
+		r->sp = (__u64)ctx;
+		asm volatile("" ::: "memory");
+		if (fast_read(r))
+			got = fast_try(r);
+		else
+			sp_drop(sched_counts.callers_fast_off);
+	}
+	if (got) {
+		__sync_fetch_and_add(&sched_counts.callers_fast, 1);
+		key->caller = r->st.caller;
+		key->wait = r->st.wait;
+		if (!verify_callers && ++r->since_check < SP_REVALIDATE)
+			return;
+		r->since_check = 0;
+	}
+	w = sp_walk_only(ctx, &stack_buf, &st, &sched_drops.stack_fail);
+	if (!got) {
+		key->caller = st.caller;
+		key->wait = st.wait;
+		if (w && r)
+			fast_learn(r, w);
+		return;
+	}
+	if (!w)
+		return; /* no full walk: the fast answer stands */
+	__sync_fetch_and_add(&sched_counts.callers_verified, 1);
+	if (st.caller == key->caller && st.wait == key->wait)
+		return;
+	__sync_fetch_and_add(&sched_counts.callers_mismatched, 1);
+	key->caller = st.caller;
+	key->wait = st.wait;
+	hc.r = r;
+	bpf_loop(SP_MAX_HOPS, forget_hop, &hc, 0);
 }
 
 /* The part of [a, b] inside the run's window (from trace_t0 on); 0 before the start is known. */
@@ -376,7 +692,10 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 			key.caller = SP_CALLER_PREEMPTED;
 		} else {
 			__sync_fetch_and_add(&sched_counts.voluntary, 1);
-			stack = fold_stack(ctx, &key);
+			if (caller_fast)
+				fast_caller(ctx, &key);
+			else
+				stack = fold_stack(ctx, &key);
 		}
 	}
 	bpf_probe_read_kernel(key.comm, sizeof(key.comm), prev->comm);

@@ -48,28 +48,26 @@ struct sp_walk_drops {
 };
 
 /*
- * Captures the current kernel stack into the view's scratch map, folds it into st (caller,
- * wait) and keeps it in stack_map. Returns its key in stack_map, or 0 when it was not kept
- * (counted in drops).
+ * Captures the current kernel stack into the scratch map w (a struct sp_walk) and folds it
+ * into st (caller, wait). Returns w, or NULL when the stack could not be read (counted).
  */
-static __always_inline __u64 sp_walk_fold(void *ctx, void *scratch, void *stack_map,
-					  struct sp_fold_state *st, struct sp_walk_drops drops)
+static __always_inline struct sp_walk *sp_walk_only(void *ctx, void *scratch,
+						    struct sp_fold_state *st, __u64 *stack_fail)
 {
 	struct sp_walk_ctx c;
 	struct sp_walk *w;
 	__u32 zero = 0;
-	__u64 h;
 	long n;
 
 	st->caller = SP_CALLER_UNKNOWN;
 	st->wait = SP_WAIT_NONE;
 	w = bpf_map_lookup_elem(scratch, &zero);
 	if (!w)
-		return 0;
+		return NULL;
 	n = bpf_get_stack(ctx, w->stack.ip, sizeof(w->stack.ip), 0);
 	if (n <= 0) {
-		sp_drop(*drops.stack_fail);
-		return 0;
+		sp_drop(*stack_fail);
+		return NULL;
 	}
 	w->st.caller = SP_CALLER_UNKNOWN;
 	w->st.wait = SP_WAIT_NONE;
@@ -80,6 +78,22 @@ static __always_inline __u64 sp_walk_fold(void *ctx, void *scratch, void *stack_
 	bpf_loop(SP_MAX_STACK_DEPTH, sp_walk_frame, &c, 0);
 	st->caller = w->st.caller;
 	st->wait = w->st.wait;
+	return w;
+}
+
+/*
+ * Captures the current kernel stack into the view's scratch map, folds it into st (caller,
+ * wait) and keeps it in stack_map. Returns its key in stack_map, or 0 when it was not kept
+ * (counted in drops).
+ */
+static __always_inline __u64 sp_walk_fold(void *ctx, void *scratch, void *stack_map,
+					  struct sp_fold_state *st, struct sp_walk_drops drops)
+{
+	struct sp_walk *w = sp_walk_only(ctx, scratch, st, drops.stack_fail);
+	__u64 h;
+
+	if (!w)
+		return 0;
 	h = sp_stack_keep(stack_map, w->hash, &w->stack);
 	if (!h)
 		sp_drop(*drops.map_full);

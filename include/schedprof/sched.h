@@ -73,6 +73,11 @@ struct sp_sched_counts {
 	__u64 voluntary;
 	__u64 preempted;
 	__u64 idle;
+	/* the caller fast path (sched.bpf.c fast_caller) */
+	__u64 callers_fast;	  /* voluntary switches attributed from the raw stack words */
+	__u64 callers_verified;	  /* of those, checked by a full walk too */
+	__u64 callers_mismatched; /* of those, the full walk disagreed (its answer was kept) */
+	__u64 callers_fast_off;	  /* the program's local was not on the task's stack: full walk */
 };
 
 /* Where a task is, as the switches and wake-ups tell it. */
@@ -124,6 +129,7 @@ struct sp_sched_drops {
 	__u64 waker_map_full;	/* a wake-up counted in its row, but not under its waker */
 	__u64 wake_stack_fail;	/* --wakers: the waker's stack could not be read: [unknown] */
 	__u64 switch_in_missed;	/* switched out with no switch-in seen: placed from its runtime */
+	__u64 frame_map_full;	/* a frame's distance could not be learned (frame_dist full) */
 };
 
 #endif

@@ -58,6 +58,8 @@ static void trace_help(void)
 	       "      --wakers      name the function that woke each row's sleeps (a kernel stack\n"
 	       "                    walk per wake-up of a traced task); the waker's comm is always\n"
 	       "                    shown\n"
+	       "      --verify-callers  check every cached schedule() caller against a full stack\n"
+	       "                    walk (slow), and report the mismatches\n"
 	       "\nProfile (sampled PCs, kernel and user):\n"
 	       "  -F, --freq HZ     samples per second and CPU (default %u; 49/97/99 avoid lock-step\n"
 	       "                    with the timer tick; at most kernel.perf_event_max_sample_rate)\n"
@@ -110,6 +112,7 @@ enum {
 	OPT_TIMELINE,
 	OPT_TIMELINE_BUFFER,
 	OPT_WAKERS,
+	OPT_VERIFY_CALLERS,
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
@@ -139,6 +142,7 @@ static const struct option trace_long_opts[] = {
 	{ "timeline", no_argument, NULL, OPT_TIMELINE },
 	{ "timeline-buffer", required_argument, NULL, OPT_TIMELINE_BUFFER },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "verify-callers", no_argument, NULL, OPT_VERIFY_CALLERS },
 	CLI_LONG_OPTS,
 	{},
 };
@@ -190,6 +194,8 @@ static bool *flag_of(struct trace_parse *p, int c)
 		return &p->timeline;
 	case OPT_WAKERS:
 		return &p->o->wakers;
+	case OPT_VERIFY_CALLERS:
+		return &p->o->verify_callers;
 	default:
 		return NULL;
 	}

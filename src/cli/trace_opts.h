@@ -26,6 +26,7 @@ struct trace_opts {
 	bool callchains;   /* -g (or --stacks): kernel and user stacks, not only the leaf */
 	uint32_t max_samples;
 	bool wakers;	   /* --wakers: the waker's function, a stack walk per wake-up */
+	bool verify_callers; /* --verify-callers: a full walk per switch checks the cached caller */
 	struct render_opts render;
 	const char *output; /* -o; NULL = stdout */
 	const char *save;   /* --save: the run as JSON too, for report and diff */

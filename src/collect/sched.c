@@ -64,6 +64,20 @@ void preempt_count_setup(struct schedprof_bpf *skel)
 	}
 }
 
+/* Whether the run keeps each voluntary switch's full stack: then no caller fast path. */
+static bool sched_full_stacks(const struct trace_opts *o)
+{
+	switch (o->render.format) {
+	case SP_FMT_FOLDED:
+	case SP_FMT_PPROF:
+	case SP_FMT_SVG:
+	case SP_FMT_HTML:
+		return true;
+	default:
+		return o->callchains;
+	}
+}
+
 /* Before load: map sizes, and the schedules part of the shared sp_switch program on. */
 static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 {
@@ -80,6 +94,12 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	sp_records_init(&st->in_progress, sizeof(__u32), sizeof(struct sp_sleep));
 	skel->rodata->switch_sched = 1;
 	skel->rodata->wake_walk = o->wakers;
+	/* full stacks (-g, --stacks, a format that draws them) walk every voluntary switch */
+	skel->rodata->caller_fast = !sched_full_stacks(o);
+	if (o->verify_callers && sched_full_stacks(o))
+		wlog("--verify-callers: full stacks are kept, so every switch is walked and no "
+		     "caller comes from the cache");
+	skel->rodata->verify_callers = o->verify_callers;
 	preempt_count_setup(skel);
 	bpf_map__set_max_entries(skel->maps.callers, o->max_callers);
 	/* (row, waker): a row has few wakers, and a full map only loses the waker's name */
@@ -100,6 +120,7 @@ static void sched_disable(struct schedprof_bpf *skel)
 	bpf_map__set_max_entries(skel->maps.wakers, 1);
 	bpf_map__set_max_entries(skel->maps.stack_counts, 1);
 	bpf_map__set_max_entries(skel->maps.stacks, 1);
+	bpf_map__set_max_entries(skel->maps.frame_dist, 1);
 }
 
 /* The wake-up programs (the sched_switch program is trace.c's). */
@@ -233,6 +254,17 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	v->voluntary = skel->bss->sched_counts.voluntary;
 	v->preempted = skel->bss->sched_counts.preempted;
 	v->idle = skel->bss->sched_counts.idle;
+	v->cache.present = skel->rodata->caller_fast;
+	v->cache.verify_all = skel->rodata->verify_callers;
+	v->cache.fast = skel->bss->sched_counts.callers_fast;
+	v->cache.verified = skel->bss->sched_counts.callers_verified;
+	v->cache.mismatched = skel->bss->sched_counts.callers_mismatched;
+	if (skel->bss->sched_counts.callers_fast_off)
+		dlog("%llu voluntary switches could not read their raw stack (the BPF stack is not "
+		     "the task's): walked", (unsigned long long)skel->bss->sched_counts.callers_fast_off);
+	if (skel->bss->sched_drops.frame_map_full)
+		dlog("%llu frame distances not learned (frame_dist full)",
+		     (unsigned long long)skel->bss->sched_drops.frame_map_full);
 	v->missing_stacks = d->stack_fail + d->stack_map_full + d->stackagg_map_full;
 	v->lost_rows = d->caller_map_full;
 	err = map_dump(bpf_map__fd(skel->maps.callers), &m.callers) ?:

@@ -102,6 +102,18 @@ struct sp_budget {
 	uint64_t tasks;	     /* tasks seen in the window */
 };
 
+/*
+ * The caller fast path (issue #11): voluntary switches attributed from the raw stack words,
+ * how many of those a full walk checked too, and how many it disagreed with.
+ */
+struct sp_caller_cache {
+	bool present; /* the fast path was on (no full stacks kept) */
+	uint64_t fast;
+	uint64_t verified;
+	uint64_t mismatched;
+	bool verify_all; /* --verify-callers: every one was checked */
+};
+
 struct sp_sched_view {
 	bool present;
 	uint64_t total;
@@ -111,6 +123,7 @@ struct sp_sched_view {
 	uint64_t missing_stacks; /* counted, but no stack could be read or kept */
 	uint64_t lost_rows;	 /* counted in the totals, but no row (row map full) */
 	bool wakers;		 /* --wakers: the wakers' functions were walked */
+	struct sp_caller_cache cache;
 	struct sp_budget budget;
 	struct sp_sched_row *rows;
 	size_t nrows, cap;

@@ -77,6 +77,16 @@ static const struct sp_field budget_fields[] = {
 #undef T
 static const struct sp_schema budget_schema = SP_SCHEMA_OF("budget", budget_fields);
 
+#define T struct sp_caller_cache
+static const struct sp_field cache_fields[] = {
+	SP_U64(T, "fast", fast),
+	SP_U64(T, "verified", verified),
+	SP_U64(T, "mismatched", mismatched),
+	{ .key = "verify_all", .type = SP_T_BOOL, .off = offsetof(T, verify_all) },
+};
+#undef T
+static const struct sp_schema cache_schema = SP_SCHEMA_OF("caller_cache", cache_fields);
+
 #define T struct sp_sched_view
 static const struct sp_field view_fields[] = {
 	SP_U64(T, "total", total),
@@ -88,6 +98,9 @@ static const struct sp_field view_fields[] = {
 	/* --wakers: written only when true, absent (false) in older files */
 	{ .key = "wakers", .type = SP_T_BOOL, .flags = SP_GROUP | SP_OPTIONAL, .off = offsetof(T, wakers),
 	  .group_off = offsetof(T, wakers) },
+	/* issue #11: only when the caller fast path was on */
+	{ .key = "caller_cache", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
+	  .off = offsetof(T, cache), .group_off = offsetof(T, cache.present), .sub = &cache_schema },
 	/* issue #10: only when measured */
 	{ .key = "budget", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
 	  .off = offsetof(T, budget), .group_off = offsetof(T, budget.present), .sub = &budget_schema },
@@ -277,6 +290,14 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	if (v->idle)
 		fprintf(f, ", %" PRIu64 " idle", v->idle);
 	fputc('\n', f);
+	if (v->cache.present) {
+		fprintf(f, "  callers: %" PRIu64 " of %" PRIu64 " voluntary from the cache (%.1f%%), "
+			   "the rest by a full stack walk; %" PRIu64 " checked by one%s, %" PRIu64
+			   " mismatched\n",
+			v->cache.fast, v->voluntary, sp_pct(v->cache.fast, v->voluntary),
+			v->cache.verified, v->cache.verify_all ? " (--verify-callers)" : "",
+			v->cache.mismatched);
+	}
 	if (v->budget.present)
 		print_budget(&v->budget, f);
 	if (v->missing_stacks)

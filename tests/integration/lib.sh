@@ -50,6 +50,18 @@ print(n)
 PY
 }
 
+# callers_verified FILE [MIN]: a --verify-callers run: every caller taken from the cache was
+# checked by a full stack walk, none differed, and at least MIN came from the cache (issue #11)
+callers_verified() {
+	local fast ver mis
+	read -r fast ver mis <<< "$(jget "$1" '" ".join(str(d["schedules"]["caller_cache"][k]) for k in ("fast", "verified", "mismatched"))')"
+	[ -n "$mis" ] || fail "$1 has no schedules.caller_cache"
+	[ "$mis" = 0 ] || fail "$mis of $ver cached callers differ from the full stack walk"
+	[ "$ver" = "$fast" ] || fail "--verify-callers checked $ver of $fast cached callers"
+	[ "$fast" -ge "${2:-0}" ] || fail "only $fast callers from the cache, expected >= ${2:-0}"
+	pass "callers from the cache: $fast, each checked by a full walk, 0 mismatched"
+}
+
 # wait_attached PID: until the process holds a bpf_link (at most 10 s)
 wait_attached() {
 	for _ in $(seq 200); do

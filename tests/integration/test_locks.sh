@@ -33,8 +33,9 @@ if [ -d /dev/shm ] && D=$(mktemp -d /dev/shm/schedprof-dirlock.XXXXXX 2>/dev/nul
 else
 	mkdir -p "$TMP/dir"
 fi
-"$SCHEDPROF" trace --views schedules,locks -f json -o "$TMP/dir.json" -- "$DIRLOCK" "$TMP/dir" 8 2 \
-	> "$TMP/dirlock.out" || fail "schedprof exited $?"
+"$SCHEDPROF" trace --verify-callers --views schedules,locks -f json -o "$TMP/dir.json" -- \
+	"$DIRLOCK" "$TMP/dir" 8 2 > "$TMP/dirlock.out" || fail "schedprof exited $?"
+callers_verified "$TMP/dir.json" 1
 [ "$(pyq "$TMP/dir.json" 'L["available"]')" = True ] ||
 	skip_or_fail "locks view unavailable: $(pyq "$TMP/dir.json" 'L.get("unavailable")')"
 VFS='("path_openat","do_unlinkat","open_last_lookups","filename_create","lookup_open","do_filp_open","do_rmdir","do_mkdirat")'

@@ -5,7 +5,9 @@
 . "$(dirname "$0")/lib.sh"
 require_bpf
 N=3000
-"$SCHEDPROF" trace -f json -o "$TMP/run.json" -- "$SPWORK" pipe $N || fail "schedprof exited $?"
+"$SCHEDPROF" trace --verify-callers -f json -o "$TMP/run.json" -- "$SPWORK" pipe $N ||
+	fail "schedprof exited $?"
+callers_verified "$TMP/run.json" $((N / 2))
 n=$(caller_count "$TMP/run.json" anon_pipe_read sp_pipe_reader)
 [ "$n" = 0 ] && n=$(caller_count "$TMP/run.json" pipe_read sp_pipe_reader)
 assert_between "anon_pipe_read count of sp_pipe_reader" "$n" $((N * 99 / 100)) $((N * 101 / 100))

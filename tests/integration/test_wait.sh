@@ -4,7 +4,9 @@
 . "$(dirname "$0")/lib.sh"
 require_bpf
 K=300
-"$SCHEDPROF" trace -f json -o "$TMP/run.json" -- "$SPWORK" wait $K || fail "schedprof exited $?"
+"$SCHEDPROF" trace --verify-callers -f json -o "$TMP/run.json" -- "$SPWORK" wait $K ||
+	fail "schedprof exited $?"
+callers_verified "$TMP/run.json" $K
 n=$(caller_count "$TMP/run.json" do_wait sp_waiter)
 assert_between "do_wait count of sp_waiter" "$n" $K $((K * 101 / 100))
 # each child's nanosleep shows under the child's comm, and exits show do_exit-style callers
@@ -12,8 +14,8 @@ c=$(caller_count "$TMP/run.json" hrtimer_nanosleep sp_child)
 [ "$c" -ge $K ] || fail "hrtimer_nanosleep count of sp_child is $c, expected >= $K"
 pass "hrtimer_nanosleep of the short-lived children: $c"
 # tiny maps: nothing is lost silently; every schedule is in a row or in lost_rows, and the
-# stacks that did not fit are counted
-"$SCHEDPROF" trace --views schedules --max-stacks 2 --max-callers 3 -f json -o "$TMP/small.json" \
+# stacks that did not fit are counted (stacks are kept with --stacks only: issue #11)
+"$SCHEDPROF" trace --views schedules --stacks --max-stacks 2 --max-callers 3 -f json -o "$TMP/small.json" \
 	-- "$SPWORK" wait 50 || fail "schedprof with tiny maps exited $?"
 read -r total rows lost missing <<< "$(jget "$TMP/small.json" '" ".join(str(x) for x in (d["schedules"]["total"], sum(r["count"] for r in d["schedules"]["callers"]), d["schedules"]["lost_rows"], d["schedules"]["missing_stacks"]))')"
 [ "$lost" -gt 0 ] || fail "3 row slots for a fork/wait/exit job, yet lost_rows = 0"
@@ -21,7 +23,7 @@ read -r total rows lost missing <<< "$(jget "$TMP/small.json" '" ".join(str(x) f
 [ $((rows + lost)) = "$total" ] || fail "rows $rows + lost $lost != total $total"
 # a full row map with room for stacks: the stacks of lost rows show under no row, so every
 # output adds up to the total and no row's stacks exceed it (issue #9, defect 5)
-"$SCHEDPROF" trace --views schedules --max-callers 3 -f json -o "$TMP/lostrows.json" \
+"$SCHEDPROF" trace --views schedules --stacks --max-callers 3 -f json -o "$TMP/lostrows.json" \
 	-- "$SPWORK" wait 50 || fail "schedprof with a tiny row map exited $?"
 bad=$(jget "$TMP/lostrows.json" '[(r["caller"], c, sum(s["count"] for s in r["stacks"] if s["comm"] == c), v["count"]) for r in d["schedules"]["callers"] for c, v in r["comms"].items() if sum(s["count"] for s in r["stacks"] if s["comm"] == c) > v["count"]]')
 [ "$bad" = "[]" ] || fail "stacks exceed their row (caller, comm, stacks, row): $bad"

@@ -22,8 +22,9 @@ print(r["comms"].get(sys.argv[3], {}).get("count", 0), json.dumps(r.get("wakers"
 PY
 }
 
-"$SCHEDPROF" trace --wakers --views schedules -f json -o "$TMP/w.json" -- "$WAKEWORK" pipe $N \
-	|| fail "schedprof exited $?"
+"$SCHEDPROF" trace --verify-callers --wakers --views schedules -f json -o "$TMP/w.json" -- \
+	"$WAKEWORK" pipe $N || fail "schedprof exited $?"
+callers_verified "$TMP/w.json" 1
 [ "$(jget "$TMP/w.json" 'd["schedules"].get("wakers")')" = True ] || fail "schedules.wakers is not true"
 caller=anon_pipe_read
 [ "$(jget "$TMP/w.json" 'len([r for r in d["schedules"]["callers"] if r["caller"] == "anon_pipe_read"])')" = 1 ] \

@@ -969,6 +969,47 @@ START_TEST(test_issue10_old_files)
 }
 END_TEST
 
+/*
+ * Issue #11: the caller cache's counts are written when the fast path was on, read back, and
+ * told in the table's header; a file without them (older, or full stacks) reads as absent.
+ */
+START_TEST(test_caller_cache)
+{
+	struct sp_run live, back;
+	size_t l1, l2;
+	char *s1, *s2;
+
+	build_live(&live);
+	live.sched.cache = (struct sp_caller_cache){ .present = true, .fast = 7, .verified = 5,
+						     .mismatched = 1, .verify_all = true };
+	s1 = render_mem(&live, SP_FMT_JSON, &l1);
+	ck_assert_msg(strstr(s1, "\"caller_cache\": {\n      \"fast\": 7,\n      \"verified\": 5,\n"
+				 "      \"mismatched\": 1,\n      \"verify_all\": true\n    }"), "%s", s1);
+	parse_ok(s1, l1, &back);
+	ck_assert(back.sched.cache.present && back.sched.cache.verify_all);
+	ck_assert_uint_eq(back.sched.cache.fast, 7);
+	ck_assert_uint_eq(back.sched.cache.verified, 5);
+	ck_assert_uint_eq(back.sched.cache.mismatched, 1);
+	s2 = render_mem(&back, SP_FMT_TABLE, &l2);
+	ck_assert_msg(strstr(s2, "  callers: 7 of ") && strstr(s2, " checked by one (--verify-callers), "
+								"1 mismatched\n"), "%s", s2);
+	free(s1);
+	free(s2);
+	sp_run_free(&back);
+	live.sched.cache.present = false;
+	s1 = render_mem(&live, SP_FMT_JSON, &l1);
+	ck_assert_ptr_null(strstr(s1, "caller_cache"));
+	free(s1);
+	s1 = render_mem(&live, SP_FMT_TABLE, &l1);
+	ck_assert_ptr_null(strstr(s1, "callers: "));
+	free(s1);
+	sp_run_free(&live);
+	load_ok(FIX("run_a.json"), &back);
+	ck_assert(!back.sched.cache.present);
+	sp_run_free(&back);
+}
+END_TEST
+
 static Suite *model_json_suite(void)
 {
 	Suite *s = suite_create("model_json");
@@ -991,6 +1032,7 @@ static Suite *model_json_suite(void)
 	tcase_add_test(tc, test_invariants);
 	tcase_add_test(tc, test_invariants_issue10);
 	tcase_add_test(tc, test_issue10_old_files);
+	tcase_add_test(tc, test_caller_cache);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# bench/callers.sh -- BPF cost of sp_switch per run with the caller cache (issue #11), with
+# --verify-callers, and with full stacks (--stacks: a stack walk per voluntary switch), from
+# bpf_stats (run_time_ns / run_cnt of this run's sp_switch, found through schedprof's own
+# file descriptors) while a pinned `perf bench sched pipe` runs under
+# `schedprof trace -a --views schedules`. Rounds are interleaved; each line also gives the
+# report's cache line (switches from the cache, checked, mismatched).
+#
+# usage: sudo bench/callers.sh [-r ROUNDS] [-l LOOPS]   (env SCHEDPROF: the binary;
+#        OTHER: a second binary, e.g. main's, measured in each round as well)
+set -uo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+SCHEDPROF=${SCHEDPROF:-$HERE/../build/src/schedprof}
+OTHER=${OTHER:-}
+ROUNDS=3 LOOPS=160000
+while getopts "r:l:h" opt; do
+	case $opt in
+	r) ROUNDS=$OPTARG ;; l) LOOPS=$OPTARG ;;
+	*) echo "usage: $0 [-r ROUNDS] [-l LOOPS]" >&2; exit 2 ;;
+	esac
+done
+[[ $EUID == 0 ]] || { echo "$0: must run as root" >&2; exit 1; }
+for tool in perf taskset bpftool; do
+	command -v "$tool" >/dev/null || { echo "$0: $tool not found" >&2; exit 1; }
+done
+OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled)
+TMP=$(mktemp -d /tmp/schedprof-callers.XXXXXX)
+SP_PID=""
+cleanup() {
+	[ -n "$SP_PID" ] && kill "$SP_PID" 2>/dev/null && wait "$SP_PID" 2>/dev/null
+	sysctl -qw kernel.bpf_stats_enabled="$OLD_STATS"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+sysctl -qw kernel.bpf_stats_enabled=1
+
+# prog_stats ID: "run_time_ns run_cnt"
+prog_stats() {
+	bpftool prog show id "$1" | grep -o 'run_time_ns [0-9]* run_cnt [0-9]*' | awk '{print $2, $4}'
+}
+
+# one NAME BINARY [OPTIONS]: one measured benchmark run
+one() {
+	local name=$1 bin=$2 id="" t0 c0 t1 c1 p
+	shift 2
+	"$bin" trace -a --views schedules -d 30 -o "$TMP/out.txt" "$@" 2>/dev/null &
+	SP_PID=$!
+	for _ in $(seq 100); do
+		for p in $(grep -h '^prog_id' /proc/$SP_PID/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u); do
+			bpftool prog show id "$p" | grep -q 'name sp_switch' && id=$p
+		done
+		[ -n "$id" ] && break
+		sleep 0.1
+	done
+	[ -n "$id" ] || { echo "$name: sp_switch not found"; return; }
+	for _ in $(seq 100); do # attached: it runs
+		read -r t0 c0 <<< "$(prog_stats "$id")"
+		[ "${c0:-0}" -gt 0 ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	read -r t0 c0 <<< "$(prog_stats "$id")"
+	taskset -c 1 perf bench sched pipe -l "$LOOPS" > /dev/null
+	read -r t1 c1 <<< "$(prog_stats "$id")"
+	kill -INT "$SP_PID"
+	wait "$SP_PID"
+	SP_PID=""
+	[ "$c1" -gt "$c0" ] || { echo "$name: sp_switch did not run"; return; }
+	printf '%-16s %5d ns/run  %7d runs  %s\n' "$name" $(((t1 - t0) / (c1 - c0))) $((c1 - c0)) \
+		"$(grep -o 'callers:.*mismatched' "$TMP/out.txt" | sed 's/, the rest by a full stack walk//')"
+}
+
+echo "# $(date -u '+%F %H:%M') load $(cut -d' ' -f1-3 /proc/loadavg), kernel $(uname -r)"
+for r in $(seq "$ROUNDS"); do
+	one cache "$SCHEDPROF"
+	one verify "$SCHEDPROF" --verify-callers
+	one full-stacks "$SCHEDPROF" --stacks
+	[ -n "$OTHER" ] && one other "$OTHER"
+done
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
