@@ -328,6 +328,11 @@ static int sched_delta(const struct sp_sched_view *p, const struct sp_sched_view
 	SUB(d, c, p, idle, st);
 	SUB(d, c, p, missing_stacks, st);
 	SUB(d, c, p, lost_rows, st);
+	d->cache.present = c->cache.present;
+	d->cache.verify_all = c->cache.verify_all;
+	SUB(&d->cache, &c->cache, p ? &p->cache : NULL, fast, st);
+	SUB(&d->cache, &c->cache, p ? &p->cache : NULL, verified, st);
+	SUB(&d->cache, &c->cache, p ? &p->cache : NULL, mismatched, st);
 	budget_delta(p ? &p->budget : NULL, &c->budget, &d->budget, st);
 	err = index_init(&x, sched_key, false, p ? p->rows : NULL, p ? p->nrows : 0,
 			 sizeof(*c->rows));
