@@ -79,9 +79,10 @@ busy=$(jget "$TMP/tail.json" 'sum(s["ns"] for s in d["timeline"]["segments"] if 
 [ "$comm" = sp_tail ] && [ "$phases" = "$comm $ms" ] ||
 	fail "serial phases: '$phases', expected one, of sp_tail (sp_tail waited $busy ms for a CPU: other load on the machine?)"
 assert_between "serial phase of sp_tail (ms)" "$ms" 900 1100
-# the critical path runs through sp_tail's run, not sp_par's
-ontail=$(jget "$TMP/tail.json" 'sum(s["ns"] for s in d["timeline"]["critical_path"]["segments"] if s["tid"] == '"$tail_tid"' and s["state"] == "running") // 1000000')
-assert_between "sp_tail running on the critical path (ms)" "$ontail" 1800 2200
+# the critical path runs through sp_tail's run, not sp_par's: running, or waiting for a CPU
+# when other load takes it (at a load average of 27, 557 ms of its 2 s were running)
+ontail=$(jget "$TMP/tail.json" 'sum(s["ns"] for s in d["timeline"]["critical_path"]["segments"] if s["tid"] == '"$tail_tid"' and s["state"] != "blocked") // 1000000')
+assert_between "sp_tail running or runnable on the critical path (ms)" "$ontail" 1800 2200
 
 # A ping-pong through a pipe (some 100k events a second) into a one-page buffer: events are
 # lost, counted in the run and said in the report; the segments still tile each task's life.
