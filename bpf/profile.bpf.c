@@ -5,9 +5,13 @@
  * other. Target samples are aggregated here by leaf (kernel PC, or user frame as build-id +
  * file offset), comm and, with -g, the hashes of their kernel and user stacks.
  *
- * User frames are asked for as build-id + file offset so that they can be named after the
- * process is gone (a compile job's cc1, as, ld). In this context (hard interrupt) the kernel
- * cannot sleep to read the build-id and falls back to raw IPs for a stack now and then: such
+ * User frames are kept as build-id + file offset so that they can be named after the process
+ * is gone (a compile job's cc1, as, ld). The kernel's build-id lookup costs a VMA walk and
+ * page-cache reads per mapping on the stack (several us a sample), so the stack is taken as raw
+ * IPs and translated through prof_ucache, per process image and code page; only a sample with a
+ * page not cached yet (and every SP_PROF_UCACHE_CHECK-th sample of a CPU, to re-validate) asks
+ * the kernel for build-ids, and its answer fills the cache. In this context (hard interrupt)
+ * the kernel cannot sleep to read the build-id and falls back to raw IPs for a stack now and then: such
  * keys carry (tgid, exec_id) and user space is asked, through the prof_events ring buffer, to
  * snapshot the process's mappings while it lives. It is also told about every exec and the
  * first sample of each process image, so it can register the files the image maps.
@@ -15,6 +19,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include "common.bpf.h"
 #include "target.bpf.h"
 #include "schedprof/profile.h"
@@ -24,6 +29,7 @@ const volatile __u32 prof_callchains = 0;
 
 struct sp_prof_counts prof_counts;
 struct sp_prof_drops prof_drops;
+struct sp_prof_ucache_stats prof_ucache_stats;
 
 SP_HASH_MAP(prof_samples, SP_DEF_PROF_KEYS, struct sp_prof_key, __u64);
 /* Stacks by hash, -g only (1 entry otherwise). Not preallocated: memory follows use. */
@@ -34,11 +40,20 @@ struct prof_scratch {
 	struct sp_prof_key key;
 	struct sp_prof_kstack k;
 	struct sp_prof_ustack u;
+	__u64 uip[SP_PROF_UDEPTH]; /* the raw user IPs of u.frames */
+	__u32 tick;		    /* samples with user frames on this CPU: re-validation */
+	__u32 pad;
 };
 
 SP_SCRATCH_MAP(prof_buf, struct prof_scratch);
 /* Process images ((tgid << 32) | exec_id) already announced, with the last announce time. */
 SP_MAP(prof_seen, BPF_MAP_TYPE_LRU_HASH, 0, SP_PROF_SEEN, __u64, __u64);
+
+/* Code page of a process image -> build-id and file offset (see struct sp_prof_ucache_key). */
+SP_MAP(prof_ucache, BPF_MAP_TYPE_LRU_HASH, 0, SP_PROF_UCACHE, struct sp_prof_ucache_key,
+       struct sp_prof_ucache_val);
+SP_MAP(prof_xcache, BPF_MAP_TYPE_LRU_HASH, 0, SP_PROF_XCACHE, struct sp_prof_xcache_key,
+       struct sp_prof_ucache_val);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -94,6 +109,189 @@ static long uframe_step(__u64 i, struct uwalk *w)
 	return 0;
 }
 
+struct ucwalk {
+	struct prof_scratch *s;
+	struct sp_prof_ucache_key key;
+	struct sp_prof_xcache_key xkey; /* xkey.ino == 0: no executable known */
+	__u64 text_start, text_len;	/* the executable's text: mm->start_code, its length */
+	__u32 nr;
+	__u32 miss;  /* ucache_get: a page is not cached */
+	__u32 valid; /* ucache_put: the kernel named some frame (it held the mm) */
+	__u32 check; /* ucache_put: re-validating frames that were all cached */
+	__u32 stale; /* ... and some differed */
+	__u32 pad;
+};
+
+static __always_inline bool in_text(struct ucwalk *w, __u64 ip)
+{
+	return w->xkey.ino && ip - w->text_start < w->text_len;
+}
+
+/* Frame i from the caches; stops at the first page not cached. */
+static long ucache_get(__u64 i, struct ucwalk *w)
+{
+	struct sp_prof_ucache_val *v;
+	struct sp_uframe *f;
+	__u32 j = i & (SP_PROF_UDEPTH - 1);
+	__u64 ip;
+
+	if (i >= w->nr || i >= SP_PROF_UDEPTH)
+		return 1;
+	ip = w->s->uip[j];
+	if (in_text(w, ip)) {
+		w->xkey.page = (ip - w->text_start) >> 12;
+		v = bpf_map_lookup_elem(&prof_xcache, &w->xkey);
+		ip -= w->text_start; /* the value's delta is relative to start_code */
+	} else {
+		w->key.page = ip >> 12;
+		v = bpf_map_lookup_elem(&prof_ucache, &w->key);
+	}
+	if (!v) {
+		w->miss = 1;
+		return 1;
+	}
+	f = &w->s->u.frames[j];
+	f->status = v->status;
+	__builtin_memcpy(f->build_id, v->build_id, sizeof(f->build_id));
+	f->offset = v->status == SP_UFRAME_VALID ? ip + v->delta : w->s->uip[j];
+	return 0;
+}
+
+static long ucache_count_valid(__u64 i, struct ucwalk *w)
+{
+	if (i >= w->nr || i >= SP_PROF_UDEPTH)
+		return 1;
+	if (w->s->u.frames[i & (SP_PROF_UDEPTH - 1)].status == SP_UFRAME_VALID) {
+		w->valid = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Caches the kernel's answer for frame i (raw IPs only when the kernel named other frames). */
+static long ucache_put(__u64 i, struct ucwalk *w)
+{
+	struct sp_prof_ucache_val val = {}, *old;
+	struct sp_uframe *f;
+	__u32 j = i & (SP_PROF_UDEPTH - 1);
+	__u64 ip, *a, *b;
+	void *map, *key;
+	bool text;
+
+	if (i >= w->nr || i >= SP_PROF_UDEPTH)
+		return 1;
+	f = &w->s->u.frames[j];
+	ip = w->s->uip[j];
+	if (f->status == SP_UFRAME_VALID) {
+		val.status = SP_UFRAME_VALID;
+		__builtin_memcpy(val.build_id, f->build_id, sizeof(val.build_id));
+	} else if (f->status == SP_UFRAME_IP && w->valid) {
+		val.status = SP_UFRAME_IP;
+	} else {
+		return 0;
+	}
+	/* only named text pages go to the shared cache: a raw IP there is the kernel's problem now */
+	text = in_text(w, ip) && val.status == SP_UFRAME_VALID;
+	if (text) {
+		w->xkey.page = (ip - w->text_start) >> 12;
+		map = &prof_xcache;
+		key = &w->xkey;
+		ip -= w->text_start;
+	} else {
+		w->key.page = ip >> 12;
+		map = &prof_ucache;
+		key = &w->key;
+	}
+	if (val.status == SP_UFRAME_VALID)
+		val.delta = f->offset - ip;
+	if (w->check) {
+		old = bpf_map_lookup_elem(map, key);
+		if (old) {
+			a = (__u64 *)old;
+			b = (__u64 *)&val;
+			if (a[0] != b[0] || a[1] != b[1] || a[2] != b[2] || a[3] != b[3])
+				w->stale = 1;
+		}
+	}
+	bpf_map_update_elem(map, key, &val, BPF_ANY);
+	return 0;
+}
+
+/* The executable's file identity and text range (w->xkey.ino stays 0 when unknown). */
+static __always_inline void exe_text(struct task_struct *task, struct ucwalk *w)
+{
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	struct inode *ino;
+	__u64 start, end;
+
+	if (!mm)
+		return;
+	start = BPF_CORE_READ(mm, start_code);
+	end = BPF_CORE_READ(mm, end_code);
+	ino = BPF_CORE_READ(mm, exe_file, f_inode);
+	if (!ino || end <= start)
+		return;
+	w->text_start = start;
+	w->text_len = end - start;
+	w->xkey.ctime_sec = BPF_CORE_READ(ino, i_ctime_sec);
+	w->xkey.ctime_nsec = BPF_CORE_READ(ino, i_ctime_nsec);
+	w->xkey.generation = BPF_CORE_READ(ino, i_generation);
+	w->xkey.dev = BPF_CORE_READ(ino, i_sb, s_dev);
+	w->xkey.ino = BPF_CORE_READ(ino, i_ino);
+}
+
+/*
+ * The user frames of the sample into s->u.frames, as build-id + file offset where the kernel
+ * can name them: from prof_ucache when every page is cached, else (and every
+ * SP_PROF_UCACHE_CHECK-th time) from the kernel, whose answer is cached. Returns the number of
+ * frames.
+ */
+static __always_inline __u32 user_frames(struct bpf_perf_event_data *ctx,
+					 struct task_struct *task, struct prof_scratch *s)
+{
+	__u32 depth = prof_callchains ? SP_PROF_UDEPTH : 1;
+	struct ucwalk w = { .s = s };
+	long n, n2;
+
+	n = bpf_get_stack(ctx, s->uip, depth * sizeof(__u64), BPF_F_USER_STACK);
+	if (n < 0) {
+		sp_drop(prof_drops.ustack_fail);
+		return 0;
+	}
+	w.nr = n / sizeof(__u64);
+	if (!w.nr)
+		return 0;
+	w.key.start_time = task->group_leader->start_time;
+	w.key.tgid = task->tgid;
+	w.key.exec_id = (__u32)task->self_exec_id;
+	exe_text(task, &w);
+	bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+	if (!w.miss && ++s->tick % SP_PROF_UCACHE_CHECK) {
+		__sync_fetch_and_add(&prof_ucache_stats.hit, 1);
+		return w.nr;
+	}
+
+	/* The kernel's build-id lookup; the same stack, so frame i is uip[i]. */
+	n2 = bpf_get_stack(ctx, s->u.frames, depth * sizeof(struct sp_uframe),
+			   BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
+	if (n2 < 0) {
+		sp_drop(prof_drops.ustack_fail);
+		return 0;
+	}
+	if (w.miss)
+		__sync_fetch_and_add(&prof_ucache_stats.miss, 1);
+	else
+		__sync_fetch_and_add(&prof_ucache_stats.check, 1);
+	if (n2 / sizeof(struct sp_uframe) != w.nr) /* cannot happen; cache nothing then */
+		return n2 / sizeof(struct sp_uframe);
+	w.check = !w.miss;
+	bpf_loop(SP_PROF_UDEPTH, ucache_count_valid, &w, 0);
+	bpf_loop(SP_PROF_UDEPTH, ucache_put, &w, 0);
+	if (w.stale)
+		__sync_fetch_and_add(&prof_ucache_stats.stale, 1);
+	return w.nr;
+}
+
 static __always_inline void count_key(struct sp_prof_key *key)
 {
 	if (!sp_count(&prof_samples, key, 1))
@@ -144,15 +342,8 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 		key->kip = s->k.ip[0];
 
 	/* User frames: the leaf of a user-mode sample, or the whole stack with -g. */
-	if (!nk || prof_callchains) {
-		n = bpf_get_stack(ctx, s->u.frames,
-				  prof_callchains ? sizeof(s->u.frames) : sizeof(struct sp_uframe),
-				  BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
-		if (n < 0)
-			sp_drop(prof_drops.ustack_fail);
-		else
-			nu = n / sizeof(struct sp_uframe);
-	}
+	if (!nk || prof_callchains)
+		nu = user_frames(ctx, task, s);
 	if (nu) {
 		key->uleaf = s->u.frames[0];
 		raw = key->uleaf.status == SP_UFRAME_IP;
