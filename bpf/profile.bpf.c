@@ -36,11 +36,24 @@ SP_HASH_MAP(prof_samples, SP_DEF_PROF_KEYS, struct sp_prof_key, __u64);
 SP_HASH_MAP_LAZY(prof_kstacks, SP_DEF_STACKS, __u64, struct sp_prof_kstack);
 SP_HASH_MAP_LAZY(prof_ustacks, SP_DEF_STACKS, __u64, struct sp_prof_ustack);
 
+/* An ELF64 program header, as the process maps it. */
+struct phdr64 {
+	__u32 type;
+	__u32 flags;
+	__u64 offset, vaddr, paddr, filesz, memsz, align;
+};
+
+#define PROF_MAX_PHDRS 32
+#define PF_KTHREAD 0x00200000
+#define PF_USER_WORKER 0x00004000
+
 struct prof_scratch {
 	struct sp_prof_key key;
 	struct sp_prof_kstack k;
 	struct sp_prof_ustack u;
 	__u64 uip[SP_PROF_UDEPTH]; /* the raw user IPs of u.frames */
+	__u64 auxv[56];		    /* mm->saved_auxv (single_text_segment) */
+	struct phdr64 phdrs[PROF_MAX_PHDRS];
 	__u32 tick;		    /* samples with user frames on this CPU: re-validation */
 	__u32 pad;
 };
@@ -119,7 +132,7 @@ struct ucwalk {
 	__u32 valid; /* ucache_put: the kernel named some frame (it held the mm) */
 	__u32 check; /* ucache_put: re-validating frames that were all cached */
 	__u32 stale; /* ... and some differed */
-	__u32 pad;
+	__u32 whole; /* ucache_put: the executable has one text segment (SP_PROF_XCACHE_WHOLE) */
 };
 
 static __always_inline bool in_text(struct ucwalk *w, __u64 ip)
@@ -139,8 +152,12 @@ static long ucache_get(__u64 i, struct ucwalk *w)
 		return 1;
 	ip = w->s->uip[j];
 	if (in_text(w, ip)) {
-		w->xkey.page = (ip - w->text_start) >> 12;
+		w->xkey.page = SP_PROF_XCACHE_WHOLE;
 		v = bpf_map_lookup_elem(&prof_xcache, &w->xkey);
+		if (!v) {
+			w->xkey.page = (ip - w->text_start) >> 12;
+			v = bpf_map_lookup_elem(&prof_xcache, &w->xkey);
+		}
 		ip -= w->text_start; /* the value's delta is relative to start_code */
 	} else {
 		w->key.page = ip >> 12;
@@ -193,7 +210,7 @@ static long ucache_put(__u64 i, struct ucwalk *w)
 	/* only named text pages go to the shared cache: a raw IP there is the kernel's problem now */
 	text = in_text(w, ip) && val.status == SP_UFRAME_VALID;
 	if (text) {
-		w->xkey.page = (ip - w->text_start) >> 12;
+		w->xkey.page = w->whole ? SP_PROF_XCACHE_WHOLE : (ip - w->text_start) >> 12;
 		map = &prof_xcache;
 		key = &w->xkey;
 		ip -= w->text_start;
@@ -241,6 +258,65 @@ static __always_inline void exe_text(struct task_struct *task, struct ucwalk *w)
 }
 
 /*
+ * Whether the executable has exactly one executable PT_LOAD: its program headers, found through
+ * AT_PHDR / AT_PHNUM of the saved auxiliary vector, are read from the process's memory.
+ */
+struct phscan {
+	struct prof_scratch *s;
+	__u64 phdr, phnum;
+	__u32 nx;
+	__u32 pad;
+};
+
+static long auxv_step(__u64 i, struct phscan *p)
+{
+	__u64 *a = p->s->auxv, type, val;
+	__u32 j = (i * 2) & 63;
+
+	if (j + 1 >= 56)
+		return 1;
+	type = a[j];
+	val = a[j + 1];
+	if (type == 0) /* AT_NULL */
+		return 1;
+	if (type == 3) /* AT_PHDR */
+		p->phdr = val;
+	else if (type == 5) /* AT_PHNUM */
+		p->phnum = val;
+	return 0;
+}
+
+static long phdr_step(__u64 i, struct phscan *p)
+{
+	struct phdr64 *h;
+
+	if (i >= p->phnum)
+		return 1;
+	h = &p->s->phdrs[i & (PROF_MAX_PHDRS - 1)];
+	if (h->type == 1 && (h->flags & 1)) /* PT_LOAD, PF_X */
+		p->nx++;
+	return 0;
+}
+
+static __always_inline bool single_text_segment(struct task_struct *task, struct prof_scratch *s)
+{
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	struct phscan p = { .s = s };
+	__u32 size;
+
+	if (!mm || bpf_probe_read_kernel(s->auxv, sizeof(s->auxv), &mm->saved_auxv))
+		return false;
+	bpf_loop(28, auxv_step, &p, 0);
+	if (!p.phdr || !p.phnum || p.phnum > PROF_MAX_PHDRS)
+		return false;
+	size = p.phnum * sizeof(struct phdr64);
+	if (size > sizeof(s->phdrs) || bpf_probe_read_user(s->phdrs, size, (void *)p.phdr))
+		return false;
+	bpf_loop(PROF_MAX_PHDRS, phdr_step, &p, 0);
+	return p.nx == 1;
+}
+
+/*
  * The user frames of the sample into s->u.frames, as build-id + file offset where the kernel
  * can name them: from prof_ucache when every page is cached, else (and every
  * SP_PROF_UCACHE_CHECK-th time) from the kernel, whose answer is cached. Returns the number of
@@ -249,47 +325,66 @@ static __always_inline void exe_text(struct task_struct *task, struct ucwalk *w)
 static __always_inline __u32 user_frames(struct bpf_perf_event_data *ctx,
 					 struct task_struct *task, struct prof_scratch *s)
 {
-	__u32 depth = prof_callchains ? SP_PROF_UDEPTH : 1;
+	__u32 depth = prof_callchains ? SP_PROF_UDEPTH : 1, nr, walked = 0;
 	struct ucwalk w = { .s = s };
-	long n, n2;
+	struct pt_regs *regs;
+	long n;
 
-	n = bpf_get_stack(ctx, s->uip, depth * sizeof(__u64), BPF_F_USER_STACK);
-	if (n < 0) {
-		sp_drop(prof_drops.ustack_fail);
+	/* as perf: no user stack for kernel threads and io workers */
+	if (task->flags & (PF_KTHREAD | PF_USER_WORKER))
 		return 0;
-	}
-	w.nr = n / sizeof(__u64);
-	if (!w.nr)
+	/* The leaf is the user PC, so a leaf not cached costs no stack walk of ours. */
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs)
 		return 0;
+	s->uip[0] = BPF_CORE_READ(regs, ip);
 	w.key.start_time = task->group_leader->start_time;
 	w.key.tgid = task->tgid;
 	w.key.exec_id = (__u32)task->self_exec_id;
 	exe_text(task, &w);
-	bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+	w.nr = 1;
+	ucache_get(0, &w);
+	if (!w.miss && prof_callchains) {
+		n = bpf_get_stack(ctx, s->uip, sizeof(s->uip), BPF_F_USER_STACK);
+		if (n < 0) {
+			sp_drop(prof_drops.ustack_fail);
+			return 0;
+		}
+		walked = 1;
+		w.nr = n / sizeof(__u64);
+		if (!w.nr)
+			return 0;
+		bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+	}
 	if (!w.miss && ++s->tick % SP_PROF_UCACHE_CHECK) {
 		__sync_fetch_and_add(&prof_ucache_stats.hit, 1);
 		return w.nr;
 	}
 
 	/* The kernel's build-id lookup; the same stack, so frame i is uip[i]. */
-	n2 = bpf_get_stack(ctx, s->u.frames, depth * sizeof(struct sp_uframe),
-			   BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
-	if (n2 < 0) {
+	n = bpf_get_stack(ctx, s->u.frames, depth * sizeof(struct sp_uframe),
+			  BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
+	if (n < 0) {
 		sp_drop(prof_drops.ustack_fail);
 		return 0;
 	}
+	nr = n / sizeof(struct sp_uframe);
 	if (w.miss)
 		__sync_fetch_and_add(&prof_ucache_stats.miss, 1);
 	else
 		__sync_fetch_and_add(&prof_ucache_stats.check, 1);
-	if (n2 / sizeof(struct sp_uframe) != w.nr) /* cannot happen; cache nothing then */
-		return n2 / sizeof(struct sp_uframe);
+	if (!nr || (walked && nr != w.nr)) /* cannot happen; cache nothing then */
+		return nr;
 	w.check = !w.miss;
+	w.whole = w.xkey.ino && single_text_segment(task, s);
+	w.nr = nr;
 	bpf_loop(SP_PROF_UDEPTH, ucache_count_valid, &w, 0);
+	if (!walked)
+		w.nr = 1; /* only the leaf's IP is known */
 	bpf_loop(SP_PROF_UDEPTH, ucache_put, &w, 0);
 	if (w.stale)
 		__sync_fetch_and_add(&prof_ucache_stats.stale, 1);
-	return w.nr;
+	return nr;
 }
 
 static __always_inline void count_key(struct sp_prof_key *key)

@@ -114,8 +114,15 @@ struct sp_prof_xcache_key {
 	__u32 generation;
 	__u32 dev;
 	__u32 pad;
-	__u64 page; /* (ip - start_code) >> 12 */
+	__u64 page; /* (ip - start_code) >> 12, or SP_PROF_XCACHE_WHOLE */
 };
+
+/*
+ * An executable with a single executable PT_LOAD (seen in its program headers, through the
+ * process's AT_PHDR) maps all its text at one file offset delta from start_code: one entry
+ * with this page covers it, so that a large binary (cc1) is not warmed page by page.
+ */
+#define SP_PROF_XCACHE_WHOLE (~0ULL)
 
 /* Value of both caches; delta = file offset - ip (ucache) or - (ip - start_code) (xcache). */
 struct sp_prof_ucache_val {
