@@ -65,6 +65,14 @@ SP_MAP(prof_seen, BPF_MAP_TYPE_LRU_HASH, 0, SP_PROF_SEEN, __u64, __u64);
 /* Code page of a process image -> build-id and file offset (see struct sp_prof_ucache_key). */
 SP_MAP(prof_ucache, BPF_MAP_TYPE_LRU_HASH, 0, SP_PROF_UCACHE, struct sp_prof_ucache_key,
        struct sp_prof_ucache_val);
+/* Per process image (page 0 of the key): how its -g samples' deeper frames fared. */
+struct prof_uimage_state {
+	__u32 misses; /* walks in a row that found a deeper page not cached */
+	__u32 skips;
+};
+#define PROF_DEEP_RETRY 8
+SP_MAP(prof_uimage, BPF_MAP_TYPE_LRU_HASH, 0, SP_PROF_SEEN, struct sp_prof_ucache_key,
+       struct prof_uimage_state);
 SP_MAP(prof_xcache, BPF_MAP_TYPE_LRU_HASH, 0, SP_PROF_XCACHE, struct sp_prof_xcache_key,
        struct sp_prof_ucache_val);
 
@@ -133,6 +141,10 @@ struct ucwalk {
 	__u32 check; /* ucache_put: re-validating frames that were all cached */
 	__u32 stale; /* ... and some differed */
 	__u32 whole; /* ucache_put: the executable has one text segment (SP_PROF_XCACHE_WHOLE) */
+	__u32 start; /* ucache_get: the first frame not cached (ucache_put starts there) */
+	__u32 xwhole; /* ucache_get: the executable's SP_PROF_XCACHE_WHOLE entry exists */
+	__u32 need_text; /* a named text frame is to be cached */
+	__u32 known; /* frames whose IP is known (in uip) */
 };
 
 static __always_inline bool in_text(struct ucwalk *w, __u64 ip)
@@ -154,7 +166,9 @@ static long ucache_get(__u64 i, struct ucwalk *w)
 	if (in_text(w, ip)) {
 		w->xkey.page = SP_PROF_XCACHE_WHOLE;
 		v = bpf_map_lookup_elem(&prof_xcache, &w->xkey);
-		if (!v) {
+		if (v)
+			w->xwhole = 1;
+		else {
 			w->xkey.page = (ip - w->text_start) >> 12;
 			v = bpf_map_lookup_elem(&prof_xcache, &w->xkey);
 		}
@@ -165,6 +179,7 @@ static long ucache_get(__u64 i, struct ucwalk *w)
 	}
 	if (!v) {
 		w->miss = 1;
+		w->start = j;
 		return 1;
 	}
 	f = &w->s->u.frames[j];
@@ -174,13 +189,17 @@ static long ucache_get(__u64 i, struct ucwalk *w)
 	return 0;
 }
 
+/* Whether the kernel named any frame, and whether a named text frame is to be cached. */
 static long ucache_count_valid(__u64 i, struct ucwalk *w)
 {
+	__u32 j = i & (SP_PROF_UDEPTH - 1);
+
 	if (i >= w->nr || i >= SP_PROF_UDEPTH)
 		return 1;
-	if (w->s->u.frames[i & (SP_PROF_UDEPTH - 1)].status == SP_UFRAME_VALID) {
+	if (w->s->u.frames[j].status == SP_UFRAME_VALID) {
 		w->valid = 1;
-		return 1;
+		if (i >= w->start && i < w->known && in_text(w, w->s->uip[j]))
+			w->need_text = 1;
 	}
 	return 0;
 }
@@ -197,6 +216,8 @@ static long ucache_put(__u64 i, struct ucwalk *w)
 
 	if (i >= w->nr || i >= SP_PROF_UDEPTH)
 		return 1;
+	if (i < w->start) /* named from the caches already */
+		return 0;
 	f = &w->s->u.frames[j];
 	ip = w->s->uip[j];
 	if (f->status == SP_UFRAME_VALID) {
@@ -325,7 +346,8 @@ static __always_inline bool single_text_segment(struct task_struct *task, struct
 static __always_inline __u32 user_frames(struct bpf_perf_event_data *ctx,
 					 struct task_struct *task, struct prof_scratch *s)
 {
-	__u32 depth = prof_callchains ? SP_PROF_UDEPTH : 1, nr, walked = 0;
+	__u32 depth = prof_callchains ? SP_PROF_UDEPTH : 1, nr, walked = 0, leaf_known = 0;
+	struct prof_uimage_state *img, first_miss = { .misses = 1 };
 	struct ucwalk w = { .s = s };
 	struct pt_regs *regs;
 	long n;
@@ -345,16 +367,32 @@ static __always_inline __u32 user_frames(struct bpf_perf_event_data *ctx,
 	w.nr = 1;
 	ucache_get(0, &w);
 	if (!w.miss && prof_callchains) {
-		n = bpf_get_stack(ctx, s->uip, sizeof(s->uip), BPF_F_USER_STACK);
-		if (n < 0) {
-			sp_drop(prof_drops.ustack_fail);
-			return 0;
+		/*
+		 * An image whose deeper frames keep missing (a short process's libraries and
+		 * unwinding garbage) would pay two walks a sample, ours and the kernel's: after
+		 * two misses in a row only every PROF_DEEP_RETRY-th sample walks to learn pages.
+		 */
+		w.key.page = 0;
+		img = bpf_map_lookup_elem(&prof_uimage, &w.key);
+		if (img && img->misses >= 2 && ++img->skips % PROF_DEEP_RETRY) {
+			w.miss = 1;
+			leaf_known = 1;
+		} else {
+			n = bpf_get_stack(ctx, s->uip, sizeof(s->uip), BPF_F_USER_STACK);
+			if (n < 0) {
+				sp_drop(prof_drops.ustack_fail);
+				return 0;
+			}
+			walked = 1;
+			w.nr = n / sizeof(__u64);
+			if (!w.nr)
+				return 0;
+			bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+			if (img)
+				img->misses = w.miss ? img->misses + 1 : 0;
+			else if (w.miss)
+				bpf_map_update_elem(&prof_uimage, &w.key, &first_miss, BPF_ANY);
 		}
-		walked = 1;
-		w.nr = n / sizeof(__u64);
-		if (!w.nr)
-			return 0;
-		bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
 	}
 	if (!w.miss && ++s->tick % SP_PROF_UCACHE_CHECK) {
 		__sync_fetch_and_add(&prof_ucache_stats.hit, 1);
@@ -376,11 +414,15 @@ static __always_inline __u32 user_frames(struct bpf_perf_event_data *ctx,
 	if (!nr || (walked && nr != w.nr)) /* cannot happen; cache nothing then */
 		return nr;
 	w.check = !w.miss;
-	w.whole = w.xkey.ino && single_text_segment(task, s);
+	if (w.check)
+		w.start = 0;
 	w.nr = nr;
+	/* without our walk only the leaf's IP is known, and it may be cached already */
+	w.known = walked ? nr : leaf_known ? 0 : 1;
 	bpf_loop(SP_PROF_UDEPTH, ucache_count_valid, &w, 0);
-	if (!walked)
-		w.nr = 1; /* only the leaf's IP is known */
+	/* the program headers are read once per executable, not per sample */
+	w.whole = w.xwhole || (w.need_text && single_text_segment(task, s));
+	w.nr = w.known;
 	bpf_loop(SP_PROF_UDEPTH, ucache_put, &w, 0);
 	if (w.stale)
 		__sync_fetch_and_add(&prof_ucache_stats.stale, 1);
