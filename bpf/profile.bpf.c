@@ -70,7 +70,7 @@ struct prof_uimage_state {
 	__u32 misses; /* walks in a row that found a deeper page not cached */
 	__u32 skips;
 };
-#define PROF_DEEP_RETRY 8
+#define PROF_DEEP_RETRY 16
 SP_MAP(prof_uimage, BPF_MAP_TYPE_LRU_HASH, 0, SP_PROF_SEEN, struct sp_prof_ucache_key,
        struct prof_uimage_state);
 SP_MAP(prof_xcache, BPF_MAP_TYPE_LRU_HASH, 0, SP_PROF_XCACHE, struct sp_prof_xcache_key,
@@ -258,24 +258,28 @@ static long ucache_put(__u64 i, struct ucwalk *w)
 /* The executable's file identity and text range (w->xkey.ino stays 0 when unknown). */
 static __always_inline void exe_text(struct task_struct *task, struct ucwalk *w)
 {
-	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	struct mm_struct *mm = task->mm; /* direct (faulting-safe) loads: no helper calls */
 	struct inode *ino;
+	struct file *f;
 	__u64 start, end;
 
 	if (!mm)
 		return;
-	start = BPF_CORE_READ(mm, start_code);
-	end = BPF_CORE_READ(mm, end_code);
-	ino = BPF_CORE_READ(mm, exe_file, f_inode);
-	if (!ino || end <= start)
+	start = mm->start_code;
+	end = mm->end_code;
+	f = mm->exe_file;
+	if (!f || end <= start)
+		return;
+	ino = f->f_inode;
+	if (!ino)
 		return;
 	w->text_start = start;
 	w->text_len = end - start;
-	w->xkey.ctime_sec = BPF_CORE_READ(ino, i_ctime_sec);
-	w->xkey.ctime_nsec = BPF_CORE_READ(ino, i_ctime_nsec);
-	w->xkey.generation = BPF_CORE_READ(ino, i_generation);
-	w->xkey.dev = BPF_CORE_READ(ino, i_sb, s_dev);
-	w->xkey.ino = BPF_CORE_READ(ino, i_ino);
+	w->xkey.ctime_sec = ino->i_ctime_sec;
+	w->xkey.ctime_nsec = ino->i_ctime_nsec;
+	w->xkey.generation = ino->i_generation;
+	w->xkey.dev = ino->i_sb->s_dev;
+	w->xkey.ino = ino->i_ino;
 }
 
 /*
@@ -346,8 +350,8 @@ static __always_inline bool single_text_segment(struct task_struct *task, struct
 static __always_inline __u32 user_frames(struct bpf_perf_event_data *ctx,
 					 struct task_struct *task, struct prof_scratch *s)
 {
-	__u32 depth = prof_callchains ? SP_PROF_UDEPTH : 1, nr, walked = 0, leaf_known = 0;
-	struct prof_uimage_state *img, first_miss = { .misses = 1 };
+	__u32 depth = prof_callchains ? SP_PROF_UDEPTH : 1, nr, walked = 0;
+	struct prof_uimage_state *img = NULL, first_miss = { .misses = 1 };
 	struct ucwalk w = { .s = s };
 	struct pt_regs *regs;
 	long n;
@@ -359,39 +363,49 @@ static __always_inline __u32 user_frames(struct bpf_perf_event_data *ctx,
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (!regs)
 		return 0;
-	s->uip[0] = BPF_CORE_READ(regs, ip);
+	s->uip[0] = regs->ip;
 	w.key.start_time = task->group_leader->start_time;
 	w.key.tgid = task->tgid;
 	w.key.exec_id = (__u32)task->self_exec_id;
-	exe_text(task, &w);
-	w.nr = 1;
-	ucache_get(0, &w);
-	if (!w.miss && prof_callchains) {
+	if (prof_callchains) {
 		/*
 		 * An image whose deeper frames keep missing (a short process's libraries and
-		 * unwinding garbage) would pay two walks a sample, ours and the kernel's: after
-		 * two misses in a row only every PROF_DEEP_RETRY-th sample walks to learn pages.
+		 * unwinding garbage) would pay for the caches and two walks a sample, ours and
+		 * the kernel's: after two misses in a row only every PROF_DEEP_RETRY-th sample
+		 * tries the caches (and walks to learn pages); the others are the kernel's.
 		 */
 		w.key.page = 0;
 		img = bpf_map_lookup_elem(&prof_uimage, &w.key);
 		if (img && img->misses >= 2 && ++img->skips % PROF_DEEP_RETRY) {
-			w.miss = 1;
-			leaf_known = 1;
-		} else {
-			n = bpf_get_stack(ctx, s->uip, sizeof(s->uip), BPF_F_USER_STACK);
+			n = bpf_get_stack(ctx, s->u.frames, sizeof(s->u.frames),
+					  BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
 			if (n < 0) {
 				sp_drop(prof_drops.ustack_fail);
 				return 0;
 			}
-			walked = 1;
-			w.nr = n / sizeof(__u64);
-			if (!w.nr)
-				return 0;
-			bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
-			if (img)
-				img->misses = w.miss ? img->misses + 1 : 0;
-			else if (w.miss)
-				bpf_map_update_elem(&prof_uimage, &w.key, &first_miss, BPF_ANY);
+			__sync_fetch_and_add(&prof_ucache_stats.miss, 1);
+			return n / sizeof(struct sp_uframe);
+		}
+	}
+	exe_text(task, &w);
+	w.nr = 1;
+	ucache_get(0, &w);
+	if (!w.miss && prof_callchains) {
+		n = bpf_get_stack(ctx, s->uip, sizeof(s->uip), BPF_F_USER_STACK);
+		if (n < 0) {
+			sp_drop(prof_drops.ustack_fail);
+			return 0;
+		}
+		walked = 1;
+		w.nr = n / sizeof(__u64);
+		if (!w.nr)
+			return 0;
+		bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+		if (img) {
+			img->misses = w.miss ? img->misses + 1 : 0;
+		} else if (w.miss) {
+			w.key.page = 0; /* the image's key (ucache_get moved it) */
+			bpf_map_update_elem(&prof_uimage, &w.key, &first_miss, BPF_ANY);
 		}
 	}
 	if (!w.miss && ++s->tick % SP_PROF_UCACHE_CHECK) {
@@ -417,8 +431,8 @@ static __always_inline __u32 user_frames(struct bpf_perf_event_data *ctx,
 	if (w.check)
 		w.start = 0;
 	w.nr = nr;
-	/* without our walk only the leaf's IP is known, and it may be cached already */
-	w.known = walked ? nr : leaf_known ? 0 : 1;
+	/* without our walk only the leaf's IP is known */
+	w.known = walked ? nr : 1;
 	bpf_loop(SP_PROF_UDEPTH, ucache_count_valid, &w, 0);
 	/* the program headers are read once per executable, not per sample */
 	w.whole = w.xwhole || (w.need_text && single_text_segment(task, s));
