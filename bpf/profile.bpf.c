@@ -70,7 +70,7 @@ struct prof_uimage_state {
 	__u32 misses; /* walks in a row that found a deeper page not cached */
 	__u32 skips;
 };
-#define PROF_DEEP_RETRY 16
+#define PROF_DEEP_RETRY 128
 SP_MAP(prof_uimage, BPF_MAP_TYPE_LRU_HASH, 0, SP_PROF_SEEN, struct sp_prof_ucache_key,
        struct prof_uimage_state);
 SP_MAP(prof_xcache, BPF_MAP_TYPE_LRU_HASH, 0, SP_PROF_XCACHE, struct sp_prof_xcache_key,
@@ -371,7 +371,8 @@ static __always_inline __u32 user_frames(struct bpf_perf_event_data *ctx,
 		/*
 		 * An image whose deeper frames keep missing (a short process's libraries and
 		 * unwinding garbage) would pay for the caches and two walks a sample, ours and
-		 * the kernel's: after two misses in a row only every PROF_DEEP_RETRY-th sample
+		 * the kernel's: after two misses in a row (the first sample of an image fills
+		 * the caches, so its second usually hits), only every PROF_DEEP_RETRY-th sample
 		 * tries the caches (and walks to learn pages); the others are the kernel's.
 		 */
 		w.key.page = 0;
