@@ -7,11 +7,13 @@
  *
  * User frames are kept as build-id + file offset so that they can be named after the process
  * is gone (a compile job's cc1, as, ld). The kernel's build-id lookup costs a VMA walk and
- * page-cache reads per mapping on the stack (several us a sample), so the stack is taken as raw
- * IPs and translated through prof_ucache, per process image and code page; only a sample with a
- * page not cached yet (and every SP_PROF_UCACHE_CHECK-th sample of a CPU, to re-validate) asks
- * the kernel for build-ids, and its answer fills the cache. In this context (hard interrupt)
- * the kernel cannot sleep to read the build-id and falls back to raw IPs for a stack now and then: such
+ * page-cache reads per mapping on the stack, so user frames are named from two caches where
+ * they can be (user_frames()): prof_xcache for the executable's text, shared by every process
+ * of that file, and prof_ucache per process image and code page. The leaf is the user PC, so a
+ * leaf not cached costs no walk of ours; a page not cached (and every SP_PROF_UCACHE_CHECK-th
+ * fully cached sample of a CPU, to re-validate) takes the kernel's build-id walk, whose answer
+ * fills the caches. In this context (hard interrupt) the kernel cannot sleep to read the
+ * build-id and falls back to raw IPs for a stack now and then: such
  * keys carry (tgid, exec_id) and user space is asked, through the prof_events ring buffer, to
  * snapshot the process's mappings while it lives. It is also told about every exec and the
  * first sample of each process image, so it can register the files the image maps.
