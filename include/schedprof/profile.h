@@ -17,7 +17,7 @@
 #define SP_PROF_SEEN 8192	/* process images tracked for the first-sample notification */
 #define SP_PROF_EVENTS_BYTES (256 * 1024) /* ring buffer of process notifications */
 #define SP_PROF_UCACHE 16384	/* user code pages whose build-id + offset are cached */
-#define SP_PROF_XCACHE 16384	/* executable text pages cached across processes */
+#define SP_PROF_XCACHE 4096	/* executables (or their text pages) cached across processes */
 #define SP_PROF_UCACHE_CHECK 32	/* every Nth sample per CPU takes the kernel's build-id path */
 
 /* Status of a user frame: the kernel's BPF_STACK_BUILD_ID_{EMPTY,VALID,IP}. */

@@ -150,6 +150,9 @@ static void prof_disable(struct schedprof_bpf *skel)
 	bpf_map__set_max_entries(skel->maps.prof_kstacks, 1);
 	bpf_map__set_max_entries(skel->maps.prof_ustacks, 1);
 	bpf_map__set_max_entries(skel->maps.prof_seen, 1);
+	bpf_map__set_max_entries(skel->maps.prof_ucache, 1);
+	bpf_map__set_max_entries(skel->maps.prof_xcache, 1);
+	bpf_map__set_max_entries(skel->maps.prof_uimage, 1);
 	if (page > 0)
 		bpf_map__set_max_entries(skel->maps.prof_events, (__u32)page);
 }
