@@ -197,18 +197,21 @@ print(cnt, ns)' "$ids"
 }
 if ((DO_COST)); then
 	COST=$OUT/cost.csv
-	echo "tracer,workload,run_cnt,run_time_ns,hz" >"$COST"
+	echo "tracer,workload,run_cnt,run_time_ns,hz,ucache_hit,ucache_miss,ucache_check,ucache_stale" >"$COST"
 	sysctl -qw kernel.bpf_stats_enabled=1
 	for t in sp99 sp999 sp99g; do
 		in_list "$t" "$TFILTER" || continue
+		# -vv: the debug log says how the user frames were named (caches or build-id lookup)
+		TCMD[$t]="${TCMD[$t]} -vv"
 		for w in "${WNAMES[@]}"; do
 			start_tracer "$t" || { log "$t did not start"; exit 1; }
 			run_workload "$w"
 			read -r cnt ns < <(prog_stats "$TRACER")
 			stop_tracer
 			hz=99; [[ $t == sp999 ]] && hz=999
-			echo "$t,$w,$cnt,$ns,$hz" >>"$COST"
-			log "cost $t $w: $cnt runs, $(( ns / (cnt ? cnt : 1) )) ns per sample"
+			uc=$(sed -n 's/.*named from the page cache \([0-9]*\), by the kernel.s build-id lookup \([0-9]*\) (pages not cached) + \([0-9]*\) (re-validation, \([0-9]*\) found.*/\1,\2,\3,\4/p' "$SESS/stderr")
+			echo "$t,$w,$cnt,$ns,$hz,${uc:-,,,}" >>"$COST"
+			log "cost $t $w: $cnt runs, $(( ns / (cnt ? cnt : 1) )) ns per sample; user-frame caches hit,miss,check,stale: ${uc:-?}"
 		done
 	done
 	sysctl -qw kernel.bpf_stats_enabled="$STATS_ORIG"
@@ -264,8 +267,13 @@ if len(sys.argv) > 3 and sys.argv[3]:
     for r in csv.DictReader(open(sys.argv[3])):
         cnt, ns, hz = int(r["run_cnt"]), int(r["run_time_ns"]), int(r["hz"])
         per = ns / cnt if cnt else 0
+        uc = ""
+        if r.get("ucache_hit"):
+            h, m, c, st = (int(r[k]) for k in ("ucache_hit", "ucache_miss", "ucache_check", "ucache_stale"))
+            uc = (f"; user frames from the caches {100 * h / max(h + m + c, 1):.0f}% "
+                  f"({h} hit, {m} miss, {c} re-validated, {st} stale)")
         print(f"{r['tracer']:8} {r['workload']:8} {cnt:7} samples, {per:7.0f} ns/sample, "
-              f"{100 * per * hz / 1e9:.4f}% of a CPU")
+              f"{100 * per * hz / 1e9:.4f}% of a CPU{uc}")
 if len(sys.argv) > 2 and sys.argv[2]:
     print("\nreport time after a system-wide trace (SIGINT to exit: detach, read, symbolize, write)")
     for r in csv.DictReader(open(sys.argv[2])):

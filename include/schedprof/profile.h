@@ -16,6 +16,9 @@
 #define SP_PROF_BUILD_ID_SIZE 20 /* BPF_BUILD_ID_SIZE */
 #define SP_PROF_SEEN 8192	/* process images tracked for the first-sample notification */
 #define SP_PROF_EVENTS_BYTES (256 * 1024) /* ring buffer of process notifications */
+#define SP_PROF_UCACHE 16384	/* user code pages whose build-id + offset are cached */
+#define SP_PROF_XCACHE 4096	/* executables (or their text pages) cached across processes */
+#define SP_PROF_UCACHE_CHECK 32	/* every Nth sample per CPU takes the kernel's build-id path */
 
 /* Status of a user frame: the kernel's BPF_STACK_BUILD_ID_{EMPTY,VALID,IP}. */
 #define SP_UFRAME_EMPTY 0
@@ -81,6 +84,59 @@ struct sp_prof_drops {
 	__u64 kstack_map_full;	/* -g: counted, but no kernel stack kept */
 	__u64 ustack_map_full;	/* -g: counted, but no user stack kept */
 	__u64 event_lost;	/* process notifications lost (ring buffer full) */
+};
+
+/*
+ * The user-frame cache: raw user IPs are translated page by page, so that most samples skip the
+ * kernel's build-id lookup (a VMA walk and page-cache reads per mapping, several us a sample).
+ * An entry is keyed by the process image (leader's start time, tgid, exec_id) and the code page,
+ * and filled from the kernel's own build-id answer for the same stack; pages the kernel could
+ * not name while naming others (no file, build-id not readable) are cached as raw IPs. Every
+ * SP_PROF_UCACHE_CHECK-th sample of a CPU takes the kernel's path again and refreshes the
+ * entries, so a page re-mapped to another file (dlclose + dlopen) is corrected.
+ */
+struct sp_prof_ucache_key {
+	__u64 start_time; /* the thread group leader's start_time */
+	__u32 tgid;
+	__u32 exec_id;
+	__u64 page; /* ip >> 12 */
+};
+
+/*
+ * Frames in the executable's text (mm->start_code..end_code, mapped from mm->exe_file by the ELF
+ * loader) are cached across processes instead, by file and page offset from start_code, so that
+ * the many short processes of a build (cc1, as) start warm.
+ */
+struct sp_prof_xcache_key {
+	__u64 ino;
+	__s64 ctime_sec; /* ino, ctime, generation and device: a rebuilt binary is another key */
+	__u32 ctime_nsec;
+	__u32 generation;
+	__u32 dev;
+	__u32 pad;
+	__u64 page; /* (ip - start_code) >> 12, or SP_PROF_XCACHE_WHOLE */
+};
+
+/*
+ * An executable with a single executable PT_LOAD (seen in its program headers, through the
+ * process's AT_PHDR) maps all its text at one file offset delta from start_code: one entry
+ * with this page covers it, so that a large binary (cc1) is not warmed page by page.
+ */
+#define SP_PROF_XCACHE_WHOLE (~0ULL)
+
+/* Value of both caches; delta = file offset - ip (ucache) or - (ip - start_code) (xcache). */
+struct sp_prof_ucache_val {
+	__u32 status; /* SP_UFRAME_VALID or SP_UFRAME_IP */
+	__u8 build_id[SP_PROF_BUILD_ID_SIZE];
+	__u64 delta; /* VALID only */
+};
+
+/* Samples with user frames, by how their frames were named (not part of the saved run). */
+struct sp_prof_ucache_stats {
+	__u64 hit;	/* every frame from the caches */
+	__u64 miss;	/* some frame not cached: the kernel's build-id path */
+	__u64 check;	/* all cached, re-asked the kernel (every SP_PROF_UCACHE_CHECK-th) */
+	__u64 stale;	/* ... and some cached frame differed from the kernel's answer */
 };
 
 /* Why user space is asked to look at a process while it lives. */

@@ -150,6 +150,9 @@ static void prof_disable(struct schedprof_bpf *skel)
 	bpf_map__set_max_entries(skel->maps.prof_kstacks, 1);
 	bpf_map__set_max_entries(skel->maps.prof_ustacks, 1);
 	bpf_map__set_max_entries(skel->maps.prof_seen, 1);
+	bpf_map__set_max_entries(skel->maps.prof_ucache, 1);
+	bpf_map__set_max_entries(skel->maps.prof_xcache, 1);
+	bpf_map__set_max_entries(skel->maps.prof_uimage, 1);
 	if (page > 0)
 		bpf_map__set_max_entries(skel->maps.prof_events, (__u32)page);
 }
@@ -263,6 +266,14 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	     v->total, v->target, v->nrows, st->events, (uint64_t)d->event_lost, st->gone,
 	     usyms__nr_images(st->usyms), u.kernel, u.buildid, u.nosym, u.image, u.nomap, u.empty,
 	     u.raw_keys, (uint64_t)d->kstack_fail, (uint64_t)d->ustack_fail);
+	{
+		const struct sp_prof_ucache_stats *c = &skel->bss->prof_ucache_stats;
+
+		dlog("profile: samples with user frames named from the page cache %" PRIu64
+		     ", by the kernel's build-id lookup %" PRIu64 " (pages not cached) + %" PRIu64
+		     " (re-validation, %" PRIu64 " found a cached page changed)",
+		     (uint64_t)c->hit, (uint64_t)c->miss, (uint64_t)c->check, (uint64_t)c->stale);
+	}
 	if (d->event_lost)
 		wlog("%llu process announcements were lost (ring buffer full): some user frames may "
 		     "stay unnamed", (unsigned long long)d->event_lost);

@@ -55,6 +55,29 @@ sp_prof_unique_burn\ child_main\ main*) pass "-g stack: $frames" ;;
 *) fail "-g stack of sp_prof_unique_burn: $frames" ;;
 esac
 [ "$(jget "$TMP/g.json" 'd["profile"]["callchains"]')" = True ] || fail "callchains not recorded"
+# 2b. The user-frame caches (bpf/profile.bpf.c: per process image and page, and the executable's
+#     text across processes): at -F 999 each of the short-lived children has its first samples
+#     named by the kernel's build-id lookup and the following ones from the caches; every
+#     sp_prof_unique_burn stack, however named, reaches main through child_main; the periodic
+#     re-validation against the kernel found no cached page that named a frame differently.
+"$SCHEDPROF" trace -vv -g -F 999 --views profile -f json -o "$TMP/uc.json" -- "$PROFWORK" forks 10 50 \
+	2>"$TMP/uc.log" || fail "-g -F 999 run"
+check_profile "$TMP/uc.json"
+read -r hit miss check stale <<<"$(sed -n 's/.*named from the page cache \([0-9]*\), by the kernel.s build-id lookup \([0-9]*\) (pages not cached) + \([0-9]*\) (re-validation, \([0-9]*\) found.*/\1 \2 \3 \4/p' "$TMP/uc.log")"
+[ -n "$stale" ] || fail "no user-frame cache counts in the debug log"
+[ "$hit" -gt 0 ] || fail "no sample named from the user-frame caches (kernel lookups: $miss)"
+[ "$miss" -gt 0 ] || fail "no sample named by the kernel's build-id lookup: the caches were never filled"
+[ "$stale" -eq 0 ] || fail "$stale re-validations found a cached page naming a frame differently"
+python3 - "$TMP/uc.json" <<'PY' || fail "sp_prof_unique_burn stacks not all complete under the caches"
+import json, sys
+f = [f for f in json.load(open(sys.argv[1]))["profile"]["functions"] if f["function"] == "sp_prof_unique_burn"]
+assert f, "sp_prof_unique_burn missing"
+bad = [s["frames"] for s in f[0]["stacks"] if s["frames"][:3] != ["sp_prof_unique_burn", "child_main", "main"]]
+n = sum(s["count"] for s in f[0]["stacks"])
+assert n > 100, n
+assert not bad, bad[:3]
+PY
+pass "user-frame caches: $hit samples named from them, $miss + $check by the kernel, 0 stale; all sp_prof_unique_burn stacks reach main"
 "$SCHEDPROF" trace --by comm --views profile -- "$PROFWORK" forks 10 50 > "$TMP/comm.txt" || fail "--by comm run"
 awk '/^sp_prof_child:/{f=1;next} /^[^ ]/{f=0} f&&/sp_prof_unique_burn/{print;exit}' "$TMP/comm.txt" |
 	grep -q sp_prof_unique_burn || fail "--by comm: no sp_prof_unique_burn under sp_prof_child"
