@@ -383,6 +383,7 @@ tracer_prog_ids() { # TPID: the programs the tracer's tree holds (prog and link 
 		awk '{ print $2 }' | sort -un
 }
 : >"$OUT/notbpf.txt"
+: >"$OUT/stats_off.txt"
 if ((DO_COST)); then
 	for t in "${TNAMES[@]}"; do
 		[[ -n ${FAILED[$t]:-} ]] && continue
@@ -409,6 +410,15 @@ if ((DO_COST)); then
 					C0[$id]=$cnt N0[$id]=$ns
 				done < <(prog_stats "${ids[@]}")
 				run_workload "$w" "$OUT/logs/cost_$t.log"
+				# the sysctl is global: another benchmark may have switched it off
+				# meanwhile; such a run has no numbers, so it is dropped, and said so
+				if [[ $(cat /proc/sys/kernel/bpf_stats_enabled) != 1 ]]; then
+					echo "$t,$w,$k" >>"$OUT/stats_off.txt"
+					log "  cost phase: $t $w run $k: kernel.bpf_stats_enabled was" \
+						"switched off by someone else: run dropped"
+					sysctl -qw kernel.bpf_stats_enabled=1
+					continue
+				fi
 				while read -r id nm cnt ns; do
 					printf '%s,%s,%s,%s,%s,%s,%s,%s\n' "$t" "$w" "$k" "$id" "$nm" \
 						"${AP[$id]:--}" "$((cnt - ${C0[$id]:-0}))" \
@@ -427,6 +437,7 @@ fi
 	printf 'BASE runs with other BPF tracing programs loaded: '
 	awk -F, 'NR > 1 && $3 == "none" { n++; if ($7 != "") f++ }
 		END { printf "%d of %d\n", f, n }' "$OUT/runs.csv"
+	echo "cost runs dropped (bpf_stats switched off by someone else): $(wc -l <"$OUT/stats_off.txt")"
 } >>"$OUT/env.txt"
 
 # ---- report ----
