@@ -565,6 +565,26 @@ report() {
 			       cell(SELF[t], "%.1f"), cell(RSS[t], "%.1f"), cell(ST[t], "%d"),
 			       cell(REP[t], "%d")
 		}
+		# the summary README.md shows: medians only
+		print "\n### Summary (medians; slowdown per workload, BPF ns per switch on the" \
+		      " first workload)\n"
+		printf "| tracer |"
+		for (j = 1; j <= nw; j++) printf " %s |", W[j]
+		print " ns/switch (" W[1] ") | start-up ms | peak RSS MB | report ms |"
+		printf "|---|"; for (j = 1; j <= nw + 4; j++) printf "---|"; print ""
+		for (i = 1; i <= ntr; i++) {
+			t = TT[i]
+			printf "| %s |", t
+			for (j = 1; j <= nw; j++) {
+				stats(R[t, W[j]])
+				printf " %s |", CNT ? sprintf("%.2fx", MED) : (t in FAIL) ? "FAILED" : "–"
+			}
+			stats(NS[t, W[1]]); a = CNT ? sprintf("%.0f", MED) : (t in NOTBPF) ? "not BPF" : "–"
+			stats(SU[t]); b = CNT ? sprintf("%d", MED) : "–"
+			stats(RSS[t]); c = CNT ? sprintf("%.1f", MED) : "–"
+			stats(REP[t]); d = CNT ? sprintf("%d", MED) : "–"
+			printf " %s | %s | %s | %s |\n", a, b, c, d
+		}
 		n = 0
 		for (t in FAIL) n++
 		if (n) {
