@@ -348,8 +348,9 @@ session() { # ROUND SLOT TRACER
 # ---- interleaved rounds: BASE T1 BASE T2 ... Tn BASE ----
 for ((r = 1; r <= ROUNDS; r++)); do
 	if [[ -n $SEED ]]; then
+		# a hash per round: `yes "$SEED$r"` gave nearly the same order every round
 		mapfile -t order < <(printf '%s\n' "${TNAMES[@]}" |
-			shuf --random-source=<(yes "$SEED$r"))
+			shuf --random-source=<(yes "$(echo "$SEED/$r" | sha256sum)"))
 	else
 		mapfile -t order < <(printf '%s\n' "${TNAMES[@]}" | shuf)
 	fi
