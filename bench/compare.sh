@@ -49,7 +49,7 @@ DIRLOCK_SECS=${DIRLOCK_SECS:-1}
 ROUNDS=3 WFILTER="" TFILTER="" OUT="" SEED="" COST_RUNS=2 DO_COST=1 MAXLOAD="" QUICK=0
 
 usage() {
-	sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'
 	cat <<EOF
 
 options:
@@ -150,6 +150,13 @@ add_t sp_sched "$SP --views schedules" "$SPR"
 add_t sp_profile "$SP --views profile" "$SPR"
 add_t sp_locks "$SP --views locks" "$SPR"
 add_t sp_all "$SP" "$SPR"
+# a name that is neither a workload nor a tracer is an error, not silently nothing
+for x in ${WFILTER//,/ }; do
+	[[ -n ${WCMD[$x]+set} ]] || { echo "$0: -w: no workload $x" >&2; exit 2; }
+done
+for x in ${TFILTER//,/ }; do
+	[[ -n ${TCMD[$x]+set} ]] || { echo "$0: -t: no tracer $x" >&2; exit 2; }
+done
 ((${#WNAMES[@]})) || { echo "$0: no workload selected (pipe1cpu,messaging,make_j2,dirlock)" >&2; exit 2; }
 ((${#TNAMES[@]})) || { echo "$0: no tracer selected (see -h)" >&2; exit 2; }
 # fail TRACER REASON: the tracer is left out of the rest of the run, and the report says why
@@ -175,11 +182,12 @@ children() {	# the direct children of PID (all its threads)
 	echo "${out[@]}"
 }
 tree() {	# PID and all its descendants
-	local q=("$1") out=() p
+	local q=("$1") out=() kids=() p
 	while ((${#q[@]})); do
 		p=${q[0]} q=("${q[@]:1}")
 		out+=("$p")
-		q+=($(children "$p"))
+		read -r -a kids <<<"$(children "$p")"
+		q+=("${kids[@]}")
 	done
 	echo "${out[@]}"
 }
