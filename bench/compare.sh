@@ -505,6 +505,7 @@ report() {
 			OTNS[k] += $8
 		}
 		RUNK[k] = 1
+		HASC[$1] = 1
 		next
 	}
 	END {
@@ -556,7 +557,8 @@ report() {
 		for (i = 1; i <= ntr; i++) {
 			t = TT[i]
 			printf "| %s | %s |", t, (t in FAIL) ? "FAILED" : (t in NOTBPF) ? \
-			       "not BPF" : (t in SWNAME) ? SWNAME[t] : "none on sched_switch"
+			       "not BPF" : (t in SWNAME) ? SWNAME[t] : \
+			       (t in HASC) ? "none on sched_switch" : "not measured"
 			for (j = 1; j <= nw; j++)
 				printf " %s | %s |", cell(NS[t, W[j]], "%.0f"), cell(OT[t, W[j]], "%.1f")
 			print ""
