@@ -1,11 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 # Installs what schedprof needs from Debian (only what is missing) and builds it in ./build.
-# usage: sudo scripts/setup.sh [--tests]   (--tests adds what the test suite uses)
+# usage: sudo scripts/setup.sh [--tests] [--bench]
+#   --tests adds what the test suite uses; --bench what bench/*.sh run and compare against
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tests=false
-[ "${1:-}" = --tests ] && tests=true
+tests=false bench=false
+for a in "$@"; do
+	case $a in
+	--tests) tests=true ;;
+	--bench) bench=true ;;
+	*) echo "usage: $0 [--tests] [--bench]" >&2; exit 2 ;;
+	esac
+done
 
 # install PKG...: the ones not installed yet
 updated=false
@@ -40,6 +47,10 @@ if $tests; then
 		npm install --prefix "$ss_dir" --no-audit --no-fund --loglevel=error speedscope@1.25.0 \
 			>/dev/null || echo "setup: npm could not install speedscope (its test tries again)"
 	fi
+fi
+if $bench; then
+	# bench/compare.sh: perf, offcputime (libbpf-tools), bpftrace, jq, /usr/bin/time (time)
+	install linux-perf libbpf-tools bpftrace jq time util-linux
 fi
 # the test suite (and its fuzz targets): required with --tests, left out of a new build without
 features=disabled
