@@ -41,7 +41,8 @@ show() {
 	awk -v n="$rows" '
 		/^ +COUNT +SHARE/ { intab = 1; print; next }
 		intab && NF == 0 { intab = 0 }
-		intab && NF >= 6 { if (++r <= n) print; next }
+		intab && NF >= 6 && $1 ~ /^[0-9]+$/ { if (++r <= n) print; next }
+		intab { if (r <= n) print; next } # a note under a row: "woken by ..." 
 		{ print }
 		END { if (r > n) printf "  (%d more rows)\n", r - n }' "$1"
 }
@@ -52,11 +53,12 @@ summ() {
 		/^schedules:/ { total = $2; vol = $4 }
 		/^ +COUNT +SHARE/ { intab = 1; next }
 		intab && NF == 0 { intab = 0 }
-		intab && NF >= 6 {
+		# a row: COUNT first, WAIT and CALLER last (the columns between depend on the run)
+		intab && NF >= 6 && $1 ~ /^[0-9]+$/ {
 			# anon_pipe_read on recent kernels (6.18 here), pipe_read/pipe_wait on older ones
-			if ($6 == "anon_pipe_read" || $6 == "pipe_read" || $6 == "pipe_wait")
+			if ($NF == "anon_pipe_read" || $NF == "pipe_read" || $NF == "pipe_wait")
 				rd += $1
-			if ($5 == "io")
+			if ($(NF - 1) == "io")
 				io += $1
 		}
 		END {
