@@ -55,6 +55,19 @@ char *xstrdup(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+bool name_matches(const char *name, const char *pat)
+{
+	const char *star = strchr(pat, '*');
+	size_t pre, suf, len;
+
+	if (!star)
+		return !strcmp(name, pat);
+	pre = (size_t)(star - pat);
+	suf = strlen(star + 1);
+	len = strlen(name);
+	return len >= pre + suf && !strncmp(name, pat, pre) && !strcmp(name + len - suf, star + 1);
+}
+
 char *join_args(int argc, char *const *argv)
 {
 	size_t len = 1;

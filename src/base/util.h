@@ -18,6 +18,11 @@ int parse_seconds(const char *s, uint64_t *ret_ns);
 
 uint64_t now_ns(int clock);
 char *xstrdup(const char *s); /* NULL on NULL or ENOMEM */
+/*
+ * A function name against a pattern of kernel or library names: "name" exactly, "prefix*",
+ * or "prefix*suffix" (one '*' inside).
+ */
+bool name_matches(const char *name, const char *pat);
 /* argv[0..argc) joined with single spaces (malloc'd), or NULL (ENOMEM). */
 char *join_args(int argc, char *const *argv);
 /* Grow *v (element size elt) so that it holds at least n elements. 0 or -ENOMEM. */

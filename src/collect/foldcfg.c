@@ -47,15 +47,6 @@ static const struct {
 	{ "do_task_dead", SP_WAIT__FOLD },
 };
 
-static bool name_matches(const char *name, const char *pat)
-{
-	size_t n = strlen(pat);
-
-	if (n && pat[n - 1] == '*')
-		return !strncmp(name, pat, n - 1);
-	return !strcmp(name, pat);
-}
-
 static int lock_func_wait(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(lock_funcs); i++)

@@ -25,26 +25,10 @@ static const char *const sleep_callers[] = {
 	"schedule_timeout_*interruptible", "do_sys_pause", "__do_sys_pause",
 };
 
-static bool matches(const char *name, const char *pat)
-{
-	size_t n = strlen(pat);
-
-	if (n && pat[n - 1] == '*')
-		return !strncmp(name, pat, n - 1);
-	if (strchr(pat, '*')) { /* "a*b": a prefix and a suffix */
-		const char *star = strchr(pat, '*');
-		size_t pre = (size_t)(star - pat), suf = strlen(star + 1), len = strlen(name);
-
-		return len >= pre + suf && !strncmp(name, pat, pre) &&
-		       !strcmp(name + len - suf, star + 1);
-	}
-	return !strcmp(name, pat);
-}
-
 static bool any(const char *name, const char *const *pats, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (matches(name, pats[i]))
+		if (name_matches(name, pats[i]))
 			return true;
 	return false;
 }

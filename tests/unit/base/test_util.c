@@ -101,6 +101,24 @@ START_TEST(strings)
 }
 END_TEST
 
+/* Exact names, "prefix*", "prefix*suffix" (foldcfg.c, waitclass.c). */
+START_TEST(names)
+{
+	ck_assert(name_matches("do_wait", "do_wait"));
+	ck_assert(!name_matches("do_wait_thread", "do_wait"));
+	ck_assert(name_matches("__mutex_lock_slowpath", "__mutex_lock*"));
+	ck_assert(name_matches("__mutex_lock", "__mutex_lock*"));
+	ck_assert(!name_matches("mutex_lock", "__mutex_lock*"));
+	ck_assert(name_matches("schedule_timeout_interruptible", "schedule_timeout_*interruptible"));
+	ck_assert(name_matches("schedule_timeout_uninterruptible",
+			       "schedule_timeout_*interruptible"));
+	ck_assert(!name_matches("schedule_timeout", "schedule_timeout_*interruptible"));
+	ck_assert(!name_matches("schedule_timeout_idle", "schedule_timeout_*interruptible"));
+	/* prefix and suffix may not overlap in the name */
+	ck_assert(!name_matches("ab", "ab*b"));
+}
+END_TEST
+
 START_TEST(grow_zeroes)
 {
 	int *v = NULL;
@@ -215,6 +233,7 @@ int main(void)
 	TCase *parse = tcase_create("parse"), *str = tcase_create("strings");
 
 	tcase_add_test(parse, u64_accepts);
+	tcase_add_test(parse, names);
 	tcase_add_test(parse, u64_refuses);
 	tcase_add_test(parse, seconds);
 	tcase_add_test(str, strings);
