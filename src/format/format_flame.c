@@ -20,6 +20,7 @@
 #include "render.h"
 #include "samples.h"
 #include "util.h"
+#include "xmltext.h"
 
 #define FL_WIDTH 1200	 /* SVG width, px */
 #define FL_PAD 10	 /* left and right margin */
@@ -183,43 +184,10 @@ static int build(struct flame *fl, const struct sp_run *run, unsigned int view)
 
 /* ---- output ---- */
 
-/*
- * Text for XML/HTML: escaped, with control characters and each byte of invalid UTF-8 as
- * U+FFFD (always well-formed). At most max characters (0: all), "..." ending a cut text.
- */
-static void put_text_max(const char *str, size_t max, FILE *f)
+/* The flame graph checks its stream's errors once, at the end (ferror). */
+static void put_text_max(const char *s, size_t max, FILE *f)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), chars = 0, i, len;
-
-	if (max) {
-		for (i = 0; i < n; chars++) {
-			len = utf8_seq_len(s + i, n - i);
-			i += len ? len : 1;
-		}
-		if (chars <= max)
-			max = 0;
-		else
-			max -= 2; /* room for ".." */
-	}
-	for (i = 0, chars = 0; i < n && (!max || chars < max); chars++) {
-		len = utf8_seq_len(s + i, n - i);
-		if (s[i] < 0x20 || s[i] == 0x7f || !len) {
-			fputs("\xef\xbf\xbd", f);
-			i++;
-			continue;
-		}
-		switch (s[i]) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fwrite(s + i, 1, len, f); break;
-		}
-		i += len;
-	}
-	if (max)
-		fputs("..", f);
+	(void)xml_put_text(s, max, f);
 }
 
 static void put_text(const char *s, FILE *f)

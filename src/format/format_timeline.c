@@ -26,6 +26,7 @@
 #include "render.h"
 #include "timeline.h"
 #include "util.h"
+#include "xmltext.h"
 
 /* ---- shared with format_trace_event.c ---- */
 
@@ -214,28 +215,11 @@ static void pf(struct page *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Text for HTML and SVG: escaped, with control bytes and invalid UTF-8 as U+FFFD. */
+/* Text for HTML and SVG (xmltext.h); "?" for none. */
 static void put_text(struct page *p, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "?");
-	size_t n = strlen((const char *)s), i = 0, len;
-
-	while (i < n) {
-		len = utf8_seq_len(s + i, n - i);
-		if (s[i] < 0x20 || s[i] == 0x7f || !len) {
-			ps(p, "\xef\xbf\xbd");
-			i++;
-			continue;
-		}
-		switch (s[i]) {
-		case '&': ps(p, "&amp;"); break;
-		case '<': ps(p, "&lt;"); break;
-		case '>': ps(p, "&gt;"); break;
-		case '"': ps(p, "&quot;"); break;
-		default: pw(p, (const char *)s + i, len); break;
-		}
-		i += len;
-	}
+	if (!p->err && xml_put_text(str ? str : "?", 0, p->f))
+		p->err = -EIO;
 }
 
 static void put_dur(struct page *p, uint64_t ns)
