@@ -55,6 +55,15 @@ char *xstrdup(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+int xstrdup_to(char **ret, const char *s)
+{
+	*ret = NULL;
+	if (!s)
+		return 0;
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
 bool name_matches(const char *name, const char *pat)
 {
 	const char *star = strchr(pat, '*');

@@ -18,6 +18,8 @@ int parse_seconds(const char *s, uint64_t *ret_ns);
 
 uint64_t now_ns(int clock);
 char *xstrdup(const char *s); /* NULL on NULL or ENOMEM */
+/* *ret = a copy of s (NULL for NULL). 0 or -ENOMEM. */
+int xstrdup_to(char **ret, const char *s);
 /*
  * A function name against a pattern of kernel or library names: "name" exactly, "prefix*",
  * or "prefix*suffix" (one '*' inside).

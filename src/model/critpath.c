@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "critpath.h"
+#include "util.h"
 
 #define NONE SIZE_MAX
 
@@ -83,14 +84,6 @@ static int strcmp_null(const char *a, const char *b)
 	if (!a || !b)
 		return (a != NULL) - (b != NULL);
 	return strcmp(a, b);
-}
-
-static int dup_str(char **dst, const char *s)
-{
-	if (!s)
-		return 0;
-	*dst = strdup(s);
-	return *dst ? 0 : -ENOMEM;
 }
 
 static void clear_results(struct sp_timeline *tl)
@@ -318,7 +311,7 @@ static int close_phase(struct ctx *c, struct phase *p)
 	s->start_ns = p->start;
 	s->ns = p->end - p->start;
 	tl->serial_ns += s->ns;
-	return dup_str(&s->comm, comm_of(&tl->tasks[p->task], seg));
+	return xstrdup_to(&s->comm, comm_of(&tl->tasks[p->task], seg));
 }
 
 /*
@@ -565,8 +558,8 @@ static int emit(struct ctx *c, size_t *last_task, const struct step *st, uint64_
 	p->alone = alone;
 	p->start_ns = a;
 	p->ns = b - a;
-	rc = dup_str(&p->comm, st->comm);
-	return rc ? rc : dup_str(&p->caller, st->caller);
+	rc = xstrdup_to(&p->comm, st->comm);
+	return rc ? rc : xstrdup_to(&p->caller, st->caller);
 }
 
 /* The first alone interval that ends after t. */
@@ -673,9 +666,9 @@ static int rank_path(struct sp_timeline *tl)
 		r->state = v[i]->state;
 		r->alone = v[i]->alone;
 		r->ns = v[i]->ns;
-		rc = dup_str(&r->comm, v[i]->comm);
+		rc = xstrdup_to(&r->comm, v[i]->comm);
 		if (!rc)
-			rc = dup_str(&r->caller, v[i]->caller);
+			rc = xstrdup_to(&r->caller, v[i]->caller);
 	}
 	free(v);
 	if (!rc)

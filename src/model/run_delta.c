@@ -110,15 +110,6 @@ static uint64_t sub(uint64_t cur, uint64_t prev, struct sp_delta_stats *st)
 
 #define SUB(d, c, p, f, st) ((d)->f = sub((c)->f, (p) ? (p)->f : 0, st))
 
-static int dup_str(char **ret, const char *s)
-{
-	*ret = NULL;
-	if (!s)
-		return 0;
-	*ret = strdup(s);
-	return *ret ? 0 : -ENOMEM;
-}
-
 /* ---- comms (and the lists of the same shape: owners, callers of a group) ---- */
 
 static void comm_key(const void *e, const char *k[NKEYS])
@@ -148,7 +139,7 @@ static int comms_delta(const struct sp_comm_list *p, const struct sp_comm_list *
 		ds->count = count;
 		ds->time_ns = time;
 		ds->max_ns = cs->max_ns; /* since the start */
-		err = dup_str(&ds->comm, cs->comm);
+		err = xstrdup_to(&ds->comm, cs->comm);
 	}
 	index_done(&x, st);
 	return err;
@@ -159,7 +150,7 @@ static int comms_delta(const struct sp_comm_list *p, const struct sp_comm_list *
 static int stack_copy(struct sp_stack_row *d, const struct sp_stack_row *c)
 {
 	d->pid = c->pid;
-	if (dup_str(&d->comm, c->comm))
+	if (xstrdup_to(&d->comm, c->comm))
 		return -ENOMEM;
 	if (!c->nframes)
 		return 0;
@@ -174,8 +165,8 @@ static int stack_copy(struct sp_stack_row *d, const struct sp_stack_row *c)
 	/* nframes counts the frames set, so that sp_stack_row_free frees a partial copy */
 	for (size_t i = 0; i < c->nframes; i++) {
 		d->nframes = i + 1;
-		if (dup_str(&d->frames[i], c->frames[i]) ||
-		    (c->objects && dup_str(&d->objects[i], c->objects[i])))
+		if (xstrdup_to(&d->frames[i], c->frames[i]) ||
+		    (c->objects && xstrdup_to(&d->objects[i], c->objects[i])))
 			return -ENOMEM;
 	}
 	return 0;
@@ -237,7 +228,7 @@ static int wakers_delta(const struct sp_waker_list *p, const struct sp_waker_lis
 			break;
 		}
 		dw->count = count;
-		err = dup_str(&dw->comm, cw->comm) ?: dup_str(&dw->function, cw->function);
+		err = xstrdup_to(&dw->comm, cw->comm) ?: xstrdup_to(&dw->function, cw->function);
 	}
 	index_done(&x, st);
 	return err;
@@ -277,7 +268,7 @@ static int sched_row_delta(const struct sp_sched_row *p, const struct sp_sched_r
 	d->runq_p50_ns = c->runq_p50_ns;
 	d->runq_p99_ns = c->runq_p99_ns;
 	d->runq_max_ns = c->runq_max_ns;
-	err = dup_str(&d->caller, c->caller) ?: dup_str(&d->wait, c->wait);
+	err = xstrdup_to(&d->caller, c->caller) ?: xstrdup_to(&d->wait, c->wait);
 	err = err ?: comms_delta(p ? &p->comms : NULL, &c->comms, &d->comms, st);
 	err = err ?: stacks_delta(p ? &p->stacks : NULL, &c->stacks, &d->stacks, st);
 	return err ?: wakers_delta(p ? &p->wakers : NULL, &c->wakers, &d->wakers, st);
@@ -364,7 +355,7 @@ static int profile_row_delta(const struct sp_profile_row *p, const struct sp_pro
 	if (!d)
 		return -ENOMEM;
 	d->samples = samples;
-	return dup_str(&d->function, c->function) ?: dup_str(&d->object, c->object) ?:
+	return xstrdup_to(&d->function, c->function) ?: xstrdup_to(&d->object, c->object) ?:
 	       comms_delta(p ? &p->comms : NULL, &c->comms, &d->comms, st) ?:
 	       stacks_delta(p ? &p->stacks : NULL, &c->stacks, &d->stacks, st);
 }
@@ -425,8 +416,8 @@ static int lock_row_delta(const struct sp_lock_row *p, const struct sp_lock_row 
 		return -ENOMEM;
 	*d = tmp;
 	d->max_ns = c->max_ns; /* since the start */
-	return dup_str(&d->caller, c->caller) ?: dup_str(&d->kind, c->kind) ?:
-	       dup_str(&d->lock, c->lock) ?: dup_str(&d->source, c->source) ?:
+	return xstrdup_to(&d->caller, c->caller) ?: xstrdup_to(&d->kind, c->kind) ?:
+	       xstrdup_to(&d->lock, c->lock) ?: xstrdup_to(&d->source, c->source) ?:
 	       comms_delta(p ? &p->comms : NULL, &c->comms, &d->comms, st) ?:
 	       stacks_delta(p ? &p->stacks : NULL, &c->stacks, &d->stacks, st) ?:
 	       comms_delta(p ? &p->owners : NULL, &c->owners, &d->owners, st);
@@ -456,8 +447,8 @@ static int sleeper_delta(const struct sp_sleeper_row *p, const struct sp_sleeper
 	*d = tmp;
 	d->tasks = c->tasks; /* distinct tasks: since the start */
 	d->max_ns = c->max_ns;
-	return dup_str(&d->caller, c->caller) ?: dup_str(&d->kind, c->kind) ?:
-	       dup_str(&d->lock, c->lock) ?:
+	return xstrdup_to(&d->caller, c->caller) ?: xstrdup_to(&d->kind, c->kind) ?:
+	       xstrdup_to(&d->lock, c->lock) ?:
 	       comms_delta(p ? &p->comms : NULL, &c->comms, &d->comms, st);
 }
 
@@ -485,8 +476,8 @@ static int group_delta(const struct sp_sleeper_group *p, const struct sp_sleeper
 	*d = tmp;
 	d->tasks = c->tasks;
 	d->max_ns = c->max_ns;
-	return dup_str(&d->comm, c->comm) ?: dup_str(&d->kind, c->kind) ?:
-	       dup_str(&d->lock, c->lock) ?:
+	return xstrdup_to(&d->comm, c->comm) ?: xstrdup_to(&d->kind, c->kind) ?:
+	       xstrdup_to(&d->lock, c->lock) ?:
 	       comms_delta(p ? &p->callers : NULL, &c->callers, &d->callers, st);
 }
 
@@ -502,7 +493,7 @@ static int lock_delta(const struct sp_lock_view *p, const struct sp_lock_view *c
 		p = NULL;
 	d->present = true;
 	d->available = c->available;
-	if (dup_str(&d->unavailable, c->unavailable))
+	if (xstrdup_to(&d->unavailable, c->unavailable))
 		return -ENOMEM;
 	SUB(d, c, p, total, st);
 	SUB(d, c, p, failed, st);
@@ -542,7 +533,7 @@ static int target_copy(struct sp_target_info *d, const struct sp_target_info *c)
 	d->has_rusage = c->has_rusage;
 	d->user_ns = c->user_ns;
 	d->sys_ns = c->sys_ns;
-	if (dup_str(&d->command, c->command) || dup_str(&d->cgroup, c->cgroup))
+	if (xstrdup_to(&d->command, c->command) || xstrdup_to(&d->cgroup, c->cgroup))
 		return -ENOMEM;
 	if (c->npids) {
 		d->pids = calloc(c->npids, sizeof(*d->pids));
@@ -561,9 +552,9 @@ static int run_info_copy(struct sp_run *d, const struct sp_run *c)
 	d->ncpus = c->ncpus;
 	d->start_unix_ns = c->start_unix_ns;
 	d->elapsed_ns = c->elapsed_ns;
-	err = dup_str(&d->schema, c->schema) ?: dup_str(&d->version, c->version) ?:
-	      dup_str(&d->kernel, c->kernel) ?: dup_str(&d->hostname, c->hostname) ?:
-	      dup_str(&d->options, c->options) ?: target_copy(&d->target, &c->target);
+	err = xstrdup_to(&d->schema, c->schema) ?: xstrdup_to(&d->version, c->version) ?:
+	      xstrdup_to(&d->kernel, c->kernel) ?: xstrdup_to(&d->hostname, c->hostname) ?:
+	      xstrdup_to(&d->options, c->options) ?: target_copy(&d->target, &c->target);
 	for (size_t i = 0; !err && i < c->objects.n; i++)
 		err = sp_object_list_add(&d->objects, c->objects.v[i].path,
 					 c->objects.v[i].build_id);
