@@ -84,6 +84,9 @@ int render_opts_parse(const struct cli_cmd *cmd, struct render_opts *o, int c, c
 	case RENDER_OPT_LOCK_STACKS:
 		o->lock_stacks = true;
 		return 0;
+	case RENDER_OPT_LINES:
+		o->lines = true;
+		return 0;
 	case 'n':
 		return parse_count(cmd, "-n", arg, 0, 1000000, &o->nrows);
 	case RENDER_OPT_STACK_ROWS:
@@ -97,7 +100,7 @@ int render_opts_parse(const struct cli_cmd *cmd, struct render_opts *o, int c, c
 
 const char *render_opts_help(void)
 {
-	static char buf[1536];
+	static char buf[1792];
 
 	if (!buf[0])
 		snprintf(buf, sizeof(buf),
@@ -112,7 +115,9 @@ const char *render_opts_help(void)
 			 "      --value count|time  folded and flame graph values: counts (default) or\n"
 			 "                    nanoseconds (off-CPU, CPU, lock wait)\n"
 			 "      --sort KEY    rank the locks table by wait (default), count or max\n"
-			 "      --lock-stacks print the top kernel stacks and owners under each lock row\n",
+			 "      --lock-stacks print the top kernel stacks and owners under each lock row\n"
+			 "      --lines       stacks show each frame's source file:line and mark inlined\n"
+			 "                    frames (when the run has them)\n",
 			 render_format_names());
 	return buf;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The rendering options that `trace`, `report` and (the first four) `diff` share (-f, --views,
- * -n, --value, --stacks, --stack-rows, --by, --sort, --lock-stacks): their getopt entries, one
+ * -n, --value, --stacks, --stack-rows, --by, --sort, --lock-stacks, --lines): their getopt entries, one
  * parser that applies one option to struct render_opts, and their help lines.
  */
 #ifndef SCHEDPROF_RENDER_OPTS_H
@@ -20,6 +20,7 @@ enum {
 	RENDER_OPT_VALUE,
 	RENDER_OPT_SORT,
 	RENDER_OPT_LOCK_STACKS,
+	RENDER_OPT_LINES,
 	RENDER_OPT__END,
 };
 
@@ -38,7 +39,8 @@ enum {
 	{ "stack-rows", required_argument, NULL, RENDER_OPT_STACK_ROWS },                         \
 	{ "by", required_argument, NULL, RENDER_OPT_BY },                                         \
 	{ "sort", required_argument, NULL, RENDER_OPT_SORT },                                     \
-	{ "lock-stacks", no_argument, NULL, RENDER_OPT_LOCK_STACKS }
+	{ "lock-stacks", no_argument, NULL, RENDER_OPT_LOCK_STACKS },                             \
+	{ "lines", no_argument, NULL, RENDER_OPT_LINES }
 
 /* The defaults: table, every view, 20 rows, 3 stacks per row with --stacks. */
 void render_opts_init(struct render_opts *o);

@@ -7,6 +7,13 @@
  * The format has no escapes, so names are made safe: ';' (the frame separator) becomes ':',
  * control characters (C0, DEL, C1) become '?', and an empty name "[unknown]". A comm may hold spaces: the
  * tools split the value off at the last one.
+ *
+ * Kernel frames are marked "_[k]" (flamegraph.pl's convention, which its --color=java and
+ * speedscope's search use) when the output mixes kernel and user frames, that is when one of
+ * its stacks has both: then every kernel frame of every line is marked, so a function keeps
+ * one name across the file. An output of kernel stacks only (the schedules and locks views
+ * before user stacks) is left as it was. Pseudo frames ("[preempted]", "[lost]") and comms
+ * are never marked.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,7 +42,29 @@ static void put_name(const char *s, FILE *f)
 struct folded {
 	FILE *f;
 	enum sp_value value;
+	bool mark_kernel; /* "_[k]" on kernel frames */
 };
+
+static enum sp_frame_kind kind_at(const struct sp_sample *s, size_t i)
+{
+	return sp_frame_kind_of(s->frames[i], s->objects ? s->objects[i] : NULL,
+				s->info ? &s->info[i] : NULL);
+}
+
+/* Stops the walk (1) at the first stack with kernel and user frames. */
+static int mixes(const struct sp_sample *s, void *arg)
+{
+	bool kernel = false, user = false;
+
+	(void)arg;
+	for (size_t i = 0; i < s->nframes; i++) {
+		enum sp_frame_kind k = kind_at(s, i);
+
+		kernel |= k == SP_FRAME_KERNEL;
+		user |= k == SP_FRAME_USER;
+	}
+	return kernel && user;
+}
 
 static int put_line(const struct sp_sample *s, void *arg)
 {
@@ -53,6 +82,8 @@ static int put_line(const struct sp_sample *s, void *arg)
 		if (!first)
 			putc(';', fo->f);
 		put_name(s->frames[i], fo->f);
+		if (fo->mark_kernel && kind_at(s, i) == SP_FRAME_KERNEL)
+			fputs("_[k]", fo->f);
 		first = false;
 	}
 	if (first)
@@ -63,10 +94,15 @@ static int put_line(const struct sp_sample *s, void *arg)
 
 int format_folded(const struct sp_run *run, const struct render_opts *opts, FILE *f)
 {
-	struct folded fo = { f, opts->value };
+	struct folded fo = { f, opts->value, false };
 	unsigned int view = sp_samples_view(run, opts->views);
+	int err;
 
 	if (!view)
 		return 0; /* nothing to draw: an empty file is valid folded input */
+	err = sp_samples_for_each(run, view, mixes, NULL);
+	if (err < 0)
+		return err;
+	fo.mark_kernel = err == 1;
 	return sp_samples_for_each(run, view, put_line, &fo);
 }

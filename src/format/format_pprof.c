@@ -6,10 +6,17 @@
  *   profile    samples/count      cpu/nanoseconds     (period type cpu/nanoseconds, 1/hz)
  *   locks      contentions/count  delay/nanoseconds   (period type contentions/count)
  * Frames keep their object as the mapping (with the build-id when the run knows it), and
- * every sample has a "comm" label. The model has no pids (rows are per comm), so no "pid".
+ * every sample has a "comm" label, and a "pid" one when the stack's process is known.
+ * Frames with their identity (issue #12, struct sp_frame_info) are Locations at their
+ * address (a user frame's file offset, a kernel frame's address) in a mapping of their object
+ * with its build-id (the kernel's is "[kernel.kallsyms]"); the demangled name is the
+ * Function's name and the symbol table's its system_name; file and line go on the Function
+ * and the Line; inlined frames are Lines of one Location; a frame no symbol named
+ * ("cc1+0x1a2b3c") has no Line, so pprof, Parca or a debuginfod-backed server symbolize it.
  */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "hashmap.h"
@@ -52,9 +59,37 @@ static const char *build_id(const struct pp *pp, const char *object)
 	return (const char *)id;
 }
 
+/*
+ * A user frame no symbol named: the collectors call it "<basename(object)>+0x<hex>" (README,
+ * "JSON"), which is only a placeholder for the address.
+ */
+static bool unresolved(const char *name, const char *object)
+{
+	const char *base = object ? strrchr(object, '/') : NULL;
+	size_t len;
+
+	if (!base)
+		return false;
+	len = strlen(++base);
+	return !strncmp(name, base, len) && !strncmp(name + len, "+0x", 3) && name[len + 3] &&
+	       strspn(name + len + 3, "0123456789abcdef") == strlen(name + len + 3);
+}
+
 static int64_t i64(uint64_t v)
 {
 	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+static void set_identity(struct pprof_frame *fr, const struct sp_frame_info *in)
+{
+	fr->addr = in->addr;
+	if (in->build_id)
+		fr->build_id = in->build_id;
+	fr->system_name = in->system_name;
+	fr->file = in->file;
+	fr->line = in->line;
+	fr->inlined = in->inlined;
+	fr->unresolved = in->addr && unresolved(fr->function, fr->object);
 }
 
 static int add_sample(const struct sp_sample *s, void *arg)
@@ -76,7 +111,10 @@ static int add_sample(const struct sp_sample *s, void *arg)
 			prev_obj = obj;
 			prev_id = build_id(pp, obj);
 		}
-		pp->frames[i] = (struct pprof_frame){ s->frames[i], obj, prev_id };
+		pp->frames[i] = (struct pprof_frame){ .function = s->frames[i], .object = obj,
+						      .build_id = prev_id };
+		if (s->info)
+			set_identity(&pp->frames[i], &s->info[i]);
 	}
 	if (s->comm)
 		labels[nlabels++] = (struct pprof_label){ .key = "comm", .str = s->comm };

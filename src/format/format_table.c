@@ -56,6 +56,29 @@ static void print_header(const struct sp_run *run, FILE *f)
 	fprintf(f, "  [%s, %s]\n", run->kernel ? run->kernel : "?", run->hostname ? run->hostname : "?");
 }
 
+/*
+ * A frame of a stack under a row: its name as the model has it (an unresolved user frame is
+ * already "cc1+0x1a2b3c"), its object unless [kernel]; with --lines, "[inlined]" on a frame
+ * inlined into the next one and its source position "(file:line)" when known.
+ */
+static void print_frame(const struct sp_stack_row *s, size_t j, const struct render_opts *o,
+			FILE *f)
+{
+	const char *obj = s->objects ? s->objects[j] : "[kernel]";
+	const struct sp_frame_info *in = o->lines && s->info ? &s->info[j] : NULL;
+
+	fprintf(f, "          %s", s->frames[j]);
+	if (in && in->inlined)
+		fputs(" [inlined]", f);
+	if (strcmp(obj, "[kernel]"))
+		fprintf(f, " %s", obj);
+	if (in && in->file && in->line)
+		fprintf(f, " (%s:%u)", in->file, in->line);
+	else if (in && in->file)
+		fprintf(f, " (%s)", in->file);
+	putc('\n', f);
+}
+
 /* The first --stack-rows stacks of a row (see render.h). */
 int sp_print_stack_list(const struct sp_stack_list *stacks, uint64_t total,
 			const char *time_label, const struct render_opts *o, FILE *f)
@@ -75,12 +98,8 @@ int sp_print_stack_list(const struct sp_stack_list *stacks, uint64_t total,
 		if (time_label)
 			fprintf(f, "%s %s, ", time_label, fmt_duration(s->time_ns, d, sizeof(d)));
 		fprintf(f, "comm %s\n", s->comm);
-		for (size_t j = 0; j < s->nframes; j++) {
-			const char *obj = s->objects ? s->objects[j] : "[kernel]";
-			bool kernel = !strcmp(obj, "[kernel]");
-
-			fprintf(f, "          %s%s%s\n", s->frames[j], kernel ? "" : " ", kernel ? "" : obj);
-		}
+		for (size_t j = 0; j < s->nframes; j++)
+			print_frame(s, j, o, f);
 	}
 	if (l->n > o->nstacks)
 		fprintf(f, "        (%zu more stacks)\n", l->n - o->nstacks);

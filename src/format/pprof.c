@@ -17,9 +17,10 @@
  * All string fields are int64 indexes into string_table, whose entry 0 must be "".
  *
  * Samples only reference ids and string indexes that never change once assigned, so each
- * sample is encoded as soon as it is added; the tables (strings, mappings, functions and the
- * locations that mirror them 1:1) are emitted at encode time. Dedup uses the hash table of
- * hashmap.h, so memory and time stay linear in the input.
+ * sample is encoded as soon as it is added; the tables (strings, mappings, functions and
+ * locations) are emitted at encode time. Dedup uses the hash table of hashmap.h, so memory
+ * and time stay linear in the input. A frame without an address makes one Function and one
+ * Location, in step, so a profile of names only numbers them alike.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ enum {
 	MAPPING_ID = 1,
 	MAPPING_MEMORY_START = 2,
 	MAPPING_MEMORY_LIMIT = 3,
+	MAPPING_FILE_OFFSET = 4,
 	MAPPING_FILENAME = 5,
 	MAPPING_BUILD_ID = 6,
 	MAPPING_HAS_FUNCTIONS = 7,
@@ -71,10 +73,12 @@ enum {
 	LOCATION_LINE = 4,
 
 	LINE_FUNCTION_ID = 1,
+	LINE_LINE = 2,
 
 	FUNCTION_ID = 1,
 	FUNCTION_NAME = 2,
 	FUNCTION_SYSTEM_NAME = 3,
+	FUNCTION_FILENAME = 4,
 };
 
 /*
@@ -87,6 +91,9 @@ enum {
 #define MAX_MAPPINGS	 ((1u << 22) - 1)
 #define MAX_TABLE	 (UINT32_MAX - 1)
 #define DEFAULT_OBJECT	 "[kernel]"
+/* the kernel's mapping when its frames have their addresses, named as perf names it */
+#define KERNEL_MAPPING	 "[kernel.kallsyms]"
+#define MAX_INLINE	 64 /* Lines of one Location; deeper chains are cut into several */
 #define GZIP_WINDOW_BITS (15 + 16) /* 32 KiB window, gzip header instead of zlib's */
 
 struct pbuf {
@@ -103,12 +110,26 @@ struct strtab {
 
 struct mapping {
 	uint32_t filename, build_id;
-	uint64_t start, next; /* next free synthetic address */
+	bool real;	      /* real addresses: [0, 2^64) at file offset 0 */
+	bool unresolved;      /* real: some Location has no Line (has_functions false) */
+	uint64_t start, next; /* synthetic: next free address */
 };
 
 struct function {
-	uint32_t name, mapping; /* mapping is an index into pprof.maps */
-	uint64_t addr;
+	uint32_t name, system_name, filename;
+	uint32_t mapping; /* an index into pprof.maps: one Function per name and mapping */
+};
+
+/* A Line of a Location: a function id and a source line (0: none). */
+struct line {
+	uint32_t func, line;
+};
+
+struct location {
+	uint32_t mapping;
+	uint64_t addr;	      /* the frame's own address (0: none), part of the key */
+	uint64_t synthetic;   /* addr 0: the address written, unique in the mapping */
+	size_t first, nlines; /* its Lines in pprof.lines */
 };
 
 struct pprof {
@@ -122,12 +143,18 @@ struct pprof {
 
 	struct mapping *maps;
 	size_t nmaps, maps_cap;
-	struct hashmap map_idx; /* (filename << 32 | build_id) -> mapping index */
+	struct hashmap map_idx;	     /* (filename << 32 | build_id) -> synthetic mapping index */
+	struct hashmap real_map_idx; /* the same for the mappings of real addresses */
 
-	/* Function i and Location i describe the same frame; both have id i + 1. */
+	/* Function i has id i + 1, Location i too; both indexed by their own content */
 	struct function *funcs;
 	size_t nfuncs, funcs_cap;
-	struct hashmap func_idx; /* (name << 32 | mapping) -> function index */
+	struct hashmap func_idx;
+	struct location *locs;
+	size_t nlocs, locs_cap;
+	struct hashmap loc_idx;
+	struct line *lines;
+	size_t nlines, lines_cap;
 
 	uint32_t *comments;
 	size_t ncomments, comments_cap;
@@ -310,6 +337,42 @@ static bool index_find(struct hashmap *m, uint64_t key, void **arr, size_t *cap,
 
 /* ---- profile building ---- */
 
+/*
+ * Functions and Locations are indexed by their content, keys being their indexes: a candidate
+ * is written in the free slot past the end and looked up under that index before it is kept.
+ */
+static uint64_t func_hash(long key, void *ctx)
+{
+	const struct function *f = &((struct pprof *)ctx)->funcs[key];
+
+	return hashmap_hash_bytes(f, sizeof(*f), 0);
+}
+
+static bool func_equal(long a, long b, void *ctx)
+{
+	const struct pprof *p = ctx;
+
+	return !memcmp(&p->funcs[a], &p->funcs[b], sizeof(p->funcs[a]));
+}
+
+static uint64_t loc_hash(long key, void *ctx)
+{
+	const struct pprof *p = ctx;
+	const struct location *l = &p->locs[key];
+	uint64_t h = hashmap_hash_u64(l->addr ^ ((uint64_t)l->mapping << 1));
+
+	return hashmap_hash_bytes(p->lines + l->first, l->nlines * sizeof(*p->lines), h);
+}
+
+static bool loc_equal(long a, long b, void *ctx)
+{
+	const struct pprof *p = ctx;
+	const struct location *x = &p->locs[a], *y = &p->locs[b];
+
+	return x->mapping == y->mapping && x->addr == y->addr && x->nlines == y->nlines &&
+	       !memcmp(p->lines + x->first, p->lines + y->first, x->nlines * sizeof(*p->lines));
+}
+
 struct pprof *pprof__new(const char *const *sample_types, const char *const *units, size_t ntypes,
 			 int64_t duration_ns, int64_t time_unix_ns, const char *period_type,
 			 const char *period_unit, int64_t period)
@@ -340,7 +403,9 @@ struct pprof *pprof__new(const char *const *sample_types, const char *const *uni
 	p->period = period;
 	hashmap__init(&p->strs.idx, hashmap_str_hash, hashmap_str_equal, NULL);
 	hashmap__init(&p->map_idx, hashmap_long_hash, hashmap_long_equal, NULL);
-	hashmap__init(&p->func_idx, hashmap_long_hash, hashmap_long_equal, NULL);
+	hashmap__init(&p->real_map_idx, hashmap_long_hash, hashmap_long_equal, NULL);
+	hashmap__init(&p->func_idx, func_hash, func_equal, p);
+	hashmap__init(&p->loc_idx, loc_hash, loc_equal, p);
 	p->types = calloc(2 * ntypes, sizeof(*p->types));
 	if (!p->types)
 		goto err_nomem;
@@ -373,8 +438,12 @@ void pprof__free(struct pprof *p)
 	strtab_free(&p->strs);
 	free(p->maps);
 	hashmap__clear(&p->map_idx);
+	hashmap__clear(&p->real_map_idx);
 	free(p->funcs);
 	hashmap__clear(&p->func_idx);
+	free(p->locs);
+	hashmap__clear(&p->loc_idx);
+	free(p->lines);
 	free(p->comments);
 	free(p->samples.data);
 	free(p->scratch.data);
@@ -383,61 +452,140 @@ void pprof__free(struct pprof *p)
 	free(p);
 }
 
+/* A frame with its address is at that address (a user frame unresolved or not). */
+static bool has_addr(const struct pprof_frame *fr)
+{
+	return fr->addr != 0;
+}
+
 static int find_mapping(struct pprof *p, const struct pprof_frame *fr, uint32_t *ret_idx)
 {
+	const char *object = fr->object ? fr->object : DEFAULT_OBJECT;
+	bool real = has_addr(fr);
 	uint32_t filename, build_id = 0;
 	struct mapping *m;
 	size_t idx;
 	int err;
 
-	err = strtab_intern(&p->strs, fr->object ? fr->object : DEFAULT_OBJECT, &filename);
+	if (real && !strcmp(object, DEFAULT_OBJECT))
+		object = KERNEL_MAPPING;
+	err = strtab_intern(&p->strs, object, &filename);
 	if (!err && fr->build_id)
 		err = strtab_intern(&p->strs, fr->build_id, &build_id);
 	if (err)
 		return err;
 
-	if (index_find(&p->map_idx, (uint64_t)filename << 32 | build_id, (void **)&p->maps,
-		       &p->maps_cap, p->nmaps, sizeof(*p->maps), MAX_MAPPINGS, &idx, &err) || err) {
+	if (index_find(real ? &p->real_map_idx : &p->map_idx, (uint64_t)filename << 32 | build_id,
+		       (void **)&p->maps, &p->maps_cap, p->nmaps, sizeof(*p->maps), MAX_MAPPINGS,
+		       &idx, &err) || err) {
 		*ret_idx = (uint32_t)idx;
 		return err;
 	}
 	m = &p->maps[p->nmaps];
-	m->filename = filename;
-	m->build_id = build_id;
-	m->start = (uint64_t)(p->nmaps + 1) << ADDR_SHIFT;
-	m->next = m->start;
+	*m = (struct mapping){ .filename = filename, .build_id = build_id, .real = real };
+	if (!real) {
+		m->start = (uint64_t)(p->nmaps + 1) << ADDR_SHIFT;
+		m->next = m->start;
+	}
 	*ret_idx = (uint32_t)p->nmaps++;
 	return 0;
 }
 
-/*
- * Returns the Location id (== Function id) of a frame in mapping (find_mapping() of the
- * frame), adding it on first sight.
- */
-static int find_location(struct pprof *p, const struct pprof_frame *fr, uint32_t mapping,
-			 uint64_t *ret_id)
+/* The id of the Function of a frame in mapping, added on first sight. */
+static int find_function(struct pprof *p, const struct pprof_frame *fr, uint32_t mapping,
+			 uint32_t *ret_id)
 {
 	struct function *f;
-	uint32_t name;
-	size_t idx;
+	long found;
 	int err;
 
-	err = strtab_intern(&p->strs, fr->function, &name);
+	if (p->nfuncs >= MAX_TABLE)
+		return -E2BIG;
+	err = grow_array((void **)&p->funcs, &p->funcs_cap, p->nfuncs + 1, sizeof(*p->funcs));
 	if (err)
 		return err;
-	if (index_find(&p->func_idx, (uint64_t)name << 32 | mapping, (void **)&p->funcs,
-		       &p->funcs_cap, p->nfuncs, sizeof(*p->funcs), MAX_TABLE, &idx, &err) || err) {
-		*ret_id = idx + 1;
-		return err;
-	}
-	/* < 2^32 functions of ADDR_STEP each never leave the mapping's 2^40 range */
 	f = &p->funcs[p->nfuncs];
-	f->name = name;
+	memset(f, 0, sizeof(*f));
 	f->mapping = mapping;
-	f->addr = p->maps[mapping].next;
-	p->maps[mapping].next += ADDR_STEP;
-	*ret_id = ++p->nfuncs;
+	err = strtab_intern(&p->strs, fr->function, &f->name) ?:
+	      strtab_intern(&p->strs, fr->system_name ? fr->system_name : fr->function,
+			    &f->system_name) ?:
+	      (fr->file ? strtab_intern(&p->strs, fr->file, &f->filename) : 0);
+	if (err)
+		return err;
+	if (hashmap__find(&p->func_idx, (long)p->nfuncs, &found)) {
+		*ret_id = (uint32_t)found + 1;
+		return 0;
+	}
+	err = hashmap__add(&p->func_idx, (long)p->nfuncs, (long)p->nfuncs);
+	if (err)
+		return err;
+	*ret_id = (uint32_t)++p->nfuncs;
 	return 0;
+}
+
+/*
+ * The Location id of frames[0..n) in mapping (find_mapping() of frames[0]): the frames inlined
+ * one into the next and the one they were inlined into, all at frames[0].addr (or one frame
+ * without an address), added on first sight.
+ */
+static int find_location(struct pprof *p, const struct pprof_frame *frames, size_t n,
+			 uint32_t mapping, uint64_t *ret_id)
+{
+	bool unresolved = n == 1 && has_addr(&frames[0]) && frames[0].unresolved;
+	size_t lines = unresolved ? 0 : n;
+	struct location *l;
+	long found;
+	int err;
+
+	if (p->nlocs >= MAX_TABLE)
+		return -E2BIG;
+	err = grow_array((void **)&p->locs, &p->locs_cap, p->nlocs + 1, sizeof(*p->locs)) ?:
+	      grow_array((void **)&p->lines, &p->lines_cap, p->nlines + lines, sizeof(*p->lines));
+	for (size_t i = 0; !err && i < lines; i++) {
+		p->lines[p->nlines + i].line = frames[i].line;
+		err = find_function(p, &frames[i], mapping, &p->lines[p->nlines + i].func);
+	}
+	if (err)
+		return err;
+	l = &p->locs[p->nlocs];
+	*l = (struct location){ .mapping = mapping, .addr = frames[0].addr, .first = p->nlines,
+				.nlines = lines };
+	if (hashmap__find(&p->loc_idx, (long)p->nlocs, &found)) {
+		*ret_id = (uint64_t)found + 1;
+		return 0;
+	}
+	err = hashmap__add(&p->loc_idx, (long)p->nlocs, (long)p->nlocs);
+	if (err)
+		return err;
+	if (!p->maps[mapping].real) {
+		/* < 2^32 locations of ADDR_STEP each never leave the mapping's 2^40 range */
+		l->synthetic = p->maps[mapping].next;
+		p->maps[mapping].next += ADDR_STEP;
+	}
+	p->maps[mapping].unresolved |= unresolved;
+	p->nlines += lines;
+	*ret_id = ++p->nlocs;
+	return 0;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* How many frames from frames[0] make one Location: an inline chain at one address. */
+static size_t location_frames(const struct pprof_frame *frames, size_t n)
+{
+	size_t k = 1;
+
+	if (!has_addr(&frames[0]) || frames[0].unresolved)
+		return 1;
+	while (k < n && k < MAX_INLINE && frames[k - 1].inlined && frames[k].addr == frames[0].addr &&
+	       same_str(frames[k].object, frames[0].object) &&
+	       same_str(frames[k].build_id, frames[0].build_id) && !frames[k].unresolved)
+		k++;
+	return k;
 }
 
 static bool sample_args_valid(const struct pprof *p, const struct pprof_frame *frames,
@@ -485,7 +633,7 @@ int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t 
 		      const int64_t *values, const struct pprof_label *labels, size_t nlabels)
 {
 	uint32_t mapping = 0;
-	size_t i;
+	size_t i, k, nids = 0;
 	int err;
 
 	if (!sample_args_valid(p, frames, nframes, values, labels, nlabels))
@@ -493,19 +641,21 @@ int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t 
 	/* p->ids holds the location ids, then the values */
 	err = grow_array((void **)&p->ids, &p->ids_cap, nframes > p->ntypes ? nframes : p->ntypes,
 			 sizeof(*p->ids));
-	for (i = 0; !err && i < nframes; i++) {
+	for (i = 0; !err && i < nframes; i += k) {
 		const struct pprof_frame *fr = &frames[i];
 
+		k = location_frames(fr, nframes - i);
 		/* runs of frames share their object: its mapping is looked up once a run */
-		if (!i || fr->object != fr[-1].object || fr->build_id != fr[-1].build_id)
+		if (!i || fr->object != fr[-1].object || fr->build_id != fr[-1].build_id ||
+		    has_addr(fr) != has_addr(&fr[-1]))
 			err = find_mapping(p, fr, &mapping);
-		err = err ?: find_location(p, fr, mapping, &p->ids[i]);
+		err = err ?: find_location(p, fr, k, mapping, &p->ids[nids++]);
 	}
 	if (err)
 		return err;
 
 	p->scratch.len = 0;
-	err = put_packed(&p->scratch, SAMPLE_LOCATION_ID, p->ids, nframes);
+	err = put_packed(&p->scratch, SAMPLE_LOCATION_ID, p->ids, nids);
 	for (i = 0; i < p->ntypes; i++)
 		p->ids[i] = (uint64_t)values[i];
 	err = err ?: put_packed(&p->scratch, SAMPLE_VALUE, p->ids, p->ntypes);
@@ -546,30 +696,37 @@ static int encode_mapping(struct pprof *p, struct pbuf *b, size_t i)
 	const struct mapping *m = &p->maps[i];
 	uint64_t limit = m->next > m->start ? m->next : m->start + ADDR_STEP;
 
+	if (m->real) /* the whole address space from 0, at file offset 0 */
+		limit = UINT64_MAX;
 	p->sub.len = 0;
 	return put_uint(&p->sub, MAPPING_ID, i + 1) ?:
 	       put_uint(&p->sub, MAPPING_MEMORY_START, m->start) ?:
 	       put_uint(&p->sub, MAPPING_MEMORY_LIMIT, limit) ?:
+	       (m->real ? put_uint(&p->sub, MAPPING_FILE_OFFSET, 0) : 0) ?:
 	       put_uint_opt(&p->sub, MAPPING_FILENAME, m->filename) ?:
 	       put_uint_opt(&p->sub, MAPPING_BUILD_ID, m->build_id) ?:
-	       put_uint(&p->sub, MAPPING_HAS_FUNCTIONS, 1) ?: put_msg(b, PROFILE_MAPPING, &p->sub);
+	       put_uint_opt(&p->sub, MAPPING_HAS_FUNCTIONS, !m->unresolved) ?:
+	       put_msg(b, PROFILE_MAPPING, &p->sub);
 }
 
 static int encode_location(struct pprof *p, struct pbuf *b, size_t i)
 {
-	const struct function *f = &p->funcs[i];
+	const struct location *l = &p->locs[i];
 	int err;
 
-	p->sub.len = 0;
-	err = put_uint(&p->sub, LINE_FUNCTION_ID, i + 1);
-	if (err)
-		return err;
 	p->scratch.len = 0;
-	return put_uint(&p->scratch, LOCATION_ID, i + 1) ?:
-	       put_uint(&p->scratch, LOCATION_MAPPING_ID, (uint64_t)f->mapping + 1) ?:
-	       put_uint(&p->scratch, LOCATION_ADDRESS, f->addr) ?:
-	       put_msg(&p->scratch, LOCATION_LINE, &p->sub) ?:
-	       put_msg(b, PROFILE_LOCATION, &p->scratch);
+	err = put_uint(&p->scratch, LOCATION_ID, i + 1) ?:
+	      put_uint(&p->scratch, LOCATION_MAPPING_ID, (uint64_t)l->mapping + 1) ?:
+	      put_uint(&p->scratch, LOCATION_ADDRESS, l->addr ? l->addr : l->synthetic);
+	for (size_t j = 0; !err && j < l->nlines; j++) {
+		const struct line *ln = &p->lines[l->first + j];
+
+		p->sub.len = 0;
+		err = put_uint(&p->sub, LINE_FUNCTION_ID, ln->func) ?:
+		      put_uint_opt(&p->sub, LINE_LINE, ln->line) ?:
+		      put_msg(&p->scratch, LOCATION_LINE, &p->sub);
+	}
+	return err ?: put_msg(b, PROFILE_LOCATION, &p->scratch);
 }
 
 static int encode_function(struct pprof *p, struct pbuf *b, size_t i)
@@ -579,7 +736,8 @@ static int encode_function(struct pprof *p, struct pbuf *b, size_t i)
 	p->sub.len = 0;
 	return put_uint(&p->sub, FUNCTION_ID, i + 1) ?:
 	       put_uint_opt(&p->sub, FUNCTION_NAME, f->name) ?:
-	       put_uint_opt(&p->sub, FUNCTION_SYSTEM_NAME, f->name) ?:
+	       put_uint_opt(&p->sub, FUNCTION_SYSTEM_NAME, f->system_name) ?:
+	       put_uint_opt(&p->sub, FUNCTION_FILENAME, f->filename) ?:
 	       put_msg(b, PROFILE_FUNCTION, &p->sub);
 }
 
@@ -595,7 +753,7 @@ static int encode_profile(struct pprof *p, struct pbuf *b)
 	err = err ?: pbuf_raw(b, p->samples.data, p->samples.len);
 	for (i = 0; !err && i < p->nmaps; i++)
 		err = encode_mapping(p, b, i);
-	for (i = 0; !err && i < p->nfuncs; i++)
+	for (i = 0; !err && i < p->nlocs; i++)
 		err = encode_location(p, b, i);
 	for (i = 0; !err && i < p->nfuncs; i++)
 		err = encode_function(p, b, i);

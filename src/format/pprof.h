@@ -4,9 +4,16 @@
  * protobuf out, loadable by `go tool pprof`, Pyroscope and Parca. It knows nothing about
  * schedprof's views; format_pprof maps the run model onto it.
  *
- * Frames are symbol names only (no real addresses): every distinct (function, object) gets one
- * Function and one Location with a synthetic address inside the object's Mapping, so tools that
- * key on addresses still see stable, unique ones.
+ * A frame with its address (issue #12: a user frame's offset in its file, a kernel frame's
+ * address) is a Location at that address in a Mapping of its object that spans the whole
+ * address space from 0 with file offset 0 (pprof's convention for "already adjusted", so the
+ * address is symbolized as it is), with the object's build-id: pprof, Parca or a
+ * debuginfod-backed server can symbolize it later. Frames inlined into the next one are
+ * extra Lines of that Location (innermost first), and a frame that no symbol named
+ * (`unresolved`) has no Line at all, which is what tells those tools to symbolize it.
+ * A frame without an address gets, per distinct (function, object), one Function and one
+ * Location with a synthetic address inside another Mapping of the object, so tools that key
+ * on addresses still see stable, unique ones.
  */
 #ifndef SCHEDPROF_PPROF_H
 #define SCHEDPROF_PPROF_H
@@ -22,6 +29,13 @@ struct pprof_frame {
 	const char *function; /* symbol name, e.g. "anon_pipe_read" or "[unknown]"; not NULL */
 	const char *object;   /* mapping file: "[kernel]", "/usr/bin/cc1", NULL = "[kernel]" */
 	const char *build_id; /* hex build-id of object, or NULL */
+	/* what else is known of the frame (issue #12); 0, NULL, false: unknown */
+	uint64_t addr;		 /* its address in the mapping (file offset, kernel address) */
+	const char *system_name; /* the symbol table's name when function is demangled */
+	const char *file;	 /* source file */
+	unsigned int line;	 /* source line */
+	bool inlined;		 /* inlined into the next frame: a Line of the same Location */
+	bool unresolved;	 /* with addr: no symbol named it, so no Line (symbolize later) */
 };
 
 /*

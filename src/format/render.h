@@ -45,6 +45,7 @@ struct render_opts {
 	enum sp_value value;  /* --value */
 	enum sp_lock_sort lock_sort; /* --sort: the locks table's ranking */
 	bool lock_stacks;	     /* --lock-stacks */
+	bool lines;		     /* --lines: stacks show file:line and inlined frames */
 };
 
 /* Name <-> enum for the CLI. -EINVAL on an unknown name. */

@@ -119,17 +119,22 @@ static bool is_user_pseudo_object(const char *o)
 	return strchr(o, ':') != NULL;
 }
 
-enum sp_frame_kind sp_frame_kind(const struct sp_stack_row *s, size_t i)
+enum sp_frame_kind sp_frame_kind_of(const char *name, const char *o,
+				    const struct sp_frame_info *info)
 {
-	const char *o = s->objects ? s->objects[i] : NULL;
-
 	if (!o || !*o)
-		return is_bracketed(s->frames[i]) ? SP_FRAME_PSEUDO : SP_FRAME_KERNEL;
-	if (s->info && s->info[i].build_id)
+		return is_bracketed(name) ? SP_FRAME_PSEUDO : SP_FRAME_KERNEL;
+	if (info && info->build_id)
 		return SP_FRAME_USER;
 	if (!strcmp(o, "[kernel]") || (is_bracketed(o) && !is_user_pseudo_object(o)))
 		return SP_FRAME_KERNEL;
 	return SP_FRAME_USER;
+}
+
+enum sp_frame_kind sp_frame_kind(const struct sp_stack_row *s, size_t i)
+{
+	return sp_frame_kind_of(s->frames[i], s->objects ? s->objects[i] : NULL,
+				s->info ? &s->info[i] : NULL);
 }
 
 static const char *str_or_empty(const char *s)

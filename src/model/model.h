@@ -470,6 +470,9 @@ int sp_frame_info_dup(const struct sp_frame_info *info, size_t n, struct sp_fram
  */
 enum sp_frame_kind { SP_FRAME_KERNEL, SP_FRAME_USER, SP_FRAME_PSEUDO };
 enum sp_frame_kind sp_frame_kind(const struct sp_stack_row *s, size_t i);
+/* The same for a frame by its parts: object NULL when the stack has no objects; info or NULL. */
+enum sp_frame_kind sp_frame_kind_of(const char *name, const char *object,
+				    const struct sp_frame_info *info);
 /*
  * l's stacks merged across pids (each with pid 0): what the outputs without pids show. In l's
  * order when no two stacks merged, else sorted again (sp_stack_list_sort). The rows of *ret borrow l's strings: release it with free(ret->v)

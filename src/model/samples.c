@@ -77,6 +77,7 @@ static int walk_stacks(const struct row *r, const struct sp_stack_list *l, sp_sa
 			.pid = st->pid > 0 ? st->pid : 0,
 			.frames = (const char *const *)st->frames + first,
 			.objects = st->objects ? (const char *const *)st->objects + first : NULL,
+			.info = st->info ? st->info + first : NULL,
 			.nframes = st->nframes - first,
 			.count = st->count,
 			.time_ns = r->period_ns ? st->count * r->period_ns : st->time_ns,

@@ -30,6 +30,7 @@ struct sp_sample {
 	int pid;		    /* the stack's process; 0 = unknown, and in every merged walk */
 	const char *const *frames;  /* leaf first */
 	const char *const *objects; /* per frame; NULL means every frame is "[kernel]" */
+	const struct sp_frame_info *info; /* per frame (model.h), or NULL */
 	size_t nframes;
 	uint64_t count;	  /* schedules, samples, contentions */
 	uint64_t time_ns; /* off-CPU, CPU (count x sampling period), lock wait */

@@ -163,7 +163,8 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 		sp_pct(v->target, v->total), sp_pct(v->other, v->total));
 	if (v->unsymbolized)
 		fprintf(f, "  note: %" PRIu64 " of the %" PRIu64 " %s samples (%.1f%%) could not be "
-			   "symbolized: they are counted under [unknown]\n",
+			   "symbolized: they are counted under [unknown], or object+0xOFFSET when "
+			   "their file is known\n",
 			v->unsymbolized, v->target, target_label(run),
 			sp_pct(v->unsymbolized, v->target));
 	if (v->lost)

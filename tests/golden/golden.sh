@@ -33,7 +33,8 @@ O() { # binary formats go to a file
 }
 
 # run_tl, run_tl_b: issue #10's fields (run-queue split, wakers, budget, timeline)
-for run in run_a run_b run_full run_min run_tl run_tl_b; do
+# run_user: issue #12's frame identities (user frames, build-ids, addresses, inlined frames)
+for run in run_a run_b run_full run_min run_tl run_tl_b run_user; do
 	f=$FIXTURES/$run.json
 	R "$run.table" "$f"
 	R "$run.table-n0-stacks" -n 0 --stacks --stack-rows 10 "$f"
@@ -52,6 +53,10 @@ for run in run_a run_b run_full run_min run_tl run_tl_b; do
 	O "$run.html" -f html "$f"
 	O "$run.html-time" -f html --value time "$f"
 done
+# --lines: source positions and inlined frames under the rows (issue #12)
+f=$FIXTURES/run_user.json
+R run_user.table-lines --stacks --lines "$f"
+R run_full.table-lines --stacks --lines "$FIXTURES/run_full.json"
 # the timeline alone: a table, and stack formats with no stacks to draw
 f=$FIXTURES/run_tl.json
 R run_tl.table-timeline --views timeline "$f"

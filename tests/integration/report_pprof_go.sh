@@ -86,4 +86,47 @@ grep -q 'Showing nodes accounting for 30, 100% of 30 total' <<<"$out" || fail "l
 pprof l.pb.gz -raw
 grep -q '^contentions/count delay/nanoseconds$' <<<"$out" || fail "locks sample types"
 echo "ok: locks view"
+# issue #12: frames with their identity (run_user.json): real addresses in mappings with
+# build-ids, the kernel's mapping, demangled names with their mangled system_name, file:line,
+# an inlined frame as a second Line of one Location, and the unresolved cc1+0x1a2b3c as an
+# address without a Line in a mapping without [FN] (left for pprof, Parca or debuginfod)
+cc1=/usr/lib/gcc/x86_64-linux-gnu/12/cc1
+"$SCHEDPROF" report -f pprof -o u.pb.gz "$FIXTURES/run_user.json" || fail "user run pprof"
+pprof u.pb.gz -raw
+grep -Eq "^[0-9]+: 0x0/0xffffffffffffffff/0x0 $cc1 c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00 *\$" \
+	<<<"$out" || fail "cc1's mapping (0, all, offset 0, build-id, no [FN]) missing: $out"
+grep -Eq '^[0-9]+: 0x0/0xffffffffffffffff/0x0 /usr/lib/x86_64-linux-gnu/libc.so.6 1bc0de0{32}a1 \[FN\]$' \
+	<<<"$out" || fail "libc's mapping with its build-id missing"
+kmap=$(sed -nE 's/^([0-9]+): 0x0\/0xffffffffffffffff\/0x0 \[kernel\.kallsyms\] .*/\1/p' <<<"$out")
+[ -n "$kmap" ] || fail "no [kernel.kallsyms] mapping"
+grep -Eq "^ +[0-9]+: 0xffffffff8118b1d9 M=$kmap futex_wait :0 s=0\$" <<<"$out" ||
+	fail "kernel frame futex_wait not at its address in the kernel mapping"
+cmap=$(sed -nE "s|^([0-9]+): 0x0/0xffffffffffffffff/0x0 $cc1 .*|\\1|p" <<<"$out")
+grep -Eq "^ +[0-9]+: 0x1a2b3c M=$cmap *\$" <<<"$out" ||
+	fail "cc1+0x1a2b3c is not a bare address 0x1a2b3c in cc1's mapping"
+grep -Eq "^ +[0-9]+: 0x4a1f20 M=$cmap WorkQueue::wait_locked\(\) workqueue.cc:88 s=0\(_ZN9WorkQueue11wait_lockedEv\)\$" \
+	<<<"$out" || fail "inlined frame: not the first Line of 0x4a1f20 with its system_name"
+grep -Eq '^ +WorkQueue::pop\(\) workqueue.cc:120 s=0\(_ZN9WorkQueue3popEv\)$' <<<"$out" ||
+	fail "WorkQueue::pop() is not the second Line of the inlined Location"
+grep -Eq "^ +[0-9]+: 0x10b0a0 M=$cmap main main.cc:39 s=0\$" <<<"$out" || fail "main at 0x10b0a0"
+pprof u.pb.gz -traces
+grep -Eq '^ +WorkQueue::wait_locked\(\) \(inline\)$' <<<"$out" || fail "-traces: no inline frame"
+pprof u.pb.gz -top -sample_index=schedules
+grep -q 'Showing nodes accounting for 40, 100% of 40 total' <<<"$out" || fail "user run total: $out"
+[ "$(top_row)" = "20 futex_wait" ] || fail "top row of the user run is '$(top_row)'"
+"$SCHEDPROF" report -f pprof --views profile -o up.pb.gz "$FIXTURES/run_user.json" ||
+	fail "user run profile pprof"
+pprof up.pb.gz -raw
+grep -Eq "^ +[0-9]+: 0x6d1e2f M=[0-9]+ make_node\(tree_code\) tree.cc:1201 s=0\(_Z9make_node9tree_code\)\$" \
+	<<<"$out" || fail "profile: make_node(tree_code) inlined at 0x6d1e2f"
+grep -Eq '^ +c_parser_declaration_or_fndef c-parser.cc:2410 s=0$' <<<"$out" ||
+	fail "profile: the caller it was inlined into"
+grep -Eq '^ +[0-9]+: 0x1f00a8 M=[0-9]+ *$' <<<"$out" || fail "profile: cc1+0x1f00a8 unresolved"
+pprof up.pb.gz -traces
+# the first mapping is cc1's (the profile's first frame): pprof names it as the binary
+grep -q '^Build ID: c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00$' <<<"$out" || fail "-traces: no build-id"
+grep -Eq '^ +make_node\(tree_code\) \(inline\)$' <<<"$out" || fail "-traces: no inline frame"
+pprof up.pb.gz -top -sample_index=samples
+grep -q 'Showing nodes accounting for 400, 100% of 400 total' <<<"$out" || fail "profile total"
+echo "ok: frames with their identity: mappings, build-ids, addresses, inline, system_name"
 echo "PASS: go tool pprof reads schedprof's pprof output"

@@ -52,7 +52,7 @@ START_TEST(render_defaults_and_values)
 	ck_assert_uint_eq(o.views, SP_VIEW_EVERY);
 	ck_assert_uint_eq(o.nrows, 20);
 	ck_assert_uint_eq(o.nstacks, 3);
-	ck_assert(!o.stacks && !o.lock_stacks);
+	ck_assert(!o.stacks && !o.lock_stacks && !o.lines);
 	ck_assert_int_eq(o.group, SP_GROUP_CALLER);
 	ck_assert_int_eq(o.value, SP_VALUE_COUNT);
 	ck_assert_int_eq(o.lock_sort, SP_LOCK_SORT_WAIT);
@@ -92,6 +92,10 @@ START_TEST(render_defaults_and_values)
 	free(err);
 	ck_assert_int_eq(ropt(&o, RENDER_OPT_LOCK_STACKS, NULL, &err), 0);
 	ck_assert(o.stacks && o.lock_stacks);
+	ck_assert_str_eq(err, "");
+	free(err);
+	ck_assert_int_eq(ropt(&o, RENDER_OPT_LINES, NULL, &err), 0);
+	ck_assert(o.lines);
 	ck_assert_str_eq(err, "");
 	free(err);
 }

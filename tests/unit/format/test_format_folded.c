@@ -97,13 +97,19 @@ START_TEST(test_folded_totals)
 	ck_assert_ptr_nonnull(strstr(out, "\n[lost] 5\n"));
 	/* no objects: the stack is trimmed at its caller */
 	ck_assert_ptr_nonnull(strstr(out, "demo;vfs_read;pipe_read 100\n"));
+	/* kernel stacks only: no "_[k]" (see format_folded.c) */
+	ck_assert_ptr_null(strstr(out, "_[k]"));
 	free(out);
 	/* profile: 600 + 250 = target; the 50 without a stack stay as clear_page_erms */
 	out = unit_render_fmt(&run, SP_FMT_FOLDED, SP_VIEW_PROFILE, SP_VALUE_COUNT, &lines);
 	ck_assert_uint_eq(folded_total(out, &lines), run.profile.target);
 	ck_assert_uint_eq(lines, 3);
 	ck_assert_ptr_nonnull(strstr(out, "demo;__libc_start_call_main;main;main_loop 600\n"));
-	ck_assert_ptr_nonnull(strstr(out, "\ndemo;clear_page_erms 50\n"));
+	/* kernel and user frames in one stack: every kernel frame of the file is marked */
+	ck_assert_ptr_nonnull(strstr(out, "\ndemo;main;main_loop;asm_exc_page_fault_[k];"
+					  "exc_page_fault_[k];handle_mm_fault_[k];"
+					  "do_anonymous_page_[k];clear_page_erms_[k] 200\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\ndemo;clear_page_erms_[k] 50\n"));
 	free(out);
 	/* profile time: samples x 1e9/99 ns */
 	out = unit_render_fmt(&run, SP_FMT_FOLDED, SP_VIEW_PROFILE, SP_VALUE_TIME, NULL);

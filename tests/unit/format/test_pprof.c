@@ -139,13 +139,13 @@ struct dmapping {
 
 struct dlocation {
 	uint64_t id, mapping_id, address;
-	uint64_t *line_fn;
-	size_t nline;
+	uint64_t *line_fn, *line_no; /* per Line: function id, line number */
+	size_t nline, nline_no;
 };
 
 struct dfunction {
 	uint64_t id;
-	int64_t name, system_name;
+	int64_t name, system_name, filename;
 };
 
 struct dprof {
@@ -255,7 +255,7 @@ static void decode_location(const struct field *f, struct dlocation *l)
 {
 	struct rd r = { f->data, f->data + f->len }, lr;
 	struct field g, h;
-	uint64_t *fn;
+	uint64_t *fn, *no;
 
 	while (r.p < r.end) {
 		REQUIRE(rd_field(&r, &g));
@@ -266,11 +266,17 @@ static void decode_location(const struct field *f, struct dlocation *l)
 		case 4:
 			REQUIRE_U(g.wt, ==, 2);
 			fn = PUSH(l->line_fn, l->nline);
+			no = PUSH(l->line_no, l->nline_no);
 			lr = (struct rd){ g.data, g.data + g.len };
 			while (lr.p < lr.end) {
 				REQUIRE(rd_field(&lr, &h));
-				REQUIRE_U(h.num, ==, 1); /* function_id; no line numbers */
-				*fn = h.v;
+				REQUIRE_U(h.wt, ==, 0);
+				if (h.num == 1)
+					*fn = h.v;
+				else if (h.num == 2)
+					*no = h.v;
+				else
+					ck_abort_msg("Line: unexpected field %lu", (unsigned long)h.num);
 			}
 			break;
 		default: ck_abort_msg("Location: unexpected field %lu", (unsigned long)g.num);
@@ -290,6 +296,7 @@ static void decode_function(const struct field *f, struct dfunction *fn)
 		case 1: fn->id = g.v; break;
 		case 2: fn->name = (int64_t)g.v; break;
 		case 3: fn->system_name = (int64_t)g.v; break;
+		case 4: fn->filename = (int64_t)g.v; break;
 		default: ck_abort_msg("Function: unexpected field %lu", (unsigned long)g.num);
 		}
 	}
@@ -341,8 +348,10 @@ static void dprof_free(struct dprof *d)
 		free(d->s[i].val);
 		free(d->s[i].lab);
 	}
-	for (i = 0; i < d->nl; i++)
+	for (i = 0; i < d->nl; i++) {
 		free(d->l[i].line_fn);
+		free(d->l[i].line_no);
+	}
 	for (i = 0; i < d->nstr; i++)
 		free(d->str[i]);
 	free(d->st);
@@ -489,14 +498,14 @@ static struct pprof *new2(void)
 START_TEST(test_basic_profile)
 {
 	const struct pprof_frame s1[] = {
-		{ "anon_pipe_read", "[kernel]", NULL },
-		{ "vfs_read", NULL, NULL }, /* NULL object means [kernel] */
-		{ "foo", "/usr/bin/cc1", "abcd" },
-		{ "main", "/usr/bin/cc1", "abcd" },
+		{ .function = "anon_pipe_read", .object = "[kernel]", .build_id = NULL },
+		{ .function = "vfs_read", .object = NULL, .build_id = NULL }, /* NULL object means [kernel] */
+		{ .function = "foo", .object = "/usr/bin/cc1", .build_id = "abcd" },
+		{ .function = "main", .object = "/usr/bin/cc1", .build_id = "abcd" },
 	};
 	const struct pprof_frame s2[] = {
-		{ "foo", "/lib/libc.so.6", NULL }, /* same name, other object: other function */
-		{ "main", "/usr/bin/cc1", "abcd" },
+		{ .function = "foo", .object = "/lib/libc.so.6", .build_id = NULL }, /* same name, other object: other function */
+		{ .function = "main", .object = "/usr/bin/cc1", .build_id = "abcd" },
 	};
 	const struct pprof_label l1[] = {
 		{ .key = "comm", .str = "cc1" },
@@ -602,9 +611,9 @@ END_TEST
 START_TEST(test_build_id_splits_mapping)
 {
 	/* the same path with another build-id is another binary (replaced during the run) */
-	const struct pprof_frame a[] = { { "f", "/bin/x", "aa" } };
-	const struct pprof_frame b[] = { { "f", "/bin/x", "bb" } };
-	const struct pprof_frame c[] = { { "f", "/bin/x", NULL } };
+	const struct pprof_frame a[] = { { .function = "f", .object = "/bin/x", .build_id = "aa" } };
+	const struct pprof_frame b[] = { { .function = "f", .object = "/bin/x", .build_id = "bb" } };
+	const struct pprof_frame c[] = { { .function = "f", .object = "/bin/x", .build_id = NULL } };
 	const int64_t v[] = { 1, 1 };
 	struct pprof *p = new2();
 	struct dprof d;
@@ -625,6 +634,104 @@ START_TEST(test_build_id_splits_mapping)
 }
 END_TEST
 
+/* Function of Line j of location id, and its name. */
+static const struct dfunction *line_func(const struct dprof *d, uint64_t loc_id, size_t j)
+{
+	const struct dlocation *l = &d->l[loc_id - 1];
+
+	REQUIRE_U(j, <, l->nline);
+	REQUIRE_U(l->line_fn[j], >=, 1);
+	REQUIRE_U(l->line_fn[j], <=, d->nf);
+	return &d->f[l->line_fn[j] - 1];
+}
+
+/*
+ * Issue #12: frames with their addresses are Locations at those addresses in mappings from 0
+ * over the whole address space at file offset 0 (one per object and build-id, apart from the
+ * synthetic ones), the kernel's named [kernel.kallsyms]; an inline chain is one Location with
+ * a Line per frame, innermost first; an unresolved frame has no Line and its mapping no
+ * has_functions; system_name, filename and line numbers are written; all deduplicated.
+ */
+START_TEST(test_real_addresses)
+{
+	const char *bid = "c0ffee";
+	const struct pprof_frame s1[] = {
+		{ .function = "futex_wait", .object = "[kernel]", .addr = 0xffffffff8118b1d9ull },
+		{ .function = "do_syscall_64", .addr = 0xffffffff81e2f5b8ull },
+		{ .function = "Q::wait()", .object = "/bin/cc1", .build_id = bid, .addr = 0x4a1f20,
+		  .system_name = "_ZN1Q4waitEv", .file = "q.cc", .line = 88, .inlined = true },
+		{ .function = "Q::pop()", .object = "/bin/cc1", .build_id = bid, .addr = 0x4a1f20,
+		  .system_name = "_ZN1Q3popEv", .file = "q.cc", .line = 120 },
+		{ .function = "cc1+0x1a2b3c", .object = "/bin/cc1", .build_id = bid,
+		  .addr = 0x1a2b3c, .unresolved = true },
+		{ .function = "main", .object = "/bin/cc1", .build_id = bid, .addr = 0x10b0a0,
+		  .file = "main.cc", .line = 39 },
+		{ .function = "main", .object = "/bin/cc1", .build_id = bid }, /* no address */
+	};
+	const int64_t v[] = { 1, 10 };
+	struct pprof *p = new2();
+	const struct dsample *sm;
+	const struct dfunction *fn;
+	struct dprof d;
+	size_t i;
+
+	ck_assert_int_eq(pprof__add_sample(p, s1, 7, v, NULL, 0), 0);
+	ck_assert_int_eq(pprof__add_sample(p, s1 + 2, 5, v, NULL, 0), 0);
+	encode_decode(p, &d, NULL, NULL);
+	check_strings(&d);
+	/* mappings: the kernel's, cc1's real one, cc1's synthetic one */
+	ck_assert_uint_eq(d.nm, 3);
+	ck_assert_str_eq(S(&d, d.m[0].filename), "[kernel.kallsyms]");
+	ck_assert_str_eq(S(&d, d.m[1].filename), "/bin/cc1");
+	ck_assert_str_eq(S(&d, d.m[1].build_id), "c0ffee");
+	for (i = 0; i < 2; i++) {
+		ck_assert_uint_eq(d.m[i].start, 0);
+		ck_assert_uint_eq(d.m[i].limit, UINT64_MAX);
+		ck_assert_uint_eq(d.m[i].offset, 0);
+	}
+	ck_assert(d.m[0].has_functions);
+	ck_assert(!d.m[1].has_functions); /* cc1+0x1a2b3c has no Line */
+	ck_assert_str_eq(S(&d, d.m[2].filename), "/bin/cc1");
+	ck_assert(d.m[2].has_functions);
+	ck_assert_uint_gt(d.m[2].start, 0);
+	/* 7 frames, 6 Locations: the inline chain is one */
+	ck_assert_uint_eq(d.ns, 2);
+	sm = &d.s[0];
+	ck_assert_uint_eq(sm->nloc, 6);
+	ck_assert_uint_eq(d.nl, 6);
+	ck_assert_uint_eq(d.l[sm->loc[0] - 1].address, 0xffffffff8118b1d9ull);
+	ck_assert_uint_eq(d.l[sm->loc[1] - 1].mapping_id, 1); /* NULL object: the kernel */
+	ck_assert_uint_eq(d.l[sm->loc[2] - 1].address, 0x4a1f20);
+	ck_assert_uint_eq(d.l[sm->loc[2] - 1].nline, 2);
+	fn = line_func(&d, sm->loc[2], 0); /* innermost first */
+	ck_assert_str_eq(S(&d, fn->name), "Q::wait()");
+	ck_assert_str_eq(S(&d, fn->system_name), "_ZN1Q4waitEv");
+	ck_assert_str_eq(S(&d, fn->filename), "q.cc");
+	ck_assert_uint_eq(d.l[sm->loc[2] - 1].line_no[0], 88);
+	fn = line_func(&d, sm->loc[2], 1);
+	ck_assert_str_eq(S(&d, fn->name), "Q::pop()");
+	ck_assert_uint_eq(d.l[sm->loc[2] - 1].line_no[1], 120);
+	ck_assert_uint_eq(d.l[sm->loc[3] - 1].address, 0x1a2b3c);
+	ck_assert_uint_eq(d.l[sm->loc[3] - 1].nline, 0);
+	ck_assert_uint_eq(d.l[sm->loc[3] - 1].mapping_id, 2);
+	fn = line_func(&d, sm->loc[4], 0);
+	ck_assert_str_eq(S(&d, fn->name), "main");
+	ck_assert_int_eq(fn->system_name, fn->name); /* not demangled: the same */
+	ck_assert_uint_eq(d.l[sm->loc[4] - 1].line_no[0], 39);
+	ck_assert_uint_eq(d.l[sm->loc[5] - 1].mapping_id, 3);
+	ck_assert_uint_eq(d.l[sm->loc[5] - 1].nline, 1);
+	ck_assert_uint_eq(d.l[sm->loc[5] - 1].line_no[0], 0);
+	/* the second sample reuses every Location */
+	ck_assert_uint_eq(d.s[1].nloc, 4);
+	for (i = 0; i < 4; i++)
+		ck_assert_uint_eq(d.s[1].loc[i], sm->loc[i + 2]);
+	/* Functions: Q::wait, Q::pop, main in the real mapping, main in the synthetic one */
+	ck_assert_uint_eq(d.nf, 6);
+	dprof_free(&d);
+	pprof__free(p);
+}
+END_TEST
+
 START_TEST(test_varint_edges)
 {
 	static const char *const t[] = { "a", "b", "c", "d", "e", "f" };
@@ -639,7 +746,7 @@ START_TEST(test_varint_edges)
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
 		0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
 	};
-	const struct pprof_frame fr[] = { { "f", NULL, NULL } };
+	const struct pprof_frame fr[] = { { .function = "f", .object = NULL, .build_id = NULL } };
 	struct pprof *p = pprof__new(t, u, 6, INT64_MAX, -1, NULL, NULL, 128);
 	struct dprof d;
 	uint8_t *buf; /* d.s[0].val_raw points into it */
@@ -713,7 +820,7 @@ START_TEST(test_many_functions)
 
 				snprintf(names[j], sizeof(names[j]), "fn_%zu", fn);
 				snprintf(objs[j], sizeof(objs[j]), "/o%zu", fn % NOBJ);
-				fr[j] = (struct pprof_frame){ names[j], objs[j], NULL };
+				fr[j] = (struct pprof_frame){ .function = names[j], .object = objs[j], .build_id = NULL };
 			}
 			REQUIRE_I(pprof__add_sample(p, fr, 4, &one, &lab, 1), ==, 0);
 		}
@@ -811,7 +918,7 @@ static void check_gzip_roundtrip(struct pprof *p)
 
 START_TEST(test_gzip_small)
 {
-	const struct pprof_frame fr[] = { { "leaf", NULL, NULL }, { "main", "/bin/a", "01" } };
+	const struct pprof_frame fr[] = { { .function = "leaf", .object = NULL, .build_id = NULL }, { .function = "main", .object = "/bin/a", .build_id = "01" } };
 	const int64_t v[] = { 5, 500 };
 	struct pprof *p = new2();
 
@@ -837,8 +944,8 @@ START_TEST(test_gzip_large)
 		x ^= x << 17;
 		snprintf(name, sizeof(name), "f%016llx%016llx", (unsigned long long)x,
 			 (unsigned long long)(x * 31));
-		fr[0] = (struct pprof_frame){ name, "/bin/big", NULL };
-		fr[1] = (struct pprof_frame){ "main", "/bin/big", NULL };
+		fr[0] = (struct pprof_frame){ .function = name, .object = "/bin/big", .build_id = NULL };
+		fr[1] = (struct pprof_frame){ .function = "main", .object = "/bin/big", .build_id = NULL };
 		v[0] = (int64_t)i;
 		v[1] = -(int64_t)(x >> 1);
 		REQUIRE_I(pprof__add_sample(p, fr, 2, v, NULL, 0), ==, 0);
@@ -850,7 +957,7 @@ END_TEST
 
 START_TEST(test_write_errors)
 {
-	const struct pprof_frame fr[] = { { "leaf", NULL, NULL } };
+	const struct pprof_frame fr[] = { { .function = "leaf", .object = NULL, .build_id = NULL } };
 	const int64_t v[] = { 1, 1 };
 	struct pprof *p = new2();
 	FILE *f;
@@ -876,8 +983,8 @@ START_TEST(test_invalid_args)
 {
 	static const char *const t1[] = { "x" }, *const tnull[] = { NULL };
 	static const char *const u1[] = { "count" };
-	const struct pprof_frame ok[] = { { "f", NULL, NULL } };
-	const struct pprof_frame nofn[] = { { "f", NULL, NULL }, { NULL, "/bin/a", NULL } };
+	const struct pprof_frame ok[] = { { .function = "f", .object = NULL, .build_id = NULL } };
+	const struct pprof_frame nofn[] = { { .function = "f", .object = NULL, .build_id = NULL }, { .function = NULL, .object = "/bin/a", .build_id = NULL } };
 	const struct pprof_label nokey[] = { { .key = NULL, .str = "x" } };
 	const struct pprof_label nostr[] = { { .key = "comm", .str = NULL } };
 	const int64_t v[] = { 1, 1 };
@@ -946,6 +1053,7 @@ static Suite *pprof_suite(void)
 	tcase_set_timeout(tc, 30); /* ASan builds; the suite takes < 1 s optimized */
 	tcase_add_test(tc, test_basic_profile);
 	tcase_add_test(tc, test_build_id_splits_mapping);
+	tcase_add_test(tc, test_real_addresses);
 	tcase_add_test(tc, test_varint_edges);
 	tcase_add_test(tc, test_empty_profile);
 	tcase_add_test(tc, test_many_functions);
