@@ -5,16 +5,14 @@
 # a profile of its own, named "COMM (pid P), COMM (tid T)", and draws the first one. Also: the
 # same bytes after the JSON round trip (report -f json, then report -f trace-event), and valid
 # JSON for python's reader; a file of 10^5 segments imports too.
-# speedscope is looked for in SPEEDSCOPE_DIR (default ~/.cache/schedprof/speedscope, where
-# scripts/setup.sh --tests installs it); when it is missing, npm installs it there.
+# speedscope and Chromium are found as speedscope_lib.sh says.
 # Needs SCHEDPROF and FIXTURES. Exit: 0 ok, 1 failure, 77 skip (no chromium, or no speedscope
 # and no npm to install it; under CI=true either is a failure).
 set -u
 SCHEDPROF=${SCHEDPROF:?SCHEDPROF must name the built binary}
 FIXTURES=${FIXTURES:?FIXTURES must name tests/fixtures}
-SPEEDSCOPE_VERSION=1.25.0
-SPEEDSCOPE_DIR=${SPEEDSCOPE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/schedprof/speedscope}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/speedscope_lib.sh"
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -49,38 +47,7 @@ assert ph["X"] == 17 + 7 and ph["s"] == ph["f"] == 2 and ph["M"] == 10, ph
 PY
 echo "ok: the same bytes after the JSON round trip; valid JSON"
 
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROMIUM" ] || skip "chromium not found (install Debian's chromium)"
-index=$SPEEDSCOPE_DIR/node_modules/speedscope/dist/release/index.html
-if [ ! -f "$index" ]; then
-	command -v npm >/dev/null || skip "speedscope is not in $SPEEDSCOPE_DIR and npm is missing"
-	mkdir -p "$SPEEDSCOPE_DIR" &&
-		npm install --prefix "$SPEEDSCOPE_DIR" --no-audit --no-fund --loglevel=error \
-			"speedscope@$SPEEDSCOPE_VERSION" >"$tmp/npm.log" 2>&1 ||
-		skip "npm could not install speedscope: $(tail -3 "$tmp/npm.log")"
-	[ -f "$index" ] || fail "npm installed speedscope without $index"
-fi
-
-# chrome ARGS... URL: headless, offline, a throw-away profile; stdout in $tmp/out
-chrome() {
-	HOME="$tmp" timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
-		--no-first-run --disable-background-networking --disable-component-update \
-		--disable-sync --disable-extensions --user-data-dir="$(mktemp -d "$tmp/profile.XXXXXX")" \
-		"$@" >"$tmp/out" 2>"$tmp/chrome.log" ||
-		fail "chromium $* exited $?: $(tail -5 "$tmp/chrome.log")"
-}
-
-# The import as speedscope's own command line does it: a script that hands the file, in
-# base64, to speedscope.loadFileFromBase64(), named in the page's #localProfilePath=.
-# loader FILE.json LOADER.js
-loader() {
-	python3 - "$1" "$2" <<'PY' || fail "cannot write the loader"
-import base64, json, os, sys
-data = base64.b64encode(open(sys.argv[1], "rb").read()).decode()
-name = os.path.basename(sys.argv[1])
-open(sys.argv[2], "w").write("speedscope.loadFileFromBase64(%s, %s)\n" % (json.dumps(name), json.dumps(data)))
-PY
-}
+speedscope_setup
 loader "$tmp/te.json" "$tmp/load.js"
 url="file://$index#localProfilePath=$tmp/load.js"
 chrome --virtual-time-budget=10000 --dump-dom "$url"
