@@ -153,6 +153,7 @@ static int walk_row(const struct row *r, bool by_pid, sp_sample_fn fn, void *arg
 			.comm = c->comm,
 			.frames = &r->r.name,
 			.objects = r->r.object ? &r->r.object : NULL,
+			.info = r->r.info,
 			.nframes = 1,
 			.count = sat_sub(c->count, count),
 		};
@@ -190,6 +191,8 @@ static int walk_view(const struct sp_run *run, unsigned int view, bool by_pid, s
 		r.period_ns = v->period_ns(run);
 	for (size_t i = 0; !err && i < n; i++) {
 		sp_view_walk_row(&v->walk, rows + i * size, &r.r);
+		if (v->walk_info_off)
+			r.r.info = *SP_CAT(rows + i * size, v->walk_info_off, struct sp_frame_info *);
 		err = walk_row(&r, by_pid, fn, arg);
 	}
 	return err ?: walk_lost(*SP_CAT(sp_view_cdata(run, v), v->walk.lost_off, uint64_t), fn,

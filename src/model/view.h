@@ -31,6 +31,7 @@
 struct sp_view_row {
 	const char *name;   /* the one frame of the remainders: caller, function */
 	const char *object; /* its object, NULL = [kernel] */
+	const struct sp_frame_info *info; /* its identity (issue #12), or NULL */
 	const struct sp_comm_list *comms;
 	const struct sp_stack_list *stacks;
 };
@@ -96,6 +97,8 @@ struct sp_view_ops {
 	/* The stack walk (samples.c), and the sampling period when the rows have counts but no
 	 * times (time = count x period): NULL when the rows hold their times. */
 	struct sp_view_walk walk;
+	/* a struct sp_frame_info * member of a row: the remainders' frame's identity; 0: none */
+	size_t walk_info_off;
 	uint64_t (*period_ns)(const struct sp_run *run);
 
 	/* diff */

@@ -225,6 +225,7 @@ const struct sp_view_ops sp_view_profile = {
 	.pprof = { { "samples", "cpu" }, "cpu", "nanoseconds" },
 	.walk = { "functions", offsetof(R, function), offsetof(R, object), offsetof(R, comms),
 		  offsetof(R, stacks), offsetof(struct sp_profile_view, lost) },
+	.walk_info_off = offsetof(R, info),
 	.period_ns = period_ns,
 	SP_VIEW_COMMON(profile),
 };

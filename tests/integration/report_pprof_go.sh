@@ -122,6 +122,9 @@ grep -Eq "^ +[0-9]+: 0x6d1e2f M=[0-9]+ make_node\(tree_code\) tree.cc:1201 s=0\(
 grep -Eq '^ +c_parser_declaration_or_fndef c-parser.cc:2410 s=0$' <<<"$out" ||
 	fail "profile: the caller it was inlined into"
 grep -Eq '^ +[0-9]+: 0x1f00a8 M=[0-9]+ *$' <<<"$out" || fail "profile: cc1+0x1f00a8 unresolved"
+# the 10 samples of clear_page_erms without a stack: at the function's own address
+grep -Eq '^ +[0-9]+: 0xffffffff81d2c7e0 M=[0-9]+ clear_page_erms :0 s=0$' <<<"$out" ||
+	fail "profile: a row's samples without a stack are not at the row's address"
 pprof up.pb.gz -traces
 # the first mapping is cc1's (the profile's first frame): pprof names it as the binary
 grep -q '^Build ID: c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00$' <<<"$out" || fail "-traces: no build-id"

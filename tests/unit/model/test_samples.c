@@ -82,6 +82,59 @@ START_TEST(test_samples_edges)
 }
 END_TEST
 
+/* What the samples of run_user's profile carry of their frames' identities (issue #12). */
+struct seen_info {
+	size_t n;
+	uint64_t addr[8], leaf_line[8];
+	const char *leaf[8];
+	bool has_info[8];
+};
+
+static int record_info(const struct sp_sample *s, void *arg)
+{
+	struct seen_info *si = arg;
+
+	ck_assert_uint_lt(si->n, 8);
+	si->leaf[si->n] = s->frames[0];
+	si->has_info[si->n] = s->info != NULL;
+	si->addr[si->n] = s->info ? s->info[0].addr : 0;
+	si->leaf_line[si->n] = s->info ? s->info[0].line : 0;
+	si->n++;
+	return 0;
+}
+
+/*
+ * Stacks pass their frame infos on, cut where the frames are; a row's remainder gets the
+ * row's own info (a profile function's), a row without one none.
+ */
+START_TEST(test_samples_info)
+{
+	struct sp_run run;
+	struct seen_info si = { 0 };
+
+	unit_load(FIX("run_user.json"), &run);
+	ck_assert_int_eq(sp_samples_for_each_pid(&run, SP_VIEW_PROFILE, record_info, &si), 0);
+	ck_assert_uint_eq(si.n, 4);
+	ck_assert_uint_eq(si.addr[0], 0x5c3a10);
+	ck_assert_uint_eq(si.leaf_line[0], 1450);
+	ck_assert_str_eq(si.leaf[1], "cc1+0x1f00a8");
+	ck_assert_uint_eq(si.addr[1], 0x1f00a8);
+	ck_assert_uint_eq(si.addr[2], 0xffffffff81d2c7e8ull);
+	/* the 10 samples of clear_page_erms without a stack: the row's info */
+	ck_assert_str_eq(si.leaf[3], "clear_page_erms");
+	ck_assert_uint_eq(si.addr[3], 0xffffffff81d2c7e0ull);
+	memset(&si, 0, sizeof(si));
+	ck_assert_int_eq(sp_samples_for_each(&run, SP_VIEW_SCHED, record_info, &si), 0);
+	ck_assert_uint_eq(si.n, 3);
+	/* cut at the caller: futex_wait is frames[3] of the stack, and its info goes along */
+	ck_assert_str_eq(si.leaf[0], "futex_wait");
+	ck_assert_uint_eq(si.addr[0], 0xffffffff8118b1d9ull);
+	ck_assert(!si.has_info[1]); /* [preempted]: no row info in the schedules view */
+	ck_assert(!si.has_info[2]); /* a stack without infos */
+	sp_run_free(&run);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("samples");
@@ -89,6 +142,7 @@ int main(void)
 
 	tcase_add_test(tc, test_samples_walk);
 	tcase_add_test(tc, test_samples_edges);
+	tcase_add_test(tc, test_samples_info);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
