@@ -34,8 +34,10 @@ struct sp_comm_list {
  * pprof, a debuginfod-backed server). Every member may be unknown (0, NULL, false).
  */
 struct sp_frame_info {
-	uint64_t addr;	   /* kernel frame: its address; user frame: offset in its object file; 0 unknown */
-	char *build_id;	   /* user frame: its object's GNU build-id, lowercase hex; NULL: unknown or kernel */
+	uint64_t addr;	   /* kernel frame: its address; user frame: offset in its object file;
+			    * 0 unknown */
+	char *build_id;	   /* user frame: its object's GNU build-id, lowercase hex; NULL: unknown
+			    * or kernel */
 	char *system_name; /* the name as in the object's symbol table when frames[i] is demangled; NULL */
 	char *file;	   /* source file from DWARF (--lines); NULL */
 	unsigned int line; /* source line; 0 */

@@ -18,10 +18,12 @@
 #define DEMO  "/usr/bin/demo"
 #define DEMO_BUILD_ID "0123456789abcdef0123456789abcdef01234567"
 
-static const struct pprof_frame f_anon_pipe_read = { .function = "anon_pipe_read", .object = "[kernel]", .build_id = NULL };
-static const struct pprof_frame f_main = { .function = "main", .object = DEMO, .build_id = DEMO_BUILD_ID };
-static const struct pprof_frame f_foo = { .function = "foo", .object = DEMO, .build_id = DEMO_BUILD_ID };
-static const struct pprof_frame f_bar = { .function = "bar", .object = DEMO, .build_id = DEMO_BUILD_ID };
+static const struct pprof_frame f_anon_pipe_read = { .function = "anon_pipe_read",
+						       .object = "[kernel]" };
+#define DEMO_FRAME(f) { .function = f, .object = DEMO, .build_id = DEMO_BUILD_ID }
+static const struct pprof_frame f_main = DEMO_FRAME("main");
+static const struct pprof_frame f_foo = DEMO_FRAME("foo");
+static const struct pprof_frame f_bar = DEMO_FRAME("bar");
 
 static int add(struct pprof *p, const struct pprof_frame *frames, size_t nframes,
 	       int64_t count, int64_t offcpu_ns, const char *comm, int64_t pid)

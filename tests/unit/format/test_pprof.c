@@ -498,13 +498,13 @@ static struct pprof *new2(void)
 START_TEST(test_basic_profile)
 {
 	const struct pprof_frame s1[] = {
-		{ .function = "anon_pipe_read", .object = "[kernel]", .build_id = NULL },
-		{ .function = "vfs_read", .object = NULL, .build_id = NULL }, /* NULL object means [kernel] */
+		{ .function = "anon_pipe_read", .object = "[kernel]" },
+		{ .function = "vfs_read" }, /* NULL object means [kernel] */
 		{ .function = "foo", .object = "/usr/bin/cc1", .build_id = "abcd" },
 		{ .function = "main", .object = "/usr/bin/cc1", .build_id = "abcd" },
 	};
 	const struct pprof_frame s2[] = {
-		{ .function = "foo", .object = "/lib/libc.so.6", .build_id = NULL }, /* same name, other object: other function */
+		{ .function = "foo", .object = "/lib/libc.so.6" }, /* same name, other object: other function */
 		{ .function = "main", .object = "/usr/bin/cc1", .build_id = "abcd" },
 	};
 	const struct pprof_label l1[] = {
@@ -613,7 +613,7 @@ START_TEST(test_build_id_splits_mapping)
 	/* the same path with another build-id is another binary (replaced during the run) */
 	const struct pprof_frame a[] = { { .function = "f", .object = "/bin/x", .build_id = "aa" } };
 	const struct pprof_frame b[] = { { .function = "f", .object = "/bin/x", .build_id = "bb" } };
-	const struct pprof_frame c[] = { { .function = "f", .object = "/bin/x", .build_id = NULL } };
+	const struct pprof_frame c[] = { { .function = "f", .object = "/bin/x" } };
 	const int64_t v[] = { 1, 1 };
 	struct pprof *p = new2();
 	struct dprof d;
@@ -746,7 +746,7 @@ START_TEST(test_varint_edges)
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
 		0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
 	};
-	const struct pprof_frame fr[] = { { .function = "f", .object = NULL, .build_id = NULL } };
+	const struct pprof_frame fr[] = { { .function = "f" } };
 	struct pprof *p = pprof__new(t, u, 6, INT64_MAX, -1, NULL, NULL, 128);
 	struct dprof d;
 	uint8_t *buf; /* d.s[0].val_raw points into it */
@@ -820,7 +820,7 @@ START_TEST(test_many_functions)
 
 				snprintf(names[j], sizeof(names[j]), "fn_%zu", fn);
 				snprintf(objs[j], sizeof(objs[j]), "/o%zu", fn % NOBJ);
-				fr[j] = (struct pprof_frame){ .function = names[j], .object = objs[j], .build_id = NULL };
+				fr[j] = (struct pprof_frame){ .function = names[j], .object = objs[j] };
 			}
 			REQUIRE_I(pprof__add_sample(p, fr, 4, &one, &lab, 1), ==, 0);
 		}
@@ -918,7 +918,10 @@ static void check_gzip_roundtrip(struct pprof *p)
 
 START_TEST(test_gzip_small)
 {
-	const struct pprof_frame fr[] = { { .function = "leaf", .object = NULL, .build_id = NULL }, { .function = "main", .object = "/bin/a", .build_id = "01" } };
+	const struct pprof_frame fr[] = {
+		{ .function = "leaf" },
+		{ .function = "main", .object = "/bin/a", .build_id = "01" },
+	};
 	const int64_t v[] = { 5, 500 };
 	struct pprof *p = new2();
 
@@ -944,8 +947,8 @@ START_TEST(test_gzip_large)
 		x ^= x << 17;
 		snprintf(name, sizeof(name), "f%016llx%016llx", (unsigned long long)x,
 			 (unsigned long long)(x * 31));
-		fr[0] = (struct pprof_frame){ .function = name, .object = "/bin/big", .build_id = NULL };
-		fr[1] = (struct pprof_frame){ .function = "main", .object = "/bin/big", .build_id = NULL };
+		fr[0] = (struct pprof_frame){ .function = name, .object = "/bin/big" };
+		fr[1] = (struct pprof_frame){ .function = "main", .object = "/bin/big" };
 		v[0] = (int64_t)i;
 		v[1] = -(int64_t)(x >> 1);
 		REQUIRE_I(pprof__add_sample(p, fr, 2, v, NULL, 0), ==, 0);
@@ -957,7 +960,7 @@ END_TEST
 
 START_TEST(test_write_errors)
 {
-	const struct pprof_frame fr[] = { { .function = "leaf", .object = NULL, .build_id = NULL } };
+	const struct pprof_frame fr[] = { { .function = "leaf" } };
 	const int64_t v[] = { 1, 1 };
 	struct pprof *p = new2();
 	FILE *f;
@@ -983,8 +986,9 @@ START_TEST(test_invalid_args)
 {
 	static const char *const t1[] = { "x" }, *const tnull[] = { NULL };
 	static const char *const u1[] = { "count" };
-	const struct pprof_frame ok[] = { { .function = "f", .object = NULL, .build_id = NULL } };
-	const struct pprof_frame nofn[] = { { .function = "f", .object = NULL, .build_id = NULL }, { .function = NULL, .object = "/bin/a", .build_id = NULL } };
+	const struct pprof_frame ok[] = { { .function = "f" } };
+	const struct pprof_frame nofn[] = { { .function = "f" },
+					    { .function = NULL, .object = "/bin/a" } };
 	const struct pprof_label nokey[] = { { .key = NULL, .str = "x" } };
 	const struct pprof_label nostr[] = { { .key = "comm", .str = NULL } };
 	const int64_t v[] = { 1, 1 };
