@@ -16,17 +16,6 @@ FIXTURES=${FIXTURES:?FIXTURES must name tests/fixtures}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/speedscope_lib.sh"
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-skip() {
-	[ "${CI:-}" = true ] && fail "$*"
-	echo "SKIP: $*" >&2
-	exit 77
-}
-
 command -v python3 >/dev/null || fail "python3 is needed"
 tmp=$(mktemp -d /tmp/schedprof-ssfolded.XXXXXX) || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT

@@ -1,10 +1,22 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Sourced by the tests that open schedprof's output in speedscope (the npm package, its web
 # app run from the local files in headless Chromium, offline): speedscope_chromium.sh
-# (-f trace-event) and speedscope_folded.sh (-f folded). The caller defines fail and skip
-# (skip fails under CI=true) and $tmp, a directory it removes.
+# (-f trace-event) and speedscope_folded.sh (-f folded). The caller sets $tmp, a directory
+# it removes.
 # speedscope is looked for in SPEEDSCOPE_DIR (default ~/.cache/schedprof/speedscope, where
 # scripts/setup.sh --tests installs it); when it is missing, npm installs it there.
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# exit 77 (meson's skip), or fail under CI=true
+skip() {
+	[ "${CI:-}" = true ] && fail "$*"
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
 SPEEDSCOPE_VERSION=1.25.0
 SPEEDSCOPE_DIR=${SPEEDSCOPE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/schedprof/speedscope}
 
