@@ -79,22 +79,22 @@ static void flame_free(struct flame *fl)
 	free(fl->nodes);
 }
 
-/*
- * The kind of a sample's frame i, by contract C1's rule (sp_frame_kind() in model.h): kernel
- * when the object is unknown (NULL), "[kernel]" or a "[module]"; pseudo for a bracketed name
- * that is no frame ("[preempted]", "[lost]", "[unknown]" without a real object); user for the
- * rest, "[vdso]" included.
- */
+/* The kind of a sample's frame i: contract C1's rule (sp_frame_kind(), model.h). */
 static enum kind sample_frame_kind(const struct sp_sample *s, size_t i)
 {
-	const char *name = s->frames[i], *obj = s->objects ? s->objects[i] : NULL;
-	bool bracketed = obj && obj[0] == '[' && strcmp(obj, "[vdso]");
+	/* a sample carries no frame infos: a stack row of its frames and objects, read only */
+	const struct sp_stack_row row = { .frames = (char **)s->frames,
+					  .objects = (char **)s->objects,
+					  .nframes = s->nframes };
 
-	if (name[0] == '[' && (!obj || bracketed))
-		return K_PSEUDO;
-	if (!obj || (bracketed && strcmp(obj, "[unknown]")))
+	switch (sp_frame_kind(&row, i)) {
+	case SP_FRAME_KERNEL:
 		return K_KERNEL;
-	return K_USER;
+	case SP_FRAME_USER:
+		return K_USER;
+	default:
+		return K_PSEUDO;
+	}
 }
 
 static int collect(const struct sp_sample *s, void *arg)
