@@ -397,6 +397,10 @@ static void put_diff_stats(const struct flame *fl, const struct fl_view *v, cons
 	fputs("\nafter: ", f);
 	put_amount(fl, v, b, f);
 	fputs("\nchange: ", f);
+	if (!delta) {
+		fputs("none", f);
+		return;
+	}
 	if (fl->value == SP_VALUE_TIME)
 		fprintf(f, "%s%s", delta < 0 ? "-" : "+",
 			fmt_duration(delta < 0 ? (uint64_t)-delta : (uint64_t)delta, d, sizeof(d)));
