@@ -123,8 +123,11 @@ static int collect(const struct sp_sample *s, void *arg)
 	}
 	for (size_t i = s->nframes; i-- > 0 && k < n;) {
 		p->names[k] = s->frames[i];
-		p->objects[k] = s->objects ? s->objects[i] : "[kernel]";
 		p->kinds[k] = (uint8_t)sample_frame_kind(s, i);
+		/* the tooltip's object: none for a pseudo frame of a stack without objects */
+		p->objects[k] = s->objects		  ? s->objects[i] :
+				p->kinds[k] == K_PSEUDO ? NULL :
+							  "[kernel]";
 		k++;
 	}
 	p->n = k;

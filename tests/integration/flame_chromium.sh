@@ -145,7 +145,7 @@ echo "ok: the height fits the frames drawn, and grows with a zoom into a deep st
 python3 "$here/flame_check.py" diff "$tmp/diff.html" || fail "the differential graphs disagree"
 chrome --dump-dom "file://$tmp/diff.html"
 [ "$(grep -c '<svg class="flame"[^>]*data-diff=' "$tmp/out")" = 2 ] || fail "diff.html has not 2 differential graphs"
-grep -Fq "$(printf '[preempted]\n[kernel]\nbefore: 1500 schedules\nafter: 1800 schedules\nchange: +300 (+20.0%%)')" "$tmp/out" ||
+grep -Fq "$(printf '[preempted]\nbefore: 1500 schedules\nafter: 1800 schedules\nchange: +300 (+20.0%%)')" "$tmp/out" ||
 	fail "no before/after/change tooltip for cc1's [preempted]"
 grep -q 'change: -16099 (gone: only in the before run)' "$tmp/out" || fail "no gone frame in the before graph"
 grep -q 'change: +17 (new: only in the after run)' "$tmp/out" || fail "no new frame in the after graph"

@@ -188,10 +188,10 @@ START_TEST(test_flame_diff)
 	before = strstr(out, "data-diff=\"before\"");
 	ck_assert_ptr_nonnull(before);
 	ck_assert_ptr_nonnull(strstr(out, "before: a.json, 40000 schedules; after: b.json, 3329 schedules"));
-	frame_fill(out, "<title>[preempted]\n[kernel]\nbefore: 1500 schedules\n"
+	frame_fill(out, "<title>[preempted]\nbefore: 1500 schedules\n"
 			"after: 1800 schedules\nchange: +300 (+20.0%)", c);
 	ck_assert_msg(c[0] == 255 && c[1] == c[2] && c[1] < 232, "grew %u,%u,%u", c[0], c[1], c[2]);
-	frame_fill(before, "<title>[preempted]\n[kernel]\nbefore: 1500 schedules\n", c);
+	frame_fill(before, "<title>[preempted]\nbefore: 1500 schedules\n", c);
 	ck_assert_msg(c[0] == 255 && c[1] == c[2] && c[1] < 232, "grew %u,%u,%u", c[0], c[1], c[2]);
 	frame_fill(out, "<title>anon_pipe_read\n[kernel]\nbefore: 19990 schedules\n"
 			"after: 12 schedules\nchange: -19978 (-99.9%)", c);
