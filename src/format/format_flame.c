@@ -10,9 +10,10 @@
  * root ("all") at the bottom, then the comm, then the frames from the outermost caller up to
  * the leaf; siblings in name order, width = count or (--value time) time. Frames narrower than
  * FL_MIN_PX are left out, as flamegraph.pl does. The height fits what can be seen: the deepest
- * frame at least FL_FIT_PX wide sets it, and the thinner towers above it are in the document
- * but hidden until a zoom makes them wide enough (the script fits the height again on every
- * zoom). Frames are coloured by kind: kernel warm (orange), user green, pseudo frames
+ * level whose frames together are at least FL_FIT_PX wide sets it (a level is never wider
+ * than the one below it), so one deep stack of a few samples, a sliver, does not; the frames
+ * above that level are in the document but hidden until a zoom makes them wide enough (the
+ * script fits the height again on every zoom) and a note says how many are hidden. Frames are coloured by kind: kernel warm (orange), user green, pseudo frames
  * ([preempted], [unknown], [lost]) grey, processes blue; a legend says so.
  * The script adds: click to zoom (the root or "Reset zoom" zooms out), search by regular
  * expression with the matched share, and tooltips with counts, times and shares.
@@ -37,7 +38,7 @@
 #define FL_BOTTOM 28	 /* details line */
 #define FL_CHAR_W 7.3	 /* advance of the 12 px monospace font, a little generous */
 #define FL_MIN_PX 0.1	 /* narrower frames are left out */
-#define FL_FIT_PX 2.0	 /* narrower frames do not make the graph taller */
+#define FL_FIT_PX 12.0	 /* a level narrower in all (1% of the graph) does not make it taller */
 #define FL_MAX_DEPTH 1024 /* deeper frames are cut (real stacks have at most ~260) */
 #define FL_INNER (FL_WIDTH - 2 * FL_PAD)
 
@@ -422,19 +423,24 @@ static bool visible(const struct node *n, uint64_t total)
 	return total && (double)n->value * FL_INNER / (double)total >= FL_MIN_PX;
 }
 
-static bool fits(const struct node *n, uint64_t total)
-{
-	return total && (double)n->value * FL_INNER / (double)total >= FL_FIT_PX;
-}
-
-/* The deepest frame wide enough to make the graph taller: the height is fitted to it. */
+/*
+ * The deepest level whose frames together are at least FL_FIT_PX wide: the height is fitted
+ * to it. A node's children are never wider than it, so every level below is wider still.
+ */
 static unsigned int fitted_depth(const struct flame *fl, uint64_t total)
 {
+	double *width = calloc(FL_MAX_DEPTH + 2, sizeof(*width));
 	unsigned int maxdepth = 0;
 
+	if (!width || !total) {
+		free(width);
+		return 0; /* the root alone: nothing to fit (out of memory: the same, visibly) */
+	}
 	for (size_t i = 0; i < fl->nnodes; i++)
-		if (fl->nodes[i].depth > maxdepth && fits(&fl->nodes[i], total))
-			maxdepth = fl->nodes[i].depth;
+		width[fl->nodes[i].depth] += (double)fl->nodes[i].value * FL_INNER / (double)total;
+	while (maxdepth + 1 <= FL_MAX_DEPTH && width[maxdepth + 1] >= FL_FIT_PX)
+		maxdepth++;
+	free(width);
 	return maxdepth;
 }
 
@@ -481,7 +487,7 @@ static void put_legend(const struct flame *fl, FILE *f)
 	static const struct swatch kinds[] = {
 		{ "rgb(235,135,25)", "kernel" },
 		{ "rgb(95,200,85)", "user" },
-		{ "rgb(180,180,185)", "pseudo ([preempted], [unknown], [lost])" },
+		{ "rgb(180,180,185)", "pseudo ([preempted], [lost], ...)" },
 		{ "rgb(120,180,235)", "process" },
 	}, changes[] = {
 		{ "rgb(255,40,40)", "grew" },
@@ -502,11 +508,6 @@ static void put_legend(const struct flame *fl, FILE *f)
 			x, l[i].fill, x + 16, l[i].label);
 		x += 16 + 6.3 * (double)strlen(l[i].label) + 18; /* 12 px sans-serif */
 	}
-	if (fl->peer)
-		fprintf(f, "<text class=\"details\" x=\"%d\" y=\"56\" text-anchor=\"end\">%s</text>",
-			FL_WIDTH - FL_PAD,
-			fl->before ? "layout of the before run: where the shrunk and gone frames were" :
-				     "layout of the after run; frames gone since: the before graph");
 	fputs("</g>\n", f);
 }
 
@@ -532,6 +533,9 @@ static const char flame_js[] =
 	"\tif (n < 3) return \"\";\n"
 	"\treturn name.length <= n ? name : name.substring(0, n - 2) + \"..\";\n"
 	"}\n"
+	"function cutNote(n) {\n"
+	"\treturn n + \" frames of thin, deeper stacks hidden: click a frame to zoom in\";\n"
+	"}\n"
 	"function Flame(svg) {\n"
 	"\tvar self = this, gs = svg.querySelectorAll(\"g.f\"), i;\n"
 	"\tthis.svg = svg;\n"
@@ -543,6 +547,7 @@ static const char flame_js[] =
 	"\tthis.bottom = num(svg, \"data-bottom\");\n"
 	"\tthis.fitpx = num(svg, \"data-fit\");\n"
 	"\tthis.bg = svg.querySelector(\".bg\");\n"
+	"\tthis.cut = svg.querySelector(\".cut\");\n"
 	"\tthis.hover = svg.querySelector(\".hover\");\n"
 	"\tthis.matched = svg.querySelector(\".matched\");\n"
 	"\tthis.reset = svg.querySelector(\".reset\");\n"
@@ -575,9 +580,10 @@ static const char flame_js[] =
 	"\tn.text.setAttribute(\"x\", (this.pad + x + 3).toFixed(2));\n"
 	"\tn.text.textContent = fit(n.name, w, this.cw);\n"
 	"};\n"
-	"/* the height fits the deepest frame at least fitpx wide once zoomed; deeper ones hide */\n"
+	"/* the height fits the deepest level at least fitpx wide in all once zoomed; deeper\n"
+	" * frames hide */\n"
 	"Flame.prototype.zoom = function (t) {\n"
-	"\tvar k = this.inner / t.w, eps = 1e-3, maxd = t.d, i, n;\n"
+	"\tvar k = this.inner / t.w, eps = 1e-3, maxd = t.d, level = [], hidden = 0, i, n;\n"
 	"\tfor (i = 0; i < this.nodes.length; i++) {\n"
 	"\t\tn = this.nodes[i];\n"
 	"\t\tif (n.d < t.d && n.x <= t.x + eps && n.x + n.w >= t.x + t.w - eps)\n"
@@ -586,8 +592,9 @@ static const char flame_js[] =
 	"\t\t\tn.pos = 2;\n"
 	"\t\telse\n"
 	"\t\t\tn.pos = 0;\n"
-	"\t\tif (n.pos === 2 && n.d > maxd && n.w * k >= this.fitpx) maxd = n.d;\n"
+	"\t\tif (n.pos === 2) level[n.d] = (level[n.d] || 0) + n.w * k;\n"
 	"\t}\n"
+	"\twhile (level[maxd + 1] >= this.fitpx) maxd++;\n"
 	"\tthis.fit(maxd);\n"
 	"\tfor (i = 0; i < this.nodes.length; i++) {\n"
 	"\t\tn = this.nodes[i];\n"
@@ -598,9 +605,11 @@ static const char flame_js[] =
 	"\t\t\tthis.place(n, (n.x - t.x) * k, n.w * k);\n"
 	"\t\t\tn.g.setAttribute(\"class\", \"f\");\n"
 	"\t\t} else {\n"
+	"\t\t\tif (n.pos === 2) hidden++;\n"
 	"\t\t\tn.g.style.display = \"none\";\n"
 	"\t\t}\n"
 	"\t}\n"
+	"\tif (this.cut) this.cut.textContent = hidden ? cutNote(hidden) : \"\";\n"
 	"\tif (this.reset) this.reset.style.display = t.d > 0 ? \"\" : \"none\";\n"
 	"\tthis.zoomed = t;\n"
 	"};\n"
@@ -611,6 +620,7 @@ static const char flame_js[] =
 	"\tif (this.bg) this.bg.setAttribute(\"height\", h);\n"
 	"\tif (this.hover) this.hover.setAttribute(\"y\", h - 10);\n"
 	"\tif (this.matched) this.matched.setAttribute(\"y\", h - 10);\n"
+
 	"\tfor (i = 0; i < this.nodes.length; i++) {\n"
 	"\t\tn = this.nodes[i];\n"
 	"\t\ty = h - this.bottom - (n.d + 1) * this.fh;\n"
@@ -752,6 +762,9 @@ static void put_details(const struct sp_run *run, const struct fl_view *v,
 		put_text(v->name_b, f);
 		fputs(", ", f);
 		put_amount(fl, v, b, f);
+		fputs(fl->before ? " (the before run's stacks: where the shrunk and gone frames were)" :
+				   " (the after run's stacks; the frames gone since: the before graph)",
+		      f);
 		return;
 	}
 	put_title(run, f);
@@ -766,6 +779,7 @@ static void put_svg(const struct sp_run *run, const struct fl_view *v, const str
 {
 	unsigned int maxdepth = fitted_depth(fl, v->total);
 	int height = FL_TOP + (int)(maxdepth + 1) * FL_FRAME_H + FL_BOTTOM;
+	size_t nhidden = 0;
 
 	fprintf(f, "<svg class=\"flame\" %sversion=\"1.1\" width=\"%d\" height=\"%d\" "
 		   "viewBox=\"0 0 %d %d\" data-inner=\"%d\" data-pad=\"%d\" data-cw=\"%.2f\" "
@@ -801,6 +815,14 @@ static void put_svg(const struct sp_run *run, const struct fl_view *v, const str
 		height - 10);
 	fprintf(f, "<text class=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
 		FL_WIDTH - FL_PAD, height - 10);
+	fprintf(f, "<text class=\"details cut\" x=\"%d\" y=\"56\" text-anchor=\"end\">",
+		FL_WIDTH - FL_PAD);
+	for (size_t i = 0; i < fl->nnodes; i++)
+		nhidden += fl->nodes[i].depth > maxdepth && visible(&fl->nodes[i], v->total);
+	if (nhidden) /* the same words as the script's cutNote() */
+		fprintf(f, "%zu frames of thin, deeper stacks hidden: click a frame to zoom in",
+			nhidden);
+	fputs("</text>\n", f);
 	if (!v->total)
 		fprintf(f, "<text class=\"details\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">"
 			   "no samples</text>\n", FL_WIDTH / 2, height - FL_BOTTOM - 4);

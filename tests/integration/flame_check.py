@@ -3,8 +3,9 @@
 """Checks of the flame graphs' documents (format_flame.c) that need no browser, for
 flame_chromium.sh.
 
-usage: flame_check.py fit FILE      every graph's height fits the deepest frame at least
-                                    data-fit px wide; deeper frames are hidden, none other
+usage: flame_check.py fit FILE      every graph's height fits the deepest level whose frames
+                                    are at least data-fit px wide in all; deeper frames are
+                                    hidden (and a note counts them), none other
        flame_check.py diff FILE     a differential page (diff -f html, counts): each view's
                                     after and before graphs agree on every frame's before and
                                     after values (frames matched by their names from the
@@ -28,6 +29,9 @@ def attrs(s):
     return dict(re.findall(r'([\w-]+)="([^"]*)"', s))
 
 
+body_of = {}  # id(nodes) -> the svg's body
+
+
 def graphs(path):
     out = []
     for head, body in SVG.findall(open(path, encoding="utf-8").read()):
@@ -36,6 +40,7 @@ def graphs(path):
         for x, w, d, hidden, title, fill in NODE.findall(body):
             nodes.append({"x": float(x), "w": float(w), "d": int(d), "hidden": bool(hidden),
                           "lines": html.unescape(title).split("\n"), "fill": fill})
+        body_of[id(nodes)] = body
         out.append((a, nodes))
     if not out:
         fail(f"{path}: no flame graph")
@@ -46,16 +51,30 @@ def check_fit(path):
     for a, nodes in graphs(path):
         fit, top, fh, bottom = (float(a["data-fit"]), int(a["data-top"]), int(a["data-fh"]),
                                 int(a["data-bottom"]))
-        maxd = max([n["d"] for n in nodes if n["w"] >= fit] or [0])
+        level = {}
+        for n in nodes:
+            level[n["d"]] = level.get(n["d"], 0.0) + n["w"]
+        maxd = 0
+        while level.get(maxd + 1, 0.0) >= fit:
+            maxd += 1
         want = top + (maxd + 1) * fh + bottom
         if int(a["height"]) != want:
-            fail(f"{a['data-view']}: height {a['height']}, the deepest frame at least {fit} px "
-                 f"wide is at depth {maxd}: want {want}")
+            fail(f"{a['data-view']}: height {a['height']}, the deepest level at least {fit} px "
+                 f"wide in all is at depth {maxd}: want {want}")
+        thin = [d for d, w in level.items() if d > maxd and w >= fit]
+        if thin:
+            fail(f"{a['data-view']}: level {thin[0]} is {level[thin[0]]:.1f} px wide, above "
+                 f"a narrower one")
         bad = [n for n in nodes if n["hidden"] != (n["d"] > maxd)]
         if bad:
             fail(f"{a['data-view']}: frame {bad[0]['lines'][0]} at depth {bad[0]['d']} is "
                  f"{'hidden' if bad[0]['hidden'] else 'shown'} with the height fitted to {maxd}")
         hidden = sum(n["hidden"] for n in nodes)
+        note = re.search(r'<text class="details cut"[^>]*>([^<]*)</text>', body_of[id(nodes)])
+        if not note or (note.group(1) != (f"{hidden} frames of thin, deeper stacks hidden: "
+                                          "click a frame to zoom in" if hidden else "")):
+            fail(f"{a['data-view']}: {hidden} frames hidden, the note says "
+                 f"{note.group(1) if note else None!r}")
         print(f"ok: {a['data-view']}: height {want} for depth {maxd}, {len(nodes)} frames, "
               f"{hidden} hidden above it")
 

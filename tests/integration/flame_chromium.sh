@@ -121,8 +121,8 @@ done
 echo "ok: kernel, user, pseudo and comm frames in their colours"
 
 # the height fits what is drawn: run_deep has a 60-frame stack of 10 samples in 20000 (0.6 px
-# wide) that set the height to 1068 px, most of it blank; now the deepest frame at least 2 px
-# wide does (depth 9: 254 px), the thin tower is hidden until a zoom widens it
+# wide) that set the height to 1068 px, most of it blank; now the deepest level at least 12 px
+# wide in all does (depth 9: 254 px), the thin tower is hidden until a zoom widens it
 "$SCHEDPROF" report -f svg --views profile -o "$tmp/deep.svg" "$FIXTURES/run_deep.json" || fail "-f svg run_deep"
 "$SCHEDPROF" report -f html -o "$tmp/deep.html" "$FIXTURES/run_deep.json" || fail "-f html run_deep"
 for f in deep.svg deep.html full.html a.html; do
@@ -138,6 +138,9 @@ echo "top frame row of deep.svg: $top"
 chrome --dump-dom "file://$tmp/deep.svg#zoom=recurse"
 grep -Eq '<svg [^>]*class="flame"[^>]*height="1086"' "$tmp/out" || fail "zoom into the deep tower does not fit its height: $(grep -o '<svg[^>]*>' "$tmp/out")"
 grep -Eq 'data-d="61"( style="")?><title>recurse' "$tmp/out" || fail "the deepest recurse frame is not shown after the zoom"
+grep -Eq '<text class="details cut" [^>]*(/>|></text>)' "$tmp/out" || fail "the note of hidden frames stays after the zoom shows them all"
+chrome --dump-dom "file://$tmp/deep.svg"
+grep -q '<text class="details cut" [^>]*>52 frames of thin, deeper stacks hidden' "$tmp/out" || fail "no note of the 52 hidden frames"
 echo "ok: the height fits the frames drawn, and grows with a zoom into a deep stack"
 
 # diff -f html: the after run's stacks red/blue by change, then the before run's

@@ -99,8 +99,9 @@ static __attribute__((noinline)) unsigned int count_str(const char *doc, const c
 
 /*
  * run_deep: 20000 samples, the deepest stack (60 frames, 10 samples) 0.59 px wide. It is in
- * the document (wider than 0.1 px) but does not set the height: the kernel stack does
- * (depth 9: 66 + 10 x 16 + 28 px); the frames of the tower above depth 9 are hidden.
+ * the document (wider than 0.1 px) but does not set the height: the kernel stack does, the
+ * deepest level at least 12 px wide in all (depth 9: 66 + 10 x 16 + 28 px); the frames of the
+ * tower above depth 9 are hidden, and a note counts them.
  */
 START_TEST(test_flame_height_fit)
 {
@@ -116,6 +117,8 @@ START_TEST(test_flame_height_fit)
 	ck_assert_ptr_nonnull(strstr(out, "data-d=\"10\" style=\"display:none\"><title>recurse"));
 	ck_assert_ptr_nonnull(strstr(out, "data-d=\"61\" style=\"display:none\"><title>recurse"));
 	ck_assert_uint_eq(count_str(out, "style=\"display:none\"><title>"), 52);
+	ck_assert_ptr_nonnull(strstr(out, ">52 frames of thin, deeper stacks hidden: click a frame "
+					  "to zoom in</text>"));
 	free(out);
 	sp_run_free(&run);
 }
