@@ -18,7 +18,8 @@ static void diff_help(void)
 	       "view every row of either run with its value in A and B, ranked by the absolute\n"
 	       "change (the critical path's steps always by time), then the parallelism\n"
 	       "profiles of two runs with a timeline.\n"
-	       "\n  -f, --format FMT  table (default) or json\n"
+	       "\n  -f, --format FMT  table (default), json, or html (differential flame graphs:\n"
+	       "                    B's stacks red where they grew, blue where they shrank)\n"
 	       "  -o, --output FILE write to FILE\n"
 	       "  -n, --rows N      rows per view in the table (default 20; 0 = all)\n"
 	       "      --views LIST  views to compare: schedules, profile, locks, timeline\n"
@@ -37,15 +38,21 @@ static const struct cli_cmd diff_cmd = { "diff", diff_help };
 struct diff_output {
 	const struct sp_diff *d;
 	struct sp_diff_opts o;
-	bool json;
+	enum sp_format fmt;
 };
 
 static int write_diff(const void *ctx, FILE *f)
 {
 	const struct diff_output *out = ctx;
 
-	return out->json ? sp_diff_write_json(out->d, &out->o, f) :
-			   sp_diff_write_table(out->d, &out->o, f);
+	switch (out->fmt) {
+	case SP_FMT_JSON:
+		return sp_diff_write_json(out->d, &out->o, f);
+	case SP_FMT_HTML:
+		return sp_diff_write_html(out->d, &out->o, f);
+	default:
+		return sp_diff_write_table(out->d, &out->o, f);
+	}
 }
 
 int cmd_diff(int argc, char **argv)
@@ -65,9 +72,12 @@ int cmd_diff(int argc, char **argv)
 		return cli_usage_error(&diff_cmd, "standard input can be read once: give '-' for "
 						  "one run only");
 	fmt = o.render.format;
-	if (fmt != SP_FMT_TABLE && fmt != SP_FMT_JSON)
-		return cli_usage_error(&diff_cmd, "diff writes table or json only (-f)");
-	out.json = fmt == SP_FMT_JSON;
+	if (fmt != SP_FMT_TABLE && fmt != SP_FMT_JSON && fmt != SP_FMT_HTML)
+		return cli_usage_error(&diff_cmd, "diff writes table, json or html only (-f)");
+	err = cli_check_output(&diff_cmd, fmt, o.output);
+	if (err)
+		return err;
+	out.fmt = fmt;
 	out.o = (struct sp_diff_opts){ .name_a = o.files[0], .name_b = o.files[1],
 				       .nrows = o.render.nrows };
 	err = cli_load_run(o.files[0], &a);
@@ -77,7 +87,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	err = cli_load_run(o.files[1], &b);
 	/* the table goes to terminals: control characters of comms and symbols escaped */
-	if (!err && !out.json && (err = sp_run_escape_controls(&a) ?: sp_run_escape_controls(&b)))
+	if (!err && fmt == SP_FMT_TABLE && (err = sp_run_escape_controls(&a) ?: sp_run_escape_controls(&b)))
 		elog("cannot compare the runs: %s", strerror(-err));
 	if (!err && (err = sp_diff_build(&a, &b, o.render.views, o.render.value, &d)))
 		elog("cannot compare the runs: %s", strerror(-err));

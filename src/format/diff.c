@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "diff.h"
+#include "flame.h"
 #include "json_writer.h"
 #include "util.h"
 #include "view.h"
@@ -449,6 +450,13 @@ int sp_diff_write_table(const struct sp_diff *d, const struct sp_diff_opts *o, F
 	if (!d->nviews)
 		fputs("\nno view to compare: neither run has one of the selected views\n", f);
 	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- html: differential flame graphs (format_flame.c) ---- */
+
+int sp_diff_write_html(const struct sp_diff *d, const struct sp_diff_opts *o, FILE *f)
+{
+	return flame_diff_html(d->a, d->b, d->view_mask, d->value, o->name_a, o->name_b, f);
 }
 
 /* ---- json ---- */

@@ -70,5 +70,10 @@ struct sp_diff_opts {
 int sp_diff_write_table(const struct sp_diff *d, const struct sp_diff_opts *o, FILE *f);
 /* The same as JSON ("schema": "schedprof-diff/1", see README.md). 0 or -errno. */
 int sp_diff_write_json(const struct sp_diff *d, const struct sp_diff_opts *o, FILE *f);
+/*
+ * Differential flame graphs of the compared views with stacks (flame.h): the after run (B)
+ * red where a frame grew and blue where it shrank, then the before run (A). 0 or -errno.
+ */
+int sp_diff_write_html(const struct sp_diff *d, const struct sp_diff_opts *o, FILE *f);
 
 #endif

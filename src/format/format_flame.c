@@ -4,19 +4,28 @@
  *   -f svg   one view (the first of schedules, profile, locks), a standalone SVG with its
  *            script inline, like flamegraph.pl's: it opens in a browser, and as a plain image
  *            elsewhere;
- *   -f html  every selected view, each one such SVG, in one page with a search box.
+ *   -f html  every selected view, each one such SVG, in one page with a search box;
+ *   diff -f html  differential flame graphs of two runs (flame.h).
  * The layout is computed here, so the frames are in the document before any script runs:
  * root ("all") at the bottom, then the comm, then the frames from the outermost caller up to
  * the leaf; siblings in name order, width = count or (--value time) time. Frames narrower than
- * FL_MIN_PX are left out, as flamegraph.pl does. The script adds: click to zoom (the root or
- * "Reset zoom" zooms out), search by regular expression with the matched share, and tooltips
- * with counts, times and shares. "#search=RE&zoom=NAME" in the URL applies both on load.
+ * FL_MIN_PX are left out, as flamegraph.pl does. The height fits what can be seen: the deepest
+ * level whose frames together are at least FL_FIT_PX wide sets it (a level is never wider
+ * than the one below it), so one deep stack of a few samples, a sliver, does not; the frames
+ * above that level are in the document but hidden until a zoom makes them wide enough (the
+ * script fits the height again on every zoom) and a note says how many are hidden. Frames are coloured by kind: kernel warm (orange), user green, pseudo frames
+ * ([preempted], [unknown], [lost]) grey, processes blue; a legend says so.
+ * The script adds: click to zoom (the root or "Reset zoom" zooms out), search by regular
+ * expression with the matched share, and tooltips with counts, times and shares.
+ * "#search=RE&zoom=NAME" in the URL applies both on load.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "diff.h"
+#include "flame.h"
 #include "render.h"
 #include "samples.h"
 #include "util.h"
@@ -25,14 +34,15 @@
 #define FL_WIDTH 1200	 /* SVG width, px */
 #define FL_PAD 10	 /* left and right margin */
 #define FL_FRAME_H 16	 /* one level */
-#define FL_TOP 48	 /* title and controls */
+#define FL_TOP 66	 /* title, details, legend */
 #define FL_BOTTOM 28	 /* details line */
 #define FL_CHAR_W 7.3	 /* advance of the 12 px monospace font, a little generous */
 #define FL_MIN_PX 0.1	 /* narrower frames are left out */
+#define FL_FIT_PX 12.0	 /* a level narrower in all (1% of the graph) does not make it taller */
 #define FL_MAX_DEPTH 1024 /* deeper frames are cut (real stacks have at most ~260) */
 #define FL_INNER (FL_WIDTH - 2 * FL_PAD)
 
-enum kind { K_ROOT, K_COMM, K_KERNEL, K_USER, K_SPECIAL };
+enum kind { K_ROOT, K_COMM, K_KERNEL, K_USER, K_PSEUDO };
 
 struct path { /* one sample, root first: the comm, then the outermost frame */
 	const char **names;
@@ -47,6 +57,7 @@ struct node {
 	uint8_t kind;
 	unsigned int depth;
 	uint64_t x, value, count, time;
+	long peer; /* differential graph: the same frame in the other run's graph, or -1 */
 };
 
 struct flame {
@@ -55,6 +66,10 @@ struct flame {
 	size_t npaths, pcap;
 	struct node *nodes;
 	size_t nnodes, ncap;
+	/* a differential graph: the other run's graph, and whether this one is the before run */
+	const struct flame *peer;
+	bool before;
+	uint64_t maxdelta; /* the largest change of a frame (not the root), for the colour scale */
 };
 
 static void flame_free(struct flame *fl)
@@ -65,15 +80,22 @@ static void flame_free(struct flame *fl)
 	free(fl->nodes);
 }
 
-static enum kind frame_kind(const char *name, const char *object)
+/* The kind of a sample's frame i: contract C1's rule (sp_frame_kind(), model.h). */
+static enum kind sample_frame_kind(const struct sp_sample *s, size_t i)
 {
-	if (name[0] == '[')
-		return K_SPECIAL; /* [preempted], [unknown], [lost] */
-	if (!object || !strcmp(object, "[kernel]"))
+	/* a sample carries no frame infos: a stack row of its frames and objects, read only */
+	const struct sp_stack_row row = { .frames = (char **)s->frames,
+					  .objects = (char **)s->objects,
+					  .nframes = s->nframes };
+
+	switch (sp_frame_kind(&row, i)) {
+	case SP_FRAME_KERNEL:
 		return K_KERNEL;
-	if (object[0] == '[' && strcmp(object, "[vdso]") && strcmp(object, "[unknown]"))
-		return K_KERNEL; /* a module: [ext4] */
-	return K_USER;
+	case SP_FRAME_USER:
+		return K_USER;
+	default:
+		return K_PSEUDO;
+	}
 }
 
 static int collect(const struct sp_sample *s, void *arg)
@@ -102,8 +124,11 @@ static int collect(const struct sp_sample *s, void *arg)
 	}
 	for (size_t i = s->nframes; i-- > 0 && k < n;) {
 		p->names[k] = s->frames[i];
-		p->objects[k] = s->objects ? s->objects[i] : "[kernel]";
-		p->kinds[k] = (uint8_t)frame_kind(p->names[k], p->objects[k]);
+		p->kinds[k] = (uint8_t)sample_frame_kind(s, i);
+		/* the tooltip's object: none for a pseudo frame of a stack without objects */
+		p->objects[k] = s->objects		  ? s->objects[i] :
+				p->kinds[k] == K_PSEUDO ? NULL :
+							  "[kernel]";
 		k++;
 	}
 	p->n = k;
@@ -131,13 +156,14 @@ static int add_node(struct flame *fl, const char *name, const char *object, uint
 {
 	if (grow((void **)&fl->nodes, &fl->ncap, fl->nnodes + 1, sizeof(*fl->nodes)))
 		return -ENOMEM;
-	fl->nodes[fl->nnodes++] = (struct node){ name, object, kind, depth, x, 0, 0, 0 };
+	fl->nodes[fl->nnodes++] = (struct node){ name, object, kind, depth, x, 0, 0, 0, -1 };
 	return 0;
 }
 
 /*
  * Sorted paths make the tree in one pass: a path shares its first k nodes with the one before
- * (same names), and each new node starts where all the paths before it end.
+ * (same names), and each new node starts where all the paths before it end. A run without
+ * the view is a root alone (a differential graph of a view only one run has).
  */
 static int build(struct flame *fl, const struct sp_run *run, unsigned int view)
 {
@@ -146,9 +172,11 @@ static int build(struct flame *fl, const struct sp_run *run, unsigned int view)
 	uint64_t cursor = 0;
 	int err;
 
-	err = sp_samples_for_each(run, view, collect, fl);
-	if (err)
-		return err;
+	if (sp_samples_view(run, view) == view) {
+		err = sp_samples_for_each(run, view, collect, fl);
+		if (err)
+			return err;
+	}
 	if (fl->npaths > 1)
 		qsort(fl->paths, fl->npaths, sizeof(*fl->paths), cmp_path);
 	open = calloc(FL_MAX_DEPTH + 1, sizeof(*open));
@@ -182,6 +210,59 @@ static int build(struct flame *fl, const struct sp_run *run, unsigned int view)
 	return err;
 }
 
+/*
+ * A differential graph: every node of x gets its peer, the node of y reached from the root by
+ * the same names (or -1). Both trees list siblings in name order (build() sorts the paths
+ * with strcmp), so one merging pass does it: cur[d] is the next candidate among the children
+ * of the peer of x's current node at depth d - 1. 0 or -ENOMEM.
+ */
+static int match(struct flame *x, const struct flame *y)
+{
+	long *next = malloc((y->nnodes + 1) * sizeof(*next));
+	long last[FL_MAX_DEPTH + 2], cur[FL_MAX_DEPTH + 3];
+	unsigned int prevd = 0;
+
+	if (!next)
+		return -ENOMEM;
+	for (size_t d = 0; d < ARRAY_SIZE(last); d++)
+		last[d] = -1;
+	/* next[i]: the next sibling of y's node i (preorder: the next node of its depth before
+	 * any shallower one) */
+	for (size_t i = 0; i < y->nnodes; i++) {
+		unsigned int d = y->nodes[i].depth;
+
+		for (unsigned int e = d + 1; e <= prevd; e++)
+			last[e] = -1;
+		next[i] = -1;
+		if (last[d] >= 0)
+			next[last[d]] = (long)i;
+		last[d] = (long)i;
+		prevd = d;
+	}
+	x->nodes[0].peer = 0;
+	cur[1] = y->nnodes > 1 ? 1 : -1;
+	for (size_t j = 1; j < x->nnodes; j++) {
+		struct node *n = &x->nodes[j];
+		long c = cur[n->depth];
+
+		while (c >= 0 && strcmp(y->nodes[c].name, n->name) < 0)
+			c = next[c];
+		if (c >= 0 && !strcmp(y->nodes[c].name, n->name)) {
+			n->peer = c;
+			cur[n->depth] = next[c];
+			cur[n->depth + 1] = (size_t)c + 1 < y->nnodes &&
+						    y->nodes[c + 1].depth == n->depth + 1 ?
+					    c + 1 : -1;
+		} else {
+			n->peer = -1;
+			cur[n->depth] = c;
+			cur[n->depth + 1] = -1;
+		}
+	}
+	free(next);
+	return 0;
+}
+
 /* ---- output ---- */
 
 /* The flame graph checks its stream's errors once, at the end (ferror). */
@@ -209,34 +290,79 @@ static uint32_t hash(const char *s)
 	return h;
 }
 
-static void put_color(const struct node *n, FILE *f)
+/* The colour families (the screenshot test checks these ranges): a shade per name. */
+static void put_kind_color(enum kind kind, uint32_t h, FILE *f)
 {
-	uint32_t h = hash(n->name);
 	unsigned int a = h & 0xff, b = (h >> 8) & 0xff, c = (h >> 16) & 0xff;
 
-	switch (n->kind) {
+	switch (kind) {
 	case K_ROOT:
 		fputs("rgb(200,200,205)", f);
 		break;
-	case K_COMM:
+	case K_COMM: /* blue */
 		fprintf(f, "rgb(%u,%u,%u)", 90 + a % 60, 150 + b % 60, 215 + c % 40);
 		break;
-	case K_KERNEL:
-		fprintf(f, "rgb(%u,%u,%u)", 205 + a % 50, 80 + b % 120, c % 55);
+	case K_KERNEL: /* warm: orange to amber */
+		fprintf(f, "rgb(%u,%u,%u)", 215 + a % 40, 90 + b % 90, c % 50);
 		break;
-	case K_USER:
-		fprintf(f, "rgb(%u,%u,%u)", 175 + a % 60, 195 + b % 55, 40 + c % 60);
+	case K_USER: /* green */
+		fprintf(f, "rgb(%u,%u,%u)", 60 + a % 70, 170 + b % 60, 60 + c % 50);
 		break;
-	default:
-		fprintf(f, "rgb(%u,%u,%u)", 160 + a % 40, 160 + a % 40, 165 + a % 40);
+	default: /* grey */
+		fprintf(f, "rgb(%u,%u,%u)", 165 + a % 35, 165 + a % 35, 170 + a % 35);
 		break;
 	}
+}
+
+/* A node's value in the before and the after run (differential graphs). */
+static void node_before_after(const struct flame *fl, const struct node *n, uint64_t *ret_a,
+			      uint64_t *ret_b)
+{
+	uint64_t other = n->peer >= 0 ? fl->peer->nodes[n->peer].value : 0;
+
+	*ret_a = fl->before ? n->value : other;
+	*ret_b = fl->before ? other : n->value;
+}
+
+/*
+ * Differential colours: red grew, blue shrank, light grey unchanged; the larger the change
+ * (against the largest of the graph), the deeper the colour, and any change shows.
+ */
+static void put_delta_color(int64_t delta, uint64_t maxdelta, FILE *f)
+{
+	uint64_t mag = delta < 0 ? (uint64_t)-delta : (uint64_t)delta;
+	unsigned int c;
+
+	if (!delta || !maxdelta) {
+		fputs("rgb(232,232,232)", f);
+		return;
+	}
+	if (mag > maxdelta)
+		mag = maxdelta;
+	c = 210 - (unsigned int)(170.0 * (double)mag / (double)maxdelta);
+	if (delta > 0)
+		fprintf(f, "rgb(255,%u,%u)", c, c);
+	else
+		fprintf(f, "rgb(%u,%u,255)", c, c);
+}
+
+static void put_color(const struct flame *fl, const struct node *n, FILE *f)
+{
+	uint64_t a, b;
+
+	if (!fl->peer) {
+		put_kind_color(n->kind, hash(n->name), f);
+		return;
+	}
+	node_before_after(fl, n, &a, &b);
+	put_delta_color(sp_diff_delta(a, b), fl->maxdelta, f);
 }
 
 struct fl_view {
 	unsigned int view;
 	const char *count_name, *time_name;
 	uint64_t total;
+	const char *name_a, *name_b; /* differential: the runs' names */
 };
 
 static void put_stats(const struct fl_view *v, const struct node *n, const struct node *root,
@@ -250,21 +376,84 @@ static void put_stats(const struct fl_view *v, const struct node *n, const struc
 			pct(n->time, root->time));
 }
 
+static void put_amount(const struct flame *fl, const struct fl_view *v, uint64_t x, FILE *f)
+{
+	char d[32];
+
+	if (fl->value == SP_VALUE_TIME)
+		fprintf(f, "%s %s", fmt_duration(x, d, sizeof(d)), v->time_name);
+	else
+		fprintf(f, "%" PRIu64 " %s", x, v->count_name);
+}
+
+/* The tooltip of a differential graph's frame: before, after, the change. */
+static void put_diff_stats(const struct flame *fl, const struct fl_view *v, const struct node *n,
+			   FILE *f)
+{
+	uint64_t a, b;
+	int64_t delta;
+	char d[32];
+
+	node_before_after(fl, n, &a, &b);
+	delta = sp_diff_delta(a, b);
+	fputs("before: ", f);
+	put_amount(fl, v, a, f);
+	fputs("\nafter: ", f);
+	put_amount(fl, v, b, f);
+	fputs("\nchange: ", f);
+	if (!delta) {
+		fputs("none", f);
+		return;
+	}
+	if (fl->value == SP_VALUE_TIME)
+		fprintf(f, "%s%s", delta < 0 ? "-" : "+",
+			fmt_duration(delta < 0 ? (uint64_t)-delta : (uint64_t)delta, d, sizeof(d)));
+	else
+		fprintf(f, "%+" PRId64, delta);
+	if (!a && b)
+		fputs(" (new: only in the after run)", f);
+	else if (a && !b)
+		fputs(" (gone: only in the before run)", f);
+	else if (a)
+		fprintf(f, " (%+.1f%%)", 100.0 * (double)delta / (double)a);
+}
+
 static bool visible(const struct node *n, uint64_t total)
 {
 	return total && (double)n->value * FL_INNER / (double)total >= FL_MIN_PX;
 }
 
-static void put_node(const struct fl_view *v, const struct node *n, const struct node *root,
-		     int height, FILE *f)
+/*
+ * The deepest level whose frames together are at least FL_FIT_PX wide: the height is fitted
+ * to it. A node's children are never wider than it, so every level below is wider still.
+ */
+static unsigned int fitted_depth(const struct flame *fl, uint64_t total)
+{
+	double *width = calloc(FL_MAX_DEPTH + 2, sizeof(*width));
+	unsigned int maxdepth = 0;
+
+	if (!width || !total) {
+		free(width);
+		return 0; /* the root alone: nothing to fit (out of memory: the same, visibly) */
+	}
+	for (size_t i = 0; i < fl->nnodes; i++)
+		width[fl->nodes[i].depth] += (double)fl->nodes[i].value * FL_INNER / (double)total;
+	while (maxdepth + 1 <= FL_MAX_DEPTH && width[maxdepth + 1] >= FL_FIT_PX)
+		maxdepth++;
+	free(width);
+	return maxdepth;
+}
+
+static void put_node(const struct flame *fl, const struct fl_view *v, const struct node *n,
+		     int height, unsigned int maxdepth, FILE *f)
 {
 	double x = (double)n->x * FL_INNER / (double)v->total;
 	double w = (double)n->value * FL_INNER / (double)v->total;
 	int y = height - FL_BOTTOM - (int)(n->depth + 1) * FL_FRAME_H;
 	long fit = (long)((w - 6) / FL_CHAR_W);
 
-	fprintf(f, "<g class=\"f\" data-x=\"%.4f\" data-w=\"%.4f\" data-d=\"%u\"><title>", x, w,
-		n->depth);
+	fprintf(f, "<g class=\"f\" data-x=\"%.4f\" data-w=\"%.4f\" data-d=\"%u\"%s><title>", x, w,
+		n->depth, n->depth > maxdepth ? " style=\"display:none\"" : "");
 	put_text(n->name, f);
 	if (n->kind == K_COMM)
 		fputs("\nprocess name", f);
@@ -275,14 +464,51 @@ static void put_node(const struct fl_view *v, const struct node *n, const struct
 		put_text(n->object, f);
 	}
 	putc('\n', f);
-	put_stats(v, n, root, f);
+	if (fl->peer)
+		put_diff_stats(fl, v, n, f);
+	else
+		put_stats(v, n, &fl->nodes[0], f);
 	fprintf(f, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"",
 		FL_PAD + x, y, w, FL_FRAME_H - 1);
-	put_color(n, f);
+	put_color(fl, n, f);
 	fprintf(f, "\"/><text x=\"%.2f\" y=\"%d\">", FL_PAD + x + 3, y + FL_FRAME_H - 4);
 	if (fit >= 3)
 		put_text_max(n->name, (size_t)fit, f);
 	fputs("</text></g>\n", f);
+}
+
+struct swatch {
+	const char *fill, *label;
+};
+
+/* The legend under the details line: a swatch and a label per colour family. */
+static void put_legend(const struct flame *fl, FILE *f)
+{
+	static const struct swatch kinds[] = {
+		{ "rgb(235,135,25)", "kernel" },
+		{ "rgb(95,200,85)", "user" },
+		{ "rgb(180,180,185)", "pseudo ([preempted], [lost], ...)" },
+		{ "rgb(120,180,235)", "process" },
+	}, changes[] = {
+		{ "rgb(255,40,40)", "grew" },
+		{ "rgb(255,170,170)", "grew a little" },
+		{ "rgb(232,232,232)", "unchanged" },
+		{ "rgb(170,170,255)", "shrank a little" },
+		{ "rgb(40,40,255)", "shrank" },
+	};
+	const struct swatch *l = fl->peer ? changes : kinds;
+	size_t n = fl->peer ? ARRAY_SIZE(changes) : ARRAY_SIZE(kinds);
+	double x = FL_PAD;
+
+	fputs("<g class=\"legend\">", f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "<rect x=\"%.1f\" y=\"46\" width=\"12\" height=\"12\" fill=\"%s\" "
+			   "stroke=\"#888\" stroke-width=\"0.5\"/><text class=\"details\" x=\"%.1f\" "
+			   "y=\"56\">%s</text>",
+			x, l[i].fill, x + 16, l[i].label);
+		x += 16 + 6.3 * (double)strlen(l[i].label) + 18; /* 12 px sans-serif */
+	}
+	fputs("</g>\n", f);
 }
 
 static const char flame_css[] =
@@ -307,11 +533,21 @@ static const char flame_js[] =
 	"\tif (n < 3) return \"\";\n"
 	"\treturn name.length <= n ? name : name.substring(0, n - 2) + \"..\";\n"
 	"}\n"
+	"function cutNote(n) {\n"
+	"\treturn n + \" frames of thin, deeper stacks hidden: click a frame to zoom in\";\n"
+	"}\n"
 	"function Flame(svg) {\n"
 	"\tvar self = this, gs = svg.querySelectorAll(\"g.f\"), i;\n"
+	"\tthis.svg = svg;\n"
 	"\tthis.inner = num(svg, \"data-inner\");\n"
 	"\tthis.pad = num(svg, \"data-pad\");\n"
 	"\tthis.cw = num(svg, \"data-cw\");\n"
+	"\tthis.fh = num(svg, \"data-fh\");\n"
+	"\tthis.top = num(svg, \"data-top\");\n"
+	"\tthis.bottom = num(svg, \"data-bottom\");\n"
+	"\tthis.fitpx = num(svg, \"data-fit\");\n"
+	"\tthis.bg = svg.querySelector(\".bg\");\n"
+	"\tthis.cut = svg.querySelector(\".cut\");\n"
 	"\tthis.hover = svg.querySelector(\".hover\");\n"
 	"\tthis.matched = svg.querySelector(\".matched\");\n"
 	"\tthis.reset = svg.querySelector(\".reset\");\n"
@@ -344,22 +580,53 @@ static const char flame_js[] =
 	"\tn.text.setAttribute(\"x\", (this.pad + x + 3).toFixed(2));\n"
 	"\tn.text.textContent = fit(n.name, w, this.cw);\n"
 	"};\n"
+	"/* the height fits the deepest level at least fitpx wide in all once zoomed; deeper\n"
+	" * frames hide */\n"
 	"Flame.prototype.zoom = function (t) {\n"
-	"\tvar k = this.inner / t.w, eps = 1e-3, i, n;\n"
+	"\tvar k = this.inner / t.w, eps = 1e-3, maxd = t.d, level = [], hidden = 0, i, n;\n"
 	"\tfor (i = 0; i < this.nodes.length; i++) {\n"
 	"\t\tn = this.nodes[i];\n"
-	"\t\tif (n.d < t.d && n.x <= t.x + eps && n.x + n.w >= t.x + t.w - eps) {\n"
+	"\t\tif (n.d < t.d && n.x <= t.x + eps && n.x + n.w >= t.x + t.w - eps)\n"
+	"\t\t\tn.pos = 1;\n"
+	"\t\telse if (n.d >= t.d && n.x >= t.x - eps && n.x + n.w <= t.x + t.w + eps)\n"
+	"\t\t\tn.pos = 2;\n"
+	"\t\telse\n"
+	"\t\t\tn.pos = 0;\n"
+	"\t\tif (n.pos === 2) level[n.d] = (level[n.d] || 0) + n.w * k;\n"
+	"\t}\n"
+	"\twhile (level[maxd + 1] >= this.fitpx) maxd++;\n"
+	"\tthis.fit(maxd);\n"
+	"\tfor (i = 0; i < this.nodes.length; i++) {\n"
+	"\t\tn = this.nodes[i];\n"
+	"\t\tif (n.pos === 1) {\n"
 	"\t\t\tthis.place(n, 0, this.inner);\n"
 	"\t\t\tn.g.setAttribute(\"class\", \"f parent\");\n"
-	"\t\t} else if (n.d >= t.d && n.x >= t.x - eps && n.x + n.w <= t.x + t.w + eps) {\n"
+	"\t\t} else if (n.pos === 2 && n.d <= maxd) {\n"
 	"\t\t\tthis.place(n, (n.x - t.x) * k, n.w * k);\n"
 	"\t\t\tn.g.setAttribute(\"class\", \"f\");\n"
 	"\t\t} else {\n"
+	"\t\t\tif (n.pos === 2) hidden++;\n"
 	"\t\t\tn.g.style.display = \"none\";\n"
 	"\t\t}\n"
 	"\t}\n"
+	"\tif (this.cut) this.cut.textContent = hidden ? cutNote(hidden) : \"\";\n"
 	"\tif (this.reset) this.reset.style.display = t.d > 0 ? \"\" : \"none\";\n"
 	"\tthis.zoomed = t;\n"
+	"};\n"
+	"Flame.prototype.fit = function (maxd) {\n"
+	"\tvar h = this.top + (maxd + 1) * this.fh + this.bottom, svg = this.svg, i, n, y;\n"
+	"\tsvg.setAttribute(\"height\", h);\n"
+	"\tsvg.setAttribute(\"viewBox\", \"0 0 \" + num(svg, \"width\") + \" \" + h);\n"
+	"\tif (this.bg) this.bg.setAttribute(\"height\", h);\n"
+	"\tif (this.hover) this.hover.setAttribute(\"y\", h - 10);\n"
+	"\tif (this.matched) this.matched.setAttribute(\"y\", h - 10);\n"
+
+	"\tfor (i = 0; i < this.nodes.length; i++) {\n"
+	"\t\tn = this.nodes[i];\n"
+	"\t\ty = h - this.bottom - (n.d + 1) * this.fh;\n"
+	"\t\tn.rect.setAttribute(\"y\", y);\n"
+	"\t\tn.text.setAttribute(\"y\", y + this.fh - 4);\n"
+	"\t}\n"
 	"};\n"
 	"Flame.prototype.search = function (term) {\n"
 	"\tvar re = null, ranges = [], sum = 0, end = -1, i, n;\n"
@@ -469,46 +736,77 @@ static const char *view_heading(unsigned int view)
 {
 	switch (view) {
 	case SP_VIEW_SCHED:
-		return "Schedules: off-CPU flame graph";
+		return "Schedules: off-CPU";
 	case SP_VIEW_PROFILE:
-		return "Profile: on-CPU flame graph";
+		return "Profile: on-CPU";
 	default:
-		return "Locks: lock contention flame graph";
+		return "Locks: lock contention";
 	}
+}
+
+/* The line under the title: the run and its totals, or both runs' totals for a diff. */
+static void put_details(const struct sp_run *run, const struct fl_view *v,
+			const struct flame *fl, FILE *f)
+{
+	const struct node *root = &fl->nodes[0];
+	char d[32];
+	uint64_t a, b;
+
+	if (fl->peer) {
+		node_before_after(fl, root, &a, &b);
+		fputs("before: ", f);
+		put_text(v->name_a, f);
+		fputs(", ", f);
+		put_amount(fl, v, a, f);
+		fputs("; after: ", f);
+		put_text(v->name_b, f);
+		fputs(", ", f);
+		put_amount(fl, v, b, f);
+		fputs(fl->before ? " (the before run's stacks: where the shrunk and gone frames were)" :
+				   " (the after run's stacks; the frames gone since: the before graph)",
+		      f);
+		return;
+	}
+	put_title(run, f);
+	fprintf(f, ", %" PRIu64 " %s", root->count, v->count_name);
+	if (root->time)
+		fprintf(f, ", %s %s", fmt_duration(root->time, d, sizeof(d)), v->time_name);
 }
 
 /* One flame graph as an <svg> element; standalone adds the XML namespace and the script. */
 static void put_svg(const struct sp_run *run, const struct fl_view *v, const struct flame *fl,
 		    bool standalone, FILE *f)
 {
-	const struct node *root = &fl->nodes[0];
-	unsigned int maxdepth = 0;
-	int height;
-	char d[32];
+	unsigned int maxdepth = fitted_depth(fl, v->total);
+	int height = FL_TOP + (int)(maxdepth + 1) * FL_FRAME_H + FL_BOTTOM;
+	size_t nhidden = 0;
 
-	for (size_t i = 0; i < fl->nnodes; i++)
-		if (fl->nodes[i].depth > maxdepth && visible(&fl->nodes[i], v->total))
-			maxdepth = fl->nodes[i].depth;
-	height = FL_TOP + (int)(maxdepth + 1) * FL_FRAME_H + FL_BOTTOM;
 	fprintf(f, "<svg class=\"flame\" %sversion=\"1.1\" width=\"%d\" height=\"%d\" "
 		   "viewBox=\"0 0 %d %d\" data-inner=\"%d\" data-pad=\"%d\" data-cw=\"%.2f\" "
-		   "data-view=\"%s\">\n",
+		   "data-fh=\"%d\" data-top=\"%d\" data-bottom=\"%d\" data-fit=\"%.1f\" "
+		   "data-view=\"%s\"%s>\n",
 		standalone ? "xmlns=\"http://www.w3.org/2000/svg\" " : "", FL_WIDTH, height,
-		FL_WIDTH, height, FL_INNER, FL_PAD, FL_CHAR_W, sp_view_name(v->view));
+		FL_WIDTH, height, FL_INNER, FL_PAD, FL_CHAR_W, FL_FRAME_H, FL_TOP, FL_BOTTOM,
+		FL_FIT_PX, sp_view_name(v->view),
+		!fl->peer ? "" : fl->before ? " data-diff=\"before\"" : " data-diff=\"after\"");
 	fprintf(f, "<style>\n%s</style>\n", flame_css);
-	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f4\"/>\n",
-		FL_WIDTH, height);
-	fprintf(f, "<text class=\"ttl\" x=\"%d\" y=\"20\" text-anchor=\"middle\">%s (width: %s)"
-		   "</text>\n",
-		FL_WIDTH / 2, view_heading(v->view),
-		fl->value == SP_VALUE_TIME ? v->time_name : v->count_name);
+	fprintf(f, "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+		   "fill=\"#f8f8f4\"/>\n", FL_WIDTH, height);
+	fprintf(f, "<text class=\"ttl\" x=\"%d\" y=\"20\" text-anchor=\"middle\">%s ",
+		FL_WIDTH / 2, view_heading(v->view));
+	if (fl->peer)
+		fprintf(f, "differential flame graph, %s (width: %s %s)", fl->before ? "before" : "after",
+			fl->value == SP_VALUE_TIME ? v->time_name : v->count_name,
+			fl->before ? "before" : "after");
+	else
+		fprintf(f, "flame graph (width: %s)",
+			fl->value == SP_VALUE_TIME ? v->time_name : v->count_name);
+	fputs("</text>\n", f);
 	fprintf(f, "<text class=\"details\" x=\"%d\" y=\"38\" text-anchor=\"middle\">",
 		FL_WIDTH / 2);
-	put_title(run, f);
-	fprintf(f, ", %" PRIu64 " %s", root->count, v->count_name);
-	if (root->time)
-		fprintf(f, ", %s %s", fmt_duration(root->time, d, sizeof(d)), v->time_name);
+	put_details(run, v, fl, f);
 	fputs("</text>\n", f);
+	put_legend(fl, f);
 	fprintf(f, "<text class=\"ctl reset\" x=\"%d\" y=\"20\" style=\"display:none\">Reset zoom"
 		   "</text>\n", FL_PAD);
 	fprintf(f, "<text class=\"ctl search\" x=\"%d\" y=\"20\" text-anchor=\"end\">Search"
@@ -517,12 +815,20 @@ static void put_svg(const struct sp_run *run, const struct fl_view *v, const str
 		height - 10);
 	fprintf(f, "<text class=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
 		FL_WIDTH - FL_PAD, height - 10);
+	fprintf(f, "<text class=\"details cut\" x=\"%d\" y=\"56\" text-anchor=\"end\">",
+		FL_WIDTH - FL_PAD);
+	for (size_t i = 0; i < fl->nnodes; i++)
+		nhidden += fl->nodes[i].depth > maxdepth && visible(&fl->nodes[i], v->total);
+	if (nhidden) /* the same words as the script's cutNote() */
+		fprintf(f, "%zu frames of thin, deeper stacks hidden: click a frame to zoom in",
+			nhidden);
+	fputs("</text>\n", f);
 	if (!v->total)
 		fprintf(f, "<text class=\"details\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">"
 			   "no samples</text>\n", FL_WIDTH / 2, height - FL_BOTTOM - 4);
 	for (size_t i = 0; i < fl->nnodes; i++)
 		if (visible(&fl->nodes[i], v->total))
-			put_node(v, &fl->nodes[i], root, height, f);
+			put_node(fl, v, &fl->nodes[i], height, maxdepth, f);
 	if (standalone)
 		fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
 			flame_js);
@@ -542,7 +848,8 @@ static int graph_build(struct fl_graph *g, const struct sp_run *run, unsigned in
 
 	memset(g, 0, sizeof(*g));
 	g->fl.value = value;
-	g->v = (struct fl_view){ view, sp_view_count_name(view), sp_view_time_name(view), 0 };
+	g->v = (struct fl_view){ view, sp_view_count_name(view), sp_view_time_name(view), 0,
+				 NULL, NULL };
 	err = build(&g->fl, run, view);
 	if (!err)
 		g->v.total = g->fl.nodes[0].value;
@@ -583,17 +890,37 @@ static const char page_css[] =
 	"border:1px solid #888;padding:4px 6px;font:12px sans-serif;white-space:pre;"
 	"box-shadow:2px 2px 4px rgba(0,0,0,.2);z-index:10}\n";
 
+static const char page_controls[] =
+	"<div class=\"controls\"><input id=\"search\" type=\"search\" "
+	"placeholder=\"search frames (regular expression)\"> "
+	"<button id=\"reset\" type=\"button\">Reset zoom and search</button></div>\n";
+
+static void put_page_meta(const struct sp_run *run, FILE *f)
+{
+	char d[32];
+
+	fprintf(f, "elapsed %s, kernel ", fmt_duration(run->elapsed_ns, d, sizeof(d)));
+	put_text(run->kernel, f);
+	fprintf(f, ", %d CPUs, host ", run->ncpus);
+	put_text(run->hostname, f);
+}
+
+static void put_page_end(FILE *f)
+{
+	fprintf(f, "<div id=\"tip\"></div>\n<script>\n%s</script>\n</body>\n</html>\n", flame_js);
+}
+
+static const unsigned int page_order[] = { SP_VIEW_SCHED, SP_VIEW_PROFILE, SP_VIEW_LOCKS };
+
 int format_html(const struct sp_run *run, const struct render_opts *opts, FILE *f)
 {
-	static const unsigned int order[] = { SP_VIEW_SCHED, SP_VIEW_PROFILE, SP_VIEW_LOCKS };
-	struct fl_graph g[ARRAY_SIZE(order)];
+	struct fl_graph g[ARRAY_SIZE(page_order)];
 	size_t shown = 0;
-	char d[32];
 	int err = 0;
 
 	/* every graph first: out of memory writes nothing, rather than half a page */
-	for (size_t i = 0; !err && i < ARRAY_SIZE(order); i++) {
-		unsigned int view = order[i];
+	for (size_t i = 0; !err && i < ARRAY_SIZE(page_order); i++) {
+		unsigned int view = page_order[i];
 
 		if (!(opts->views & view) || sp_samples_view(run, view) != view)
 			continue;
@@ -606,24 +933,127 @@ int format_html(const struct sp_run *run, const struct render_opts *opts, FILE *
 	put_title(run, f);
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>schedprof: ", page_css);
 	put_title(run, f);
-	fprintf(f, "</h1>\n<p class=\"meta\">elapsed %s, kernel ",
-		fmt_duration(run->elapsed_ns, d, sizeof(d)));
-	put_text(run->kernel, f);
-	fprintf(f, ", %d CPUs, host ", run->ncpus);
-	put_text(run->hostname, f);
-	fputs(". Click a frame to zoom in, the bottom frame to zoom out; hover for counts.</p>\n"
-	      "<div class=\"controls\"><input id=\"search\" type=\"search\" "
-	      "placeholder=\"search frames (regular expression)\"> "
-	      "<button id=\"reset\" type=\"button\">Reset zoom and search</button></div>\n",
+	fputs("</h1>\n<p class=\"meta\">", f);
+	put_page_meta(run, f);
+	fputs(". Click a frame to zoom in, the bottom frame to zoom out; hover for counts.</p>\n",
 	      f);
+	fputs(page_controls, f);
 	for (size_t i = 0; i < shown; i++)
 		put_svg(run, &g[i].v, &g[i].fl, false, f);
 	if (!shown)
 		fputs("<p>This run has no view with stacks to draw.</p>\n", f);
-	fprintf(f, "<div id=\"tip\"></div>\n<script>\n%s</script>\n</body>\n</html>\n", flame_js);
+	put_page_end(f);
 	err = put_done(f);
 out:
 	for (size_t i = 0; i < shown; i++)
 		flame_free(&g[i].fl);
+	return err;
+}
+
+/* ---- differential flame graphs ---- */
+
+/* The largest change of a frame below the root: what the deepest colour means. */
+static uint64_t max_delta(const struct flame *fl)
+{
+	uint64_t m = 0, a, b;
+
+	for (size_t i = 1; i < fl->nnodes; i++) {
+		int64_t d;
+
+		node_before_after(fl, &fl->nodes[i], &a, &b);
+		d = sp_diff_delta(a, b);
+		if ((uint64_t)(d < 0 ? -d : d) > m)
+			m = (uint64_t)(d < 0 ? -d : d);
+	}
+	return m;
+}
+
+/* One view of both runs: the after graph and the before graph, each matched to the other. */
+struct fl_pair {
+	struct fl_graph after, before;
+};
+
+static int pair_build(struct fl_pair *p, const struct sp_run *a, const struct sp_run *b,
+		      unsigned int view, enum sp_value value, const char *name_a,
+		      const char *name_b)
+{
+	int err;
+
+	err = graph_build(&p->after, b, view, value);
+	if (!err)
+		err = graph_build(&p->before, a, view, value);
+	if (!err)
+		err = match(&p->after.fl, &p->before.fl);
+	if (!err)
+		err = match(&p->before.fl, &p->after.fl);
+	if (err)
+		return err;
+	p->after.fl.peer = &p->before.fl;
+	p->before.fl.peer = &p->after.fl;
+	p->before.fl.before = true;
+	/* one colour scale for both graphs of the view */
+	p->after.fl.maxdelta = max_delta(&p->after.fl);
+	p->before.fl.maxdelta = max_delta(&p->before.fl);
+	if (p->after.fl.maxdelta < p->before.fl.maxdelta)
+		p->after.fl.maxdelta = p->before.fl.maxdelta;
+	p->before.fl.maxdelta = p->after.fl.maxdelta;
+	p->after.v.name_a = p->before.v.name_a = name_a;
+	p->after.v.name_b = p->before.v.name_b = name_b;
+	return 0;
+}
+
+int flame_diff_html(const struct sp_run *a, const struct sp_run *b, unsigned int views,
+		    enum sp_value value, const char *name_a, const char *name_b, FILE *f)
+{
+	struct fl_pair p[ARRAY_SIZE(page_order)];
+	size_t shown = 0;
+	int err = 0;
+
+	memset(p, 0, sizeof(p));
+	for (size_t i = 0; !err && i < ARRAY_SIZE(page_order); i++) {
+		unsigned int view = page_order[i];
+
+		if (!(views & view) ||
+		    (sp_samples_view(a, view) != view && sp_samples_view(b, view) != view))
+			continue;
+		err = pair_build(&p[shown++], a, b, view, value, name_a, name_b);
+	}
+	if (err)
+		goto out;
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+	      "schedprof diff: ", f);
+	put_text(name_a, f);
+	fputs(" → ", f);
+	put_text(name_b, f);
+	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>schedprof diff: ", page_css);
+	put_text(name_a, f);
+	fputs(" → ", f);
+	put_text(name_b, f);
+	fputs("</h1>\n<p class=\"meta\">before: ", f);
+	put_title(a, f);
+	fputs(", ", f);
+	put_page_meta(a, f);
+	fputs("<br>after: ", f);
+	put_title(b, f);
+	fputs(", ", f);
+	put_page_meta(b, f);
+	fputs(".<br>Per view, the after run's stacks with each frame red where its own value grew "
+	      "and blue where it shrank (the deeper, the larger the change), then the before run's "
+	      "stacks coloured the same way, which still show the frames that are gone. Hover for "
+	      "before, after and the change; click to zoom.</p>\n", f);
+	fputs(page_controls, f);
+	for (size_t i = 0; i < shown; i++) {
+		put_svg(b, &p[i].after.v, &p[i].after.fl, false, f);
+		put_svg(a, &p[i].before.v, &p[i].before.fl, false, f);
+	}
+	if (!shown)
+		fputs("<p>Neither run has a view with stacks to draw.</p>\n", f);
+	put_page_end(f);
+	err = put_done(f);
+out:
+	for (size_t i = 0; i < shown; i++) {
+		flame_free(&p[i].after.fl);
+		flame_free(&p[i].before.fl);
+	}
 	return err;
 }

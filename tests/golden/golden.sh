@@ -84,6 +84,11 @@ D diff-tl-schedules-json --views schedules -f json "$FIXTURES/run_tl.json" "$FIX
 D diff-a-tl "$FIXTURES/run_a.json" "$FIXTURES/run_tl.json"
 D diff-tl-a-json -f json "$FIXTURES/run_tl.json" "$FIXTURES/run_a.json"
 D diff-full-min-profile-time --views profile --value time "$FIXTURES/run_full.json" "$FIXTURES/run_min.json"
+# differential flame graphs (issue #12); a deep stack too thin to set the height (run_deep)
+D diff-ab-html -f html "$FIXTURES/run_a.json" "$FIXTURES/run_b.json"
+D diff-full-min-html-time -f html --value time "$FIXTURES/run_full.json" "$FIXTURES/run_min.json"
+D diff-full-deep-html -f html --views profile "$FIXTURES/run_full.json" "$FIXTURES/run_deep.json"
+O run_deep.svg-profile -f svg --views profile "$FIXTURES/run_deep.json"
 
 if [ "${1:-}" = --record ]; then
 	rm -rf "$EXPECTED"

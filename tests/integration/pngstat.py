@@ -88,4 +88,5 @@ def main():
     print(" ".join(out))
 
 
-main()
+if __name__ == "__main__":
+    main()

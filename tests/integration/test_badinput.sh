@@ -184,7 +184,7 @@ CASES=$(cat <<'EOF'
 -   | 2 | ^schedprof diff: standard input can be read once: give '-' for one run only$ | diff - -
 -   | 2 | ^schedprof diff: give two saved runs: A\.json B\.json$ | diff $A
 -   | 2 | give two saved runs | diff $A $B $A
--   | 2 | ^schedprof diff: diff writes table or json only \(-f\)$ | diff -f folded $A $B
+-   | 2 | ^schedprof diff: diff writes table, json or html only \(-f\)$ | diff -f folded $A $B
 -   | 2 | ^schedprof diff: -n: 'x' is not a number \(0\.\.1000000\)$ | diff -n x $A $B
 -   | 2 | bad --value 'x' | diff --value x $A $B
 -   | 2 | bad view list 'x' | diff --views x $A $B
