@@ -120,6 +120,10 @@ struct runs_opts {
 	bool strict;	    /* report --strict */
 	const char *output; /* -o; NULL = stdout */
 	char **files;	    /* the saved runs named */
+	int nfiles;	    /* how many */
+	/* a command's own options (report/diff --from ...): -ENOENT when c is none of them */
+	cli_opt_fn extra;
+	void *extra_ctx;
 };
 
 /* report --strict: the long option's value (above any render option's) */
@@ -135,6 +139,8 @@ struct runs_opts {
  * report and diff: the render options of longopts, -o, the common options, then exactly
  * nfiles saved runs (operands_desc names them in the error). 0, EXIT_USAGE or CLI_DONE.
  * From here on, messages say "schedprof CMD: ".
+ * nfiles < 0: up to -nfiles runs, the command checks how many. extra, when not NULL, sees every
+ * option first (with extra_ctx); o is zeroed but for them.
  */
 int runs_parse(const struct cli_cmd *cmd, int argc, char **argv, const struct option *longopts,
 	       int nfiles, const char *operands_desc, struct runs_opts *o);
