@@ -35,7 +35,8 @@ static void diff_help(void)
 	       "--since and --until, B the same with the --vs-* options given instead:\n"
 	       FLEET_HELP_LINES
 	       "      --vs-host H[,H], --vs-since T, --vs-until T  B's hosts and times (at least\n"
-	       "                    one; what B does not give is A's)\n"
+	       "                    one; without --vs-host B has A's hosts, without a --vs time\n"
+	       "                    A's time range)\n"
 	       CLI_HELP_LINES
 	       "\nExamples:\n"
 	       "  schedprof diff nopipe.json pipe.json\n"

@@ -89,7 +89,10 @@ bool fleet_side_given(const struct fleet_opts *o, int i)
 	return s->nhosts || s->since || s->until;
 }
 
-/* Side i, its missing options from side 0. */
+/*
+ * Side i, what it does not give from side 0: the hosts; the time range when it gives no time
+ * (--vs-since alone means from then on, not up to A's --until).
+ */
 static struct fleet_side side_of(const struct fleet_opts *o, int i)
 {
 	struct fleet_side s = o->side[i];
@@ -99,12 +102,10 @@ static struct fleet_side side_of(const struct fleet_opts *o, int i)
 		s.hosts = a->hosts;
 		s.nhosts = a->nhosts;
 	}
-	if (!s.since) {
+	if (!s.since && !s.until) {
 		s.since = a->since;
 		s.has_since = a->has_since;
 		s.since_s = a->since_s;
-	}
-	if (!s.until) {
 		s.until = a->until;
 		s.has_until = a->has_until;
 		s.until_s = a->until_s;

@@ -69,8 +69,8 @@ int fleet_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg);
 bool fleet_side_given(const struct fleet_opts *o, int i);
 
 /*
- * Reads side i of the warehouse into w, with the selection of side i (an option side i lacks
- * is side 0's). 0 or -errno after logging one line: "cannot read the warehouse: HOST:PORT: why".
+ * Reads side i of the warehouse into w, with the selection of side i (side 0's hosts when it
+ * names none, side 0's time range when it gives no time). 0 or -errno after logging one line: "cannot read the warehouse: HOST:PORT: why".
  */
 int fleet_load(const struct cli_cmd *cmd, const struct fleet_opts *o, int i,
 	       struct warehouse_run *w);
