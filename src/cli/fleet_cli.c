@@ -133,14 +133,17 @@ int fleet_load(const struct cli_cmd *cmd, const struct fleet_opts *o, int i,
 		return err;
 	err = ch_credentials_load(&cfg, o->password_file);
 	if (err) {
-		elog("cannot read the warehouse: %s: %s", o->password_file ? o->password_file :
-			"the credentials", strerror(-err));
+		elog("cannot read the warehouse's password from %s: %s", o->password_file,
+		     strerror(-err));
 		ch_config_free(&cfg);
 		return err;
 	}
 	warehouse_run_free(w);
 	err = warehouse_load(&cfg, &sel, w, msg, sizeof(msg));
-	if (err)
+	if (err == -EACCES)
+		elog("cannot read the warehouse: %s (the credentials come from $%s, $%s or "
+		     "--password-file)", msg, CH_ENV_USER, CH_ENV_PASSWORD);
+	else if (err)
 		elog("cannot read the warehouse: %s", msg);
 	ch_config_free(&cfg);
 	return err;

@@ -45,8 +45,8 @@ static void report_help(void)
 	       "  schedprof report run.json -f timeline -o run.html   (traced with --timeline)\n"
 	       "\nExit status: 0 success, 1 the run cannot be read or the output written, 2 usage "
 	       "error,\n3 --strict and the run lost something, 4 the warehouse cannot be read (no "
-	       "answer,\nrefused credentials, the server's error: one line says which), 141 "
-	       "standard output was\nclosed (quietly).\n",
+	       "answer,\nrefused credentials, an unreadable --password-file, the server's error: "
+	       "one line\nsays which), 141 standard output was closed (quietly).\n",
 	       render_opts_help());
 }
 
