@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Round trip (issue #13): a traced run saved with `trace -f json`, its rows loaded into
+# ClickHouse as one agent interval (fleet_rows.py: the agent's row form), and
+# `report --from ... -f table` prints the same table as `report saved.json -f table` for the
+# columns the warehouse keeps: the schedules rows' COUNT, SHARE, OFF-CPU, MAX, WAIT and
+# CALLER (not the run-queue columns, wakers, budget or caller-cache lines), the profile rows
+# whole (not the header's rate and sample classes), the locks rows whole but "(N gave up)",
+# and the schedules and locks totals.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/test_fleet_common.sh"
+require_bpf
+require_clickhouse
+[ -n "$SPWORK" ] || fail "SPWORK must name the workload"
+
+"$SCHEDPROF" trace --views schedules,profile,locks -f json -o "$TMP/saved.json" -- "$SPWORK" pipe 2000 > "$TMP/trace.out" ||
+	fail "trace exited $?"
+mkdir "$TMP/rows"
+python3 "$(dirname "$0")/fleet_rows.py" "$TMP/saved.json" "$TMP/rows" rt-host boot-1 1 ||
+	fail "the run's rows cannot be made"
+
+pick_ports
+start_shard 1
+ch_file "$TCP_1" "$SRC/sql/cluster/shard.sql"
+for t in schedules profile locks losses; do
+	ch "$HTTP_1" "RENAME TABLE schedprof.${t}_local TO schedprof.$t"
+	ch_insert "$HTTP_1" "schedprof.$t" "$TMP/rows/$t.ndjson"
+done
+# and the interval once more, as a spool replay would: counted once
+ch_insert "$HTTP_1" schedprof.schedules "$TMP/rows/schedules.ndjson"
+
+"$SCHEDPROF" report "$TMP/saved.json" -f table -n 0 > "$TMP/saved.txt" || fail "report saved.json"
+"$SCHEDPROF" report --from "clickhouse://127.0.0.1:$HTTP_1/schedprof" -f table -n 0 > "$TMP/wh.txt" ||
+	fail "report --from"
+
+# kept COLUMNS FILE: the parts of the tables both can print
+kept() {
+	awk '
+	/^schedules:/ { v = "s"; split($0, h, ","); print h[1] "," h[2] "," h[3]; next }
+	/^profile:/   { v = "p"; next }
+	/^locks:/     { v = "l"; split($0, h, ","); print h[1]; next }
+	/^sleepers:/ || /^$/ { v = ""; next }
+	v != "" && /^ +[0-9]+ / {
+		sub(/  \([0-9]+ gave up\)$/, "")
+		if (v == "s")
+			print v, $1, $2, $3, $4, $(NF - 1), $NF
+		else {
+			$1 = $1
+			print v, $0
+		}
+	}' "$1"
+}
+kept "$TMP/saved.txt" > "$TMP/saved.kept"
+kept "$TMP/wh.txt" > "$TMP/wh.kept"
+[ "$(grep -c '^s ' "$TMP/saved.kept")" -ge 2 ] || { cat "$TMP/saved.txt"; fail "the saved run has too few schedules rows to compare"; }
+grep -q "^s 2000 .* pipe anon_pipe_read$" "$TMP/saved.kept" ||
+	grep -q "^s 2000 .* pipe pipe_read$" "$TMP/saved.kept" || fail "the saved run has no pipe row of 2000"
+cat "$TMP/saved.kept"
+diff -u "$TMP/saved.kept" "$TMP/wh.kept" > "$TMP/diff" || {
+	cat "$TMP/saved.txt" "$TMP/wh.txt" "$TMP/diff"
+	fail "report --from differs from report saved.json"
+}
+pass "report --from reproduces the saved run's tables ($(wc -l < "$TMP/saved.kept") lines: totals, schedules, profile, locks rows)"
