@@ -73,6 +73,7 @@ ch() {
 		fail "no answer from 127.0.0.1:$1 to: $2"
 	code=${out##*$'\n'}
 	out=${out%$'\n'*}
+	out=${out%$'\n'} # the answer's own last newline
 	[ "$code" = 200 ] || fail "127.0.0.1:$1: $2: $out"
 	[ -z "$out" ] || printf '%s\n' "$out"
 }

@@ -121,3 +121,59 @@ grep -Eq '^ +30 +7 +-23 .*anon_pipe_read \(pipe\)' "$TMP/diff.txt" || { cat "$TM
 	fail "diff --until --vs-since failed"
 grep -Eq '^ +17 +20 +\+3 .*anon_pipe_read \(pipe\)' "$TMP/diff2.txt" || { cat "$TMP/diff2.txt"; fail "diff by time: no 17 -> 20 anon_pipe_read row"; }
 pass "diff: two host groups, two time ranges"
+
+# examples/fleet/queries.sql on the cluster, over rows 10 days and 3 hours old: A's
+# anon_pipe_read share rises from 10% to 50%, B's falls from 50% to 10%; kernel 6.12.0 waits
+# 4 us per interval on locks, 6.1.0 1 us
+for n in 1 2; do
+	eval "port=\$HTTP_$n"
+	for t in schedules profile locks losses; do
+		ch "$port" "TRUNCATE TABLE schedprof.${t}_local"
+	done
+done
+python3 - "$A" "$B" "$TMP" <<'PY'
+import json, sys, time
+a, b, tmp = sys.argv[1], sys.argv[2], sys.argv[3]
+now = int(time.time())
+fmt = lambda t: time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t))
+sched, locks = [], []
+# (host, kernel, hours ago, anon_pipe_read sleeps, do_wait sleeps) of two intervals
+for host, kernel, hours, pipe, other in ((a, "6.1.0", 240, 10, 90), (a, "6.12.0", 3, 50, 50),
+                                         (b, "6.1.0", 240, 50, 50), (b, "6.1.0", 3, 10, 90)):
+    for seq in range(2):
+        s = {"host": host, "boot_id": f"{host}-{kernel}", "kernel": kernel,
+             "interval_start": fmt(now - hours * 3600 + 60 * seq),
+             "interval_end": fmt(now - hours * 3600 + 60 * seq + 60), "seq": hours * 10 + seq}
+        sched.append(dict(s, caller="anon_pipe_read", wait="pipe", comm="cat", count=pipe // 2,
+                          offcpu_ns=pipe * 10**6, max_ns=10**6))
+        sched.append(dict(s, caller="do_wait", wait="child", comm="sh", count=other // 2,
+                          offcpu_ns=other * 10**5, max_ns=10**5))
+        if hours == 3:
+            w = 4000 if kernel == "6.12.0" else 1000
+            locks.append(dict(s, caller="pipe_read", kind="mutex", lock="pipe.mutex", count=2,
+                              wait_ns=w, max_ns=w))
+for name, rows in (("schedules", sched), ("locks", locks)):
+    with open(f"{tmp}/week_{name}.ndjson", "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+PY
+ch_insert "$HTTP_1" schedprof.schedules "$TMP/week_schedules.ndjson" insert_distributed_sync=1
+ch_insert "$HTTP_1" schedprof.locks "$TMP/week_locks.ndjson" insert_distributed_sync=1
+# the queries, one per statement (comments dropped), answers as TabSeparated
+python3 - "$SRC/examples/fleet/queries.sql" "$TMP" <<'PY'
+import re, sys
+sql = re.sub(r"--[^\n]*", "", open(sys.argv[1]).read())
+qs = [q.strip() for q in sql.split(";") if q.strip()]
+assert len(qs) == 3, len(qs)
+for i, q in enumerate(qs, 1):
+    open(f"{sys.argv[2]}/q{i}.sql", "w").write(q + "\nFORMAT TabSeparated")
+PY
+ch "$HTTP_2" "$(cat "$TMP/q1.sql")" > "$TMP/q1.out"
+ch "$HTTP_2" "$(cat "$TMP/q2.sql")" > "$TMP/q2.out"
+ch "$HTTP_2" "$(cat "$TMP/q3.sql")" > "$TMP/q3.out"
+[ "$(head -1 "$TMP/q1.out" | cut -f1-5)" = "anon_pipe_read	pipe	60	0.12	2" ] ||
+	{ cat "$TMP/q1.out"; fail "query 1: the top caller of the last day is not anon_pipe_read (60 sleeps, 0.12 s, 2 hosts)"; }
+[ "$(cut -f1-4 "$TMP/q2.out")" = "$A	0.1	0.5	0.4" ] ||
+	{ cat "$TMP/q2.out"; fail "query 2: not exactly $A, its anon_pipe_read share 0.1 -> 0.5"; }
+[ "$(cut -f1-6 "$TMP/q3.out" | tr '\t\n' ' /')" = "6.12.0 1 2 4 0.000008 4000/6.1.0 1 2 4 0.000002 1000/" ] ||
+	{ cat -A "$TMP/q3.out"; fail "query 3: lock wait by kernel release is not 6.12.0 4000 ns, 6.1.0 1000 ns per interval"; }
+pass "examples/fleet/queries.sql on the cluster: top callers, $A's anon_pipe_read share rose, lock wait by kernel"
