@@ -65,9 +65,10 @@ static int write_warehouse(const void *ctx, FILE *f)
 	const struct warehouse_run *w = out->w;
 
 	if (out->ro->format == SP_FMT_TABLE) {
-		fprintf(f, "warehouse %s: %s: %zu host%s, %" PRIu64 " interval%s\n", out->fo->from,
-			fleet_side_name(out->fo, 0), w->nhosts, w->nhosts == 1 ? "" : "s",
-			w->intervals, w->intervals == 1 ? "" : "s");
+		fprintf(f, "warehouse %s: %s: %" PRIu64 " interval%s of %zu host%s (%s), kernel%s %s\n",
+			out->fo->from, fleet_side_name(out->fo, 0), w->intervals,
+			w->intervals == 1 ? "" : "s", w->nhosts, w->nhosts == 1 ? "" : "s", w->hosts,
+			w->nkernels == 1 ? "" : "s", w->kernels);
 		fprintf(f, "  note: %s\n", warehouse_missing());
 		if (w->spool_dropped)
 			fprintf(f, "  note: the agents' spools dropped %" PRIu64 " intervals (full)\n",

@@ -204,7 +204,9 @@ void warehouse_run_free(struct warehouse_run *w)
 {
 	sp_run_free(&w->run);
 	free(w->other_losses);
-	w->other_losses = NULL;
+	free(w->hosts);
+	free(w->kernels);
+	w->other_losses = w->hosts = w->kernels = NULL;
 }
 
 const char *warehouse_missing(void)
@@ -300,11 +302,12 @@ static int add_meta(struct warehouse_run *w, char **f)
 
 	if (!number(f[2], &start) || !number(f[3], &end) || !number(f[4], &n) || end < start)
 		return -EINVAL;
-	if ((err = add_name(&r->hostname, f[0])) < 0)
+	if ((err = add_name(&w->hosts, f[0])) < 0)
 		return err;
 	w->nhosts += err;
-	if ((err = add_name(&r->kernel, f[1])) < 0)
+	if ((err = add_name(&w->kernels, f[1])) < 0)
 		return err;
+	w->nkernels += err;
 	w->intervals += n;
 	if (!r->start_unix_ns || start * 1000000000ull < r->start_unix_ns) {
 		uint64_t old_end = r->start_unix_ns + r->elapsed_ns;
@@ -476,6 +479,12 @@ int warehouse_run_finish(struct warehouse_run *w)
 	struct sp_lock_view *l = &r->locks;
 
 	if (!(r->schema = xstrdup(SP_SCHEMA)) || !(r->version = xstrdup("warehouse")))
+		return -ENOMEM;
+	if (w->nhosts == 1 ? !(r->hostname = xstrdup(w->hosts)) :
+			     asprintf(&r->hostname, "%zu hosts", w->nhosts) < 0)
+		return -ENOMEM;
+	if (w->nkernels == 1 ? !(r->kernel = xstrdup(w->kernels)) :
+			       asprintf(&r->kernel, "%zu kernels", w->nkernels) < 0)
 		return -ENOMEM;
 	r->target.mode = SP_TARGET_ALL;
 	r->target.exit_status = -1;

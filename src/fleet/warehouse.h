@@ -57,7 +57,8 @@ char *warehouse_sql(enum warehouse_query q, const char *db, const struct warehou
 struct warehouse_run {
 	struct sp_run run;
 	uint64_t intervals;  /* (host, boot, seq) selected */
-	size_t nhosts;
+	size_t nhosts, nkernels;
+	char *hosts, *kernels; /* "a, b": each once, in the answer's order (sorted); NULL: none */
 	char *other_losses;  /* losses no model field holds: "name N, name N"; NULL: none */
 	uint64_t spool_dropped; /* intervals the agents' spools dropped (loss "spool_dropped") */
 };
@@ -72,7 +73,8 @@ void warehouse_run_free(struct warehouse_run *w);
 int warehouse_add_result(struct warehouse_run *w, enum warehouse_query q, const char *body,
 			 size_t len, char *msg, size_t msgsize);
 /*
- * After the answers: the totals from the rows, the rows sorted as trace sorts them. 0 or
+ * After the answers: the totals from the rows, the rows sorted as trace sorts them; the run's
+ * hostname and kernel are the one host's and kernel's, or "N hosts", "N kernels". 0 or
  * -ENOMEM.
  */
 int warehouse_run_finish(struct warehouse_run *w);

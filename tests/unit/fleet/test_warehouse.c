@@ -103,8 +103,11 @@ START_TEST(rows_to_run)
 
 	ck_assert_uint_eq(w.nhosts, 2);
 	ck_assert_uint_eq(w.intervals, 139);
-	ck_assert_str_eq(r->hostname, "a, b");
-	ck_assert_str_eq(r->kernel, "6.1, 6.2");
+	ck_assert_str_eq(w.hosts, "a, b");
+	ck_assert_str_eq(w.kernels, "6.1, 6.2");
+	ck_assert_uint_eq(w.nkernels, 2);
+	ck_assert_str_eq(r->hostname, "2 hosts");
+	ck_assert_str_eq(r->kernel, "2 kernels");
 	ck_assert_uint_eq(r->start_unix_ns, 90000000000ull);
 	ck_assert_uint_eq(r->elapsed_ns, 80000000000ull);
 
