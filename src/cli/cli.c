@@ -259,9 +259,14 @@ static int runs_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg
 int runs_parse(const struct cli_cmd *cmd, int argc, char **argv, const struct option *longopts,
 	       int nfiles, const char *operands_desc, struct runs_opts *o)
 {
+	return runs_parse_with(cmd, argc, argv, longopts, nfiles, operands_desc, NULL, NULL, o);
+}
+
+int runs_parse_with(const struct cli_cmd *cmd, int argc, char **argv,
+		    const struct option *longopts, int nfiles, const char *operands_desc,
+		    cli_opt_fn extra, void *extra_ctx, struct runs_opts *o)
+{
 	static char prefix[64];
-	cli_opt_fn extra = o->extra;
-	void *extra_ctx = o->extra_ctx;
 	int err;
 
 	snprintf(prefix, sizeof(prefix), "schedprof %s", cmd->name);

@@ -121,8 +121,7 @@ struct runs_opts {
 	const char *output; /* -o; NULL = stdout */
 	char **files;	    /* the saved runs named */
 	int nfiles;	    /* how many */
-	/* a command's own options (report/diff --from ...): -ENOENT when c is none of them */
-	cli_opt_fn extra;
+	cli_opt_fn extra; /* runs_parse_with()'s */
 	void *extra_ctx;
 };
 
@@ -139,10 +138,16 @@ struct runs_opts {
  * report and diff: the render options of longopts, -o, the common options, then exactly
  * nfiles saved runs (operands_desc names them in the error). 0, EXIT_USAGE or CLI_DONE.
  * From here on, messages say "schedprof CMD: ".
- * nfiles < 0: up to -nfiles runs, the command checks how many. extra, when not NULL, sees every
- * option first (with extra_ctx); o is zeroed but for them.
  */
 int runs_parse(const struct cli_cmd *cmd, int argc, char **argv, const struct option *longopts,
 	       int nfiles, const char *operands_desc, struct runs_opts *o);
+/*
+ * The same, and extra (with extra_ctx) sees every option first: the command's own (report
+ * --from ...), -ENOENT for the others. nfiles < 0: up to -nfiles runs, the command checks how
+ * many (o->nfiles).
+ */
+int runs_parse_with(const struct cli_cmd *cmd, int argc, char **argv,
+		    const struct option *longopts, int nfiles, const char *operands_desc,
+		    cli_opt_fn extra, void *extra_ctx, struct runs_opts *o);
 
 #endif

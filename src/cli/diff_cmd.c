@@ -129,13 +129,13 @@ int cmd_diff(int argc, char **argv)
 	struct sp_run a, b;
 	struct sp_diff d = { 0 };
 	struct fleet_opts fo = { 0 };
-	struct runs_opts o = { .extra = fleet_opt, .extra_ctx = &fo };
+	struct runs_opts o;
 	struct diff_output out = { .d = &d };
 	enum sp_format fmt;
 	int err;
 
-	err = runs_parse(&diff_cmd, argc, argv, long_opts, -2,
-			 "two saved runs: A.json B.json, or --from clickhouse://...", &o);
+	err = runs_parse_with(&diff_cmd, argc, argv, long_opts, -2,
+			      "two saved runs: A.json B.json, or --from clickhouse://...", fleet_opt, &fo, &o);
 	if (!err)
 		err = check_sources(&o, &fo);
 	if (err || fo.from) {

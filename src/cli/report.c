@@ -119,13 +119,13 @@ int cmd_report(int argc, char **argv)
 		RUNS_LONG_OPTS,
 	};
 	struct fleet_opts fo = { 0 };
-	struct runs_opts o = { .extra = fleet_opt, .extra_ctx = &fo };
+	struct runs_opts o;
 	struct sp_run run;
 	const char *missing;
 	int err;
 
-	err = runs_parse(&report_cmd, argc, argv, long_opts, -1,
-			 "one saved run: FILE.json, or --from clickhouse://...", &o);
+	err = runs_parse_with(&report_cmd, argc, argv, long_opts, -1,
+			      "one saved run: FILE.json, or --from clickhouse://...", fleet_opt, &fo, &o);
 	if (!err && !fo.from && o.nfiles != 1)
 		err = cli_usage_error(&report_cmd, "give one saved run: FILE.json, or --from "
 						   "clickhouse://...");
