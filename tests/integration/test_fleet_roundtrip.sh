@@ -19,18 +19,17 @@ mkdir "$TMP/rows"
 python3 "$(dirname "$0")/fleet_rows.py" "$TMP/saved.json" "$TMP/rows" rt-host boot-1 1 ||
 	fail "the run's rows cannot be made"
 
-pick_ports
-start_shard 1
-ch_file "$TCP_1" "$SRC/sql/cluster/shard.sql"
+ch_start s1
+ch_file s1 "$SRC/sql/cluster/shard.sql"
 for t in schedules profile locks losses; do
-	ch "$HTTP_1" "RENAME TABLE schedprof.${t}_local TO schedprof.$t"
-	ch_insert "$HTTP_1" "schedprof.$t" "$TMP/rows/$t.ndjson"
+	ch s1 "RENAME TABLE schedprof.${t}_local TO schedprof.$t"
+	ch_insert s1 "schedprof.$t" "$TMP/rows/$t.ndjson"
 done
 # and the interval once more, as a spool replay would: counted once
-ch_insert "$HTTP_1" schedprof.schedules "$TMP/rows/schedules.ndjson"
+ch_insert s1 schedprof.schedules "$TMP/rows/schedules.ndjson"
 
 "$SCHEDPROF" report "$TMP/saved.json" -f table -n 0 > "$TMP/saved.txt" || fail "report saved.json"
-"$SCHEDPROF" report --from "clickhouse://127.0.0.1:$HTTP_1/schedprof" -f table -n 0 > "$TMP/wh.txt" ||
+"$SCHEDPROF" report --from "$(ch_url s1)" -f table -n 0 > "$TMP/wh.txt" ||
 	fail "report --from"
 
 # kept COLUMNS FILE: the parts of the tables both can print

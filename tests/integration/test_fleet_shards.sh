@@ -10,31 +10,24 @@
 . "$(dirname "$0")/test_fleet_common.sh"
 require_clickhouse
 
-pick_ports
-start_shard 1
-start_shard 2
-for n in 1 2; do
-	eval "tcp=\$TCP_$n"
-	ch_file "$tcp" "$SRC/sql/cluster/shard.sql"
-	ch_file "$tcp" "$SRC/sql/cluster/distributed.sql"
-done
-[ "$(ch "$HTTP_1" "SELECT count() FROM system.clusters WHERE cluster = 'fleet'")" = 2 ] ||
+start_cluster s1 s2
+[ "$(ch s1 "SELECT count() FROM system.clusters WHERE cluster = 'fleet'")" = 2 ] ||
 	fail "the example cluster 'fleet' does not have 2 shards"
 pass "2-shard cluster 'fleet' from examples/fleet, tables from sql/cluster"
 
 # one host name per shard: the sharding key is sipHash64(host) % 2 (weights 1, 1)
-A=$(ch "$HTTP_1" "SELECT h FROM (SELECT arrayJoin(['alpha','bravo','charlie','delta','echo']) AS h) WHERE sipHash64(h) % 2 = 0 LIMIT 1")
-B=$(ch "$HTTP_1" "SELECT h FROM (SELECT arrayJoin(['alpha','bravo','charlie','delta','echo']) AS h) WHERE sipHash64(h) % 2 = 1 LIMIT 1")
+A=$(ch s1 "SELECT h FROM (SELECT arrayJoin(['alpha','bravo','charlie','delta','echo']) AS h) WHERE sipHash64(h) % 2 = 0 LIMIT 1")
+B=$(ch s1 "SELECT h FROM (SELECT arrayJoin(['alpha','bravo','charlie','delta','echo']) AS h) WHERE sipHash64(h) % 2 = 1 LIMIT 1")
 [ -n "$A" ] && [ -n "$B" ] || fail "no host name for each shard"
 
 # rows of the two agents: host, boot, kernel, interval, seq; per interval schedules,
 # profile, locks and a loss
 python3 - "$A" "$B" "$TMP" <<'PY'
-import json, sys
+import json, sys, time
 a, b, tmp = sys.argv[1], sys.argv[2], sys.argv[3]
 def stamp(host, kernel, seq):
-    start = 1796076000 + 60 * seq
-    fmt = lambda t: __import__("time").strftime("%Y-%m-%d %H:%M:%S", __import__("time").gmtime(t))
+    start = 1796076000 + 60 * seq  # 2026-11-30 22:00:00 UTC + seq minutes
+    fmt = lambda t: time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t))
     return {"host": host, "boot_id": "boot-" + host, "kernel": kernel,
             "interval_start": fmt(start), "interval_end": fmt(start + 60), "seq": seq}
 tables = {"schedules": [], "profile": [], "locks": [], "losses": []}
@@ -63,19 +56,19 @@ with open(f"{tmp}/resent.ndjson", "w") as f:
             f.write(json.dumps(r) + "\n")
 PY
 for t in schedules profile locks losses; do
-	ch_insert "$HTTP_1" "schedprof.$t" "$TMP/$t.ndjson" insert_distributed_sync=1
+	ch_insert s1 "schedprof.$t" "$TMP/$t.ndjson" insert_distributed_sync=1
 done
-ch_insert "$HTTP_2" schedprof.schedules "$TMP/resent.ndjson" insert_distributed_sync=1
+ch_insert s2 schedprof.schedules "$TMP/resent.ndjson" insert_distributed_sync=1
 
 # each shard holds one host's rows
-[ "$(ch "$HTTP_1" "SELECT groupUniqArray(host) FROM schedprof.schedules_local")" = "['$A']" ] ||
-	fail "shard 1 holds $(ch "$HTTP_1" "SELECT groupUniqArray(host) FROM schedprof.schedules_local"), not only $A"
-[ "$(ch "$HTTP_2" "SELECT groupUniqArray(host) FROM schedprof.schedules_local")" = "['$B']" ] ||
-	fail "shard 2 holds $(ch "$HTTP_2" "SELECT groupUniqArray(host) FROM schedprof.schedules_local"), not only $B"
+[ "$(ch s1 "SELECT groupUniqArray(host) FROM schedprof.schedules_local")" = "['$A']" ] ||
+	fail "shard 1 holds $(ch s1 "SELECT groupUniqArray(host) FROM schedprof.schedules_local"), not only $A"
+[ "$(ch s2 "SELECT groupUniqArray(host) FROM schedprof.schedules_local")" = "['$B']" ] ||
+	fail "shard 2 holds $(ch s2 "SELECT groupUniqArray(host) FROM schedprof.schedules_local"), not only $B"
 pass "the Distributed tables put $A's rows on shard 1, $B's on shard 2"
 
 # one query over the cluster sums both shards; the re-sent interval counts once
-sum=$(ch "$HTTP_2" "SELECT sum(count) FROM schedprof.schedules FINAL WHERE caller = 'anon_pipe_read'")
+sum=$(ch s2 "SELECT sum(count) FROM schedprof.schedules FINAL WHERE caller = 'anon_pipe_read'")
 [ "$sum" = 37 ] || fail "sum(count) of anon_pipe_read over the cluster: $sum, expected 37 (6+4+15+5 on $A, 7 on $B)"
 pass "one query over the Distributed table: anon_pipe_read 37 (both shards, the re-sent interval once)"
 
@@ -83,11 +76,11 @@ pass "one query over the Distributed table: anon_pipe_read 37 (both shards, the 
 row() { # row FILE CALLER: the COUNT of the schedules row of CALLER
 	awk -v c="$2" '/^schedules:/ { s = 1 } /^$/ { s = 0 } s && $NF == c { print $1; exit }' "$1"
 }
-for port in "$HTTP_1" "$HTTP_2"; do
-	"$SCHEDPROF" report --from "clickhouse://127.0.0.1:$port/schedprof" -n 0 > "$TMP/all.txt" ||
-		fail "report --from on :$port failed"
-	[ "$(row "$TMP/all.txt" anon_pipe_read)" = 37 ] || { cat "$TMP/all.txt"; fail "report --from :$port: anon_pipe_read not 37"; }
-	[ "$(row "$TMP/all.txt" '[preempted]')" = 4 ] || { cat "$TMP/all.txt"; fail "report --from :$port: [preempted] not 1+2+1"; }
+for s in s1 s2; do
+	"$SCHEDPROF" report --from "$(ch_url $s)" -n 0 > "$TMP/all.txt" ||
+		fail "report --from on $s failed"
+	[ "$(row "$TMP/all.txt" anon_pipe_read)" = 37 ] || { cat "$TMP/all.txt"; fail "report --from $s: anon_pipe_read not 37"; }
+	[ "$(row "$TMP/all.txt" '[preempted]')" = 4 ] || { cat "$TMP/all.txt"; fail "report --from $s: [preempted] not 1+2+1"; }
 done
 hosts=$(printf '%s\n' "$A" "$B" | sort | paste -sd, | sed 's/,/, /')
 grep -Eq "^warehouse .*: all hosts: 3 intervals of 2 hosts \($hosts\), kernels (6.1.0, 6.12.0|6.12.0, 6.1.0)$" "$TMP/all.txt" ||
@@ -99,27 +92,27 @@ grep -Eq '^ +6 +9.0us .* mutex +pipe.mutex +pipe_read' "$TMP/all.txt" || { cat "
 grep -q "note: the warehouse keeps no stacks" "$TMP/all.txt" || fail "the table does not say what the warehouse lacks"
 pass "report --from on either server: the cluster's sums (schedules, profile, locks, losses)"
 
-"$SCHEDPROF" report --from "clickhouse://127.0.0.1:$HTTP_1/schedprof" --host "$A" > "$TMP/a.txt" || fail "report --host $A"
+"$SCHEDPROF" report --from "$(ch_url s1)" --host "$A" > "$TMP/a.txt" || fail "report --host $A"
 [ "$(row "$TMP/a.txt" anon_pipe_read)" = 30 ] || { cat "$TMP/a.txt"; fail "report --host $A: anon_pipe_read not 30"; }
-"$SCHEDPROF" report --from "clickhouse://127.0.0.1:$HTTP_1/schedprof" --since 2026-11-30T22:02:00Z > "$TMP/t.txt" || fail "report --since"
+"$SCHEDPROF" report --from "$(ch_url s1)" --since 2026-11-30T22:02:00Z > "$TMP/t.txt" || fail "report --since"
 [ "$(row "$TMP/t.txt" anon_pipe_read)" = 20 ] || { cat "$TMP/t.txt"; fail "report --since 22:02: anon_pipe_read not 20 (interval 2 of $A only)"; }
-"$SCHEDPROF" report --from "clickhouse://127.0.0.1:$HTTP_1/schedprof" --until 2026-11-30T23:02:00+01:00 > "$TMP/u.txt" || fail "report --until"
+"$SCHEDPROF" report --from "$(ch_url s1)" --until 2026-11-30T23:02:00+01:00 > "$TMP/u.txt" || fail "report --until"
 [ "$(row "$TMP/u.txt" anon_pipe_read)" = 17 ] || { cat "$TMP/u.txt"; fail "report --until 22:02Z: anon_pipe_read not 17 (interval 1 of both)"; }
 pass "--host and --since/--until select hosts and intervals"
 
-"$SCHEDPROF" report --from "clickhouse://127.0.0.1:$HTTP_1/schedprof" -f folded --views schedules > "$TMP/folded" 2> "$TMP/folded.err" ||
+"$SCHEDPROF" report --from "$(ch_url s1)" -f folded --views schedules > "$TMP/folded" 2> "$TMP/folded.err" ||
 	fail "report --from -f folded"
 grep -qx "cat;anon_pipe_read 28" "$TMP/folded" || { cat "$TMP/folded"; fail "folded: no 'cat;anon_pipe_read 28'"; }
 grep -q "keeps no stacks" "$TMP/folded.err" || fail "folded from the warehouse does not say it has no stacks"
-"$SCHEDPROF" report --from "clickhouse://127.0.0.1:$HTTP_1/schedprof" -f pprof -o "$TMP/p.pb.gz" 2>/dev/null ||
+"$SCHEDPROF" report --from "$(ch_url s1)" -f pprof -o "$TMP/p.pb.gz" 2>/dev/null ||
 	fail "report --from -f pprof"
 [ -s "$TMP/p.pb.gz" ] || fail "no pprof file"
 pass "folded and pprof from the warehouse (one frame under the comm, said on stderr)"
 
-"$SCHEDPROF" diff --from "clickhouse://127.0.0.1:$HTTP_2/schedprof" --host "$A" --vs-host "$B" -n 0 > "$TMP/diff.txt" ||
+"$SCHEDPROF" diff --from "$(ch_url s2)" --host "$A" --vs-host "$B" -n 0 > "$TMP/diff.txt" ||
 	fail "diff --host --vs-host failed"
 grep -Eq '^ +30 +7 +-23 .*anon_pipe_read \(pipe\)' "$TMP/diff.txt" || { cat "$TMP/diff.txt"; fail "diff $A vs $B: no 30 -> 7 anon_pipe_read row"; }
-"$SCHEDPROF" diff --from "clickhouse://127.0.0.1:$HTTP_2/schedprof" --until 2026-11-30T22:02:00Z --vs-since 2026-11-30T22:02:00Z -n 0 > "$TMP/diff2.txt" ||
+"$SCHEDPROF" diff --from "$(ch_url s2)" --until 2026-11-30T22:02:00Z --vs-since 2026-11-30T22:02:00Z -n 0 > "$TMP/diff2.txt" ||
 	fail "diff --until --vs-since failed"
 grep -Eq '^ +17 +20 +\+3 .*anon_pipe_read \(pipe\)' "$TMP/diff2.txt" || { cat "$TMP/diff2.txt"; fail "diff by time: no 17 -> 20 anon_pipe_read row"; }
 pass "diff: two host groups, two time ranges"
@@ -127,10 +120,9 @@ pass "diff: two host groups, two time ranges"
 # examples/fleet/queries.sql on the cluster, over rows 10 days and 3 hours old: A's
 # anon_pipe_read share rises from 10% to 50%, B's falls from 50% to 10%; kernel 6.12.0 waits
 # 4 us per interval on locks, 6.1.0 1 us
-for n in 1 2; do
-	eval "port=\$HTTP_$n"
+for s in s1 s2; do
 	for t in schedules profile locks losses; do
-		ch "$port" "TRUNCATE TABLE schedprof.${t}_local"
+		ch $s "TRUNCATE TABLE schedprof.${t}_local"
 	done
 done
 python3 - "$A" "$B" "$TMP" <<'PY'
@@ -158,8 +150,8 @@ for name, rows in (("schedules", sched), ("locks", locks)):
     with open(f"{tmp}/week_{name}.ndjson", "w") as f:
         f.writelines(json.dumps(r) + "\n" for r in rows)
 PY
-ch_insert "$HTTP_1" schedprof.schedules "$TMP/week_schedules.ndjson" insert_distributed_sync=1
-ch_insert "$HTTP_1" schedprof.locks "$TMP/week_locks.ndjson" insert_distributed_sync=1
+ch_insert s1 schedprof.schedules "$TMP/week_schedules.ndjson" insert_distributed_sync=1
+ch_insert s1 schedprof.locks "$TMP/week_locks.ndjson" insert_distributed_sync=1
 # the queries, one per statement (comments dropped), answers as TabSeparated
 python3 - "$SRC/examples/fleet/queries.sql" "$TMP" <<'PY'
 import re, sys
@@ -169,9 +161,9 @@ assert len(qs) == 3, len(qs)
 for i, q in enumerate(qs, 1):
     open(f"{sys.argv[2]}/q{i}.sql", "w").write(q + "\nFORMAT TabSeparated")
 PY
-ch "$HTTP_2" "$(cat "$TMP/q1.sql")" > "$TMP/q1.out"
-ch "$HTTP_2" "$(cat "$TMP/q2.sql")" > "$TMP/q2.out"
-ch "$HTTP_2" "$(cat "$TMP/q3.sql")" > "$TMP/q3.out"
+ch s2 "$(cat "$TMP/q1.sql")" > "$TMP/q1.out"
+ch s2 "$(cat "$TMP/q2.sql")" > "$TMP/q2.out"
+ch s2 "$(cat "$TMP/q3.sql")" > "$TMP/q3.out"
 [ "$(head -1 "$TMP/q1.out" | cut -f1-5)" = "anon_pipe_read	pipe	60	0.12	2" ] ||
 	{ cat "$TMP/q1.out"; fail "query 1: the top caller of the last day is not anon_pipe_read (60 sleeps, 0.12 s, 2 hosts)"; }
 [ "$(cut -f1-4 "$TMP/q2.out")" = "$A	0.1	0.5	0.4" ] ||
