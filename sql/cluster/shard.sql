@@ -18,16 +18,17 @@
 --     of the index; fleet-wide top callers read every host's slice of the time range.
 --   locks: (kernel, host, interval_start, ...): lock wait by kernel release reads one kernel's
 --     rows together.
--- Partitions: one per month (toYYYYMM(interval_start)): the retention of 18.16, which has no
--- TTL (19.6+: ttl.sql), is dropping whole months (examples/fleet/README.md, "Retention").
+-- Partitions: one per day (toYYYYMMDD(interval_start), as sql/schema.sql): the retention of
+-- 18.16, which has no TTL (19.6+: ttl.sql), is dropping whole days (examples/fleet/README.md,
+-- "Retention").
 CREATE DATABASE IF NOT EXISTS schedprof;
 
 CREATE TABLE IF NOT EXISTS schedprof.schedules_local (
 	host String,
 	boot_id String,
 	kernel String,
-	interval_start DateTime,
-	interval_end DateTime,
+	interval_start DateTime('UTC'),
+	interval_end DateTime('UTC'),
 	seq UInt64,
 	caller String,
 	wait String,
@@ -36,49 +37,51 @@ CREATE TABLE IF NOT EXISTS schedprof.schedules_local (
 	offcpu_ns UInt64,
 	max_ns UInt64
 ) ENGINE = ReplacingMergeTree
-PARTITION BY toYYYYMM(interval_start)
+PARTITION BY toYYYYMMDD(interval_start)
 ORDER BY (host, interval_start, boot_id, seq, caller, wait, comm);
 
 CREATE TABLE IF NOT EXISTS schedprof.profile_local (
 	host String,
 	boot_id String,
 	kernel String,
-	interval_start DateTime,
-	interval_end DateTime,
+	interval_start DateTime('UTC'),
+	interval_end DateTime('UTC'),
 	seq UInt64,
 	function String,
 	object String,
+	comm String,
 	samples UInt64
 ) ENGINE = ReplacingMergeTree
-PARTITION BY toYYYYMM(interval_start)
-ORDER BY (host, interval_start, boot_id, seq, function, object);
+PARTITION BY toYYYYMMDD(interval_start)
+ORDER BY (host, interval_start, boot_id, seq, function, object, comm);
 
 CREATE TABLE IF NOT EXISTS schedprof.locks_local (
 	host String,
 	boot_id String,
 	kernel String,
-	interval_start DateTime,
-	interval_end DateTime,
+	interval_start DateTime('UTC'),
+	interval_end DateTime('UTC'),
 	seq UInt64,
 	caller String,
 	kind String,
 	lock String,
+	comm String,
 	count UInt64,
 	wait_ns UInt64,
 	max_ns UInt64
 ) ENGINE = ReplacingMergeTree
-PARTITION BY toYYYYMM(interval_start)
-ORDER BY (kernel, host, interval_start, boot_id, seq, caller, kind, lock);
+PARTITION BY toYYYYMMDD(interval_start)
+ORDER BY (kernel, host, interval_start, boot_id, seq, caller, kind, lock, comm);
 
 CREATE TABLE IF NOT EXISTS schedprof.losses_local (
 	host String,
 	boot_id String,
 	kernel String,
-	interval_start DateTime,
-	interval_end DateTime,
+	interval_start DateTime('UTC'),
+	interval_end DateTime('UTC'),
 	seq UInt64,
 	what String,
 	count UInt64
 ) ENGINE = ReplacingMergeTree
-PARTITION BY toYYYYMM(interval_start)
+PARTITION BY toYYYYMMDD(interval_start)
 ORDER BY (host, interval_start, boot_id, seq, what);

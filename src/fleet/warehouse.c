@@ -150,8 +150,9 @@ static const struct summed summed[] = {
 	[WAREHOUSE_SCHEDULES] = { "schedules", "caller, wait, comm",
 				  "any(count) AS c, any(offcpu_ns) AS t, any(max_ns) AS m",
 				  "sum(c), sum(t), max(m)" },
-	[WAREHOUSE_PROFILE] = { "profile", "function, object", "any(samples) AS c", "sum(c)" },
-	[WAREHOUSE_LOCKS] = { "locks", "caller, kind, lock",
+	[WAREHOUSE_PROFILE] = { "profile", "function, object, comm", "any(samples) AS c",
+				"sum(c)" },
+	[WAREHOUSE_LOCKS] = { "locks", "caller, kind, lock, comm",
 			      "any(count) AS c, any(wait_ns) AS t, any(max_ns) AS m",
 			      "sum(c), sum(t), max(m)" },
 	[WAREHOUSE_LOSSES] = { "losses", "what", "any(count) AS c", "sum(c)" },
@@ -272,7 +273,7 @@ static bool number(const char *s, uint64_t *ret)
 static int nfields(enum warehouse_query q)
 {
 	static const int n[] = { [WAREHOUSE_META] = 5, [WAREHOUSE_SCHEDULES] = 6,
-				 [WAREHOUSE_PROFILE] = 3, [WAREHOUSE_LOCKS] = 6,
+				 [WAREHOUSE_PROFILE] = 4, [WAREHOUSE_LOCKS] = 7,
 				 [WAREHOUSE_LOSSES] = 2 };
 	return n[q];
 }
@@ -320,19 +321,37 @@ static int add_meta(struct warehouse_run *w, char **f)
 	return 0;
 }
 
-/* The last row of a view when it has key (caller, wait), else a new one. */
-static struct sp_sched_row *sched_row(struct sp_sched_view *v, const char *caller, const char *wait)
+/*
+ * The agent writes a row's count not covered by its comms (the collector keeps the top comms)
+ * as comm "[other]": it counts in the row, and is no comm of the row, as in the saved run.
+ */
+#define OTHER_COMM "[other]"
+
+static int add_comm(struct sp_comm_list *l, const char *comm, uint64_t count, uint64_t time_ns,
+		    uint64_t max_ns)
+{
+	return strcmp(comm, OTHER_COMM) ? sp_comm_list_add(l, comm, count, time_ns, max_ns) : 0;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b);
+}
+
+/*
+ * Answers come ordered by the row key then comm, so a row's comms are consecutive: the last
+ * row when it has the key, else a new one (NULL: ENOMEM).
+ */
+static struct sp_sched_row *sched_row(struct sp_sched_view *v, char **f)
 {
 	struct sp_sched_row *r = v->nrows ? &v->rows[v->nrows - 1] : NULL;
 
-	if (r && !strcmp(r->caller, caller) && !strcmp(r->wait ? r->wait : "", wait))
+	if (r && same(r->caller, f[0]) && same(r->wait, f[1]))
 		return r;
 	r = sp_sched_add_row(v);
-	if (!r)
-		return NULL;
-	if (xstrdup_to(&r->caller, caller) || (*wait && xstrdup_to(&r->wait, wait))) {
-		v->nrows--;
+	if (r && (xstrdup_to(&r->caller, f[0]) || (*f[1] && xstrdup_to(&r->wait, f[1])))) {
 		free(r->caller);
+		v->nrows--;
 		return NULL;
 	}
 	return r;
@@ -345,14 +364,29 @@ static int add_sched(struct sp_sched_view *v, char **f)
 
 	if (!number(f[3], &c) || !number(f[4], &t) || !number(f[5], &m))
 		return -EINVAL;
-	r = sched_row(v, f[0], f[1]);
+	r = sched_row(v, f);
 	if (!r)
 		return -ENOMEM;
 	v->present = true;
 	r->count += c;
 	r->offcpu_ns += t;
 	r->max_ns = r->max_ns > m ? r->max_ns : m;
-	return sp_comm_list_add(&r->comms, f[2], c, t, m);
+	return add_comm(&r->comms, f[2], c, t, m);
+}
+
+static struct sp_profile_row *profile_row(struct sp_profile_view *v, char **f)
+{
+	struct sp_profile_row *r = v->nrows ? &v->rows[v->nrows - 1] : NULL;
+
+	if (r && same(r->function, f[0]) && same(r->object, f[1]))
+		return r;
+	r = sp_profile_add_row(v);
+	if (r && (xstrdup_to(&r->function, f[0]) || xstrdup_to(&r->object, f[1]))) {
+		free(r->function);
+		v->nrows--;
+		return NULL;
+	}
+	return r;
 }
 
 static int add_profile(struct sp_profile_view *v, char **f)
@@ -360,14 +394,31 @@ static int add_profile(struct sp_profile_view *v, char **f)
 	struct sp_profile_row *r;
 	uint64_t n;
 
-	if (!number(f[2], &n))
+	if (!number(f[3], &n))
 		return -EINVAL;
-	r = sp_profile_add_row(v);
+	r = profile_row(v, f);
 	if (!r)
 		return -ENOMEM;
 	v->present = true;
-	r->samples = n;
-	return xstrdup_to(&r->function, f[0]) ?: xstrdup_to(&r->object, f[1]);
+	r->samples += n;
+	return add_comm(&r->comms, f[2], n, 0, 0);
+}
+
+static struct sp_lock_row *lock_row(struct sp_lock_view *v, char **f)
+{
+	struct sp_lock_row *r = v->nrows ? &v->rows[v->nrows - 1] : NULL;
+
+	if (r && same(r->caller, f[0]) && same(r->kind, f[1]) && same(r->lock, f[2]))
+		return r;
+	r = sp_lock_add_row(v);
+	if (r && (xstrdup_to(&r->caller, f[0]) || xstrdup_to(&r->kind, f[1]) ||
+		  xstrdup_to(&r->lock, f[2]))) {
+		free(r->caller);
+		free(r->kind);
+		v->nrows--;
+		return NULL;
+	}
+	return r;
 }
 
 static int add_lock(struct sp_lock_view *v, char **f)
@@ -375,17 +426,16 @@ static int add_lock(struct sp_lock_view *v, char **f)
 	struct sp_lock_row *r;
 	uint64_t c, t, m;
 
-	if (!number(f[3], &c) || !number(f[4], &t) || !number(f[5], &m))
+	if (!number(f[4], &c) || !number(f[5], &t) || !number(f[6], &m))
 		return -EINVAL;
-	r = sp_lock_add_row(v);
+	r = lock_row(v, f);
 	if (!r)
 		return -ENOMEM;
 	v->present = v->available = true;
-	r->count = c;
-	r->wait_ns = t;
-	r->max_ns = m;
-	return xstrdup_to(&r->caller, f[0]) ?: xstrdup_to(&r->kind, f[1]) ?:
-							xstrdup_to(&r->lock, f[2]);
+	r->count += c;
+	r->wait_ns += t;
+	r->max_ns = r->max_ns > m ? r->max_ns : m;
+	return add_comm(&r->comms, f[3], c, t, m);
 }
 
 /*
@@ -410,7 +460,7 @@ static int add_loss(struct warehouse_run *w, char **f)
 		{ "locks.missing_stacks", &r->locks.missing_stacks, &r->locks.present },
 		{ "locks.missed", &r->locks.missed, &r->locks.present },
 		{ "locks.unpaired", &r->locks.unpaired, &r->locks.present },
-		{ "spool_dropped", &w->spool_dropped, NULL },
+		{ "spool.dropped_intervals", &w->spool_dropped, NULL },
 	};
 	char *item;
 	uint64_t n;
@@ -497,12 +547,16 @@ int warehouse_run_finish(struct warehouse_run *w)
 	}
 	s->voluntary = s->total - s->preempted;
 	p->total = p->lost;
-	for (size_t i = 0; i < p->nrows; i++)
+	for (size_t i = 0; i < p->nrows; i++) {
 		p->total += p->rows[i].samples;
+		sp_comm_list_sort(&p->rows[i].comms);
+	}
 	p->target = p->total; /* no classes: every sample counts as the target's */
 	l->total = l->lost;
-	for (size_t i = 0; i < l->nrows; i++)
+	for (size_t i = 0; i < l->nrows; i++) {
 		l->total += l->rows[i].count;
+		sp_comm_list_sort(&l->rows[i].comms);
+	}
 	sp_sched_sort(s);
 	sp_profile_sort(p);
 	sp_lock_sort(l, SP_LOCK_SORT_WAIT);

@@ -7,12 +7,12 @@
  * fixtures; warehouse_load() (warehouse_load.c) runs them over HTTP.
  *
  * What the warehouse keeps, per interval and host: schedules by (caller, wait, comm) with
- * count, off-CPU time and max; profile samples by (function, object); lock contentions by
- * (caller, kind, lock) with count, wait and max; losses by name. What it cannot give back:
- * stacks (folded and pprof get one frame, the caller or function, under the comm for
- * schedules), the run-queue split and wakers, the profile's rate, CPUs and sample classes, the
- * lock sleepers, owners, failed contentions and per-comm lock rows. warehouse_missing() says so
- * in one line.
+ * count, off-CPU time and max; profile samples by (function, object, comm); lock contentions
+ * by (caller, kind, lock, comm) with count, wait and max; losses by name (comm "[other]": the
+ * part of a row its top comms do not cover). What it cannot give back: stacks (folded and pprof
+ * get one frame, the caller or function, under the comm), the run-queue split and wakers, the
+ * profile's rate, CPUs and sample classes, the lock sleepers, owners and failed contentions.
+ * warehouse_missing() says so in one line.
  *
  * Each row is counted once even when the agent sent its interval twice (a spool replay): the
  * queries keep one row per (host, boot_id, seq, row key) before summing, whatever the engine
@@ -60,7 +60,7 @@ struct warehouse_run {
 	size_t nhosts, nkernels;
 	char *hosts, *kernels; /* "a, b": each once, in the answer's order (sorted); NULL: none */
 	char *other_losses;  /* losses no model field holds: "name N, name N"; NULL: none */
-	uint64_t spool_dropped; /* intervals the agents' spools dropped (loss "spool_dropped") */
+	uint64_t spool_dropped; /* intervals the agents' spools dropped (spool.dropped_intervals) */
 };
 
 void warehouse_run_init(struct warehouse_run *w);

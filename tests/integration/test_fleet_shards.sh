@@ -41,9 +41,10 @@ for host, kernel, seq, cat, sort in ((a, "6.1.0", 1, 6, 4), (a, "6.1.0", 2, 15, 
                                             count=n, offcpu_ns=1000 * n, max_ns=900))
     tables["schedules"].append(dict(s, caller="[preempted]", wait="", comm="cc1", count=seq,
                                     offcpu_ns=50, max_ns=50))
-    tables["profile"].append(dict(s, function="main_loop", object="/usr/bin/demo", samples=10 * seq))
+    tables["profile"].append(dict(s, function="main_loop", object="/usr/bin/demo", comm="demo",
+                                  samples=10 * seq))
     tables["locks"].append(dict(s, caller="pipe_read", kind="mutex", lock="pipe.mutex",
-                                count=2, wait_ns=3000, max_ns=2000))
+                                comm="cat", count=2, wait_ns=3000, max_ns=2000))
     tables["losses"].append(dict(s, what="schedules.lost_rows", count=1))
 for t, rows in tables.items():
     with open(f"{tmp}/{t}.ndjson", "w") as f:
@@ -144,8 +145,8 @@ for host, kernel, hours, pipe, other in ((a, "6.1.0", 240, 10, 90), (a, "6.12.0"
                           offcpu_ns=other * 10**5, max_ns=10**5))
         if hours == 3:
             w = 4000 if kernel == "6.12.0" else 1000
-            locks.append(dict(s, caller="pipe_read", kind="mutex", lock="pipe.mutex", count=2,
-                              wait_ns=w, max_ns=w))
+            locks.append(dict(s, caller="pipe_read", kind="mutex", lock="pipe.mutex", comm="cat",
+                              count=2, wait_ns=w, max_ns=w))
 for name, rows in (("schedules", sched), ("locks", locks)):
     with open(f"{tmp}/week_{name}.ndjson", "w") as f:
         f.writelines(json.dumps(r) + "\n" for r in rows)

@@ -59,6 +59,11 @@ START_TEST(sql)
 					"interval_start < toDateTime(200)"));
 	/* one row per interval and key (a re-sent interval counts once), then the sums */
 	ck_assert_ptr_nonnull(strstr(q, "any(count)"));
+	free(q);
+	q = warehouse_sql(WAREHOUSE_LOCKS, "fleetdb", &sel);
+	ck_assert_ptr_nonnull(strstr(q, "GROUP BY host, boot_id, seq, caller, kind, lock, comm)"));
+	free(q);
+	q = warehouse_sql(WAREHOUSE_SCHEDULES, "fleetdb", &sel);
 	ck_assert_ptr_nonnull(strstr(q, "GROUP BY host, boot_id, seq, caller, wait, comm) GROUP BY "
 					"caller, wait, comm ORDER BY caller, wait, comm FORMAT "
 					"TabSeparated"));
@@ -92,12 +97,16 @@ START_TEST(rows_to_run)
 	warehouse_run_init(&w);
 	add(&w, WAREHOUSE_META, "a\t6.1\t100\t160\t60\nb\t6.1\t90\t150\t59\nb\t6.2\t150\t170\t20\n");
 	add(&w, WAREHOUSE_SCHEDULES, "[preempted]\t\tcc1\t4\t40\t20\n"
+				     "anon_pipe_read\tpipe\t[other]\t1\t10\t30\n"
 				     "anon_pipe_read\tpipe\tcat\t2\t20\t15\n"
 				     "anon_pipe_read\tpipe\tsort\t5\t30\t9\n"
 				     "do_wait\tchild\tsh\\tx\t1\t1000\t1000\n");
-	add(&w, WAREHOUSE_PROFILE, "main\t/usr/bin/x\t7\nclear_page_erms\t[kernel]\t9\n");
-	add(&w, WAREHOUSE_LOCKS, "pipe_read\tmutex\tpipe.mutex\t3\t300\t200\n");
-	add(&w, WAREHOUSE_LOSSES, "schedules.lost_rows\t2\nspool_dropped\t3\nodd.thing\t4\n"
+	add(&w, WAREHOUSE_PROFILE, "main\t/usr/bin/x\tx\t7\nclear_page_erms\t[kernel]\tcc1\t4\n"
+				   "clear_page_erms\t[kernel]\tx\t5\n");
+	add(&w, WAREHOUSE_LOCKS, "pipe_read\tmutex\tpipe.mutex\tcat\t3\t300\t200\n"
+				 "pipe_read\tmutex\tpipe.mutex\tsort\t1\t50\t50\n");
+	add(&w, WAREHOUSE_LOSSES, "schedules.lost_rows\t2\nspool.dropped_intervals\t3\n"
+				  "odd.thing\t4\n"
 				  "profile.lost\t0\n");
 	ck_assert_int_eq(warehouse_run_finish(&w), 0);
 
@@ -115,25 +124,31 @@ START_TEST(rows_to_run)
 	ck_assert_uint_eq(r->sched.nrows, 3); /* anon_pipe_read's comms in one row */
 	ck_assert_str_eq(r->sched.rows[0].caller, "anon_pipe_read");
 	ck_assert_str_eq(r->sched.rows[0].wait, "pipe");
-	ck_assert_uint_eq(r->sched.rows[0].count, 7);
-	ck_assert_uint_eq(r->sched.rows[0].offcpu_ns, 50);
-	ck_assert_uint_eq(r->sched.rows[0].max_ns, 15);
-	ck_assert_uint_eq(r->sched.rows[0].comms.n, 2);
+	ck_assert_uint_eq(r->sched.rows[0].count, 8); /* [other] counts in the row ... */
+	ck_assert_uint_eq(r->sched.rows[0].offcpu_ns, 60);
+	ck_assert_uint_eq(r->sched.rows[0].max_ns, 30);
+	ck_assert_uint_eq(r->sched.rows[0].comms.n, 2); /* ... and is none of its comms */
 	ck_assert_str_eq(r->sched.rows[0].comms.v[0].comm, "sort");
 	ck_assert_str_eq(r->sched.rows[1].caller, "[preempted]");
 	ck_assert_ptr_null(r->sched.rows[1].wait); /* '' is no wait class */
 	ck_assert_str_eq(r->sched.rows[2].comms.v[0].comm, "sh\tx"); /* unescaped */
 	ck_assert_uint_eq(r->sched.lost_rows, 2);
-	ck_assert_uint_eq(r->sched.total, 14); /* rows + lost */
+	ck_assert_uint_eq(r->sched.total, 15); /* rows + lost */
 	ck_assert_uint_eq(r->sched.preempted, 4);
-	ck_assert_uint_eq(r->sched.voluntary, 10);
+	ck_assert_uint_eq(r->sched.voluntary, 11);
 
 	ck_assert_uint_eq(r->profile.nrows, 2);
 	ck_assert_str_eq(r->profile.rows[0].function, "clear_page_erms");
+	ck_assert_uint_eq(r->profile.rows[0].samples, 9);
+	ck_assert_uint_eq(r->profile.rows[0].comms.n, 2);
+	ck_assert_str_eq(r->profile.rows[0].comms.v[0].comm, "x");
 	ck_assert_uint_eq(r->profile.total, 16);
 	ck_assert_uint_eq(r->profile.target, 16);
 	ck_assert(r->locks.present && r->locks.available);
-	ck_assert_uint_eq(r->locks.total, 3);
+	ck_assert_uint_eq(r->locks.nrows, 1);
+	ck_assert_uint_eq(r->locks.total, 4);
+	ck_assert_uint_eq(r->locks.rows[0].wait_ns, 350);
+	ck_assert_uint_eq(r->locks.rows[0].comms.n, 2);
 	ck_assert_str_eq(r->locks.rows[0].lock, "pipe.mutex");
 	ck_assert_uint_eq(w.spool_dropped, 3);
 	ck_assert_str_eq(w.other_losses, "odd.thing 4");
@@ -149,8 +164,8 @@ START_TEST(bad_answers)
 	} bad[] = {
 		{ WAREHOUSE_SCHEDULES, "pipe_read\tpipe\tcat\t1\t2\n" },	   /* a column short */
 		{ WAREHOUSE_SCHEDULES, "pipe_read\tpipe\tcat\t1\t2\t3\t4\n" }, /* one too many */
-		{ WAREHOUSE_PROFILE, "main\tx\t-1\n" },
-		{ WAREHOUSE_LOCKS, "a\tb\tc\t1\t2\tx\n" },
+		{ WAREHOUSE_PROFILE, "main\tx\tc\t-1\n" },
+		{ WAREHOUSE_LOCKS, "a\tb\tc\td\t1\t2\tx\n" },
 		{ WAREHOUSE_META, "a\t6.1\t200\t100\t1\n" }, /* ends before it starts */
 		{ WAREHOUSE_LOSSES, "Code: 60, e.displayText() = DB::Exception: Table x doesn't "
 				    "exist\n" },
