@@ -74,8 +74,7 @@ static int check_sources(const struct runs_opts *o, const struct fleet_opts *fo)
 							  "--password-file select from the "
 							  "warehouse: give --from");
 		if (o->nfiles != 2)
-			return cli_usage_error(&diff_cmd, "give two saved runs: A.json B.json, or "
-							  "--from clickhouse://...");
+			return cli_usage_error(&diff_cmd, "give two saved runs: A.json B.json");
 		return 0;
 	}
 	if (o->nfiles)
@@ -135,7 +134,7 @@ int cmd_diff(int argc, char **argv)
 	int err;
 
 	err = runs_parse_with(&diff_cmd, argc, argv, long_opts, -2,
-			      "two saved runs: A.json B.json, or --from clickhouse://...", fleet_opt, &fo, &o);
+			      "two saved runs: A.json B.json", fleet_opt, &fo, &o);
 	if (!err)
 		err = check_sources(&o, &fo);
 	if (err || fo.from) {

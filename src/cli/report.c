@@ -125,10 +125,9 @@ int cmd_report(int argc, char **argv)
 	int err;
 
 	err = runs_parse_with(&report_cmd, argc, argv, long_opts, -1,
-			      "one saved run: FILE.json, or --from clickhouse://...", fleet_opt, &fo, &o);
+			      "one saved run: FILE.json", fleet_opt, &fo, &o);
 	if (!err && !fo.from && o.nfiles != 1)
-		err = cli_usage_error(&report_cmd, "give one saved run: FILE.json, or --from "
-						   "clickhouse://...");
+		err = cli_usage_error(&report_cmd, "give one saved run: FILE.json");
 	if (!err && fo.from && o.nfiles)
 		err = cli_usage_error(&report_cmd, "give a saved run or --from, not both");
 	if (!err && !fo.from && (fleet_side_given(&fo, 0) || fo.password_file))
