@@ -6,7 +6,8 @@
 # columns the warehouse keeps: the schedules rows' COUNT, SHARE, OFF-CPU, MAX, WAIT and
 # CALLER (not the run-queue columns, wakers, budget or caller-cache lines), the profile rows
 # whole (not the header's rate and sample classes), the locks rows whole but "(N gave up)",
-# and the schedules and locks totals.
+# and the schedules and locks totals; and the same by comm (--by comm) for schedules and
+# profile. The rows are sent twice, as a spool replay would: counted once.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/test_fleet_common.sh"
 require_bpf
@@ -54,9 +55,36 @@ kept "$TMP/wh.txt" > "$TMP/wh.kept"
 [ "$(grep -c '^s ' "$TMP/saved.kept")" -ge 2 ] || { cat "$TMP/saved.txt"; fail "the saved run has too few schedules rows to compare"; }
 grep -q "^s 2000 .* pipe anon_pipe_read$" "$TMP/saved.kept" ||
 	grep -q "^s 2000 .* pipe pipe_read$" "$TMP/saved.kept" || fail "the saved run has no pipe row of 2000"
-cat "$TMP/saved.kept"
 diff -u "$TMP/saved.kept" "$TMP/wh.kept" > "$TMP/diff" || {
 	cat "$TMP/saved.txt" "$TMP/wh.txt" "$TMP/diff"
 	fail "report --from differs from report saved.json"
 }
 pass "report --from reproduces the saved run's tables ($(wc -l < "$TMP/saved.kept") lines: totals, schedules, profile, locks rows)"
+
+# the same by comm: the warehouse keeps each row's comms (schedules and profile group by them)
+"$SCHEDPROF" report "$TMP/saved.json" -f table -n 0 --by comm --views schedules,profile > "$TMP/saved_c.txt" ||
+	fail "report saved.json --by comm"
+"$SCHEDPROF" report --from "$(ch_url s1)" -f table -n 0 --by comm --views schedules,profile > "$TMP/wh_c.txt" ||
+	fail "report --from --by comm"
+by_comm() {
+	awk '
+	/^schedules:/ { v = "s"; next }
+	/^profile:/   { v = "p"; next }
+	v != "" && /^[^ ].*: [0-9]+ (schedules|samples) / { c = $0; print; next }
+	v != "" && c != "" && /^ +[0-9]+ / {
+		if (v == "s")
+			print v, $1, $2, $3, $4, $(NF - 1), $NF
+		else {
+			$1 = $1
+			print v, $0
+		}
+	}' "$1"
+}
+by_comm "$TMP/saved_c.txt" > "$TMP/saved_c.kept"
+by_comm "$TMP/wh_c.txt" > "$TMP/wh_c.kept"
+grep -q "^sp_pipe_reader: " "$TMP/saved_c.kept" || { cat "$TMP/saved_c.txt"; fail "the saved run has no sp_pipe_reader group"; }
+diff -u "$TMP/saved_c.kept" "$TMP/wh_c.kept" > "$TMP/diff_c" || {
+	cat "$TMP/saved_c.txt" "$TMP/wh_c.txt" "$TMP/diff_c"
+	fail "report --from --by comm differs from report saved.json --by comm"
+}
+pass "and --by comm: the same rows under each comm ($(grep -c ': ' "$TMP/saved_c.kept") comm groups)"
