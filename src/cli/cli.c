@@ -241,8 +241,11 @@ bool cli_report_losses(const struct sp_run *run, const char *extra)
 static int runs_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg)
 {
 	struct runs_opts *o = ctx;
-	int r = render_opts_parse(cmd, &o->render, c, arg);
+	int r = o->extra ? o->extra(cmd, o->extra_ctx, c, arg) : -ENOENT;
 
+	if (r != -ENOENT)
+		return r;
+	r = render_opts_parse(cmd, &o->render, c, arg);
 	if (r != -ENOENT)
 		return r;
 	if (c == CLI_OPT_STRICT) {
@@ -256,12 +259,21 @@ static int runs_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg
 int runs_parse(const struct cli_cmd *cmd, int argc, char **argv, const struct option *longopts,
 	       int nfiles, const char *operands_desc, struct runs_opts *o)
 {
+	return runs_parse_with(cmd, argc, argv, longopts, nfiles, operands_desc, NULL, NULL, o);
+}
+
+int runs_parse_with(const struct cli_cmd *cmd, int argc, char **argv,
+		    const struct option *longopts, int nfiles, const char *operands_desc,
+		    cli_opt_fn extra, void *extra_ctx, struct runs_opts *o)
+{
 	static char prefix[64];
 	int err;
 
 	snprintf(prefix, sizeof(prefix), "schedprof %s", cmd->name);
 	log_set_prefix(prefix); /* "schedprof report: run.json: ..." */
 	memset(o, 0, sizeof(*o));
+	o->extra = extra;
+	o->extra_ctx = extra_ctx;
 	render_opts_init(&o->render);
 	err = cli_parse(cmd, argc, argv, RENDER_SHORT_OPTS "o:" CLI_SHORT_OPTS, longopts, runs_opt,
 			o);
@@ -270,8 +282,9 @@ int runs_parse(const struct cli_cmd *cmd, int argc, char **argv, const struct op
 	for (int i = optind; i < argc; i++)
 		if ((err = cli_check_stray_views(cmd, argv[i])))
 			return err;
-	if (argc - optind != nfiles)
+	if (nfiles >= 0 ? argc - optind != nfiles : argc - optind > -nfiles)
 		return cli_usage_error(cmd, "give %s", operands_desc);
 	o->files = &argv[optind];
+	o->nfiles = argc - optind;
 	return cli_check_output(cmd, o->render.format, o->output);
 }

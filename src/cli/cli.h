@@ -120,6 +120,9 @@ struct runs_opts {
 	bool strict;	    /* report --strict */
 	const char *output; /* -o; NULL = stdout */
 	char **files;	    /* the saved runs named */
+	int nfiles;	    /* how many */
+	cli_opt_fn extra; /* runs_parse_with()'s */
+	void *extra_ctx;
 };
 
 /* report --strict: the long option's value (above any render option's) */
@@ -138,5 +141,13 @@ struct runs_opts {
  */
 int runs_parse(const struct cli_cmd *cmd, int argc, char **argv, const struct option *longopts,
 	       int nfiles, const char *operands_desc, struct runs_opts *o);
+/*
+ * The same, and extra (with extra_ctx) sees every option first: the command's own (report
+ * --from ...), -ENOENT for the others. nfiles < 0: up to -nfiles runs, the command checks how
+ * many (o->nfiles).
+ */
+int runs_parse_with(const struct cli_cmd *cmd, int argc, char **argv,
+		    const struct option *longopts, int nfiles, const char *operands_desc,
+		    cli_opt_fn extra, void *extra_ctx, struct runs_opts *o);
 
 #endif

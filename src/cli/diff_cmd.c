@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* `schedprof diff A.json B.json`: loads two saved runs, diffs them (diff.h), writes the diff. */
+/*
+ * `schedprof diff A.json B.json`: loads two saved runs, diffs them (diff.h), writes the diff.
+ * `schedprof diff --from clickhouse://... --since A --vs-since B` (or --host X --vs-host Y):
+ * the two runs are two selections of the fleet warehouse (fleet_cli.h), diffed the same way.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,12 +11,15 @@
 #include "cli.h"
 #include "commands.h"
 #include "diff.h"
+#include "fleet_cli.h"
 #include "log.h"
 #include "render_opts.h"
 
 static void diff_help(void)
 {
 	printf("Usage: schedprof diff [OPTIONS] A.json B.json\n"
+	       "       schedprof diff [OPTIONS] --from clickhouse://HOST[:PORT][/DB] SELECTION\n"
+	       "                      --vs-host H|--vs-since T|--vs-until T ...\n"
 	       "\nCompare two saved runs (trace -f json): totals, elapsed and CPU time (and the\n"
 	       "time budget, the critical path and serial time when both have them), then per\n"
 	       "view every row of either run with its value in A and B, ranked by the absolute\n"
@@ -25,12 +32,22 @@ static void diff_help(void)
 	       "      --views LIST  views to compare: schedules, profile, locks, timeline\n"
 	       "                    (default: all in either run)\n"
 	       "      --value count|time  compare counts (default) or times\n"
+	       "\nFrom the fleet warehouse (schedprof agent's rows), A is the selection of --host,\n"
+	       "--since and --until, B the same with the --vs-* options given instead:\n"
+	       FLEET_HELP_LINES
+	       "      --vs-host H[,H], --vs-since T, --vs-until T  B's hosts and times (at least\n"
+	       "                    one; without --vs-host B has A's hosts, without a --vs time\n"
+	       "                    A's time range)\n"
 	       CLI_HELP_LINES
-	       "\nExample:\n"
+	       "\nExamples:\n"
 	       "  schedprof diff nopipe.json pipe.json\n"
+	       "  schedprof diff --from clickhouse://ch1:8123 --since -14d --until -7d \\\n"
+	       "      --vs-since -7d --vs-until now          (this week against the last)\n"
+	       "  schedprof diff --from clickhouse://ch1:8123 --since -1d --host old1,old2 \\\n"
+	       "      --vs-host new1,new2                    (before and after the upgrade)\n"
 	       "\nExit status: 0 success, 1 a run cannot be read or the output written, 2 usage\n"
-	       "error, 141 standard output was closed (quietly). A and B can be '-' (standard\n"
-	       "input), one of them.\n");
+	       "error, 4 the warehouse cannot be read (one line says why), 141 standard output\n"
+	       "was closed (quietly). A and B can be '-' (standard input), one of them.\n");
 }
 
 static const struct cli_cmd diff_cmd = { "diff", diff_help };
@@ -55,19 +72,84 @@ static int write_diff(const void *ctx, FILE *f)
 	}
 }
 
+/* Two saved runs, or --from with a B side; never both. 0 or EXIT_USAGE. */
+static int check_sources(const struct runs_opts *o, const struct fleet_opts *fo)
+{
+	if (!fo->from) {
+		if (fleet_side_given(fo, 0) || fleet_side_given(fo, 1) || fo->password_file)
+			return cli_usage_error(&diff_cmd, "--host, --since, --until, --vs-* and "
+							  "--password-file select from the "
+							  "warehouse: give --from");
+		if (o->nfiles != 2)
+			return cli_usage_error(&diff_cmd, "give two saved runs: A.json B.json");
+		return 0;
+	}
+	if (o->nfiles)
+		return cli_usage_error(&diff_cmd, "give saved runs or --from, not both");
+	if (!fleet_side_given(fo, 1))
+		return cli_usage_error(&diff_cmd, "--from: say what B is: --vs-host, --vs-since "
+						  "or --vs-until (A is --host, --since, --until)");
+	return 0;
+}
+
+/* The diff of two selections of the warehouse. An exit status. */
+static int diff_warehouse(const struct runs_opts *o, const struct fleet_opts *fo)
+{
+	struct warehouse_run w[2];
+	struct sp_diff d = { 0 };
+	struct diff_output out = { .d = &d, .json = o->render.format == SP_FMT_JSON };
+	int err = 0, i;
+
+	if (o->render.format != SP_FMT_TABLE && !out.json)
+		return cli_usage_error(&diff_cmd, "diff writes table or json only (-f)");
+	for (i = 0; i < 2 && !err; i++)
+		err = fleet_load(&diff_cmd, fo, i, &w[i]);
+	if (err) {
+		while (i-- > 0)
+			warehouse_run_free(&w[i]);
+		return err == -ENOMEM ? EXIT_FAILURE : EXIT_WAREHOUSE;
+	}
+	for (i = 0; i < 2; i++)
+		if (!w[i].intervals)
+			wlog("%s: no interval of %s", fo->from, fleet_side_name(fo, i));
+	out.o = (struct sp_diff_opts){ .name_a = fleet_side_name(fo, 0),
+				       .name_b = fleet_side_name(fo, 1), .nrows = o->render.nrows };
+	if (!out.json &&
+	    (err = sp_run_escape_controls(&w[0].run) ?: sp_run_escape_controls(&w[1].run)))
+		elog("cannot compare the selections: %s", strerror(-err));
+	if (!err && (err = sp_diff_build(&w[0].run, &w[1].run, o->render.views, o->render.value,
+					 &d)))
+		elog("cannot compare the selections: %s", strerror(-err));
+	if (!err)
+		err = cli_write_output(o->output, "diff", write_diff, &out);
+	sp_diff_free(&d);
+	warehouse_run_free(&w[0]);
+	warehouse_run_free(&w[1]);
+	return err == -EPIPE ? EXIT_PIPE : err ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 int cmd_diff(int argc, char **argv)
 {
-	static const struct option long_opts[] = { RENDER_BASE_LONG_OPTS, RUNS_LONG_OPTS };
+	static const struct option long_opts[] = { RENDER_BASE_LONG_OPTS, FLEET_LONG_OPTS,
+						   FLEET_VS_LONG_OPTS, RUNS_LONG_OPTS };
 	struct sp_run a, b;
 	struct sp_diff d = { 0 };
+	struct fleet_opts fo = { 0 };
 	struct runs_opts o;
 	struct diff_output out = { .d = &d };
 	enum sp_format fmt;
 	int err;
 
-	err = runs_parse(&diff_cmd, argc, argv, long_opts, 2, "two saved runs: A.json B.json", &o);
-	if (err)
+	err = runs_parse_with(&diff_cmd, argc, argv, long_opts, -2,
+			      "two saved runs: A.json B.json", fleet_opt, &fo, &o);
+	if (!err)
+		err = check_sources(&o, &fo);
+	if (err || fo.from) {
+		if (!err)
+			err = diff_warehouse(&o, &fo);
+		fleet_opts_free(&fo);
 		return err == CLI_DONE ? EXIT_SUCCESS : err;
+	}
 	if (!strcmp(o.files[0], "-") && !strcmp(o.files[1], "-"))
 		return cli_usage_error(&diff_cmd, "standard input can be read once: give '-' for "
 						  "one run only");

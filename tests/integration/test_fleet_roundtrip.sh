@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Round trip (issue #13): a traced run saved with `trace -f json`, its rows loaded into
+# ClickHouse as one agent interval (fleet_rows.py: the agent's row form), and
+# `report --from ... -f table` prints the same table as `report saved.json -f table` for the
+# columns the warehouse keeps: the schedules rows' COUNT, SHARE, OFF-CPU, MAX, WAIT and
+# CALLER (not the run-queue columns, wakers, budget or caller-cache lines), the profile rows
+# whole (not the header's rate and sample classes), the locks rows whole but "(N gave up)",
+# and the schedules and locks totals; and the same by comm (--by comm) for schedules and
+# profile. The rows are sent twice, as a spool replay would: counted once.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/test_fleet_common.sh"
+require_bpf
+require_clickhouse
+[ -n "$SPWORK" ] || fail "SPWORK must name the workload"
+
+"$SCHEDPROF" trace --views schedules,profile,locks -f json -o "$TMP/saved.json" -- "$SPWORK" pipe 2000 > "$TMP/trace.out" ||
+	fail "trace exited $?"
+mkdir "$TMP/rows"
+python3 "$(dirname "$0")/fleet_rows.py" "$TMP/saved.json" "$TMP/rows" rt-host boot-1 1 ||
+	fail "the run's rows cannot be made"
+
+ch_start s1
+ch_file s1 "$SRC/sql/cluster/shard.sql"
+for t in schedules profile locks losses; do
+	ch s1 "RENAME TABLE schedprof.${t}_local TO schedprof.$t"
+	ch_insert s1 "schedprof.$t" "$TMP/rows/$t.ndjson"
+done
+# and the interval once more, as a spool replay would: counted once
+ch_insert s1 schedprof.schedules "$TMP/rows/schedules.ndjson"
+
+"$SCHEDPROF" report "$TMP/saved.json" -f table -n 0 > "$TMP/saved.txt" || fail "report saved.json"
+"$SCHEDPROF" report --from "$(ch_url s1)" -f table -n 0 > "$TMP/wh.txt" ||
+	fail "report --from"
+
+# kept FILE [bycomm]: the parts of the tables both can print; bycomm: of the --by comm
+# tables, with each comm's line (blank lines part the comm groups, not the views)
+kept() {
+	awk -v bycomm="${2:-}" '
+	/^schedules:/ { v = "s"; split($0, h, ","); if (!bycomm) print h[1] "," h[2] "," h[3]; next }
+	/^profile:/   { v = "p"; next }
+	# a view with no row is not in the warehouse: "locks: 0 contentions" has no counterpart
+	/^locks:/     { v = "l"; split($0, h, ","); if (!bycomm && h[1] != "locks: 0 contentions") print h[1]; next }
+	/^sleepers:/ || (!bycomm && /^$/) { v = ""; next }
+	bycomm && v != "" && /^[^ ].*: [0-9]+ (schedules|samples) / { print; next }
+	v != "" && /^ +[0-9]+ / {
+		sub(/  \([0-9]+ gave up\)$/, "")
+		if (v == "s")
+			print v, $1, $2, $3, $4, $(NF - 1), $NF
+		else {
+			$1 = $1
+			print v, $0
+		}
+	}' "$1"
+}
+kept "$TMP/saved.txt" > "$TMP/saved.kept"
+kept "$TMP/wh.txt" > "$TMP/wh.kept"
+[ "$(grep -c '^s ' "$TMP/saved.kept")" -ge 2 ] || { cat "$TMP/saved.txt"; fail "the saved run has too few schedules rows to compare"; }
+grep -q "^s 2000 .* pipe anon_pipe_read$" "$TMP/saved.kept" ||
+	grep -q "^s 2000 .* pipe pipe_read$" "$TMP/saved.kept" || fail "the saved run has no pipe row of 2000"
+diff -u "$TMP/saved.kept" "$TMP/wh.kept" > "$TMP/diff" || {
+	cat "$TMP/saved.txt" "$TMP/wh.txt" "$TMP/diff"
+	fail "report --from differs from report saved.json"
+}
+pass "report --from reproduces the saved run's tables ($(wc -l < "$TMP/saved.kept") lines: totals, schedules, profile, locks rows)"
+
+# the same by comm: the warehouse keeps each row's comms (schedules and profile group by them)
+"$SCHEDPROF" report "$TMP/saved.json" -f table -n 0 --by comm --views schedules,profile > "$TMP/saved_c.txt" ||
+	fail "report saved.json --by comm"
+"$SCHEDPROF" report --from "$(ch_url s1)" -f table -n 0 --by comm --views schedules,profile > "$TMP/wh_c.txt" ||
+	fail "report --from --by comm"
+kept "$TMP/saved_c.txt" bycomm > "$TMP/saved_c.kept"
+kept "$TMP/wh_c.txt" bycomm > "$TMP/wh_c.kept"
+grep -q "^sp_pipe_reader: " "$TMP/saved_c.kept" || { cat "$TMP/saved_c.txt"; fail "the saved run has no sp_pipe_reader group"; }
+diff -u "$TMP/saved_c.kept" "$TMP/wh_c.kept" > "$TMP/diff_c" || {
+	cat "$TMP/saved_c.txt" "$TMP/wh_c.txt" "$TMP/diff_c"
+	fail "report --from --by comm differs from report saved.json --by comm"
+}
+pass "and --by comm: the same rows under each comm ($(grep -c ': ' "$TMP/saved_c.kept") comm groups)"
