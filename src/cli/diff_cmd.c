@@ -97,11 +97,14 @@ static int diff_warehouse(const struct runs_opts *o, const struct fleet_opts *fo
 {
 	struct warehouse_run w[2];
 	struct sp_diff d = { 0 };
-	struct diff_output out = { .d = &d, .json = o->render.format == SP_FMT_JSON };
+	struct diff_output out = { .d = &d, .fmt = o->render.format };
 	int err = 0, i;
 
-	if (o->render.format != SP_FMT_TABLE && !out.json)
-		return cli_usage_error(&diff_cmd, "diff writes table or json only (-f)");
+	if (out.fmt != SP_FMT_TABLE && out.fmt != SP_FMT_JSON && out.fmt != SP_FMT_HTML)
+		return cli_usage_error(&diff_cmd, "diff writes table, json or html only (-f)");
+	err = cli_check_output(&diff_cmd, out.fmt, o->output);
+	if (err)
+		return err;
 	for (i = 0; i < 2 && !err; i++)
 		err = fleet_load(&diff_cmd, fo, i, &w[i]);
 	if (err) {
@@ -114,7 +117,7 @@ static int diff_warehouse(const struct runs_opts *o, const struct fleet_opts *fo
 			wlog("%s: no interval of %s", fo->from, fleet_side_name(fo, i));
 	out.o = (struct sp_diff_opts){ .name_a = fleet_side_name(fo, 0),
 				       .name_b = fleet_side_name(fo, 1), .nrows = o->render.nrows };
-	if (!out.json &&
+	if (out.fmt == SP_FMT_TABLE &&
 	    (err = sp_run_escape_controls(&w[0].run) ?: sp_run_escape_controls(&w[1].run)))
 		elog("cannot compare the selections: %s", strerror(-err));
 	if (!err && (err = sp_diff_build(&w[0].run, &w[1].run, o->render.views, o->render.value,
