@@ -44,7 +44,6 @@ const volatile __u32 wake_walk = 0;
  */
 __u64 sched_stop_ns = 0;
 
-struct sp_sched_counts sched_counts;
 struct sp_sched_drops sched_drops;
 
 SP_HASH_MAP(callers, SP_DEF_CALLERS, struct sp_caller_key, struct sp_caller_val);
@@ -53,7 +52,22 @@ SP_HASH_MAP(stacks, SP_DEF_STACKS, __u64, struct sp_stack);
 SP_HASH_MAP(wakers, SP_DEF_CALLERS, struct sp_waker_key, __u64);
 SP_SCRATCH_MAP(stack_buf, struct sp_walk);
 SP_SCRATCH_MAP(wake_buf, struct sp_wake_walk);
-SP_SCRATCH_MAP(budget, struct sp_budget_counts);
+SP_SCRATCH_MAP(sched_pcpu, struct sp_sched_pcpu);
+
+/* This CPU's counters and share of the budget (summed by user space). */
+static __always_inline struct sp_sched_pcpu *pcpu_here(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&sched_pcpu, &zero);
+}
+
+static __always_inline struct sp_budget_counts *budget_here(void)
+{
+	struct sp_sched_pcpu *pc = pcpu_here();
+
+	return pc ? &pc->budget : NULL;
+}
 
 #define SP_TASK_DEAD 0x80 /* the kernel's TASK_DEAD: prev_state of an exiting task's last switch */
 
@@ -165,7 +179,9 @@ const volatile __u64 kstack_size = 16384;  /* THREAD_SIZE */
 
 struct sp_frame_dist {
 	__s32 dist; /* bytes to the next real return address; 0: not known yet; < 0: variable */
-	__u32 pad;
+	__u8 in_text; /* the address's class for the fold, found once when it is learned */
+	__u8 wait;
+	__u16 pad;
 };
 
 SP_HASH_MAP(frame_dist, 8192, __u64, struct sp_frame_dist);
@@ -197,6 +213,13 @@ SP_SCRATCH_MAP(raw_buf, struct sp_raw);
 /* The first frame's word from the argument array, and the address expected there (learned). */
 __u32 fast_start_pos = 0;
 __u64 fast_start_ip = 0;
+/*
+ * Words the fast path reads: up to the deepest caller a full walk found so far (learned; all
+ * SP_RAW_WORDS until then). A switch whose caller lies further misses, reads all the words
+ * and takes the full walk, which raises it. Reading 1 KiB for a caller ~300 bytes up cost
+ * about half of the fast path.
+ */
+__u64 fast_need_words = 0;
 
 struct sp_hop_ctx {
 	struct sp_raw *r;
@@ -215,7 +238,7 @@ static long fast_hop(__u64 i, struct sp_hop_ctx *c)
 		r->result = -1;
 		return 1;
 	}
-	if (sp_fold_step(&r->st, &fold_cfg, ip)) {
+	if (sp_fold_step_known(&r->st, ip, d->in_text, d->wait)) {
 		r->result = 1; /* ip, a return address seen in a full walk, is the caller */
 		return 1;
 	}
@@ -235,8 +258,11 @@ static long fast_hop(__u64 i, struct sp_hop_ctx *c)
 	return 0;
 }
 
-/* Reads the raw words above r->sp. Returns false when they are not on the task's stack. */
-static __always_inline bool fast_read(struct sp_raw *r)
+/*
+ * Reads up to `words` raw words above r->sp (fewer at the stack's top). Returns false when
+ * they are not on the task's stack.
+ */
+static __always_inline bool fast_read(struct sp_raw *r, __u64 words)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	__u64 base = (__u64)t->stack, sp = r->sp, len;
@@ -245,6 +271,8 @@ static __always_inline bool fast_read(struct sp_raw *r)
 	if (!base || sp < base || sp >= base + kstack_size || (sp & 7))
 		return false;
 	len = base + kstack_size - sp;
+	if (len > words * 8)
+		len = words * 8;
 	if (len > sizeof(r->w))
 		len = sizeof(r->w);
 	len &= ~7ULL;
@@ -283,6 +311,8 @@ static __always_inline void learn_dist(__u64 ip, __s32 dist)
 
 	d = bpf_map_lookup_elem(&frame_dist, &ip);
 	if (!d) {
+		nv.in_text = sp_fold_in_text(&fold_cfg, ip);
+		nv.wait = sp_fold_wait_of(&fold_cfg, ip);
 		if (!bpf_map_update_elem(&frame_dist, &ip, &nv, BPF_NOEXIST))
 			return;
 		d = bpf_map_lookup_elem(&frame_dist, &ip);
@@ -355,6 +385,7 @@ static long learn_frame(__u64 k, struct sp_learn_ctx *c)
 	r->prev_ip = ip;
 	if (last) { /* the caller: known as a return address; nothing above is needed */
 		learn_dist(ip, 0);
+		sp_update_max(&fast_need_words, r->found + 1);
 		return 1;
 	}
 	return 0;
@@ -392,13 +423,15 @@ static long forget_hop(__u64 i, struct sp_hop_ctx *c)
  * The caller of a voluntary switch, into key: from the raw words when they tell it, else (and
  * to check) by a full walk, whose stack is not kept.
  */
-static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key)
+static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key,
+					struct sp_sched_counts *c)
 {
 	struct sp_fold_state st;
 	struct sp_hop_ctx hc;
 	struct sp_walk *w;
 	struct sp_raw *r;
 	__u32 zero = 0;
+	__u64 need;
 	int got = 0;
 
 	r = bpf_map_lookup_elem(&raw_buf, &zero);
@@ -410,13 +443,19 @@ static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key)
 		 */
 		r->sp = (__u64)ctx;
 		asm volatile("" ::: "memory");
-		if (fast_read(r))
+		need = fast_need_words;
+		if (fast_read(r, need ? need : SP_RAW_WORDS)) {
 			got = fast_try(r);
-		else
-			sp_drop(sched_counts.callers_fast_off);
+			/* a miss is learned from: it needs every word */
+			if (!got && need && need < SP_RAW_WORDS && r->nw == need)
+				fast_read(r, SP_RAW_WORDS);
+		} else if (c) {
+			c->callers_fast_off++;
+		}
 	}
 	if (got) {
-		__sync_fetch_and_add(&sched_counts.callers_fast, 1);
+		if (c)
+			c->callers_fast++;
 		key->caller = r->st.caller;
 		key->wait = r->st.wait;
 		if (!verify_callers && ++r->since_check < SP_REVALIDATE)
@@ -433,10 +472,12 @@ static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key)
 	}
 	if (!w)
 		return; /* no full walk: the fast answer stands */
-	__sync_fetch_and_add(&sched_counts.callers_verified, 1);
+	if (c)
+		c->callers_verified++;
 	if (st.caller == key->caller && st.wait == key->wait)
 		return;
-	__sync_fetch_and_add(&sched_counts.callers_mismatched, 1);
+	if (c)
+		c->callers_mismatched++;
 	key->caller = st.caller;
 	key->wait = st.wait;
 	hc.r = r;
@@ -453,14 +494,6 @@ static __always_inline __u64 in_window(__u64 a, __u64 b)
 	if (a < t0)
 		a = t0;
 	return b > a ? b - a : 0;
-}
-
-/* This CPU's share of the budget (summed by user space). */
-static __always_inline struct sp_budget_counts *budget_here(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&budget, &zero);
 }
 
 /* log2(v) rounded down, 0 for 0, at most SP_RUNQ_SLOTS - 1: the histogram's slot. */
@@ -671,7 +704,7 @@ static __always_inline void switch_in_missed(struct task_struct *prev, struct sp
 static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev,
 					     unsigned int prev_state, __u64 now)
 {
-	struct sp_budget_counts *b;
+	struct sp_sched_pcpu *pc;
 	struct sp_caller_key key = {};
 	struct sp_sleep *s;
 	__u64 stack = 0;
@@ -680,25 +713,32 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	if (prev->pid == 0) {
 		if (!targ_all)
 			return;
-		__sync_fetch_and_add(&sched_counts.total, 1);
-		__sync_fetch_and_add(&sched_counts.idle, 1);
+		pc = pcpu_here();
+		if (pc) {
+			pc->counts.total++;
+			pc->counts.idle++;
+		}
 		key.caller = SP_CALLER_IDLE;
 	} else {
 		if (!task_is_traced(prev))
 			return;
-		__sync_fetch_and_add(&sched_counts.total, 1);
+		pc = pcpu_here();
+		if (pc)
+			pc->counts.total++;
 		if (prev_state == 0) { /* TASK_RUNNING: preempted, whatever the flag says */
-			__sync_fetch_and_add(&sched_counts.preempted, 1);
+			if (pc)
+				pc->counts.preempted++;
 			key.caller = SP_CALLER_PREEMPTED;
 		} else {
-			__sync_fetch_and_add(&sched_counts.voluntary, 1);
+			if (pc)
+				pc->counts.voluntary++;
 			if (caller_fast)
-				fast_caller(ctx, &key);
+				fast_caller(ctx, &key, pc ? &pc->counts : NULL);
 			else
 				stack = fold_stack(ctx, &key);
 		}
 	}
-	bpf_probe_read_kernel(key.comm, sizeof(key.comm), prev->comm);
+	__builtin_memcpy(key.comm, prev->comm, sizeof(key.comm)); /* trusted: no helper needed */
 	count_caller(&key);
 	if (stack)
 		count_stack(&key, stack, tgid);
@@ -711,9 +751,8 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	} else if (prev->pid != 0) {
 		if (s->state == SP_TS_OFF || s->state == SP_TS_NEW)
 			switch_in_missed(prev, s, now);
-		b = budget_here();
-		if (b && s->state == SP_TS_RUNNING)
-			b->oncpu_ns += in_window(s->ts_in, now);
+		if (pc && s->state == SP_TS_RUNNING)
+			pc->budget.oncpu_ns += in_window(s->ts_in, now);
 	}
 	s->state = prev_state & SP_TASK_DEAD ? SP_TS_DEAD : SP_TS_OFF;
 	s->ts = now;
