@@ -304,26 +304,33 @@ static __always_inline int fast_try(struct sp_raw *r)
 	return r->result == 1 && r->st.caller != SP_CALLER_UNKNOWN;
 }
 
-/* Records that ip is a real return address, dist bytes below the next (0: not known). */
-static __always_inline void learn_dist(__u64 ip, __s32 dist)
+/*
+ * Records that ip is a real return address, dist bytes below the next (0: not known). A
+ * global function, like fold_class(): the verifier checks it once, not at every place the
+ * learning callbacks reach it (together, half of sp_switch's verification).
+ */
+__noinline int learn_dist(__u64 ip, __s32 dist)
 {
 	struct sp_frame_dist nv = { .dist = dist }, *d;
+	int cls;
 
 	d = bpf_map_lookup_elem(&frame_dist, &ip);
 	if (!d) {
-		nv.in_text = sp_fold_in_text(&fold_cfg, ip);
-		nv.wait = sp_fold_wait_of(&fold_cfg, ip);
+		cls = fold_class(ip);
+		nv.in_text = cls & 1;
+		nv.wait = cls >> 1;
 		if (!bpf_map_update_elem(&frame_dist, &ip, &nv, BPF_NOEXIST))
-			return;
+			return 0;
 		d = bpf_map_lookup_elem(&frame_dist, &ip);
 		if (!d) {
 			sp_drop(sched_drops.frame_map_full);
-			return;
+			return 0;
 		}
 	}
 	if (dist == 0 || d->dist == dist || d->dist < 0)
-		return;
+		return 0;
 	d->dist = d->dist == 0 ? dist : SP_DIST_VARIABLE;
+	return 0;
 }
 
 struct sp_learn_ctx {
@@ -353,14 +360,15 @@ static long learn_frame(__u64 k, struct sp_learn_ctx *c)
 	struct sp_raw *r = c->r;
 	struct sp_walk *w = c->w;
 	__u64 ip;
-	int last;
+	int last, cls;
 
 	if (k >= w->stack.nr || k >= SP_MAX_STACK_DEPTH)
 		return 1;
 	if (k == 0) /* where the walk began (in this program or a helper): not a return address */
 		return 0;
 	ip = w->stack.ip[k & (SP_MAX_STACK_DEPTH - 1)];
-	last = sp_fold_step(&r->lst, &fold_cfg, ip);
+	cls = fold_class(ip);
+	last = sp_fold_step_known(&r->lst, ip, cls & 1, cls >> 1);
 	r->target = ip;
 	r->from = r->prev_pos < 0 ? 0 : r->prev_pos + 1;
 	/*
