@@ -71,8 +71,17 @@ static __always_inline struct sp_budget_counts *budget_here(void)
 
 #define SP_TASK_DEAD 0x80 /* the kernel's TASK_DEAD: prev_state of an exiting task's last switch */
 
-/* What a traced task was doing since its last event (schedprof/sched.h). */
-SP_TASK_MAP(sleeping, struct sp_sleep);
+/*
+ * What a traced task was doing since its last event (schedprof/sched.h): in the task storage
+ * it shares with the traced set's mark (target.bpf.h struct sp_task), state SP_TS_NONE until
+ * then. NULL when t has no storage.
+ */
+static __always_inline struct sp_sleep *task_sleep(struct task_struct *t, __u64 flags)
+{
+	struct sp_task *ts = bpf_task_storage_get(&traced, t, 0, flags);
+
+	return ts ? &ts->sleep : NULL;
+}
 
 /*
  * count_caller(), count_stack(), count_waker() and charge_offcpu() are global functions: the
@@ -623,7 +632,7 @@ static __always_inline bool task_traced_other(struct task_struct *t)
 		return false;
 	if (targ_all)
 		return true;
-	if (bpf_task_storage_get(&traced, t, 0, 0))
+	if (task_marked(t))
 		return true;
 	if (targ_cgid)
 		return false;
@@ -646,7 +655,7 @@ enum sp_first {
 static __always_inline struct sp_sleep *task_first_seen(struct task_struct *t, __u64 now,
 							enum sp_first first)
 {
-	struct sp_sleep *s = bpf_task_storage_get(&sleeping, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct sp_sleep *s = task_sleep(t, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	struct sp_budget_counts *b;
 
 	if (!s) {
@@ -669,9 +678,9 @@ static __always_inline struct sp_sleep *task_first_seen(struct task_struct *t, _
 /* next's switch-in: ends its time off CPU, starts its time on one. */
 static __always_inline void sched_switch_in(struct task_struct *next, __u64 now)
 {
-	struct sp_sleep *s = bpf_task_storage_get(&sleeping, next, 0, 0);
+	struct sp_sleep *s = task_sleep(next, 0);
 
-	if (s) {
+	if (s && s->state != SP_TS_NONE) {
 		charge_offcpu(s, now);
 	} else {
 		if (!task_traced_other(next))
@@ -751,8 +760,8 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	if (stack)
 		count_stack(&key, stack, tgid);
 
-	s = bpf_task_storage_get(&sleeping, prev, 0, 0);
-	if (!s) {
+	s = task_sleep(prev, 0);
+	if (!s || s->state == SP_TS_NONE) {
 		s = task_first_seen(prev, now, SP_FIRST_OUT);
 		if (!s)
 			return;
@@ -774,7 +783,7 @@ static __always_inline void timeline_on_switch(struct task_struct *prev, struct 
 					       unsigned int prev_state, __u64 now)
 {
 	bool traced = prev->pid != 0 && task_is_traced(prev);
-	struct sp_sleep *s = traced ? bpf_task_storage_get(&sleeping, prev, 0, 0) : NULL;
+	struct sp_sleep *s = traced ? task_sleep(prev, 0) : NULL;
 	bool folded = s && s->ts == now;
 
 	tl_on_switch(prev, next, prev_state, now, traced, folded ? s->key.caller : 0,
@@ -801,11 +810,12 @@ static __always_inline void sched_on_switch(void *ctx, struct task_struct *prev,
 SEC("tp_btf/sched_waking")
 int BPF_PROG(sp_waking, struct task_struct *p)
 {
-	struct sp_sleep *s = bpf_task_storage_get(&sleeping, p, 0, 0);
+	struct sp_sleep *s = task_sleep(p, 0);
 	struct task_struct *cur;
 	__s64 pc;
 
-	if (!s || s->state == SP_TS_DEAD || s->state == SP_TS_NEW || sched_stop_ns)
+	if (!s || s->state == SP_TS_NONE || s->state == SP_TS_DEAD || s->state == SP_TS_NEW ||
+	    sched_stop_ns)
 		return 0;
 	s->wake_ts = bpf_ktime_get_ns();
 	cur = bpf_get_current_task_btf();
@@ -856,7 +866,7 @@ int sp_sched_stop(struct bpf_iter__task *ctx)
 
 	if (!t || t->pid == 0)
 		return 0;
-	s = bpf_task_storage_get(&sleeping, t, 0, 0);
+	s = task_sleep(t, 0);
 	if (!s || (s->state != SP_TS_RUNNING && s->state != SP_TS_OFF && s->state != SP_TS_NEW))
 		return 0;
 	s->pid = t->pid;
