@@ -104,8 +104,19 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	bpf_map__set_max_entries(skel->maps.callers, o->max_callers);
 	/* (row, waker): a row has few wakers, and a full map only loses the waker's name */
 	bpf_map__set_max_entries(skel->maps.wakers, o->max_callers);
-	bpf_map__set_max_entries(skel->maps.stack_counts, o->max_stacks);
-	bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
+	/*
+	 * Without full stacks none is kept: the stack maps as small as can be (`stacks`,
+	 * preallocated, was 9 MiB of kernel memory zeroed at every start-up). With them, the
+	 * caller cache is off and so is its map.
+	 */
+	if (skel->rodata->caller_fast) {
+		bpf_map__set_max_entries(skel->maps.stack_counts, 1);
+		bpf_map__set_max_entries(skel->maps.stacks, 1);
+	} else {
+		bpf_map__set_max_entries(skel->maps.stack_counts, o->max_stacks);
+		bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
+		bpf_map__set_max_entries(skel->maps.frame_dist, 1);
+	}
 	*ret_state = st;
 	return 0;
 }
