@@ -225,8 +225,8 @@ __u64 fast_start_ip = 0;
 /*
  * Words the fast path reads: up to the deepest caller a full walk found so far (learned; all
  * SP_RAW_WORDS until then). A switch whose caller lies further misses, reads all the words
- * and takes the full walk, which raises it. Reading 1 KiB for a caller ~300 bytes up cost
- * about half of the fast path.
+ * and takes the full walk, which raises it: the copy is as short as the deepest caller
+ * needs (on a pipe, a few hundred bytes of the 1 KiB).
  */
 __u64 fast_need_words = 0;
 
@@ -316,7 +316,7 @@ static __always_inline int fast_try(struct sp_raw *r)
 /*
  * Records that ip is a real return address, dist bytes below the next (0: not known). A
  * global function, like fold_class(): the verifier checks it once, not at every place the
- * learning callbacks reach it (together, half of sp_switch's verification).
+ * learning callbacks reach it.
  */
 __noinline int learn_dist(__u64 ip, __s32 dist)
 {
