@@ -15,3 +15,9 @@ const volatile __u32 switch_locks = 0;
 
 const volatile __u32 has_preempt_rq_off = 0;
 const volatile __s64 preempt_rq_off = 0;
+
+/* ip's class for the fold: bit 0 in the scheduler's text, its wait class above (common.bpf.h). */
+__noinline int fold_class(__u64 ip)
+{
+	return sp_fold_in_text(&fold_cfg, ip) | (int)sp_fold_wait_of(&fold_cfg, ip) << 1;
+}

@@ -62,6 +62,13 @@ extern const volatile __s64 preempt_rq_off;
  */
 extern __u64 trace_t0;
 
+/*
+ * ip's class for the fold (sp_fold_in_text() | sp_fold_wait_of() << 1), for
+ * sp_fold_step_known(): a global function, so the verifier checks the range loops once
+ * instead of at every frame loop that folds.
+ */
+int fold_class(__u64 ip);
+
 /* ---- helpers ---- */
 
 /* Counts one event that could not be recorded (the drop counters in .bss). */

@@ -44,7 +44,6 @@ const volatile __u32 wake_walk = 0;
  */
 __u64 sched_stop_ns = 0;
 
-struct sp_sched_counts sched_counts;
 struct sp_sched_drops sched_drops;
 
 SP_HASH_MAP(callers, SP_DEF_CALLERS, struct sp_caller_key, struct sp_caller_val);
@@ -53,12 +52,36 @@ SP_HASH_MAP(stacks, SP_DEF_STACKS, __u64, struct sp_stack);
 SP_HASH_MAP(wakers, SP_DEF_CALLERS, struct sp_waker_key, __u64);
 SP_SCRATCH_MAP(stack_buf, struct sp_walk);
 SP_SCRATCH_MAP(wake_buf, struct sp_wake_walk);
-SP_SCRATCH_MAP(budget, struct sp_budget_counts);
+SP_SCRATCH_MAP(sched_pcpu, struct sp_sched_pcpu);
+
+/* This CPU's counters and share of the budget (summed by user space). */
+static __always_inline struct sp_sched_pcpu *pcpu_here(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&sched_pcpu, &zero);
+}
+
+static __always_inline struct sp_budget_counts *budget_here(void)
+{
+	struct sp_sched_pcpu *pc = pcpu_here();
+
+	return pc ? &pc->budget : NULL;
+}
 
 #define SP_TASK_DEAD 0x80 /* the kernel's TASK_DEAD: prev_state of an exiting task's last switch */
 
-/* What a traced task was doing since its last event (schedprof/sched.h). */
-SP_TASK_MAP(sleeping, struct sp_sleep);
+/*
+ * What a traced task was doing since its last event (schedprof/sched.h): in the task storage
+ * it shares with the traced set's mark (target.bpf.h struct sp_task), state SP_TS_NONE until
+ * then. NULL when t has no storage.
+ */
+static __always_inline struct sp_sleep *task_sleep(struct task_struct *t, __u64 flags)
+{
+	struct sp_task *ts = bpf_task_storage_get(&traced, t, 0, flags);
+
+	return ts ? &ts->sleep : NULL;
+}
 
 /*
  * count_caller(), count_stack(), count_waker() and charge_offcpu() are global functions: the
@@ -165,7 +188,9 @@ const volatile __u64 kstack_size = 16384;  /* THREAD_SIZE */
 
 struct sp_frame_dist {
 	__s32 dist; /* bytes to the next real return address; 0: not known yet; < 0: variable */
-	__u32 pad;
+	__u8 in_text; /* the address's class for the fold, found once when it is learned */
+	__u8 wait;
+	__u16 pad;
 };
 
 SP_HASH_MAP(frame_dist, 8192, __u64, struct sp_frame_dist);
@@ -197,6 +222,13 @@ SP_SCRATCH_MAP(raw_buf, struct sp_raw);
 /* The first frame's word from the argument array, and the address expected there (learned). */
 __u32 fast_start_pos = 0;
 __u64 fast_start_ip = 0;
+/*
+ * Words the fast path reads: up to the deepest caller a full walk found so far (learned; all
+ * SP_RAW_WORDS until then). A switch whose caller lies further misses, reads all the words
+ * and takes the full walk, which raises it: the copy is as short as the deepest caller
+ * needs (on a pipe, a few hundred bytes of the 1 KiB).
+ */
+__u64 fast_need_words = 0;
 
 struct sp_hop_ctx {
 	struct sp_raw *r;
@@ -215,7 +247,7 @@ static long fast_hop(__u64 i, struct sp_hop_ctx *c)
 		r->result = -1;
 		return 1;
 	}
-	if (sp_fold_step(&r->st, &fold_cfg, ip)) {
+	if (sp_fold_step_known(&r->st, ip, d->in_text, d->wait)) {
 		r->result = 1; /* ip, a return address seen in a full walk, is the caller */
 		return 1;
 	}
@@ -235,8 +267,11 @@ static long fast_hop(__u64 i, struct sp_hop_ctx *c)
 	return 0;
 }
 
-/* Reads the raw words above r->sp. Returns false when they are not on the task's stack. */
-static __always_inline bool fast_read(struct sp_raw *r)
+/*
+ * Reads up to `words` raw words above r->sp (fewer at the stack's top). Returns false when
+ * they are not on the task's stack.
+ */
+static __always_inline bool fast_read(struct sp_raw *r, __u64 words)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	__u64 base = (__u64)t->stack, sp = r->sp, len;
@@ -245,6 +280,8 @@ static __always_inline bool fast_read(struct sp_raw *r)
 	if (!base || sp < base || sp >= base + kstack_size || (sp & 7))
 		return false;
 	len = base + kstack_size - sp;
+	if (len > words * 8)
+		len = words * 8;
 	if (len > sizeof(r->w))
 		len = sizeof(r->w);
 	len &= ~7ULL;
@@ -276,24 +313,33 @@ static __always_inline int fast_try(struct sp_raw *r)
 	return r->result == 1 && r->st.caller != SP_CALLER_UNKNOWN;
 }
 
-/* Records that ip is a real return address, dist bytes below the next (0: not known). */
-static __always_inline void learn_dist(__u64 ip, __s32 dist)
+/*
+ * Records that ip is a real return address, dist bytes below the next (0: not known). A
+ * global function, like fold_class(): the verifier checks it once, not at every place the
+ * learning callbacks reach it.
+ */
+__noinline int learn_dist(__u64 ip, __s32 dist)
 {
 	struct sp_frame_dist nv = { .dist = dist }, *d;
+	int cls;
 
 	d = bpf_map_lookup_elem(&frame_dist, &ip);
 	if (!d) {
+		cls = fold_class(ip);
+		nv.in_text = cls & 1;
+		nv.wait = cls >> 1;
 		if (!bpf_map_update_elem(&frame_dist, &ip, &nv, BPF_NOEXIST))
-			return;
+			return 0;
 		d = bpf_map_lookup_elem(&frame_dist, &ip);
 		if (!d) {
 			sp_drop(sched_drops.frame_map_full);
-			return;
+			return 0;
 		}
 	}
 	if (dist == 0 || d->dist == dist || d->dist < 0)
-		return;
+		return 0;
 	d->dist = d->dist == 0 ? dist : SP_DIST_VARIABLE;
+	return 0;
 }
 
 struct sp_learn_ctx {
@@ -323,14 +369,15 @@ static long learn_frame(__u64 k, struct sp_learn_ctx *c)
 	struct sp_raw *r = c->r;
 	struct sp_walk *w = c->w;
 	__u64 ip;
-	int last;
+	int last, cls;
 
 	if (k >= w->stack.nr || k >= SP_MAX_STACK_DEPTH)
 		return 1;
 	if (k == 0) /* where the walk began (in this program or a helper): not a return address */
 		return 0;
 	ip = w->stack.ip[k & (SP_MAX_STACK_DEPTH - 1)];
-	last = sp_fold_step(&r->lst, &fold_cfg, ip);
+	cls = fold_class(ip);
+	last = sp_fold_step_known(&r->lst, ip, cls & 1, cls >> 1);
 	r->target = ip;
 	r->from = r->prev_pos < 0 ? 0 : r->prev_pos + 1;
 	/*
@@ -355,6 +402,7 @@ static long learn_frame(__u64 k, struct sp_learn_ctx *c)
 	r->prev_ip = ip;
 	if (last) { /* the caller: known as a return address; nothing above is needed */
 		learn_dist(ip, 0);
+		sp_update_max(&fast_need_words, r->found + 1);
 		return 1;
 	}
 	return 0;
@@ -392,13 +440,15 @@ static long forget_hop(__u64 i, struct sp_hop_ctx *c)
  * The caller of a voluntary switch, into key: from the raw words when they tell it, else (and
  * to check) by a full walk, whose stack is not kept.
  */
-static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key)
+static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key,
+					struct sp_sched_counts *c)
 {
 	struct sp_fold_state st;
 	struct sp_hop_ctx hc;
 	struct sp_walk *w;
 	struct sp_raw *r;
 	__u32 zero = 0;
+	__u64 need;
 	int got = 0;
 
 	r = bpf_map_lookup_elem(&raw_buf, &zero);
@@ -410,13 +460,19 @@ static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key)
 		 */
 		r->sp = (__u64)ctx;
 		asm volatile("" ::: "memory");
-		if (fast_read(r))
+		need = fast_need_words;
+		if (fast_read(r, need ? need : SP_RAW_WORDS)) {
 			got = fast_try(r);
-		else
-			sp_drop(sched_counts.callers_fast_off);
+			/* a miss is learned from: it needs every word */
+			if (!got && need && need < SP_RAW_WORDS && r->nw == need)
+				fast_read(r, SP_RAW_WORDS);
+		} else if (c) {
+			c->callers_fast_off++;
+		}
 	}
 	if (got) {
-		__sync_fetch_and_add(&sched_counts.callers_fast, 1);
+		if (c)
+			c->callers_fast++;
 		key->caller = r->st.caller;
 		key->wait = r->st.wait;
 		if (!verify_callers && ++r->since_check < SP_REVALIDATE)
@@ -433,10 +489,12 @@ static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key)
 	}
 	if (!w)
 		return; /* no full walk: the fast answer stands */
-	__sync_fetch_and_add(&sched_counts.callers_verified, 1);
+	if (c)
+		c->callers_verified++;
 	if (st.caller == key->caller && st.wait == key->wait)
 		return;
-	__sync_fetch_and_add(&sched_counts.callers_mismatched, 1);
+	if (c)
+		c->callers_mismatched++;
 	key->caller = st.caller;
 	key->wait = st.wait;
 	hc.r = r;
@@ -453,14 +511,6 @@ static __always_inline __u64 in_window(__u64 a, __u64 b)
 	if (a < t0)
 		a = t0;
 	return b > a ? b - a : 0;
-}
-
-/* This CPU's share of the budget (summed by user space). */
-static __always_inline struct sp_budget_counts *budget_here(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&budget, &zero);
 }
 
 /* log2(v) rounded down, 0 for 0, at most SP_RUNQ_SLOTS - 1: the histogram's slot. */
@@ -582,7 +632,7 @@ static __always_inline bool task_traced_other(struct task_struct *t)
 		return false;
 	if (targ_all)
 		return true;
-	if (bpf_task_storage_get(&traced, t, 0, 0))
+	if (task_marked(t))
 		return true;
 	if (targ_cgid)
 		return false;
@@ -605,7 +655,7 @@ enum sp_first {
 static __always_inline struct sp_sleep *task_first_seen(struct task_struct *t, __u64 now,
 							enum sp_first first)
 {
-	struct sp_sleep *s = bpf_task_storage_get(&sleeping, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct sp_sleep *s = task_sleep(t, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	struct sp_budget_counts *b;
 
 	if (!s) {
@@ -628,9 +678,9 @@ static __always_inline struct sp_sleep *task_first_seen(struct task_struct *t, _
 /* next's switch-in: ends its time off CPU, starts its time on one. */
 static __always_inline void sched_switch_in(struct task_struct *next, __u64 now)
 {
-	struct sp_sleep *s = bpf_task_storage_get(&sleeping, next, 0, 0);
+	struct sp_sleep *s = task_sleep(next, 0);
 
-	if (s) {
+	if (s && s->state != SP_TS_NONE) {
 		charge_offcpu(s, now);
 	} else {
 		if (!task_traced_other(next))
@@ -671,7 +721,7 @@ static __always_inline void switch_in_missed(struct task_struct *prev, struct sp
 static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev,
 					     unsigned int prev_state, __u64 now)
 {
-	struct sp_budget_counts *b;
+	struct sp_sched_pcpu *pc;
 	struct sp_caller_key key = {};
 	struct sp_sleep *s;
 	__u64 stack = 0;
@@ -680,40 +730,46 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	if (prev->pid == 0) {
 		if (!targ_all)
 			return;
-		__sync_fetch_and_add(&sched_counts.total, 1);
-		__sync_fetch_and_add(&sched_counts.idle, 1);
+		pc = pcpu_here();
+		if (pc) {
+			pc->counts.total++;
+			pc->counts.idle++;
+		}
 		key.caller = SP_CALLER_IDLE;
 	} else {
 		if (!task_is_traced(prev))
 			return;
-		__sync_fetch_and_add(&sched_counts.total, 1);
+		pc = pcpu_here();
+		if (pc)
+			pc->counts.total++;
 		if (prev_state == 0) { /* TASK_RUNNING: preempted, whatever the flag says */
-			__sync_fetch_and_add(&sched_counts.preempted, 1);
+			if (pc)
+				pc->counts.preempted++;
 			key.caller = SP_CALLER_PREEMPTED;
 		} else {
-			__sync_fetch_and_add(&sched_counts.voluntary, 1);
+			if (pc)
+				pc->counts.voluntary++;
 			if (caller_fast)
-				fast_caller(ctx, &key);
+				fast_caller(ctx, &key, pc ? &pc->counts : NULL);
 			else
 				stack = fold_stack(ctx, &key);
 		}
 	}
-	bpf_probe_read_kernel(key.comm, sizeof(key.comm), prev->comm);
+	__builtin_memcpy(key.comm, prev->comm, sizeof(key.comm)); /* trusted: no helper needed */
 	count_caller(&key);
 	if (stack)
 		count_stack(&key, stack, tgid);
 
-	s = bpf_task_storage_get(&sleeping, prev, 0, 0);
-	if (!s) {
+	s = task_sleep(prev, 0);
+	if (!s || s->state == SP_TS_NONE) {
 		s = task_first_seen(prev, now, SP_FIRST_OUT);
 		if (!s)
 			return;
 	} else if (prev->pid != 0) {
 		if (s->state == SP_TS_OFF || s->state == SP_TS_NEW)
 			switch_in_missed(prev, s, now);
-		b = budget_here();
-		if (b && s->state == SP_TS_RUNNING)
-			b->oncpu_ns += in_window(s->ts_in, now);
+		if (pc && s->state == SP_TS_RUNNING)
+			pc->budget.oncpu_ns += in_window(s->ts_in, now);
 	}
 	s->state = prev_state & SP_TASK_DEAD ? SP_TS_DEAD : SP_TS_OFF;
 	s->ts = now;
@@ -727,7 +783,7 @@ static __always_inline void timeline_on_switch(struct task_struct *prev, struct 
 					       unsigned int prev_state, __u64 now)
 {
 	bool traced = prev->pid != 0 && task_is_traced(prev);
-	struct sp_sleep *s = traced ? bpf_task_storage_get(&sleeping, prev, 0, 0) : NULL;
+	struct sp_sleep *s = traced ? task_sleep(prev, 0) : NULL;
 	bool folded = s && s->ts == now;
 
 	tl_on_switch(prev, next, prev_state, now, traced, folded ? s->key.caller : 0,
@@ -754,11 +810,12 @@ static __always_inline void sched_on_switch(void *ctx, struct task_struct *prev,
 SEC("tp_btf/sched_waking")
 int BPF_PROG(sp_waking, struct task_struct *p)
 {
-	struct sp_sleep *s = bpf_task_storage_get(&sleeping, p, 0, 0);
+	struct sp_sleep *s = task_sleep(p, 0);
 	struct task_struct *cur;
 	__s64 pc;
 
-	if (!s || s->state == SP_TS_DEAD || s->state == SP_TS_NEW || sched_stop_ns)
+	if (!s || s->state == SP_TS_NONE || s->state == SP_TS_DEAD || s->state == SP_TS_NEW ||
+	    sched_stop_ns)
 		return 0;
 	s->wake_ts = bpf_ktime_get_ns();
 	cur = bpf_get_current_task_btf();
@@ -809,7 +866,7 @@ int sp_sched_stop(struct bpf_iter__task *ctx)
 
 	if (!t || t->pid == 0)
 		return 0;
-	s = bpf_task_storage_get(&sleeping, t, 0, 0);
+	s = task_sleep(t, 0);
 	if (!s || (s->state != SP_TS_RUNNING && s->state != SP_TS_OFF && s->state != SP_TS_NEW))
 		return 0;
 	s->pid = t->pid;

@@ -34,7 +34,7 @@ int BPF_PROG(sp_fork, struct task_struct *parent, struct task_struct *child)
 	if (!task_in_set(parent))
 		return 0;
 	__sync_fetch_and_add(&target_stats.forks, 1);
-	if (!bpf_task_storage_get(&traced, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE))
+	if (!task_mark(child))
 		sp_drop(target_stats.storage_fail);
 	if (child->pid != child->tgid)
 		return 0; /* a new thread: its process is in the map already */
@@ -53,7 +53,7 @@ int BPF_PROG(sp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (!targ_exec_pid || tgid != targ_exec_pid)
 		return 0;
 	targ_exec_pid = 0;
-	if (!bpf_task_storage_get(&traced, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE))
+	if (!task_mark(p))
 		sp_drop(target_stats.storage_fail);
 	if (bpf_map_update_elem(&targ_tgids, &tgid, &v, BPF_ANY))
 		sp_drop(target_stats.map_full);

@@ -4,7 +4,7 @@
  * (bpftool gen object): target.bpf.c defines these maps and targ_all, the others see them
  * through the extern declarations below.
  *
- * A task is traced when it carries the `traced` task-storage mark (set at fork for
+ * A task is traced when it carries the `traced` task storage's mark (set at fork for
  * descendants of traced tasks, at exec for the launched command) or its tgid is in
  * `targ_tgids` (processes named by the user or found under them in /proc at attach, and the
  * command from its exec). The exit hook marks every traced task, and retires a tgid (live = 0)
@@ -18,6 +18,7 @@
 #include "common.bpf.h"
 #include "schedprof/limits.h"
 #include "schedprof/target.h"
+#include "schedprof/sched.h"
 
 #ifdef SP_TARGET_DEFINE /* in target.bpf.c */
 #define SP_TARGET_EXTERN
@@ -35,9 +36,38 @@ extern const volatile __u32 targ_cg_level;
 /* -t: only the threads in targ_tids, none of their children or siblings */
 extern const volatile __u32 targ_tids_on;
 SP_TARGET_EXTERN SP_HASH_MAP(targ_tgids, SP_DEF_TARGETS, __u32, struct sp_target);
-SP_TARGET_EXTERN SP_TASK_MAP(traced, struct sp_traced);
+/*
+ * Every task's one task storage, shared by the views: the traced set's mark and the
+ * schedules view's state (sched.bpf.c). One storage, not two: a traced task's first event
+ * allocates once (fork-heavy work paid for two), and a switch looks up one.
+ */
+struct sp_task {
+	struct sp_sleep sleep; /* the schedules view's; state SP_TS_NONE until its first event */
+	__u32 mark;	       /* in the traced set (task_in_set()) */
+	__u32 pad;
+};
+SP_TARGET_EXTERN SP_TASK_MAP(traced, struct sp_task);
 /* -t: thread id -> live; kept after the thread's exit, so its last switch still counts */
 SP_TARGET_EXTERN SP_HASH_MAP(targ_tids, 1, __u32, struct sp_target);
+
+/* Whether t carries the traced set's mark. */
+static __always_inline bool task_marked(struct task_struct *t)
+{
+	struct sp_task *s = bpf_task_storage_get(&traced, t, 0, 0);
+
+	return s && s->mark;
+}
+
+/* Marks t as in the traced set; false when its storage could not be created. */
+static __always_inline bool task_mark(struct task_struct *t)
+{
+	struct sp_task *s = bpf_task_storage_get(&traced, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!s)
+		return false;
+	s->mark = 1;
+	return true;
+}
 
 /*
  * In the traced set (the command's tree, -p's processes, --cgroup's tasks), whatever -a says.
@@ -55,13 +85,13 @@ static __always_inline bool task_in_set(struct task_struct *t)
 
 		return bpf_map_lookup_elem(&targ_tids, &tid) != NULL;
 	}
-	if (bpf_task_storage_get(&traced, t, 0, 0))
+	if (task_marked(t))
 		return true;
 	tgid = t->tgid;
 	if (!bpf_map_lookup_elem(&targ_tgids, &tgid))
 		return false;
 	/* Mark it, so its last switches still count after its tgid leaves the map. */
-	bpf_task_storage_get(&traced, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	task_mark(t);
 	return true;
 }
 

@@ -37,7 +37,11 @@ static long sp_walk_frame(__u64 i, struct sp_walk_ctx *c)
 		return 1;
 	ip = w->stack.ip[i & (SP_MAX_STACK_DEPTH - 1)];
 	w->hash = sp_mix(w->hash, ip);
-	sp_fold_step(&w->st, &fold_cfg, ip);
+	if (w->st.caller == SP_CALLER_UNKNOWN) {
+		int cls = fold_class(ip);
+
+		sp_fold_step_known(&w->st, ip, cls & 1, cls >> 1);
+	}
 	return 0;
 }
 

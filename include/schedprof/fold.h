@@ -97,15 +97,16 @@ static inline int sp_fold_in_text(const struct sp_fold_cfg *cfg, __u64 ip)
 	return 0;
 }
 
-/* Feeds one frame, leaf first. Returns 1 once the caller is known (later frames change nothing). */
-static inline int sp_fold_step(struct sp_fold_state *st, const struct sp_fold_cfg *cfg, __u64 ip)
+/*
+ * Feeds one frame, leaf first, whose class is known: in the scheduler's text (in_text), its
+ * wait class w (sp_fold_wait_of()). Returns 1 once the caller is known (later frames change
+ * nothing).
+ */
+static inline int sp_fold_step_known(struct sp_fold_state *st, __u64 ip, int in_text, __u32 w)
 {
-	__u32 w;
-
 	if (st->caller != SP_CALLER_UNKNOWN)
 		return 1;
-	w = sp_fold_wait_of(cfg, ip);
-	if (sp_fold_in_text(cfg, ip) || (st->seen_sched && w != SP_WAIT_NONE)) {
+	if (in_text || (st->seen_sched && w != SP_WAIT_NONE)) {
 		st->seen_sched = 1;
 		if (st->wait == SP_WAIT_NONE && w != SP_WAIT__FOLD)
 			st->wait = w;
@@ -116,6 +117,14 @@ static inline int sp_fold_step(struct sp_fold_state *st, const struct sp_fold_cf
 		return 1;
 	}
 	return 0;
+}
+
+/* Feeds one frame, leaf first. Returns 1 once the caller is known (later frames change nothing). */
+static inline int sp_fold_step(struct sp_fold_state *st, const struct sp_fold_cfg *cfg, __u64 ip)
+{
+	if (st->caller != SP_CALLER_UNKNOWN)
+		return 1;
+	return sp_fold_step_known(st, ip, sp_fold_in_text(cfg, ip), sp_fold_wait_of(cfg, ip));
 }
 
 /*

@@ -119,6 +119,16 @@ struct sp_budget_counts {
 	__u64 tasks;		/* tasks seen (a switch or a wake-up of a new task in the window) */
 };
 
+/*
+ * One CPU's counters of the schedules view (the per-CPU `sched_pcpu` map, summed by user
+ * space): written with plain adds by that CPU's programs only, so a switch pays no atomic
+ * and no cache line shared with the other CPUs.
+ */
+struct sp_sched_pcpu {
+	struct sp_budget_counts budget;
+	struct sp_sched_counts counts;
+};
+
 /* Drop counters, read from .bss after the run. */
 struct sp_sched_drops {
 	__u64 stack_fail;	/* bpf_get_stack() failed: counted as [unknown] */

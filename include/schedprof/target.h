@@ -9,11 +9,6 @@ struct sp_target {
 	__u32 pad;
 };
 
-struct sp_traced {
-	__u32 traced;
-	__u32 pad;
-};
-
 struct sp_target_stats {
 	__u64 forks;	   /* traced tasks created after attach */
 	__u64 exits;	   /* traced processes whose last thread exited */

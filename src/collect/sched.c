@@ -104,8 +104,19 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	bpf_map__set_max_entries(skel->maps.callers, o->max_callers);
 	/* (row, waker): a row has few wakers, and a full map only loses the waker's name */
 	bpf_map__set_max_entries(skel->maps.wakers, o->max_callers);
-	bpf_map__set_max_entries(skel->maps.stack_counts, o->max_stacks);
-	bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
+	/*
+	 * Without full stacks none is kept: the stack maps as small as can be (`stacks`,
+	 * preallocated, was 9 MiB of kernel memory zeroed at every start-up). With them, the
+	 * caller cache is off and so is its map.
+	 */
+	if (skel->rodata->caller_fast) {
+		bpf_map__set_max_entries(skel->maps.stack_counts, 1);
+		bpf_map__set_max_entries(skel->maps.stacks, 1);
+	} else {
+		bpf_map__set_max_entries(skel->maps.stack_counts, o->max_stacks);
+		bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
+		bpf_map__set_max_entries(skel->maps.frame_dist, 1);
+	}
 	*ret_state = st;
 	return 0;
 }
@@ -205,26 +216,30 @@ static void sched_destroy(void *state)
 	free(state);
 }
 
-/* The budget's per-CPU sums, added up. 0 or -errno. */
-static int read_budget(struct sched_state *st, int ncpus, struct sp_budget_counts *ret)
+/*
+ * The per-CPU counters and budget (sched_pcpu), added up: every field is a __u64 sum, so
+ * they are added word by word. 0 or -errno.
+ */
+static int read_pcpu(struct sched_state *st, int ncpus, struct sp_budget_counts *bg,
+		     struct sp_sched_counts *c)
 {
-	struct sp_budget_counts *per = calloc(ncpus, sizeof(*per));
+	struct sp_sched_pcpu *per = calloc(ncpus, sizeof(*per)), sum = {};
+	const size_t nw = sizeof(sum) / sizeof(__u64);
 	__u32 zero = 0;
 	int err = 0;
 
+	_Static_assert(sizeof(struct sp_sched_pcpu) % sizeof(__u64) == 0, "only __u64 sums");
 	if (!per)
 		return -ENOMEM;
-	memset(ret, 0, sizeof(*ret));
-	if (bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.budget), &zero, per)) {
+	if (bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.sched_pcpu), &zero, per)) {
 		err = -errno;
 	} else {
-		for (int i = 0; i < ncpus; i++) {
-			ret->oncpu_ns += per[i].oncpu_ns;
-			ret->runq_ns += per[i].runq_ns;
-			ret->blocked_norow_ns += per[i].blocked_norow_ns;
-			ret->tasks += per[i].tasks;
-		}
+		for (int i = 0; i < ncpus; i++)
+			for (size_t w = 0; w < nw; w++)
+				((__u64 *)&sum)[w] += ((const __u64 *)&per[i])[w];
 	}
+	*bg = sum.budget;
+	*c = sum.counts;
 	free(per);
 	return err;
 }
@@ -236,6 +251,7 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	const struct sp_sched_drops *d = &skel->bss->sched_drops;
 	struct sp_sched_view *v = &run->sched;
 	struct sched_maps m = {};
+	struct sp_sched_counts c = {};
 	int err;
 
 	/* the stop's part (in-progress tasks, budget) only after the detach, not between */
@@ -247,21 +263,24 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	m.stop = m.t0 && run->elapsed_ns ? m.t0 + run->elapsed_ns : skel->bss->sched_stop_ns;
 	m.in_progress = st->in_progress;
 	sp_records_init(&st->in_progress, sizeof(__u32), sizeof(struct sp_sleep));
-	m.has_budget = st->stopped && !st->stop_err && !read_budget(st, ctx->ncpus, &m.budget);
+	err = read_pcpu(st, ctx->ncpus, &m.budget, &c);
+	if (err)
+		wlog("the schedules view's counters could not be read: %s", strerror(-err));
+	m.has_budget = st->stopped && !st->stop_err && !err;
 	v->present = true;
 	v->wakers = ctx->opts->wakers;
-	v->total = skel->bss->sched_counts.total;
-	v->voluntary = skel->bss->sched_counts.voluntary;
-	v->preempted = skel->bss->sched_counts.preempted;
-	v->idle = skel->bss->sched_counts.idle;
+	v->total = c.total;
+	v->voluntary = c.voluntary;
+	v->preempted = c.preempted;
+	v->idle = c.idle;
 	v->cache.present = skel->rodata->caller_fast;
 	v->cache.verify_all = skel->rodata->verify_callers;
-	v->cache.fast = skel->bss->sched_counts.callers_fast;
-	v->cache.verified = skel->bss->sched_counts.callers_verified;
-	v->cache.mismatched = skel->bss->sched_counts.callers_mismatched;
-	if (skel->bss->sched_counts.callers_fast_off)
+	v->cache.fast = c.callers_fast;
+	v->cache.verified = c.callers_verified;
+	v->cache.mismatched = c.callers_mismatched;
+	if (c.callers_fast_off)
 		dlog("%llu voluntary switches could not read their raw stack (the BPF stack is not "
-		     "the task's): walked", (unsigned long long)skel->bss->sched_counts.callers_fast_off);
+		     "the task's): walked", (unsigned long long)c.callers_fast_off);
 	if (skel->bss->sched_drops.frame_map_full)
 		dlog("%llu frame distances not learned (frame_dist full)",
 		     (unsigned long long)skel->bss->sched_drops.frame_map_full);

@@ -72,7 +72,13 @@ struct ksyms {
 	size_t text_cnt;
 	uint32_t *data_idx;
 	size_t data_cnt;
-	struct hashmap names; /* name -> index into syms, the lowest address of that name */
+	/*
+	 * name -> index into syms, the lowest address of that name: built at the first lookup
+	 * by name (6 MiB for 120k symbols, and a run that has the boot's fold cache looks up
+	 * none). Not thread-safe then: the loader's thread is joined before anyone else asks.
+	 */
+	struct hashmap names;
+	bool names_built;
 	size_t skipped;
 	bool restricted;
 };
@@ -647,7 +653,7 @@ static int build_name_hash(struct ksyms *ks)
 {
 	int err;
 
-	hashmap__init(&ks->names, hashmap_str_hash, hashmap_str_equal, NULL);
+	ks->names_built = true;
 	err = hashmap__reserve(&ks->names, ks->cnt);
 	/* In address order, so the first of several same-named symbols wins. */
 	for (size_t i = 0; !err && i < ks->cnt; i++) {
@@ -687,10 +693,7 @@ static int load(struct loader *l, const char *path)
 	shrunk = realloc(ks->syms, ks->cnt * sizeof(*ks->syms));
 	if (shrunk)
 		ks->syms = shrunk;
-	err = build_class_indexes(ks);
-	if (err)
-		return err;
-	return build_name_hash(ks);
+	return build_class_indexes(ks);
 }
 
 struct ksyms *ksyms__load(const char *path)
@@ -701,6 +704,7 @@ struct ksyms *ksyms__load(const char *path)
 	l.ks = calloc(1, sizeof(*l.ks));
 	if (!l.ks)
 		return NULL;
+	hashmap__init(&l.ks->names, hashmap_str_hash, hashmap_str_equal, NULL);
 	err = load(&l, path ? path : KALLSYMS_PATH);
 	free(l.meta);
 	free(l.objs);
@@ -745,7 +749,16 @@ const struct ksym *ksyms__get(const struct ksyms *ks, const char *name)
 {
 	long i;
 
-	if (!ks || !name || !hashmap__find(&ks->names, (long)name, &i))
+	if (!ks || !name)
+		return NULL;
+	/* lazily: cast away const, the index is a cache */
+	if (!ks->names_built && build_name_hash((struct ksyms *)ks)) {
+		/* out of memory: not found this time, tried again at the next lookup */
+		hashmap__clear((struct hashmap *)&ks->names);
+		((struct ksyms *)ks)->names_built = false;
+		return NULL;
+	}
+	if (!hashmap__find(&ks->names, (long)name, &i))
 		return NULL;
 	return &ks->syms[i];
 }
