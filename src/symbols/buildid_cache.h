@@ -41,8 +41,8 @@ int buildid_cache__add_pid(struct buildid_cache *c, int pid);
 
 /*
  * Resolves a (build-id, file offset) frame: registered files first, then the debug directory.
- * Returns 0 with *ret_path (the object's path) and *ret_sym (the function, or NULL if the
- * object is known but no symbol covers the offset or its symbols could not be loaded);
+ * Returns 0 with *ret_path (the object's path) and *ret_sym (the function, demangled, or NULL
+ * if the object is known but no symbol covers the offset or its symbols could not be loaded);
  * -ENOENT if the build-id is unknown, -EINVAL for an empty or too long build-id.
  * ret_sym_off may be NULL.
  */
