@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "render_opts.h"
+#include "resym_cli.h"
 
 static void report_help(void)
 {
@@ -22,6 +23,7 @@ static void report_help(void)
 	       "%s"
 	       "      --strict      exit 3 when the run lost anything (rows, stacks, lock events),\n"
 	       "                    naming the losses\n"
+	       RESYM_CLI_HELP
 	       CLI_HELP_LINES
 	       "\nExamples:\n"
 	       "  schedprof report run.json --stacks\n"
@@ -44,15 +46,21 @@ int cmd_report(int argc, char **argv)
 		{ "strict", no_argument, NULL, CLI_OPT_STRICT },
 		RUNS_LONG_OPTS,
 	};
+	struct resym_cli rs;
 	struct runs_opts o;
 	struct sp_run run;
 	const char *missing;
 	int err;
 
+	err = resym_cli_take(&report_cmd, &argc, argv, &rs);
+	if (err)
+		return err;
 	err = runs_parse(&report_cmd, argc, argv, long_opts, 1, "one saved run: FILE.json", &o);
 	if (err)
 		return err == CLI_DONE ? EXIT_SUCCESS : err;
 	err = cli_load_run(o.files[0], &run);
+	if (!err)
+		resym_cli_apply(&run, &rs);
 	if (!err && (missing = render_run_missing(&run, o.render.format))) {
 		sp_run_free(&run);
 		return cli_usage_error(&report_cmd, "%s: %s", o.files[0], missing);
