@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "demangle.h"
 #include "hashmap.h"
 #include "strpool.h"
 #include "usyms.h"
@@ -96,6 +97,10 @@ static int resym_frame(struct resym *r, char **name, const char *object,
 
 	*ret_renamed = false;
 	if (!info->build_id || !info->addr || info->inlined)
+		return 0;
+	/* a named frame has nothing to gain but its line: most frames cost one test here */
+	if (!sp_resym_is_unresolved(*name, object) && strcmp(*name, "[unknown]") &&
+	    !sp_name_is_mangled(*name) && (!r->lines || info->file))
 		return 0;
 	r->st->frames++;
 	err = offer_path(r, object);

@@ -28,7 +28,8 @@ struct sp_resym_opts {
 };
 
 struct sp_resym_stats {
-	uint64_t frames;    /* user frames with a build-id and an address: candidates */
+	uint64_t frames;    /* candidates: user frames with a build-id and an address that are
+			     * unresolved, "[unknown]", mangled, or (lines) without a line */
 	uint64_t renamed;   /* frames and profile rows that got a (better) name */
 	uint64_t lines;     /* frames that got a file:line */
 	uint64_t unknown;   /* candidates whose build-id no file or server has */

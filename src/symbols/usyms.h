@@ -64,7 +64,8 @@ struct usym {
 	uint64_t sym_off;   /* distance from the function's start (0 without a name) */
 
 	const char *system_name; /* the mangled name when name was demangled; NULL */
-	/* no name: the function's start offset in the file when .eh_frame knows it, else 0 */
+	/* the function's start offset in the file: the symbol's, or with no name the .eh_frame
+	 * FDE's (stripped code); 0 unknown */
 	uint64_t func_start;
 	/* the file offset looked up (usyms__resolve_ip computes it from the mapping; JIT: the ip) */
 	uint64_t offset;

@@ -16,7 +16,10 @@
 
 #include "demangle.h"
 #include "elfsyms.h"
+#include "procmaps.h"
 #include "usyms.h"
+
+#include "symtarget_fixture.h"
 
 #if !defined(SYMTARGET_NOPIE) || !defined(SYMTARGET_NOPIE_STRIPPED) ||                        \
 	!defined(SYMTARGET_LINKED) || !defined(SYMTARGET_BADLINK) || !defined(CXXTARGET) ||   \
@@ -350,7 +353,7 @@ END_TEST
 /* A stripped copy finds its DWARF in the debug file under <debug_dir>/.build-id/. */
 START_TEST(test_dwarf_from_debug_dir)
 {
-	char dir[] = "/tmp/sp-dbgdir-XXXXXX", path[PATH_MAX], hex[2 * ELF_BUILD_ID_MAX + 1];
+	char dir[] = "/tmp/sp-dbgdir-XXXXXX", cmd[PATH_MAX], hex[2 * ELF_BUILD_ID_MAX + 1];
 	struct usyms_opts o = { .lines = true };
 	uint8_t id[ELF_BUILD_ID_MAX];
 	struct elf_syms *full;
@@ -362,12 +365,7 @@ START_TEST(test_dwarf_from_debug_dir)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	ck_assert_int_eq(elf_read_build_id(INLTARGET_STRIPPED, id, sizeof(id), &len), 0);
 	elf_build_id_hex(id, len, hex, sizeof(hex));
-	snprintf(path, sizeof(path), "%s/.build-id", dir);
-	ck_assert_int_eq(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/.build-id/%.2s", dir, hex);
-	ck_assert_int_eq(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
-	ck_assert_int_eq(symlink(INLTARGET_DEBUG, path), 0);
+	install_debug_file(dir, INLTARGET_STRIPPED, INLTARGET_DEBUG);
 
 	ck_assert(nm_addr(INLTARGET, "sp_inl_here", &vaddr));
 	full = open_with(INLTARGET, "", false);
@@ -393,9 +391,8 @@ START_TEST(test_dwarf_from_debug_dir)
 			 -ENOENT);
 	usyms__free(u);
 
-	unlink(path);
-	snprintf(path, sizeof(path), "rm -r '%s'", dir);
-	ck_assert_int_eq(system(path), 0);
+	snprintf(cmd, sizeof(cmd), "rm -r '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
