@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 
 #include "demangle.h"
 #include "elfsyms.h"
+#include "model.h"
+#include "resym.h"
 #include "procmaps.h"
 #include "usyms.h"
 
@@ -450,6 +453,91 @@ START_TEST(test_perf_map)
 }
 END_TEST
 
+
+START_TEST(test_resym_unresolved_form)
+{
+	ck_assert(sp_resym_is_unresolved("libc.so.6+0x97360", "/usr/lib/x86_64-linux-gnu/libc.so.6"));
+	ck_assert(sp_resym_is_unresolved("cc1+0x1a2b3c", "cc1"));
+	ck_assert(!sp_resym_is_unresolved("libc.so.6+0x", "/lib/libc.so.6"));
+	ck_assert(!sp_resym_is_unresolved("libc.so.6+0x12g", "/lib/libc.so.6"));
+	ck_assert(!sp_resym_is_unresolved("libc.so.6+0x1A", "/lib/libc.so.6"));
+	ck_assert(!sp_resym_is_unresolved("cc1+0x10", "/usr/bin/cc"));
+	ck_assert(!sp_resym_is_unresolved("malloc", "/lib/libc.so.6"));
+	ck_assert(!sp_resym_is_unresolved("x+0x10", NULL));
+}
+END_TEST
+
+static struct sp_frame_info *one_info(uint64_t addr, const char *build_id)
+{
+	struct sp_frame_info *fi = calloc(1, sizeof(*fi));
+
+	ck_assert_ptr_nonnull(fi);
+	fi->addr = addr;
+	fi->build_id = strdup(build_id);
+	return fi;
+}
+
+/* A run built in memory (malloc'd strings, no pool): two rows of one stripped function merge. */
+START_TEST(test_resym_malloced_run)
+{
+	struct sp_resym_opts o = { .debug_dir = "" };
+	struct elf_syms *full = open_with(SYMTARGET_NOPIE, "", false);
+	uint8_t id[ELF_BUILD_ID_MAX];
+	char hex[2 * ELF_BUILD_ID_MAX + 1], name[64];
+	struct sp_resym_stats st;
+	struct sp_run run;
+	uint64_t vaddr, off;
+	size_t len;
+
+	ck_assert(nm_addr(SYMTARGET_NOPIE, "sp_target_big", &vaddr));
+	off = offset_of(full, vaddr);
+	elf_syms__free(full);
+	ck_assert_int_eq(elf_read_build_id(SYMTARGET_NOPIE, id, sizeof(id), &len), 0);
+	elf_build_id_hex(id, len, hex, sizeof(hex));
+
+	sp_run_init(&run);
+	run.profile.present = true;
+	for (int i = 0; i < 2; i++) {
+		struct sp_profile_row *row = sp_array_add((void **)&run.profile.rows,
+							  &run.profile.nrows, &run.profile.cap,
+							  sizeof(*row));
+		struct sp_stack_row *s;
+
+		ck_assert_ptr_nonnull(row);
+		snprintf(name, sizeof(name), "symtarget_nopie+0x%" PRIx64, off + 8 * (uint64_t)i);
+		row->function = strdup(name);
+		row->object = strdup(SYMTARGET_NOPIE);
+		row->info = one_info(off + 8 * (uint64_t)i, hex);
+		row->samples = 3 + (uint64_t)i;
+		ck_assert_int_eq(sp_comm_list_add(&row->comms, i ? "b" : "a", row->samples, 0, 0), 0);
+		s = sp_array_add((void **)&row->stacks.v, &row->stacks.n, &row->stacks.cap,
+				 sizeof(*s));
+		s->nframes = 1;
+		s->frames = calloc(1, sizeof(char *));
+		s->objects = calloc(1, sizeof(char *));
+		s->frames[0] = strdup(name);
+		s->objects[0] = strdup(SYMTARGET_NOPIE);
+		s->info = one_info(off + 8 * (uint64_t)i, hex);
+		s->comm = strdup(i ? "b" : "a");
+		s->count = row->samples;
+	}
+	run.profile.target = run.profile.total = 7;
+	run.profile.unsymbolized = 7;
+
+	ck_assert_int_eq(sp_resym_run(&run, &o, &st), 0);
+	ck_assert_uint_eq(st.renamed, 4);
+	ck_assert_uint_eq(st.rows_merged, 1);
+	ck_assert_uint_eq(run.profile.nrows, 1);
+	ck_assert_str_eq(run.profile.rows[0].function, "sp_target_big");
+	ck_assert_uint_eq(run.profile.rows[0].samples, 7);
+	ck_assert_uint_eq(run.profile.rows[0].comms.n, 2);
+	ck_assert_uint_eq(run.profile.rows[0].stacks.n, 2); /* other addresses: kept apart */
+	ck_assert_str_eq(run.profile.rows[0].stacks.v[0].frames[0], "sp_target_big");
+	ck_assert_uint_eq(run.profile.unsymbolized, 0);
+	sp_run_free(&run);
+}
+END_TEST
+
 static Suite *debuginfo_suite(void)
 {
 	Suite *s = suite_create("debuginfo");
@@ -465,6 +553,8 @@ static Suite *debuginfo_suite(void)
 	tcase_add_test(tc, test_dwarf_inlined);
 	tcase_add_test(tc, test_dwarf_from_debug_dir);
 	tcase_add_test(tc, test_perf_map);
+	tcase_add_test(tc, test_resym_unresolved_form);
+	tcase_add_test(tc, test_resym_malloced_run);
 	suite_add_tcase(s, tc);
 	return s;
 }
