@@ -19,10 +19,19 @@
 #include "demangle.h"
 #include "hashmap.h"
 
+/* An address range of a unit, for files without .debug_aranges. */
+struct cu_range {
+	uint64_t start, end;
+	Dwarf_Off die; /* the unit's DIE */
+};
+
 struct dwarf_src {
 	int fd;
 	Elf *elf;
 	Dwarf *dw;
+	struct cu_range *ranges; /* built on the first address .debug_aranges does not cover */
+	size_t nranges;
+	bool ranges_built;
 	struct hashmap cache; /* vaddr -> struct dwarf_pos * (NULL: nothing covers it) */
 	char **owned;	      /* demangled names */
 	size_t nowned, owned_cap;
@@ -80,6 +89,7 @@ void dwarf_src__free(struct dwarf_src *d)
 	if (!d)
 		return;
 	hashmap__clear_with(&d->cache, pos_free);
+	free(d->ranges);
 	for (i = 0; i < d->nowned; i++)
 		free(d->owned[i]);
 	free(d->owned);
@@ -148,6 +158,81 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, unsigned
 		*file = dwarf_filesrc(files, idx, NULL, NULL);
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Every unit's address ranges (DW_AT_low_pc/high_pc or DW_AT_ranges), sorted. */
+static int build_ranges(struct dwarf_src *d)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	size_t cap = 0;
+	uint8_t unit_type;
+	Dwarf_Half version;
+
+	d->ranges_built = true;
+	while (!dwarf_get_units(d->dw, cu, &cu, &version, &unit_type, &cudie, NULL)) {
+		Dwarf_Addr base, start, end;
+		ptrdiff_t off = 0;
+
+		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
+			continue;
+		while ((off = dwarf_ranges(&cudie, off, &base, &start, &end)) > 0) {
+			if (end <= start)
+				continue;
+			if (d->nranges == cap) {
+				struct cu_range *r;
+
+				cap = cap ? 2 * cap : 64;
+				r = realloc(d->ranges, cap * sizeof(*r));
+				if (!r)
+					return -ENOMEM;
+				d->ranges = r;
+			}
+			d->ranges[d->nranges++] = (struct cu_range){ start, end,
+								     dwarf_dieoffset(&cudie) };
+		}
+	}
+	qsort(d->ranges, d->nranges, sizeof(*d->ranges), cmp_range);
+	return 0;
+}
+
+/*
+ * The unit of an address: .debug_aranges through dwarf_addrdie(), else (clang emits no
+ * .debug_aranges) the units' own ranges. 1 found, 0 not, -ENOMEM.
+ */
+static int find_cu(struct dwarf_src *d, uint64_t vaddr, Dwarf_Die *cu)
+{
+	size_t lo = 0, hi;
+	int err;
+
+	if (dwarf_addrdie(d->dw, vaddr, cu))
+		return 1;
+	if (!d->ranges_built && (err = build_ranges(d)))
+		return err;
+	hi = d->nranges;
+	while (lo < hi) { /* first range starting after vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->ranges[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges of different units do not overlap in practice; look back a little anyway */
+	for (size_t i = lo; i > 0 && lo - i < 8; i--) {
+		const struct cu_range *r = &d->ranges[i - 1];
+
+		if (vaddr < r->end)
+			return dwarf_offdie(d->dw, r->die, cu) ? 1 : 0;
+	}
+	return 0;
+}
+
 static int resolve(struct dwarf_src *d, uint64_t vaddr, struct dwarf_pos **ret)
 {
 	struct usym_inline *inl = NULL;
@@ -159,8 +244,10 @@ static int resolve(struct dwarf_src *d, uint64_t vaddr, struct dwarf_pos **ret)
 	int n, i, k = 0, err = 0;
 
 	*ret = NULL;
-	if (!dwarf_addrdie(d->dw, vaddr, &cu))
-		return 0;
+	err = find_cu(d, vaddr, &cu);
+	if (err <= 0)
+		return err;
+	err = 0;
 	l = dwarf_getsrc_die(&cu, vaddr);
 	if (l) {
 		int ln = 0;
