@@ -23,6 +23,7 @@ struct resym {
 	struct usyms *u;
 	bool lines;
 	struct hashmap paths; /* object paths offered to usyms already (const char * -> 1) */
+	bool objects_offered; /* the run's object list, on the first frame looked up */
 	struct sp_resym_stats *st;
 };
 
@@ -103,6 +104,12 @@ static int resym_frame(struct resym *r, char **name, const char *object,
 	    !sp_name_is_mangled(*name) && (!r->lines || info->file))
 		return 0;
 	r->st->frames++;
+	for (size_t i = 0; !r->objects_offered && i < r->run->objects.n; i++) {
+		err = offer_path(r, r->run->objects.v[i].path);
+		if (err)
+			return err;
+	}
+	r->objects_offered = true;
 	err = offer_path(r, object);
 	if (err)
 		return err;
@@ -385,8 +392,6 @@ int sp_resym_run(struct sp_run *run, const struct sp_resym_opts *opts,
 	r.u = usyms__new(&uo);
 	if (!r.u)
 		return -ENOMEM;
-	for (i = 0; !err && i < run->objects.n; i++)
-		err = offer_path(&r, run->objects.v[i].path);
 	for (i = 0; !err && run->sched.present && i < run->sched.nrows; i++)
 		err = resym_stacks(&r, &run->sched.rows[i].stacks);
 	for (i = 0; !err && run->locks.present && i < run->locks.nrows; i++)
