@@ -82,6 +82,7 @@ struct usyms {
 	bool vdso_tried;
 	char *perf_map_dir;	     /* NULL: /tmp */
 	struct hashmap perfmaps;     /* pid -> struct us_perfmap * */
+	struct hashmap uids;	     /* pid -> its uid, seen while it lived (perf map owners) */
 	struct us_perfmap *old_maps; /* replaced maps: their names may still be referenced */
 };
 
@@ -154,6 +155,7 @@ struct usyms *usyms__new(const struct usyms_opts *opts)
 	hashmap__init(&u->files, hashmap_mem_hash, hashmap_mem_equal, (void *)FILE_KEY_SIZE);
 	hashmap__init(&u->images, hashmap_mem_hash, hashmap_mem_equal, (void *)IMAGE_KEY_SIZE);
 	hashmap__init(&u->perfmaps, hashmap_long_hash, hashmap_long_equal, NULL);
+	hashmap__init(&u->uids, hashmap_long_hash, hashmap_long_equal, NULL);
 	u->bc = buildid_cache__new();
 	if (!u->bc)
 		goto fail;
@@ -181,6 +183,7 @@ void usyms__free(struct usyms *u)
 	hashmap__clear_with(&u->images, image_entry_free);
 	hashmap__clear_with(&u->files, file_entry_free);
 	hashmap__clear_with(&u->perfmaps, perfmap_entry_free);
+	hashmap__clear(&u->uids);
 	perfmap_list_free(u->old_maps);
 	free(u->perf_map_dir);
 	buildid_cache__free(u->bc);
@@ -282,8 +285,22 @@ fail:
 	return NULL;
 }
 
+/* The owner of a live process; false when it is gone. */
+static bool pid_uid(int pid, uid_t *ret)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (stat(path, &st))
+		return false;
+	*ret = st.st_uid;
+	return true;
+}
+
 int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 {
+	uid_t uid;
 	struct us_image *img, *old;
 	struct proc_map *maps;
 	long found;
@@ -293,6 +310,10 @@ int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 	err = proc_maps__read(pid, &maps, &n);
 	if (err)
 		return err;
+	if (pid_uid(pid, &uid) && hashmap__set(&u->uids, (long)pid, (long)uid, NULL, NULL)) {
+		err = -ENOMEM;
+		goto out;
+	}
 	/* files by build-id, for build-id frames (map_files for deleted ones) */
 	err = buildid_cache__add_pid(u->bc, pid);
 	if (err == -ENOMEM)
@@ -457,6 +478,24 @@ out:
 	return err;
 }
 
+/*
+ * A perf map is trusted when it is a regular file (not a symlink: /tmp is everyone's) owned by
+ * root, by us, or by the process it describes (as seen now, or while it lived).
+ */
+static bool perfmap_owner_ok(struct usyms *u, int pid, const struct stat *st)
+{
+	long uid;
+	uid_t live;
+
+	if (!S_ISREG(st->st_mode))
+		return false;
+	if (st->st_uid == 0 || st->st_uid == geteuid())
+		return true;
+	if (pid_uid(pid, &live))
+		return st->st_uid == live;
+	return hashmap__find(&u->uids, (long)pid, &uid) && (uid_t)uid == st->st_uid;
+}
+
 /* The perf map of pid, read again when its size changed; NULL + errno (ENOENT, ENOMEM). */
 static struct us_perfmap *perfmap_get(struct usyms *u, int pid)
 {
@@ -465,34 +504,35 @@ static struct us_perfmap *perfmap_get(struct usyms *u, int pid)
 	char path[4096];
 	long found;
 	FILE *f;
-	int err;
+	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/perf-%d.map", u->perf_map_dir ? u->perf_map_dir : "/tmp",
 		 pid);
 	if (hashmap__find(&u->perfmaps, (long)pid, &found))
 		pm = (struct us_perfmap *)found;
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !perfmap_owner_ok(u, pid, &st) ||
+	    (pm && pm->size == st.st_size)) {
+		if (fd >= 0)
+			close(fd);
 		errno = ENOENT;
-		return pm && pm->n ? pm : NULL; /* gone since: keep what was read */
+		return pm && pm->n ? pm : NULL; /* unchanged, or gone since: keep what was read */
 	}
-	if (pm && pm->size == st.st_size)
-		return pm;
 	fresh = calloc(1, sizeof(*fresh));
-	if (!fresh)
+	f = fdopen(fd, "re");
+	if (!fresh || !f) {
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+		free(fresh);
+		errno = ENOMEM;
 		return NULL;
+	}
 	fresh->pid = pid;
 	fresh->size = st.st_size;
 	fresh->path = strdup(path);
-	f = fopen(path, "re");
-	if (!fresh->path || !f) {
-		err = f ? ENOMEM : errno;
-		if (f)
-			fclose(f);
-		perfmap_free(fresh);
-		errno = err;
-		return NULL;
-	}
-	err = perfmap_parse(fresh, f);
+	err = fresh->path ? perfmap_parse(fresh, f) : -ENOMEM;
 	fclose(f);
 	if (err) {
 		perfmap_free(fresh);

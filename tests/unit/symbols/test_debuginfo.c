@@ -415,7 +415,7 @@ static void write_file(const char *path, const char *mode, const char *text)
 /* /tmp/perf-PID.map: hex START SIZE name; later lines win; re-read when the file grows. */
 START_TEST(test_perf_map)
 {
-	char dir[] = "/tmp/sp-perfmap-XXXXXX", path[PATH_MAX];
+	char dir[] = "/tmp/sp-perfmap-XXXXXX", path[PATH_MAX], link[PATH_MAX];
 	struct usyms *u = usyms__new(NULL);
 	struct usym s;
 
@@ -451,6 +451,26 @@ START_TEST(test_perf_map)
 	ck_assert_str_eq(s.name, "stub with spaces");
 	ck_assert_int_eq(usyms__resolve_ip(u, 4242, 1, 0x1000, &s), -ESRCH);
 
+	unlink(path);
+
+	/* /tmp is everyone's: no symlinks, and no map of another user's for a process not theirs */
+	snprintf(path, sizeof(path), "%s/real.map", dir);
+	write_file(path, "w", "7f0000001000 100 planted\n");
+	snprintf(link, sizeof(link), "%s/perf-4243.map", dir);
+	ck_assert_int_eq(symlink(path, link), 0);
+	ck_assert_int_eq(usyms__resolve_perf_map(u, 4243, 0x7f0000001010, &s), -ENOENT);
+	unlink(link);
+	if (geteuid() == 0) {
+		/* pid_max is at most 2^22: this pid cannot exist */
+		snprintf(link, sizeof(link), "%s/perf-%d.map", dir, 1 << 23);
+		write_file(link, "w", "7f0000001000 100 planted\n");
+		ck_assert_int_eq(chown(link, 65534, 65534), 0);
+		ck_assert_int_eq(usyms__resolve_perf_map(u, 1 << 23, 0x7f0000001010, &s), -ENOENT);
+		ck_assert_int_eq(chown(link, 0, 0), 0);
+		ck_assert_int_eq(usyms__resolve_perf_map(u, 1 << 23, 0x7f0000001010, &s), 0);
+		ck_assert_str_eq(s.name, "planted");
+		unlink(link);
+	}
 	unlink(path);
 	rmdir(dir);
 	usyms__free(u);
