@@ -19,12 +19,12 @@ struct resym_cli {
 };
 
 #define RESYM_CLI_HELP                                                                           \
-	"      --no-resymbolize  print frames as saved; by default user frames that were\n"     \
-	"                    unresolved (obj+0x...) are named again with the debug files known\n"  \
-	"                    now (debug packages installed since, debuginfod with\n"               \
-	"                    DEBUGINFOD_URLS), C++/Rust names demangled\n"                         \
-	"      --lines       add source file:line to re-symbolized frames (DWARF)\n"              \
-	"      --debug-dir DIR  where separate debug files are (default /usr/lib/debug)\n"
+	"      --no-resymbolize  print user frames as saved; by default the unresolved\n"     \
+	"                    ones (obj+0x...) are named again from the debug files known\n"    \
+	"                    now (debug packages installed since, debuginfod with\n"          \
+	"                    DEBUGINFOD_URLS), C++/Rust names demangled\n"                    \
+	"      --lines       add file:line to re-symbolized frames (DWARF)\n"                 \
+	"      --debug-dir DIR  separate debug files' root (default /usr/lib/debug)\n"
 
 /*
  * Takes the options above out of argv (up to a "--"), shifting the rest down and lowering
