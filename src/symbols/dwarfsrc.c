@@ -10,12 +10,14 @@
 #include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <elfutils/libdw.h>
 
+#include "addrsearch.h"
 #include "demangle.h"
 #include "hashmap.h"
 
@@ -207,22 +209,15 @@ static int build_ranges(struct dwarf_src *d)
  */
 static int find_cu(struct dwarf_src *d, uint64_t vaddr, Dwarf_Die *cu)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 	int err;
 
 	if (dwarf_addrdie(d->dw, vaddr, cu))
 		return 1;
 	if (!d->ranges_built && (err = build_ranges(d)))
 		return err;
-	hi = d->nranges;
-	while (lo < hi) { /* first range starting after vaddr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->ranges[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = addr_upper_bound(d->ranges, d->nranges, sizeof(*d->ranges),
+			      offsetof(struct cu_range, start), vaddr);
 	/* ranges of different units do not overlap in practice; look back a little anyway */
 	for (size_t i = lo; i > 0 && lo - i < 8; i--) {
 		const struct cu_range *r = &d->ranges[i - 1];

@@ -10,6 +10,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <elfutils/libdwelf.h>
 #include <zlib.h>
 
+#include "addrsearch.h"
 #include "debuginfod.h"
 #include "demangle.h"
 #include "dwarfsrc.h"
@@ -788,17 +790,9 @@ int elf_syms__build_id(const struct elf_syms *es, const uint8_t **ret_id, size_t
 /* The index of the innermost symbol containing vaddr, or -1. */
 static long find_sym(const struct elf_syms *es, uint64_t vaddr)
 {
-	size_t lo = 0, hi = es->nsyms, i;
+	size_t lo = addr_upper_bound(es->syms, es->nsyms, sizeof(*es->syms),
+				     offsetof(struct elf_sym_ent, addr), vaddr), i;
 
-	/* first entry with addr > vaddr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (es->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* walk back over enclosing candidates: nested or overlapping symbols are rare, and
 	 * max_end stops the walk as soon as nothing earlier can reach vaddr */
 	for (i = lo; i > 0; i--) {

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "buildid_cache.h"
 #include "elfsyms.h"
 #include "hashmap.h"
@@ -555,22 +556,13 @@ int usyms__resolve_perf_map(struct usyms *u, int pid, uint64_t ip, struct usym *
 {
 	const struct us_jit *best = NULL;
 	struct us_perfmap *pm;
-	size_t lo, hi, i;
+	size_t lo, i;
 
 	memset(ret_sym, 0, sizeof(*ret_sym));
 	pm = perfmap_get(u, pid);
 	if (!pm)
 		return errno == ENOMEM ? -ENOMEM : -ENOENT;
-	lo = 0;
-	hi = pm->n;
-	while (lo < hi) { /* first entry starting after ip */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pm->v[mid].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = addr_upper_bound(pm->v, pm->n, sizeof(*pm->v), offsetof(struct us_jit, start), ip);
 	for (i = lo; i > 0; i--) {
 		const struct us_jit *e = &pm->v[i - 1];
 
