@@ -886,22 +886,13 @@ static const char *sym_demangled(struct elf_syms *es, size_t i)
 	return es->dem[i] == not_mangled ? NULL : es->dem[i];
 }
 
-/* The .eh_frame function containing vaddr, or NULL. */
+/* The .eh_frame function containing vaddr, or NULL (the ranges do not overlap). */
 static const struct elf_range *find_fde(const struct elf_syms *es, uint64_t vaddr)
 {
-	size_t lo = 0, hi = es->nfdes;
+	size_t i = addr_upper_bound(es->fdes, es->nfdes, sizeof(*es->fdes),
+				    offsetof(struct elf_range, start), vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (vaddr < es->fdes[mid].start)
-			hi = mid;
-		else if (vaddr >= es->fdes[mid].end)
-			lo = mid + 1;
-		else
-			return &es->fdes[mid];
-	}
-	return NULL;
+	return i && vaddr < es->fdes[i - 1].end ? &es->fdes[i - 1] : NULL;
 }
 
 /* DWARF of the address, from the file itself or its debug file (opened once). */

@@ -615,21 +615,13 @@ static struct elf_syms *vdso_syms(struct usyms *u)
 	return u->vdso;
 }
 
+/* The mapping containing ip (the mappings do not overlap), or NULL. */
 static const struct us_map *image_find(const struct us_image *img, uint64_t ip)
 {
-	size_t lo = 0, hi = img->n;
+	size_t i = addr_upper_bound(img->maps, img->n, sizeof(*img->maps),
+				    offsetof(struct us_map, start), ip);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ip < img->maps[mid].start)
-			hi = mid;
-		else if (ip >= img->maps[mid].end)
-			lo = mid + 1;
-		else
-			return &img->maps[mid];
-	}
-	return NULL;
+	return i && ip < img->maps[i - 1].end ? &img->maps[i - 1] : NULL;
 }
 
 /* A file without build-id (or whose build-id lookup failed), by its path while it is there. */
