@@ -162,53 +162,109 @@ static void stack_row_drop(struct sp_run *run, struct sp_stack_row *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static uint64_t stack_hash(long key, void *ctx)
-{
-	const struct sp_stack_list *l = ctx;
+/*
+ * Elements of an array that became alike are merged into the first of their kind, which keeps
+ * its place: the array's kind says how to hash, compare and join them.
+ */
+struct merge_kind {
+	size_t size;
+	uint64_t (*hash)(const void *e);
+	bool (*equal)(const void *a, const void *b);
+	/* dup joins keep; 0 (then dup is empty: dropped) or -ENOMEM (both as they were) */
+	int (*join)(struct sp_run *run, void *keep, void *dup);
+};
 
-	return sp_stack_row_hash(&l->v[key], true, 0);
+struct merge_ctx {
+	char *base;
+	const struct merge_kind *kind;
+};
+
+static uint64_t merge_hash(long key, void *ctx)
+{
+	const struct merge_ctx *m = ctx;
+
+	return m->kind->hash(m->base + (size_t)key * m->kind->size);
 }
 
-static bool stack_equal(long a, long b, void *ctx)
+static bool merge_equal(long a, long b, void *ctx)
 {
-	const struct sp_stack_list *l = ctx;
+	const struct merge_ctx *m = ctx;
 
-	return sp_stack_rows_alike(&l->v[a], &l->v[b], true);
+	return m->kind->equal(m->base + (size_t)a * m->kind->size,
+			      m->base + (size_t)b * m->kind->size);
 }
+
+/* Merges the *n elements at base; *ret_merged counts the ones joined. 0 or -ENOMEM. */
+static int merge_alike(struct sp_run *run, void *base, size_t *n, const struct merge_kind *k,
+		       size_t *ret_merged)
+{
+	struct merge_ctx m = { base, k };
+	struct hashmap seen;
+	size_t kept = 0, i;
+	long j;
+	int err;
+
+	*ret_merged = 0;
+	hashmap__init(&seen, merge_hash, merge_equal, &m);
+	err = hashmap__reserve(&seen, *n);
+	if (err)
+		return err;
+	for (i = 0; i < *n; i++) {
+		char *e = m.base + i * k->size;
+
+		if (!err && hashmap__find(&seen, (long)i, &j)) {
+			err = k->join(run, m.base + (size_t)j * k->size, e);
+			if (!err) {
+				(*ret_merged)++;
+				continue;
+			}
+		}
+		/* after a failure the rest stays as it is */
+		if (i != kept) {
+			memcpy(m.base + kept * k->size, e, k->size);
+			memset(e, 0, k->size);
+		}
+		if (!err)
+			hashmap__add(&seen, (long)kept, (long)kept); /* reserved: cannot fail */
+		kept++;
+	}
+	hashmap__clear(&seen);
+	*n = kept;
+	return err;
+}
+
+static uint64_t stack_hash(const void *e)
+{
+	return sp_stack_row_hash(e, true, 0);
+}
+
+static bool stack_equal(const void *a, const void *b)
+{
+	return sp_stack_rows_alike(a, b, true);
+}
+
+static int stack_join(struct sp_run *run, void *keep, void *dup)
+{
+	struct sp_stack_row *a = keep, *b = dup;
+
+	a->count += b->count;
+	a->time_ns += b->time_ns;
+	stack_row_drop(run, b);
+	return 0;
+}
+
+static const struct merge_kind stack_kind = { sizeof(struct sp_stack_row), stack_hash,
+					      stack_equal, stack_join };
 
 /* Merges the stacks of l that renaming made alike, keeping the first of each in place. */
 static int stack_list_remerge(struct sp_run *run, struct sp_stack_list *l)
 {
-	struct hashmap seen;
-	size_t n = 0, i;
-	bool merged = false;
-	long j;
-	int err;
+	size_t merged;
+	int err = merge_alike(run, l->v, &l->n, &stack_kind, &merged);
 
-	hashmap__init(&seen, stack_hash, stack_equal, l);
-	err = hashmap__reserve(&seen, l->n);
-	if (err)
-		return err;
-	for (i = 0; i < l->n; i++) {
-		if (hashmap__find(&seen, (long)i, &j)) {
-			l->v[j].count += l->v[i].count;
-			l->v[j].time_ns += l->v[i].time_ns;
-			stack_row_drop(run, &l->v[i]);
-			merged = true;
-			continue;
-		}
-		if (i != n) {
-			l->v[n] = l->v[i];
-			memset(&l->v[i], 0, sizeof(l->v[i]));
-		}
-		hashmap__add(&seen, (long)n, (long)n); /* reserved: cannot fail */
-		n++;
-	}
-	hashmap__clear(&seen);
-	l->n = n;
 	if (merged)
 		sp_stack_list_sort(l);
-	return 0;
+	return err;
 }
 
 static int resym_stacks(struct resym *r, struct sp_stack_list *l)
@@ -235,13 +291,36 @@ static int resym_stacks(struct resym *r, struct sp_stack_list *l)
 	return any ? stack_list_remerge(r->run, l) : 0;
 }
 
-/* Row b joins row a (the same function now): samples, comms and stacks; b is emptied. */
-static int profile_row_join(struct sp_run *run, struct sp_profile_row *a, struct sp_profile_row *b)
+static void profile_row_drop(struct sp_run *run, struct sp_profile_row *row)
 {
+	for (size_t i = 0; i < row->stacks.n; i++)
+		stack_row_drop(run, &row->stacks.v[i]);
+	free(row->stacks.v);
+	if (!run->strings) {
+		free(row->function);
+		free(row->object);
+		sp_frame_info_free(row->info, 1);
+		sp_comm_list_free(&row->comms);
+	} else {
+		free(row->info);
+		free(row->comms.v);
+	}
+	memset(row, 0, sizeof(*row));
+}
+
+/* Row b joins row a (the same function now): comms, stacks and samples; b is dropped. */
+static int profile_join(struct sp_run *run, void *keep, void *dup)
+{
+	struct sp_profile_row *a = keep, *b = dup;
+	struct sp_stack_row *v;
 	size_t i;
 	int err;
 
-	a->samples += b->samples;
+	v = realloc(a->stacks.v, (a->stacks.n + b->stacks.n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	a->stacks.v = v;
+	a->stacks.cap = a->stacks.n + b->stacks.n + 1;
 	for (i = 0; i < b->comms.n; i++) {
 		const struct sp_comm_stat *c = &b->comms.v[i];
 		size_t before = a->comms.n;
@@ -260,91 +339,42 @@ static int profile_row_join(struct sp_run *run, struct sp_profile_row *a, struct
 		}
 	}
 	sp_comm_list_sort(&a->comms);
-	for (i = 0; i < b->stacks.n; i++) {
-		struct sp_stack_row *s = sp_array_add((void **)&a->stacks.v, &a->stacks.n,
-						      &a->stacks.cap, sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		*s = b->stacks.v[i];
-		memset(&b->stacks.v[i], 0, sizeof(b->stacks.v[i]));
-	}
+	memcpy(a->stacks.v + a->stacks.n, b->stacks.v, b->stacks.n * sizeof(*v));
+	a->stacks.n += b->stacks.n;
 	b->stacks.n = 0;
-	return stack_list_remerge(run, &a->stacks);
+	a->samples += b->samples;
+	profile_row_drop(run, b);
+	/* stacks of the two rows may be alike; out of memory, they stay apart */
+	(void)stack_list_remerge(run, &a->stacks);
+	return 0;
 }
 
-static void profile_row_drop(struct sp_run *run, struct sp_profile_row *row)
+static uint64_t profile_hash(const void *e)
 {
-	for (size_t i = 0; i < row->stacks.n; i++)
-		stack_row_drop(run, &row->stacks.v[i]);
-	free(row->stacks.v);
-	if (!run->strings) {
-		free(row->function);
-		free(row->object);
-		sp_frame_info_free(row->info, 1);
-		sp_comm_list_free(&row->comms);
-	} else {
-		free(row->info);
-		free(row->comms.v);
-	}
-	memset(row, 0, sizeof(*row));
-}
-
-static uint64_t prow_hash(long key, void *ctx)
-{
-	const struct sp_profile_row *row = &((const struct sp_profile_view *)ctx)->rows[key];
+	const struct sp_profile_row *row = e;
 
 	return hashmap_hash_bytes(row->object, strlen(row->object),
 				  hashmap_hash_bytes(row->function, strlen(row->function), 0));
 }
 
-static bool prow_equal(long a, long b, void *ctx)
+static bool profile_equal(const void *a, const void *b)
 {
-	const struct sp_profile_view *v = ctx;
+	const struct sp_profile_row *x = a, *y = b;
 
-	return !strcmp(v->rows[a].function, v->rows[b].function) &&
-	       !strcmp(v->rows[a].object, v->rows[b].object);
+	return !strcmp(x->function, y->function) && !strcmp(x->object, y->object);
 }
+
+static const struct merge_kind profile_kind = { sizeof(struct sp_profile_row), profile_hash,
+						profile_equal, profile_join };
 
 /* Profile rows that now name the same function in the same object become one. */
 static int profile_remerge(struct resym *r)
 {
 	struct sp_profile_view *v = &r->run->profile;
-	struct hashmap seen;
-	size_t n = 0, i;
-	long j;
-	int err;
+	size_t merged;
+	int err = merge_alike(r->run, v->rows, &v->nrows, &profile_kind, &merged);
 
-	hashmap__init(&seen, prow_hash, prow_equal, v);
-	err = hashmap__reserve(&seen, v->nrows);
-	if (err)
-		return err;
-	for (i = 0; i < v->nrows; i++) {
-		if (hashmap__find(&seen, (long)i, &j)) {
-			err = profile_row_join(r->run, &v->rows[j], &v->rows[i]);
-			if (err)
-				break;
-			profile_row_drop(r->run, &v->rows[i]);
-			r->st->rows_merged++;
-			continue;
-		}
-		if (i != n) {
-			v->rows[n] = v->rows[i];
-			memset(&v->rows[i], 0, sizeof(v->rows[i]));
-		}
-		hashmap__add(&seen, (long)n, (long)n);
-		n++;
-	}
-	/* on failure, rows i.. (not yet placed) follow the merged prefix */
-	for (; i < v->nrows; i++) {
-		if (i != n) {
-			v->rows[n] = v->rows[i];
-			memset(&v->rows[i], 0, sizeof(v->rows[i]));
-		}
-		n++;
-	}
-	hashmap__clear(&seen);
-	v->nrows = n;
+	r->st->rows_merged += merged;
 	sp_profile_sort(v);
 	return err;
 }
