@@ -16,6 +16,7 @@
 #include "fleet_cli.h"
 #include "log.h"
 #include "render_opts.h"
+#include "resym_cli.h"
 
 static void report_help(void)
 {
@@ -33,6 +34,7 @@ static void report_help(void)
 	       "%s"
 	       "      --strict      exit 3 when the run lost anything (rows, stacks, lock events),\n"
 	       "                    naming the losses\n"
+	       RESYM_CLI_HELP
 	       FLEET_HELP_LINES
 	       CLI_HELP_LINES
 	       "\nExamples:\n"
@@ -119,11 +121,15 @@ int cmd_report(int argc, char **argv)
 		RUNS_LONG_OPTS,
 	};
 	struct fleet_opts fo = { 0 };
+	struct resym_cli rs;
 	struct runs_opts o;
 	struct sp_run run;
 	const char *missing;
 	int err;
 
+	err = resym_cli_take(&report_cmd, &argc, argv, &rs);
+	if (err)
+		return err;
 	err = runs_parse_with(&report_cmd, argc, argv, long_opts, -1,
 			      "one saved run: FILE.json", fleet_opt, &fo, &o);
 	if (!err && !fo.from && o.nfiles != 1)
@@ -141,6 +147,9 @@ int cmd_report(int argc, char **argv)
 	}
 	fleet_opts_free(&fo);
 	err = cli_load_run(o.files[0], &run);
+	rs.lines = o.render.lines;
+	if (!err)
+		resym_cli_apply(&run, &rs);
 	if (!err && (missing = render_run_missing(&run, o.render.format))) {
 		sp_run_free(&run);
 		return cli_usage_error(&report_cmd, "%s: %s", o.files[0], missing);

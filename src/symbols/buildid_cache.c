@@ -18,9 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debuginfod.h"
 #include "elfsyms.h"
 #include "hashmap.h"
 #include "procmaps.h"
+#include "usyms.h"
 
 struct bc_file { /* the identity fields come first: they are the key (FILE_KEY_SIZE) */
 	dev_t dev;
@@ -46,6 +48,7 @@ struct buildid_cache {
 	struct hashmap files;	/* struct bc_file * by identity -> itself */
 	struct hashmap objects; /* struct bc_object * by build-id -> itself */
 	char *debug_dir;
+	bool lines, debuginfod;
 };
 
 static uint64_t object_hash(long key, void *ctx)
@@ -117,6 +120,18 @@ static const char *debug_dir(const struct buildid_cache *c)
 	return c->debug_dir ? c->debug_dir : ELF_DEBUG_DIR_DEFAULT;
 }
 
+void buildid_cache__set_opts(struct buildid_cache *c, bool lines, bool debuginfod)
+{
+	c->lines = lines;
+	c->debuginfod = debuginfod;
+}
+
+static struct elf_syms_opts elf_opts(const struct buildid_cache *c)
+{
+	return (struct elf_syms_opts){ .debug_dir = debug_dir(c), .dwarf = c->lines,
+				       .debuginfod = c->debuginfod };
+}
+
 /* Finds the object of a build-id, creating an empty one if create is set; NULL: -ENOENT/ENOMEM */
 static struct bc_object *object_get(struct buildid_cache *c, const uint8_t *id, size_t id_len,
 				    bool create)
@@ -183,7 +198,7 @@ static bool syms_have_id(const struct elf_syms *es, const struct bc_object *o)
  */
 static void object_load(const struct buildid_cache *c, struct bc_object *o)
 {
-	struct elf_syms_opts opts = { .debug_dir = debug_dir(c) };
+	struct elf_syms_opts opts = elf_opts(c);
 	size_t i;
 
 	if (o->loaded)
@@ -245,7 +260,7 @@ static int add_file(struct buildid_cache *c, const char *open_path, const char *
 		if (!o->syms)
 			o->loaded = false; /* a new candidate deserves a new attempt */
 		if (eager && !o->syms) {
-			struct elf_syms_opts opts = { .debug_dir = debug_dir(c) };
+			struct elf_syms_opts opts = elf_opts(c);
 			struct elf_syms *es = elf_syms__open_opts(open_path, &opts);
 
 			if (es && syms_have_id(es, o)) {
@@ -320,7 +335,8 @@ int buildid_cache__add_pid(struct buildid_cache *c, int pid)
 }
 
 /* Registers the build-id's entry under the debug directory: the original file, as Fedora
- * links .build-id/xx/rest to it, else the .debug file. */
+ * links .build-id/xx/rest to it, else the .debug file; else, with debuginfod, the debug file a
+ * server has. */
 static int object_from_debug_dir(const struct buildid_cache *c, struct bc_object *o)
 {
 	static const char *const suffixes[] = { "", ".debug" };
@@ -343,14 +359,28 @@ static int object_from_debug_dir(const struct buildid_cache *c, struct bc_object
 	return -ENOENT;
 }
 
-int buildid_cache__resolve(struct buildid_cache *c, const uint8_t *build_id, size_t id_len,
-			   uint64_t file_offset, const char **ret_sym, uint64_t *ret_sym_off,
-			   const char **ret_path)
+static int object_from_debuginfod(const struct buildid_cache *c, struct bc_object *o)
 {
-	struct bc_object *o;
-	uint64_t off = 0;
+	char *path;
 	int err;
 
+	if (!c->debuginfod)
+		return -ENOENT;
+	err = sp_debuginfod_find_debuginfo(o->id, o->id_len, &path);
+	if (err)
+		return err;
+	err = object_add_path(o, path);
+	free(path);
+	return err;
+}
+
+int buildid_cache__lookup(struct buildid_cache *c, const uint8_t *build_id, size_t id_len,
+			  uint64_t file_offset, struct usym *ret)
+{
+	struct bc_object *o;
+	int err;
+
+	memset(ret, 0, sizeof(*ret));
 	if (!id_len || id_len > ELF_BUILD_ID_MAX)
 		return -EINVAL;
 	o = object_get(c, build_id, id_len, false);
@@ -360,6 +390,8 @@ int buildid_cache__resolve(struct buildid_cache *c, const uint8_t *build_id, siz
 		if (!o)
 			return -ENOMEM;
 		err = object_from_debug_dir(c, o);
+		if (err == -ENOENT)
+			err = object_from_debuginfod(c, o);
 		if (err == -ENOMEM)
 			return err;
 	}
@@ -367,9 +399,31 @@ int buildid_cache__resolve(struct buildid_cache *c, const uint8_t *build_id, siz
 		return -ENOENT;
 
 	object_load(c, o);
-	*ret_path = o->path ? o->path : o->paths[0];
-	*ret_sym = o->syms ? elf_syms__lookup_offset(o->syms, file_offset, &off) : NULL;
+	ret->object = o->path ? o->path : o->paths[0];
+	ret->build_id = o->id;
+	ret->build_id_len = o->id_len;
+	ret->offset = file_offset;
+	if (o->syms) {
+		err = elf_syms__lookup_sym(o->syms, file_offset, c->lines, ret);
+		if (err == -ENOMEM)
+			return err;
+	}
+	return 0;
+}
+
+int buildid_cache__resolve(struct buildid_cache *c, const uint8_t *build_id, size_t id_len,
+			   uint64_t file_offset, const char **ret_sym, uint64_t *ret_sym_off,
+			   const char **ret_path)
+{
+	struct usym sym;
+	int err;
+
+	err = buildid_cache__lookup(c, build_id, id_len, file_offset, &sym);
+	if (err)
+		return err;
+	*ret_path = sym.object;
+	*ret_sym = sym.name;
 	if (ret_sym_off)
-		*ret_sym_off = *ret_sym ? off : 0;
+		*ret_sym_off = sym.sym_off;
 	return 0;
 }

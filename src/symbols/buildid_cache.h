@@ -11,8 +11,11 @@
 #ifndef SCHEDPROF_BUILDID_CACHE_H
 #define SCHEDPROF_BUILDID_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct usym;
 
 struct buildid_cache;
 
@@ -38,13 +41,25 @@ int buildid_cache__add_pid(struct buildid_cache *c, int pid);
 
 /*
  * Resolves a (build-id, file offset) frame: registered files first, then the debug directory.
- * Returns 0 with *ret_path (the object's path) and *ret_sym (the function, or NULL if the
- * object is known but no symbol covers the offset or its symbols could not be loaded);
+ * Returns 0 with *ret_path (the object's path) and *ret_sym (the function, demangled, or NULL
+ * if the object is known but no symbol covers the offset or its symbols could not be loaded);
  * -ENOENT if the build-id is unknown, -EINVAL for an empty or too long build-id.
  * ret_sym_off may be NULL.
  */
 int buildid_cache__resolve(struct buildid_cache *c, const uint8_t *build_id, size_t id_len,
 			   uint64_t file_offset, const char **ret_sym, uint64_t *ret_sym_off,
 			   const char **ret_path);
+
+/*
+ * What lookups add (issue #12): DWARF file:line and inlined calls (lines), and libdebuginfod for
+ * build-ids without a local debug file (debuginfod; only when DEBUGINFOD_URLS is set).
+ */
+void buildid_cache__set_opts(struct buildid_cache *c, bool lines, bool debuginfod);
+/*
+ * buildid_cache__resolve() with everything known about the frame: fills *ret (usyms.h; every
+ * field, object = the object's path). Same return values.
+ */
+int buildid_cache__lookup(struct buildid_cache *c, const uint8_t *build_id, size_t id_len,
+			  uint64_t file_offset, struct usym *ret);
 
 #endif /* SCHEDPROF_BUILDID_CACHE_H */

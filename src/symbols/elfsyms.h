@@ -4,10 +4,18 @@
  * and the file offset -> virtual address conversion from its PT_LOAD program headers, so a
  * user frame given as (file, offset) can be named after the process that mapped it is gone.
  *
- * Symbols come from .symtab, else .dynsym (stripped files), else, when the file has a build-id
- * and <debug_dir>/.build-id/xx/rest.debug exists with the same build-id, from that debug file.
- * Only STT_FUNC/STT_GNU_IFUNC symbols with a nonzero size are kept, and lookups honour the
- * size: an address in a gap between functions resolves to nothing.
+ * Symbols come from .symtab. A file without one (stripped: only .dynsym, or nothing), or
+ * without DWARF when DWARF is asked for, looks for its separate debug file: by build-id,
+ * <debug_dir>/.build-id/xx/rest.debug with the same build-id; by .gnu_debuglink, NAME next to
+ * the file, in .debug/ beside it, then <debug_dir>/<the file's dir>/NAME, each checked against
+ * the link's CRC32; then, with opts.debuginfod, from a debuginfod server (debuginfod.h). The
+ * debug file's .symtab replaces .dynsym. Only STT_FUNC/STT_GNU_IFUNC symbols with a nonzero
+ * size are kept, and lookups honour the size: an address in a gap between functions resolves
+ * to nothing. When no .symtab was found at all, the .eh_frame FDEs (through .eh_frame_hdr) still
+ * give the start of the function at an address (struct usym.func_start).
+ *
+ * Mangled C++/Rust names are demangled on lookup (demangle.h); elf_syms__lookup_*() return the
+ * names as in the table, elf_syms__lookup_sym() both.
  *
  * A separate debug file opened on its own has no usable p_offset; its segment offsets are then
  * rebuilt from p_vaddr/p_align the way linkers lay files out (bfd, gold and lld checked).
@@ -30,9 +38,13 @@
 
 struct elf_syms;
 
+struct usym;
+
 struct elf_syms_opts {
 	/* Root of the separate debug files; NULL means ELF_DEBUG_DIR_DEFAULT, "" disables. */
 	const char *debug_dir;
+	bool dwarf;	 /* DWARF will be used (elf_syms__lookup_sym's lines): find a debug file */
+	bool debuginfod; /* ask debuginfod (DEBUGINFOD_URLS) when no local debug file is found */
 };
 
 /* NULL + errno: ENOENT (and other open() errors), ENOEXEC (not an ELF file), ENOMEM. */
@@ -59,6 +71,18 @@ const char *elf_syms__lookup_offset(const struct elf_syms *es, uint64_t file_off
 				    uint64_t *ret_sym_off);
 /* File offset -> link-time virtual address through the PT_LOAD headers; -ERANGE if unmapped. */
 int elf_syms__offset_to_vaddr(const struct elf_syms *es, uint64_t file_offset, uint64_t *ret_vaddr);
+/* The reverse, for addresses in a PT_LOAD's file part; -ERANGE otherwise. */
+int elf_syms__vaddr_to_offset(const struct elf_syms *es, uint64_t vaddr, uint64_t *ret_offset);
+
+/*
+ * Everything known of a file offset, into ret's name, system_name (mangled, when name was
+ * demangled), sym_off, func_start (the function's start as a file offset, from the symbol or
+ * else from .eh_frame) and, with lines, file, line, inlined, ninlined (DWARF; the file or its
+ * debug file is kept open from then on). The other fields of ret are left alone. Returns 0 when
+ * anything was found (a name or a func_start), -ENOENT when nothing covers the offset, -ENOMEM.
+ * Strings live until elf_syms__free().
+ */
+int elf_syms__lookup_sym(struct elf_syms *es, uint64_t file_offset, bool lines, struct usym *ret);
 
 /* ET_DYN: PIE executable or shared library, loaded at a random base. */
 bool elf_syms__is_pie(const struct elf_syms *es);
@@ -66,5 +90,9 @@ size_t elf_syms__count(const struct elf_syms *es);
 const char *elf_syms__path(const struct elf_syms *es);
 /* The file the symbols were read from: the path itself, or its separate debug file. */
 const char *elf_syms__symbols_path(const struct elf_syms *es);
+/* The separate debug file found for it, or NULL. */
+const char *elf_syms__debug_path(const struct elf_syms *es);
+/* Functions known from .eh_frame FDEs (0 when .symtab named them). */
+size_t elf_syms__nr_fdes(const struct elf_syms *es);
 
 #endif /* SCHEDPROF_ELFSYMS_H */

@@ -17,8 +17,10 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "addrsearch.h"
 #include "buildid_cache.h"
 #include "elfsyms.h"
 #include "hashmap.h"
@@ -48,6 +50,25 @@ struct us_image { /* image and pid are the key (IMAGE_KEY_SIZE): no padding betw
 	size_t n;
 };
 
+/* One line of a perf map: [start, start + size) is name (offset into us_perfmap.strs). */
+struct us_jit {
+	uint64_t start, size;
+	uint64_t max_end; /* the highest end among this entry and all before it */
+	size_t line;	  /* later lines win where ranges overlap (code regions reused) */
+	size_t name_off;
+};
+
+/* /tmp/perf-PID.map as last read, with the size it had then. */
+struct us_perfmap {
+	int pid;
+	char *path;
+	off_t size; /* -1: no file */
+	struct us_jit *v;
+	size_t n;
+	char *strs;
+	struct us_perfmap *next;
+};
+
 #define FILE_KEY_SIZE offsetof(struct us_file, id)
 #define IMAGE_KEY_SIZE (offsetof(struct us_image, pid) + sizeof(int))
 
@@ -57,8 +78,13 @@ struct usyms {
 	struct hashmap images; /* struct us_image * by (image, pid) -> itself */
 	size_t nimages;
 	char *debug_dir;
+	bool lines, debuginfod;
 	struct elf_syms *vdso;
 	bool vdso_tried;
+	char *perf_map_dir;	     /* NULL: /tmp */
+	struct hashmap perfmaps;     /* pid -> struct us_perfmap * */
+	struct hashmap uids;	     /* pid -> its uid, seen while it lived (perf map owners) */
+	struct us_perfmap *old_maps; /* replaced maps: their names may still be referenced */
 };
 
 static const char vdso_name[] = "[vdso]";
@@ -95,6 +121,32 @@ static void file_entry_free(long key, long value)
 	file_free((struct us_file *)key);
 }
 
+static void perfmap_free(struct us_perfmap *pm)
+{
+	if (!pm)
+		return;
+	free(pm->path);
+	free(pm->v);
+	free(pm->strs);
+	free(pm);
+}
+
+static void perfmap_list_free(struct us_perfmap *pm)
+{
+	while (pm) {
+		struct us_perfmap *next = pm->next;
+
+		perfmap_free(pm);
+		pm = next;
+	}
+}
+
+static void perfmap_entry_free(long key, long value)
+{
+	(void)key;
+	perfmap_free((struct us_perfmap *)value);
+}
+
 struct usyms *usyms__new(const struct usyms_opts *opts)
 {
 	struct usyms *u = calloc(1, sizeof(*u));
@@ -103,9 +155,16 @@ struct usyms *usyms__new(const struct usyms_opts *opts)
 		return NULL;
 	hashmap__init(&u->files, hashmap_mem_hash, hashmap_mem_equal, (void *)FILE_KEY_SIZE);
 	hashmap__init(&u->images, hashmap_mem_hash, hashmap_mem_equal, (void *)IMAGE_KEY_SIZE);
+	hashmap__init(&u->perfmaps, hashmap_long_hash, hashmap_long_equal, NULL);
+	hashmap__init(&u->uids, hashmap_long_hash, hashmap_long_equal, NULL);
 	u->bc = buildid_cache__new();
 	if (!u->bc)
 		goto fail;
+	if (opts) {
+		u->lines = opts->lines;
+		u->debuginfod = opts->debuginfod;
+		buildid_cache__set_opts(u->bc, opts->lines, opts->debuginfod);
+	}
 	if (opts && opts->debug_dir) {
 		u->debug_dir = strdup(opts->debug_dir);
 		if (!u->debug_dir || buildid_cache__set_debug_dir(u->bc, opts->debug_dir))
@@ -124,6 +183,10 @@ void usyms__free(struct usyms *u)
 		return;
 	hashmap__clear_with(&u->images, image_entry_free);
 	hashmap__clear_with(&u->files, file_entry_free);
+	hashmap__clear_with(&u->perfmaps, perfmap_entry_free);
+	hashmap__clear(&u->uids);
+	perfmap_list_free(u->old_maps);
+	free(u->perf_map_dir);
 	buildid_cache__free(u->bc);
 	elf_syms__free(u->vdso);
 	free(u->debug_dir);
@@ -223,8 +286,22 @@ fail:
 	return NULL;
 }
 
+/* The owner of a live process; false when it is gone. */
+static bool pid_uid(int pid, uid_t *ret)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (stat(path, &st))
+		return false;
+	*ret = st.st_uid;
+	return true;
+}
+
 int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 {
+	uid_t uid;
 	struct us_image *img, *old;
 	struct proc_map *maps;
 	long found;
@@ -234,6 +311,10 @@ int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 	err = proc_maps__read(pid, &maps, &n);
 	if (err)
 		return err;
+	if (pid_uid(pid, &uid) && hashmap__set(&u->uids, (long)pid, (long)uid, NULL, NULL)) {
+		err = -ENOMEM;
+		goto out;
+	}
 	/* files by build-id, for build-id frames (map_files for deleted ones) */
 	err = buildid_cache__add_pid(u->bc, pid);
 	if (err == -ENOMEM)
@@ -269,11 +350,9 @@ out:
 int usyms__resolve_build_id(struct usyms *u, const uint8_t *id, size_t id_len, uint64_t offset,
 			    struct usym *ret_sym)
 {
-	const char *name, *path;
-	uint64_t off = 0;
 	int err;
 
-	err = buildid_cache__resolve(u->bc, id, id_len, offset, &name, &off, &path);
+	err = buildid_cache__lookup(u->bc, id, id_len, offset, ret_sym);
 	/*
 	 * BPF frames carry 20 bytes whatever the build-id's length: a 16-byte one (md5, uuid)
 	 * arrives zero-padded.
@@ -284,13 +363,220 @@ int usyms__resolve_build_id(struct usyms *u, const uint8_t *id, size_t id_len, u
 		for (i = 16; i < id_len && !id[i]; i++)
 			;
 		if (i == id_len)
-			err = buildid_cache__resolve(u->bc, id, 16, offset, &name, &off, &path);
+			err = buildid_cache__lookup(u->bc, id, 16, offset, ret_sym);
 	}
 	if (err)
-		return err;
-	ret_sym->name = name;
-	ret_sym->object = path;
-	ret_sym->sym_off = name ? off : 0;
+		memset(ret_sym, 0, sizeof(*ret_sym));
+	return err;
+}
+
+int usyms__resolve_build_id_hex(struct usyms *u, const char *hex, uint64_t offset,
+				struct usym *ret_sym)
+{
+	uint8_t id[ELF_BUILD_ID_MAX];
+	size_t len = strlen(hex), i;
+
+	memset(ret_sym, 0, sizeof(*ret_sym));
+	if (!len || len % 2 || len / 2 > sizeof(id))
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		char c = hex[i];
+		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+		if (v < 0)
+			return -EINVAL;
+		if (i % 2)
+			id[i / 2] |= (uint8_t)v;
+		else
+			id[i / 2] = (uint8_t)(v << 4);
+	}
+	return usyms__resolve_build_id(u, id, len / 2, offset, ret_sym);
+}
+
+int usyms__set_perf_map_dir(struct usyms *u, const char *dir)
+{
+	char *d = strdup(dir);
+
+	if (!d)
+		return -ENOMEM;
+	free(u->perf_map_dir);
+	u->perf_map_dir = d;
+	return 0;
+}
+
+static int cmp_jit(const void *a, const void *b)
+{
+	const struct us_jit *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Parses "START SIZE name" lines (hex, 0x optional); malformed lines are skipped. */
+static int perfmap_parse(struct us_perfmap *pm, FILE *f)
+{
+	size_t cap = 0, strs_len = 0, strs_cap = 0, line_no = 0, i;
+	char *line = NULL;
+	uint64_t max_end = 0;
+	size_t linecap = 0;
+	ssize_t len;
+	int err = 0;
+
+	while ((len = getline(&line, &linecap, f)) > 0) {
+		unsigned long long start, size;
+		int name_at = 0;
+		size_t nlen;
+
+		line_no++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (sscanf(line, "%llx %llx %n", &start, &size, &name_at) < 2 || !name_at ||
+		    !line[name_at] || !size)
+			continue;
+		nlen = (size_t)len - (size_t)name_at + 1;
+		if (pm->n == cap) {
+			struct us_jit *v;
+
+			cap = cap ? 2 * cap : 256;
+			v = realloc(pm->v, cap * sizeof(*v));
+			if (!v)
+				goto nomem;
+			pm->v = v;
+		}
+		if (strs_len + nlen > strs_cap) {
+			char *p;
+
+			strs_cap = strs_cap ? 2 * strs_cap : 4096;
+			while (strs_cap < strs_len + nlen)
+				strs_cap *= 2;
+			p = realloc(pm->strs, strs_cap);
+			if (!p)
+				goto nomem;
+			pm->strs = p;
+		}
+		memcpy(pm->strs + strs_len, line + name_at, nlen);
+		pm->v[pm->n++] = (struct us_jit){ .start = start, .size = size, .line = line_no,
+						  .name_off = strs_len };
+		strs_len += nlen;
+	}
+	qsort(pm->v, pm->n, sizeof(*pm->v), cmp_jit);
+	for (i = 0; i < pm->n; i++) {
+		uint64_t end = pm->v[i].start + pm->v[i].size;
+
+		if (end < pm->v[i].start)
+			end = UINT64_MAX;
+		if (end > max_end)
+			max_end = end;
+		pm->v[i].max_end = max_end;
+	}
+	goto out;
+nomem:
+	err = -ENOMEM;
+out:
+	free(line);
+	return err;
+}
+
+/*
+ * A perf map is trusted when it is a regular file (not a symlink: /tmp is everyone's) owned by
+ * root, by us, or by the process it describes (as seen now, or while it lived).
+ */
+static bool perfmap_owner_ok(struct usyms *u, int pid, const struct stat *st)
+{
+	long uid;
+	uid_t live;
+
+	if (!S_ISREG(st->st_mode))
+		return false;
+	if (st->st_uid == 0 || st->st_uid == geteuid())
+		return true;
+	if (pid_uid(pid, &live))
+		return st->st_uid == live;
+	return hashmap__find(&u->uids, (long)pid, &uid) && (uid_t)uid == st->st_uid;
+}
+
+/* The perf map of pid, read again when its size changed; NULL + errno (ENOENT, ENOMEM). */
+static struct us_perfmap *perfmap_get(struct usyms *u, int pid)
+{
+	struct us_perfmap *pm = NULL, *fresh;
+	struct stat st;
+	char path[4096];
+	long found;
+	FILE *f;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/perf-%d.map", u->perf_map_dir ? u->perf_map_dir : "/tmp",
+		 pid);
+	if (hashmap__find(&u->perfmaps, (long)pid, &found))
+		pm = (struct us_perfmap *)found;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !perfmap_owner_ok(u, pid, &st) ||
+	    (pm && pm->size == st.st_size)) {
+		if (fd >= 0)
+			close(fd);
+		errno = ENOENT;
+		return pm && pm->n ? pm : NULL; /* unchanged, or gone since: keep what was read */
+	}
+	fresh = calloc(1, sizeof(*fresh));
+	f = fdopen(fd, "re");
+	if (!fresh || !f) {
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+		free(fresh);
+		errno = ENOMEM;
+		return NULL;
+	}
+	fresh->pid = pid;
+	fresh->size = st.st_size;
+	fresh->path = strdup(path);
+	err = fresh->path ? perfmap_parse(fresh, f) : -ENOMEM;
+	fclose(f);
+	if (err) {
+		perfmap_free(fresh);
+		errno = -err;
+		return NULL;
+	}
+	if (hashmap__set(&u->perfmaps, (long)pid, (long)fresh, NULL, NULL)) {
+		perfmap_free(fresh);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (pm) { /* names handed out earlier stay valid */
+		pm->next = u->old_maps;
+		u->old_maps = pm;
+	}
+	return fresh;
+}
+
+int usyms__resolve_perf_map(struct usyms *u, int pid, uint64_t ip, struct usym *ret_sym)
+{
+	const struct us_jit *best = NULL;
+	struct us_perfmap *pm;
+	size_t lo, i;
+
+	memset(ret_sym, 0, sizeof(*ret_sym));
+	pm = perfmap_get(u, pid);
+	if (!pm)
+		return errno == ENOMEM ? -ENOMEM : -ENOENT;
+	lo = addr_upper_bound(pm->v, pm->n, sizeof(*pm->v), offsetof(struct us_jit, start), ip);
+	for (i = lo; i > 0; i--) {
+		const struct us_jit *e = &pm->v[i - 1];
+
+		if (ip - e->start < e->size && (!best || e->line > best->line))
+			best = e;
+		if (e->max_end <= ip)
+			break;
+	}
+	if (!best)
+		return -ENOENT;
+	ret_sym->name = pm->strs + best->name_off;
+	ret_sym->sym_off = ip - best->start;
+	ret_sym->object = pm->path;
+	ret_sym->offset = ip;
 	return 0;
 }
 
@@ -329,21 +615,29 @@ static struct elf_syms *vdso_syms(struct usyms *u)
 	return u->vdso;
 }
 
+/* The mapping containing ip (the mappings do not overlap), or NULL. */
 static const struct us_map *image_find(const struct us_image *img, uint64_t ip)
 {
-	size_t lo = 0, hi = img->n;
+	size_t i = addr_upper_bound(img->maps, img->n, sizeof(*img->maps),
+				    offsetof(struct us_map, start), ip);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	return i && ip < img->maps[i - 1].end ? &img->maps[i - 1] : NULL;
+}
 
-		if (ip < img->maps[mid].start)
-			hi = mid;
-		else if (ip >= img->maps[mid].end)
-			lo = mid + 1;
-		else
-			return &img->maps[mid];
+/* A file without build-id (or whose build-id lookup failed), by its path while it is there. */
+static int resolve_file(struct usyms *u, struct us_file *f, uint64_t off, struct usym *ret_sym)
+{
+	if (!f->loaded) {
+		struct elf_syms_opts opts = { .debug_dir = u->debug_dir, .dwarf = u->lines,
+					      .debuginfod = u->debuginfod };
+
+		f->loaded = true;
+		if (!path_deleted(f->path))
+			f->syms = elf_syms__open_opts(f->path, &opts);
 	}
-	return NULL;
+	if (f->syms && elf_syms__lookup_sym(f->syms, off, u->lines, ret_sym) == -ENOMEM)
+		return -ENOMEM;
+	return 0;
 }
 
 int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, struct usym *ret_sym)
@@ -351,37 +645,37 @@ int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, str
 	struct us_image key = { .image = image, .pid = pid };
 	const struct us_map *m;
 	struct us_file *f;
-	uint64_t off, sym_off = 0;
+	uint64_t off;
 	long found;
+	int err;
 
-	if (!hashmap__find(&u->images, (long)&key, &found))
-		return -ESRCH;
+	memset(ret_sym, 0, sizeof(*ret_sym));
+	if (!hashmap__find(&u->images, (long)&key, &found)) {
+		err = usyms__resolve_perf_map(u, pid, ip, ret_sym);
+		return err == -ENOENT ? -ESRCH : err;
+	}
 	m = image_find((const struct us_image *)found, ip);
 	if (!m)
-		return -ENOENT;
+		return usyms__resolve_perf_map(u, pid, ip, ret_sym);
 	off = m->pgoff + (ip - m->start);
-	ret_sym->object = m->path;
-	ret_sym->sym_off = 0;
 	if (!m->file) {
 		struct elf_syms *es = vdso_syms(u);
 
-		ret_sym->name = es ? elf_syms__lookup_offset(es, off, &sym_off) : NULL;
-		ret_sym->sym_off = ret_sym->name ? sym_off : 0;
-		return 0;
+		if (es && elf_syms__lookup_sym(es, off, false, ret_sym) == -ENOMEM)
+			return -ENOMEM;
+		err = 0;
+	} else if (m->file->id_len &&
+		   !(err = usyms__resolve_build_id(u, m->file->id, m->file->id_len, off, ret_sym))) {
+		err = 0;
+	} else {
+		f = m->file;
+		if (f->id_len) {
+			ret_sym->build_id = f->id;
+			ret_sym->build_id_len = f->id_len;
+		}
+		err = resolve_file(u, f, off, ret_sym);
 	}
-	f = m->file;
-	if (f->id_len && !usyms__resolve_build_id(u, f->id, f->id_len, off, ret_sym)) {
-		ret_sym->object = m->path; /* the path this process mapped */
-		return 0;
-	}
-	if (!f->loaded) {
-		struct elf_syms_opts opts = { .debug_dir = u->debug_dir };
-
-		f->loaded = true;
-		if (!path_deleted(f->path))
-			f->syms = elf_syms__open_opts(f->path, &opts);
-	}
-	ret_sym->name = f->syms ? elf_syms__lookup_offset(f->syms, off, &sym_off) : NULL;
-	ret_sym->sym_off = ret_sym->name ? sym_off : 0;
-	return 0;
+	ret_sym->object = m->path; /* the path this process mapped */
+	ret_sym->offset = off;
+	return err;
 }

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Keeps glibc's allocator busy for about SECONDS (default 1): most of its CPU time goes to
+ * libc's internal functions (_int_malloc, _int_free, ...), which only libc6-dbg's .symtab
+ * names (they are not in libc's .dynsym). usage: mallocspin [SECONDS]
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define SLOTS 4096
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	static void *slot[SLOTS];
+	double secs = argc > 1 ? atof(argv[1]) : 1.0, t0 = now();
+	uint32_t x = 12345;
+
+	while (now() - t0 < secs) {
+		for (int i = 0; i < 100000; i++) {
+			x = x * 1103515245 + 12345;
+			free(slot[x % SLOTS]);
+			/* sizes past the tcache's (1032 bytes) reach _int_malloc and _int_free */
+			slot[x % SLOTS] = malloc(1100 + (x >> 16) % 3000);
+		}
+	}
+	for (int i = 0; i < SLOTS; i++)
+		free(slot[i]);
+	return 0;
+}
