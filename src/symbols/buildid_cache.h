@@ -11,8 +11,11 @@
 #ifndef SCHEDPROF_BUILDID_CACHE_H
 #define SCHEDPROF_BUILDID_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct usym;
 
 struct buildid_cache;
 
@@ -46,5 +49,17 @@ int buildid_cache__add_pid(struct buildid_cache *c, int pid);
 int buildid_cache__resolve(struct buildid_cache *c, const uint8_t *build_id, size_t id_len,
 			   uint64_t file_offset, const char **ret_sym, uint64_t *ret_sym_off,
 			   const char **ret_path);
+
+/*
+ * What lookups add (issue #12): DWARF file:line and inlined calls (lines), and libdebuginfod for
+ * build-ids without a local debug file (debuginfod; only when DEBUGINFOD_URLS is set).
+ */
+void buildid_cache__set_opts(struct buildid_cache *c, bool lines, bool debuginfod);
+/*
+ * buildid_cache__resolve() with everything known about the frame: fills *ret (usyms.h; every
+ * field, object = the object's path). Same return values.
+ */
+int buildid_cache__lookup(struct buildid_cache *c, const uint8_t *build_id, size_t id_len,
+			  uint64_t file_offset, struct usym *ret);
 
 #endif /* SCHEDPROF_BUILDID_CACHE_H */

@@ -273,6 +273,7 @@ int usyms__resolve_build_id(struct usyms *u, const uint8_t *id, size_t id_len, u
 	uint64_t off = 0;
 	int err;
 
+	memset(ret_sym, 0, sizeof(*ret_sym));
 	err = buildid_cache__resolve(u->bc, id, id_len, offset, &name, &off, &path);
 	/*
 	 * BPF frames carry 20 bytes whatever the build-id's length: a 16-byte one (md5, uuid)
@@ -354,6 +355,7 @@ int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, str
 	uint64_t off, sym_off = 0;
 	long found;
 
+	memset(ret_sym, 0, sizeof(*ret_sym));
 	if (!hashmap__find(&u->images, (long)&key, &found))
 		return -ESRCH;
 	m = image_find((const struct us_image *)found, ip);

@@ -16,21 +16,66 @@
 #ifndef SCHEDPROF_USYMS_H
 #define SCHEDPROF_USYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct usyms;
 
 struct usyms_opts {
-	/* Root of the separate debug files; NULL means /usr/lib/debug, "" disables. */
+	/*
+	 * Root of the separate debug files; NULL means /usr/lib/debug, "" disables. A file without
+	 * symbols or DWARF looks there for <debug_dir>/.build-id/xx/rest.debug, then for its
+	 * .gnu_debuglink name (next to the file, in .debug/ beside it, under <debug_dir>/<its dir>/).
+	 */
 	const char *debug_dir;
+	/* DWARF source positions and inlined calls of each address (struct usym's file, line,
+	 * inlined): costs reading .debug_info/.debug_line of the objects involved */
+	bool lines;
+	/*
+	 * Ask libdebuginfod (when DEBUGINFOD_URLS is set; its cache honours DEBUGINFOD_CACHE_PATH)
+	 * for the debug file of build-ids without a local one. Without libdebuginfod at run time,
+	 * nothing happens.
+	 */
+	bool debuginfod;
 };
 
-/* A resolved frame. */
+/*
+ * An inlined call at an address (usyms_opts.lines). The frames of an address, innermost first,
+ * are inlined[0..ninlined-1] and then the symbol's own function (usym.name); each one's
+ * file:line is the position IN THAT FUNCTION: for inlined[0] the address's own line, for each
+ * later one the line that called the previous one. A model stack gets one frame per entry
+ * (sp_frame_info.inlined set on inlined[]'s), then usym.name with usym.file/line.
+ */
+struct usym_inline {
+	const char *name;	 /* the inlined function (demangled); NULL if DWARF has no name */
+	const char *system_name; /* its mangled name when name was demangled; NULL */
+	const char *file;	 /* source file and line in this function (see above); NULL/0 */
+	unsigned int line;
+};
+
+/*
+ * A resolved frame. Every string lives until usyms__free(). The fields after sym_off (issue #12)
+ * are 0/NULL when unknown or not asked for.
+ */
 struct usym {
 	const char *name;   /* the function, or NULL when none covers the address */
-	const char *object; /* the file path as mapped, or "[vdso]" */
+	const char *object; /* the file path as mapped, "[vdso]", or /tmp/perf-PID.map (JIT) */
 	uint64_t sym_off;   /* distance from the function's start (0 without a name) */
+
+	const char *system_name; /* the mangled name when name was demangled; NULL */
+	/* no name: the function's start offset in the file when .eh_frame knows it, else 0 */
+	uint64_t func_start;
+	/* the file offset looked up (usyms__resolve_ip computes it from the mapping; JIT: the ip) */
+	uint64_t offset;
+	const uint8_t *build_id; /* the object's GNU build-id when known; NULL (vdso, JIT, none) */
+	size_t build_id_len;
+	/* usyms_opts.lines: source position in the function `name` (see struct usym_inline) */
+	const char *file;
+	unsigned int line;
+	/* usyms_opts.lines: the inlined calls at the address, innermost first; NULL/0 if none */
+	const struct usym_inline *inlined;
+	size_t ninlined;
 };
 
 /* NULL + errno (ENOMEM). opts may be NULL. */
@@ -56,10 +101,28 @@ int usyms__resolve_build_id(struct usyms *u, const uint8_t *id, size_t id_len, u
 			    struct usym *ret_sym);
 /*
  * A raw IP of image `image` of pid, through the snapshot taken while it lived. 0 when a
- * mapping covers ip (ret_sym->name may be NULL), -ESRCH when that image was never snapshotted,
- * -ENOENT when no executable file mapping covers ip (anonymous memory, JIT code).
+ * mapping covers ip (ret_sym->name may be NULL) or the pid's perf map names it (JIT code, see
+ * usyms__resolve_perf_map), -ESRCH when that image was never snapshotted, -ENOENT when no
+ * executable file mapping covers ip (anonymous memory) and no perf map names it.
  */
 int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, struct usym *ret_sym);
+
+/*
+ * The same with the build-id in hex (as saved runs keep it, struct sp_frame_info): for `report`
+ * re-symbolizing with the debug files known now. -EINVAL for a malformed hex string.
+ */
+int usyms__resolve_build_id_hex(struct usyms *u, const char *hex, uint64_t offset,
+				struct usym *ret_sym);
+
+/*
+ * JIT code: names ip of pid from /tmp/perf-PID.map ("START SIZE name" lines, hex), read again
+ * when the file changed size. 0 with ret_sym->name, sym_off, and ret_sym->object the map file's
+ * path; -ENOENT when no map file or no entry covers ip. usyms__resolve_ip() uses it for addresses
+ * no file mapping covers (also for a pid that was never snapshotted). usyms__set_perf_map_dir()
+ * changes the directory (default "/tmp"; for tests): 0 or -ENOMEM.
+ */
+int usyms__resolve_perf_map(struct usyms *u, int pid, uint64_t ip, struct usym *ret_sym);
+int usyms__set_perf_map_dir(struct usyms *u, const char *dir);
 
 /* Process images snapshotted so far. */
 size_t usyms__nr_images(const struct usyms *u);
