@@ -26,6 +26,40 @@ void sp_comm_list_free(struct sp_comm_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
+void sp_frame_info_free(struct sp_frame_info *info, size_t n)
+{
+	for (size_t i = 0; info && i < n; i++) {
+		free(info[i].build_id);
+		free(info[i].system_name);
+		free(info[i].file);
+	}
+	free(info);
+}
+
+int sp_frame_info_dup(const struct sp_frame_info *info, size_t n, struct sp_frame_info **ret)
+{
+	struct sp_frame_info *d;
+
+	*ret = NULL;
+	if (!info)
+		return 0;
+	d = calloc(n ? n : 1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		d[i] = (struct sp_frame_info){ .addr = info[i].addr, .line = info[i].line,
+					       .inlined = info[i].inlined };
+		if (xstrdup_to(&d[i].build_id, info[i].build_id) ||
+		    xstrdup_to(&d[i].system_name, info[i].system_name) ||
+		    xstrdup_to(&d[i].file, info[i].file)) {
+			sp_frame_info_free(d, i + 1);
+			return -ENOMEM;
+		}
+	}
+	*ret = d;
+	return 0;
+}
+
 void sp_stack_row_free(struct sp_stack_row *s)
 {
 	for (size_t i = 0; i < s->nframes; i++) {
@@ -35,7 +69,67 @@ void sp_stack_row_free(struct sp_stack_row *s)
 	}
 	free(s->frames);
 	free(s->objects);
+	sp_frame_info_free(s->info, s->nframes);
+	s->info = NULL;
 	free(s->comm);
+}
+
+int sp_stack_row_copy(struct sp_stack_row *d, const struct sp_stack_row *s)
+{
+	d->pid = s->pid;
+	if (xstrdup_to(&d->comm, s->comm))
+		return -ENOMEM;
+	if (!s->nframes)
+		return 0;
+	d->frames = calloc(s->nframes, sizeof(*d->frames));
+	if (!d->frames)
+		return -ENOMEM;
+	if (s->objects) {
+		d->objects = calloc(s->nframes, sizeof(*d->objects));
+		if (!d->objects)
+			return -ENOMEM;
+	}
+	/* nframes counts the frames set, so that sp_stack_row_free frees a partial copy */
+	for (size_t i = 0; i < s->nframes; i++) {
+		d->nframes = i + 1;
+		if (xstrdup_to(&d->frames[i], s->frames[i]) ||
+		    (s->objects && xstrdup_to(&d->objects[i], s->objects[i])))
+			return -ENOMEM;
+	}
+	return sp_frame_info_dup(s->info, s->nframes, &d->info);
+}
+
+static bool is_bracketed(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	return n >= 2 && s[0] == '[' && s[n - 1] == ']';
+}
+
+/* The bracketed objects of user frames (the kernel's names of special mappings, ours). */
+static bool is_user_pseudo_object(const char *o)
+{
+	static const char *const names[] = { "[vdso]", "[vsyscall]", "[vvar]", "[heap]", "[stack]",
+					     "[anon]", "[unknown]", "[jit]", "[uprobes]" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(o, names[i]))
+			return true;
+	/* "[anon:name]", "[stack:tid]" (prctl-named and old per-thread mappings) */
+	return strchr(o, ':') != NULL;
+}
+
+enum sp_frame_kind sp_frame_kind(const struct sp_stack_row *s, size_t i)
+{
+	const char *o = s->objects ? s->objects[i] : NULL;
+
+	if (!o || !*o)
+		return is_bracketed(s->frames[i]) ? SP_FRAME_PSEUDO : SP_FRAME_KERNEL;
+	if (s->info && s->info[i].build_id)
+		return SP_FRAME_USER;
+	if (!strcmp(o, "[kernel]") || (is_bracketed(o) && !is_user_pseudo_object(o)))
+		return SP_FRAME_KERNEL;
+	return SP_FRAME_USER;
 }
 
 static const char *str_or_empty(const char *s)
@@ -63,20 +157,29 @@ uint64_t sp_stack_row_hash(const struct sp_stack_row *s, bool with_objects, uint
 		h = hash_str(s->frames[i], h);
 		if (with_objects)
 			h = hash_str(object_at(s, i), h);
+		if (s->info) /* what sp_stack_rows_alike compares of it */
+			h = hash_str(s->info[i].build_id, h ^ hashmap_hash_u64(s->info[i].addr));
 	}
 	return h;
+}
+
+static bool infos_alike(const struct sp_frame_info *a, const struct sp_frame_info *b)
+{
+	return a->addr == b->addr && !strcmp(str_or_empty(a->build_id), str_or_empty(b->build_id));
 }
 
 bool sp_stack_rows_alike(const struct sp_stack_row *a, const struct sp_stack_row *b,
 			 bool with_objects)
 {
-	if (a->nframes != b->nframes || a->pid != b->pid ||
+	if (a->nframes != b->nframes || a->pid != b->pid || !a->info != !b->info ||
 	    strcmp(str_or_empty(a->comm), str_or_empty(b->comm)))
 		return false;
 	for (size_t i = 0; i < a->nframes; i++) {
 		if (strcmp(a->frames[i], b->frames[i]))
 			return false;
 		if (with_objects && strcmp(object_at(a, i), object_at(b, i)))
+			return false;
+		if (a->info && !infos_alike(&a->info[i], &b->info[i]))
 			return false;
 	}
 	return true;

@@ -29,10 +29,24 @@ struct sp_comm_list {
 	size_t n, cap;
 };
 
+/*
+ * What a frame is beyond its name (issue #12): enough to symbolize it again later (report,
+ * pprof, a debuginfod-backed server). Every member may be unknown (0, NULL, false).
+ */
+struct sp_frame_info {
+	uint64_t addr;	   /* kernel frame: its address; user frame: offset in its object file; 0 unknown */
+	char *build_id;	   /* user frame: its object's GNU build-id, lowercase hex; NULL: unknown or kernel */
+	char *system_name; /* the name as in the object's symbol table when frames[i] is demangled; NULL */
+	char *file;	   /* source file from DWARF (--lines); NULL */
+	unsigned int line; /* source line; 0 */
+	bool inlined;	   /* an inlined call: frames[i] was inlined into frames[i + 1] (same addr) */
+};
+
 /* One full stack behind a row. frames[0] is the leaf (innermost) frame. */
 struct sp_stack_row {
-	char **frames;	/* symbol names ("anon_pipe_read", "main", "[unknown]") */
+	char **frames;	/* symbol names ("anon_pipe_read", "main", "[unknown]", "cc1+0x1a2b3c") */
 	char **objects; /* per frame: "[kernel]", module "[ext4]", or a file path; NULL = all [kernel] */
+	struct sp_frame_info *info; /* NULL, or nframes entries parallel to frames */
 	size_t nframes;
 	char *comm;
 	int pid; /* the process (tgid) of the tasks; 0 = unknown (idle, not recorded) */
@@ -133,6 +147,7 @@ struct sp_sched_view {
 struct sp_profile_row {
 	char *function; /* "do_syscall_64", "main", "[unknown]" */
 	char *object;	/* "[kernel]", "[ext4]", "/usr/bin/cc1", "[vdso]", "[unknown]" */
+	struct sp_frame_info *info; /* NULL, or the row's function's identity */
 	uint64_t samples;
 	struct sp_comm_list comms;   /* count = samples, time_ns unused */
 	struct sp_stack_list stacks; /* kernel frames then user frames, leaf first */
@@ -425,7 +440,9 @@ void sp_comm_list_free(struct sp_comm_list *l);
 void sp_stack_list_merge_last(struct sp_stack_list *l);
 /*
  * What makes two stack rows one: the same comm, pid and frame names (and the frames'
- * objects, when with_objects). Their hash (seed: whatever else keys them) and their test,
+ * objects, when with_objects), and (issue #12) the same frame identities: both rows without
+ * info, or both with info whose addr and build_id agree frame by frame (a row with info and
+ * one without are never alike). Their hash (seed: whatever else keys them) and their test,
  * for every index of stacks (the merges here, the collectors' row builders).
  */
 uint64_t sp_stack_row_hash(const struct sp_stack_row *s, bool with_objects, uint64_t seed);
@@ -434,6 +451,25 @@ bool sp_stack_rows_alike(const struct sp_stack_row *a, const struct sp_stack_row
 void sp_stack_list_merge(struct sp_stack_list *l);
 /* Frees a stack row's strings and arrays (not the row itself). */
 void sp_stack_row_free(struct sp_stack_row *s);
+/*
+ * d (zeroed) becomes a deep copy of s: comm, pid, frames, objects and info (counts and times
+ * are the caller's). 0, or -ENOMEM with d half filled: sp_stack_row_free() it.
+ */
+int sp_stack_row_copy(struct sp_stack_row *d, const struct sp_stack_row *s);
+/* Frees the strings of n infos and the array (malloc'd strings, not a pool's). NULL is fine. */
+void sp_frame_info_free(struct sp_frame_info *info, size_t n);
+/* *ret = a deep copy of n infos (NULL for NULL). 0 or -ENOMEM (then *ret is NULL). */
+int sp_frame_info_dup(const struct sp_frame_info *info, size_t n, struct sp_frame_info **ret);
+
+/*
+ * What frame i of a stack is, for the outputs that mark or colour them:
+ *   SP_FRAME_KERNEL: no objects (a kernel stack), object "[kernel]" or a module "[ext4]";
+ *   SP_FRAME_PSEUDO: a bracketed name that is no frame ("[preempted]", "[unknown]",
+ *                    "[lost]") with no object;
+ *   SP_FRAME_USER:   everything else, "[vdso]" and unknown user objects "[unknown]" included.
+ */
+enum sp_frame_kind { SP_FRAME_KERNEL, SP_FRAME_USER, SP_FRAME_PSEUDO };
+enum sp_frame_kind sp_frame_kind(const struct sp_stack_row *s, size_t i);
 /*
  * l's stacks merged across pids (each with pid 0): what the outputs without pids show. In l's
  * order when no two stacks merged, else sorted again (sp_stack_list_sort). The rows of *ret borrow l's strings: release it with free(ret->v)

@@ -147,31 +147,6 @@ static int comms_delta(const struct sp_comm_list *p, const struct sp_comm_list *
 
 /* ---- stacks ---- */
 
-static int stack_copy(struct sp_stack_row *d, const struct sp_stack_row *c)
-{
-	d->pid = c->pid;
-	if (xstrdup_to(&d->comm, c->comm))
-		return -ENOMEM;
-	if (!c->nframes)
-		return 0;
-	d->frames = calloc(c->nframes, sizeof(*d->frames));
-	if (!d->frames)
-		return -ENOMEM;
-	if (c->objects) {
-		d->objects = calloc(c->nframes, sizeof(*d->objects));
-		if (!d->objects)
-			return -ENOMEM;
-	}
-	/* nframes counts the frames set, so that sp_stack_row_free frees a partial copy */
-	for (size_t i = 0; i < c->nframes; i++) {
-		d->nframes = i + 1;
-		if (xstrdup_to(&d->frames[i], c->frames[i]) ||
-		    (c->objects && xstrdup_to(&d->objects[i], c->objects[i])))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 static int stacks_delta(const struct sp_stack_list *p, const struct sp_stack_list *c,
 			struct sp_stack_list *d, struct sp_delta_stats *st)
 {
@@ -193,7 +168,7 @@ static int stacks_delta(const struct sp_stack_list *p, const struct sp_stack_lis
 		}
 		ds->count = count;
 		ds->time_ns = time;
-		err = stack_copy(ds, cs);
+		err = sp_stack_row_copy(ds, cs);
 	}
 	index_done(&x, st);
 	return err;
@@ -356,6 +331,7 @@ static int profile_row_delta(const struct sp_profile_row *p, const struct sp_pro
 		return -ENOMEM;
 	d->samples = samples;
 	return xstrdup_to(&d->function, c->function) ?: xstrdup_to(&d->object, c->object) ?:
+	       sp_frame_info_dup(c->info, 1, &d->info) ?:
 	       comms_delta(p ? &p->comms : NULL, &c->comms, &d->comms, st) ?:
 	       stacks_delta(p ? &p->stacks : NULL, &c->stacks, &d->stacks, st);
 }

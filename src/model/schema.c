@@ -42,7 +42,26 @@ const struct sp_schema sp_comm_samples = SP_SCHEMA_OF("comm_samples", comm_sampl
 	  .n_off = offsetof(struct sp_stack_row, nframes) },                                     \
 	{ .key = "objects", .type = SP_T_STRS, .flags = SP_PARALLEL,                             \
 	  .off = offsetof(struct sp_stack_row, objects),                                         \
-	  .n_off = offsetof(struct sp_stack_row, nframes), .what = "frames" }
+	  .n_off = offsetof(struct sp_stack_row, nframes), .what = "frames" },                   \
+	/* issue #12: what each frame is beyond its name; absent in older runs */               \
+	{ .key = "frame_info", .type = SP_T_ARRAY, .flags = SP_PARALLEL | SP_INLINE,             \
+	  .off = offsetof(struct sp_stack_row, info),                                            \
+	  .n_off = offsetof(struct sp_stack_row, nframes), .size = sizeof(struct sp_frame_info), \
+	  .sub = &sp_frame_info_schema, .what = "frames" }
+
+#define T struct sp_frame_info
+static const struct sp_field frame_info_fields[] = {
+	{ .key = "addr", .type = SP_T_HEX, .flags = SP_SPARSE, .off = offsetof(T, addr) },
+	{ .key = "build_id", .type = SP_T_STR, .flags = SP_SPARSE, .off = offsetof(T, build_id) },
+	{ .key = "system_name", .type = SP_T_STR, .flags = SP_SPARSE,
+	  .off = offsetof(T, system_name) },
+	{ .key = "file", .type = SP_T_STR, .flags = SP_SPARSE, .off = offsetof(T, file) },
+	{ .key = "line", .type = SP_T_UINT, .flags = SP_SPARSE, .off = offsetof(T, line), .min = 0,
+	  .max = UINT_MAX },
+	{ .key = "inlined", .type = SP_T_BOOL, .flags = SP_SPARSE, .off = offsetof(T, inlined) },
+};
+#undef T
+const struct sp_schema sp_frame_info_schema = SP_SCHEMA_OF("frame_info", frame_info_fields);
 
 static const struct sp_field stack_offcpu[] = {
 	STACK_HEAD, SP_U64(struct sp_stack_row, "offcpu_ns", time_ns), STACK_FRAMES
@@ -202,12 +221,33 @@ static bool group_on(const struct sp_field *f, const void *obj)
 	return !(f->flags & SP_GROUP) || *SP_CAT(obj, f->group_off, bool);
 }
 
+/* SP_SPARSE: is the member 0, NULL or false (then not written)? */
+static bool is_zero(const struct sp_field *f, const void *p)
+{
+	switch (f->type) {
+	case SP_T_STR:
+		return !*(char *const *)p;
+	case SP_T_HEX:
+	case SP_T_U64:
+		return !*(const uint64_t *)p;
+	case SP_T_UINT:
+		return !*(const unsigned int *)p;
+	case SP_T_BOOL:
+		return !*(const bool *)p;
+	default:
+		return false;
+	}
+}
+
 static int write_field(struct json_writer *w, const struct sp_field *f, const void *obj)
 {
 	const void *p = SP_CAT(obj, f->off, char);
 	size_t n = count_of(f, obj);
+	char hex[24];
 	int iv, err;
 
+	if ((f->flags & SP_SPARSE) && is_zero(f, p))
+		return 0;
 	switch (f->type) {
 	case SP_T_STR:
 		jw_kv_string(w, f->key, *(char *const *)p);
@@ -234,6 +274,15 @@ static int write_field(struct json_writer *w, const struct sp_field *f, const vo
 		iv = *(const int *)p;
 		jw_kv_string(w, f->key, iv >= 0 && (size_t)iv < f->nnames ? f->names[iv] : NULL);
 		return 0;
+	case SP_T_HEX:
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, *(const uint64_t *)p);
+		jw_kv_string(w, f->key, hex);
+		return 0;
+	case SP_T_PTR:
+		if (!*(void *const *)p)
+			return 0;
+		p = *(void *const *)p;
+		/* fallthrough */
 	case SP_T_OBJECT:
 		jw_name(w, f->key);
 		jw_start_object(w);
@@ -242,7 +291,8 @@ static int write_field(struct json_writer *w, const struct sp_field *f, const vo
 		return err;
 	case SP_T_ARRAY:
 	case SP_T_MAP:
-		if ((f->flags & SP_NONEMPTY) && !n)
+		if (((f->flags & SP_NONEMPTY) && !n) ||
+		    ((f->flags & SP_PARALLEL) && !*(void *const *)p))
 			return 0;
 		jw_name(w, f->key);
 		f->type == SP_T_MAP ? jw_start_object(w) : jw_start_array(w);
@@ -323,9 +373,13 @@ static int walk_strings(const struct sp_schema *s, void *obj, string_fn fn,
 		case SP_T_OBJECT:
 			err = walk_strings(f->sub, p, fn, pool, free_arrays);
 			break;
+		case SP_T_PTR:
+			if (*(void **)p)
+				err = walk_strings(f->sub, *(void **)p, fn, pool, free_arrays);
+			break;
 		case SP_T_ARRAY:
 		case SP_T_MAP:
-			for (size_t j = 0; !err && j < n; j++) {
+			for (size_t j = 0; !err && *(char **)p && j < n; j++) {
 				char *e = *(char **)p + j * f->size;
 
 				if (f->type == SP_T_MAP)
@@ -342,7 +396,8 @@ static int walk_strings(const struct sp_schema *s, void *obj, string_fn fn,
 			break;
 		}
 		if (free_arrays && (f->type == SP_T_ARRAY || f->type == SP_T_MAP ||
-				    f->type == SP_T_INTS || f->type == SP_T_STRS)) {
+				    f->type == SP_T_INTS || f->type == SP_T_STRS ||
+				    f->type == SP_T_PTR)) {
 			free(*(void **)p);
 			*(void **)p = NULL;
 		}
@@ -614,6 +669,51 @@ static int read_elements(struct sp_reader *r, const struct sp_field *f, const st
 	return err;
 }
 
+/*
+ * SP_PARALLEL array: exactly as many objects as the count filled before (the model reads
+ * n entries of it), into a new array of that many.
+ */
+static int read_parallel(struct sp_reader *r, const struct sp_field *f, const struct json_value *v,
+			 void *obj)
+{
+	size_t n = *SP_AT(obj, f->n_off, size_t);
+	char **arr = SP_AT(obj, f->off, char *);
+	int err = 0;
+
+	if (json_len(v) != n)
+		return sp_reader_fail(r, "has %zu entries for %zu %s", json_len(v), n, f->what);
+	*arr = calloc(n ? n : 1, f->size);
+	if (!*arr)
+		return -ENOMEM;
+	for (size_t i = 0; !err && i < n; i++) {
+		const struct json_value *e = json_at(v, i);
+		size_t m = push_index(r, i);
+
+		err = check_type(r, e, JSON_OBJECT) ?: sp_schema_read(r, f->sub, e, *arr + i * f->size);
+		sp_reader_pop(r, m);
+	}
+	return err;
+}
+
+/* "0x" and 1 to 16 lowercase hex digits, as SP_T_HEX writes them. */
+static int read_hex(struct sp_reader *r, const struct json_value *v, uint64_t *ret)
+{
+	const char *s;
+	size_t len;
+
+	if (json_type(v) != JSON_STRING)
+		return sp_reader_fail(r, "expected an address string \"0x...\", not %s",
+				      sp_json_type_name(json_type(v)));
+	s = json_str(v);
+	len = strlen(s);
+	if (len < 3 || len > 18 || strncmp(s, "0x", 2) ||
+	    strspn(s + 2, "0123456789abcdef") != len - 2)
+		return sp_reader_fail(r, "expected \"0x\" and 1 to 16 lowercase hex digits, not "
+				      "\"%.40s\"", s);
+	*ret = strtoull(s + 2, NULL, 16);
+	return 0;
+}
+
 /* The JSON type a field's value must have before its own checks (JSON_NULL: any). */
 static enum json_type value_type(const struct sp_field *f)
 {
@@ -623,6 +723,7 @@ static enum json_type value_type(const struct sp_field *f)
 	case SP_T_ENUM:
 		return JSON_STRING;
 	case SP_T_OBJECT:
+	case SP_T_PTR:
 	case SP_T_MAP:
 		return JSON_OBJECT;
 	case SP_T_ARRAY:
@@ -691,9 +792,19 @@ static int read_value(struct sp_reader *r, const struct sp_field *f, const struc
 		}
 		return sp_reader_fail(r, "%s", what);
 	}
+	case SP_T_HEX:
+		return read_hex(r, v, p);
 	case SP_T_OBJECT:
 		return sp_schema_read(r, f->sub, v, p);
+	case SP_T_PTR:
+		*(void **)p = calloc(1, f->size);
+		if (!*(void **)p)
+			return -ENOMEM;
+		return sp_schema_read(r, f->sub, v, *(void **)p);
 	case SP_T_ARRAY:
+		if (f->flags & SP_PARALLEL)
+			return read_parallel(r, f, v, obj);
+		return read_elements(r, f, v, obj);
 	case SP_T_MAP:
 		return read_elements(r, f, v, obj);
 	case SP_T_INTS:
@@ -748,7 +859,7 @@ static int read_field(struct sp_reader *r, const struct sp_schema *s, const stru
 		if (!*on)
 			return 0;
 	}
-	if (!v && (f->flags & (SP_OPTIONAL | SP_PARALLEL)))
+	if (!v && (f->flags & (SP_OPTIONAL | SP_PARALLEL | SP_SPARSE)))
 		return 0;
 	if (!v)
 		return sp_reader_fail(r, "missing key \"%s\"", f->key);

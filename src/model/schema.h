@@ -30,6 +30,9 @@ enum sp_ftype {
 	SP_T_BOOL,   /* bool */
 	SP_T_ENUM,   /* an int-sized enum, written as .names[value] */
 	SP_T_OBJECT, /* an embedded struct of schema .sub */
+	SP_T_HEX,    /* uint64_t written as a "0x..." string (an address: beyond JSON's 2^53) */
+	SP_T_PTR,    /* a pointer to one .sub struct of .size; NULL: the key is absent (give it
+		      * SP_OPTIONAL) */
 	SP_T_ARRAY,  /* growable array of .sub structs: pointer at .off, count .n_off, cap .cap_off */
 	SP_T_MAP,    /* the same storage, as an object keyed by each element's char * at .key_off */
 	SP_T_INTS,   /* int * with count at .n_off, each .min to .max (.what names them) */
@@ -41,14 +44,16 @@ enum {
 	SP_NULLABLE = 1u << 0, /* STR: null reads as NULL */
 	SP_OPTIONAL = 1u << 1, /* may be absent on read (an old file) */
 	SP_NONEMPTY = 1u << 2, /* ARRAY: written only when it has elements */
-	SP_PARALLEL = 1u << 3, /* STRS: written when not NULL, optional on read, with exactly as
-				* many entries as the count at .n_off (filled by an earlier field,
-				* named by .what) */
+	SP_PARALLEL = 1u << 3, /* STRS, ARRAY: written when not NULL, optional on read, with
+				* exactly as many entries as the count at .n_off (filled by an
+				* earlier field, named by .what); ARRAY: no .cap_off */
 	SP_CLAMP = 1u << 4,    /* INT: written clamped to .min (a pid: unknown is 0) */
 	SP_GROUP = 1u << 5,    /* written when the bool at .group_off is true; on read the group
 				* (consecutive fields of one .group_off) is there when any of its
 				* keys is, and then sets the bool and needs every key */
 	SP_INLINE = 1u << 6,   /* ARRAY: each element on one line (a long array of small ones) */
+	SP_SPARSE = 1u << 7,   /* STR, HEX, U64, UINT, BOOL: written only when not NULL/0/false,
+				* absent reads as that */
 };
 
 struct sp_schema;
@@ -108,6 +113,13 @@ extern const struct sp_schema sp_comm_offcpu_max, sp_comm_wait_max, sp_comm_wait
 	sp_comm_samples;
 /* Stacks with their time under "offcpu_ns", "wait_ns", or without a time (profile). */
 extern const struct sp_schema sp_stack_offcpu, sp_stack_wait, sp_stack_plain;
+/* struct sp_frame_info: {"addr", "build_id", "system_name", "file", "line", "inlined"}, sparse */
+extern const struct sp_schema sp_frame_info_schema;
+/* A struct sp_frame_info * member M of T (a profile row's "info"): absent when NULL. */
+#define SP_FRAME_INFO(T, k, M) \
+	{ .key = k, .type = SP_T_PTR, .flags = SP_OPTIONAL, .off = offsetof(T, M),              \
+	  .size = sizeof(struct sp_frame_info), \
+	  .sub = &sp_frame_info_schema }
 /* The run's own fields (views apart: view.h lists them). */
 extern const struct sp_schema sp_run_fields;
 

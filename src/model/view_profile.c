@@ -14,6 +14,7 @@
 static const struct sp_field row_fields[] = {
 	SP_STR(T, "function", function),
 	SP_STR(T, "object", object),
+	SP_FRAME_INFO(T, "info", info), /* issue #12: absent in older runs */
 	SP_U64(T, "samples", samples),
 	SP_COMMS(T, "comms", comms, sp_comm_samples),
 	SP_STACKS(T, stacks, sp_stack_plain),

@@ -145,6 +145,143 @@ START_TEST(merge_pids)
 }
 END_TEST
 
+/* Gives the last stack of l frame infos: addr (and a build-id when bid) per frame. */
+static void set_info(struct sp_stack_list *l, uint64_t addr, const char *bid)
+{
+	struct sp_stack_row *s = &l->v[l->n - 1];
+
+	s->info = calloc(s->nframes, sizeof(*s->info));
+	ck_assert_ptr_nonnull(s->info);
+	for (size_t i = 0; i < s->nframes; i++) {
+		s->info[i].addr = addr + i;
+		s->info[i].build_id = bid ? strdup(bid) : NULL;
+		s->info[i].file = strdup("x.c");
+		s->info[i].line = (unsigned int)i + 1;
+	}
+}
+
+/*
+ * Issue #12: stacks alike only when their frames' identities (addr, build-id) agree too; a
+ * stack with infos and one without never merge; alike stacks hash alike.
+ */
+START_TEST(merge_frame_info)
+{
+	struct sp_run run;
+	struct sp_stack_list *l, m;
+
+	sp_run_init(&run);
+	l = &sp_sched_add_row(&run.sched)->stacks;
+	add(l, "cc1", 1, 10, ab);
+	set_info(l, 0x100, "aa");
+	add(l, "cc1", 2, 20, ab); /* another address */
+	set_info(l, 0x200, "aa");
+	add(l, "cc1", 4, 40, ab); /* another build-id */
+	set_info(l, 0x100, "bb");
+	add(l, "cc1", 8, 80, ab); /* no infos */
+	add(l, "cc1", 16, 160, ab); /* alike the first (file and line are not identity) */
+	set_info(l, 0x100, "aa");
+	free(l->v[4].info[0].file);
+	l->v[4].info[0].file = NULL;
+	add(l, "cc1", 32, 320, ab); /* alike the fourth */
+	ck_assert(sp_stack_rows_alike(&l->v[0], &l->v[4], true));
+	ck_assert_uint_eq(sp_stack_row_hash(&l->v[0], true, 7), sp_stack_row_hash(&l->v[4], true, 7));
+	ck_assert(!sp_stack_rows_alike(&l->v[0], &l->v[1], false));
+	ck_assert(!sp_stack_rows_alike(&l->v[0], &l->v[2], false));
+	ck_assert(!sp_stack_rows_alike(&l->v[0], &l->v[3], false));
+	ck_assert(!sp_stack_rows_alike(&l->v[3], &l->v[0], false));
+	l->v[1].pid = 3;
+	ck_assert_int_eq(sp_stack_list_merge_pids(l, &m), 0);
+	ck_assert_uint_eq(m.n, 4);
+	ck_assert_uint_eq(m.v[0].count, 40); /* the fourth and sixth */
+	ck_assert_ptr_null(m.v[0].info);
+	ck_assert_uint_eq(m.v[1].count, 17);
+	ck_assert_uint_eq(m.v[1].info[0].addr, 0x100);
+	free(m.v);
+	sp_stack_list_merge(l);
+	ck_assert_uint_eq(l->n, 4);
+	ck_assert_uint_eq(l->v[0].count, 17);
+	ck_assert_str_eq(l->v[0].info[0].file, "x.c"); /* the first row's infos stay */
+	ck_assert_uint_eq(l->v[3].count, 40);
+	sp_run_free(&run);
+}
+END_TEST
+
+/* A deep copy of a stack, infos included; the copy outlives the original. */
+START_TEST(copy_stack_row)
+{
+	struct sp_stack_list l = { 0 };
+	struct sp_stack_row d = { 0 }, e = { 0 };
+
+	add(&l, "cc1", 3, 30, abc);
+	l.v[0].pid = 42;
+	set_info(&l, 0xffffffff81000000ull, "abcd");
+	l.v[0].info[1].system_name = strdup("_Z1bv");
+	l.v[0].info[2].inlined = true;
+	ck_assert_int_eq(sp_stack_row_copy(&d, &l.v[0]), 0);
+	ck_assert(sp_stack_rows_alike(&d, &l.v[0], true));
+	ck_assert_uint_eq(d.count, 0); /* the caller's */
+	sp_stack_row_free(&l.v[0]);
+	free(l.v);
+	ck_assert_int_eq(d.pid, 42);
+	ck_assert_str_eq(d.comm, "cc1");
+	ck_assert_str_eq(d.frames[2], "c");
+	ck_assert_str_eq(d.objects[0], "[kernel]");
+	ck_assert_uint_eq(d.info[2].addr, 0xffffffff81000002ull);
+	ck_assert_str_eq(d.info[1].build_id, "abcd");
+	ck_assert_str_eq(d.info[1].system_name, "_Z1bv");
+	ck_assert_ptr_null(d.info[0].system_name);
+	ck_assert_str_eq(d.info[0].file, "x.c");
+	ck_assert_uint_eq(d.info[1].line, 2);
+	ck_assert(d.info[2].inlined && !d.info[1].inlined);
+	/* without infos, objects or frames */
+	free(d.comm);
+	d.comm = NULL;
+	sp_frame_info_free(d.info, d.nframes);
+	d.info = NULL;
+	ck_assert_int_eq(sp_stack_row_copy(&e, &d), 0);
+	ck_assert_ptr_null(e.info);
+	ck_assert_ptr_null(e.comm);
+	ck_assert(sp_stack_rows_alike(&d, &e, true));
+	sp_stack_row_free(&e);
+	sp_stack_row_free(&d);
+	memset(&d, 0, sizeof(d));
+	memset(&e, 0, sizeof(e));
+	ck_assert_int_eq(sp_stack_row_copy(&e, &d), 0);
+	ck_assert_uint_eq(e.nframes, 0);
+	sp_stack_row_free(&e);
+}
+END_TEST
+
+START_TEST(frame_kinds)
+{
+	static const char *const frames[] = { "do_wait", "[preempted]", "ext4_sync", "main",
+					      "[unknown]", "__vdso_clock_gettime", "[unknown]",
+					      "cc1+0x1a2b3c", "[jit]", "f" };
+	static const char *const objects[] = { "[kernel]", "", "[ext4]", "/usr/bin/x", "",
+					       "[vdso]", "[unknown]", "/usr/lib/cc1", "[anon:v8]",
+					       "[weird]" };
+	static const enum sp_frame_kind want[] = { SP_FRAME_KERNEL, SP_FRAME_PSEUDO,
+						   SP_FRAME_KERNEL, SP_FRAME_USER, SP_FRAME_PSEUDO,
+						   SP_FRAME_USER, SP_FRAME_USER, SP_FRAME_USER,
+						   SP_FRAME_USER, SP_FRAME_USER };
+	struct sp_frame_info info[10] = { [9] = { .build_id = (char *)"ab" } };
+	struct sp_stack_row s = { .frames = (char **)frames, .objects = (char **)objects,
+				  .info = info, .nframes = 10 };
+
+	for (size_t i = 0; i < s.nframes; i++)
+		ck_assert_msg(sp_frame_kind(&s, i) == want[i], "frame %zu: %d", i,
+			      (int)sp_frame_kind(&s, i));
+	s.info = NULL; /* a bracketed object without a build-id: a module */
+	ck_assert_int_eq(sp_frame_kind(&s, 9), SP_FRAME_KERNEL);
+	/* a kernel stack: no objects */
+	s.objects = NULL;
+	ck_assert_int_eq(sp_frame_kind(&s, 0), SP_FRAME_KERNEL);
+	ck_assert_int_eq(sp_frame_kind(&s, 1), SP_FRAME_PSEUDO);
+	ck_assert_int_eq(sp_frame_kind(&s, 4), SP_FRAME_PSEUDO);
+	ck_assert_int_eq(sp_frame_kind(&s, 7), SP_FRAME_KERNEL);
+}
+END_TEST
+
 /* ---- arrays, comm lists, objects ---- */
 
 START_TEST(array_add_zeroed)
@@ -444,6 +581,9 @@ int main(void)
 	tcase_add_test(stacks, merge_all);
 	tcase_add_test(stacks, merge_last);
 	tcase_add_test(stacks, merge_pids);
+	tcase_add_test(stacks, merge_frame_info);
+	tcase_add_test(stacks, copy_stack_row);
+	tcase_add_test(stacks, frame_kinds);
 	tcase_add_test(lists, array_add_zeroed);
 	tcase_add_test(lists, comm_list);
 	tcase_add_test(lists, objects_build_ids);

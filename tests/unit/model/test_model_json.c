@@ -969,6 +969,142 @@ START_TEST(test_issue10_old_files)
 }
 END_TEST
 
+/* A frame info with the strings malloc'd (NULL stays NULL). */
+static struct sp_frame_info finfo(uint64_t addr, const char *build_id, const char *system_name,
+				  const char *file, unsigned int line, bool inlined)
+{
+	return (struct sp_frame_info){ .addr = addr, .build_id = build_id ? xs(build_id) : NULL,
+				       .system_name = system_name ? xs(system_name) : NULL,
+				       .file = file ? xs(file) : NULL, .line = line,
+				       .inlined = inlined };
+}
+
+/* The live run with frame infos on a kernel stack, a user stack and a profile row. */
+static void build_live_info(struct sp_run *run)
+{
+	struct sp_stack_row *k, *u;
+
+	build_live(run);
+	k = &run->sched.rows[1].stacks.v[0]; /* __schedule, schedule, do_wait [ext4] */
+	k->info = calloc(3, sizeof(*k->info));
+	ck_assert_ptr_nonnull(k->info);
+	k->info[0] = finfo(0xffffffff81e0a1b2ull, NULL, NULL, NULL, 0, false);
+	k->info[2] = finfo(0xffffffffc0123456ull, NULL, NULL, NULL, 0, false);
+	u = &run->profile.rows[0].stacks.v[0]; /* hot, main in /opt/a b/demo */
+	u->info = calloc(2, sizeof(*u->info));
+	ck_assert_ptr_nonnull(u->info);
+	u->info[0] = finfo(0x1a2b, "abcdef", "_Z3hotv", "demo.c", 12, true);
+	u->info[1] = finfo(0x1a2b, "abcdef", NULL, "demo.c", 40, false);
+	run->profile.rows[0].info = calloc(1, sizeof(struct sp_frame_info));
+	ck_assert_ptr_nonnull(run->profile.rows[0].info);
+	*run->profile.rows[0].info = finfo(0x1a00, "abcdef", "_Z3hotv", NULL, 0, false);
+}
+
+/*
+ * Issue #12: frame infos are written sparsely (a kernel address as a hex string, beyond
+ * 2^53), read back strictly and written again byte for byte; a file without them reads with
+ * info NULL; wrong lengths and types are one error naming the place.
+ */
+START_TEST(test_frame_info)
+{
+	static const struct {
+		const char *from, *to, *expect;
+	} bad[] = {
+		{ "\"frame_info\": [\n              {\"addr\": \"0xffffffff81e0a1b2\"},",
+		  "\"frame_info\": [\n              {\"addr\": \"0xffffffff81e0a1b2\"},{},",
+		  "schedules.callers[1].stacks[0].frame_info: has 4 entries for 3 frames" },
+		{ "\"frame_info\": [\n              {\"addr\": \"0xffffffff81e0a1b2\"},",
+		  "\"frame_info\": [\n",
+		  "schedules.callers[1].stacks[0].frame_info: has 2 entries for 3 frames" },
+		{ "{\"addr\": \"0xffffffff81e0a1b2\"}", "{\"addr\": 18446744071593812402}",
+		  "schedules.callers[1].stacks[0].frame_info[0].addr: expected an address string "
+		  "\"0x...\", not a number" },
+		{ "\"0xffffffff81e0a1b2\"", "\"0xFFFF\"",
+		  "frame_info[0].addr: expected \"0x\" and 1 to 16 lowercase hex digits, not "
+		  "\"0xFFFF\"" },
+		{ "\"0xffffffff81e0a1b2\"", "\"0x1ffffffff81e0a1b2\"", "frame_info[0].addr: expected" },
+		{ "\"0xffffffff81e0a1b2\"", "\"0x\"", "frame_info[0].addr: expected" },
+		{ "{\"addr\": \"0xffffffff81e0a1b2\"}", "7",
+		  "stacks[0].frame_info[0]: expected an object, not a number" },
+		{ "\"frame_info\": [\n              {\"addr\": \"0xffffffff81e0a1b2\"},\n              {},\n"
+		  "              {\"addr\": \"0xffffffffc0123456\"}\n            ]",
+		  "\"frame_info\": {}",
+		  "schedules.callers[1].stacks[0].frame_info: expected an array, not an object" },
+		{ "\"line\": 12", "\"line\": -1",
+		  "profile.functions[0].stacks[0].frame_info[0].line: expected an integer from 0" },
+		{ "\"line\": 12", "\"line\": \"12\"", "frame_info[0].line: expected an integer" },
+		{ "\"inlined\": true", "\"inlined\": 1",
+		  "frame_info[0].inlined: expected a boolean, not a number" },
+		{ "\"build_id\": \"abcdef\", \"system_name\"", "\"build_id\": null, \"system_name\"",
+		  "frame_info[0].build_id: expected a string" },
+		{ "\"info\": {\n          \"addr\": \"0x1a00\",\n          \"build_id\": \"abcdef\",\n"
+		  "          \"system_name\": \"_Z3hotv\"\n        }",
+		  "\"info\": []", "profile.functions[0].info: expected an object, not an array" },
+		{ "\"system_name\": \"_Z3hotv\"\n", "\"system_name\": 3\n",
+		  "profile.functions[0].info.system_name: expected a string" },
+	};
+	struct sp_run live, back, old;
+	size_t l1, l2;
+	char *s1, *s2;
+
+	build_live_info(&live);
+	s1 = render_mem(&live, SP_FMT_JSON, &l1);
+	/* sparse, one frame a line, the address as a string */
+	ck_assert_msg(strstr(s1, "\"frame_info\": [\n              {\"addr\": \"0xffffffff81e0a1b2\"},\n"
+				 "              {},\n              {\"addr\": \"0xffffffffc0123456\"}\n"),
+		      "frame_info not as expected");
+	ck_assert_msg(strstr(s1, "{\"addr\": \"0x1a2b\", \"build_id\": \"abcdef\", \"system_name\": "
+				 "\"_Z3hotv\", \"file\": \"demo.c\", \"line\": 12, \"inlined\": true}"),
+		      "frame_info not as expected");
+	ck_assert_msg(strstr(s1, "\"object\": \"/opt/a b/demo\",\n        \"info\": {\n"
+				 "          \"addr\": \"0x1a00\",\n          \"build_id\": \"abcdef\",\n"
+				 "          \"system_name\": \"_Z3hotv\"\n        },\n"), "frame_info not as expected");
+	parse_ok(s1, l1, &back);
+	s2 = render_mem(&back, SP_FMT_JSON, &l2);
+	ck_assert_msg(l1 == l2 && !memcmp(s1, s2, l1), "JSON differs:\n%s\n---\n%s", s1, s2);
+	free(s2);
+	ck_assert_ptr_null(back.sched.rows[0].stacks.v[0].info);
+	ck_assert_uint_eq(back.sched.rows[1].stacks.v[0].info[0].addr, 0xffffffff81e0a1b2ull);
+	ck_assert_uint_eq(back.sched.rows[1].stacks.v[0].info[1].addr, 0);
+	ck_assert_ptr_null(back.sched.rows[1].stacks.v[0].info[1].build_id);
+	ck_assert_str_eq(back.profile.rows[0].stacks.v[0].info[0].system_name, "_Z3hotv");
+	ck_assert_str_eq(back.profile.rows[0].stacks.v[0].info[1].file, "demo.c");
+	ck_assert_uint_eq(back.profile.rows[0].stacks.v[0].info[1].line, 40);
+	ck_assert(back.profile.rows[0].stacks.v[0].info[0].inlined);
+	ck_assert(!back.profile.rows[0].stacks.v[0].info[1].inlined);
+	ck_assert_ptr_null(back.profile.rows[0].stacks.v[0].info[1].system_name);
+	ck_assert_uint_eq(back.profile.rows[0].info->addr, 0x1a00);
+	ck_assert_ptr_null(back.profile.rows[0].info->file);
+	sp_run_free(&back);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *t = replace(s1, bad[i].from, bad[i].to);
+
+		check_bad(t, strlen(t), bad[i].expect);
+		free(t);
+	}
+	free(s1);
+	sp_run_free(&live);
+
+	/* runs from before issue #12: no info anywhere */
+	load_ok(FIX("run_full.json"), &old);
+	for (size_t i = 0; i < old.sched.nrows; i++)
+		for (size_t j = 0; j < old.sched.rows[i].stacks.n; j++)
+			ck_assert_ptr_null(old.sched.rows[i].stacks.v[j].info);
+	for (size_t i = 0; i < old.profile.nrows; i++) {
+		ck_assert_ptr_null(old.profile.rows[i].info);
+		for (size_t j = 0; j < old.profile.rows[i].stacks.n; j++)
+			ck_assert_ptr_null(old.profile.rows[i].stacks.v[j].info);
+	}
+	ck_assert_uint_gt(old.profile.nrows, 0);
+	s1 = render_mem(&old, SP_FMT_JSON, &l1);
+	ck_assert_ptr_null(strstr(s1, "frame_info"));
+	ck_assert_ptr_null(strstr(s1, "\"info\""));
+	free(s1);
+	sp_run_free(&old);
+}
+END_TEST
+
 /*
  * Issue #11: the caller cache's counts are written when the fast path was on, read back, and
  * told in the table's header; a file without them (older, or full stacks) reads as absent.
@@ -1033,6 +1169,7 @@ static Suite *model_json_suite(void)
 	tcase_add_test(tc, test_invariants_issue10);
 	tcase_add_test(tc, test_issue10_old_files);
 	tcase_add_test(tc, test_caller_cache);
+	tcase_add_test(tc, test_frame_info);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -458,6 +458,73 @@ START_TEST(profile_and_locks_grow)
 }
 END_TEST
 
+/* Frame infos on the stacks of the cat row (addr base, build-id "b1"), as a collector sets them. */
+static void give_infos(struct sp_run *r, uint64_t base)
+{
+	struct sp_stack_row *s = &find(&r->sched, "anon_pipe_read")->stacks.v[0];
+
+	s->info = calloc(2, sizeof(*s->info));
+	ck_assert_ptr_nonnull(s->info);
+	s->info[0] = (struct sp_frame_info){ .addr = base, .build_id = sdup("b1"),
+					     .system_name = sdup("_Z4readv"), .line = 7 };
+	s->info[1].addr = base + 0x10;
+}
+
+/*
+ * Issue #12: an interval's stacks carry their frame infos (copied, the cumulative runs
+ * freed after), and a stack matches the earlier one only with the same identities.
+ */
+START_TEST(frame_info_kept)
+{
+	struct sp_run a, b, d;
+	struct sp_delta_stats st;
+	struct sp_profile_row *pr;
+	const struct sp_stack_row *s;
+
+	cumulative(&a, 1);
+	cumulative(&b, 2);
+	give_infos(&a, 0x400);
+	give_infos(&b, 0x400);
+	pr = sp_profile_add_row(&b.profile);
+	ck_assert_ptr_nonnull(pr);
+	b.profile.present = true;
+	b.profile.total = b.profile.target = pr->samples = 3;
+	pr->function = sdup("hot");
+	pr->object = sdup("/bin/x");
+	pr->info = calloc(1, sizeof(*pr->info));
+	ck_assert_ptr_nonnull(pr->info);
+	pr->info->build_id = sdup("b2");
+	pr->info->addr = 0x99;
+	sp_run_init(&d);
+	ck_assert_int_eq(sp_run_delta(&a, &b, &d, &st), 0);
+	sp_run_free(&b);
+	s = &find(&d.sched, "anon_pipe_read")->stacks.v[0];
+	ck_assert_str_eq(s->comm, "cat");
+	ck_assert_uint_eq(s->count, 15); /* 35 - 20: matched */
+	ck_assert_ptr_nonnull(s->info);
+	ck_assert_uint_eq(s->info[0].addr, 0x400);
+	ck_assert_str_eq(s->info[0].build_id, "b1");
+	ck_assert_str_eq(s->info[0].system_name, "_Z4readv");
+	ck_assert_uint_eq(s->info[0].line, 7);
+	ck_assert_ptr_null(s->info[1].build_id);
+	ck_assert_uint_eq(s->info[1].addr, 0x410);
+	ck_assert_str_eq(d.profile.rows[0].info->build_id, "b2");
+	ck_assert_uint_eq(d.profile.rows[0].info->addr, 0x99);
+	sp_run_free(&d);
+	/* another address: another stack, all of its count new */
+	cumulative(&b, 2);
+	give_infos(&b, 0x800);
+	sp_run_init(&d);
+	ck_assert_int_eq(sp_run_delta(&a, &b, &d, &st), 0);
+	s = &find(&d.sched, "anon_pipe_read")->stacks.v[0];
+	ck_assert_uint_eq(s->count, 35);
+	ck_assert_uint_eq(s->info[0].addr, 0x800);
+	sp_run_free(&a);
+	sp_run_free(&b);
+	sp_run_free(&d);
+}
+END_TEST
+
 /* The interval object is written in a JSON line and read back; absent in a whole run. */
 START_TEST(interval_round_trip)
 {
@@ -506,6 +573,7 @@ int main(void)
 	tcase_add_test(tc, fixture_identity_and_empty);
 	tcase_add_test(tc, profile_and_locks_grow);
 	tcase_add_test(tc, interval_round_trip);
+	tcase_add_test(tc, frame_info_kept);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

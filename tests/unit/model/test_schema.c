@@ -5,7 +5,8 @@
  * every field, writes it with format_json, reads it back with the strict reader and compares
  * the two runs field by field through the same descriptors. Several passes cover the
  * conditional keys (each target mode, locks available or not, the job's CPU time or not,
- * nullable strings null or not, stacks with or without objects). At the end every field of
+ * nullable strings null or not, stacks with or without objects and frame infos, sparse keys
+ * set or not). At the end every field of
  * every descriptor must have been compared: a field added to a descriptor is tested with no
  * edit here, and a view added to sp_views[] too.
  *
@@ -86,13 +87,23 @@ static void fill(struct filler *fl, const struct sp_schema *s, void *obj)
 			*SP_AT(obj, f->group_off, bool) = !(fl->pass & 2);
 		switch (f->type) {
 		case SP_T_STR:
-			*(char **)p = (f->flags & SP_NULLABLE) && fl->pass % 3 == 1 ? NULL : new_str(fl);
+			*(char **)p = (f->flags & (SP_NULLABLE | SP_SPARSE)) && fl->pass % 3 == 1 ?
+					      NULL : new_str(fl);
 			break;
 		case SP_T_CONST:
 			*(char **)p = strdup(f->value);
 			break;
 		case SP_T_U64:
 			*(uint64_t *)p = (uint64_t)++fl->counter * 1000003u;
+			break;
+		case SP_T_HEX: /* a kernel address: beyond INT64_MAX and 2^53 */
+			*(uint64_t *)p = 0xffffffff81000000ull + ++fl->counter * 0x11ull;
+			break;
+		case SP_T_PTR:
+			if (fl->pass % 3 == 2)
+				break; /* NULL: not written */
+			*(void **)p = calloc(1, f->size);
+			fill(fl, f->sub, *(void **)p);
 			break;
 		case SP_T_INT:
 			*(int *)p = (int)new_int(fl, f);
@@ -115,6 +126,15 @@ static void fill(struct filler *fl, const struct sp_schema *s, void *obj)
 			fill(fl, f->sub, p);
 			break;
 		case SP_T_ARRAY:
+			if (f->flags & SP_PARALLEL) {
+				if (fl->pass % 3 == 2)
+					break; /* NULL: not written */
+				*(char **)p = calloc(*n ? *n : 1, f->size);
+				for (size_t j = 0; j < *n; j++)
+					fill(fl, f->sub, *(char **)p + j * f->size);
+				break;
+			}
+			/* fallthrough */
 		case SP_T_MAP:
 			for (size_t j = 0; j < NELEMS; j++) {
 				char *e = sp_array_add((void **)p, n, SP_AT(obj, f->cap_off, size_t), f->size);
@@ -171,7 +191,15 @@ static void compare(const struct sp_schema *s, const void *a, const void *b, con
 			break;
 		}
 		case SP_T_U64:
+		case SP_T_HEX:
 			ck_assert_msg(*(const uint64_t *)pa == *(const uint64_t *)pb, "%s", sub);
+			break;
+		case SP_T_PTR:
+			pa = *(const void *const *)pa;
+			pb = *(const void *const *)pb;
+			ck_assert_msg(!pa == !pb, "%s: NULL on one side only", sub);
+			if (pa)
+				compare(f->sub, pa, pb, sub);
 			break;
 		case SP_T_INT:
 		case SP_T_UINT:
@@ -188,7 +216,9 @@ static void compare(const struct sp_schema *s, const void *a, const void *b, con
 		case SP_T_ARRAY:
 		case SP_T_MAP:
 			ck_assert_msg(na == nb, "%s: %zu != %zu elements", sub, na, nb);
-			for (size_t j = 0; j < na; j++) {
+			ck_assert_msg(!*(void *const *)pa == !*(void *const *)pb,
+				      "%s: NULL on one side only", sub);
+			for (size_t j = 0; *(void *const *)pa && j < na; j++) {
 				const char *ea = *(const char *const *)pa + j * f->size;
 				const char *eb = *(const char *const *)pb + j * f->size;
 				char elt[300];
@@ -334,6 +364,7 @@ static struct ctx child_of(const struct sp_field *f)
 {
 	switch (f->type) {
 	case SP_T_OBJECT:
+	case SP_T_PTR:
 		return (struct ctx){ K_OBJ, f->sub };
 	case SP_T_ARRAY:
 		return (struct ctx){ K_ARRAY, f->sub };
@@ -372,7 +403,8 @@ static struct ctx member_ctx(struct ctx c, const char *key, bool *ret_optional)
 	}
 	f = sp_schema_field(c.s, key);
 	ck_assert_msg(f != NULL, "written key \"%s\" is in no descriptor of %s", key, c.s->name);
-	*ret_optional = (f->flags & (SP_OPTIONAL | SP_PARALLEL)) || f->type == SP_T_CUSTOM;
+	*ret_optional = (f->flags & (SP_OPTIONAL | SP_PARALLEL | SP_SPARSE)) ||
+			f->type == SP_T_CUSTOM;
 	return child_of(f);
 }
 
