@@ -8,13 +8,21 @@
 # `schedprof trace -a --views schedules`. Rounds are interleaved; each line also gives the
 # report's cache line (switches from the cache, checked, mismatched).
 #
+# Issue #12: --stacks takes each voluntary switch's user stack too. KSTACKS names a binary
+# whose --stacks keeps kernel stacks only (main before issue #12): measured in each round as
+# "kernel-stacks", and the user stacks' cost per voluntary switch is the difference of the
+# medians (full-stacks - kernel-stacks), printed at the end. Per voluntary switch: the run
+# time over the runs of the benchmark scaled by the report's voluntary share of the switches.
+#
 # usage: sudo bench/callers.sh [-r ROUNDS] [-l LOOPS]   (env SCHEDPROF: the binary;
-#        OTHER: a second binary, e.g. main's, measured in each round as well)
+#        OTHER: a second binary, e.g. main's, measured in each round as well;
+#        KSTACKS: a binary without user stacks, e.g. /work/main/build/src/schedprof)
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SCHEDPROF=${SCHEDPROF:-$HERE/../build/src/schedprof}
 OTHER=${OTHER:-}
+KSTACKS=${KSTACKS:-}
 ROUNDS=3 LOOPS=160000
 while getopts "r:l:h" opt; do
 	case $opt in
@@ -69,8 +77,19 @@ one() {
 	wait "$SP_PID"
 	SP_PID=""
 	[ "$c1" -gt "$c0" ] || { echo "$name: sp_switch did not run"; return; }
-	printf '%-16s %5d ns/run  %7d runs  %s\n' "$name" $(((t1 - t0) / (c1 - c0))) $((c1 - c0)) \
+	# the voluntary share of the switches, from the report's "schedules: N total, V voluntary"
+	read -r tot vol <<< "$(sed -n 's/^schedules: \([0-9]*\) total, \([0-9]*\) voluntary.*/\1 \2/p' "$TMP/out.txt")"
+	pervol=$(( ${vol:-0} > 0 ? (t1 - t0) * tot / ((c1 - c0) * vol) : 0 ))
+	echo "$name $pervol" >> "$TMP/pervol"
+	printf '%-16s %5d ns/run %5d ns/voluntary  %7d runs  %s\n' "$name" $(((t1 - t0) / (c1 - c0))) \
+		"$pervol" $((c1 - c0)) \
 		"$(grep -o 'callers:.*mismatched' "$TMP/out.txt" | sed 's/, the rest by a full stack walk//')"
+}
+
+# median NAME: of the ns per voluntary switch of NAME's runs
+median() {
+	awk -v n="$1" '$1 == n { print $2 }' "$TMP/pervol" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)) }'
 }
 
 echo "# $(date -u '+%F %H:%M') load $(cut -d' ' -f1-3 /proc/loadavg), kernel $(uname -r)"
@@ -79,5 +98,11 @@ for r in $(seq "$ROUNDS"); do
 	one verify "$SCHEDPROF" --verify-callers
 	one full-stacks "$SCHEDPROF" --stacks
 	[ -n "$OTHER" ] && one other "$OTHER"
+	[ -n "$KSTACKS" ] && one kernel-stacks "$KSTACKS" --stacks
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "$KSTACKS" ]; then
+	full=$(median full-stacks) kern=$(median kernel-stacks)
+	echo "# user stacks (issue #12, target <= 1000 ns): full-stacks $full - kernel-stacks $kern =" \
+		"$((full - kern)) ns per voluntary switch (medians)"
+fi

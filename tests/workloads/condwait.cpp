@@ -7,12 +7,17 @@
  *                              ns_condwait::Waiter<int>::wait_for_work(), each wait ended
  *                              by the main thread after SLEEP_MS
  *
+ *   condwait spin MS           computes for MS ms in ns_condwait::Spinner<long>::spin()
+ *                              (the profile's leaf: named by build-id + offset, also in a
+ *                              stripped copy after it exited)
+ *
  * Built with frame pointers, so that the user stack reaches main through start_thread.
- * Prints "condwait: N waits".
+ * Prints "condwait: N waits" (or "condwait: spun").
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 namespace ns_condwait {
@@ -49,6 +54,23 @@ private:
 	T value_;
 };
 
+template <typename T> struct Spinner {
+	/* the known function of the spin mode: all the time in it, none in a library */
+	__attribute__((noinline)) static T spin(long ms)
+	{
+		struct timespec t0, t;
+		volatile T acc = 0;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			for (int i = 0; i < 1000000; i++)
+				acc = acc + (T)i * 3;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+		return acc;
+	}
+};
+
 } // namespace ns_condwait
 
 static ns_condwait::Waiter<int> waiter;
@@ -70,6 +92,11 @@ int main(int argc, char **argv)
 	void *ret;
 	long ms;
 
+	if (argc == 3 && !strcmp(argv[1], "spin")) {
+		ns_condwait::Spinner<long>::spin(atol(argv[2]));
+		printf("condwait: spun\n");
+		return 0;
+	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: condwait ROUNDS SLEEP_MS\n");
 		return 2;
