@@ -83,7 +83,8 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 
 	/* User frames: the leaf of a user-mode sample, or the whole stack with -g. */
 	if (!nk || prof_callchains)
-		nu = sp_user_frames(ctx, task, &s->us, prof_callchains, &prof_drops.ustack_fail);
+		nu = sp_user_frames(ctx, task, &s->us, prof_callchains, false,
+				    &prof_drops.ustack_fail);
 	if (nu) {
 		key->uleaf = s->us.u.frames[0];
 		raw = key->uleaf.status == SP_UFRAME_IP;

@@ -7,3 +7,4 @@
 #include "ustack.bpf.h"
 
 struct sp_prof_ucache_stats prof_ucache_stats;
+const volatile __u32 ustack_timed = 0;

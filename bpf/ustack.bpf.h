@@ -60,6 +60,9 @@ SP_USTACK_EXTERN struct {
 	__uint(max_entries, 4096); /* libbpf rounds it up to the page size */
 } prof_events SEC(".maps");
 
+/* SCHEDPROF_USTACK_TIMING (bench/callers.sh): time each user stack of the schedules and locks views */
+extern const volatile __u32 ustack_timed;
+
 /* How the stacks' user frames were named, every view together (not part of the saved run). */
 extern struct sp_prof_ucache_stats prof_ucache_stats;
 
@@ -353,14 +356,71 @@ static __always_inline bool single_text_segment(struct task_struct *task, struct
 }
 
 /*
+ * The user frame-pointer walk, as the kernel's (x86 perf_callchain_user(): the PC, then the
+ * return address of each frame record from the frame pointer on) but stopping where the
+ * frame pointer leaves the stack above the stack pointer, instead of at the first read that
+ * faults (~1 us per fault on this VM, and the C library leaves garbage in the register).
+ * Its frames are the kernel's first ones, so that the kernel's build-id answer for the same
+ * stack, cut to them, matches frame by frame.
+ */
+struct ufpwalk {
+	__u64 *ip;
+	__u64 fp;
+	__u64 lo; /* the stack pointer, then the last frame record read */
+	__u32 nr;
+	__u32 pad;
+};
+
+#define SP_USTACK_UCACHE_CHECK 256 /* sp_user_frames(own): every Nth stack re-validated */
+#define SP_USTACK_SPAN (8 << 20) /* a frame record is at most 8 MiB above the stack pointer */
+
+static long ufp_step(__u64 i, struct ufpwalk *w)
+{
+	__u64 rec[2];
+
+	/*
+	 * Frame records sit above the stack pointer, each above the previous one: anything
+	 * else is a library's use of the register (no frame pointers), whose read may fault,
+	 * and a fault costs about a microsecond.
+	 */
+	if (w->nr >= SP_PROF_UDEPTH || w->fp <= w->lo || (w->fp & 7) ||
+	    w->fp - w->lo > SP_USTACK_SPAN)
+		return 1;
+	if (bpf_probe_read_user(rec, sizeof(rec), (void *)w->fp) || !rec[1])
+		return 1;
+	w->ip[w->nr & (SP_PROF_UDEPTH - 1)] = rec[1];
+	w->nr++;
+	w->lo = w->fp;
+	w->fp = rec[0];
+	return 0;
+}
+
+/* Fills uip[] with the user stack of task (current); returns the number of frames. */
+static __always_inline __u32 sp_user_walk(struct task_struct *task, __u64 *uip)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct ufpwalk w = { .ip = uip, .nr = 1 };
+
+	if (!regs)
+		return 0;
+	uip[0] = regs->ip;
+	w.fp = regs->bp;
+	w.lo = regs->sp - 1;
+	bpf_loop(SP_PROF_UDEPTH, ufp_step, &w, 0);
+	return w.nr;
+}
+
+/*
  * The user frames of task (current) into s->u.frames, as build-id + file offset where the
  * kernel can name them: from prof_ucache when every page is cached, else (and every
  * SP_PROF_UCACHE_CHECK-th time) from the kernel, whose answer is cached. full: the whole
- * stack, else the leaf only. *fail counts the stacks that could not be read. Returns the
- * number of frames.
+ * stack, else the leaf only. own (with full): the frames are always walked first by
+ * sp_user_walk() (the schedules and locks views: cheaper than the kernel's walk, which stops
+ * only at a faulting read), and the kernel's answer is cut to them. *fail counts the stacks
+ * that could not be read. Returns the number of frames.
  */
 static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
-					    struct sp_uscratch *s, bool full, __u64 *fail)
+					    struct sp_uscratch *s, bool full, bool own, __u64 *fail)
 {
 	__u32 depth = full ? SP_PROF_UDEPTH : 1, nr, walked = 0;
 	struct prof_uimage_state *img = NULL, first_miss = { .misses = 1 };
@@ -379,7 +439,7 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 	w.key.start_time = task->group_leader->start_time;
 	w.key.tgid = task->tgid;
 	w.key.exec_id = (__u32)task->self_exec_id;
-	if (full) {
+	if (full && !own) {
 		/*
 		 * An image whose deeper frames keep missing (a short process's libraries and
 		 * unwinding garbage) would pay for the caches and two walks a sample, ours and
@@ -401,9 +461,15 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 		}
 	}
 	exe_text(task, &w);
-	w.nr = 1;
-	ucache_get(0, &w);
-	if (!w.miss && full) {
+	if (full && own) {
+		w.nr = sp_user_walk(task, s->uip);
+		walked = 1;
+		bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+	} else {
+		w.nr = 1;
+		ucache_get(0, &w);
+	}
+	if (!w.miss && full && !own) {
 		n = bpf_get_stack(ctx, s->uip, sizeof(s->uip), BPF_F_USER_STACK);
 		if (n < 0) {
 			__sync_fetch_and_add(fail, 1);
@@ -421,7 +487,8 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 			bpf_map_update_elem(&prof_uimage, &w.key, &first_miss, BPF_ANY);
 		}
 	}
-	if (!w.miss && ++s->tick % SP_PROF_UCACHE_CHECK) {
+	/* a switch is far more frequent than a sample: re-validated less often */
+	if (!w.miss && ++s->tick % (own ? SP_USTACK_UCACHE_CHECK : SP_PROF_UCACHE_CHECK)) {
 		__sync_fetch_and_add(&prof_ucache_stats.hit, 1);
 		return w.nr;
 	}
@@ -434,6 +501,8 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 		return 0;
 	}
 	nr = n / sizeof(struct sp_uframe);
+	if (own && nr > w.nr) /* the kernel's walk went on where ours stopped: garbage */
+		nr = w.nr;
 	if (w.miss)
 		__sync_fetch_and_add(&prof_ucache_stats.miss, 1);
 	else
@@ -495,7 +564,7 @@ static __always_inline __u64 sp_user_stack_keep(struct sp_uscratch *s, __u32 nr,
 struct uscan {
 	struct sp_uscratch *s;
 	__u64 sp, lo, len; /* the words' address; the executable's text [lo, lo + len) */
-	__u32 nw, first;   /* words read; the first in the text (nw: none) */
+	__u32 first;	   /* the first word in the text (SP_USCAN_WORDS: none) */
 	__u32 rec;	   /* the frame record's word (0: none) */
 	__u32 n;	   /* frames kept */
 	__u64 fp;	   /* the walk from the record: the next frame pointer */
@@ -506,9 +575,10 @@ static __always_inline bool uscan_text(struct uscan *c, __u64 v)
 	return v - c->lo < c->len;
 }
 
+/* The first word in the executable's text (c->first stays SP_USCAN_WORDS: none). */
 static long uscan_first(__u64 i, struct uscan *c)
 {
-	if (i >= c->nw || i >= SP_USCAN_WORDS)
+	if (i >= SP_USCAN_WORDS)
 		return 1;
 	if (!uscan_text(c, c->s->scan[i & (SP_USCAN_WORDS - 1)]))
 		return 0;
@@ -516,16 +586,17 @@ static long uscan_first(__u64 i, struct uscan *c)
 	return 1;
 }
 
+/* Above it, the first frame record (saved frame pointer, return address into the text). */
 static long uscan_record(__u64 i, struct uscan *c)
 {
 	__u64 fp, at = c->sp + i * 8;
 
 	if (i <= c->first)
 		return 0;
-	if (i + 1 >= c->nw || i + 1 >= SP_USCAN_WORDS)
+	if (i + 1 >= SP_USCAN_WORDS)
 		return 1;
 	fp = c->s->scan[i & (SP_USCAN_WORDS - 1)];
-	if (fp <= at || (fp & 7) || fp - at > 1024 * 1024 ||
+	if (fp <= at || (fp & 7) || fp - at > SP_USTACK_SPAN ||
 	    !uscan_text(c, c->s->scan[(i + 1) & (SP_USCAN_WORDS - 1)]))
 		return 0;
 	c->rec = i;
@@ -563,7 +634,7 @@ static long uscan_walk(__u64 i, struct uscan *c)
 
 /* The frames the frame-pointer walk missed, into s->u.frames after the leaf. Returns nr. */
 static __always_inline __u32 sp_user_recover(struct task_struct *task, struct sp_uscratch *s,
-					     __u32 nr, __u64 *raw)
+					     __u32 nr)
 {
 	struct mm_struct *mm = task->mm;
 	struct uscan c = { .s = s };
@@ -581,7 +652,6 @@ static __always_inline __u32 sp_user_recover(struct task_struct *task, struct sp
 	if (!sp || (sp & 7) || bpf_probe_read_user(s->scan, sizeof(s->scan), (void *)sp))
 		return nr;
 	c.sp = sp;
-	c.nw = SP_USCAN_WORDS;
 	c.first = SP_USCAN_WORDS;
 	bpf_loop(SP_USCAN_WORDS, uscan_first, &c, 0);
 	if (c.first >= SP_USCAN_WORDS)
@@ -600,7 +670,6 @@ static __always_inline __u32 sp_user_recover(struct task_struct *task, struct sp
 				s->u.frames[i] = s->u.frames[i - 1];
 		c.n = 1;
 		uscan_push(&c, ret);
-		*raw = 1;
 		return nr + 1;
 	}
 	c.n = 1;
@@ -608,7 +677,6 @@ static __always_inline __u32 sp_user_recover(struct task_struct *task, struct sp
 	uscan_push(&c, s->scan[(c.rec + 1) & (SP_USCAN_WORDS - 1)]);
 	c.fp = s->scan[c.rec & (SP_USCAN_WORDS - 1)];
 	bpf_loop(SP_PROF_UDEPTH, uscan_walk, &c, 0);
-	*raw = 1;
 	return c.n;
 }
 
@@ -624,6 +692,7 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 					   void *scratch_map, struct sp_ustack_drops *d)
 {
 	struct sp_stack_pair pair = { .kstack = kstack };
+	__u64 t0 = ustack_timed ? bpf_ktime_get_ns() : 0;
 	struct sp_uscratch *s;
 	__u32 zero = 0, nr = 0, raw = 0;
 	__u64 h;
@@ -633,10 +702,10 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 		return kstack;
 	/* as perf: no user stack for kernel threads and io workers */
 	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)) && task->mm) {
-		__u64 fail = 0, recovered = 0;
+		__u64 fail = 0;
 
-		nr = sp_user_frames(ctx, task, s, true, &fail);
-		nr = sp_user_recover(task, s, nr, &recovered);
+		nr = sp_user_frames(ctx, task, s, true, true, &fail);
+		nr = sp_user_recover(task, s, nr);
 		if (nr)
 			pair.ustack = sp_user_stack_keep(s, nr, &raw, &d->map_full);
 		if (fail)
@@ -654,6 +723,10 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 	if (raw) /* raw IPs are named through the process image: pairs of two images differ */
 		h = sp_mix(h, ((__u64)pair.tgid << 32) | pair.exec_id);
 	h = sp_stack_keep(&stack_pairs, h, &pair);
+	if (t0) {
+		__sync_fetch_and_add(&d->timed_ns, bpf_ktime_get_ns() - t0);
+		__sync_fetch_and_add(&d->timed, 1);
+	}
 	if (h)
 		return h;
 	__sync_fetch_and_add(&d->pair_map_full, 1);

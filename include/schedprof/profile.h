@@ -176,6 +176,9 @@ struct sp_ustack_drops {
 	__u64 map_full;      /* read, but not kept (prof_ustacks full) */
 	__u64 pair_map_full; /* the stack is kept as kernel frames only (stack_pairs full) */
 	__u64 event_lost;    /* process announcements lost (ring buffer full) */
+	/* SCHEDPROF_USTACK_TIMING set (the bench): the user stacks' time, and how many */
+	__u64 timed_ns;
+	__u64 timed;
 };
 
 #endif

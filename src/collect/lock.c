@@ -219,7 +219,8 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 				      st->live ? &uf : NULL);
 	}
 	if (st->live)
-		uframes_report("locks", &uf, &skel->bss->lock_udrops, &m.pairs, &m.ustacks);
+		uframes_report("locks", &uf, &skel->bss->lock_udrops, &skel->bss->prof_ucache_stats, &m.pairs,
+			       &m.ustacks);
 	map_dump_report("locks", "rows", &m.stat, &m.stack_counts, &m.stacks);
 	if (m.owners.failed || m.sleepers.failed)
 		wlog("%llu owner and %llu sleeper entries could not be read from their maps",

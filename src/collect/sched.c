@@ -311,7 +311,8 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		err = sched_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg,
 				       st->live ? &uf : NULL);
 	if (st->live)
-		uframes_report("schedules", &uf, &skel->bss->sched_udrops, &m.pairs, &m.ustacks);
+		uframes_report("schedules", &uf, &skel->bss->sched_udrops, &skel->bss->prof_ucache_stats, &m.pairs,
+			       &m.ustacks);
 	map_dump_report("schedules", "rows", &m.callers, &m.stack_counts, &m.stacks);
 	sched_maps_free(&m);
 	if (d->task_storage_fail)

@@ -42,6 +42,8 @@ void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_opts *o, bo
 	bpf_map__set_max_entries(skel->maps.prof_xcache, SP_PROF_XCACHE);
 	bpf_map__set_max_entries(skel->maps.prof_uimage, SP_PROF_SEEN);
 	bpf_map__set_max_entries(skel->maps.prof_events, SP_PROF_EVENTS_BYTES);
+	/* the bench's: each user stack of the schedules and locks views timed (two clock reads) */
+	skel->rodata->ustack_timed = getenv(UFRAMES_TIMING_ENV) != NULL;
 	if (!stacks)
 		return;
 	bpf_map__set_max_entries(skel->maps.prof_ustacks, o->max_stacks);
@@ -130,7 +132,8 @@ void uframes_live_stats(const struct uframes_live *l, uint64_t *ret_events, uint
 }
 
 void uframes_report(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,
-		    const struct sp_records *pairs, const struct sp_records *ustacks)
+		    const struct sp_prof_ucache_stats *c, const struct sp_records *pairs,
+		    const struct sp_records *ustacks)
 {
 	uint64_t lost = d->read_fail + d->map_full + d->pair_map_full;
 
@@ -141,6 +144,14 @@ void uframes_report(const char *view, const struct uframes *uf, const struct sp_
 	     SP_PROF_UDEPTH, (unsigned long long)uf->how[UFRAME_NAMED],
 	     (unsigned long long)uf->how[UFRAME_NOSYM], (unsigned long long)uf->how[UFRAME_BUILDID],
 	     (unsigned long long)uf->how[UFRAME_IMAGE], (unsigned long long)uf->how[UFRAME_NOMAP]);
+	dlog("%s: user stacks (every view) named from the caches %llu, by the kernel's build-id "
+	     "lookup %llu (pages not cached) + %llu (re-validation, %llu found a cached page "
+	     "changed)", view, (unsigned long long)c->hit, (unsigned long long)c->miss,
+	     (unsigned long long)c->check, (unsigned long long)c->stale);
+	if (d->timed)
+		dlog("%s: %llu user stacks took %llu ns each (%s)", view,
+		     (unsigned long long)d->timed, (unsigned long long)(d->timed_ns / d->timed),
+		     UFRAMES_TIMING_ENV);
 	if (lost || uf->stacks_missing || pairs->failed || ustacks->failed)
 		wlog("%s: %llu stacks lack their user frames (user stack not read %llu, user stack "
 		     "map full %llu, pair map full %llu, lost by the dump %llu; raise --max-stacks)",

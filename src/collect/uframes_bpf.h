@@ -14,6 +14,9 @@
 struct schedprof_bpf;
 struct usyms;
 
+/* Set in the environment: the BPF side times each user stack it takes (the bench's). */
+#define UFRAMES_TIMING_ENV "SCHEDPROF_USTACK_TIMING"
+
 /* Whether the schedules and locks views keep full stacks (then with their user stacks). */
 bool uframes_full_stacks(const struct trace_opts *o);
 
@@ -41,12 +44,15 @@ void uframes_live_stats(const struct uframes_live *l, uint64_t *ret_events, uint
 
 /*
  * After a view's read: logs what its user stacks lost (BPF's drops d, the dump's failures in
- * pairs and ustacks) and how they were named (uf). Warns about what is lost.
+ * pairs and ustacks), how they were named (uf), and how the caches named them (c, every view
+ * together). Warns about what is lost.
  */
 struct uframes;
 struct sp_records;
 struct sp_ustack_drops;
+struct sp_prof_ucache_stats;
 void uframes_report(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,
-		    const struct sp_records *pairs, const struct sp_records *ustacks);
+		    const struct sp_prof_ucache_stats *c, const struct sp_records *pairs,
+		    const struct sp_records *ustacks);
 
 #endif
