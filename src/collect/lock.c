@@ -218,6 +218,10 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		err = lock_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg, rq, SP_LOCK_MAX_CPUS,
 				      st->live ? &uf : NULL);
 	}
+	if (st->live) {
+		v->user_truncated = uf.stacks_truncated;
+		v->user_missing = uf.stacks_missing + skel->bss->lock_udrops.pair_map_full;
+	}
 	if (st->live)
 		uframes_report("locks", &uf, &skel->bss->lock_udrops, &skel->bss->prof_ucache_stats, &m.pairs,
 			       &m.ustacks);

@@ -310,6 +310,10 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	if (!err)
 		err = sched_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg,
 				       st->live ? &uf : NULL);
+	if (st->live) {
+		v->user_truncated = uf.stacks_truncated;
+		v->user_missing = uf.stacks_missing + skel->bss->sched_udrops.pair_map_full;
+	}
 	if (st->live)
 		uframes_report("schedules", &uf, &skel->bss->sched_udrops, &skel->bss->prof_ucache_stats, &m.pairs,
 			       &m.ustacks);
