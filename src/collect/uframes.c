@@ -71,6 +71,10 @@ void uframes_name(struct uframes *uf, const struct sp_uframe *u, int tgid, uint3
 		ret->how = UFRAME_EMPTY;
 		break;
 	}
+	if (!err && !sym.object) /* defensive: a resolver that names no object named nothing */
+		err = -ENOENT;
+	if (err && ret->how == UFRAME_NOSYM)
+		ret->how = UFRAME_NOMAP;
 	uf->how[ret->how]++;
 	if (err)
 		return;
