@@ -60,7 +60,7 @@ SP_USTACK_EXTERN struct {
 	__uint(max_entries, 4096); /* libbpf rounds it up to the page size */
 } prof_events SEC(".maps");
 
-/* SCHEDPROF_USTACK_TIMING (bench/callers.sh): time each user stack of the schedules and locks views */
+/* SCHEDPROF_USTACK_TIMING (bench/callers.sh): each user stack of the schedules/locks views timed */
 extern const volatile __u32 ustack_timed;
 
 /* How the stacks' user frames were named, every view together (not part of the saved run). */

@@ -223,8 +223,8 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		v->user_missing = uf.stacks_missing + skel->bss->lock_udrops.pair_map_full;
 	}
 	if (st->live)
-		uframes_report("locks", &uf, &skel->bss->lock_udrops, &skel->bss->prof_ucache_stats, &m.pairs,
-			       &m.ustacks);
+		uframes_report("locks", &uf, &skel->bss->lock_udrops,
+			       &skel->bss->prof_ucache_stats, &m.pairs, &m.ustacks);
 	map_dump_report("locks", "rows", &m.stat, &m.stack_counts, &m.stacks);
 	if (m.owners.failed || m.sleepers.failed)
 		wlog("%llu owner and %llu sleeper entries could not be read from their maps",

@@ -315,8 +315,8 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		v->user_missing = uf.stacks_missing + skel->bss->sched_udrops.pair_map_full;
 	}
 	if (st->live)
-		uframes_report("schedules", &uf, &skel->bss->sched_udrops, &skel->bss->prof_ucache_stats, &m.pairs,
-			       &m.ustacks);
+		uframes_report("schedules", &uf, &skel->bss->sched_udrops,
+			       &skel->bss->prof_ucache_stats, &m.pairs, &m.ustacks);
 	map_dump_report("schedules", "rows", &m.callers, &m.stack_counts, &m.stacks);
 	sched_maps_free(&m);
 	if (d->task_storage_fail)

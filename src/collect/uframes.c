@@ -81,7 +81,7 @@ void uframes_name(struct uframes *uf, const struct sp_uframe *u, int tgid, uint3
 	ret->object = sym.object;
 	note_object(uf, sym.object, ret->build_id);
 	if (!sym.name) {
-		/* the function's start, when .eh_frame tells it, names all of its addresses alike */
+		/* the function's start (when .eh_frame tells it) names its addresses alike */
 		ret->func = sym.func_start ? sym.func_start : ret->addr;
 		if (ret->func)
 			name_by_offset(ret, ret->func);
@@ -232,7 +232,7 @@ bool uframes_complete(const struct sp_stack_row *row, size_t first)
 		return false;
 	for (size_t i = first; i < n; i++)
 		if (is_user_root(row->frames[i]) ||
-		    (row->info && row->info[i].system_name && is_user_root(row->info[i].system_name)))
+		    (row->info && is_user_root(row->info[i].system_name)))
 			return true;
 	return n - first >= 2 && row->objects && is_libc(row->objects[n - 1]) &&
 	       strcmp(row->objects[n - 2], row->objects[n - 1]);

@@ -153,12 +153,13 @@ void uframes_report(const char *view, const struct uframes *uf, const struct sp_
 		     (unsigned long long)d->timed, (unsigned long long)(d->timed_ns / d->timed),
 		     UFRAMES_TIMING_ENV);
 	if (lost || uf->stacks_missing || pairs->failed || ustacks->failed)
-		wlog("%s: %llu stacks lack their user frames (user stack not read %llu, user stack "
-		     "map full %llu, pair map full %llu, lost by the dump %llu; raise --max-stacks)",
+		wlog("%s: %llu stacks lack their user frames (user stack not read %llu, user "
+		     "stack map full %llu, pair map full %llu, lost by the dump %llu; raise "
+		     "--max-stacks)",
 		     view, (unsigned long long)uf->stacks_missing, (unsigned long long)d->read_fail,
 		     (unsigned long long)d->map_full, (unsigned long long)d->pair_map_full,
 		     (unsigned long long)(pairs->failed + ustacks->failed));
 	if (d->event_lost)
-		wlog("%s: %llu process announcements were lost (ring buffer full): some user frames "
-		     "may stay unnamed", view, (unsigned long long)d->event_lost);
+		wlog("%s: %llu process announcements were lost (ring buffer full): some user "
+		     "frames may stay unnamed", view, (unsigned long long)d->event_lost);
 }
