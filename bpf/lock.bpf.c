@@ -76,9 +76,17 @@ SP_SCRATCH_MAP(lock_ubuf, struct sp_uscratch);
 
 static __always_inline __u64 lock_user_stack(void *ctx, __u64 kstack)
 {
+	struct task_struct *t;
+	__s64 pc;
+
 	if (!lock_ustacks || !kstack)
 		return kstack;
-	return sp_stack_pair(ctx, bpf_get_current_task_btf(), kstack, &lock_ubuf, &lock_udrops);
+	t = bpf_get_current_task_btf();
+	/* in an interrupt, the interrupted task's user stack did not contend: none */
+	pc = sp_preempt_count(t, has_preempt_rq_off, preempt_rq_off);
+	if (pc > 0 && (pc & (SP_HARDIRQ_MASK | SP_SOFTIRQ_OFFSET)))
+		return kstack;
+	return sp_stack_pair(ctx, t, kstack, &lock_ubuf, &lock_udrops);
 }
 
 /* ---- names ---- */

@@ -76,8 +76,10 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	st->opts = o;
 	st->ustacks = uframes_full_stacks(o);
 	skel->rodata->lock_ustacks = st->ustacks;
-	if (st->ustacks)
+	if (st->ustacks) {
 		uframes_bpf_size(skel, o, true);
+		preempt_count_setup(skel); /* no user stack for a contention in an interrupt */
+	}
 	return 0;
 }
 
