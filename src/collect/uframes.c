@@ -299,7 +299,7 @@ int uframes_add_stack(struct uframes *uf, const struct uframes_pairs *p, struct 
 	if (!s->comm)
 		return -ENOMEM;
 	err = kstack_fill(s, src->ks, src->st, src->cfg, src->from);
-	if (!err && pair)
+	if (!err) /* with or without a pair: the frames' identities are compared when merging */
 		err = uframes_kernel_info(s, src->st->ip, nr);
 	if (err)
 		return err;

@@ -252,12 +252,16 @@ START_TEST(pairs_into_stacks)
 	ck_assert_ptr_null(pair);
 	ck_assert_int_eq(uframes_add_stack(&uf, &up, &x, 0, &proto, &src, pair), 0);
 
-	ck_assert_uint_eq(lists[0].n, 3);
+	/* the kernel frames alone (user stack lost, or none taken) are one stack */
+	ck_assert_uint_eq(lists[0].n, 2);
 	ck_assert_uint_eq(lists[0].v[0].count, 6);
 	ck_assert_uint_eq(lists[0].v[0].time_ns, 60);
 	ck_assert_uint_eq(lists[0].v[0].nframes, 3);
 	ck_assert_str_eq(lists[0].v[0].frames[2], "uf_caller_fn");
+	ck_assert_uint_eq(lists[0].v[0].info[1].addr, kips[1]);
 	ck_assert_uint_eq(lists[0].v[1].nframes, 2);
+	ck_assert_uint_eq(lists[0].v[1].count, 6);
+	ck_assert_uint_eq(lists[0].v[1].info[0].addr, kips[0]);
 	ck_assert_uint_eq(uf.stacks, 6);
 	ck_assert_uint_eq(uf.stacks_truncated, 6);
 	ck_assert_uint_eq(uf.stacks_missing, 3);
