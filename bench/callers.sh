@@ -8,13 +8,23 @@
 # `schedprof trace -a --views schedules`. Rounds are interleaved; each line also gives the
 # report's cache line (switches from the cache, checked, mismatched).
 #
+# Issue #12: --stacks takes each voluntary switch's user stack too. KSTACKS names a binary
+# whose --stacks keeps kernel stacks only (main before issue #12): measured in each round as
+# "kernel-stacks", and the user stacks' cost per voluntary switch is the difference of the
+# medians (full-stacks - kernel-stacks), printed at the end. Per voluntary switch: the run
+# time over the runs of the benchmark scaled by the report's voluntary share of the switches.
+# More precise on a busy machine: each user stack timed in BPF (SCHEDPROF_USTACK_TIMING, two
+# clock reads around it), whose median over the full-stacks runs is printed as well.
+#
 # usage: sudo bench/callers.sh [-r ROUNDS] [-l LOOPS]   (env SCHEDPROF: the binary;
-#        OTHER: a second binary, e.g. main's, measured in each round as well)
+#        OTHER: a second binary, e.g. main's, measured in each round as well;
+#        KSTACKS: a binary without user stacks, e.g. /work/main/build/src/schedprof)
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SCHEDPROF=${SCHEDPROF:-$HERE/../build/src/schedprof}
 OTHER=${OTHER:-}
+KSTACKS=${KSTACKS:-}
 ROUNDS=3 LOOPS=160000
 while getopts "r:l:h" opt; do
 	case $opt in
@@ -46,7 +56,9 @@ prog_stats() {
 one() {
 	local name=$1 bin=$2 id="" t0 c0 t1 c1 p
 	shift 2
-	"$bin" trace -a --views schedules -d 30 -o "$TMP/out.txt" "$@" 2>/dev/null &
+	# the user stacks time themselves (SCHEDPROF_USTACK_TIMING: two clock reads each)
+	SCHEDPROF_USTACK_TIMING=1 "$bin" trace -vv -a --views schedules -d 30 -o "$TMP/out.txt" "$@" \
+		2>"$TMP/err.txt" &
 	SP_PID=$!
 	for _ in $(seq 100); do
 		for p in $(grep -h '^prog_id' /proc/$SP_PID/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u); do
@@ -69,8 +81,21 @@ one() {
 	wait "$SP_PID"
 	SP_PID=""
 	[ "$c1" -gt "$c0" ] || { echo "$name: sp_switch did not run"; return; }
-	printf '%-16s %5d ns/run  %7d runs  %s\n' "$name" $(((t1 - t0) / (c1 - c0))) $((c1 - c0)) \
-		"$(grep -o 'callers:.*mismatched' "$TMP/out.txt" | sed 's/, the rest by a full stack walk//')"
+	# the voluntary share of the switches, from the report's "schedules: N total, V voluntary"
+	read -r tot vol <<< "$(sed -n 's/^schedules: \([0-9]*\) total, \([0-9]*\) voluntary.*/\1 \2/p' "$TMP/out.txt")"
+	pervol=$(( ${vol:-0} > 0 ? (t1 - t0) * tot / ((c1 - c0) * vol) : 0 ))
+	echo "$name $pervol" >> "$TMP/pervol"
+	printf '%-16s %5d ns/run %5d ns/voluntary  %7d runs  %s%s\n' "$name" $(((t1 - t0) / (c1 - c0))) \
+		"$pervol" $((c1 - c0)) \
+		"$(grep -o 'callers:.*mismatched' "$TMP/out.txt" | sed 's/, the rest by a full stack walk//')" \
+		"$(grep -o 'user stacks took [0-9]* ns each' "$TMP/err.txt")"
+	sed -n 's/.*user stacks took \([0-9]*\) ns each.*/timed \1/p' "$TMP/err.txt" >> "$TMP/pervol"
+}
+
+# median NAME: of the ns per voluntary switch of NAME's runs
+median() {
+	awk -v n="$1" '$1 == n { print $2 }' "$TMP/pervol" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)) }'
 }
 
 echo "# $(date -u '+%F %H:%M') load $(cut -d' ' -f1-3 /proc/loadavg), kernel $(uname -r)"
@@ -79,5 +104,13 @@ for r in $(seq "$ROUNDS"); do
 	one verify "$SCHEDPROF" --verify-callers
 	one full-stacks "$SCHEDPROF" --stacks
 	[ -n "$OTHER" ] && one other "$OTHER"
+	[ -n "$KSTACKS" ] && one kernel-stacks "$KSTACKS" --stacks
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# user stacks timed in BPF (SCHEDPROF_USTACK_TIMING, target <= 1000 ns): $(median timed) ns" \
+	"per voluntary switch (median of the full-stacks runs)"
+if [ -n "$KSTACKS" ]; then
+	full=$(median full-stacks) kern=$(median kernel-stacks)
+	echo "# user stacks (issue #12, target <= 1000 ns): full-stacks $full - kernel-stacks $kern =" \
+		"$((full - kern)) ns per voluntary switch (medians)"
+fi

@@ -31,6 +31,7 @@
 #include "walk.bpf.h"
 #define SP_LOCK_DEFINE
 #include "lock.bpf.h"
+#include "ustack.bpf.h"
 
 struct sp_lock_counts lock_counts;
 struct sp_lock_drops lock_drops;
@@ -64,6 +65,28 @@ static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
 
 	*ret_caller = st.caller;
 	return h;
+}
+
+/* ---- --stacks: the waiter's user stack under its kernel stack (ustack.bpf.h) ---- */
+
+const volatile __u32 lock_ustacks = 0; /* set by user space with --stacks */
+struct sp_ustack_drops lock_udrops;
+/* its own scratch: a profile sample (a hard interrupt) may come while a begin walks */
+SP_SCRATCH_MAP(lock_ubuf, struct sp_uscratch);
+
+static __always_inline __u64 lock_user_stack(void *ctx, __u64 kstack)
+{
+	struct task_struct *t;
+	__s64 pc;
+
+	if (!lock_ustacks || !kstack)
+		return kstack;
+	t = bpf_get_current_task_btf();
+	/* in an interrupt, the interrupted task's user stack did not contend: none */
+	pc = sp_preempt_count(t, has_preempt_rq_off, preempt_rq_off);
+	if (pc > 0 && (pc & (SP_HARDIRQ_MASK | SP_SOFTIRQ_OFFSET)))
+		return kstack;
+	return sp_stack_pair(ctx, t, kstack, &lock_ubuf, &lock_udrops);
 }
 
 /* ---- names ---- */
@@ -342,7 +365,7 @@ int BPF_PROG(lock_begin, void *lock, unsigned int flags)
 			return 0;
 		}
 	}
-	p->stack = lock_fold_stack(ctx, &p->caller);
+	p->stack = lock_user_stack(ctx, lock_fold_stack(ctx, &p->caller));
 	p->name = lock_name(l, flags);
 	p->ts = bpf_ktime_get_ns(); /* last: the walk is not lock wait, and see SP_LOCK_TS_PENDING */
 	return 0;

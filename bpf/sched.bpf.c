@@ -35,6 +35,7 @@
 #include "walk.bpf.h"
 #include "lock.bpf.h"
 #include "timeline.bpf.h"
+#include "ustack.bpf.h"
 
 /* --wakers: walk the waker's stack at each wake-up of a traced task (set before load) */
 const volatile __u32 wake_walk = 0;
@@ -149,6 +150,22 @@ static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key)
 	key->caller = st.caller;
 	key->wait = st.wait;
 	return h;
+}
+
+/*
+ * --stacks: the user stack under the kernel stack (issue #12). Kept apart from the rest: a
+ * voluntary switch's kept stack becomes a (kernel, user) pair of ustack.bpf.h, whose key
+ * stands for the stack in stack_counts and in the task's storage, so nothing else changes.
+ */
+const volatile __u32 sched_ustacks = 0; /* set by user space with full stacks */
+struct sp_ustack_drops sched_udrops;
+SP_SCRATCH_MAP(sched_ubuf, struct sp_uscratch);
+
+static __always_inline __u64 sched_user_stack(void *ctx, struct task_struct *prev, __u64 kstack)
+{
+	if (!sched_ustacks || !kstack)
+		return kstack;
+	return sp_stack_pair(ctx, prev, kstack, &sched_ubuf, &sched_udrops);
 }
 
 /*
@@ -752,7 +769,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 			if (caller_fast)
 				fast_caller(ctx, &key, pc ? &pc->counts : NULL);
 			else
-				stack = fold_stack(ctx, &key);
+				stack = sched_user_stack(ctx, prev, fold_stack(ctx, &key));
 		}
 	}
 	__builtin_memcpy(key.comm, prev->comm, sizeof(key.comm)); /* trusted: no helper needed */

@@ -153,4 +153,32 @@ struct sp_prof_event {
 	__u32 pad;
 };
 
+/*
+ * --stacks in the schedules and locks views (bpf/ustack.bpf.h sp_stack_pair()): a kernel
+ * stack (a key of the view's own stack map) and the task's user stack (prof_ustacks), by
+ * hash of both; the views' stack keys hold the pair's key.
+ */
+#define SP_PAIR_F_RAW_IP 0x1	  /* some user frame is a raw IP: tgid/exec_id name the image */
+#define SP_PAIR_F_USTACK_LOST 0x2 /* the user stack could not be read or kept */
+
+struct sp_stack_pair {
+	__u64 kstack;  /* 0: none */
+	__u64 ustack;  /* 0: none (a kernel thread, or lost: SP_PAIR_F_USTACK_LOST) */
+	__u32 tgid;    /* the task's process and its image (self_exec_id) */
+	__u32 exec_id;
+	__u32 flags;   /* SP_PAIR_F_* */
+	__u32 pad;
+};
+
+/* A view's user-stack drop counters (.bss), read after the run. */
+struct sp_ustack_drops {
+	__u64 read_fail;     /* bpf_get_stack() failed for the user frames */
+	__u64 map_full;      /* read, but not kept (prof_ustacks full) */
+	__u64 pair_map_full; /* the stack is kept as kernel frames only (stack_pairs full) */
+	__u64 event_lost;    /* process announcements lost (ring buffer full) */
+	/* SCHEDPROF_USTACK_TIMING set (the bench): the user stacks' time, and how many */
+	__u64 timed_ns;
+	__u64 timed;
+};
+
 #endif

@@ -64,7 +64,10 @@ static void trace_help(void)
 	       "  -F, --freq HZ     samples per second and CPU (default %u; 49/97/99 avoid lock-step\n"
 	       "                    with the timer tick; at most kernel.perf_event_max_sample_rate)\n"
 	       "  -g, --call-graph  record kernel and user stacks (user stacks are as deep as frame\n"
-	       "                    pointers allow); --stacks implies it\n"
+	       "                    pointers allow); --stacks implies it, and with it the\n"
+	       "                    schedules and locks stacks reach the user code too\n"
+	       "      --lines       name user frames with their source file:line and the calls\n"
+	       "                    inlined there (DWARF debug information, when present)\n"
 	       "      --no-profile  do not sample at all\n"
 	       "\nLimits (nothing is dropped silently: the report counts what did not fit; values whose\n"
 	       "maps would need more than half of MemAvailable are refused before anything starts):\n"
@@ -113,6 +116,7 @@ enum {
 	OPT_TIMELINE_BUFFER,
 	OPT_WAKERS,
 	OPT_VERIFY_CALLERS,
+	OPT_LINES,
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
@@ -143,6 +147,7 @@ static const struct option trace_long_opts[] = {
 	{ "timeline-buffer", required_argument, NULL, OPT_TIMELINE_BUFFER },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	{ "verify-callers", no_argument, NULL, OPT_VERIFY_CALLERS },
+	{ "lines", no_argument, NULL, OPT_LINES },
 	CLI_LONG_OPTS,
 	{},
 };
@@ -196,6 +201,8 @@ static bool *flag_of(struct trace_parse *p, int c)
 		return &p->o->wakers;
 	case OPT_VERIFY_CALLERS:
 		return &p->o->verify_callers;
+	case OPT_LINES:
+		return &p->o->lines;
 	default:
 		return NULL;
 	}

@@ -24,6 +24,7 @@ struct trace_opts {
 	/* profile view */
 	unsigned int hz;   /* -F */
 	bool callchains;   /* -g (or --stacks): kernel and user stacks, not only the leaf */
+	bool lines;	   /* --lines: source file:line and inlined calls of user frames (DWARF) */
 	uint32_t max_samples;
 	bool wakers;	   /* --wakers: the waker's function, a stack walk per wake-up */
 	bool verify_callers; /* --verify-callers: a full walk per switch checks the cached caller */

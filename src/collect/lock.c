@@ -13,6 +13,8 @@
 #include <bpf/libbpf.h>
 #include "collector.h"
 #include "lock_rows.h"
+#include "uframes.h"
+#include "uframes_bpf.h"
 #include "lockflags.h"
 #include "log.h"
 #include "maps.h"
@@ -25,6 +27,9 @@ struct lock_state {
 	struct bpf_link *begin, *end;
 	bool available;
 	char *why; /* when not available */
+	const struct trace_opts *opts;
+	bool ustacks;		   /* --stacks: the waiters' user stacks too (bpf/ustack.bpf.h) */
+	struct uframes_live *live; /* their usyms, shared with the other views */
 };
 
 /* Not selected or unavailable: no program, and maps as small as can be. */
@@ -68,7 +73,25 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	bpf_map__set_max_entries(skel->maps.lock_names, o->max_callers);
 	bpf_map__set_max_entries(skel->maps.lock_stack_counts, o->max_stacks);
 	bpf_map__set_max_entries(skel->maps.lock_stacks, o->max_stacks);
+	st->opts = o;
+	st->ustacks = uframes_full_stacks(o);
+	skel->rodata->lock_ustacks = st->ustacks;
+	if (st->ustacks) {
+		uframes_bpf_size(skel, o, true);
+		preempt_count_setup(skel); /* no user stack for a contention in an interrupt */
+	}
 	return 0;
+}
+
+static int lock_poll_fd(void *state)
+{
+	return uframes_live_poll_fd(((struct lock_state *)state)->live);
+}
+
+static int lock_poll(void *state, struct trace_ctx *ctx)
+{
+	(void)ctx;
+	return uframes_live_poll(((struct lock_state *)state)->live);
 }
 
 /* Each CPU's runqueue-lock address, from a program run on that CPU. */
@@ -94,7 +117,10 @@ static int lock_setup(void *state, struct trace_ctx *ctx)
 	if (!st->available)
 		return 0;
 	probe_rq_locks(st, ctx->ncpus);
-	return 0;
+	if (!st->ustacks)
+		return 0;
+	st->live = uframes_live_get(st->skel, st->opts);
+	return st->live ? 0 : -errno;
 }
 
 static int lock_attach(void *state, struct trace_ctx *ctx)
@@ -128,6 +154,7 @@ static void lock_destroy(void *state)
 	if (!st)
 		return;
 	lock_detach(st);
+	uframes_live_put(st->live);
 	free(st->why);
 	free(st);
 }
@@ -151,6 +178,7 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	const struct sp_lock_drops *d = &skel->bss->lock_drops;
 	uint64_t rq[SP_LOCK_MAX_CPUS];
 	struct lock_maps m = {};
+	struct uframes uf = { .run = run };
 	int err;
 
 	v->present = true;
@@ -180,11 +208,25 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	      map_dump(bpf_map__fd(skel->maps.lock_stack_counts), &m.stack_counts) ?:
 	      map_dump(bpf_map__fd(skel->maps.lock_stacks), &m.stacks) ?:
 	      map_dump(bpf_map__fd(skel->maps.lock_sleepers), &m.sleepers);
+	if (!err && st->live) {
+		uframes_live_poll(st->live); /* the announcements still queued */
+		uf.usyms = uframes_live_usyms(st->live);
+		err = map_dump(bpf_map__fd(skel->maps.stack_pairs), &m.pairs) ?:
+		      map_dump(bpf_map__fd(skel->maps.prof_ustacks), &m.ustacks);
+	}
 	if (!err) {
 		/* a copy: the builder reads it many times, .bss is the kernel's */
 		memcpy(rq, skel->bss->lock_rq_addrs, sizeof(rq));
-		err = lock_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg, rq, SP_LOCK_MAX_CPUS);
+		err = lock_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg, rq, SP_LOCK_MAX_CPUS,
+				      st->live ? &uf : NULL);
 	}
+	if (st->live) {
+		v->user_truncated = uf.stacks_truncated;
+		v->user_missing = uf.stacks_missing + skel->bss->lock_udrops.pair_map_full;
+	}
+	if (st->live)
+		uframes_report("locks", &uf, &skel->bss->lock_udrops,
+			       &skel->bss->prof_ucache_stats, &m.pairs, &m.ustacks);
 	map_dump_report("locks", "rows", &m.stat, &m.stack_counts, &m.stacks);
 	if (m.owners.failed || m.sleepers.failed)
 		wlog("%llu owner and %llu sleeper entries could not be read from their maps",
@@ -205,4 +247,6 @@ const struct collector lock_collector = {
 	.detach = lock_detach,
 	.read = lock_read,
 	.destroy = lock_destroy,
+	.poll_fd = lock_poll_fd,
+	.poll = lock_poll,
 };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kstack.h"
+#include "uframes.h"
 #include "lock_rows.h"
 #include "lockflags.h"
 #include "lockname.h"
@@ -218,11 +219,12 @@ static int cmp_stack_ent(const void *pa, const void *pb)
 	return memcmp(a->comm, b->comm, TASK_COMM_LEN);
 }
 
-static int add_stacks(struct reader *rd, const struct lock_maps *m)
+static int add_stacks(struct reader *rd, const struct lock_maps *m, struct uframes *uf)
 {
 	const struct sp_records *rec = &m->stack_counts;
 	struct kstack_src src = { .ks = rd->ks, .cfg = rd->cfg, .from = KSTACK_FROM_FOLD };
 	struct sp_records_index stacks;
+	struct uframes_pairs up;
 	struct stack_index alike;
 	struct stack_ent *ents = NULL;
 	char comm[TASK_COMM_LEN + 1];
@@ -230,7 +232,8 @@ static int add_stacks(struct reader *rd, const struct lock_maps *m)
 	int err;
 
 	stack_index_init(&alike, row_stacks, rd->v, false);
-	err = sp_records_index_u64(&stacks, &m->stacks);
+	err = sp_records_index_u64(&stacks, &m->stacks) ?:
+	      uframes_pairs_init(&up, &m->pairs, &m->ustacks, uf != NULL);
 	if (!err && rec->n) {
 		ents = calloc(rec->n, sizeof(*ents));
 		if (!ents)
@@ -263,6 +266,7 @@ static int add_stacks(struct reader *rd, const struct lock_maps *m)
 		qsort(ents, n, sizeof(*ents), cmp_stack_ent);
 	for (size_t i = 0; i < n && !err; i++) {
 		struct stack_ent *e = &ents[i];
+		const struct sp_stack_pair *pair;
 		struct sp_stack_row proto;
 		const struct sp_stack *st;
 
@@ -272,7 +276,7 @@ static int add_stacks(struct reader *rd, const struct lock_maps *m)
 			ents[i + 1].wait_ns += e->wait_ns;
 			e = &ents[++i];
 		}
-		st = sp_records_find_u64(&stacks, e->stack);
+		st = sp_records_find_u64(&stacks, uframes_pair_kstack(&up, e->stack, &pair));
 		if (!st) {
 			/* BPF makes no entry for a stack it did not keep: the dump lost this one */
 			rd->v->missing_stacks += e->count;
@@ -283,10 +287,14 @@ static int add_stacks(struct reader *rd, const struct lock_maps *m)
 					       .time_ns = e->wait_ns };
 		/* from the first lock or scheduler frame: drops the tracepoint and BPF frames */
 		src.st = st;
-		err = stack_index_add_kstack(&alike, e->row, &proto, &src);
+		if (uf)
+			err = uframes_add_stack(uf, &up, &alike, e->row, &proto, &src, pair);
+		else
+			err = stack_index_add_kstack(&alike, e->row, &proto, &src);
 	}
 	free(ents);
 	sp_records_index_free(&stacks);
+	uframes_pairs_free(&up);
 	stack_index_free(&alike);
 	return err;
 }
@@ -411,11 +419,14 @@ void lock_maps_free(struct lock_maps *m)
 	sp_records_free(&m->owners);
 	sp_records_free(&m->stack_counts);
 	sp_records_free(&m->stacks);
+	sp_records_free(&m->pairs);
+	sp_records_free(&m->ustacks);
 	sp_records_free(&m->sleepers);
 }
 
 int lock_rows_build(struct sp_lock_view *v, const struct lock_maps *m, const struct ksyms *ks,
-		    const struct sp_fold_cfg *cfg, const uint64_t *rq_locks, size_t nrq)
+		    const struct sp_fold_cfg *cfg, const uint64_t *rq_locks, size_t nrq,
+		    struct uframes *uf)
 {
 	struct reader rd = {
 		.ks = ks,
@@ -441,7 +452,7 @@ int lock_rows_build(struct sp_lock_view *v, const struct lock_maps *m, const str
 	row_index_init(&rd.groups, group_key, v, 3);
 	key_set_init(&rd.kept, sizeof(struct sp_lock_key));
 	key_set_init(&rd.kept_any, sizeof(struct sp_lock_key));
-	err = add_rows(&rd, &m->stat) ?: add_owners(&rd, &m->owners) ?: add_stacks(&rd, m) ?:
+	err = add_rows(&rd, &m->stat) ?: add_owners(&rd, &m->owners) ?: add_stacks(&rd, m, uf) ?:
 	      add_sleepers(&rd, &m->sleepers);
 	row_index_free(&rd.rows);
 	row_index_free(&rd.sleepers);

@@ -14,12 +14,16 @@
 #include "schedprof/fold.h"
 
 struct ksyms;
+struct uframes;
 
 struct lock_maps {
 	struct sp_records stat;		/* struct sp_lock_key -> struct sp_lock_val */
 	struct sp_records owners;	/* struct sp_lock_owner_key -> struct sp_lock_owner_val */
 	struct sp_records stack_counts; /* struct sp_lock_stack_key -> struct sp_lock_stack_val */
 	struct sp_records stacks;	/* __u64 stack id -> struct sp_stack */
+	/* --stacks with user stacks: stack_counts' ids are pairs (uframes.h) */
+	struct sp_records pairs;	/* __u64 pair id -> struct sp_stack_pair */
+	struct sp_records ustacks;	/* __u64 stack id -> struct sp_prof_ustack */
 	struct sp_records sleepers;	/* struct sp_lock_sleep_key -> struct sp_lock_sleep_val */
 };
 
@@ -30,9 +34,11 @@ void lock_maps_free(struct lock_maps *m);
  * caller set from .bss), merging the rows that name alike in linear time. rq_locks[0..nrq)
  * are the runqueue-lock addresses by CPU (0 = unknown). Entries the dump could not read are
  * counted: rows in v->lost, stacks in v->missing_stacks. Does not sort (sp_lock_sort).
- * 0, -EINVAL (records of another size) or -ENOMEM.
+ * With uf (user stacks taken), each stack gets its user frames from m->pairs and
+ * m->ustacks, named by uf. 0, -EINVAL (records of another size) or -ENOMEM.
  */
 int lock_rows_build(struct sp_lock_view *v, const struct lock_maps *m, const struct ksyms *ks,
-		    const struct sp_fold_cfg *cfg, const uint64_t *rq_locks, size_t nrq);
+		    const struct sp_fold_cfg *cfg, const uint64_t *rq_locks, size_t nrq,
+		    struct uframes *uf);
 
 #endif

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "maps.h"
 #include "profile_rows.h"
+#include "uframes_bpf.h"
 #include "usyms.h"
 #include "util.h"
 #include "schedprof/schedprof.h"
@@ -34,8 +35,8 @@ _Static_assert(SP_UFRAME_IP == BPF_STACK_BUILD_ID_IP && SP_UFRAME_VALID == BPF_S
 
 struct prof_state {
 	struct schedprof_bpf *skel;
-	struct usyms *usyms;
-	struct ring_buffer *rb;
+	const struct trace_opts *opts;
+	struct uframes_live *live; /* the usyms and announcements shared with the other views */
 	struct bpf_link *exec_link;
 	struct bpf_link **links; /* one per CPU; each owns its perf event fd */
 	size_t nlinks;
@@ -43,45 +44,19 @@ struct prof_state {
 	size_t ncpus;
 	unsigned int hz;
 	bool callchains;
-	/* announcements handled, and the processes already gone when we looked */
-	uint64_t events, gone;
 };
 
-/* ---- while tracing: register what the announced processes map ---- */
-
-static int on_event(void *ctx, void *data, size_t size)
-{
-	struct prof_state *st = ctx;
-	const struct sp_prof_event *ev = data;
-	int err;
-
-	if (size < sizeof(*ev))
-		return 0;
-	st->events++;
-	err = usyms__add_pid(st->usyms, (int)ev->tgid, ev->exec_id);
-	if (err == -ESRCH)
-		st->gone++;
-	/* only ENOMEM stops the drain: the next poll retries */
-	return err == -ENOMEM ? err : 0;
-}
+/* ---- while tracing: register what the announced processes map (uframes_bpf.h) ---- */
 
 static int prof_poll_fd(void *state)
 {
-	struct prof_state *st = state;
-
-	return st->rb ? ring_buffer__epoll_fd(st->rb) : -1;
+	return uframes_live_poll_fd(((struct prof_state *)state)->live);
 }
 
 static int prof_poll(void *state, struct trace_ctx *ctx)
 {
-	struct prof_state *st = state;
-	int n;
-
 	(void)ctx;
-	if (!st->rb)
-		return 0;
-	n = ring_buffer__consume(st->rb);
-	return n < 0 ? n : 0;
+	return uframes_live_poll(((struct prof_state *)state)->live);
 }
 
 /* ---- lifecycle ---- */
@@ -96,8 +71,7 @@ static void prof_destroy(void *state)
 		bpf_link__destroy(st->links[i]);
 	free(st->links);
 	bpf_link__destroy(st->exec_link);
-	ring_buffer__free(st->rb);
-	usyms__free(st->usyms);
+	uframes_live_put(st->live);
 	free(st->cpus);
 	free(st);
 }
@@ -115,6 +89,7 @@ static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 	if (!st)
 		return -ENOMEM;
 	st->skel = skel;
+	st->opts = o;
 	st->hz = o->hz;
 	st->callchains = o->callchains;
 	err = cpulist_read(CPU_ONLINE_PATH, &st->cpus, &st->ncpus);
@@ -123,15 +98,14 @@ static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 		goto fail;
 	}
 	st->links = calloc(st->ncpus, sizeof(*st->links));
-	st->usyms = usyms__new(NULL);
-	if (!st->links || !st->usyms) {
+	if (!st->links) {
 		err = -ENOMEM;
 		goto fail;
 	}
 	skel->rodata->prof_callchains = o->callchains;
 	bpf_map__set_max_entries(skel->maps.prof_samples, o->max_samples);
 	bpf_map__set_max_entries(skel->maps.prof_kstacks, o->callchains ? o->max_stacks : 1);
-	bpf_map__set_max_entries(skel->maps.prof_ustacks, o->callchains ? o->max_stacks : 1);
+	uframes_bpf_size(skel, o, o->callchains);
 	*ret_state = st;
 	return 0;
 fail:
@@ -139,22 +113,16 @@ fail:
 	return err;
 }
 
-/* Not selected: no program, and maps as small as the kernel allows (--no-profile costs nothing). */
+/*
+ * Not selected: no program, and maps as small as the kernel allows (--no-profile costs
+ * nothing). The user-frame maps it shares are one entry until a view sizes them.
+ */
 static void prof_disable(struct schedprof_bpf *skel)
 {
-	long page = sysconf(_SC_PAGESIZE);
-
 	bpf_program__set_autoload(skel->progs.prof_sample, false);
 	bpf_program__set_autoload(skel->progs.prof_exec, false);
 	bpf_map__set_max_entries(skel->maps.prof_samples, 1);
 	bpf_map__set_max_entries(skel->maps.prof_kstacks, 1);
-	bpf_map__set_max_entries(skel->maps.prof_ustacks, 1);
-	bpf_map__set_max_entries(skel->maps.prof_seen, 1);
-	bpf_map__set_max_entries(skel->maps.prof_ucache, 1);
-	bpf_map__set_max_entries(skel->maps.prof_xcache, 1);
-	bpf_map__set_max_entries(skel->maps.prof_uimage, 1);
-	if (page > 0)
-		bpf_map__set_max_entries(skel->maps.prof_events, (__u32)page);
 }
 
 static int prof_setup(void *state, struct trace_ctx *ctx)
@@ -162,8 +130,8 @@ static int prof_setup(void *state, struct trace_ctx *ctx)
 	struct prof_state *st = state;
 
 	(void)ctx;
-	st->rb = ring_buffer__new(bpf_map__fd(st->skel->maps.prof_events), on_event, st, NULL);
-	return st->rb ? 0 : -errno;
+	st->live = uframes_live_get(st->skel, st->opts);
+	return st->live ? 0 : -errno;
 }
 
 static int open_cpu_clock(int cpu, unsigned int hz)
@@ -232,11 +200,12 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	struct sp_profile_view *v = &run->profile;
 	struct profile_unnamed u = {};
 	struct profile_maps m = {};
+	uint64_t events, gone;
 	int err;
 
 	/* announcements still queued: their processes are likely gone, but not all */
-	if (st->rb)
-		ring_buffer__consume(st->rb);
+	uframes_live_poll(st->live);
+	uframes_live_stats(st->live, &events, &gone);
 	v->present = true;
 	v->hz = st->hz;
 	v->cpus = (int)st->ncpus;
@@ -253,7 +222,8 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		err = map_dump(bpf_map__fd(skel->maps.prof_kstacks), &m.kstacks) ?:
 		      map_dump(bpf_map__fd(skel->maps.prof_ustacks), &m.ustacks);
 	if (!err)
-		err = profile_rows_build(run, &m, ctx->ksyms, st->usyms, st->callchains, &u);
+		err = profile_rows_build(run, &m, ctx->ksyms, uframes_live_usyms(st->live),
+					 st->callchains, &u);
 	map_dump_report("profile", "sample keys", &m.samples, &m.kstacks, &m.ustacks);
 	profile_maps_free(&m);
 	dlog("profile: %" PRIu64 " samples, %" PRIu64 " target in %zu rows; %" PRIu64
@@ -263,8 +233,9 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	     "files %" PRIu64 ", no frame %" PRIu64
 	     "; keys with raw-IP user frames %" PRIu64 "; stack reads failed: kernel %" PRIu64
 	     ", user %" PRIu64,
-	     v->total, v->target, v->nrows, st->events, (uint64_t)d->event_lost, st->gone,
-	     usyms__nr_images(st->usyms), u.kernel, u.buildid, u.nosym, u.image, u.nomap, u.empty,
+	     v->total, v->target, v->nrows, events, (uint64_t)d->event_lost, gone,
+	     usyms__nr_images(uframes_live_usyms(st->live)), u.kernel, u.buildid, u.nosym, u.image,
+	     u.nomap, u.empty,
 	     u.raw_keys, (uint64_t)d->kstack_fail, (uint64_t)d->ustack_fail);
 	{
 		const struct sp_prof_ucache_stats *c = &skel->bss->prof_ucache_stats;

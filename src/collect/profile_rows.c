@@ -7,40 +7,30 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "elfsyms.h"
 #include "ksyms.h"
 #include "kstack.h"
 #include "profile_rows.h"
 #include "rows.h"
-#include "usyms.h"
+#include "uframes.h"
 #include "util.h"
 
 static const char unknown[] = "[unknown]";
 
 /* ---- after the run: symbolize the keys into the model ---- */
 
-struct frame {
-	const char *name;   /* NULL: not symbolized */
-	const char *object; /* never NULL */
-};
-
-/* Frames of one sample, kernel then user, leaf first. */
-struct frames {
-	struct frame f[SP_PROF_KDEPTH + SP_PROF_UDEPTH];
-	size_t n, nkernel;
-	char modbuf[SP_PROF_KDEPTH][72]; /* "[module]" names */
-};
-
 struct builder {
-	struct usyms *usyms;
+	struct uframes uf;
 	const struct ksyms *ks;
 	struct sp_run *run;
 	struct sp_profile_view *v;
 	bool callchains;
 	struct row_index rows;	   /* by (function, object) */
-	struct stack_index stacks; /* by comm, pid, frames and objects */
+	struct stack_index stacks; /* by comm, pid, frames, objects and identities */
 	struct sp_records_index kstacks, ustacks;
-	struct frames fr; /* of the key being added */
+	struct sp_stack_row fr; /* the frames of the key being added: kernel, then user */
+	size_t nkernel;
+	bool leaf_named;
+	uint64_t leaf_func; /* the leaf's function start: its row's identity */
 	struct profile_unnamed *unk;
 };
 
@@ -57,121 +47,57 @@ static struct sp_stack_list *row_stacks(void *view, size_t i)
 	return &((struct sp_profile_view *)view)->rows[i].stacks;
 }
 
-static void name_kernel(struct builder *b, struct frames *fr, uint64_t ip, bool leaf)
+/* Appends a kernel frame (its name, "[kernel]" or "[module]", its address) to b->fr. */
+static int name_kernel(struct builder *b, uint64_t ip, bool leaf)
 {
-	struct frame *f = &fr->f[fr->n];
+	struct sp_stack_row *fr = &b->fr;
 	const struct ksym *s = ksyms__map_addr(b->ks, leaf ? ip : ip - 1, NULL);
+	char modbuf[72];
+	size_t i = fr->nframes;
 
-	f->name = s ? s->name : NULL;
-	f->object = kstack_sym_object(s, fr->modbuf[fr->nkernel], sizeof(fr->modbuf[0]));
+	if (uframes_row_grow(fr, 1))
+		return -ENOMEM;
 	if (leaf && !s)
 		b->unk->kernel++;
-	fr->n++;
-	fr->nkernel++;
+	if (leaf) {
+		b->leaf_named = s != NULL;
+		b->leaf_func = s ? s->addr : ip;
+	}
+	fr->frames[i] = strdup(s ? s->name : unknown);
+	fr->objects[i] = strdup(kstack_sym_object(s, modbuf, sizeof(modbuf)));
+	/* a leaf (the sampled PC) by its function, so that its samples merge (uframes.h) */
+	fr->info[i] = (struct sp_frame_info){ .addr = leaf && s ? s->addr : ip };
+	fr->nframes++;
+	b->nkernel++;
+	return fr->frames[i] && fr->objects[i] ? 0 : -ENOMEM;
 }
 
-static void note_object(struct builder *b, const struct sp_uframe *u, const char *path)
+static void count_unnamed_leaf(struct builder *b, enum uframe_how how)
 {
-	char hex[2 * SP_PROF_BUILD_ID_SIZE + 1];
-	size_t len = SP_PROF_BUILD_ID_SIZE;
-
-	if (path[0] != '/' || sp_run_build_id(b->run, path))
-		return;
-	/* as usyms resolves it: 20 bytes, or 16 (md5, uuid) when the kernel's padding is zero */
-	if (!u->build_id[16] && !u->build_id[17] && !u->build_id[18] && !u->build_id[19])
-		len = 16;
-	elf_build_id_hex(u->build_id, len, hex, sizeof(hex));
-	sp_object_list_add(&b->run->objects, path, hex);
-}
-
-/* Names a user frame; a non-leaf frame holds a return address, so its call is at addr - 1. */
-static void name_user(struct builder *b, struct frames *fr, const struct sp_uframe *u,
-		      const struct sp_prof_key *key, bool leaf)
-{
-	struct frame *f = &fr->f[fr->n++];
-	uint64_t addr = leaf || !u->offset ? u->offset : u->offset - 1;
-	struct usym sym;
-	int err;
-
-	f->name = NULL;
-	f->object = unknown;
-	switch (u->status) {
-	case SP_UFRAME_VALID:
-		err = usyms__resolve_build_id(b->usyms, u->build_id, SP_PROF_BUILD_ID_SIZE, addr,
-					      &sym);
-		if (!err) {
-			f->name = sym.name;
-			f->object = sym.object;
-			note_object(b, u, sym.object);
-		}
-		if (leaf && err)
-			b->unk->buildid++;
-		else if (leaf && !sym.name)
-			b->unk->nosym++;
+	switch (how) {
+	case UFRAME_NAMED:
 		break;
-	case SP_UFRAME_IP:
-		err = usyms__resolve_ip(b->usyms, (int)key->tgid, key->exec_id, addr, &sym);
-		if (!err) {
-			f->name = sym.name;
-			f->object = sym.object;
-		}
-		if (leaf && err == -ESRCH)
-			b->unk->image++;
-		else if (leaf && err)
-			b->unk->nomap++;
-		else if (leaf && !sym.name)
-			b->unk->nosym++;
+	case UFRAME_NOSYM:
+		b->unk->nosym++;
 		break;
-	default:
-		if (leaf)
-			b->unk->empty++;
+	case UFRAME_BUILDID:
+		b->unk->buildid++;
+		break;
+	case UFRAME_IMAGE:
+		b->unk->image++;
+		break;
+	case UFRAME_NOMAP:
+		b->unk->nomap++;
+		break;
+	case UFRAME_EMPTY:
+		b->unk->empty++;
 		break;
 	}
 }
 
-/* Processes start and threads begin in these. */
-static bool is_user_root(const char *name)
+static struct sp_profile_row *get_row(struct builder *b, size_t leaf)
 {
-	static const char *const roots[] = {
-		"main", "_start", "__libc_start_main", "__libc_start_main_impl",
-		"__libc_start_call_main", "start_thread", "clone", "clone3", "__clone", "__clone3",
-		"__clone_internal", "_dl_start", "_dl_start_user", "_dl_start_final",
-	};
-
-	for (size_t i = 0; name && i < ARRAY_SIZE(roots); i++)
-		if (!strcmp(name, roots[i]))
-			return true;
-	return false;
-}
-
-static bool is_libc(const char *object)
-{
-	const char *base = strrchr(object, '/');
-
-	base = base ? base + 1 : object;
-	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5);
-}
-
-/*
- * Whether a user stack (frames[first..n)) looks complete: it reaches main() or a process or
- * thread start function, or it ends with a call from the C library (whose local start
- * functions have no exported name) into another object. A heuristic: frame-pointer walks give
- * no reason for stopping, and code without frame pointers ends them early.
- */
-static bool user_stack_complete(const struct frames *fr, size_t first)
-{
-	if (fr->n - first >= SP_PROF_UDEPTH)
-		return false;
-	for (size_t i = first; i < fr->n; i++)
-		if (is_user_root(fr->f[i].name))
-			return true;
-	return fr->n - first >= 2 && is_libc(fr->f[fr->n - 1].object) &&
-	       strcmp(fr->f[fr->n - 2].object, fr->f[fr->n - 1].object);
-}
-
-static struct sp_profile_row *get_row(struct builder *b, const char *function, const char *object)
-{
-	const char *key[2] = { function, object };
+	const char *key[2] = { b->fr.frames[leaf], b->fr.objects[leaf] };
 	struct sp_profile_row *r;
 	long pos = row_index_find(&b->rows, key);
 
@@ -180,33 +106,38 @@ static struct sp_profile_row *get_row(struct builder *b, const char *function, c
 	r = sp_profile_add_row(b->v);
 	if (!r)
 		return NULL;
-	r->function = strdup(function);
-	r->object = strdup(object);
-	if (r->function && r->object && !row_index_add(&b->rows, b->v->nrows - 1))
+	r->function = strdup(key[0]);
+	r->object = strdup(key[1]);
+	if (r->function && r->object && !sp_frame_info_dup(&b->fr.info[leaf], 1, &r->info) &&
+	    !row_index_add(&b->rows, b->v->nrows - 1)) {
+		/* the function, not the address of the first sample that named the row */
+		r->info->addr = b->leaf_func;
+		free(r->info->file);
+		r->info->file = NULL;
+		r->info->line = 0;
+		r->info->inlined = false;
 		return r;
+	}
 	/* the model holds only complete rows */
 	free(r->function);
 	free(r->object);
+	sp_frame_info_free(r->info, 1);
 	memset(r, 0, sizeof(*r));
 	b->v->nrows--;
 	return NULL;
 }
 
-static int add_stack(struct builder *b, size_t row, const struct frames *fr, const char *comm,
-		     int pid, uint64_t count)
+static int add_stack(struct builder *b, size_t row, const char *comm, int pid, uint64_t count)
 {
 	struct sp_stack_list *l = &b->v->rows[row].stacks;
-	const char *names[ARRAY_SIZE(fr->f)], *objects[ARRAY_SIZE(fr->f)];
-	struct sp_stack_row probe = { .frames = (char **)names, .objects = (char **)objects,
-				      .nframes = fr->n, .comm = (char *)comm, .pid = pid };
 	struct sp_stack_row *s;
 	long pos;
+	int err;
 
-	for (size_t i = 0; i < fr->n; i++) {
-		names[i] = fr->f[i].name ? fr->f[i].name : unknown;
-		objects[i] = fr->f[i].object;
-	}
-	pos = stack_index_find(&b->stacks, row, &probe);
+	b->fr.comm = (char *)comm;
+	b->fr.pid = pid;
+	pos = stack_index_find(&b->stacks, row, &b->fr);
+	b->fr.comm = NULL;
 	if (pos >= 0) {
 		l->v[pos].count += count;
 		return 0;
@@ -214,95 +145,120 @@ static int add_stack(struct builder *b, size_t row, const struct frames *fr, con
 	s = sp_stack_list_add(l);
 	if (!s)
 		return -ENOMEM;
+	b->fr.comm = (char *)comm;
+	err = sp_stack_row_copy(s, &b->fr);
+	b->fr.comm = NULL;
 	s->count = count;
-	s->pid = pid;
-	s->comm = strdup(comm);
-	s->frames = calloc(fr->n + 1, sizeof(char *));
-	s->objects = calloc(fr->n + 1, sizeof(char *));
-	if (!s->comm || !s->frames || !s->objects)
-		goto fail;
-	for (size_t i = 0; i < fr->n; i++) {
-		s->frames[i] = strdup(names[i]);
-		s->objects[i] = strdup(objects[i]);
-		s->nframes++;
-		if (!s->frames[i] || !s->objects[i])
-			goto fail;
-	}
-	if (!stack_index_add(&b->stacks, row, l->n - 1))
+	if (!err && !stack_index_add(&b->stacks, row, l->n - 1))
 		return 0;
-fail: /* the model holds only complete stacks */
+	/* the model holds only complete stacks */
 	sp_stack_row_free(s);
 	memset(s, 0, sizeof(*s));
 	l->n--;
 	return -ENOMEM;
 }
 
+/* Empties b->fr for the next key (its arrays stay, sized for the kernel frames). */
+static void frames_reset(struct builder *b)
+{
+	struct sp_stack_row *fr = &b->fr;
+
+	for (size_t i = 0; i < fr->nframes; i++) {
+		free(fr->frames[i]);
+		free(fr->objects[i]);
+		free(fr->info[i].build_id);
+		free(fr->info[i].system_name);
+		free(fr->info[i].file);
+		fr->frames[i] = fr->objects[i] = NULL;
+		fr->info[i] = (struct sp_frame_info){};
+	}
+	fr->nframes = 0;
+	b->nkernel = 0;
+}
+
 /*
- * The frames of one key: kernel (if the sample was in the kernel), then user. A stack id that
- * the dump did not find (BPF gives 0 for the stacks it did not keep) sets *ret_missing.
+ * The frames of one key into b->fr: kernel (if the sample was in the kernel), then user. A
+ * stack id that the dump did not find (BPF gives 0 for the stacks it did not keep) sets
+ * *ret_missing.
  */
-static void key_frames(struct builder *b, const struct sp_prof_key *key, struct frames *fr,
-		       bool *ret_has_user, bool *ret_missing)
+static int key_frames(struct builder *b, const struct sp_prof_key *key, bool *ret_has_user,
+		      bool *ret_missing)
 {
 	const struct sp_prof_kstack *ks = NULL;
 	const struct sp_prof_ustack *us = NULL;
-	bool have_u = false;
+	struct uframe_first first = { .how = UFRAME_EMPTY };
+	bool user_leaf = !key->kip;
+	int err = 0;
 
-	fr->n = fr->nkernel = 0;
+	frames_reset(b);
+	b->leaf_named = false;
 	if (key->kstack)
 		ks = sp_records_find_u64(&b->kstacks, key->kstack);
 	if (key->ustack)
 		us = sp_records_find_u64(&b->ustacks, key->ustack);
 	*ret_missing = (key->kstack && !ks) || (key->ustack && !us);
-	for (uint32_t i = 0; ks && i < ks->nr && i < SP_PROF_KDEPTH; i++)
-		name_kernel(b, fr, ks->ip[i], i == 0);
-	if (!ks && key->kip)
-		name_kernel(b, fr, key->kip, true); /* no -g, or the stack was not kept */
-	if (us) {
-		have_u = us->nr > 0;
-		for (uint32_t i = 0; i < us->nr && i < SP_PROF_UDEPTH; i++)
-			name_user(b, fr, &us->frames[i], key, i == 0 && !key->kip);
+	for (uint32_t i = 0; !err && ks && i < ks->nr && i < SP_PROF_KDEPTH; i++)
+		err = name_kernel(b, ks->ip[i], i == 0);
+	if (!err && !ks && key->kip)
+		err = name_kernel(b, key->kip, true); /* no -g, or the stack was not kept */
+	*ret_has_user = false;
+	if (!err && us && us->nr) {
+		*ret_has_user = true;
+		err = uframes_append_how(&b->uf, &b->fr, us->frames,
+					 us->nr < SP_PROF_UDEPTH ? us->nr : SP_PROF_UDEPTH,
+					 (int)key->tgid, key->exec_id, user_leaf, &first);
+	} else if (!err && key->uleaf.status != SP_UFRAME_EMPTY) {
+		*ret_has_user = true;
+		err = uframes_append_how(&b->uf, &b->fr, &key->uleaf, 1, (int)key->tgid,
+					 key->exec_id, user_leaf, &first);
 	}
-	if (!have_u && key->uleaf.status != SP_UFRAME_EMPTY) {
-		have_u = true;
-		name_user(b, fr, &key->uleaf, key, !key->kip);
+	if (user_leaf && *ret_has_user) {
+		count_unnamed_leaf(b, first.how);
+		b->leaf_named = first.how == UFRAME_NAMED;
+		b->leaf_func = first.func;
 	}
-	*ret_has_user = have_u;
+	return err;
 }
 
 static int add_key(struct builder *b, const struct sp_prof_key *key, uint64_t count)
 {
-	struct frames *fr = &b->fr;
+	struct sp_stack_row *fr = &b->fr;
 	struct sp_profile_row *r;
-	const struct frame *leaf;
 	char comm[TASK_COMM_LEN + 1];
 	bool has_user, missing;
 	size_t row;
+	int err;
 
-	key_frames(b, key, fr, &has_user, &missing);
+	err = key_frames(b, key, &has_user, &missing);
+	if (err)
+		return err;
 	if (missing && b->callchains)
 		b->v->missing_stacks += count;
 	if (key->flags & SP_PROF_F_RAW_IP)
 		b->unk->raw_keys++;
 	kstack_comm(key->comm, comm);
-	if (!fr->n) { /* neither stack could be read: counted all the same */
-		fr->f[0] = (struct frame){ .name = NULL, .object = unknown };
-		fr->n = 1;
+	if (!fr->nframes) { /* neither stack could be read: counted all the same */
+		if (uframes_row_grow(fr, 1))
+			return -ENOMEM;
+		fr->frames[0] = strdup(unknown);
+		fr->objects[0] = strdup(unknown);
+		fr->nframes = 1;
+		if (!fr->frames[0] || !fr->objects[0])
+			return -ENOMEM;
 		b->unk->empty++;
 	}
-	leaf = &fr->f[0];
-	r = get_row(b, leaf->name ? leaf->name : unknown, leaf->object);
+	r = get_row(b, 0);
 	if (!r)
 		return -ENOMEM;
 	row = (size_t)(r - b->v->rows);
 	r->samples += count;
-	if (!leaf->name)
+	if (!b->leaf_named)
 		b->v->unsymbolized += count;
 	if (sp_comm_list_add(&r->comms, comm, count, 0, 0))
 		return -ENOMEM;
-	if (b->callchains && has_user && !user_stack_complete(fr, fr->nkernel))
+	if (b->callchains && has_user && !uframes_complete(fr, b->nkernel))
 		b->v->user_truncated += count;
-	return b->callchains ? add_stack(b, row, fr, comm, (int)key->pid, count) : 0;
+	return b->callchains ? add_stack(b, row, comm, (int)key->pid, count) : 0;
 }
 
 void profile_maps_free(struct profile_maps *m)
@@ -328,8 +284,8 @@ int profile_rows_build(struct sp_run *run, const struct profile_maps *m,
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	*b = (struct builder){ .usyms = usyms, .ks = ks, .run = run, .v = &run->profile,
-			       .callchains = callchains, .unk = ret_unnamed };
+	*b = (struct builder){ .uf = { .usyms = usyms, .run = run }, .ks = ks, .run = run,
+			       .v = &run->profile, .callchains = callchains, .unk = ret_unnamed };
 	b->v->lost += rec->failed;
 	if (callchains)
 		b->v->missing_stacks += m->kstacks.failed + m->ustacks.failed;
@@ -346,6 +302,7 @@ int profile_rows_build(struct sp_run *run, const struct profile_maps *m,
 	stack_index_free(&b->stacks);
 	sp_records_index_free(&b->kstacks);
 	sp_records_index_free(&b->ustacks);
+	sp_stack_row_free(&b->fr);
 	free(b);
 	if (!err)
 		sp_profile_sort(&run->profile);

@@ -18,6 +18,8 @@
 #include "log.h"
 #include "maps.h"
 #include "sched_rows.h"
+#include "uframes.h"
+#include "uframes_bpf.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
 #include "util.h"
@@ -28,6 +30,9 @@ struct sched_state {
 	bool stopped;
 	int stop_err;			 /* the iterator's, reported at read */
 	struct sp_records in_progress;	 /* __u32 pid -> struct sp_sleep, at the stop */
+	const struct trace_opts *opts;
+	bool ustacks;			 /* --stacks: the user stacks too (bpf/ustack.bpf.h) */
+	struct uframes_live *live;	 /* their usyms, shared with the other views */
 };
 
 #define PREEMPT_CACHE "preempt.cache"
@@ -64,18 +69,13 @@ void preempt_count_setup(struct schedprof_bpf *skel)
 	}
 }
 
-/* Whether the run keeps each voluntary switch's full stack: then no caller fast path. */
+/*
+ * Whether the run keeps each voluntary switch's full stack: then no caller fast path, and
+ * the user stack is taken too.
+ */
 static bool sched_full_stacks(const struct trace_opts *o)
 {
-	switch (o->render.format) {
-	case SP_FMT_FOLDED:
-	case SP_FMT_PPROF:
-	case SP_FMT_SVG:
-	case SP_FMT_HTML:
-		return true;
-	default:
-		return o->callchains;
-	}
+	return uframes_full_stacks(o);
 }
 
 /* Before load: map sizes, and the schedules part of the shared sp_switch program on. */
@@ -117,8 +117,36 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 		bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
 		bpf_map__set_max_entries(skel->maps.frame_dist, 1);
 	}
+	st->opts = o;
+	st->ustacks = sched_full_stacks(o);
+	skel->rodata->sched_ustacks = st->ustacks;
+	if (st->ustacks)
+		uframes_bpf_size(skel, o, true);
 	*ret_state = st;
 	return 0;
+}
+
+/* After load: the user stacks' symbols, fed while tracing by the process announcements. */
+static int sched_setup(void *state, struct trace_ctx *ctx)
+{
+	struct sched_state *st = state;
+
+	(void)ctx;
+	if (!st->ustacks)
+		return 0;
+	st->live = uframes_live_get(st->skel, st->opts);
+	return st->live ? 0 : -errno;
+}
+
+static int sched_poll_fd(void *state)
+{
+	return uframes_live_poll_fd(((struct sched_state *)state)->live);
+}
+
+static int sched_poll(void *state, struct trace_ctx *ctx)
+{
+	(void)ctx;
+	return uframes_live_poll(((struct sched_state *)state)->live);
 }
 
 /* Not selected: its part of sp_switch stays off, its preallocated maps as small as can be. */
@@ -212,6 +240,7 @@ static void sched_destroy(void *state)
 		bpf_link__destroy(st->waking_link);
 		bpf_link__destroy(st->wakeup_new_link);
 		sp_records_free(&st->in_progress);
+		uframes_live_put(st->live);
 	}
 	free(state);
 }
@@ -252,6 +281,7 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	struct sp_sched_view *v = &run->sched;
 	struct sched_maps m = {};
 	struct sp_sched_counts c = {};
+	struct uframes uf = { .run = run };
 	int err;
 
 	/* the stop's part (in-progress tasks, budget) only after the detach, not between */
@@ -289,8 +319,23 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	err = map_dump(bpf_map__fd(skel->maps.callers), &m.callers) ?:
 	      map_dump(bpf_map__fd(skel->maps.stack_counts), &m.stack_counts) ?:
 	      map_dump(bpf_map__fd(skel->maps.stacks), &m.stacks) ?:
-	      map_dump(bpf_map__fd(skel->maps.wakers), &m.wakers) ?:
-	      sched_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg);
+	      map_dump(bpf_map__fd(skel->maps.wakers), &m.wakers);
+	if (!err && st->live) {
+		uframes_live_poll(st->live); /* the announcements still queued */
+		uf.usyms = uframes_live_usyms(st->live);
+		err = map_dump(bpf_map__fd(skel->maps.stack_pairs), &m.pairs) ?:
+		      map_dump(bpf_map__fd(skel->maps.prof_ustacks), &m.ustacks);
+	}
+	if (!err)
+		err = sched_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg,
+				       st->live ? &uf : NULL);
+	if (st->live) {
+		v->user_truncated = uf.stacks_truncated;
+		v->user_missing = uf.stacks_missing + skel->bss->sched_udrops.pair_map_full;
+	}
+	if (st->live)
+		uframes_report("schedules", &uf, &skel->bss->sched_udrops,
+			       &skel->bss->prof_ucache_stats, &m.pairs, &m.ustacks);
 	map_dump_report("schedules", "rows", &m.callers, &m.stack_counts, &m.stacks);
 	sched_maps_free(&m);
 	if (d->task_storage_fail)
@@ -316,4 +361,7 @@ const struct collector sched_collector = {
 	.detach = sched_detach,
 	.read = sched_read,
 	.destroy = sched_destroy,
+	.setup = sched_setup,
+	.poll_fd = sched_poll_fd,
+	.poll = sched_poll,
 };

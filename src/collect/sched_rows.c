@@ -5,6 +5,7 @@
 #include <string.h>
 #include "foldcfg.h"
 #include "kstack.h"
+#include "uframes.h"
 #include "rows.h"
 #include "sched_rows.h"
 #include "util.h"
@@ -16,6 +17,8 @@ void sched_maps_free(struct sched_maps *m)
 	sp_records_free(&m->callers);
 	sp_records_free(&m->stack_counts);
 	sp_records_free(&m->stacks);
+	sp_records_free(&m->pairs);
+	sp_records_free(&m->ustacks);
 	sp_records_free(&m->wakers);
 	sp_records_free(&m->in_progress);
 }
@@ -419,19 +422,23 @@ static void finish_rows(struct builder *b, const struct sched_maps *m,
 		bg->blocked_ns += *sp_budget_slot(&bg->blocked, (enum sp_wait_class)c);
 }
 
-static int add_stacks(struct builder *b, const struct sp_records *rec,
-		      const struct sp_records *stack_rec, const struct sp_fold_cfg *cfg)
+static int add_stacks(struct builder *b, const struct sp_records *rec, const struct sched_maps *m,
+		      const struct sp_fold_cfg *cfg, struct uframes *uf)
 {
 	struct kstack_src src = { .ks = b->ks, .cfg = cfg, .from = KSTACK_FROM_SCHED };
 	struct sp_records_index stacks;
+	struct uframes_pairs up;
 	char comm[TASK_COMM_LEN + 1];
 	int err;
 
-	err = sp_records_index_u64(&stacks, stack_rec);
+	err = sp_records_index_u64(&stacks, &m->stacks) ?:
+	      uframes_pairs_init(&up, &m->pairs, &m->ustacks, uf != NULL);
 	for (size_t i = 0; i < rec->n && !err; i++) {
 		const struct sp_stack_key *key = sp_records_key(rec, i);
 		const struct sp_stack_val *val = sp_records_value(rec, i);
-		const struct sp_stack *st = sp_records_find_u64(&stacks, key->stack);
+		const struct sp_stack_pair *pair;
+		const struct sp_stack *st =
+			sp_records_find_u64(&stacks, uframes_pair_kstack(&up, key->stack, &pair));
 		struct sp_stack_row proto;
 		struct sp_sched_row *r;
 		struct sp_caller_key k;
@@ -455,14 +462,20 @@ static int add_stacks(struct builder *b, const struct sp_records *rec,
 					       .time_ns = val->offcpu_ns };
 		/* from the first scheduler frame: drops the tracepoint and BPF frames */
 		src.st = st;
-		err = stack_index_add_kstack(&b->stacks, (size_t)(r - b->v->rows), &proto, &src);
+		if (uf)
+			err = uframes_add_stack(uf, &up, &b->stacks, (size_t)(r - b->v->rows),
+						&proto, &src, pair);
+		else
+			err = stack_index_add_kstack(&b->stacks, (size_t)(r - b->v->rows), &proto,
+						     &src);
 	}
 	sp_records_index_free(&stacks);
+	uframes_pairs_free(&up);
 	return err;
 }
 
 int sched_rows_build(struct sp_sched_view *v, const struct sched_maps *m, const struct ksyms *ks,
-		     const struct sp_fold_cfg *cfg)
+		     const struct sp_fold_cfg *cfg, struct uframes *uf)
 {
 	struct builder b = { .v = v, .ks = ks };
 	struct sp_budget_counts sums = m->budget;
@@ -485,7 +498,7 @@ int sched_rows_build(struct sp_sched_view *v, const struct sched_maps *m, const 
 	err = records_copy(&stack_counts, &m->stack_counts) ?: records_copy(&wakers, &m->wakers) ?:
 	      add_callers(&b, &m->callers) ?:
 	      add_in_progress(&b, m, &stack_counts, &wakers, &sums) ?:
-	      add_stacks(&b, &stack_counts, &m->stacks, cfg) ?: add_wakers(&b, &wakers);
+	      add_stacks(&b, &stack_counts, m, cfg, uf) ?: add_wakers(&b, &wakers);
 	if (!err)
 		finish_rows(&b, m, &sums);
 	sp_records_free(&stack_counts);

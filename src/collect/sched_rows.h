@@ -15,11 +15,15 @@
 #include "schedprof/sched.h"
 
 struct ksyms;
+struct uframes;
 
 struct sched_maps {
 	struct sp_records callers;	/* struct sp_caller_key -> struct sp_caller_val */
 	struct sp_records stack_counts; /* struct sp_stack_key -> struct sp_stack_val */
 	struct sp_records stacks;	/* __u64 stack id -> struct sp_stack */
+	/* --stacks with user stacks: stack_counts' ids are pairs (uframes.h) */
+	struct sp_records pairs;	/* __u64 pair id -> struct sp_stack_pair */
+	struct sp_records ustacks;	/* __u64 stack id -> struct sp_prof_ustack */
 	struct sp_records wakers;	/* struct sp_waker_key -> __u64 count */
 	bool has_budget;		/* budget holds the per-CPU sums of the run */
 	struct sp_budget_counts budget;
@@ -64,9 +68,10 @@ uint64_t sched_runq_percentile(const uint64_t hist[SP_RUNQ_SLOTS], double q, uin
  * with m->has_budget, v->budget: on CPU, run queue, blocked by wait class (each row's
  * time inside the window, by sp_wait_class(); blocked time in no row is "other").
  * Entries the dump could not read are counted: rows in v->lost_rows, stacks in
- * v->missing_stacks. 0, -EINVAL (records of another size) or -ENOMEM.
+ * v->missing_stacks. With uf (user stacks taken), each stack gets its user frames from
+ * m->pairs and m->ustacks, named by uf. 0, -EINVAL (records of another size) or -ENOMEM.
  */
 int sched_rows_build(struct sp_sched_view *v, const struct sched_maps *m, const struct ksyms *ks,
-		     const struct sp_fold_cfg *cfg);
+		     const struct sp_fold_cfg *cfg, struct uframes *uf);
 
 #endif

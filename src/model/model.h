@@ -137,6 +137,8 @@ struct sp_sched_view {
 	uint64_t preempted;
 	uint64_t idle;
 	uint64_t missing_stacks; /* counted, but no stack could be read or kept */
+	/* --stacks: schedules whose kept stack has user frames cut short / lacks its user frames */
+	uint64_t user_truncated, user_missing;
 	uint64_t lost_rows;	 /* counted in the totals, but no row (row map full) */
 	bool wakers;		 /* --wakers: the wakers' functions were walked */
 	struct sp_caller_cache cache;
@@ -223,6 +225,7 @@ struct sp_lock_view {
 	uint64_t failed;
 	uint64_t lost;	   /* counted, but in no row (map full) */
 	uint64_t missing_stacks;
+	uint64_t user_truncated, user_missing; /* --stacks: as the schedules view's */
 	struct sp_lock_row *rows;
 	size_t nrows, cap;
 	struct sp_sleeper_row *sleepers;

@@ -293,6 +293,8 @@ static int sched_delta(const struct sp_sched_view *p, const struct sp_sched_view
 	SUB(d, c, p, preempted, st);
 	SUB(d, c, p, idle, st);
 	SUB(d, c, p, missing_stacks, st);
+	SUB(d, c, p, user_truncated, st);
+	SUB(d, c, p, user_missing, st);
 	SUB(d, c, p, lost_rows, st);
 	d->cache.present = c->cache.present;
 	d->cache.verify_all = c->cache.verify_all;
@@ -475,6 +477,8 @@ static int lock_delta(const struct sp_lock_view *p, const struct sp_lock_view *c
 	SUB(d, c, p, failed, st);
 	SUB(d, c, p, lost, st);
 	SUB(d, c, p, missing_stacks, st);
+	SUB(d, c, p, user_truncated, st);
+	SUB(d, c, p, user_missing, st);
 	SUB(d, c, p, missed, st);
 	SUB(d, c, p, unpaired, st);
 	err = index_init(&x, lock_key, false, p ? p->rows : NULL, p ? p->nrows : 0,

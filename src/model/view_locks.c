@@ -64,6 +64,11 @@ static const struct sp_field view_fields[] = {
 	SP_U64(T, "failed", failed),
 	SP_U64(T, "lost", lost),
 	SP_U64(T, "missing_stacks", missing_stacks),
+	/* --stacks, issue #12: written only when not 0 */
+	{ .key = "user_truncated", .type = SP_T_U64, .flags = SP_SPARSE,
+	  .off = offsetof(T, user_truncated) },
+	{ .key = "user_missing", .type = SP_T_U64, .flags = SP_SPARSE,
+	  .off = offsetof(T, user_missing) },
 	SP_U64(T, "missed", missed),
 	SP_U64(T, "unpaired", unpaired),
 	SP_ARRAY(T, "contentions", rows, nrows, cap, row_schema),
@@ -160,6 +165,14 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 		fprintf(f, "  note: %" PRIu64 " contentions have no kernel stack (unreadable or the "
 			   "stack map was full: raise --max-stacks); they are counted in every total\n",
 			v->missing_stacks);
+	if (v->user_missing)
+		fprintf(f, "  note: %" PRIu64 " %s have a kernel stack without its user frames "
+			   "(unreadable, or a map was full: raise --max-stacks)\n",
+			v->user_missing, "contentions");
+	if (v->user_truncated)
+		fprintf(f, "  note: %" PRIu64 " %s have a truncated user stack (code without frame "
+			   "pointers, or deeper than the frames kept)\n",
+			v->user_truncated, "contentions");
 	if (v->lost)
 		fprintf(f, "  note: %" PRIu64 " contentions are in the totals but in no row (the row "
 			   "map was full: raise --max-callers)\n", v->lost);

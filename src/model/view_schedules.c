@@ -94,6 +94,11 @@ static const struct sp_field view_fields[] = {
 	SP_U64(T, "preempted", preempted),
 	SP_U64(T, "idle", idle),
 	SP_U64(T, "missing_stacks", missing_stacks),
+	/* --stacks, issue #12: written only when not 0 */
+	{ .key = "user_truncated", .type = SP_T_U64, .flags = SP_SPARSE,
+	  .off = offsetof(T, user_truncated) },
+	{ .key = "user_missing", .type = SP_T_U64, .flags = SP_SPARSE,
+	  .off = offsetof(T, user_missing) },
 	SP_U64(T, "lost_rows", lost_rows),
 	/* --wakers: written only when true, absent (false) in older files */
 	{ .key = "wakers", .type = SP_T_BOOL, .flags = SP_GROUP | SP_OPTIONAL, .off = offsetof(T, wakers),
@@ -304,6 +309,14 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 		fprintf(f, "  note: %" PRIu64 " schedules have no kernel stack (unreadable or the "
 			   "stack map was full: raise --max-stacks); they are counted in every total\n",
 			v->missing_stacks);
+	if (v->user_missing)
+		fprintf(f, "  note: %" PRIu64 " %s have a kernel stack without its user frames "
+			   "(unreadable, or a map was full: raise --max-stacks)\n",
+			v->user_missing, "schedules");
+	if (v->user_truncated)
+		fprintf(f, "  note: %" PRIu64 " %s have a truncated user stack (code without frame "
+			   "pointers, or deeper than the frames kept)\n",
+			v->user_truncated, "schedules");
 	if (v->lost_rows)
 		fprintf(f, "  note: %" PRIu64 " schedules are in the totals but in no row (the row "
 			   "map was full: raise --max-callers)\n",

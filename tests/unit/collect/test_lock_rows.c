@@ -110,7 +110,7 @@ static const struct sp_lock_row *row(const char *caller, const char *lock)
 
 static int build(void)
 {
-	return lock_rows_build(&v, &m, ks, &cfg, rq, 2);
+	return lock_rows_build(&v, &m, ks, &cfg, rq, 2, NULL);
 }
 
 START_TEST(rows_that_name_alike_merge)

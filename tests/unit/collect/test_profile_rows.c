@@ -201,7 +201,8 @@ END_TEST
 START_TEST(stacks_merge)
 {
 	uint64_t k1[] = { A("anon_pipe_read", 0x10), A("do_syscall_64", 0x20) };
-	uint64_t k2[] = { A("anon_pipe_read", 0x18), A("do_syscall_64", 0x28) };
+	/* another sampled PC in the same function, from the same call site: the same stack */
+	uint64_t k2[] = { A("anon_pipe_read", 0x18), A("do_syscall_64", 0x20) };
 	struct sp_prof_key k;
 
 	add_kstack(10, k1, 2);

@@ -96,7 +96,7 @@ START_TEST(rows_merge_by_name_and_wait)
 	add_caller(A("path_openat", 0x4), SP_WAIT_RWSEM_WRITE, "touch", 5, 5000, 4000);
 	add_caller(SP_CALLER_PREEMPTED, SP_WAIT_NONE, "cc1", 7, 70, 30);
 	add_caller(SP_CALLER_IDLE, SP_WAIT_NONE, "swapper/0", 9, 90, 20);
-	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg, NULL), 0);
 
 	ck_assert_uint_eq(run.sched.nrows, 5);
 	ck_assert_uint_eq(row("anon_pipe_read", "pipe")->count, 8);
@@ -138,7 +138,7 @@ START_TEST(stacks_merge_and_missing)
 	m.callers.failed = 2;
 	m.stack_counts.failed = 1;
 	run.sched.lost_rows = 5; /* from BPF: kept */
-	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg, NULL), 0);
 
 	r = row("anon_pipe_read", "pipe");
 	ck_assert_uint_eq(r->stacks.n, 2);
@@ -178,7 +178,7 @@ START_TEST(stacks_of_lost_rows)
 	add_stack_count(22, other, SP_WAIT_NONE, 300, "sh", 3, 300);  /* row (do_exit) lost */
 	run.sched.lost_rows = 10;
 	run.sched.total = 15;
-	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg, NULL), 0);
 
 	ck_assert_uint_eq(run.sched.nrows, 1);
 	r = row("anon_pipe_read", "pipe");
@@ -202,7 +202,7 @@ START_TEST(many_rows_linear)
 		add_caller(0x1000 + i * 16, SP_WAIT_NONE, "x", 1, 1, 1);
 	for (uint64_t i = 0; i < 20000; i++)
 		add_caller(0x1000 + i * 16, SP_WAIT_NONE, "y", 1, 1, 1);
-	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg, NULL), 0);
 	ck_assert_uint_eq(run.sched.nrows, 20000);
 	for (size_t i = 0; i < run.sched.nrows; i++)
 		ck_assert_uint_eq(run.sched.rows[i].count, 2);
@@ -221,7 +221,7 @@ START_TEST(many_stacks_one_row)
 		add_stack(i + 1, ips, 3);
 		add_stack_count(i + 1, caller, SP_WAIT_NONE, 1, "cat", 1, 1);
 	}
-	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg, NULL), 0);
 	ck_assert_uint_eq(run.sched.nrows, 1);
 	ck_assert_uint_eq(run.sched.rows[0].stacks.n, 20000);
 	for (size_t i = 0; i < run.sched.rows[0].stacks.n; i++)
@@ -237,7 +237,7 @@ START_TEST(wrong_record_size)
 	sp_records_free(&m.callers);
 	sp_records_init(&m.callers, sizeof(k), sizeof(v));
 	ck_assert_int_eq(sp_records_add(&m.callers, k, &v), 0);
-	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), -EINVAL);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg, NULL), -EINVAL);
 	ck_assert_uint_eq(run.sched.nrows, 0);
 }
 END_TEST
@@ -302,7 +302,7 @@ START_TEST(split_merges_and_percentiles)
 	add_split(A("anon_pipe_read", 0x10), "as", 60, 6000, 90000, 1900, 6000, h1, SP_RUNQ_SLOTS);
 	add_split(A("anon_pipe_read", 0x20), "cc1", 40, 4000, 5000000, 4000000, 4000, h2,
 		  SP_RUNQ_SLOTS);
-	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg, NULL), 0);
 	r = row("anon_pipe_read", "pipe");
 	ck_assert(r->has_runq);
 	ck_assert_uint_eq(r->count, 100);
@@ -332,7 +332,7 @@ START_TEST(wakers_by_comm_and_function)
 	add_waker(caller, "ld", SP_WAKER_SOFTIRQ, NULL, SP_WAKER_UNKNOWN, 2);
 	/* the waker of a lost row (not in the row map): in no row */
 	add_waker(A("do_exit", 0x10), "sh", SP_WAKER_TASK, "make", A("path_openat", 0x10), 9);
-	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg, NULL), 0);
 	ck_assert_uint_eq(run.sched.nrows, 1);
 	r = row("anon_pipe_read", "pipe");
 	ck_assert_uint_eq(r->wakers.n, 3);
@@ -355,7 +355,7 @@ START_TEST(wakers_without_function)
 	add_split(caller, "as", 10, 100, 100, 10, 100, NULL, 0);
 	add_waker(caller, "as", SP_WAKER_TASK, "cc1", SP_WAKER_NOT_WALKED, 7);
 	add_waker(caller, "as", SP_WAKER_TASK, "make", SP_WAKER_NOT_WALKED, 7);
-	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg, NULL), 0);
 	r = row("anon_pipe_read", "pipe");
 	ck_assert_uint_eq(r->wakers.n, 2);
 	ck_assert_ptr_null(r->wakers.v[0].function);
@@ -437,7 +437,7 @@ START_TEST(budget_sums)
 	add_task(2, SP_TS_OFF, 18000, 0, 19500, pipe, "cat", "sort");
 	add_task(3, SP_TS_NEW, 0, 0, 19800, 0, "x", NULL);
 	add_task(4, SP_TS_OFF, 17000, 0, 0, lost, "y", NULL);
-	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg), 0);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg, NULL), 0);
 
 	r = row("anon_pipe_read", "pipe");
 	ck_assert_uint_eq(r->unfinished, 1);

@@ -1,0 +1,744 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * User stacks, shared by the views that take them: the profile (every sample's user leaf, its
+ * stack with -g), and with --stacks the schedules view (a voluntary switch-out) and the locks
+ * view (a contention's begin). ustack.bpf.c defines the maps; the objects that include this
+ * header see them extern (bpf/meson.build links ustack before them).
+ *
+ * User frames are kept as build-id + file offset so that they can be named after the process
+ * is gone (a compile job's cc1, as, ld). The kernel's build-id lookup costs a VMA walk and
+ * page-cache reads per mapping on the stack, so user frames are named from two caches where
+ * they can be (sp_user_frames()): prof_xcache for the executable's text, shared by every
+ * process of that file, and prof_ucache per process image and code page. The leaf is the user
+ * PC, so a leaf not cached costs no walk of ours; a page not cached (and every
+ * SP_PROF_UCACHE_CHECK-th fully cached stack of a CPU, to re-validate) takes the kernel's
+ * build-id walk, whose answer fills the caches. Where the kernel cannot read the build-id
+ * (a hard interrupt for the profile; at a switch, the mm lock's deferred release still
+ * pending) it falls back to raw IPs for a stack now and then: such stacks carry (tgid,
+ * exec_id) and user space is asked, through the prof_events ring buffer, to snapshot the
+ * process's mappings while it lives. It is also told about the first stack of each process
+ * image, so it can register the files the image maps (sp_user_announce()).
+ *
+ * The schedules and locks views take a stack per voluntary switch or contention, far more
+ * often than the profile samples: they walk the frames themselves (sp_user_walk(), much
+ * cheaper here than the kernel's walk), re-validate the caches less often, and recover the
+ * frames a library without frame pointers hides (sp_user_recover()). A stack is kept as a
+ * (kernel stack, user stack) pair (sp_stack_pair()), whose key stands for the stack in the
+ * view's maps, so the rows never depend on it. ~0.9 us per stack on a busy 2-CPU VM
+ * (bench/callers.sh, SCHEDPROF_USTACK_TIMING).
+ */
+#ifndef SCHEDPROF_USTACK_BPF_H
+#define SCHEDPROF_USTACK_BPF_H
+
+#include <bpf/bpf_core_read.h>
+#include "common.bpf.h"
+#include "schedprof/profile.h"
+
+#ifdef SP_USTACK_DEFINE /* in ustack.bpf.c */
+#define SP_USTACK_EXTERN
+#else
+#define SP_USTACK_EXTERN extern
+#endif
+
+/*
+ * The maps are sized by user space for the views that use them (src/collect/uframes_bpf.c):
+ * one entry (one page) when none does, so that a run without user stacks pays nothing.
+ */
+/* User stacks by hash of their frames (struct sp_prof_ustack). Not preallocated. */
+SP_USTACK_EXTERN SP_HASH_MAP_LAZY(prof_ustacks, 1, __u64, struct sp_prof_ustack);
+/* The schedules and locks views' (kernel stack, user stack) pairs, by hash of both. */
+SP_USTACK_EXTERN SP_HASH_MAP(stack_pairs, 1, __u64, struct sp_stack_pair);
+/* Process images ((tgid << 32) | exec_id) already announced, with the last announce time. */
+SP_USTACK_EXTERN SP_MAP(prof_seen, BPF_MAP_TYPE_LRU_HASH, 0, 1, __u64, __u64);
+/* Code page of a process image -> build-id and file offset (see struct sp_prof_ucache_key). */
+SP_USTACK_EXTERN SP_MAP(prof_ucache, BPF_MAP_TYPE_LRU_HASH, 0, 1, struct sp_prof_ucache_key,
+			struct sp_prof_ucache_val);
+/* Per process image (page 0 of the key): how its full stacks' deeper frames fared. */
+struct prof_uimage_state {
+	__u32 misses; /* walks in a row that found a deeper page not cached */
+	__u32 skips;
+};
+#define PROF_DEEP_RETRY 128
+SP_USTACK_EXTERN SP_MAP(prof_uimage, BPF_MAP_TYPE_LRU_HASH, 0, 1, struct sp_prof_ucache_key,
+			struct prof_uimage_state);
+SP_USTACK_EXTERN SP_MAP(prof_xcache, BPF_MAP_TYPE_LRU_HASH, 0, 1, struct sp_prof_xcache_key,
+			struct sp_prof_ucache_val);
+SP_USTACK_EXTERN struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096); /* libbpf rounds it up to the page size */
+} prof_events SEC(".maps");
+
+/* SCHEDPROF_USTACK_TIMING (bench/callers.sh): each user stack of the schedules/locks views timed */
+extern const volatile __u32 ustack_timed;
+
+/* How the stacks' user frames were named, every view together (not part of the saved run). */
+extern struct sp_prof_ucache_stats prof_ucache_stats;
+
+/* An ELF64 program header, as the process maps it. */
+struct phdr64 {
+	__u32 type;
+	__u32 flags;
+	__u64 offset, vaddr, paddr, filesz, memsz, align;
+};
+
+#define PROF_MAX_PHDRS 32
+#define PF_KTHREAD 0x00200000
+#define PF_USER_WORKER 0x00004000
+
+#define SP_USCAN_WORDS 64 /* 512 bytes of the user stack scanned for the executable's frames */
+
+/* Room for one stack's user frames: per CPU, and one per program that can nest. */
+struct sp_uscratch {
+	struct sp_prof_ustack u;
+	__u64 uip[SP_PROF_UDEPTH]; /* the raw user IPs of u.frames */
+	__u64 auxv[56];		    /* mm->saved_auxv (single_text_segment) */
+	struct phdr64 phdrs[PROF_MAX_PHDRS];
+	__u64 scan[SP_USCAN_WORDS]; /* the user stack's words above its pointer (sp_user_recover) */
+	__u32 tick;		    /* stacks with user frames on this CPU: re-validation */
+	__u32 pad;
+};
+
+#define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
+#define PROF_REFRESH_NS (1000 * 1000 * 1000ULL)	    /* anything: look again after 1 s */
+
+/* Asks user space to look at a process image; *lost counts the announcements lost. */
+static __always_inline void sp_user_announce(__u32 tgid, __u32 exec_id, __u32 reason, __u64 *lost)
+{
+	struct sp_prof_event ev = { .tgid = tgid, .exec_id = exec_id, .reason = reason };
+
+	if (bpf_ringbuf_output(&prof_events, &ev, sizeof(ev), 0))
+		__sync_fetch_and_add(lost, 1);
+}
+
+/* Tells user space about a process image the first time it has user frames, then now and then. */
+static __always_inline void sp_user_maybe_announce(struct task_struct *task, __u32 raw,
+						   __u64 *lost)
+{
+	__u32 tgid = task->tgid, exec_id = (__u32)task->self_exec_id;
+	__u64 img = ((__u64)tgid << 32) | exec_id, now = bpf_ktime_get_ns(), *last;
+
+	last = bpf_map_lookup_elem(&prof_seen, &img);
+	if (!last) {
+		bpf_map_update_elem(&prof_seen, &img, &now, BPF_ANY);
+		sp_user_announce(tgid, exec_id, SP_PROF_EV_FIRST, lost);
+		return;
+	}
+	if (now - *last > (raw ? PROF_REFRESH_RAW_NS : PROF_REFRESH_NS)) {
+		*last = now;
+		sp_user_announce(tgid, exec_id, SP_PROF_EV_REFRESH, lost);
+	}
+}
+
+struct uwalk {
+	struct sp_prof_ustack *u;
+	__u64 hash;
+	__u32 nr;
+	__u32 raw;
+};
+
+/* Hashes a user frame (32 bytes as four words) and notes raw-IP frames. */
+static long sp_uframe_step(__u64 i, struct uwalk *w)
+{
+	struct sp_uframe *f;
+	__u64 *q;
+
+	if (i >= w->nr || i >= SP_PROF_UDEPTH)
+		return 1;
+	f = &w->u->frames[i & (SP_PROF_UDEPTH - 1)];
+	if (f->status == SP_UFRAME_IP)
+		w->raw = 1;
+	q = (__u64 *)f;
+	w->hash = sp_mix(sp_mix(sp_mix(sp_mix(w->hash, q[0]), q[1]), q[2]), q[3]);
+	return 0;
+}
+
+struct ucwalk {
+	struct sp_uscratch *s;
+	struct sp_prof_ucache_key key;
+	struct sp_prof_xcache_key xkey; /* xkey.ino == 0: no executable known */
+	__u64 text_start, text_len;	/* the executable's text: mm->start_code, its length */
+	__u32 nr;
+	__u32 miss;  /* ucache_get: a page is not cached */
+	__u32 valid; /* ucache_put: the kernel named some frame (it held the mm) */
+	__u32 check; /* ucache_put: re-validating frames that were all cached */
+	__u32 stale; /* ... and some differed */
+	__u32 whole; /* ucache_put: the executable has one text segment (SP_PROF_XCACHE_WHOLE) */
+	__u32 start; /* ucache_get: the first frame not cached (ucache_put starts there) */
+	__u32 xwhole; /* ucache_get: the executable's SP_PROF_XCACHE_WHOLE entry exists */
+	__u32 need_text; /* a named text frame is to be cached */
+	__u32 known; /* frames whose IP is known (in uip) */
+};
+
+static __always_inline bool in_text(struct ucwalk *w, __u64 ip)
+{
+	return w->xkey.ino && ip - w->text_start < w->text_len;
+}
+
+/* Frame i from the caches; stops at the first page not cached. */
+static long ucache_get(__u64 i, struct ucwalk *w)
+{
+	struct sp_prof_ucache_val *v;
+	struct sp_uframe *f;
+	__u32 j = i & (SP_PROF_UDEPTH - 1);
+	__u64 ip;
+
+	if (i >= w->nr || i >= SP_PROF_UDEPTH)
+		return 1;
+	ip = w->s->uip[j];
+	if (in_text(w, ip)) {
+		w->xkey.page = SP_PROF_XCACHE_WHOLE;
+		v = bpf_map_lookup_elem(&prof_xcache, &w->xkey);
+		if (v)
+			w->xwhole = 1;
+		else {
+			w->xkey.page = (ip - w->text_start) >> 12;
+			v = bpf_map_lookup_elem(&prof_xcache, &w->xkey);
+		}
+		ip -= w->text_start; /* the value's delta is relative to start_code */
+	} else {
+		w->key.page = ip >> 12;
+		v = bpf_map_lookup_elem(&prof_ucache, &w->key);
+	}
+	if (!v) {
+		w->miss = 1;
+		w->start = j;
+		return 1;
+	}
+	f = &w->s->u.frames[j];
+	f->status = v->status;
+	__builtin_memcpy(f->build_id, v->build_id, sizeof(f->build_id));
+	f->offset = v->status == SP_UFRAME_VALID ? ip + v->delta : w->s->uip[j];
+	return 0;
+}
+
+/* Whether the kernel named any frame, and whether a named text frame is to be cached. */
+static long ucache_count_valid(__u64 i, struct ucwalk *w)
+{
+	__u32 j = i & (SP_PROF_UDEPTH - 1);
+
+	if (i >= w->nr || i >= SP_PROF_UDEPTH)
+		return 1;
+	if (w->s->u.frames[j].status == SP_UFRAME_VALID) {
+		w->valid = 1;
+		if (i >= w->start && i < w->known && in_text(w, w->s->uip[j]))
+			w->need_text = 1;
+	}
+	return 0;
+}
+
+/* Caches the kernel's answer for frame i (raw IPs only when the kernel named other frames). */
+static long ucache_put(__u64 i, struct ucwalk *w)
+{
+	struct sp_prof_ucache_val val = {}, *old;
+	struct sp_uframe *f;
+	__u32 j = i & (SP_PROF_UDEPTH - 1);
+	__u64 ip, *a, *b;
+	void *map, *key;
+	bool text;
+
+	if (i >= w->nr || i >= SP_PROF_UDEPTH)
+		return 1;
+	if (i < w->start) /* named from the caches already */
+		return 0;
+	f = &w->s->u.frames[j];
+	ip = w->s->uip[j];
+	if (f->status == SP_UFRAME_VALID) {
+		val.status = SP_UFRAME_VALID;
+		__builtin_memcpy(val.build_id, f->build_id, sizeof(val.build_id));
+	} else if (f->status == SP_UFRAME_IP && w->valid) {
+		val.status = SP_UFRAME_IP;
+	} else {
+		return 0;
+	}
+	/* only named text pages go to the shared cache: a raw IP there is the kernel's problem now */
+	text = in_text(w, ip) && val.status == SP_UFRAME_VALID;
+	if (text) {
+		w->xkey.page = w->whole ? SP_PROF_XCACHE_WHOLE : (ip - w->text_start) >> 12;
+		map = &prof_xcache;
+		key = &w->xkey;
+		ip -= w->text_start;
+	} else {
+		w->key.page = ip >> 12;
+		map = &prof_ucache;
+		key = &w->key;
+	}
+	if (val.status == SP_UFRAME_VALID)
+		val.delta = f->offset - ip;
+	if (w->check) {
+		old = bpf_map_lookup_elem(map, key);
+		if (old) {
+			a = (__u64 *)old;
+			b = (__u64 *)&val;
+			if (a[0] != b[0] || a[1] != b[1] || a[2] != b[2] || a[3] != b[3])
+				w->stale = 1;
+		}
+	}
+	bpf_map_update_elem(map, key, &val, BPF_ANY);
+	return 0;
+}
+
+/* The executable's file identity and text range (w->xkey.ino stays 0 when unknown). */
+static __always_inline void exe_text(struct task_struct *task, struct ucwalk *w)
+{
+	struct mm_struct *mm = task->mm; /* direct (faulting-safe) loads: no helper calls */
+	struct inode *ino;
+	struct file *f;
+	__u64 start, end;
+
+	if (!mm)
+		return;
+	start = mm->start_code;
+	end = mm->end_code;
+	f = mm->exe_file;
+	if (!f || end <= start)
+		return;
+	ino = f->f_inode;
+	if (!ino)
+		return;
+	w->text_start = start;
+	w->text_len = end - start;
+	w->xkey.ctime_sec = ino->i_ctime_sec;
+	w->xkey.ctime_nsec = ino->i_ctime_nsec;
+	w->xkey.generation = ino->i_generation;
+	w->xkey.dev = ino->i_sb->s_dev;
+	w->xkey.ino = ino->i_ino;
+}
+
+/*
+ * Whether the executable has exactly one executable PT_LOAD: its program headers, found through
+ * AT_PHDR / AT_PHNUM of the saved auxiliary vector, are read from the process's memory.
+ */
+struct phscan {
+	struct sp_uscratch *s;
+	__u64 phdr, phnum;
+	__u32 nx;
+	__u32 pad;
+};
+
+static long auxv_step(__u64 i, struct phscan *p)
+{
+	__u64 *a = p->s->auxv, type, val;
+	__u32 j = (i * 2) & 63;
+
+	if (j + 1 >= 56)
+		return 1;
+	type = a[j];
+	val = a[j + 1];
+	if (type == 0) /* AT_NULL */
+		return 1;
+	if (type == 3) /* AT_PHDR */
+		p->phdr = val;
+	else if (type == 5) /* AT_PHNUM */
+		p->phnum = val;
+	return 0;
+}
+
+static long phdr_step(__u64 i, struct phscan *p)
+{
+	struct phdr64 *h;
+
+	if (i >= p->phnum)
+		return 1;
+	h = &p->s->phdrs[i & (PROF_MAX_PHDRS - 1)];
+	if (h->type == 1 && (h->flags & 1)) /* PT_LOAD, PF_X */
+		p->nx++;
+	return 0;
+}
+
+static __always_inline bool single_text_segment(struct task_struct *task, struct sp_uscratch *s)
+{
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	struct phscan p = { .s = s };
+	__u32 size;
+
+	if (!mm || bpf_probe_read_kernel(s->auxv, sizeof(s->auxv), &mm->saved_auxv))
+		return false;
+	bpf_loop(28, auxv_step, &p, 0);
+	if (!p.phdr || !p.phnum || p.phnum > PROF_MAX_PHDRS)
+		return false;
+	size = p.phnum * sizeof(struct phdr64);
+	if (size > sizeof(s->phdrs) || bpf_probe_read_user(s->phdrs, size, (void *)p.phdr))
+		return false;
+	bpf_loop(PROF_MAX_PHDRS, phdr_step, &p, 0);
+	return p.nx == 1;
+}
+
+/*
+ * The user frame-pointer walk, as the kernel's (x86 perf_callchain_user(): the PC, then the
+ * return address of each frame record from the frame pointer on) but stopping where the
+ * frame pointer leaves the stack above the stack pointer, instead of at the first read that
+ * faults (~1 us per fault on this VM, and the C library leaves garbage in the register).
+ * Its frames are the kernel's first ones, so that the kernel's build-id answer for the same
+ * stack, cut to them, matches frame by frame.
+ */
+struct ufpwalk {
+	__u64 *ip;
+	__u64 fp;
+	__u64 lo; /* the stack pointer, then the last frame record read */
+	__u32 nr;
+	__u32 pad;
+};
+
+#define SP_USTACK_UCACHE_CHECK 256 /* sp_user_frames(own): every Nth stack re-validated */
+#define SP_USTACK_SPAN (8 << 20) /* a frame record is at most 8 MiB above the stack pointer */
+
+static long ufp_step(__u64 i, struct ufpwalk *w)
+{
+	__u64 rec[2];
+
+	/*
+	 * Frame records sit above the stack pointer, each above the previous one: anything
+	 * else is a library's use of the register (no frame pointers), whose read may fault,
+	 * and a fault costs about a microsecond.
+	 */
+	if (w->nr >= SP_PROF_UDEPTH || w->fp <= w->lo || (w->fp & 7) ||
+	    w->fp - w->lo > SP_USTACK_SPAN)
+		return 1;
+	if (bpf_probe_read_user(rec, sizeof(rec), (void *)w->fp) || !rec[1])
+		return 1;
+	w->ip[w->nr & (SP_PROF_UDEPTH - 1)] = rec[1];
+	w->nr++;
+	w->lo = w->fp;
+	w->fp = rec[0];
+	return 0;
+}
+
+/* Fills uip[] with the user stack of task (current); returns the number of frames. */
+static __always_inline __u32 sp_user_walk(struct task_struct *task, __u64 *uip)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct ufpwalk w = { .ip = uip, .nr = 1 };
+
+	if (!regs)
+		return 0;
+	uip[0] = regs->ip;
+	w.fp = regs->bp;
+	w.lo = regs->sp - 1;
+	bpf_loop(SP_PROF_UDEPTH, ufp_step, &w, 0);
+	return w.nr;
+}
+
+/*
+ * The user frames of task (current) into s->u.frames, as build-id + file offset where the
+ * kernel can name them: from prof_ucache when every page is cached, else (and every
+ * SP_PROF_UCACHE_CHECK-th time) from the kernel, whose answer is cached. full: the whole
+ * stack, else the leaf only. own (with full): the frames are always walked first by
+ * sp_user_walk() (the schedules and locks views: cheaper than the kernel's walk, which stops
+ * only at a faulting read), and the kernel's answer is cut to them. *fail counts the stacks
+ * that could not be read. Returns the number of frames.
+ */
+static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
+					    struct sp_uscratch *s, bool full, bool own, __u64 *fail)
+{
+	__u32 depth = full ? SP_PROF_UDEPTH : 1, nr, walked = 0;
+	struct prof_uimage_state *img = NULL, first_miss = { .misses = 1 };
+	struct ucwalk w = { .s = s };
+	struct pt_regs *regs;
+	long n;
+
+	/* as perf: no user stack for kernel threads and io workers */
+	if (task->flags & (PF_KTHREAD | PF_USER_WORKER))
+		return 0;
+	/* The leaf is the user PC, so a leaf not cached costs no stack walk of ours. */
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs)
+		return 0;
+	s->uip[0] = regs->ip;
+	w.key.start_time = task->group_leader->start_time;
+	w.key.tgid = task->tgid;
+	w.key.exec_id = (__u32)task->self_exec_id;
+	if (full && !own) {
+		/*
+		 * An image whose deeper frames keep missing (a short process's libraries and
+		 * unwinding garbage) would pay for the caches and two walks a sample, ours and
+		 * the kernel's: after two misses in a row (the first sample of an image fills
+		 * the caches, so its second usually hits), only every PROF_DEEP_RETRY-th sample
+		 * tries the caches (and walks to learn pages); the others are the kernel's.
+		 */
+		w.key.page = 0;
+		img = bpf_map_lookup_elem(&prof_uimage, &w.key);
+		if (img && img->misses >= 2 && ++img->skips % PROF_DEEP_RETRY) {
+			n = bpf_get_stack(ctx, s->u.frames, sizeof(s->u.frames),
+					  BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
+			if (n < 0) {
+				__sync_fetch_and_add(fail, 1);
+				return 0;
+			}
+			__sync_fetch_and_add(&prof_ucache_stats.miss, 1);
+			return n / sizeof(struct sp_uframe);
+		}
+	}
+	exe_text(task, &w);
+	if (full && own) {
+		w.nr = sp_user_walk(task, s->uip);
+		walked = 1;
+		bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+	} else {
+		w.nr = 1;
+		ucache_get(0, &w);
+	}
+	if (!w.miss && full && !own) {
+		n = bpf_get_stack(ctx, s->uip, sizeof(s->uip), BPF_F_USER_STACK);
+		if (n < 0) {
+			__sync_fetch_and_add(fail, 1);
+			return 0;
+		}
+		walked = 1;
+		w.nr = n / sizeof(__u64);
+		if (!w.nr)
+			return 0;
+		bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+		if (img) {
+			img->misses = w.miss ? img->misses + 1 : 0;
+		} else if (w.miss) {
+			w.key.page = 0; /* the image's key (ucache_get moved it) */
+			bpf_map_update_elem(&prof_uimage, &w.key, &first_miss, BPF_ANY);
+		}
+	}
+	/* a switch is far more frequent than a sample: re-validated less often */
+	if (!w.miss && ++s->tick % (own ? SP_USTACK_UCACHE_CHECK : SP_PROF_UCACHE_CHECK)) {
+		__sync_fetch_and_add(&prof_ucache_stats.hit, 1);
+		return w.nr;
+	}
+
+	/* The kernel's build-id lookup; the same stack, so frame i is uip[i]. */
+	n = bpf_get_stack(ctx, s->u.frames, depth * sizeof(struct sp_uframe),
+			  BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
+	if (n < 0) {
+		__sync_fetch_and_add(fail, 1);
+		return 0;
+	}
+	nr = n / sizeof(struct sp_uframe);
+	if (own && nr > w.nr) /* the kernel's walk went on where ours stopped: garbage */
+		nr = w.nr;
+	if (w.miss)
+		__sync_fetch_and_add(&prof_ucache_stats.miss, 1);
+	else
+		__sync_fetch_and_add(&prof_ucache_stats.check, 1);
+	if (!nr || (walked && nr != w.nr)) /* cannot happen; cache nothing then */
+		return nr;
+	w.check = !w.miss;
+	if (w.check)
+		w.start = 0;
+	w.nr = nr;
+	/* without our walk only the leaf's IP is known */
+	w.known = walked ? nr : 1;
+	bpf_loop(SP_PROF_UDEPTH, ucache_count_valid, &w, 0);
+	/* the program headers are read once per executable, not per sample */
+	w.whole = w.xwhole || (w.need_text && single_text_segment(task, s));
+	w.nr = w.known;
+	bpf_loop(SP_PROF_UDEPTH, ucache_put, &w, 0);
+	if (w.stale)
+		__sync_fetch_and_add(&prof_ucache_stats.stale, 1);
+	return nr;
+}
+
+/*
+ * Keeps s->u (nr frames) in prof_ustacks: returns its key (0 when the map is full, counted in
+ * *map_full) and sets *raw when some frame is a raw IP.
+ */
+static __always_inline __u64 sp_user_stack_keep(struct sp_uscratch *s, __u32 nr, __u32 *raw,
+						 __u64 *map_full)
+{
+	struct uwalk uw = { .u = &s->u, .hash = 0x84222325cbf29ce4ULL, .nr = nr };
+	__u64 id;
+
+	s->u.nr = nr;
+	bpf_loop(SP_PROF_UDEPTH, sp_uframe_step, &uw, 0);
+	*raw |= uw.raw;
+	id = sp_stack_keep(&prof_ustacks, uw.hash, &s->u);
+	if (!id)
+		__sync_fetch_and_add(map_full, 1);
+	return id;
+}
+
+/*
+ * The callers that a library without frame pointers hides (issue #12). A task blocks in the
+ * C library (pthread_cond_wait, read), which Debian builds without frame pointers: the
+ * frame-pointer walk stops at the library's leaf, or skips the caller (the library left the
+ * frame pointer of the caller's frame in place, so the walk finds the caller's caller), and
+ * the application code that blocked is not on the stack. When the leaf is not in the
+ * executable's text (which is built with frame pointers, or this cannot help), the words
+ * above the user stack pointer are read, and:
+ *  - the first one in the executable's text is the return address of the last call from the
+ *    executable into the library: the frame after the leaf;
+ *  - above it, the first (saved frame pointer, return address into the executable's text)
+ *    pair where the pointer points further up the stack is that function's frame record:
+ *    the frame-pointer walk goes on from there.
+ * Without such a record the walk's own frames follow. The frames found this way are raw IPs
+ * (the process image names them; the caches are the kernel walk's). A heuristic: a stale
+ * return address left in the library's frames would be taken for a caller.
+ */
+struct uscan {
+	struct sp_uscratch *s;
+	__u64 sp, lo, len; /* the words' address; the executable's text [lo, lo + len) */
+	__u32 first;	   /* the first word in the text (SP_USCAN_WORDS: none) */
+	__u32 rec;	   /* the frame record's word (0: none) */
+	__u32 n;	   /* frames kept */
+	__u64 fp;	   /* the walk from the record: the next frame pointer */
+};
+
+static __always_inline bool uscan_text(struct uscan *c, __u64 v)
+{
+	return v - c->lo < c->len;
+}
+
+/* The first word in the executable's text (c->first stays SP_USCAN_WORDS: none). */
+static long uscan_first(__u64 i, struct uscan *c)
+{
+	if (i >= SP_USCAN_WORDS)
+		return 1;
+	if (!uscan_text(c, c->s->scan[i & (SP_USCAN_WORDS - 1)]))
+		return 0;
+	c->first = i;
+	return 1;
+}
+
+/* Above it, the first frame record (saved frame pointer, return address into the text). */
+static long uscan_record(__u64 i, struct uscan *c)
+{
+	__u64 fp, at = c->sp + i * 8;
+
+	if (i <= c->first)
+		return 0;
+	if (i + 1 >= SP_USCAN_WORDS)
+		return 1;
+	fp = c->s->scan[i & (SP_USCAN_WORDS - 1)];
+	if (fp <= at || (fp & 7) || fp - at > SP_USTACK_SPAN ||
+	    !uscan_text(c, c->s->scan[(i + 1) & (SP_USCAN_WORDS - 1)]))
+		return 0;
+	c->rec = i;
+	return 1;
+}
+
+static __always_inline void uscan_push(struct uscan *c, __u64 ip)
+{
+	struct sp_uframe *f;
+
+	if (c->n >= SP_PROF_UDEPTH)
+		return;
+	f = &c->s->u.frames[c->n & (SP_PROF_UDEPTH - 1)];
+	__builtin_memset(f, 0, sizeof(*f));
+	f->status = SP_UFRAME_IP;
+	f->offset = ip;
+	c->n++;
+}
+
+/* One frame record up the chain: its return address, then on to the next. */
+static long uscan_walk(__u64 i, struct uscan *c)
+{
+	__u64 rec[2];
+
+	if (c->n >= SP_PROF_UDEPTH || !c->fp)
+		return 1;
+	if (bpf_probe_read_user(rec, sizeof(rec), (void *)c->fp) || !rec[1])
+		return 1;
+	uscan_push(c, rec[1]);
+	if (rec[0] <= c->fp || (rec[0] & 7))
+		return 1;
+	c->fp = rec[0];
+	return 0;
+}
+
+/* The frames the frame-pointer walk missed, into s->u.frames after the leaf. Returns nr. */
+static __always_inline __u32 sp_user_recover(struct task_struct *task, struct sp_uscratch *s,
+					     __u32 nr)
+{
+	struct mm_struct *mm = task->mm;
+	struct uscan c = { .s = s };
+	struct pt_regs *regs;
+	__u64 sp, ret;
+
+	if (!mm || !nr)
+		return nr;
+	c.lo = mm->start_code;
+	c.len = mm->end_code > c.lo ? mm->end_code - c.lo : 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!c.len || !regs || uscan_text(&c, regs->ip))
+		return nr;
+	sp = regs->sp;
+	if (!sp || (sp & 7) || bpf_probe_read_user(s->scan, sizeof(s->scan), (void *)sp))
+		return nr;
+	c.sp = sp;
+	c.first = SP_USCAN_WORDS;
+	bpf_loop(SP_USCAN_WORDS, uscan_first, &c, 0);
+	if (c.first >= SP_USCAN_WORDS)
+		return nr;
+	ret = s->scan[c.first & (SP_USCAN_WORDS - 1)];
+	/* the walk found it already (the library kept the frame pointer): nothing missed */
+	if (nr > 1 && s->u.frames[1].status == SP_UFRAME_IP && s->u.frames[1].offset == ret)
+		return nr;
+	bpf_loop(SP_USCAN_WORDS, uscan_record, &c, 0);
+	if (!c.rec) {
+		/* the caller only: shift the walk's frames up by one, after the leaf */
+		if (nr >= SP_PROF_UDEPTH)
+			nr = SP_PROF_UDEPTH - 1;
+		for (__u32 i = SP_PROF_UDEPTH - 1; i > 1; i--)
+			if (i <= nr)
+				s->u.frames[i] = s->u.frames[i - 1];
+		c.n = 1;
+		uscan_push(&c, ret);
+		return nr + 1;
+	}
+	c.n = 1;
+	uscan_push(&c, ret);
+	uscan_push(&c, s->scan[(c.rec + 1) & (SP_USCAN_WORDS - 1)]);
+	c.fp = s->scan[c.rec & (SP_USCAN_WORDS - 1)];
+	bpf_loop(SP_PROF_UDEPTH, uscan_walk, &c, 0);
+	return c.n;
+}
+
+/*
+ * --stacks in the schedules and locks views: pairs a kernel stack (kstack, a key of the
+ * view's own stack map) with the user stack of task (current) in stack_pairs, and returns
+ * the pair's key, which stands for the stack in the view's keys. The rows' counts never
+ * depend on it. A user stack that cannot be read or kept leaves the pair with ustack 0 and
+ * a flag (counted in *d); a pair that cannot be kept returns kstack itself (counted), which
+ * user space finds in no pair: a kernel-only stack.
+ */
+static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, __u64 kstack,
+					   void *scratch_map, struct sp_ustack_drops *d)
+{
+	struct sp_stack_pair pair = { .kstack = kstack };
+	__u64 t0 = ustack_timed ? bpf_ktime_get_ns() : 0;
+	struct sp_uscratch *s;
+	__u32 zero = 0, nr = 0, raw = 0;
+	__u64 h;
+
+	s = bpf_map_lookup_elem(scratch_map, &zero);
+	if (!s)
+		return kstack;
+	/* as perf: no user stack for kernel threads and io workers */
+	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)) && task->mm) {
+		__u64 fail = 0;
+
+		nr = sp_user_frames(ctx, task, s, true, true, &fail);
+		nr = sp_user_recover(task, s, nr);
+		if (nr)
+			pair.ustack = sp_user_stack_keep(s, nr, &raw, &d->map_full);
+		if (fail)
+			__sync_fetch_and_add(&d->read_fail, 1);
+		if ((nr && !pair.ustack) || fail)
+			pair.flags |= SP_PAIR_F_USTACK_LOST;
+		pair.tgid = task->tgid;
+		pair.exec_id = (__u32)task->self_exec_id;
+		if (raw)
+			pair.flags |= SP_PAIR_F_RAW_IP;
+		if (nr)
+			sp_user_maybe_announce(task, raw, &d->event_lost);
+	}
+	h = sp_mix(sp_mix(kstack, pair.ustack), pair.flags);
+	if (raw) /* raw IPs are named through the process image: pairs of two images differ */
+		h = sp_mix(h, ((__u64)pair.tgid << 32) | pair.exec_id);
+	h = sp_stack_keep(&stack_pairs, h, &pair);
+	if (t0) {
+		__sync_fetch_and_add(&d->timed_ns, bpf_ktime_get_ns() - t0);
+		__sync_fetch_and_add(&d->timed, 1);
+	}
+	if (h)
+		return h;
+	__sync_fetch_and_add(&d->pair_map_full, 1);
+	return kstack;
+}
+
+#endif

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The BPF side of user stacks, shared by the views that take them (uframes_bpf.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "records.h"
+#include "uframes.h"
+#include "uframes_bpf.h"
+#include "usyms.h"
+#include "schedprof/schedprof.h"
+#include "schedprof.skel.h"
+
+struct uframes_live {
+	struct usyms *usyms;
+	struct ring_buffer *rb;
+	unsigned int users;
+	uint64_t events, gone;
+};
+
+/* One trace at a time: the views of that trace share it. */
+static struct uframes_live *live;
+
+bool uframes_full_stacks(const struct trace_opts *o)
+{
+	switch (o->render.format) {
+	case SP_FMT_FOLDED:
+	case SP_FMT_PPROF:
+	case SP_FMT_SVG:
+	case SP_FMT_HTML:
+		return true;
+	default:
+		return o->callchains;
+	}
+}
+
+void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_opts *o, bool stacks)
+{
+	bpf_map__set_max_entries(skel->maps.prof_seen, SP_PROF_SEEN);
+	bpf_map__set_max_entries(skel->maps.prof_ucache, SP_PROF_UCACHE);
+	bpf_map__set_max_entries(skel->maps.prof_xcache, SP_PROF_XCACHE);
+	bpf_map__set_max_entries(skel->maps.prof_uimage, SP_PROF_SEEN);
+	bpf_map__set_max_entries(skel->maps.prof_events, SP_PROF_EVENTS_BYTES);
+	/* the bench's: each user stack of the schedules and locks views timed (two clock reads) */
+	skel->rodata->ustack_timed = getenv(UFRAMES_TIMING_ENV) != NULL;
+	if (!stacks)
+		return;
+	bpf_map__set_max_entries(skel->maps.prof_ustacks, o->max_stacks);
+	bpf_map__set_max_entries(skel->maps.stack_pairs, o->max_stacks);
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct uframes_live *l = ctx;
+	const struct sp_prof_event *ev = data;
+	int err;
+
+	if (size < sizeof(*ev))
+		return 0;
+	l->events++;
+	err = usyms__add_pid(l->usyms, (int)ev->tgid, ev->exec_id);
+	if (err == -ESRCH)
+		l->gone++;
+	/* only ENOMEM stops the drain: the next poll retries */
+	return err == -ENOMEM ? err : 0;
+}
+
+struct uframes_live *uframes_live_get(struct schedprof_bpf *skel, const struct trace_opts *o)
+{
+	struct usyms_opts uo = { .lines = o->lines };
+	int err;
+
+	if (live) {
+		live->users++;
+		return live;
+	}
+	live = calloc(1, sizeof(*live));
+	if (!live)
+		return NULL;
+	live->users = 1;
+	live->usyms = usyms__new(&uo);
+	if (!live->usyms)
+		goto fail;
+	live->rb = ring_buffer__new(bpf_map__fd(skel->maps.prof_events), on_event, live, NULL);
+	if (!live->rb)
+		goto fail;
+	return live;
+fail:
+	err = errno;
+	usyms__free(live->usyms);
+	free(live);
+	live = NULL;
+	errno = err;
+	return NULL;
+}
+
+void uframes_live_put(struct uframes_live *l)
+{
+	if (!l || --l->users)
+		return;
+	ring_buffer__free(l->rb);
+	usyms__free(l->usyms);
+	free(l);
+	live = NULL;
+}
+
+struct usyms *uframes_live_usyms(struct uframes_live *l)
+{
+	return l->usyms;
+}
+
+int uframes_live_poll_fd(struct uframes_live *l)
+{
+	return l ? ring_buffer__epoll_fd(l->rb) : -1;
+}
+
+int uframes_live_poll(struct uframes_live *l)
+{
+	int n;
+
+	if (!l)
+		return 0;
+	n = ring_buffer__consume(l->rb);
+	return n < 0 ? n : 0;
+}
+
+void uframes_live_stats(const struct uframes_live *l, uint64_t *ret_events, uint64_t *ret_gone)
+{
+	*ret_events = l ? l->events : 0;
+	*ret_gone = l ? l->gone : 0;
+}
+
+void uframes_report(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,
+		    const struct sp_prof_ucache_stats *c, const struct sp_records *pairs,
+		    const struct sp_records *ustacks)
+{
+	uint64_t lost = d->read_fail + d->map_full + d->pair_map_full;
+
+	dlog("%s: %llu stacks with user frames (%llu look cut short: no frame pointers, or deeper "
+	     "than %d); user frames named %llu, no symbol %llu, unknown build-id %llu, raw IP "
+	     "without image %llu, raw IP outside the image's files %llu",
+	     view, (unsigned long long)uf->stacks, (unsigned long long)uf->stacks_truncated,
+	     SP_PROF_UDEPTH, (unsigned long long)uf->how[UFRAME_NAMED],
+	     (unsigned long long)uf->how[UFRAME_NOSYM], (unsigned long long)uf->how[UFRAME_BUILDID],
+	     (unsigned long long)uf->how[UFRAME_IMAGE], (unsigned long long)uf->how[UFRAME_NOMAP]);
+	dlog("%s: user stacks (every view) named from the caches %llu, by the kernel's build-id "
+	     "lookup %llu (pages not cached) + %llu (re-validation, %llu found a cached page "
+	     "changed)", view, (unsigned long long)c->hit, (unsigned long long)c->miss,
+	     (unsigned long long)c->check, (unsigned long long)c->stale);
+	if (d->timed)
+		dlog("%s: %llu user stacks took %llu ns each (%s)", view,
+		     (unsigned long long)d->timed, (unsigned long long)(d->timed_ns / d->timed),
+		     UFRAMES_TIMING_ENV);
+	if (lost || uf->stacks_missing || pairs->failed || ustacks->failed)
+		wlog("%s: %llu stacks lack their user frames (user stack not read %llu, user "
+		     "stack map full %llu, pair map full %llu, lost by the dump %llu; raise "
+		     "--max-stacks)",
+		     view, (unsigned long long)uf->stacks_missing, (unsigned long long)d->read_fail,
+		     (unsigned long long)d->map_full, (unsigned long long)d->pair_map_full,
+		     (unsigned long long)(pairs->failed + ustacks->failed));
+	if (d->event_lost)
+		wlog("%s: %llu process announcements were lost (ring buffer full): some user "
+		     "frames may stay unnamed", view, (unsigned long long)d->event_lost);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The BPF side of user stacks (bpf/ustack.bpf.h), shared by the views that take them: the
+ * sizes of the shared maps, and while tracing one usyms (uframes.h names the frames with it)
+ * fed by one consumer of the process announcements (prof_events), whichever views run.
+ */
+#ifndef SCHEDPROF_UFRAMES_BPF_H
+#define SCHEDPROF_UFRAMES_BPF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "trace_opts.h"
+
+struct schedprof_bpf;
+struct usyms;
+
+/* Set in the environment: the BPF side times each user stack it takes (the bench's). */
+#define UFRAMES_TIMING_ENV "SCHEDPROF_USTACK_TIMING"
+
+/* Whether the schedules and locks views keep full stacks (then with their user stacks). */
+bool uframes_full_stacks(const struct trace_opts *o);
+
+/*
+ * Before load, by each view that takes user stacks: sizes the user-frame caches and the
+ * announcement ring buffer, and with stacks the user stack and pair maps (max_stacks
+ * entries). Until a view asks, they stay at one entry.
+ */
+void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_opts *o, bool stacks);
+
+/*
+ * After load: the shared usyms and the consumer of the announcements, created by the first
+ * view that asks and freed when the last one lets go. NULL + errno (ENOMEM, or the ring
+ * buffer's). o->lines asks usyms for source lines and inlined calls.
+ */
+struct uframes_live;
+struct uframes_live *uframes_live_get(struct schedprof_bpf *skel, const struct trace_opts *o);
+void uframes_live_put(struct uframes_live *l);
+struct usyms *uframes_live_usyms(struct uframes_live *l);
+/* For a collector's poll_fd/poll: drains the announcements (registers their processes). */
+int uframes_live_poll_fd(struct uframes_live *l);
+int uframes_live_poll(struct uframes_live *l);
+/* Announcements handled, and of those the processes already gone when we looked. */
+void uframes_live_stats(const struct uframes_live *l, uint64_t *ret_events, uint64_t *ret_gone);
+
+/*
+ * After a view's read: logs what its user stacks lost (BPF's drops d, the dump's failures in
+ * pairs and ustacks), how they were named (uf), and how the caches named them (c, every view
+ * together). Warns about what is lost.
+ */
+struct uframes;
+struct sp_records;
+struct sp_ustack_drops;
+struct sp_prof_ucache_stats;
+void uframes_report(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,
+		    const struct sp_prof_ucache_stats *c, const struct sp_records *pairs,
+		    const struct sp_records *ustacks);
+
+#endif
