@@ -117,7 +117,7 @@ const char *render_opts_help(void)
 			 "      --sort KEY    rank the locks table by wait (default), count or max\n"
 			 "      --lock-stacks print the top kernel stacks and owners under each lock row\n"
 			 "      --lines       stacks show each frame's source file:line and mark inlined\n"
-			 "                    frames (when the run has them)\n",
+			 "                    frames (trace: DWARF looked up for user frames, when present)\n",
 			 render_format_names());
 	return buf;
 }

@@ -66,8 +66,6 @@ static void trace_help(void)
 	       "  -g, --call-graph  record kernel and user stacks (user stacks are as deep as frame\n"
 	       "                    pointers allow); --stacks implies it, and with it the\n"
 	       "                    schedules and locks stacks reach the user code too\n"
-	       "      --lines       name user frames with their source file:line and the calls\n"
-	       "                    inlined there (DWARF debug information, when present)\n"
 	       "      --no-profile  do not sample at all\n"
 	       "\nLimits (nothing is dropped silently: the report counts what did not fit; values whose\n"
 	       "maps would need more than half of MemAvailable are refused before anything starts):\n"
@@ -116,7 +114,6 @@ enum {
 	OPT_TIMELINE_BUFFER,
 	OPT_WAKERS,
 	OPT_VERIFY_CALLERS,
-	OPT_LINES,
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
@@ -147,7 +144,6 @@ static const struct option trace_long_opts[] = {
 	{ "timeline-buffer", required_argument, NULL, OPT_TIMELINE_BUFFER },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	{ "verify-callers", no_argument, NULL, OPT_VERIFY_CALLERS },
-	{ "lines", no_argument, NULL, OPT_LINES },
 	CLI_LONG_OPTS,
 	{},
 };
@@ -201,8 +197,6 @@ static bool *flag_of(struct trace_parse *p, int c)
 		return &p->o->wakers;
 	case OPT_VERIFY_CALLERS:
 		return &p->o->verify_callers;
-	case OPT_LINES:
-		return &p->o->lines;
 	default:
 		return NULL;
 	}
@@ -523,6 +517,8 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 		if (!o->views)
 			return cli_usage_error(&trace_cmd, "--no-profile leaves no view to collect");
 	}
+	/* --lines (a render option) also asks the symbol layer for lines and inlined calls */
+	o->lines = o->render.lines;
 	if (o->kill_on_end && (!o->argv || !o->duration_ns))
 		return cli_usage_error(&trace_cmd, "--kill-on-end needs -d and -- COMMAND");
 	if ((o->user || o->as_root) && !o->argv)
