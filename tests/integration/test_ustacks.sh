@@ -8,10 +8,8 @@ CONDWAIT_STRIPPED=${CONDWAIT_STRIPPED:?CONDWAIT_STRIPPED must name its stripped 
 MUTEXSTORM=${MUTEXSTORM:?MUTEXSTORM must name the built tests/mutexstorm}
 require_bpf
 
-# The known function, mangled (until the symbols layer demangles) or demangled, then with its
-# mangled name as frame_info.system_name. TODO(lead, after merging branch symbols, which
-# demangles): accept only the demangled name (checked with branch symbols merged: it passes).
-WFW_RE='^(_ZN11ns_condwait6WaiterIiE13wait_for_workEv|ns_condwait::Waiter<int>::wait_for_work\(\))$'
+# The known function, demangled, with its mangled name as frame_info.system_name.
+WFW_RE='^ns_condwait::Waiter<int>::wait_for_work\(\)$'
 
 # 1. A thread blocks in pthread_cond_wait (a futex) under ns_condwait::Waiter<int>::
 #    wait_for_work(), 30 times: the futex row counts every wait exactly, its stacks add up to
@@ -51,8 +49,7 @@ for st in r["stacks"]:
     if w and ob[w[0]] == binary and w[0] + 1 < len(fr) and fr[w[0] + 1] == "condwait_thread":
         hit += st["count"]
         # demangled: the symbol table's name is kept (pprof's system_name)
-        if not fr[w[0]].startswith("_Z"):
-            assert info[w[0]].get("system_name") == "_ZN11ns_condwait6WaiterIiE13wait_for_workEv", info[w[0]]
+        assert info[w[0]].get("system_name") == "_ZN11ns_condwait6WaiterIiE13wait_for_workEv", info[w[0]]
 assert hit >= 30 // 2, ("waits whose stack reaches wait_for_work -> condwait_thread", hit)
 print(hit)
 PY
@@ -61,7 +58,7 @@ pass "schedules: the futex row's stacks reach wait_for_work -> condwait_thread i
 # the table prints the user frames under the row, the folded output in one line with the kernel's
 "$SCHEDPROF" trace --views schedules --stacks -- "$CONDWAIT" 10 10 >"$TMP/cw.txt" 2>&1 ||
 	fail "table run: $(tail -3 "$TMP/cw.txt")"
-grep -Eq '^ +(_ZN11ns_condwait6WaiterIiE13wait_for_workEv|ns_condwait::Waiter<int>::wait_for_work\(\)) ' \
+grep -Eq '^ +ns_condwait::Waiter<int>::wait_for_work\(\) ' \
 	"$TMP/cw.txt" || fail "the table shows no wait_for_work frame: $(grep -c . "$TMP/cw.txt") lines"
 "$SCHEDPROF" trace --views schedules -f folded -o "$TMP/cw.folded" -- "$CONDWAIT" 10 10 \
 	>/dev/null 2>&1 || fail "folded run"
@@ -136,13 +133,8 @@ if command -v go >/dev/null; then
 	id=$(sed -n 's/^ *\([0-9]*\):.*/\1/p' <<<"$map")
 	grep -Eq "^ +[0-9]+: 0x[0-9a-f]+ M=$id( |$)" "$TMP/raw.txt" ||
 		fail "no pprof location in mapping $id ($strip_bin)"
-	# The mapping's build-id is written by the pprof encoder (branch frames, issue #12): until
-	# that is merged, its absence is reported, not failed (the lead makes this strict).
-	if grep -q " $bid" <<<"$map"; then
-		pass "pprof: mapping $id of $base carries build-id $bid, with locations in it"
-	else
-		echo "NOTE: pprof mapping of $base has no build-id yet: $map" >&2
-	fi
+	grep -q " $bid" <<<"$map" || fail "pprof mapping of $base has no build-id $bid: $map"
+	pass "pprof: mapping $id of $base carries build-id $bid, with locations in it"
 else
 	skip_or_fail "go (golang-go) is needed for go tool pprof"
 fi
