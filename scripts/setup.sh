@@ -31,12 +31,14 @@ install() {
 }
 
 install build-essential clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev meson \
-	ninja-build pkg-config make python3
+	ninja-build pkg-config make python3 libcurl4-openssl-dev
 if $tests; then
 	# libFuzzer's runtime comes with the clang release installed: libclang-rt-N-dev
 	clang_major=$(clang -dumpversion | cut -d. -f1)
 	install check golang-go "libclang-rt-$clang_major-dev" linux-perf libbpf-tools util-linux libcap2-bin \
 		chromium fonts-dejavu-core tmux
+	# the agent's ClickHouse tests start their own servers (tests/integration/clickhouse_lib.sh)
+	install clickhouse-server clickhouse-client curl
 	# speedscope reads -f trace-event in tests/integration/speedscope_chromium.sh: from npm,
 	# into the cache directory that test looks in
 	command -v npm >/dev/null || install nodejs npm

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* ClickHouse over HTTP with libcurl: see clickhouse.h. */
+#include "clickhouse.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+struct ch_client {
+	struct ch_config cfg;
+	CURL *curl;		/* reused: keeps the connection alive between intervals */
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void curl_init_once(void)
+{
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+void ch_config_free(struct ch_config *cfg)
+{
+	if (!cfg)
+		return;
+	free(cfg->host);
+	free(cfg->database);
+	free(cfg->user);
+	if (cfg->password) {
+		explicit_bzero(cfg->password, strlen(cfg->password));
+		free(cfg->password);
+	}
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+/* a database or host name: letters, digits, '_', '-', '.' (and ':' inside brackets) */
+static bool name_ok(const char *s, size_t n, bool host)
+{
+	size_t i;
+
+	if (n == 0)
+		return false;
+	for (i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		    ch == '_' || (host && (ch == '-' || ch == '.')))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+int ch_url_parse(const char *url, struct ch_config *cfg)
+{
+	static const char scheme[] = "clickhouse://";
+	const char *h, *end, *p, *db;
+	size_t hlen;
+	unsigned long port = 8123;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (!url || strncmp(url, scheme, sizeof(scheme) - 1) != 0)
+		return -EINVAL;
+	h = url + sizeof(scheme) - 1;
+	db = strchr(h, '/');
+	end = db ? db : h + strlen(h);
+	if (memchr(h, '@', end - h))
+		return -EINVAL; /* user:password@ would put the password on the command line */
+	if (*h == '[') { /* [v6]:port */
+		const char *rb = memchr(h, ']', end - h);
+		size_t i;
+
+		if (!rb || rb == h + 1)
+			return -EINVAL;
+		for (i = 1; h + i < rb; i++)
+			if (!strchr("0123456789abcdefABCDEF:.", h[i]))
+				return -EINVAL;
+		p = rb + 1;
+		hlen = p - h;
+	} else {
+		p = memchr(h, ':', end - h);
+		if (!p)
+			p = end;
+		hlen = p - h;
+		if (!name_ok(h, hlen, true))
+			return -EINVAL;
+	}
+	if (p < end) {
+		char *e;
+
+		if (*p != ':' || p + 1 == end)
+			return -EINVAL;
+		errno = 0;
+		port = strtoul(p + 1, &e, 10);
+		if (errno || e != end || port == 0 || port > 65535)
+			return -EINVAL;
+	}
+	if (db && db[1] && !name_ok(db + 1, strlen(db + 1), false))
+		return -EINVAL;
+	cfg->host = strndup(h, hlen);
+	cfg->database = strdup(db && db[1] ? db + 1 : "schedprof");
+	cfg->port = port;
+	if (!cfg->host || !cfg->database) {
+		ch_config_free(cfg);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int set_secret(char **dst, const char *v)
+{
+	if (*dst) {
+		explicit_bzero(*dst, strlen(*dst));
+		free(*dst);
+		*dst = NULL;
+	}
+	return xstrdup_to(dst, v);
+}
+
+int ch_credentials_load(struct ch_config *cfg, const char *password_file)
+{
+	const char *u = getenv(CH_ENV_USER);
+	char buf[512];
+	int err;
+
+	err = set_secret(&cfg->user, u && *u ? u : NULL);
+	if (err)
+		return err;
+	if (password_file) {
+		FILE *f = fopen(password_file, "re");
+		size_t n;
+
+		if (!f)
+			return -errno;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		err = ferror(f) ? -EIO : 0;
+		fclose(f);
+		if (err)
+			return err;
+		n = strcspn(buf, "\r\n");
+		buf[n] = '\0';
+		err = set_secret(&cfg->password, buf);
+		explicit_bzero(buf, sizeof(buf));
+		return err;
+	}
+	u = getenv(CH_ENV_PASSWORD);
+	return set_secret(&cfg->password, u);
+}
+
+struct ch_client *ch_client_new(const struct ch_config *cfg)
+{
+	struct ch_client *c;
+
+	if (!cfg || !cfg->host || !cfg->port) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pthread_once(&curl_once, curl_init_once);
+	if (curl_init_rc != CURLE_OK) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->cfg = *cfg;
+	c->cfg.host = strdup(cfg->host);
+	c->cfg.database = NULL;
+	c->cfg.user = NULL;
+	c->cfg.password = NULL;
+	if (!c->cfg.host || xstrdup_to(&c->cfg.database, cfg->database) ||
+	    xstrdup_to(&c->cfg.user, cfg->user) || xstrdup_to(&c->cfg.password, cfg->password))
+		goto fail;
+	if (!c->cfg.connect_timeout_ms)
+		c->cfg.connect_timeout_ms = 2000;
+	if (!c->cfg.timeout_ms)
+		c->cfg.timeout_ms = 10000;
+	c->curl = curl_easy_init();
+	if (!c->curl)
+		goto fail;
+	return c;
+fail:
+	ch_client_free(c);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void ch_client_free(struct ch_client *c)
+{
+	if (!c)
+		return;
+	if (c->curl)
+		curl_easy_cleanup(c->curl);
+	ch_config_free(&c->cfg);
+	free(c);
+}
+
+void ch_response_free(struct ch_response *r)
+{
+	if (!r)
+		return;
+	free(r->body);
+	r->body = NULL;
+	r->len = 0;
+}
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *user)
+{
+	struct ch_response *r = user;
+	size_t n = size * nmemb;
+	char *b = realloc(r->body, r->len + n + 1);
+
+	if (!b)
+		return 0; /* curl fails the transfer: CURLE_WRITE_ERROR */
+	memcpy(b + r->len, ptr, n);
+	r->len += n;
+	b[r->len] = '\0';
+	r->body = b;
+	return n;
+}
+
+static int curl_errno(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_COULDNT_CONNECT:
+		return -ECONNREFUSED;
+	case CURLE_COULDNT_RESOLVE_HOST:
+		return -EHOSTUNREACH;
+	case CURLE_OPERATION_TIMEDOUT:
+		return -ETIMEDOUT;
+	case CURLE_OUT_OF_MEMORY:
+	case CURLE_WRITE_ERROR:
+		return -ENOMEM;
+	default:
+		return -EIO;
+	}
+}
+
+/* the server's first line, e.g. "Code: 193, e.displayText() = DB::Exception: Wrong password" */
+static void first_line(struct ch_response *r)
+{
+	size_t n;
+
+	if (!r->body || !r->len) {
+		snprintf(r->error, sizeof(r->error), "HTTP status %ld", r->status);
+		return;
+	}
+	n = strcspn(r->body, "\r\n");
+	if (n >= sizeof(r->error))
+		n = sizeof(r->error) - 1;
+	memcpy(r->error, r->body, n);
+	r->error[n] = '\0';
+}
+
+static bool auth_failed(const struct ch_response *r)
+{
+	/* 192 UNKNOWN_USER, 193 WRONG_PASSWORD, 194 REQUIRED_PASSWORD, 516 AUTHENTICATION_FAILED */
+	static const char *const codes[] = { "Code: 192,", "Code: 193,", "Code: 194,", "Code: 516," };
+	size_t i;
+
+	if (r->status == 401 || r->status == 403)
+		return true;
+	for (i = 0; r->body && i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (strncmp(r->body, codes[i], strlen(codes[i])) == 0)
+			return true;
+	return false;
+}
+
+int ch_query(struct ch_client *c, const char *query, const char *body, size_t len,
+	     struct ch_response *r)
+{
+	char errbuf[CURL_ERROR_SIZE] = "";
+	char *q = NULL, *url = NULL;
+	CURL *h = c->curl;
+	CURLcode rc;
+	int err = 0;
+
+	memset(r, 0, sizeof(*r));
+	q = curl_easy_escape(h, query, 0);
+	if (!q || asprintf(&url, "http://%s:%u/?database=%s&query=%s", c->cfg.host, c->cfg.port,
+			   c->cfg.database ? c->cfg.database : "default", q) < 0) {
+		url = NULL;
+		err = -ENOMEM;
+		snprintf(r->error, sizeof(r->error), "out of memory");
+		goto out;
+	}
+	curl_easy_reset(h);
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_POST, 1L);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body ? body : "");
+	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? len : 0));
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->cfg.connect_timeout_ms);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->cfg.timeout_ms);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
+	if (c->cfg.user || c->cfg.password) {
+		curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(h, CURLOPT_USERNAME, c->cfg.user ? c->cfg.user : "default");
+		curl_easy_setopt(h, CURLOPT_PASSWORD, c->cfg.password ? c->cfg.password : "");
+	}
+	rc = curl_easy_perform(h);
+	if (rc != CURLE_OK) {
+		err = curl_errno(rc);
+		snprintf(r->error, sizeof(r->error), "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		goto out;
+	}
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
+	if (r->status != 200) {
+		first_line(r);
+		err = auth_failed(r) ? -EACCES : -EBADMSG;
+	}
+out:
+	/* the password must not linger in the handle between requests */
+	curl_easy_setopt(h, CURLOPT_PASSWORD, "");
+	curl_free(q);
+	free(url);
+	return err;
+}
+
+int ch_server_version(struct ch_client *c, char **ret_version, struct ch_response *r)
+{
+	int err = ch_query(c, "SELECT version()", NULL, 0, r);
+	size_t n;
+
+	*ret_version = NULL;
+	if (err)
+		return err;
+	n = r->body ? strcspn(r->body, "\r\n") : 0;
+	if (!n) {
+		snprintf(r->error, sizeof(r->error), "empty answer to SELECT version()");
+		return -EBADMSG;
+	}
+	*ret_version = strndup(r->body, n);
+	return *ret_version ? 0 : -ENOMEM;
+}
+
+bool ch_version_at_least(const char *version, int major, int minor)
+{
+	int a = 0, b = 0;
+
+	if (!version || sscanf(version, "%d.%d", &a, &b) < 1)
+		return false;
+	return a > major || (a == major && b >= minor);
+}
