@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The agent's on-disk queue: see spool.h. */
+#include "spool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+struct spool_item {
+	uint64_t seq;
+	uint64_t bytes;
+};
+
+struct spool {
+	char *dir;
+	uint64_t limit;
+	uint64_t next_seq;
+	pthread_mutex_t lock;
+	struct spool_item *v; /* by seq, ascending */
+	size_t n, cap;
+	uint64_t bytes;
+	uint64_t in_flight; /* 0: none */
+};
+
+static int path_of(const struct spool *s, uint64_t seq, const char *ext, char *buf, size_t len)
+{
+	int n = seq ? snprintf(buf, len, "%s/%020" PRIu64 ".%s", s->dir, seq, ext)
+		    : snprintf(buf, len, "%s/%s", s->dir, ext);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* Writes the file whole or not at all: a temporary file renamed into place. */
+static int write_file(const char *path, const char *text, size_t len)
+{
+	char tmp[4096 + 8];
+	int fd, err = 0;
+	size_t off = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err = w < 0 ? -errno : -EIO;
+			break;
+		}
+		off += w;
+	}
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct spool_item *x = a, *y = b;
+
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int load(struct spool *s)
+{
+	char path[4096], buf[32];
+	struct dirent *de;
+	DIR *d;
+	FILE *f;
+	int err = 0;
+
+	if (path_of(s, 0, "seq", path, sizeof(path)) == 0 && (f = fopen(path, "re"))) {
+		if (fgets(buf, sizeof(buf), f))
+			s->next_seq = strtoull(buf, NULL, 10);
+		fclose(f);
+	}
+	d = opendir(s->dir);
+	if (!d)
+		return -errno;
+	while (!err && (de = readdir(d))) {
+		const char *dot = strchr(de->d_name, '.');
+		struct stat st;
+		uint64_t seq;
+
+		if (!dot)
+			continue;
+		if (!strcmp(dot, ".batch.tmp") || !strcmp(dot, ".tmp")) {
+			unlinkat(dirfd(d), de->d_name, 0); /* a write that never finished */
+			continue;
+		}
+		if (strcmp(dot, ".batch") || parse_u64(strndupa(de->d_name, dot - de->d_name), 1,
+						       UINT64_MAX, &seq))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, 0))
+			continue;
+		if (grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v))) {
+			err = -ENOMEM;
+			break;
+		}
+		s->v[s->n++] = (struct spool_item){ seq, (uint64_t)st.st_size };
+		s->bytes += st.st_size;
+		if (seq >= s->next_seq)
+			s->next_seq = seq + 1;
+	}
+	closedir(d);
+	qsort(s->v, s->n, sizeof(*s->v), cmp_item);
+	if (!s->next_seq)
+		s->next_seq = 1;
+	return err;
+}
+
+int spool_open(const char *dir, uint64_t limit, struct spool **ret)
+{
+	struct spool *s = calloc(1, sizeof(*s));
+	int err;
+
+	*ret = NULL;
+	if (!s)
+		return -ENOMEM;
+	pthread_mutex_init(&s->lock, NULL);
+	s->limit = limit;
+	s->dir = strdup(dir);
+	if (!s->dir) {
+		spool_close(s);
+		return -ENOMEM;
+	}
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		err = -errno;
+		spool_close(s);
+		return err;
+	}
+	err = load(s);
+	if (err) {
+		spool_close(s);
+		return err;
+	}
+	*ret = s;
+	return 0;
+}
+
+void spool_close(struct spool *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_destroy(&s->lock);
+	free(s->v);
+	free(s->dir);
+	free(s);
+}
+
+int spool_next_seq(struct spool *s, uint64_t *ret_seq)
+{
+	char path[4096], buf[32];
+	int err, n;
+
+	pthread_mutex_lock(&s->lock);
+	n = snprintf(buf, sizeof(buf), "%" PRIu64 "\n", s->next_seq + 1);
+	err = path_of(s, 0, "seq", path, sizeof(path)) ?: write_file(path, buf, n);
+	if (!err)
+		*ret_seq = s->next_seq++;
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+/* Drops item i (the lock held). */
+static void drop(struct spool *s, size_t i)
+{
+	char path[4096];
+
+	if (!path_of(s, s->v[i].seq, "batch", path, sizeof(path)))
+		unlink(path);
+	s->bytes -= s->v[i].bytes;
+	memmove(s->v + i, s->v + i + 1, (s->n - i - 1) * sizeof(*s->v));
+	s->n--;
+}
+
+int spool_put(struct spool *s, uint64_t seq, const char *text, size_t len, uint64_t *ret_dropped,
+	      uint64_t *ret_first, uint64_t *ret_last)
+{
+	char path[4096];
+	int err = 0;
+
+	*ret_dropped = *ret_first = *ret_last = 0;
+	pthread_mutex_lock(&s->lock);
+	if (len > s->limit) {
+		*ret_dropped = 1;
+		*ret_first = *ret_last = seq;
+		goto out;
+	}
+	for (size_t i = 0; s->bytes + len > s->limit && i < s->n;) {
+		if (s->v[i].seq == s->in_flight) {
+			i++;
+			continue;
+		}
+		if (!*ret_dropped)
+			*ret_first = s->v[i].seq;
+		*ret_last = s->v[i].seq;
+		++*ret_dropped;
+		drop(s, i);
+	}
+	if (s->bytes + len > s->limit) { /* only the one being sent is left, and too big */
+		++*ret_dropped;
+		if (!*ret_first)
+			*ret_first = seq;
+		*ret_last = seq;
+		goto out;
+	}
+	err = path_of(s, seq, "batch", path, sizeof(path)) ?: write_file(path, text, len);
+	if (!err && grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v))) {
+		unlink(path);
+		err = -ENOMEM;
+	}
+	if (!err) {
+		s->v[s->n++] = (struct spool_item){ seq, len };
+		s->bytes += len;
+	}
+out:
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+int spool_take(struct spool *s, uint64_t *ret_seq, char **ret_text, size_t *ret_len)
+{
+	char path[4096];
+	uint64_t seq;
+	FILE *f;
+	char *b;
+	size_t n;
+	int err = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (!s->n) {
+		pthread_mutex_unlock(&s->lock);
+		return -ENOENT;
+	}
+	seq = s->v[0].seq;
+	n = s->v[0].bytes;
+	s->in_flight = seq;
+	pthread_mutex_unlock(&s->lock);
+	/* read outside the lock: the tracing thread may queue meanwhile, never drop this one */
+	if ((err = path_of(s, seq, "batch", path, sizeof(path))))
+		goto fail;
+	b = malloc(n + 1);
+	f = b ? fopen(path, "re") : NULL;
+	if (!f) {
+		err = b ? -errno : -ENOMEM;
+		free(b);
+		goto fail;
+	}
+	if (fread(b, 1, n, f) != n)
+		err = -EIO;
+	fclose(f);
+	if (err) {
+		free(b);
+		goto fail;
+	}
+	b[n] = '\0';
+	*ret_seq = seq;
+	*ret_text = b;
+	*ret_len = n;
+	return 0;
+fail:
+	spool_done(s, seq, false);
+	return err;
+}
+
+void spool_done(struct spool *s, uint64_t seq, bool delivered)
+{
+	pthread_mutex_lock(&s->lock);
+	s->in_flight = 0;
+	if (delivered)
+		for (size_t i = 0; i < s->n; i++)
+			if (s->v[i].seq == seq) {
+				drop(s, i);
+				break;
+			}
+	pthread_mutex_unlock(&s->lock);
+}
+
+size_t spool_count(struct spool *s, uint64_t *ret_bytes)
+{
+	size_t n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->n;
+	if (ret_bytes)
+		*ret_bytes = s->bytes;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
