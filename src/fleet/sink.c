@@ -70,7 +70,12 @@ int sink_open(const struct sink_opts *o, struct spool *sp, struct sink **ret)
 		k->kind = SINK_CLICKHOUSE;
 		err = ch_url_parse(o->spec, &k->cfg) ?: ch_credentials_load(&k->cfg, o->password_file);
 		if (!err) {
-			k->ch = ch_client_new(&k->cfg);
+			/* every query names its tables DB.table: the session's database must
+			 * exist before --create-schema has made DB */
+			struct ch_config session = k->cfg;
+
+			session.database = NULL;
+			k->ch = ch_client_new(&session);
 			if (!k->ch)
 				err = -errno;
 		}
