@@ -255,10 +255,8 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 					&lastd);
 		if (!err) {
 			a->pending_dropped = a->pending_unwritten = 0;
-			if (n)
+			if (n) /* said once per run; the total again at the end */
 				say_drops(a, n, first, lastd);
-			else
-				a->full_said = false;
 			for (int t = 0; t < AT__N; t++)
 				a->rows += b.rows[t];
 		}
@@ -321,6 +319,7 @@ int cmd_agent(int argc, char **argv)
 		trace_opts_free(&o);
 		return EXIT_FAILURE;
 	}
+	spool_carry_load(a.sp, &a.pending_dropped, &a.pending_unwritten);
 	if (spool_count(a.sp, NULL))
 		ilog("spool %s: %zu intervals left by the last run are sent first", a.spool_dir,
 		     spool_count(a.sp, NULL));
@@ -344,6 +343,10 @@ int cmd_agent(int argc, char **argv)
 	h.ctx = &a;
 	code = trace_run(&o, &h);
 	left = sink_close(a.sink, AGENT_FLUSH_WAIT_MS, &st);
+	/* losses no batch carries yet: the next start's first batch */
+	if (spool_carry_save(a.sp, a.pending_dropped, a.pending_unwritten))
+		wlog("cannot keep the count of %llu dropped intervals for the next start",
+		     (unsigned long long)(a.pending_dropped + a.pending_unwritten));
 	ilog("%llu intervals, %llu rows (%.1f KiB per interval on average, %.1f KiB at most); "
 	     "%llu sent, the longest in %.1f ms",
 	     (unsigned long long)a.intervals, (unsigned long long)a.rows,

@@ -305,3 +305,32 @@ size_t spool_count(struct spool *s, uint64_t *ret_bytes)
 	pthread_mutex_unlock(&s->lock);
 	return n;
 }
+
+int spool_carry_save(struct spool *s, uint64_t dropped, uint64_t unwritten)
+{
+	char path[4096], buf[64];
+	int n = snprintf(buf, sizeof(buf), "%" PRIu64 " %" PRIu64 "\n", dropped, unwritten);
+
+	if (path_of(s, 0, "carry", path, sizeof(path)))
+		return -ENAMETOOLONG;
+	if (!dropped && !unwritten)
+		return unlink(path) && errno != ENOENT ? -errno : 0;
+	return write_file(path, buf, n);
+}
+
+void spool_carry_load(struct spool *s, uint64_t *ret_dropped, uint64_t *ret_unwritten)
+{
+	char path[4096];
+	unsigned long long d = 0, u = 0;
+	FILE *f;
+
+	*ret_dropped = *ret_unwritten = 0;
+	if (path_of(s, 0, "carry", path, sizeof(path)) || !(f = fopen(path, "re")))
+		return;
+	if (fscanf(f, "%llu %llu", &d, &u) == 2) {
+		*ret_dropped = d;
+		*ret_unwritten = u;
+	}
+	fclose(f);
+	unlink(path);
+}

@@ -37,6 +37,13 @@ int spool_take(struct spool *s, uint64_t *ret_seq, char **ret_text, size_t *ret_
 /* The interval taken is delivered (removed) or not (left queued). */
 void spool_done(struct spool *s, uint64_t seq, bool delivered);
 
+/*
+ * Losses not yet written into a batch when the agent stops (intervals dropped or not
+ * spooled), kept in DIR/carry for the next start's first batch. load: read and removed.
+ */
+int spool_carry_save(struct spool *s, uint64_t dropped, uint64_t unwritten);
+void spool_carry_load(struct spool *s, uint64_t *ret_dropped, uint64_t *ret_unwritten);
+
 /* Intervals queued and their bytes. */
 size_t spool_count(struct spool *s, uint64_t *ret_bytes);
 
