@@ -113,7 +113,7 @@ struct agent {
 	bool full_said, disk_said;
 };
 
-/* SIZE: bytes, or K, M, G (powers of 1024); 64K to 1T */
+/* SIZE: bytes, or K, M, G (powers of 1024); 4K to 1T */
 static int parse_limit(const char *arg, uint64_t *ret)
 {
 	static const char units[] = "KMG";
@@ -133,8 +133,8 @@ static int parse_limit(const char *arg, uint64_t *ret)
 		return err;
 	if (u)
 		v <<= 10 * (u - units + 1);
-	if (v < (64 << 10) || v > (1ULL << 40))
-		return cli_usage_error(&agent_cmd, "--spool-limit: %s is out of range (64K to 1T)",
+	if (v < (4 << 10) || v > (1ULL << 40))
+		return cli_usage_error(&agent_cmd, "--spool-limit: %s is out of range (4K to 1T)",
 				       arg);
 	*ret = v;
 	return 0;

@@ -236,12 +236,6 @@ static int send_clickhouse(struct sink *k, const char *tables[AT__N], const size
 	char q[256];
 	int err = 0;
 
-	if (k->schema_pending) {
-		err = create_schema(k, r);
-		if (err)
-			return err;
-		k->schema_pending = false;
-	}
 	for (int t = 0; !err && t < AT__N; t++) {
 		if (!lens[t])
 			continue;
@@ -298,6 +292,19 @@ static int send_one(struct sink *k)
 		spool_done(k->sp, seq, true);
 		free(text);
 		return 0;
+	}
+	/* --create-schema first, outside the flush's time */
+	if (k->schema_pending) {
+		err = create_schema(k, &r);
+		if (err) {
+			spool_done(k->sp, seq, false);
+			say_failure(k, err, r.error, seq);
+			ch_response_free(&r);
+			free(text);
+			return err;
+		}
+		k->schema_pending = false;
+		ch_response_free(&r);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	err = k->kind == SINK_NDJSON ? send_ndjson(k, tables, lens)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The agent's bounded on-disk queue (--spool DIR, --spool-limit): one file per interval,
- * DIR/SEQ.batch (agent_rows.h's text), written to a temporary file and renamed, sent oldest
+ * DIR/SEQ.batch (agent_rows.h's text, gzip'd; the limit counts the files' sizes), written to a temporary file and renamed, sent oldest
  * first and removed once the sink has it. The agent's next sequence number lives in DIR/seq,
  * so a restarted agent goes on from there and sends what the last one left. When a new
  * interval would pass the limit, the oldest intervals not being sent are dropped (counted).

@@ -59,10 +59,10 @@ got=$(ch_query ch "SELECT uniqExact(seq) FROM schedprof.schedules FINAL WHERE ho
 [ "$got" -ge "$m" ] || fail "right password: $got intervals arrived, $m were spooled"
 pass "right password from --password-file: the $m spooled intervals and the new ones arrived ($got)"
 
-# ---- full spool: 64K holds one or two intervals of every view, the server is down ----
+# ---- full spool: 8K holds one or two (gzip'd) intervals of every view, the server is down ----
 ch_kill ch
 rc=0
-"$SCHEDPROF" agent -i 0.3 -d 3 --spool "$TMP/sp2" --spool-limit 64K --sink "$url" \
+"$SCHEDPROF" agent -i 0.3 -d 3 --spool "$TMP/sp2" --spool-limit 8K --sink "$url" \
 	--hostname full-$$ 2> "$TMP/f.err" || rc=$?
 [ $rc = 3 ] || { cat "$TMP/f.err" >&2; fail "full spool: exit $rc, expected 3"; }
 one_line "$TMP/f.err" "spool .* is full"
@@ -70,8 +70,8 @@ one_line "$TMP/f.err" "intervals were dropped from the full spool"
 dropped=$(grep -o '[0-9]* intervals were dropped' "$TMP/f.err" | cut -d' ' -f1)
 pass "full spool: one line, exit 3, $dropped intervals dropped"
 ch_start ch
-"$SCHEDPROF" agent -i 0.5 -d 1 --views schedules --spool "$TMP/sp2" --spool-limit 64K \
+"$SCHEDPROF" agent -i 0.5 -d 1 --views schedules --spool "$TMP/sp2" --spool-limit 8K \
 	--sink "$url" --hostname full-$$ 2> "$TMP/f2.err" || true
 lost=$(ch_query ch "SELECT sum(count) FROM schedprof.losses FINAL WHERE host = 'full-$$' AND what = 'spool.dropped_intervals'")
 [ "${lost:-0}" -ge 1 ] || fail "no spool.dropped_intervals row arrived ($(cat "$TMP/f2.err"))"
-pass "the drops arrived in table losses: spool.dropped_intervals = $lost (of $dropped: the others were counted in batches that a 64K spool dropped in turn)"
+pass "the drops arrived in table losses: spool.dropped_intervals = $lost (of $dropped: the others were counted in batches that an 8K spool dropped in turn)"
