@@ -8,12 +8,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "agent_rows.h"
 #include "cli.h"
+#include "clickhouse.h"
 #include "commands.h"
 #include "log.h"
 #include "schema_sql.h"
@@ -151,6 +153,19 @@ static int agent_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 		if (strncmp(arg, "ndjson:", 7) && strncmp(arg, "clickhouse://", 13))
 			return cli_usage_error(cmd, "--sink: '%s' is neither ndjson:FILE nor "
 					       "clickhouse://HOST:PORT/DB", arg);
+		if (!strncmp(arg, "clickhouse://", 13)) {
+			struct ch_config c;
+
+			if (strchr(arg, '@'))
+				return cli_usage_error(cmd, "--sink: no credentials in the URL (they "
+						       "would show in ps): the user from $%s, the "
+						       "password from --password-file or $%s",
+						       CH_ENV_USER, CH_ENV_PASSWORD);
+			if (ch_url_parse(arg, &c))
+				return cli_usage_error(cmd, "--sink: '%s' is not clickhouse://HOST"
+						       "[:PORT][/DB] (DB: letters, digits, _)", arg);
+			ch_config_free(&c);
+		}
 		a->sink_opts.spec = arg;
 		return 0;
 	case OPT_SPOOL:
@@ -281,6 +296,8 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 		sink_kick(a->sink);
 	}
 	abuf_free(&text);
+	/* the interval's runs and rows were freed: give the pages back until the next one */
+	malloc_trim(0);
 	return 0; /* tracing goes on */
 }
 

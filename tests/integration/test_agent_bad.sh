@@ -21,6 +21,18 @@ one_line() {
 }
 batches() { ls "$1" 2>/dev/null | grep -c '\.batch$' || true; }
 
+# ---- refused before anything starts: credentials in the URL (exit 2), no password file (1) ----
+rc=0
+"$SCHEDPROF" agent --sink clickhouse://sp:secret@127.0.0.1:8123/db 2> "$TMP/c.err" || rc=$?
+[ $rc = 2 ] || fail "credentials in the URL: exit $rc, expected 2"
+one_line "$TMP/c.err" "no credentials in the URL"
+rc=0
+"$SCHEDPROF" agent --sink clickhouse://127.0.0.1:1/db --password-file "$TMP/nosuch" \
+	--spool "$TMP/sp0" 2> "$TMP/c.err" || rc=$?
+[ $rc = 1 ] || fail "missing password file: exit $rc, expected 1"
+one_line "$TMP/c.err" "No such file or directory"
+pass "credentials in the URL: exit 2; a missing --password-file: exit 1, one line each"
+
 # ---- unreachable ----
 ch_alloc ch # its ports, not started yet: nobody listens there
 url=$(ch_url ch)
