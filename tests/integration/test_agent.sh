@@ -28,6 +28,13 @@ agent_start() {
 		2> "$TMP/$name.err" &
 	echo $! > "$TMP/$name.pid"
 	wait_attached "$(cat "$TMP/$name.pid")"
+	# attached for sure once the first interval was spooled (its seq file written): a link
+	# fd alone may come before the last program is attached
+	for _ in $(seq 200); do
+		[ -e "$TMP/spool-$name/seq" ] && return 0
+		sleep 0.05
+	done
+	fail "agent $name spooled no interval within 10 s: $(cat "$TMP/$name.err")"
 }
 
 # agent_stop NAME: SIGINT, then its exit status must be 0
