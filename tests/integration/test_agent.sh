@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 # schedprof agent against real sinks (issue #13). A reader that blocks exactly N times on a pipe
-# (spwork pipe) while an agent traces the system in 1 s intervals:
+# (spwork pipe) while an agent traces this script's tree (-p: see agent_start) in 1 s
+# intervals:
 #   ndjson     the rows of table schedules for (anon_pipe_read, sp_pipe_reader) add up to N;
 #   exactness  the same in ClickHouse: SUM(count) ... FINAL = N, the workload spread over
 #              several intervals;
@@ -20,11 +21,13 @@ PER=4000 # blocks per run of the workload
 caller=anon_pipe_read
 grep -qw anon_pipe_read /proc/kallsyms || caller=pipe_read
 
-# agent_start NAME ARGS...: an agent in the background (pid in $TMP/NAME.pid, stderr NAME.err)
+# agent_start NAME ARGS...: an agent in the background (pid in $TMP/NAME.pid, stderr NAME.err).
+# It traces this script and its descendants (-p $$), not the whole system: other tests on
+# the machine may run spwork pipe too, and their sp_pipe_reader would count as ours.
 agent_start() {
 	local name=$1
 	shift
-	"$SCHEDPROF" agent -i 1 --views schedules --spool "$TMP/spool-$name" "$@" \
+	"$SCHEDPROF" agent -p $$ -i 1 --views schedules --spool "$TMP/spool-$name" "$@" \
 		2> "$TMP/$name.err" &
 	echo $! > "$TMP/$name.pid"
 	wait_attached "$(cat "$TMP/$name.pid")"
@@ -83,11 +86,16 @@ host=exact-$$
 sum_final() {
 	ch_query ch "SELECT sum(count) FROM schedprof.schedules FINAL WHERE host = '$1' AND caller = '$caller' AND comm = 'sp_pipe_reader'"
 }
+# the rows behind a sum, for a failure's message
+rows_of() {
+	echo "the rows of $1 (seq, interval_start, boot_id, count, copies without FINAL):"
+	ch_query ch "SELECT seq, interval_start, boot_id, count, count() FROM schedprof.schedules WHERE host = '$1' AND caller = '$caller' AND comm = 'sp_pipe_reader' GROUP BY seq, interval_start, boot_id, count ORDER BY seq"
+}
 agent_start ex --sink "$url" --create-schema --hostname $host
 workload 3
 agent_stop ex
 n=$(sum_final $host)
-[ "$n" = $((3 * PER)) ] || fail "ClickHouse: SUM(count) = $n, expected $((3 * PER))"
+[ "$n" = $((3 * PER)) ] || { rows_of $host >&2; fail "ClickHouse: SUM(count) = $n, expected $((3 * PER))"; }
 ivs=$(ch_query ch "SELECT uniqExact(seq) FROM schedprof.schedules FINAL WHERE host = '$host' AND comm = 'sp_pipe_reader'")
 [ "$ivs" -ge 2 ] || fail "the workload fell in $ivs interval(s): no test of the intervals' sum"
 pass "exactness: SUM(count) FINAL = $n = 3 x $PER, over $ivs intervals"
@@ -117,7 +125,7 @@ agent_stop dn
 grep -q "cannot send interval" "$TMP/dn.err" || fail "the outage was not said: $(cat "$TMP/dn.err")"
 grep -q "sending again" "$TMP/dn.err" || true
 n=$(sum_final $host)
-[ "$n" = $((4 * PER)) ] || fail "server down: SUM(count) FINAL = $n, expected $((4 * PER))"
+[ "$n" = $((4 * PER)) ] || { rows_of $host >&2; cat "$TMP/dn.err" >&2; fail "server down: SUM(count) FINAL = $n, expected $((4 * PER))"; }
 pass "server down: SUM(count) FINAL = $n = 4 x $PER ($nspooled intervals spooled in the outage)"
 left=$(ls "$TMP/spool-dn" | grep -c batch || true)
 [ "$left" = 0 ] || fail "$left intervals left in the spool"
@@ -127,7 +135,7 @@ last=$(cat "$TMP/spool-dn/seq")
 # merges stopped: the copies stay apart, and only FINAL collapses them
 ch_query ch "SYSTEM STOP MERGES" || fail "SYSTEM STOP MERGES"
 cp "$TMP/resend"/*.batch "$TMP/spool-dn/"
-"$SCHEDPROF" agent -i 1 -d 1 --views schedules --spool "$TMP/spool-dn" --sink "$url" \
+"$SCHEDPROF" agent -p $$ -i 1 -d 1 --views schedules --spool "$TMP/spool-dn" --sink "$url" \
 	--hostname $host 2> "$TMP/dn2.err" || fail "the resending agent failed: $(cat "$TMP/dn2.err")"
 raw=$(ch_query ch "SELECT sum(count) FROM schedprof.schedules WHERE host = '$host' AND caller = '$caller' AND comm = 'sp_pipe_reader'")
 n=$(sum_final $host)
