@@ -255,7 +255,11 @@ static void say_failure(struct sink *k, int err, const char *why, uint64_t seq)
 	size_t n = spool_count(k->sp, &bytes);
 
 	k->st.failures++;
-	if (err == k->last_err)
+	/*
+	 * Said once. The tracing thread turns warnings off while it reads an interval (its
+	 * losses are said once, at the end): then the next retry says it.
+	 */
+	if (err == k->last_err || log_get_level() < LOG_WARN)
 		return;
 	k->last_err = err;
 	if (err == -EACCES)
