@@ -49,8 +49,9 @@ ORDER BY (host, interval_start, boot_id, seq, caller, kind, lock, comm) /*TTL*/;
 
 -- what: schedules.lost_rows, schedules.missing_stacks, profile.lost, profile.missing_stacks,
 -- locks.lost, locks.missing_stacks, locks.missed, locks.unpaired (the BPF side: maps full,
--- stacks not kept) and spool.dropped_intervals (intervals dropped from a full spool before
--- they were sent); only non-zero counts are written.
+-- stacks not kept), spool.dropped_intervals (dropped from a full spool before they were
+-- sent), spool.unwritten_intervals (the spool could not take them: disk),
+-- spool.unreadable_intervals (spool files that could not be read back); non-zero only.
 CREATE TABLE IF NOT EXISTS schedprof.losses (
 	host String, boot_id String, kernel String,
 	interval_start DateTime('UTC'), interval_end DateTime('UTC'), seq UInt64,

@@ -112,6 +112,7 @@ struct agent {
 	uint64_t pending_dropped;  /* dropped since the last batch: its losses row */
 	uint64_t pending_unwritten; /* intervals the spool could not take (disk) */
 	uint64_t dropped, unwritten, intervals, rows, max_bytes, sum_bytes;
+	uint64_t unreadable_said; /* the sender's unreadable intervals already in a batch */
 	bool full_said, disk_said;
 };
 
@@ -254,9 +255,12 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 	uint64_t n, first, lastd;
 	int err;
 
+	struct sink_stats st;
+
 	(void)total;
 	(void)last;
 	(void)out;
+	sink_get_stats(a->sink, &st);
 	err = spool_next_seq(a->sp, &s.seq);
 	if (!err) {
 		s.start_unix_ns = iv->start_unix_ns;
@@ -264,12 +268,15 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 		err = agent_batch_build(iv, &s, &b) ?:
 		      agent_batch_loss(&b, &s, "spool.dropped_intervals", a->pending_dropped) ?:
 		      agent_batch_loss(&b, &s, "spool.unwritten_intervals", a->pending_unwritten) ?:
+		      agent_batch_loss(&b, &s, "spool.unreadable_intervals",
+				       st.corrupt - a->unreadable_said) ?:
 		      agent_batch_text(&b, &text);
 		if (!err)
 			err = spool_put(a->sp, s.seq, text.p ? text.p : "", text.len, &n, &first,
 					&lastd);
 		if (!err) {
 			a->pending_dropped = a->pending_unwritten = 0;
+			a->unreadable_said = st.corrupt;
 			if (n) /* said once per run; the total again at the end */
 				say_drops(a, n, first, lastd);
 			for (int t = 0; t < AT__N; t++)

@@ -284,16 +284,18 @@ static int send_one(struct sink *k)
 	int err;
 
 	err = spool_take(k->sp, &seq, &text, &len);
-	if (err) {
-		if (err != -ENOENT)
-			say_failure(k, err, "reading the spool", 0);
+	if (err == -ENOENT)
 		return err;
-	}
-	if (agent_batch_parse(text, len, tables, lens)) {
+	if (err || agent_batch_parse(text, len, tables, lens)) {
+		/* unreadable or not a batch (cut, edited): removed, or it would block the rest */
+		pthread_mutex_lock(&k->lock);
 		k->st.corrupt++;
-		wlog("spool: interval %llu is not a batch (cut or edited): removed, counted",
-		     (unsigned long long)seq);
-		spool_done(k->sp, seq, true);
+		pthread_mutex_unlock(&k->lock);
+		wlog("spool: interval %llu %s: removed, counted in table losses as "
+		     "spool.unreadable_intervals", (unsigned long long)seq,
+		     err ? strerror(-err) : "is not a batch (cut or edited)");
+		if (!err)
+			spool_done(k->sp, seq, true);
 		free(text);
 		return 0;
 	}
@@ -353,9 +355,12 @@ static void *sender(void *arg)
 		stopping = k->stopping;
 		pthread_mutex_unlock(&k->lock);
 		/* everything in the spool, oldest first; a failure waits for the retry */
-		do
+		do {
 			err = send_one(k);
-		while (!err && (!stopping || now_ns(CLOCK_MONOTONIC) < k->stop_deadline));
+			pthread_mutex_lock(&k->lock);
+			stopping = k->stopping;
+			pthread_mutex_unlock(&k->lock);
+		} while (!err && (!stopping || now_ns(CLOCK_MONOTONIC) < k->stop_deadline));
 		if (stopping && (err || now_ns(CLOCK_MONOTONIC) >= k->stop_deadline))
 			break;
 		backoff_ms = err == -ENOENT ? 0 : backoff_ms ? backoff_ms * 2 : 1000;

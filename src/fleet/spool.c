@@ -320,13 +320,14 @@ int spool_take(struct spool *s, uint64_t *ret_seq, char **ret_text, size_t *ret_
 	s->in_flight = seq;
 	pthread_mutex_unlock(&s->lock);
 	/* read outside the lock: the tracing thread may queue meanwhile, never drop this one */
-	err = path_of(s, seq, "batch", path, sizeof(path)) ?: read_gz(path, ret_text, ret_len);
-	if (err) {
-		spool_done(s, seq, false);
-		return err;
-	}
 	*ret_seq = seq;
-	return 0;
+	*ret_text = NULL;
+	err = path_of(s, seq, "batch", path, sizeof(path)) ?: read_gz(path, ret_text, ret_len);
+	if (err == -ENOMEM)
+		spool_done(s, seq, false); /* try again later */
+	else if (err)
+		spool_done(s, seq, true); /* gone or not gzip: it cannot be sent, ever */
+	return err == -ENOENT ? -EIO : err;
 }
 
 void spool_done(struct spool *s, uint64_t seq, bool delivered)

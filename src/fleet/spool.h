@@ -32,7 +32,11 @@ int spool_next_seq(struct spool *s, uint64_t *ret_seq);
 int spool_put(struct spool *s, uint64_t seq, const char *text, size_t len, uint64_t *ret_dropped,
 	      uint64_t *ret_first, uint64_t *ret_last);
 
-/* The oldest interval, read into *ret_text (malloc'ed), marked as being sent; -ENOENT: none. */
+/*
+ * The oldest interval, read into *ret_text (malloc'ed), marked as being sent; -ENOENT: none.
+ * A file that cannot be read (gone, not gzip) is removed from the queue, its seq in *ret_seq,
+ * and the error returned (-EIO for a file gone).
+ */
 int spool_take(struct spool *s, uint64_t *ret_seq, char **ret_text, size_t *ret_len);
 /* The interval taken is delivered (removed) or not (left queued). */
 void spool_done(struct spool *s, uint64_t seq, bool delivered);

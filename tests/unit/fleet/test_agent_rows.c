@@ -181,6 +181,23 @@ START_TEST(spool_queue)
 		ck_assert_uint_eq(d, 0);
 	}
 	spool_close(s);
+	/* a file gone behind the spool's back: an error once, then out of the queue */
+	{
+		char path[128];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/00000000000000000200.batch", dir);
+		f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs("not gzip", f);
+		fclose(f);
+		ck_assert_int_eq(spool_open(dir, 2500, &s), 0);
+		ck_assert_int_eq(unlink(path), 0);
+		ck_assert_int_eq(spool_take(s, &seq, &got, &len), -EIO);
+		ck_assert_uint_eq(seq, 200);
+		ck_assert_int_eq(spool_take(s, &seq, &got, &len), -ENOENT);
+		spool_close(s);
+	}
 	rm_dir();
 }
 END_TEST
