@@ -35,12 +35,14 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 . "$TOP/tests/integration/clickhouse_lib.sh"
 missed=0
 
-sink_url() {
+# SINK_URL: a ClickHouse server of its own (started here, not in a subshell: the exit trap
+# must know it), or an ndjson file
+sink_start() {
 	if [ "$SINK" = clickhouse ] && [ -x "$CH_SERVER" ]; then
 		ch_start bench >/dev/null
-		ch_url bench
+		SINK_URL=$(ch_url bench)
 	else
-		echo "ndjson:$TMP/rows.ndjson"
+		SINK_URL="ndjson:$TMP/rows.ndjson"
 	fi
 }
 
@@ -73,7 +75,8 @@ run_agent() {
 for phase in "${phases[@]}"; do
 	case $phase in
 	idle)
-		url=$(sink_url)
+		sink_start
+		url=$SINK_URL
 		echo "=== idle: -i $IDLE_INTERVAL for ${IDLE_S}s, sink $url ==="
 		run_agent idle "$IDLE_S" -i "$IDLE_INTERVAL" --sink "$url" --create-schema 2>/dev/null ||
 			run_agent idle "$IDLE_S" -i "$IDLE_INTERVAL" --sink "$url"
