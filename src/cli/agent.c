@@ -113,6 +113,7 @@ struct agent {
 	uint64_t pending_unwritten; /* intervals the spool could not take (disk) */
 	uint64_t dropped, unwritten, intervals, rows, max_bytes, sum_bytes;
 	uint64_t unreadable_said; /* the sender's unreadable intervals already in a batch */
+	uint64_t pending_unreadable; /* those of batches dropped since */
 	bool full_said, disk_said;
 };
 
@@ -245,6 +246,16 @@ static void say_drops(struct agent *a, uint64_t n, uint64_t first, uint64_t last
 	     n > 1 ? "s" : "", (unsigned long long)first, (unsigned long long)last);
 }
 
+/* An interval dropped from the spool: the losses it carried are carried by the next batch. */
+static void on_drop(void *ctx, const char *text, size_t len)
+{
+	struct agent *a = ctx;
+
+	a->pending_dropped += agent_batch_losses(text, len, "spool.dropped_intervals");
+	a->pending_unwritten += agent_batch_losses(text, len, "spool.unwritten_intervals");
+	a->pending_unreadable += agent_batch_losses(text, len, "spool.unreadable_intervals");
+}
+
 static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_run *total,
 			  bool last, FILE *out)
 {
@@ -253,14 +264,17 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 	struct agent_batch b;
 	struct abuf text = { 0 };
 	uint64_t n, first, lastd;
-	int err;
-
+	/* what this batch carries: taken off once it is spooled (a drop hands it back) */
+	uint64_t c_dropped = a->pending_dropped, c_unwritten = a->pending_unwritten;
+	uint64_t c_unreadable = a->pending_unreadable;
 	struct sink_stats st;
+	int err;
 
 	(void)total;
 	(void)last;
 	(void)out;
 	sink_get_stats(a->sink, &st);
+
 	err = spool_next_seq(a->sp, &s.seq);
 	if (!err) {
 		s.start_unix_ns = iv->start_unix_ns;
@@ -269,13 +283,15 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 		      agent_batch_loss(&b, &s, "spool.dropped_intervals", a->pending_dropped) ?:
 		      agent_batch_loss(&b, &s, "spool.unwritten_intervals", a->pending_unwritten) ?:
 		      agent_batch_loss(&b, &s, "spool.unreadable_intervals",
-				       st.corrupt - a->unreadable_said) ?:
+				       st.corrupt - a->unreadable_said + a->pending_unreadable) ?:
 		      agent_batch_text(&b, &text);
 		if (!err)
 			err = spool_put(a->sp, s.seq, text.p ? text.p : "", text.len, &n, &first,
 					&lastd);
 		if (!err) {
-			a->pending_dropped = a->pending_unwritten = 0;
+			a->pending_dropped -= c_dropped;
+			a->pending_unwritten -= c_unwritten;
+			a->pending_unreadable -= c_unreadable;
 			a->unreadable_said = st.corrupt;
 			if (n) /* said once per run; the total again at the end */
 				say_drops(a, n, first, lastd);
@@ -344,6 +360,7 @@ int cmd_agent(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	spool_carry_load(a.sp, &a.pending_dropped, &a.pending_unwritten);
+	spool_on_drop(a.sp, on_drop, &a);
 	if (spool_count(a.sp, NULL))
 		ilog("spool %s: %zu intervals left by the last run are sent first", a.spool_dir,
 		     spool_count(a.sp, NULL));

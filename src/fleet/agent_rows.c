@@ -309,3 +309,24 @@ int agent_batch_parse(const char *text, size_t len, const char *ret_tables[AT__N
 	}
 	return 0;
 }
+
+uint64_t agent_batch_losses(const char *text, size_t len, const char *what)
+{
+	const char *tables[AT__N], *p, *end;
+	size_t lens[AT__N];
+	char key[128];
+	uint64_t sum = 0;
+	int n;
+
+	n = snprintf(key, sizeof(key), "\"what\":\"%s\",\"count\":", what);
+	if (n < 0 || (size_t)n >= sizeof(key) || agent_batch_parse(text, len, tables, lens))
+		return 0;
+	for (p = tables[AT_LOSSES], end = p + lens[AT_LOSSES]; p && p < end;) {
+		const char *nl = memchr(p, '\n', end - p), *k = memmem(p, nl - p, key, n);
+
+		if (k)
+			sum += strtoull(k + n, NULL, 10);
+		p = nl + 1;
+	}
+	return sum;
+}

@@ -61,6 +61,9 @@ int agent_batch_text(const struct agent_batch *b, struct abuf *out);
 int agent_batch_parse(const char *text, size_t len, const char *ret_tables[AT__N],
 		      size_t ret_lens[AT__N]);
 
+/* The sum of the counts of losses rows `what` in a batch's text (agent_batch_text()). */
+uint64_t agent_batch_losses(const char *text, size_t len, const char *what);
+
 /* The "YYYY-MM-DD hh:mm:ss" (UTC) of a unix time in ns; buf of at least 20 bytes. */
 const char *agent_utc(uint64_t unix_ns, char *buf, size_t len);
 

@@ -30,6 +30,8 @@ struct spool {
 	size_t n, cap;
 	uint64_t bytes;
 	uint64_t in_flight; /* 0: none */
+	spool_drop_fn on_drop;
+	void *on_drop_ctx;
 };
 
 static int path_of(const struct spool *s, uint64_t seq, const char *ext, char *buf, size_t len)
@@ -257,6 +259,26 @@ static void drop(struct spool *s, size_t i)
 	s->n--;
 }
 
+void spool_on_drop(struct spool *s, spool_drop_fn fn, void *ctx)
+{
+	s->on_drop = fn;
+	s->on_drop_ctx = ctx;
+}
+
+/* Drops item i to make room: the hook sees its text first (the lock held). */
+static void evict(struct spool *s, size_t i)
+{
+	char path[4096], *text;
+	size_t len;
+
+	if (s->on_drop && !path_of(s, s->v[i].seq, "batch", path, sizeof(path)) &&
+	    !read_gz(path, &text, &len)) {
+		s->on_drop(s->on_drop_ctx, text, len);
+		free(text);
+	}
+	drop(s, i);
+}
+
 int spool_put(struct spool *s, uint64_t seq, const char *text, size_t len, uint64_t *ret_dropped,
 	      uint64_t *ret_first, uint64_t *ret_last)
 {
@@ -279,10 +301,12 @@ int spool_put(struct spool *s, uint64_t seq, const char *text, size_t len, uint6
 			*ret_first = s->v[i].seq;
 		*ret_last = s->v[i].seq;
 		++*ret_dropped;
-		drop(s, i);
+		evict(s, i);
 	}
 	if (s->bytes + size > s->limit) {
 		/* larger than the limit alone, or than what the interval being sent leaves */
+		if (s->on_drop)
+			s->on_drop(s->on_drop_ctx, text, len);
 		++*ret_dropped;
 		if (!*ret_first)
 			*ret_first = seq;

@@ -33,6 +33,13 @@ int spool_put(struct spool *s, uint64_t seq, const char *text, size_t len, uint6
 	      uint64_t *ret_first, uint64_t *ret_last);
 
 /*
+ * Called with the text of each interval spool_put() drops to make room, before it goes (so
+ * the losses it carried can be carried on); from the thread that puts.
+ */
+typedef void (*spool_drop_fn)(void *ctx, const char *text, size_t len);
+void spool_on_drop(struct spool *s, spool_drop_fn fn, void *ctx);
+
+/*
  * The oldest interval, read into *ret_text (malloc'ed), marked as being sent; -ENOENT: none.
  * A file that cannot be read (gone, not gzip) is removed from the queue, its seq in *ret_seq,
  * and the error returned (-EIO for a file gone).

@@ -97,6 +97,10 @@ START_TEST(text_round_trip)
 		if (lens[i])
 			ck_assert(!memcmp(tables[i], b.t[i].p, lens[i]));
 	}
+	/* the losses a batch carries, read back from its text (a dropped batch's are carried on) */
+	ck_assert_uint_eq(agent_batch_losses(t.p, t.len, "schedules.lost_rows"), 11);
+	ck_assert_uint_eq(agent_batch_losses(t.p, t.len, "spool.dropped_intervals"), 0);
+	ck_assert_uint_eq(agent_batch_losses("#nosuch\n", 8, "schedules.lost_rows"), 0);
 	/* cut short, or a line that is no row: not a batch */
 	ck_assert_int_eq(agent_batch_parse(t.p, t.len - 1, tables, lens), -EINVAL);
 	ck_assert_int_eq(agent_batch_parse("#nosuch\n{}\n", 11, tables, lens), -EINVAL);
