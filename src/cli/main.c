@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "render a saved run (trace -f json) again, in any format" },
 	{ "diff", cmd_diff, "compare two saved runs, row by row" },
 	{ "top", cmd_top, "a live view of trace's tables, refreshed every interval" },
+	{ "agent", cmd_agent, "trace continuously and stream every interval's rows to a sink" },
 };
 
 static void usage(void)
@@ -57,7 +58,7 @@ int main(int argc, char **argv)
 	const struct command *cmd;
 
 	if (argc < 2)
-		return cli_usage_error(&main_cmd, "give a command: trace, top, report or diff");
+		return cli_usage_error(&main_cmd, "give a command: trace, top, agent, report or diff");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage();
 		return EXIT_SUCCESS;

@@ -151,6 +151,9 @@ static const struct option trace_long_opts[] = {
 /* The options, and what trace_opts does not hold but the checks after the options need. */
 struct trace_parse {
 	struct trace_opts *o;
+	/* trace_parse_as(): the command's own options (val >= TRACE_OPT_EXTRA) go there */
+	cli_opt_fn extra_opt;
+	void *extra_ctx;
 	bool have_pid, have_tid, have_all, no_profile, have_freq, timeline, timeline_buffer;
 };
 
@@ -403,6 +406,8 @@ static int trace_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 	bool *flag;
 	int r;
 
+	if (c >= TRACE_OPT_EXTRA && p->extra_opt)
+		return p->extra_opt(cmd, p->extra_ctx, c, arg);
 	r = render_opts_parse(cmd, &o->render, c, arg);
 	if (r != -ENOENT) {
 		if (c == RENDER_OPT_VIEWS)
@@ -585,6 +590,28 @@ void trace_opts_free(struct trace_opts *o)
 	free(o->cmdline);
 	o->pids = NULL;
 	o->cmdline = NULL;
+}
+
+int trace_parse_as(const struct cli_cmd *cmd, int argc, char **argv, const struct option *extra,
+		   cli_opt_fn on_extra, void *ctx, struct trace_opts *o)
+{
+	struct trace_parse p = { .o = o, .extra_opt = on_extra, .extra_ctx = ctx };
+	size_t nt = ARRAY_SIZE(trace_long_opts) - 1, ne = 0;
+	struct option *all;
+	int err;
+
+	trace_cmd = *cmd;
+	trace_opts_init(o);
+	while (extra[ne].name)
+		ne++;
+	all = calloc(nt + ne + 1, sizeof(*all));
+	if (!all)
+		return cli_usage_error(&trace_cmd, "out of memory");
+	memcpy(all, extra, ne * sizeof(*all));
+	memcpy(all + ne, trace_long_opts, nt * sizeof(*all));
+	err = cli_parse(&trace_cmd, argc, argv, TRACE_SHORT_OPTS, all, trace_opt, &p);
+	free(all);
+	return err ? err : parse_finish(&p, argc, argv);
 }
 
 static void top_help(void)

@@ -50,6 +50,18 @@ int trace_parse(int argc, char **argv, struct trace_opts *o);
 int top_parse(int argc, char **argv, struct trace_opts *o);
 void trace_opts_free(struct trace_opts *o);
 
+/*
+ * A command that traces as trace does, with options of its own (`schedprof agent`): trace's
+ * options plus extra (long options only, val >= TRACE_OPT_EXTRA, {}-terminated), each handed
+ * to on_extra(cmd, ctx, val, arg); messages and --help are cmd's. Returns as trace_parse().
+ */
+#define TRACE_OPT_EXTRA 0x1000
+struct option;
+struct cli_cmd;
+typedef int (*cli_opt_fn)(const struct cli_cmd *cmd, void *ctx, int c, const char *arg);
+int trace_parse_as(const struct cli_cmd *cmd, int argc, char **argv, const struct option *extra,
+		   cli_opt_fn on_extra, void *ctx, struct trace_opts *o);
+
 /* The target for messages: "command make", "PIDs 12,34 and descendants", "the whole system". */
 const char *trace_target_describe(const struct trace_opts *o, char *buf, size_t len);
 

@@ -18,7 +18,6 @@ fi
 CH_USER=sp
 CH_PASSWORD=sp-secret
 CH_SERVER=${CH_SERVER:-$(command -v clickhouse-server || echo /usr/sbin/clickhouse-server)}
-_ch_names=()
 
 _ch_skip_or_fail() {
 	if [ "${CI:-}" = true ]; then
@@ -49,7 +48,6 @@ ch_alloc() {
 	_ch_free_port > "$d/http_port"
 	_ch_free_port > "$d/tcp_port"
 	_ch_free_port > "$d/interserver_port"
-	_ch_names+=("$1")
 }
 
 ch_port() { cat "$(_ch_dir "$1")/$2_port"; }
@@ -158,11 +156,13 @@ ch_query() {
 	[ -z "$out" ] || printf '%s\n' "$out"
 }
 
+# every server started under $TMP, also by a subshell (ch_start inside $(...)): by pid file
 _ch_cleanup() {
-	local n
-	for n in "${_ch_names[@]}"; do
-		ch_kill "$n"
+	local d
+	for d in "$TMP"/clickhouse-*/; do
+		[ -f "$d/pid" ] && ch_kill "$(basename "$d" | sed 's/^clickhouse-//')"
 	done
+	return 0
 }
 # chain with lib.sh's trap (rm -rf $TMP): servers die first
 trap "_ch_cleanup; $(trap -p EXIT | sed -e "s/^trap -- '//" -e "s/' EXIT\$//")" EXIT

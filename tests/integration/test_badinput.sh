@@ -59,7 +59,7 @@ BIG="--max-targets 16777216 --max-callers 16777216 --max-stacks 16777216 --max-s
 
 CASES=$(cat <<'EOF'
 # ---- main ----
--   | 2 | ^schedprof: give a command: trace, top, report or diff$ |
+-   | 2 | ^schedprof: give a command: trace, top, agent, report or diff$ |
 -   | 2 | ^schedprof: unknown command 'frob'$ | frob
 # ---- trace: the target (defect 9: "trace --" traced the whole system) ----
 -   | 2 | ^schedprof trace: no command after '--' \(-- COMMAND \[ARGS\.\.\.\]\)$ | trace --

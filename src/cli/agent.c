@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `schedprof agent` (issue #13): trace continuously, in intervals (trace -i's draining:
+ * trace.h's interval hook, run_delta.h), and hand each interval's rows (agent_rows.h),
+ * stamped with host, boot id, kernel, the interval's times and a sequence number, to a sink
+ * (sink.h) through a bounded on-disk spool (spool.h). The tracing thread only writes the
+ * spool; a sender thread does the network.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "agent_rows.h"
+#include "cli.h"
+#include "clickhouse.h"
+#include "commands.h"
+#include "log.h"
+#include "schema_sql.h"
+#include "sink.h"
+#include "spool.h"
+#include "trace.h"
+#include "trace_opts.h"
+#include "util.h"
+
+/* 1,000 intervals of the compile job (examples/compile-job) fit: see bench/agent.sh */
+#define AGENT_DEF_SPOOL_LIMIT (256ULL << 20)
+#define AGENT_DEF_INTERVAL_S 60
+#define AGENT_DEF_TTL_DAYS 30
+/* at the end, how long the sender may go on sending what is spooled */
+#define AGENT_FLUSH_WAIT_MS 5000
+
+static void agent_help(void)
+{
+	printf("Usage: schedprof agent [OPTIONS] [-p PIDS | -t TIDS | --cgroup PATH | -a]\n"
+	       "                       [-- COMMAND [ARGS...]]\n"
+	       "\nTrace continuously (the whole system by default) and stream every view's rows to\n"
+	       "a sink, one batch per interval: schedules, profile, locks and losses, each row\n"
+	       "stamped with host, boot_id, kernel, interval_start, interval_end and seq.\n"
+	       "\nTargets, views, limits and -F/-g as `schedprof trace` (see trace --help), and:\n"
+	       "  -i, --interval S  one batch every S seconds (default %d)\n"
+	       "  -d, --duration S  stop after S seconds (default: until SIGINT/SIGTERM)\n"
+	       "      --sink SINK   where rows go (default ndjson:-):\n"
+	       "                      ndjson:FILE, ndjson:-  one JSON object per row and line,\n"
+	       "                        with \"table\" naming its table (FILE is appended to)\n"
+	       "                      clickhouse://HOST[:PORT][/DB]  ClickHouse's HTTP interface\n"
+	       "                        (port 8123, database schedprof), INSERT ... FORMAT\n"
+	       "                        JSONEachRow per interval and table\n"
+	       "      --spool DIR   the on-disk queue of intervals not yet sent, and the sequence\n"
+	       "                    number (default $STATE_DIRECTORY/spool, else\n"
+	       "                    /var/lib/schedprof/spool); a restarted agent sends what is left\n"
+	       "      --spool-limit SIZE  its size (default %lluM; K, M, G): when full, the oldest\n"
+	       "                    intervals are dropped, counted in table losses\n"
+	       "      --password-file FILE  ClickHouse password: the file's first line (else\n"
+	       "                    $SCHEDPROF_CLICKHOUSE_PASSWORD); user: $SCHEDPROF_CLICKHOUSE_USER\n"
+	       "                    (default: the server's default user). Never on the command line.\n"
+	       "      --create-schema  create the database and tables (sql/schema.sql) before the\n"
+	       "                    first interval is sent\n"
+	       "      --ttl DAYS    with --create-schema on servers >= 19.6: rows expire after DAYS\n"
+	       "                    (default %d; 0: never)\n"
+	       "      --hostname NAME  the host column (default: this host's name)\n"
+	       "\nThe sink is written by a thread of its own: tracing never waits for it. A sink that\n"
+	       "fails (not reachable, credentials refused) is said once, intervals stay in the\n"
+	       "spool and are sent, in order, when it works again; ClickHouse tables collapse a\n"
+	       "batch sent twice (query them with FINAL).\n"
+	       "\n" CLI_HELP_LINES
+	       "\nExamples:\n"
+	       "  schedprof agent --sink ndjson:- -i 10\n"
+	       "  SCHEDPROF_CLICKHOUSE_PASSWORD=... schedprof agent --create-schema \\\n"
+	       "      --sink clickhouse://ch1.example:8123/schedprof\n"
+	       "\nExit status: 0 (intervals not yet sent stay in the spool for the next start);\n"
+	       "1 runtime error (BPF, the spool directory); 2 usage error; 3 intervals were\n"
+	       "dropped from a full spool.\n",
+	       AGENT_DEF_INTERVAL_S, AGENT_DEF_SPOOL_LIMIT >> 20, AGENT_DEF_TTL_DAYS);
+}
+
+static const struct cli_cmd agent_cmd = { "agent", agent_help };
+
+enum {
+	OPT_SINK = TRACE_OPT_EXTRA,
+	OPT_SPOOL,
+	OPT_SPOOL_LIMIT,
+	OPT_PASSWORD_FILE,
+	OPT_CREATE_SCHEMA,
+	OPT_TTL,
+	OPT_HOSTNAME,
+};
+
+static const struct option agent_long_opts[] = {
+	{ "sink", required_argument, NULL, OPT_SINK },
+	{ "spool", required_argument, NULL, OPT_SPOOL },
+	{ "spool-limit", required_argument, NULL, OPT_SPOOL_LIMIT },
+	{ "password-file", required_argument, NULL, OPT_PASSWORD_FILE },
+	{ "create-schema", no_argument, NULL, OPT_CREATE_SCHEMA },
+	{ "ttl", required_argument, NULL, OPT_TTL },
+	{ "hostname", required_argument, NULL, OPT_HOSTNAME },
+	{},
+};
+
+struct agent {
+	struct sink_opts sink_opts;
+	const char *spool_dir;
+	uint64_t spool_limit;
+	const char *hostname;
+	bool have_interval;
+	/* at run time */
+	char host[256], boot_id[64];
+	struct spool *sp;
+	struct sink *sink;
+	uint64_t pending_dropped;  /* dropped since the last batch: its losses row */
+	uint64_t pending_unwritten; /* intervals the spool could not take (disk) */
+	uint64_t dropped, unwritten, intervals, rows, max_bytes, sum_bytes;
+	uint64_t unreadable_said; /* the sender's unreadable intervals already in a batch */
+	uint64_t pending_unreadable; /* those of batches dropped since */
+	bool full_said, disk_said;
+};
+
+/* SIZE: bytes, or K, M, G (powers of 1024); 4K to 1T */
+static int parse_limit(const char *arg, uint64_t *ret)
+{
+	static const char units[] = "KMG";
+	size_t len = strlen(arg);
+	const char *u = len > 1 ? strchr(units, arg[len - 1] & ~0x20) : NULL;
+	char num[32];
+	uint64_t v;
+	int err;
+
+	if (!len || len >= sizeof(num))
+		return cli_usage_error(&agent_cmd, "--spool-limit: '%s' is not a size", arg);
+	memcpy(num, arg, len + 1);
+	if (u)
+		num[len - 1] = '\0';
+	err = cli_parse_number(&agent_cmd, "--spool-limit", num, 1, 1ULL << 40, &v);
+	if (err)
+		return err;
+	if (u)
+		v <<= 10 * (u - units + 1);
+	if (v < (4 << 10) || v > (1ULL << 40))
+		return cli_usage_error(&agent_cmd, "--spool-limit: %s is out of range (4K to 1T)",
+				       arg);
+	*ret = v;
+	return 0;
+}
+
+static int agent_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg)
+{
+	struct agent *a = ctx;
+	uint64_t v;
+	int err;
+
+	switch (c) {
+	case OPT_SINK:
+		if (strncmp(arg, "ndjson:", 7) && strncmp(arg, "clickhouse://", 13))
+			return cli_usage_error(cmd, "--sink: '%s' is neither ndjson:FILE nor "
+					       "clickhouse://HOST:PORT/DB", arg);
+		if (!strncmp(arg, "clickhouse://", 13)) {
+			struct ch_config c;
+
+			if (strchr(arg, '@'))
+				return cli_usage_error(cmd, "--sink: no credentials in the URL (they "
+						       "would show in ps): the user from $%s, the "
+						       "password from --password-file or $%s",
+						       CH_ENV_USER, CH_ENV_PASSWORD);
+			if (ch_url_parse(arg, &c))
+				return cli_usage_error(cmd, "--sink: '%s' is not clickhouse://HOST"
+						       "[:PORT][/DB] (DB: letters, digits, _)", arg);
+			ch_config_free(&c);
+		}
+		a->sink_opts.spec = arg;
+		return 0;
+	case OPT_SPOOL:
+		a->spool_dir = arg;
+		return 0;
+	case OPT_SPOOL_LIMIT:
+		return parse_limit(arg, &a->spool_limit);
+	case OPT_PASSWORD_FILE:
+		a->sink_opts.password_file = arg;
+		return 0;
+	case OPT_CREATE_SCHEMA:
+		a->sink_opts.create_schema = true;
+		return 0;
+	case OPT_TTL:
+		err = cli_parse_number(cmd, "--ttl", arg, 0, 100000, &v);
+		if (!err)
+			a->sink_opts.ttl_days = (unsigned int)v;
+		return err;
+	default: /* OPT_HOSTNAME */
+		if (!*arg || strlen(arg) >= sizeof(a->host))
+			return cli_usage_error(cmd, "--hostname: give a name of 1 to %zu bytes",
+					       sizeof(a->host) - 1);
+		a->hostname = arg;
+		return 0;
+	}
+}
+
+static int agent_parse(int argc, char **argv, struct trace_opts *o, struct agent *a)
+{
+	int code = trace_parse_as(&agent_cmd, argc, argv, agent_long_opts, agent_opt, a, o);
+
+	if (code)
+		return code;
+	if (o->output || o->render.format != SP_FMT_TABLE || o->save)
+		return cli_usage_error(&agent_cmd, "%s: the agent's output is its --sink",
+				       o->output ? "-o" : o->save ? "--save" : "-f");
+	if (o->views & SP_VIEW_TIMELINE)
+		return cli_usage_error(&agent_cmd, "--timeline: the agent sends no timeline");
+	if (!o->interval_ns)
+		o->interval_ns = AGENT_DEF_INTERVAL_S * NSEC_PER_SEC;
+	if (!a->sink_opts.spec)
+		a->sink_opts.spec = "ndjson:-";
+	if (a->sink_opts.create_schema && strncmp(a->sink_opts.spec, "clickhouse://", 13))
+		return cli_usage_error(&agent_cmd, "--create-schema needs --sink clickhouse://...");
+	if (a->sink_opts.password_file && strncmp(a->sink_opts.spec, "clickhouse://", 13))
+		return cli_usage_error(&agent_cmd, "--password-file needs --sink clickhouse://...");
+	return 0;
+}
+
+/* /proc/sys/kernel/random/boot_id, or "unknown" */
+static void read_boot_id(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	if (!f || !fgets(buf, len, f))
+		snprintf(buf, len, "unknown");
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+static void say_drops(struct agent *a, uint64_t n, uint64_t first, uint64_t last)
+{
+	a->dropped += n;
+	a->pending_dropped += n;
+	if (a->full_said) {
+		dlog("spool full: dropped intervals %llu to %llu", (unsigned long long)first,
+		     (unsigned long long)last);
+		return;
+	}
+	a->full_said = true;
+	wlog("spool %s is full (--spool-limit %lluK): dropped %llu interval%s (%llu to %llu), the "
+	     "oldest not sent; counted in table losses as spool.dropped_intervals",
+	     a->spool_dir, (unsigned long long)(a->spool_limit >> 10), (unsigned long long)n,
+	     n > 1 ? "s" : "", (unsigned long long)first, (unsigned long long)last);
+}
+
+/* An interval dropped from the spool: the losses it carried are carried by the next batch. */
+static void on_drop(void *ctx, const char *text, size_t len)
+{
+	struct agent *a = ctx;
+
+	a->pending_dropped += agent_batch_losses(text, len, "spool.dropped_intervals");
+	a->pending_unwritten += agent_batch_losses(text, len, "spool.unwritten_intervals");
+	a->pending_unreadable += agent_batch_losses(text, len, "spool.unreadable_intervals");
+}
+
+static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_run *total,
+			  bool last, FILE *out)
+{
+	struct agent *a = ctx;
+	struct agent_stamp s = { .host = a->host, .boot_id = a->boot_id, .kernel = iv->kernel };
+	struct agent_batch b;
+	struct abuf text = { 0 };
+	uint64_t n, first, lastd;
+	/* what this batch carries: taken off once it is spooled (a drop hands it back) */
+	uint64_t c_dropped = a->pending_dropped, c_unwritten = a->pending_unwritten;
+	uint64_t c_unreadable = a->pending_unreadable;
+	struct sink_stats st;
+	int err;
+
+	(void)total;
+	(void)last;
+	(void)out;
+	sink_get_stats(a->sink, &st);
+
+	err = spool_next_seq(a->sp, &s.seq);
+	if (!err) {
+		s.start_unix_ns = iv->start_unix_ns;
+		s.end_unix_ns = iv->start_unix_ns + iv->elapsed_ns;
+		err = agent_batch_build(iv, &s, &b) ?:
+		      agent_batch_loss(&b, &s, "spool.dropped_intervals", a->pending_dropped) ?:
+		      agent_batch_loss(&b, &s, "spool.unwritten_intervals", a->pending_unwritten) ?:
+		      agent_batch_loss(&b, &s, "spool.unreadable_intervals",
+				       st.corrupt - a->unreadable_said + a->pending_unreadable) ?:
+		      agent_batch_text(&b, &text);
+		if (!err)
+			err = spool_put(a->sp, s.seq, text.p ? text.p : "", text.len, &n, &first,
+					&lastd);
+		if (!err) {
+			a->pending_dropped -= c_dropped;
+			a->pending_unwritten -= c_unwritten;
+			a->pending_unreadable -= c_unreadable;
+			a->unreadable_said = st.corrupt;
+			if (n) /* said once per run; the total again at the end */
+				say_drops(a, n, first, lastd);
+			for (int t = 0; t < AT__N; t++)
+				a->rows += b.rows[t];
+		}
+		agent_batch_free(&b);
+	}
+	if (err) {
+		/* the disk or memory: this interval is lost, said once, counted in the next */
+		a->unwritten++;
+		a->pending_unwritten++;
+		if (!a->disk_said)
+			elog("cannot spool interval %llu in %s: %s (counted in table losses as "
+			     "spool.unwritten_intervals)", (unsigned long long)s.seq, a->spool_dir,
+			     strerror(-err));
+		a->disk_said = true;
+	} else {
+		a->disk_said = false;
+		a->intervals++;
+		a->sum_bytes += text.len;
+		if (text.len > a->max_bytes)
+			a->max_bytes = text.len;
+		dlog("interval %llu: %zu bytes spooled", (unsigned long long)s.seq, text.len);
+		sink_kick(a->sink);
+	}
+	abuf_free(&text);
+	/* the interval's runs and rows were freed: give the pages back until the next one */
+	malloc_trim(0);
+	return 0; /* tracing goes on */
+}
+
+int cmd_agent(int argc, char **argv)
+{
+	struct trace_hooks h = { .interval = agent_interval, .fd = -1, .no_report = true };
+	struct agent a = { .spool_limit = AGENT_DEF_SPOOL_LIMIT,
+			   .sink_opts = { .ttl_days = AGENT_DEF_TTL_DAYS, .schema_sql = schema_sql } };
+	struct sink_stats st;
+	struct trace_opts o;
+	char defspool[4096];
+	size_t left;
+	int code, err;
+
+	log_set_prefix("schedprof agent");
+	code = agent_parse(argc, argv, &o, &a);
+	if (code) {
+		trace_opts_free(&o);
+		return code < 0 ? EXIT_SUCCESS : code;
+	}
+	if (!a.spool_dir) {
+		const char *sd = getenv("STATE_DIRECTORY"); /* systemd's StateDirectory= */
+
+		snprintf(defspool, sizeof(defspool), "%.*s/spool", 4000,
+			 sd && *sd ? strndupa(sd, strcspn(sd, ":")) : "/var/lib/schedprof");
+		a.spool_dir = defspool;
+	}
+	if (a.hostname)
+		snprintf(a.host, sizeof(a.host), "%s", a.hostname);
+	else if (gethostname(a.host, sizeof(a.host)))
+		snprintf(a.host, sizeof(a.host), "unknown");
+	read_boot_id(a.boot_id, sizeof(a.boot_id));
+	err = spool_open(a.spool_dir, a.spool_limit, &a.sp);
+	if (err) {
+		elog("cannot use the spool directory %s: %s", a.spool_dir, strerror(-err));
+		trace_opts_free(&o);
+		return EXIT_FAILURE;
+	}
+	spool_carry_load(a.sp, &a.pending_dropped, &a.pending_unwritten);
+	spool_on_drop(a.sp, on_drop, &a);
+	if (spool_count(a.sp, NULL))
+		ilog("spool %s: %zu intervals left by the last run are sent first", a.spool_dir,
+		     spool_count(a.sp, NULL));
+	err = sink_open(&a.sink_opts, a.sp, &a.sink);
+	if (err) {
+		elog("--sink %s: %s", a.sink_opts.spec,
+		     err == -EINVAL ? "not a sink (ndjson:FILE or clickhouse://HOST:PORT/DB)"
+				    : strerror(-err));
+		spool_close(a.sp);
+		trace_opts_free(&o);
+		return EXIT_FAILURE;
+	}
+	err = sink_start(a.sink);
+	if (err) {
+		elog("cannot start the sender: %s", strerror(-err));
+		sink_close(a.sink, 0, NULL);
+		spool_close(a.sp);
+		trace_opts_free(&o);
+		return EXIT_FAILURE;
+	}
+	h.ctx = &a;
+	code = trace_run(&o, &h);
+	left = sink_close(a.sink, AGENT_FLUSH_WAIT_MS, &st);
+	/* losses no batch carries yet: the next start's first batch */
+	if (spool_carry_save(a.sp, a.pending_dropped, a.pending_unwritten))
+		wlog("cannot keep the count of %llu dropped intervals for the next start",
+		     (unsigned long long)(a.pending_dropped + a.pending_unwritten));
+	ilog("%llu intervals, %llu rows (%.1f KiB per interval on average, %.1f KiB at most); "
+	     "%llu sent, the longest in %.1f ms",
+	     (unsigned long long)a.intervals, (unsigned long long)a.rows,
+	     a.intervals ? a.sum_bytes / 1024.0 / a.intervals : 0.0, a.max_bytes / 1024.0,
+	     (unsigned long long)st.sent, st.flush_max_ms);
+	if (left)
+		wlog("%zu intervals not sent yet stay in the spool %s for the next start", left,
+		     a.spool_dir);
+	if (a.dropped)
+		wlog("%llu intervals were dropped from the full spool",
+		     (unsigned long long)a.dropped);
+	spool_close(a.sp);
+	trace_opts_free(&o);
+	if (!code && (a.dropped || a.unwritten))
+		code = EXIT_LOSS;
+	return code;
+}

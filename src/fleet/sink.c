@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The agent's sinks and their sender thread: see sink.h. */
+#include "sink.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent_rows.h"
+#include "clickhouse.h"
+#include "log.h"
+#include "util.h"
+
+enum sink_kind { SINK_NDJSON, SINK_CLICKHOUSE };
+
+struct sink {
+	enum sink_kind kind;
+	const char *spec;
+	struct spool *sp;
+	/* ndjson */
+	FILE *f;
+	bool own_f;
+	/* clickhouse */
+	struct ch_config cfg;
+	struct ch_client *ch;
+	bool schema_pending; /* --create-schema not done yet */
+	const struct sink_opts *o;
+	/* the thread */
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool kicked, stopping;
+	uint64_t stop_deadline; /* CLOCK_MONOTONIC ns */
+	/* the sender's state: what was said last (a failure is said once) */
+	int last_err;
+	uint64_t spooled_since_fail;
+	struct sink_stats st;
+};
+
+int sink_open(const struct sink_opts *o, struct spool *sp, struct sink **ret)
+{
+	struct sink *k = calloc(1, sizeof(*k));
+	int err = 0;
+
+	*ret = NULL;
+	if (!k)
+		return -ENOMEM;
+	k->spec = o->spec;
+	k->sp = sp;
+	k->o = o;
+	pthread_mutex_init(&k->lock, NULL);
+	pthread_cond_init(&k->cond, NULL);
+	if (!strncmp(o->spec, "ndjson:", 7) && o->spec[7]) {
+		const char *path = o->spec + 7;
+
+		k->kind = SINK_NDJSON;
+		if (!strcmp(path, "-")) {
+			k->f = stdout;
+		} else {
+			k->f = fopen(path, "ae");
+			k->own_f = true;
+			if (!k->f)
+				err = -errno;
+		}
+	} else if (!strncmp(o->spec, "clickhouse://", 13)) {
+		k->kind = SINK_CLICKHOUSE;
+		err = ch_url_parse(o->spec, &k->cfg) ?: ch_credentials_load(&k->cfg, o->password_file);
+		if (!err) {
+			/* every query names its tables DB.table: the session's database must
+			 * exist before --create-schema has made DB */
+			struct ch_config session = k->cfg;
+
+			session.database = NULL;
+			k->ch = ch_client_new(&session);
+			if (!k->ch)
+				err = -errno;
+		}
+		k->schema_pending = o->create_schema;
+	} else {
+		err = -EINVAL;
+	}
+	if (err) {
+		k->started = false;
+		sink_close(k, 0, NULL);
+		return err;
+	}
+	*ret = k;
+	return 0;
+}
+
+static double ms_of(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1e3 + (b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+/* ---- the schema ---- */
+
+void sink_free_statements(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* s with every "schedprof." replaced by "DB." and "DATABASE IF NOT EXISTS schedprof" too */
+static char *rename_db(const char *s, const char *db)
+{
+	struct abuf b = { 0 };
+	const char *p = s;
+
+	while (*p) {
+		const char *hit = strstr(p, "schedprof");
+
+		if (!hit) {
+			if (abuf_add(&b, p, strlen(p)))
+				goto fail;
+			break;
+		}
+		if (abuf_add(&b, p, hit - p) || abuf_add(&b, db, strlen(db)))
+			goto fail;
+		p = hit + strlen("schedprof");
+	}
+	return b.p ? b.p : strdup("");
+fail:
+	abuf_free(&b);
+	return NULL;
+}
+
+char **sink_schema_statements(const char *schema_sql, const char *db, const char *ttl)
+{
+	struct abuf text = { 0 };
+	const char *p = schema_sql;
+	char **v = NULL, *all, *save = NULL, *tok;
+	size_t n = 0, cap = 0;
+
+	/* comments out: "--" to the end of the line */
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		const char *c = memmem(p, len, "--", 2);
+
+		if (abuf_add(&text, p, c ? (size_t)(c - p) : len) || abuf_add(&text, "\n", 1))
+			goto fail;
+		p += len + (p[len] == '\n');
+	}
+	all = text.p;
+	for (tok = strtok_r(all, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+		struct abuf st = { 0 };
+		char *m, *r;
+
+		while (*tok == '\n' || *tok == ' ' || *tok == '\t')
+			tok++;
+		if (!*tok)
+			continue;
+		m = strstr(tok, "/*TTL*/");
+		if (abuf_add(&st, tok, m ? (size_t)(m - tok) : strlen(tok)) ||
+		    (m && ttl && abuf_add(&st, ttl, strlen(ttl))) ||
+		    (m && abuf_add(&st, m + 7, strlen(m + 7)))) {
+			abuf_free(&st);
+			goto fail;
+		}
+		r = rename_db(st.p, db);
+		abuf_free(&st);
+		if (!r || grow((void **)&v, &cap, n + 2, sizeof(*v))) {
+			free(r);
+			goto fail;
+		}
+		v[n++] = r;
+		v[n] = NULL;
+	}
+	abuf_free(&text);
+	return v;
+fail:
+	abuf_free(&text);
+	sink_free_statements(v);
+	return NULL;
+}
+
+static int create_schema(struct sink *k, struct ch_response *r)
+{
+	char *version = NULL, ttl[96];
+	char **v;
+	int err;
+
+	err = ch_server_version(k->ch, &version, r);
+	if (err)
+		return err;
+	ch_response_free(r);
+	/* table TTL came with 19.6 (DateTime columns) */
+	snprintf(ttl, sizeof(ttl), "TTL interval_end + INTERVAL %u DAY", k->o->ttl_days);
+	v = sink_schema_statements(k->o->schema_sql, k->cfg.database,
+				   k->o->ttl_days && ch_version_at_least(version, 19, 6) ? ttl : NULL);
+	if (!v) {
+		free(version);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; !err && v[i]; i++) {
+		err = ch_query(k->ch, v[i], NULL, 0, r);
+		if (!err)
+			ch_response_free(r);
+	}
+	if (!err)
+		ilog("%s: schema created or already there (server %s%s)", k->spec, version,
+		     k->o->ttl_days && !ch_version_at_least(version, 19, 6) ?
+			     ", no TTL before 19.6: drop old partitions" : "");
+	sink_free_statements(v);
+	free(version);
+	return err;
+}
+
+/* ---- delivery ---- */
+
+static int send_ndjson(struct sink *k, const char *tables[AT__N], const size_t lens[AT__N])
+{
+	for (int t = 0; t < AT__N; t++) {
+		const char *p = tables[t], *end = p + lens[t];
+
+		while (p && p < end) {
+			const char *nl = memchr(p, '\n', end - p);
+
+			if (fprintf(k->f, "{\"table\":\"%s\",", agent_table_name(t)) < 0 ||
+			    fwrite(p + 1, 1, nl + 1 - (p + 1), k->f) != (size_t)(nl - p))
+				return -EIO;
+			p = nl + 1;
+		}
+	}
+	return fflush(k->f) ? -errno : 0;
+}
+
+static int send_clickhouse(struct sink *k, const char *tables[AT__N], const size_t lens[AT__N],
+			   struct ch_response *r)
+{
+	char q[256];
+	int err = 0;
+
+	for (int t = 0; !err && t < AT__N; t++) {
+		if (!lens[t])
+			continue;
+		snprintf(q, sizeof(q), "INSERT INTO %s.%s FORMAT JSONEachRow", k->cfg.database,
+			 agent_table_name(t));
+		err = ch_query(k->ch, q, tables[t], lens[t], r);
+		if (!err)
+			ch_response_free(r);
+	}
+	return err;
+}
+
+/* One failure, said once per kind of failure (not per retry). */
+static void say_failure(struct sink *k, int err, const char *why, uint64_t seq)
+{
+	uint64_t bytes;
+	size_t n = spool_count(k->sp, &bytes);
+
+	k->st.failures++;
+	/*
+	 * Said once. The tracing thread turns warnings off while it reads an interval (its
+	 * losses are said once, at the end): then the next retry says it.
+	 */
+	if (err == k->last_err || log_get_level() < LOG_WARN)
+		return;
+	k->last_err = err;
+	if (err == -EACCES)
+		wlog("%s: the server refused the credentials of user '%s' (%s): intervals stay in "
+		     "the spool (%zu now), retrying", k->spec, k->cfg.user ? k->cfg.user : "default",
+		     why, n);
+	else
+		wlog("%s: cannot send interval %llu: %s%s%s: intervals stay in the spool (%zu now), "
+		     "retrying", k->spec, (unsigned long long)seq, strerror(-err), why[0] ? ": " : "",
+		     why, n);
+}
+
+/* Delivers the oldest interval: 0, -ENOENT (none) or the failure. */
+static int send_one(struct sink *k)
+{
+	struct ch_response r = { 0 };
+	const char *tables[AT__N];
+	size_t lens[AT__N], len;
+	struct timespec a, b;
+	uint64_t seq;
+	char *text;
+	int err;
+
+	err = spool_take(k->sp, &seq, &text, &len);
+	if (err == -ENOENT)
+		return err;
+	if (err || agent_batch_parse(text, len, tables, lens)) {
+		/* unreadable or not a batch (cut, edited): removed, or it would block the rest */
+		pthread_mutex_lock(&k->lock);
+		k->st.corrupt++;
+		pthread_mutex_unlock(&k->lock);
+		wlog("spool: interval %llu %s: removed, counted in table losses as "
+		     "spool.unreadable_intervals", (unsigned long long)seq,
+		     err ? strerror(-err) : "is not a batch (cut or edited)");
+		if (!err)
+			spool_done(k->sp, seq, true);
+		free(text);
+		return 0;
+	}
+	/* --create-schema first, outside the flush's time */
+	if (k->schema_pending) {
+		err = create_schema(k, &r);
+		if (err) {
+			spool_done(k->sp, seq, false);
+			say_failure(k, err, r.error, seq);
+			ch_response_free(&r);
+			free(text);
+			return err;
+		}
+		k->schema_pending = false;
+		ch_response_free(&r);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	err = k->kind == SINK_NDJSON ? send_ndjson(k, tables, lens)
+				     : send_clickhouse(k, tables, lens, &r);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	spool_done(k->sp, seq, !err);
+	if (err) {
+		say_failure(k, err, k->kind == SINK_NDJSON ? "" : r.error, seq);
+	} else {
+		double ms = ms_of(&a, &b);
+
+		pthread_mutex_lock(&k->lock);
+		k->st.sent++;
+		k->st.flush_sum_ms += ms;
+		if (ms > k->st.flush_max_ms)
+			k->st.flush_max_ms = ms;
+		pthread_mutex_unlock(&k->lock);
+		dlog("%s: interval %llu sent in %.1f ms", k->spec, (unsigned long long)seq, ms);
+		if (k->last_err) {
+			ilog("%s: sending again (interval %llu delivered; %zu still in the spool)",
+			     k->spec, (unsigned long long)seq, spool_count(k->sp, NULL));
+			k->last_err = 0;
+		}
+	}
+	ch_response_free(&r);
+	free(text);
+	return err;
+}
+
+static void *sender(void *arg)
+{
+	struct sink *k = arg;
+	unsigned int backoff_ms = 0;
+
+	for (;;) {
+		struct timespec ts;
+		bool stopping;
+		int err;
+
+		pthread_mutex_lock(&k->lock);
+		k->kicked = false;
+		stopping = k->stopping;
+		pthread_mutex_unlock(&k->lock);
+		/* everything in the spool, oldest first; a failure waits for the retry */
+		do {
+			err = send_one(k);
+			pthread_mutex_lock(&k->lock);
+			stopping = k->stopping;
+			pthread_mutex_unlock(&k->lock);
+		} while (!err && (!stopping || now_ns(CLOCK_MONOTONIC) < k->stop_deadline));
+		if (stopping && (err || now_ns(CLOCK_MONOTONIC) >= k->stop_deadline))
+			break;
+		backoff_ms = err == -ENOENT ? 0 : backoff_ms ? backoff_ms * 2 : 1000;
+		if (backoff_ms > 30000)
+			backoff_ms = 30000;
+		pthread_mutex_lock(&k->lock);
+		if (!k->kicked && !k->stopping) {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			if (backoff_ms) {
+				ts.tv_sec += backoff_ms / 1000;
+				ts.tv_nsec += (backoff_ms % 1000) * 1000000L;
+				if (ts.tv_nsec >= 1000000000L) {
+					ts.tv_sec++;
+					ts.tv_nsec -= 1000000000L;
+				}
+				pthread_cond_timedwait(&k->cond, &k->lock, &ts);
+			} else {
+				pthread_cond_wait(&k->cond, &k->lock);
+			}
+		}
+		/* a kick during a retry's wait sends at once: the server may be back */
+		pthread_mutex_unlock(&k->lock);
+	}
+	return NULL;
+}
+
+int sink_start(struct sink *k)
+{
+	pthread_condattr_t ca;
+	int err;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_destroy(&k->cond);
+	pthread_cond_init(&k->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	err = -pthread_create(&k->thread, NULL, sender, k);
+	k->started = !err;
+	return err;
+}
+
+void sink_kick(struct sink *k)
+{
+	pthread_mutex_lock(&k->lock);
+	k->kicked = true;
+	pthread_cond_signal(&k->cond);
+	pthread_mutex_unlock(&k->lock);
+}
+
+void sink_get_stats(struct sink *k, struct sink_stats *ret)
+{
+	pthread_mutex_lock(&k->lock);
+	*ret = k->st;
+	pthread_mutex_unlock(&k->lock);
+}
+
+size_t sink_close(struct sink *k, unsigned int wait_ms, struct sink_stats *ret_stats)
+{
+	size_t left;
+
+	if (!k)
+		return 0;
+	if (k->started) {
+		pthread_mutex_lock(&k->lock);
+		k->stopping = true;
+		k->stop_deadline = now_ns(CLOCK_MONOTONIC) + wait_ms * 1000000ULL;
+		pthread_cond_signal(&k->cond);
+		pthread_mutex_unlock(&k->lock);
+		pthread_join(k->thread, NULL);
+	}
+	left = k->sp ? spool_count(k->sp, NULL) : 0;
+	if (ret_stats)
+		*ret_stats = k->st;
+	if (k->own_f && k->f)
+		fclose(k->f);
+	else if (k->f)
+		fflush(k->f);
+	ch_client_free(k->ch);
+	ch_config_free(&k->cfg);
+	pthread_cond_destroy(&k->cond);
+	pthread_mutex_destroy(&k->lock);
+	free(k);
+	return left;
+}
