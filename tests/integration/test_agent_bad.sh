@@ -71,10 +71,11 @@ got=$(ch_query ch "SELECT uniqExact(seq) FROM schedprof.schedules FINAL WHERE ho
 [ "$got" -ge "$m" ] || fail "right password: $got intervals arrived, $m were spooled"
 pass "right password from --password-file: the $m spooled intervals and the new ones arrived ($got)"
 
-# ---- full spool: 8K holds one or two (gzip'd) intervals of every view, the server is down ----
+# ---- full spool: the server is down and 4K (the least) holds a few gzip'd intervals of every
+# view (about 0.5K each on an idle machine, more under load): 30 intervals overflow it ----
 ch_kill ch
 rc=0
-"$SCHEDPROF" agent -i 0.3 -d 3 --spool "$TMP/sp2" --spool-limit 8K --sink "$url" \
+"$SCHEDPROF" agent -i 0.1 -d 3 --spool "$TMP/sp2" --spool-limit 4K --sink "$url" \
 	--hostname full-$$ 2> "$TMP/f.err" || rc=$?
 [ $rc = 3 ] || { cat "$TMP/f.err" >&2; fail "full spool: exit $rc, expected 3"; }
 one_line "$TMP/f.err" "spool .* is full"
