@@ -50,7 +50,8 @@ CREATE TABLE IF NOT EXISTS schedprof.profile_local (
 	function String,
 	object String,
 	comm String,
-	samples UInt64
+	samples UInt64,
+	hz UInt32 DEFAULT 0 -- the sampling rate (per CPU); 0: not recorded
 ) ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMMDD(interval_start)
 ORDER BY (host, interval_start, boot_id, seq, function, object, comm);

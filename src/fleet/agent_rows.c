@@ -190,7 +190,7 @@ static int profile_rows(const struct sp_run *iv, const struct agent_stamp *s,
 			err = put_stamp(o, s) ?: put_str(o, "function", r->function, false) ?:
 			      put_str(o, "object", r->object, false) ?:
 			      put_str(o, "comm", p.comm, false) ?: put_u64(o, "samples", p.count) ?:
-			      abuf_add(o, "}\n", 2);
+			      put_u64(o, "hz", iv->profile.hz) ?: abuf_add(o, "}\n", 2);
 			b->rows[AT_PROFILE]++;
 		}
 	}

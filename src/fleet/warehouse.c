@@ -150,8 +150,8 @@ static const struct summed summed[] = {
 	[WAREHOUSE_SCHEDULES] = { "schedules", "caller, wait, comm",
 				  "any(count) AS c, any(offcpu_ns) AS t, any(max_ns) AS m",
 				  "sum(c), sum(t), max(m)" },
-	[WAREHOUSE_PROFILE] = { "profile", "function, object, comm", "any(samples) AS c",
-				"sum(c)" },
+	[WAREHOUSE_PROFILE] = { "profile", "function, object, comm",
+				"any(samples) AS c, any(hz) AS h", "sum(c), max(h)" },
 	[WAREHOUSE_LOCKS] = { "locks", "caller, kind, lock, comm",
 			      "any(count) AS c, any(wait_ns) AS t, any(max_ns) AS m",
 			      "sum(c), sum(t), max(m)" },
@@ -213,7 +213,7 @@ void warehouse_run_free(struct warehouse_run *w)
 const char *warehouse_missing(void)
 {
 	return "the warehouse keeps no stacks (folded and pprof show the caller or function under "
-	       "the comm), no run-queue split or wakers, no profile rate or sample classes, no lock "
+	       "the comm), no run-queue split or wakers, no profile sample classes, no lock "
 	       "sleepers, owners or failed contentions";
 }
 
@@ -273,7 +273,7 @@ static bool number(const char *s, uint64_t *ret)
 static int nfields(enum warehouse_query q)
 {
 	static const int n[] = { [WAREHOUSE_META] = 5, [WAREHOUSE_SCHEDULES] = 6,
-				 [WAREHOUSE_PROFILE] = 4, [WAREHOUSE_LOCKS] = 7,
+				 [WAREHOUSE_PROFILE] = 5, [WAREHOUSE_LOCKS] = 7,
 				 [WAREHOUSE_LOSSES] = 2 };
 	return n[q];
 }
@@ -392,14 +392,18 @@ static struct sp_profile_row *profile_row(struct sp_profile_view *v, char **f)
 static int add_profile(struct sp_profile_view *v, char **f)
 {
 	struct sp_profile_row *r;
-	uint64_t n;
+	uint64_t n, hz;
 
-	if (!number(f[3], &n))
+	if (!number(f[3], &n) || !number(f[4], &hz) || hz > UINT32_MAX)
 		return -EINVAL;
 	r = profile_row(v, f);
 	if (!r)
 		return -ENOMEM;
 	v->present = true;
+	/* the highest rate of the intervals selected (agents sampling at different rates: the
+	 * table's CPU times are then upper bounds) */
+	if (hz > v->hz)
+		v->hz = (unsigned int)hz;
 	r->samples += n;
 	return add_comm(&r->comms, f[2], n, 0, 0);
 }

@@ -47,7 +47,7 @@ if p:
     for r in p["functions"]:
         for comm, n, _, _ in parts(r["comms"], r["samples"], 0, 0, "samples", "-"):
             rows["profile"].append(dict(stamp, function=r["function"], object=r["object"],
-                                        comm=comm, samples=n))
+                                        comm=comm, samples=n, hz=p.get("hz", 0)))
     for what in ("lost", "missing_stacks"):
         rows["losses"].append(dict(stamp, what="profile." + what, count=p[what]))
 lk = d.get("locks")

@@ -101,8 +101,8 @@ START_TEST(rows_to_run)
 				     "anon_pipe_read\tpipe\tcat\t2\t20\t15\n"
 				     "anon_pipe_read\tpipe\tsort\t5\t30\t9\n"
 				     "do_wait\tchild\tsh\\tx\t1\t1000\t1000\n");
-	add(&w, WAREHOUSE_PROFILE, "main\t/usr/bin/x\tx\t7\nclear_page_erms\t[kernel]\tcc1\t4\n"
-				   "clear_page_erms\t[kernel]\tx\t5\n");
+	add(&w, WAREHOUSE_PROFILE, "main\t/usr/bin/x\tx\t7\t99\nclear_page_erms\t[kernel]\tcc1\t4\t0\n"
+				   "clear_page_erms\t[kernel]\tx\t5\t199\n");
 	add(&w, WAREHOUSE_LOCKS, "pipe_read\tmutex\tpipe.mutex\tcat\t3\t300\t200\n"
 				 "pipe_read\tmutex\tpipe.mutex\tsort\t1\t50\t50\n");
 	add(&w, WAREHOUSE_LOSSES, "schedules.lost_rows\t2\nspool.dropped_intervals\t3\n"
@@ -144,6 +144,7 @@ START_TEST(rows_to_run)
 	ck_assert_str_eq(r->profile.rows[0].comms.v[0].comm, "x");
 	ck_assert_uint_eq(r->profile.total, 16);
 	ck_assert_uint_eq(r->profile.target, 16);
+	ck_assert_uint_eq(r->profile.hz, 199); /* the highest rate of the rows (0: not recorded) */
 	ck_assert(r->locks.present && r->locks.available);
 	ck_assert_uint_eq(r->locks.nrows, 1);
 	ck_assert_uint_eq(r->locks.total, 4);
