@@ -112,6 +112,23 @@ size_t sp_rows_shown(size_t n, const struct render_opts *o)
 	return o->nrows && n > o->nrows ? o->nrows : n;
 }
 
+void sp_print_stack_notes(const char *what, uint64_t missing, uint64_t user_missing,
+			  uint64_t user_truncated, FILE *f)
+{
+	if (missing)
+		fprintf(f, "  note: %" PRIu64 " %s have no kernel stack (unreadable or the stack map "
+			   "was full: raise --max-stacks); they are counted in every total\n",
+			missing, what);
+	if (user_missing)
+		fprintf(f, "  note: %" PRIu64 " %s have a kernel stack without its user frames "
+			   "(unreadable, or a map was full: raise --max-stacks)\n",
+			user_missing, what);
+	if (user_truncated)
+		fprintf(f, "  note: %" PRIu64 " %s have a truncated user stack (code without frame "
+			   "pointers, or deeper than the frames kept)\n",
+			user_truncated, what);
+}
+
 void sp_print_more_rows(size_t shown, size_t n, FILE *f)
 {
 	if (shown < n)

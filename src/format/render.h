@@ -85,6 +85,12 @@ void sp_print_target(const struct sp_target_info *t, FILE *f);
 double sp_pct(uint64_t part, uint64_t total);
 /* The rows shown of n: at most -n (0: all). */
 size_t sp_rows_shown(size_t n, const struct render_opts *o);
+/*
+ * The notes on what the stacks of a view's events (what: "schedules", "contentions") lack:
+ * no kernel stack, no user frames, a truncated user stack; nothing for a count of 0.
+ */
+void sp_print_stack_notes(const char *what, uint64_t missing, uint64_t user_missing,
+			  uint64_t user_truncated, FILE *f);
 /* "(N more rows: -n 0 shows all)" when shown < n. */
 void sp_print_more_rows(size_t shown, size_t n, FILE *f);
 /*

@@ -305,18 +305,7 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	}
 	if (v->budget.present)
 		print_budget(&v->budget, f);
-	if (v->missing_stacks)
-		fprintf(f, "  note: %" PRIu64 " schedules have no kernel stack (unreadable or the "
-			   "stack map was full: raise --max-stacks); they are counted in every total\n",
-			v->missing_stacks);
-	if (v->user_missing)
-		fprintf(f, "  note: %" PRIu64 " %s have a kernel stack without its user frames "
-			   "(unreadable, or a map was full: raise --max-stacks)\n",
-			v->user_missing, "schedules");
-	if (v->user_truncated)
-		fprintf(f, "  note: %" PRIu64 " %s have a truncated user stack (code without frame "
-			   "pointers, or deeper than the frames kept)\n",
-			v->user_truncated, "schedules");
+	sp_print_stack_notes("schedules", v->missing_stacks, v->user_missing, v->user_truncated, f);
 	if (v->lost_rows)
 		fprintf(f, "  note: %" PRIu64 " schedules are in the totals but in no row (the row "
 			   "map was full: raise --max-callers)\n",
