@@ -116,6 +116,18 @@ grep -qx "sp_pipe_reader;$caller $NA" "$TMP/a.folded" || { cat "$TMP/a.folded"; 
 	fail "diff --host --vs-host failed"
 grep -Eq "^ +$NA +$NB +-$((NA - NB)) .*$caller \(pipe\)" "$TMP/diff.txt" || { cat "$TMP/diff.txt"; fail "diff $A vs $B: no $NA -> $NB $caller row"; }
 pass "report --from on either server: $caller $((NA + NB)) of 2 hosts; --host $A: $NA; diff --host $A --vs-host $B"
+# a named host with no interval is said (it would only be missing from the sums); two
+# selections with no interval are no diff
+"$SCHEDPROF" report --from "$(ch_url s1)" --host "$A,nosuch" -f folded > "$TMP/a2.folded" 2> "$TMP/a2.err" ||
+	fail "report --host $A,nosuch failed"
+grep -qx "sp_pipe_reader;$caller $NA" "$TMP/a2.folded" || fail "report --host $A,nosuch: not $A's $NA"
+grep -q "warning: .*: no interval of host nosuch in the selection $A,nosuch$" "$TMP/a2.err" ||
+	fail "report --host $A,nosuch: the missing host is not said: $(cat "$TMP/a2.err")"
+rc=0
+"$SCHEDPROF" diff --from "$(ch_url s1)" --host old1 --vs-host new1 > "$TMP/d0.txt" 2> "$TMP/d0.err" || rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$TMP/d0.err")" = 1 ] && [ ! -s "$TMP/d0.txt" ] ||
+	fail "diff of two empty selections: exit $rc, $(cat "$TMP/d0.err")"
+pass "a host with no interval is said; a diff of two empty selections exits 1: $(cat "$TMP/d0.err")"
 
 # ---- part 2: hand-made rows ----
 for s in s1 s2; do
