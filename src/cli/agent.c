@@ -61,6 +61,8 @@ static void agent_help(void)
 	       "      --ttl DAYS    with --create-schema on servers >= 19.6: rows expire after DAYS\n"
 	       "                    (default %d; 0: never)\n"
 	       "      --hostname NAME  the host column (default: this host's name)\n"
+	       "      --save FILE   at the end, also save the whole run (the sum of the intervals)\n"
+	       "                    as JSON, as trace --save: what was sent, for report and diff\n"
 	       "\nThe sink is written by a thread of its own: tracing never waits for it. A sink that\n"
 	       "fails (not reachable, credentials refused) is said once, intervals stay in the\n"
 	       "spool and are sent, in order, when it works again; ClickHouse tables collapse a\n"
@@ -201,9 +203,9 @@ static int agent_parse(int argc, char **argv, struct trace_opts *o, struct agent
 
 	if (code)
 		return code;
-	if (o->output || o->render.format != SP_FMT_TABLE || o->save)
+	if (o->output || o->render.format != SP_FMT_TABLE)
 		return cli_usage_error(&agent_cmd, "%s: the agent's output is its --sink",
-				       o->output ? "-o" : o->save ? "--save" : "-f");
+				       o->output ? "-o" : "-f");
 	if (o->views & SP_VIEW_TIMELINE)
 		return cli_usage_error(&agent_cmd, "--timeline: the agent sends no timeline");
 	if (!o->interval_ns)

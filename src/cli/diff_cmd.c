@@ -112,6 +112,13 @@ static int diff_warehouse(const struct runs_opts *o, const struct fleet_opts *fo
 			warehouse_run_free(&w[i]);
 		return err == -ENOMEM ? EXIT_FAILURE : EXIT_WAREHOUSE;
 	}
+	if (!w[0].intervals && !w[1].intervals) {
+		elog("%s has no interval of %s nor of %s", fo->from, fleet_side_name(fo, 0),
+		     fleet_side_name(fo, 1));
+		warehouse_run_free(&w[0]);
+		warehouse_run_free(&w[1]);
+		return EXIT_FAILURE;
+	}
 	for (i = 0; i < 2; i++)
 		if (!w[i].intervals)
 			wlog("%s: no interval of %s", fo->from, fleet_side_name(fo, i));

@@ -113,6 +113,17 @@ static struct fleet_side side_of(const struct fleet_opts *o, int i)
 	return s;
 }
 
+/* Whether host is one of list's "a, b, c". */
+static bool host_listed(const char *list, const char *host)
+{
+	size_t len = strlen(host);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
+		if (strcspn(p, ",") == len && !strncmp(p, host, len))
+			return true;
+	return false;
+}
+
 int fleet_load(const struct cli_cmd *cmd, const struct fleet_opts *o, int i,
 	       struct warehouse_run *w)
 {
@@ -145,6 +156,11 @@ int fleet_load(const struct cli_cmd *cmd, const struct fleet_opts *o, int i,
 		     "--password-file)", msg, CH_ENV_USER, CH_ENV_PASSWORD);
 	else if (err)
 		elog("cannot read the warehouse: %s", msg);
+	/* a mistyped or silent host would otherwise only be missing from the sums */
+	for (size_t j = 0; !err && w->intervals && j < s.nhosts; j++)
+		if (!host_listed(w->hosts, s.hosts[j]))
+			wlog("%s: no interval of host %s in the selection %s", o->from, s.hosts[j],
+			     fleet_side_name(o, i));
 	ch_config_free(&cfg);
 	return err;
 }

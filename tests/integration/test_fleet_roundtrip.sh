@@ -1,38 +1,36 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Round trip (issue #13): a traced run saved with `trace -f json`, its rows loaded into
-# ClickHouse as one agent interval (fleet_rows.py: the agent's row form), and
+# Round trip (issue #13): one real agent traces a workload (two runs of spwork pipe, a pause
+# between them: several 1 s intervals) and sends its intervals to a real server; the same
+# agent saves the whole run with --save (the sum of the intervals it sent). Then
 # `report --from ... -f table` prints the same table as `report saved.json -f table` for the
 # columns the warehouse keeps: the schedules rows' COUNT, SHARE, OFF-CPU, MAX, WAIT and
 # CALLER (not the run-queue columns, wakers, budget or caller-cache lines), the profile rows
 # whole (not the header's rate and sample classes), the locks rows whole but "(N gave up)",
 # and the schedules and locks totals; and the same by comm (--by comm) for schedules and
-# profile. The rows are sent twice, as a spool replay would: counted once.
+# profile. Both sides come from the agent's own rows (src/fleet/agent_rows.c): no hand-made
+# rows. (Batches sent twice: test_agent.sh on one server, test_fleet_shards.sh on a cluster.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/test_fleet_common.sh"
 require_bpf
 require_clickhouse
 [ -n "$SPWORK" ] || fail "SPWORK must name the workload"
 
-"$SCHEDPROF" trace --views schedules,profile,locks -f json -o "$TMP/saved.json" -- "$SPWORK" pipe 2000 > "$TMP/trace.out" ||
-	fail "trace exited $?"
-mkdir "$TMP/rows"
-python3 "$(dirname "$0")/fleet_rows.py" "$TMP/saved.json" "$TMP/rows" rt-host boot-1 1 ||
-	fail "the run's rows cannot be made"
-
 ch_start s1
-ch_file s1 "$SRC/sql/cluster/shard.sql"
-for t in schedules profile locks losses; do
-	ch s1 "RENAME TABLE schedprof.${t}_local TO schedprof.$t"
-	ch_insert s1 "schedprof.$t" "$TMP/rows/$t.ndjson"
-done
-# and the interval once more, as a spool replay would: counted once
-ch_insert s1 schedprof.schedules "$TMP/rows/schedules.ndjson"
+url=$(ch_url s1)
+# a single server: --create-schema makes sql/schema.sql's tables (never on a cluster)
+"$SCHEDPROF" agent --views schedules,profile,locks -i 1 --spool "$TMP/spool" --sink "$url" \
+	--create-schema --hostname rt-host --save "$TMP/saved.json" \
+	-- sh -c "'$SPWORK' pipe 1000 && sleep 1.5 && '$SPWORK' pipe 1000" 2> "$TMP/agent.err" ||
+	{ cat "$TMP/agent.err"; fail "the agent exited $?"; }
+[ -s "$TMP/saved.json" ] || fail "the agent saved no run: $(cat "$TMP/agent.err")"
+ls "$TMP/spool"/*.batch > /dev/null 2>&1 && fail "intervals left in the spool: $(cat "$TMP/agent.err")"
+ivs=$(ch s1 "SELECT uniqExact(seq) FROM schedprof.schedules FINAL WHERE host = 'rt-host' AND comm = 'sp_pipe_reader'")
+[ "$ivs" -ge 2 ] || fail "the workload fell in $ivs interval(s): no test of the intervals' sum"
 
 "$SCHEDPROF" report "$TMP/saved.json" -f table -n 0 > "$TMP/saved.txt" || fail "report saved.json"
 "$SCHEDPROF" report --from "$(ch_url s1)" -f table -n 0 > "$TMP/wh.txt" ||
 	fail "report --from"
-
 # kept FILE [bycomm]: the parts of the tables both can print; bycomm: of the --by comm
 # tables, with each comm's line (blank lines part the comm groups, not the views)
 kept() {

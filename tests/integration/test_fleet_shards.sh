@@ -1,14 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # Two shards (issue #13): two clickhouse-servers on this machine form the example 2-shard
-# cluster (examples/fleet/), with the cluster DDL (sql/cluster/). Rows of two agents with
-# different host names, inserted through the Distributed tables as the agent sends them
-# (JSONEachRow), land on one shard each and come back summed from one query, one interval
-# sent twice counted once; `report --from` on either server shows the sums, `--host` one
-# host's, `diff --host A --vs-host B` the difference.
+# cluster (examples/fleet/), with the cluster DDL (sql/cluster/, no --create-schema).
+#
+# Part 1, real agents: two `schedprof agent`s with different --hostname values, each tracing
+# its own workload that blocks a known number of times on a pipe (spwork pipe), insert through
+# the Distributed tables (each sends to the server of the OTHER shard, so every row is
+# forwarded by the Distributed engine, asynchronously as 18.16 does by default). Each host's
+# rows land on one shard; one query over the cluster returns both sums; the first agent's
+# intervals, spooled while its server was unreachable, are sent twice (merges stopped on its
+# shard): the raw rows double, FINAL and `report --from` count them once. `report --from`
+# on either server shows the sums, `--host` one host's, `diff --host A --vs-host B` both.
+#
+# Part 2, hand-made rows (JSONEachRow as the agent sends them), only for what real agents
+# cannot give on demand: intervals at fixed past times (--since/--until, diff of two time
+# ranges, the week-over-week data of examples/fleet/queries.sql), two kernel releases, the
+# agents' own losses, exact profile samples and lock contentions.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/test_fleet_common.sh"
+require_bpf
 require_clickhouse
+[ -x "$SPWORK" ] || fail "SPWORK must name the built spwork"
+caller=anon_pipe_read
+grep -qw anon_pipe_read /proc/kallsyms || caller=pipe_read
 
 start_cluster s1 s2
 [ "$(ch s1 "SELECT count() FROM system.clusters WHERE cluster = 'fleet'")" = 2 ] ||
@@ -20,8 +34,111 @@ A=$(ch s1 "SELECT h FROM (SELECT arrayJoin(['alpha','bravo','charlie','delta','e
 B=$(ch s1 "SELECT h FROM (SELECT arrayJoin(['alpha','bravo','charlie','delta','echo']) AS h) WHERE sipHash64(h) % 2 = 1 LIMIT 1")
 [ -n "$A" ] && [ -n "$B" ] || fail "no host name for each shard"
 
-# rows of the two agents: host, boot, kernel, interval, seq; per interval schedules,
-# profile, locks and a loss
+# ---- part 1: two real agents ----
+NA=3000 # A's workload: two runs of spwork pipe 1500, a pause between them (several intervals)
+NB=2000 # B's: one run of spwork pipe 2000
+# agent NAME HOST URL [ARGS...]: an agent in the foreground (stderr in $TMP/NAME.err), exit 0
+agent() {
+	local name=$1 host=$2 url=$3 rc=0
+	shift 3
+	"$SCHEDPROF" agent --views schedules,profile,locks -i 1 --spool "$TMP/spool-$host" \
+		--sink "$url" --hostname "$host" "$@" 2> "$TMP/$name.err" || rc=$?
+	[ $rc = 0 ] || { cat "$TMP/$name.err" >&2; fail "agent $name exited $rc"; }
+}
+# local_sum SERVER HOST [FINAL]: the sp_pipe_reader count of HOST in SERVER's shard table
+local_sum() {
+	ch "$1" "SELECT sum(count) FROM schedprof.schedules_local ${3:-} WHERE host = '$2' AND caller = '$caller' AND comm = 'sp_pipe_reader'"
+}
+# arrived SERVER HOST N: the Distributed engine forwards in the background: wait (20 s at most)
+# until HOST's rows add up to N on the shard SERVER
+arrived() {
+	local got
+	for _ in $(seq 100); do
+		got=$(local_sum "$1" "$2")
+		[ "$got" = "$3" ] && return 0
+		sleep 0.2
+	done
+	fail "$2's rows on shard $1 add up to $got, not $3, 20 s after its agent sent them"
+}
+dead=$(_ch_free_port) # nobody listens there: A's first agent spools every interval
+agent a1 "$A" "clickhouse://127.0.0.1:$dead/schedprof" \
+	-- sh -c "'$SPWORK' pipe 1500 && sleep 1.2 && '$SPWORK' pipe 1500" &
+apid=$!
+agent b "$B" "$(ch_url s1)" -- "$SPWORK" pipe $NB # B's rows go to s1, which forwards them to s2
+wait $apid || fail "agent a1 failed"
+grep -q "cannot send interval" "$TMP/a1.err" || fail "agent a1 did not say its server is down: $(cat "$TMP/a1.err")"
+mkdir "$TMP/resend"
+cp "$TMP/spool-$A"/*.batch "$TMP/resend/" || fail "agent a1 left nothing in its spool"
+# the next start of A's agent sends its spool to s2, which forwards it to s1
+agent a2 "$A" "$(ch_url s2)" -- true
+arrived s1 "$A" $NA
+arrived s2 "$B" $NB
+[ "$(ch s1 "SELECT groupUniqArray(host) FROM schedprof.schedules_local")" = "['$A']" ] ||
+	fail "shard 1 holds $(ch s1 "SELECT groupUniqArray(host) FROM schedprof.schedules_local"), not only $A"
+[ "$(ch s2 "SELECT groupUniqArray(host) FROM schedprof.schedules_local")" = "['$B']" ] ||
+	fail "shard 2 holds $(ch s2 "SELECT groupUniqArray(host) FROM schedprof.schedules_local"), not only $B"
+pass "two agents through the Distributed tables: $A's rows (sent to s2) on shard 1, $B's (sent to s1) on shard 2"
+
+# one query over the cluster, from either server: both sums
+for s in s1 s2; do
+	got=$(ch $s "SELECT host, sum(count) FROM schedprof.schedules FINAL WHERE caller = '$caller' AND comm = 'sp_pipe_reader' GROUP BY host ORDER BY host = '$B'" | tr '\t\n' ' /')
+	[ "$got" = "$A $NA/$B $NB/" ] || fail "one query on $s: $got, expected $A $NA, $B $NB"
+done
+pass "one query over the Distributed table on either server: $A $NA, $B $NB"
+
+# the spooled intervals sent once more, as a restarted agent that had not removed them would:
+# with merges stopped on A's shard the copies stay apart, FINAL (and report) count them once
+ch s1 "SYSTEM STOP MERGES"
+cp "$TMP/resend"/*.batch "$TMP/spool-$A/"
+agent a3 "$A" "$(ch_url s2)" -- true
+arrived s1 "$A" $((2 * NA))
+[ "$(local_sum s1 "$A" FINAL)" = $NA ] || fail "shard 1: FINAL of the re-sent intervals: $(local_sum s1 "$A" FINAL), not $NA"
+got=$(ch s2 "SELECT sum(count) FROM schedprof.schedules FINAL WHERE caller = '$caller' AND comm = 'sp_pipe_reader'")
+[ "$got" = $((NA + NB)) ] || fail "the cluster's FINAL sum after the resend: $got, expected $((NA + NB))"
+pass "$(ls "$TMP/resend" | wc -l) intervals of $A sent twice: raw $((2 * NA)) on shard 1, FINAL $((NA + NB)) over the cluster"
+
+# report --from: the same sums in schedprof's table, from either server
+row() { # row FILE CALLER: the COUNT of the schedules row of CALLER
+	awk -v c="$2" '/^schedules:/ { s = 1 } /^$/ { s = 0 } s && $NF == c { print $1; exit }' "$1"
+}
+hosts=$(printf '%s\n' "$A" "$B" | sort | paste -sd, | sed 's/,/, /')
+for s in s1 s2; do
+	"$SCHEDPROF" report --from "$(ch_url $s)" -n 0 > "$TMP/all.txt" ||
+		fail "report --from on $s failed"
+	[ "$(row "$TMP/all.txt" $caller)" = $((NA + NB)) ] || { cat "$TMP/all.txt"; fail "report --from $s: $caller not $((NA + NB))"; }
+	grep -Eq "^warehouse .*: all hosts: [0-9]+ intervals of 2 hosts \($hosts\), kernel $(uname -r)$" "$TMP/all.txt" ||
+		{ cat "$TMP/all.txt"; fail "no warehouse line with 2 hosts ($hosts), kernel $(uname -r)"; }
+done
+"$SCHEDPROF" report --from "$(ch_url s2)" --host "$A" -f folded --views schedules > "$TMP/a.folded" 2>/dev/null ||
+	fail "report --host $A -f folded"
+grep -qx "sp_pipe_reader;$caller $NA" "$TMP/a.folded" || { cat "$TMP/a.folded"; fail "report --host $A: no 'sp_pipe_reader;$caller $NA'"; }
+"$SCHEDPROF" diff --from "$(ch_url s1)" --host "$A" --vs-host "$B" -n 0 > "$TMP/diff.txt" ||
+	fail "diff --host --vs-host failed"
+grep -Eq "^ +$NA +$NB +-$((NA - NB)) .*$caller \(pipe\)" "$TMP/diff.txt" || { cat "$TMP/diff.txt"; fail "diff $A vs $B: no $NA -> $NB $caller row"; }
+pass "report --from on either server: $caller $((NA + NB)) of 2 hosts; --host $A: $NA; diff --host $A --vs-host $B"
+# a named host with no interval is said (it would only be missing from the sums); two
+# selections with no interval are no diff
+"$SCHEDPROF" report --from "$(ch_url s1)" --host "$A,nosuch" -f folded > "$TMP/a2.folded" 2> "$TMP/a2.err" ||
+	fail "report --host $A,nosuch failed"
+grep -qx "sp_pipe_reader;$caller $NA" "$TMP/a2.folded" || fail "report --host $A,nosuch: not $A's $NA"
+grep -q "warning: .*: no interval of host nosuch in the selection $A,nosuch$" "$TMP/a2.err" ||
+	fail "report --host $A,nosuch: the missing host is not said: $(cat "$TMP/a2.err")"
+rc=0
+"$SCHEDPROF" diff --from "$(ch_url s1)" --host old1 --vs-host new1 > "$TMP/d0.txt" 2> "$TMP/d0.err" || rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$TMP/d0.err")" = 1 ] && [ ! -s "$TMP/d0.txt" ] ||
+	fail "diff of two empty selections: exit $rc, $(cat "$TMP/d0.err")"
+pass "a host with no interval is said; a diff of two empty selections exits 1: $(cat "$TMP/d0.err")"
+
+# ---- part 2: hand-made rows ----
+for s in s1 s2; do
+	ch $s "SYSTEM START MERGES"
+	for t in schedules profile locks losses; do
+		ch $s "TRUNCATE TABLE schedprof.${t}_local"
+	done
+done
+# rows as two agents would send them, at fixed times (2026-11-30 22:00 UTC on) with two
+# kernels: host, boot, kernel, interval, seq; per interval schedules, profile, locks and a
+# loss (the agent's lost rows)
 python3 - "$A" "$B" "$TMP" <<'PY'
 import json, sys, time
 a, b, tmp = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -50,33 +167,11 @@ for t, rows in tables.items():
     with open(f"{tmp}/{t}.ndjson", "w") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
-# alpha's interval 2 once more: the spool replaying an interval the server already had
-with open(f"{tmp}/resent.ndjson", "w") as f:
-    for r in tables["schedules"]:
-        if r["host"] == a and r["seq"] == 2:
-            f.write(json.dumps(r) + "\n")
 PY
 for t in schedules profile locks losses; do
 	ch_insert s1 "schedprof.$t" "$TMP/$t.ndjson" insert_distributed_sync=1
 done
-ch_insert s2 schedprof.schedules "$TMP/resent.ndjson" insert_distributed_sync=1
 
-# each shard holds one host's rows
-[ "$(ch s1 "SELECT groupUniqArray(host) FROM schedprof.schedules_local")" = "['$A']" ] ||
-	fail "shard 1 holds $(ch s1 "SELECT groupUniqArray(host) FROM schedprof.schedules_local"), not only $A"
-[ "$(ch s2 "SELECT groupUniqArray(host) FROM schedprof.schedules_local")" = "['$B']" ] ||
-	fail "shard 2 holds $(ch s2 "SELECT groupUniqArray(host) FROM schedprof.schedules_local"), not only $B"
-pass "the Distributed tables put $A's rows on shard 1, $B's on shard 2"
-
-# one query over the cluster sums both shards; the re-sent interval counts once
-sum=$(ch s2 "SELECT sum(count) FROM schedprof.schedules FINAL WHERE caller = 'anon_pipe_read'")
-[ "$sum" = 37 ] || fail "sum(count) of anon_pipe_read over the cluster: $sum, expected 37 (6+4+15+5 on $A, 7 on $B)"
-pass "one query over the Distributed table: anon_pipe_read 37 (both shards, the re-sent interval once)"
-
-# report --from: the same sums in schedprof's table, from either server
-row() { # row FILE CALLER: the COUNT of the schedules row of CALLER
-	awk -v c="$2" '/^schedules:/ { s = 1 } /^$/ { s = 0 } s && $NF == c { print $1; exit }' "$1"
-}
 for s in s1 s2; do
 	"$SCHEDPROF" report --from "$(ch_url $s)" -n 0 > "$TMP/all.txt" ||
 		fail "report --from on $s failed"
