@@ -343,8 +343,8 @@ static int stack_list_remerge(struct sp_run *run, struct sp_stack_list *l)
 
 /*
  * profile: the stacks of a profile row, whose first frame, when a user frame, is the sampled
- * PC kept as its function's start (uframes.h): its file:line and inlined calls would be the
- * function's entry's, not the samples', so it gets none.
+ * PC kept as its function's start (uframes.h): its file:line is the function's entry's, and it
+ * gets no inlined calls (the entry's would be none of the samples').
  */
 static int resym_stacks(struct resym *r, struct sp_stack_list *l, bool profile)
 {
@@ -357,14 +357,15 @@ static int resym_stacks(struct resym *r, struct sp_stack_list *l, bool profile)
 		if (!s->info || !s->objects)
 			continue;
 		for (size_t k = 0; k < s->nframes; k++) {
-			bool renamed, lines = r->lines && !(profile && k == 0);
+			bool renamed;
 			struct usym inl;
 
 			if (sp_frame_kind(s, k) != SP_FRAME_USER)
 				continue;
-			err = resym_frame(r, &s->frames[k], s->objects[k], &s->info[k], lines,
+			err = resym_frame(r, &s->frames[k], s->objects[k], &s->info[k], r->lines,
 					  &renamed, &inl);
-			if (!err && inl.ninlined && (k == 0 || !s->info[k - 1].inlined)) {
+			if (!err && inl.ninlined && !(profile && k == 0) &&
+			    (k == 0 || !s->info[k - 1].inlined)) {
 				err = insert_inlined(r->run, s, k, inl.inlined, inl.ninlined);
 				if (!err) {
 					r->st->inlined += inl.ninlined;

@@ -583,7 +583,8 @@ static void push_frame(struct sp_stack_row *s, const char *name, const char *obj
  * inserted before it as a frame of its own (inlined, at the same address, its own line), the
  * caller gets the call's line, the parallel arrays stay parallel, and two stacks that became
  * alike (one frame unresolved when traced) merge. A profile stack's leaf (kept as its
- * function's start) gets no inlined frame; the frame before an inlined one none again.
+ * function's start) gets its line but no inlined frame; the frame before an inlined one none
+ * again.
  */
 START_TEST(test_resym_inserts_inlined)
 {
@@ -645,7 +646,7 @@ START_TEST(test_resym_inserts_inlined)
 			 sizeof(*s));
 	s->comm = strdup("inltarget");
 	s->count = 1;
-	push_frame(s, "sp_inl_outer", INLTARGET, here, hex); /* a leaf: not looked up for lines */
+	push_frame(s, "sp_inl_outer", INLTARGET, here, hex); /* a leaf: no inlined call */
 	push_frame(s, "sp_inl_outer", INLTARGET, here, hex); /* a caller: it is */
 	run.profile.target = run.profile.total = 1;
 
@@ -675,7 +676,8 @@ START_TEST(test_resym_inserts_inlined)
 	s = &run.profile.rows[0].stacks.v[0];
 	ck_assert_uint_eq(s->nframes, 3);
 	ck_assert_str_eq(s->frames[0], "sp_inl_outer");
-	ck_assert_ptr_null(s->info[0].file);
+	ck_assert(!s->info[0].inlined);
+	ck_assert_uint_eq(s->info[0].line, marker_line("call"));
 	ck_assert_str_eq(s->frames[1], "sp_inl_inner");
 	ck_assert(s->info[1].inlined);
 	ck_assert_str_eq(s->frames[2], "sp_inl_outer");
