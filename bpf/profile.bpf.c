@@ -85,6 +85,9 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 	if (!nk || prof_callchains)
 		nu = sp_user_frames(ctx, task, &s->us, prof_callchains, false,
 				    &prof_drops.ustack_fail);
+	/* -g: the callers a C library without frame pointers hides (as at a switch) */
+	if (nu && prof_callchains && !(task->flags & (PF_KTHREAD | PF_USER_WORKER)))
+		nu = sp_user_recover(task, &s->us, nu);
 	if (nu) {
 		key->uleaf = s->us.u.frames[0];
 		raw = key->uleaf.status == SP_UFRAME_IP;

@@ -231,12 +231,13 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	     "images; unnamed leaves: kernel %" PRIu64 ", unknown build-id %" PRIu64
 	     ", no symbol %" PRIu64 ", raw IP without image %" PRIu64 ", raw IP outside the image's "
 	     "files %" PRIu64 ", no frame %" PRIu64
-	     "; keys with raw-IP user frames %" PRIu64 "; stack reads failed: kernel %" PRIu64
+	     "; keys with raw-IP user frames %" PRIu64 ", with a user stack cut at a frame astray "
+	     "(an offset no file holds) %" PRIu64 "; stack reads failed: kernel %" PRIu64
 	     ", user %" PRIu64,
 	     v->total, v->target, v->nrows, events, (uint64_t)d->event_lost, gone,
 	     usyms__nr_images(uframes_live_usyms(st->live)), u.kernel, u.buildid, u.nosym, u.image,
 	     u.nomap, u.empty,
-	     u.raw_keys, (uint64_t)d->kstack_fail, (uint64_t)d->ustack_fail);
+	     u.raw_keys, u.astray, (uint64_t)d->kstack_fail, (uint64_t)d->ustack_fail);
 	{
 		const struct sp_prof_ucache_stats *c = &skel->bss->prof_ucache_stats;
 

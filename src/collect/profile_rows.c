@@ -298,6 +298,7 @@ int profile_rows_build(struct sp_run *run, const struct profile_maps *m,
 
 		err = add_key(b, sp_records_key(rec, i), *count);
 	}
+	ret_unnamed->astray = b->uf.astray;
 	row_index_free(&b->rows);
 	stack_index_free(&b->stacks);
 	sp_records_index_free(&b->kstacks);

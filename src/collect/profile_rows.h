@@ -29,6 +29,7 @@ void profile_maps_free(struct profile_maps *m);
 struct profile_unnamed {
 	uint64_t kernel, buildid, nosym, image, nomap, empty;
 	uint64_t raw_keys;
+	uint64_t astray; /* keys whose user stack was cut at a frame astray (uframes.h) */
 };
 
 /*

@@ -167,6 +167,11 @@ int uframes_append_how(struct uframes *uf, struct sp_stack_row *row,
 	int err;
 
 	for (uint32_t i = 0; i < nr; i++) {
+		/* the walk went astray (uframes.h): this frame and the ones after are garbage */
+		if (frames[i].status == SP_UFRAME_VALID && frames[i].offset >= UFRAME_MAX_OFFSET) {
+			uf->astray++;
+			break;
+		}
 		uframes_name(uf, &frames[i], tgid, exec_id, leaf_first && i == 0, &f);
 		if (i == 0 && ret_first)
 			*ret_first = (struct uframe_first){ .how = f.how, .func = f.func };

@@ -49,7 +49,17 @@ struct uframes {
 	uint64_t stacks;	   /* stacks with user frames */
 	uint64_t stacks_truncated; /* ... cut short (uframes_complete() false) */
 	uint64_t stacks_missing;   /* a user task's stack whose user part was lost */
+	/* stacks cut at a frame that no file can hold (offset >= UFRAME_MAX_OFFSET), every view */
+	uint64_t astray;
 };
+
+/*
+ * No file offset is this large. The kernel's build-id walk gives such offsets to the garbage
+ * a frame-pointer walk finds in a library without frame pointers: an address below a
+ * mapping is taken as in it (find_vma()), so 0x10 in a non-PIE at 0x400000 becomes offset
+ * -0x3ffff0. uframes_append() ends a stack there (counted in astray).
+ */
+#define UFRAME_MAX_OFFSET (1ULL << 47)
 
 /* One user frame as uframes_name() gives it. Strings live until usyms__free() or in buf. */
 struct uframe {
@@ -77,7 +87,8 @@ void uframes_name(struct uframes *uf, const struct sp_uframe *u, int tgid, uint3
  * Appends the nr user frames of frames[] (innermost first) to row, after what it holds:
  * frames, objects and info (row->objects and row->info are created for all frames when
  * missing: the kernel frames' objects "[kernel]"). A call inlined at a frame's address comes
- * as a frame of its own before it (info.inlined). 0 or -ENOMEM (row stays freeable).
+ * as a frame of its own before it (info.inlined). A frame whose offset no file can hold
+ * (UFRAME_MAX_OFFSET) ends the stack. 0 or -ENOMEM (row stays freeable).
  */
 int uframes_append(struct uframes *uf, struct sp_stack_row *row, const struct sp_uframe *frames,
 		   uint32_t nr, int tgid, uint32_t exec_id, bool leaf_first);

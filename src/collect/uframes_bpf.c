@@ -139,11 +139,13 @@ void uframes_report(const char *view, const struct uframes *uf, const struct sp_
 
 	dlog("%s: %llu stacks with user frames (%llu look cut short: no frame pointers, or deeper "
 	     "than %d); user frames named %llu, no symbol %llu, unknown build-id %llu, raw IP "
-	     "without image %llu, raw IP outside the image's files %llu",
+	     "without image %llu, raw IP outside the image's files %llu; stacks cut at a frame "
+	     "astray (an offset no file holds) %llu",
 	     view, (unsigned long long)uf->stacks, (unsigned long long)uf->stacks_truncated,
 	     SP_PROF_UDEPTH, (unsigned long long)uf->how[UFRAME_NAMED],
 	     (unsigned long long)uf->how[UFRAME_NOSYM], (unsigned long long)uf->how[UFRAME_BUILDID],
-	     (unsigned long long)uf->how[UFRAME_IMAGE], (unsigned long long)uf->how[UFRAME_NOMAP]);
+	     (unsigned long long)uf->how[UFRAME_IMAGE], (unsigned long long)uf->how[UFRAME_NOMAP],
+	     (unsigned long long)uf->astray);
 	dlog("%s: user stacks (every view) named from the caches %llu, by the kernel's build-id "
 	     "lookup %llu (pages not cached) + %llu (re-validation, %llu found a cached page "
 	     "changed)", view, (unsigned long long)c->hit, (unsigned long long)c->miss,

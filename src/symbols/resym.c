@@ -90,18 +90,20 @@ static int offer_path(struct resym *r, const char *path)
  * frame's; object its file. 0, or -ENOMEM. *ret_renamed tells whether the name changed.
  */
 static int resym_frame(struct resym *r, char **name, const char *object,
-		       struct sp_frame_info *info, bool *ret_renamed)
+		       struct sp_frame_info *info, bool lines, bool *ret_renamed,
+		       struct usym *ret_inl)
 {
 	struct usym s;
 	bool rename;
 	int err;
 
 	*ret_renamed = false;
+	ret_inl->ninlined = 0;
 	if (!info->build_id || !info->addr || info->inlined)
 		return 0;
 	/* a named frame has nothing to gain but its line: most frames cost one test here */
 	if (!sp_resym_is_unresolved(*name, object) && strcmp(*name, "[unknown]") &&
-	    !sp_name_is_mangled(*name) && (!r->lines || info->file))
+	    !sp_name_is_mangled(*name) && (!lines || info->file))
 		return 0;
 	r->st->frames++;
 	for (size_t i = 0; !r->objects_offered && i < r->run->objects.n; i++) {
@@ -139,13 +141,85 @@ static int resym_frame(struct resym *r, char **name, const char *object,
 	if (s.system_name && !info->system_name &&
 	    (err = set_str(r->run, &info->system_name, s.system_name)))
 		return err;
-	if (r->lines && s.file && !info->file) {
+	if (!lines || info->file)
+		return 0;
+	/* no line yet: the run was traced without --lines, so no inlined call was inserted */
+	ret_inl->inlined = s.inlined;
+	ret_inl->ninlined = s.ninlined;
+	if (s.file) {
 		err = set_str(r->run, &info->file, s.file);
 		if (err)
 			return err;
 		info->line = s.line;
 		r->st->lines++;
 	}
+	return 0;
+}
+
+/* Moves the n elements after the first m of base (elements of size sz) before them. */
+static void rotate_in(void *base, size_t sz, size_t m, size_t n)
+{
+	char *p = base, tmp[sizeof(struct sp_frame_info)];
+
+	/* one element at a time, from the last of the n: n is a handful of inlined calls */
+	for (size_t j = 0; j < n; j++) {
+		memcpy(tmp, p + (m + n - 1) * sz, sz);
+		memmove(p + sz, p, (m + n - 1) * sz);
+		memcpy(p, tmp, sz);
+	}
+}
+
+/*
+ * Inserts the n calls inlined at frame k of s before it (innermost first, as a trace with
+ * --lines has them): each one a frame of k's object, address and build-id, marked inlined.
+ * The row stays as it was when memory runs out. 0 or -ENOMEM.
+ */
+static int insert_inlined(struct sp_run *run, struct sp_stack_row *s, size_t k,
+			  const struct usym_inline *inl, size_t n)
+{
+	size_t want = s->nframes + n + 1, end = s->nframes, j;
+	struct sp_frame_info *iv, *in;
+	char **v;
+	int err = 0;
+
+	/* room first: grown arrays with the same frames are the same row */
+	if ((v = realloc(s->frames, want * sizeof(*v))))
+		s->frames = v;
+	if (v && (v = realloc(s->objects, want * sizeof(*v))))
+		s->objects = v;
+	if (!v || !(iv = realloc(s->info, want * sizeof(*iv))))
+		return -ENOMEM;
+	s->info = iv;
+	/* the new frames at the end, past the row's frames, then moved before frame k */
+	memset(s->frames + end, 0, (n + 1) * sizeof(*s->frames));
+	memset(s->objects + end, 0, (n + 1) * sizeof(*s->objects));
+	memset(s->info + end, 0, (n + 1) * sizeof(*s->info));
+	for (j = 0; !err && j < n; j++) {
+		in = &s->info[end + j];
+		in->addr = s->info[k].addr;
+		in->line = inl[j].line;
+		in->inlined = true;
+		err = set_str(run, &s->frames[end + j], inl[j].name ? inl[j].name : "[unknown]") ?:
+		      set_str(run, &s->objects[end + j], s->objects[k]) ?:
+		      set_str(run, &in->build_id, s->info[k].build_id) ?:
+		      set_str(run, &in->system_name, inl[j].system_name) ?:
+		      set_str(run, &in->file, inl[j].file);
+	}
+	if (err) {
+		for (j = 0; j < n; j++) {
+			in = &s->info[end + j];
+			set_str(run, &s->frames[end + j], NULL);
+			set_str(run, &s->objects[end + j], NULL);
+			set_str(run, &in->build_id, NULL);
+			set_str(run, &in->system_name, NULL);
+			set_str(run, &in->file, NULL);
+		}
+		return err;
+	}
+	rotate_in(s->frames + k, sizeof(*s->frames), end - k, n);
+	rotate_in(s->objects + k, sizeof(*s->objects), end - k, n);
+	rotate_in(s->info + k, sizeof(*s->info), end - k, n);
+	s->nframes += n;
 	return 0;
 }
 
@@ -267,7 +341,12 @@ static int stack_list_remerge(struct sp_run *run, struct sp_stack_list *l)
 	return err;
 }
 
-static int resym_stacks(struct resym *r, struct sp_stack_list *l)
+/*
+ * profile: the stacks of a profile row, whose first frame, when a user frame, is the sampled
+ * PC kept as its function's start (uframes.h): its file:line is the function's entry's, and it
+ * gets no inlined calls (the entry's would be none of the samples').
+ */
+static int resym_stacks(struct resym *r, struct sp_stack_list *l, bool profile)
 {
 	bool any = false;
 	int err;
@@ -279,10 +358,21 @@ static int resym_stacks(struct resym *r, struct sp_stack_list *l)
 			continue;
 		for (size_t k = 0; k < s->nframes; k++) {
 			bool renamed;
+			struct usym inl;
 
 			if (sp_frame_kind(s, k) != SP_FRAME_USER)
 				continue;
-			err = resym_frame(r, &s->frames[k], s->objects[k], &s->info[k], &renamed);
+			err = resym_frame(r, &s->frames[k], s->objects[k], &s->info[k], r->lines,
+					  &renamed, &inl);
+			if (!err && inl.ninlined && !(profile && k == 0) &&
+			    (k == 0 || !s->info[k - 1].inlined)) {
+				err = insert_inlined(r->run, s, k, inl.inlined, inl.ninlined);
+				if (!err) {
+					r->st->inlined += inl.ninlined;
+					k += inl.ninlined;
+					renamed = true;
+				}
+			}
 			if (err)
 				return err;
 			any |= renamed;
@@ -388,15 +478,17 @@ static int resym_profile(struct resym *r)
 	for (size_t i = 0; i < v->nrows; i++) {
 		struct sp_profile_row *row = &v->rows[i];
 		bool renamed, was_unknown;
+		struct usym inl;
 
-		err = resym_stacks(r, &row->stacks);
+		err = resym_stacks(r, &row->stacks, true);
 		if (err)
 			return err;
 		if (!row->info || !row->object || !row->function)
 			continue;
 		was_unknown = sp_resym_is_unresolved(row->function, row->object) ||
 			      !strcmp(row->function, "[unknown]");
-		err = resym_frame(r, &row->function, row->object, row->info, &renamed);
+		err = resym_frame(r, &row->function, row->object, row->info, false, &renamed,
+				  &inl);
 		if (err)
 			return err;
 		if (renamed && was_unknown)
@@ -423,9 +515,9 @@ int sp_resym_run(struct sp_run *run, const struct sp_resym_opts *opts,
 	if (!r.u)
 		return -ENOMEM;
 	for (i = 0; !err && run->sched.present && i < run->sched.nrows; i++)
-		err = resym_stacks(&r, &run->sched.rows[i].stacks);
+		err = resym_stacks(&r, &run->sched.rows[i].stacks, false);
 	for (i = 0; !err && run->locks.present && i < run->locks.nrows; i++)
-		err = resym_stacks(&r, &run->locks.rows[i].stacks);
+		err = resym_stacks(&r, &run->locks.rows[i].stacks, false);
 	if (!err && run->profile.present)
 		err = resym_profile(&r);
 	hashmap__clear(&r.paths);

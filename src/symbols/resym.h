@@ -32,6 +32,7 @@ struct sp_resym_stats {
 			     * unresolved, "[unknown]", mangled, or (lines) without a line */
 	uint64_t renamed;   /* frames and profile rows that got a (better) name */
 	uint64_t lines;     /* frames that got a file:line */
+	uint64_t inlined;   /* (lines) frames inserted for the calls inlined at a frame */
 	uint64_t unknown;   /* candidates whose build-id no file or server has */
 	uint64_t unnamed;   /* candidates still without a name (object known, no symbol) */
 	uint64_t rows_merged; /* profile rows that became one with another */

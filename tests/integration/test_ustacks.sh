@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 # Issue #12 with real BPF: user stacks in the schedules and locks views (--stacks), and user
-# frames that keep their identity (object, build-id, offset) after their process exited.
+# frames that keep their identity (object, build-id, offset) after their process exited, and
+# C++ template and namespace functions demangled in the profile table (mangled in pprof).
 . "$(dirname "$0")/lib.sh"
 CONDWAIT=${CONDWAIT:?CONDWAIT must name the built tests/condwait}
 CONDWAIT_STRIPPED=${CONDWAIT_STRIPPED:?CONDWAIT_STRIPPED must name its stripped copy}
@@ -135,6 +136,31 @@ if command -v go >/dev/null; then
 		fail "no pprof location in mapping $id ($strip_bin)"
 	grep -q " $bid" <<<"$map" || fail "pprof mapping of $base has no build-id $bid: $map"
 	pass "pprof: mapping $id of $base carries build-id $bid, with locations in it"
+else
+	skip_or_fail "go (golang-go) is needed for go tool pprof"
+fi
+
+# 4. The PROFILE table of the C++ workload (not stripped): its samples are in the static
+#    member function of a class template in a namespace, printed demangled (gcc may clone it,
+#    "[clone .isra.0]", a suffix the demangler keeps); its pprof Function carries the mangled
+#    name as system_name (go tool pprof -raw prints it as "s=0(mangled)").
+SPIN_RE='ns_condwait::Spinner<long>::spin\(long\)( \[clone \.[a-z]+\.[0-9]+\])?'
+"$SCHEDPROF" trace --views profile -g -F 499 -- "$CONDWAIT" spin 400 >"$TMP/sp.txt" 2>&1 ||
+	fail "profile table run: $(tail -3 "$TMP/sp.txt")"
+row=$(grep -m1 -E '^ +[0-9]+ +[0-9.]+% ' "$TMP/sp.txt" || true)
+grep -Eq "^ +[0-9]+ +[0-9.]+% +$SPIN_RE +$bin\$" <<<"$row" ||
+	fail "the profile's top row is not the demangled Spinner<long>::spin(long): $(cat "$TMP/sp.txt")"
+grep -q '_ZN11ns_condwait' "$TMP/sp.txt" && fail "a mangled name in the profile table"
+pass "profile table: top row $(sed -E 's/^ +[0-9]+ +[0-9.]+% +//; s/ +\/.*//' <<<"$row")"
+if command -v go >/dev/null; then
+	"$SCHEDPROF" trace --views profile -g -F 499 -f pprof -o "$TMP/sp.pb.gz" -- "$CONDWAIT" spin 300 \
+		>/dev/null 2>&1 || fail "profile pprof run"
+	(cd "$TMP" && go tool pprof -raw "$TMP/sp.pb.gz" >"$TMP/spraw.txt" 2>"$TMP/raw.err") ||
+		fail "go tool pprof -raw: $(cat "$TMP/raw.err")"
+	grep -Eq "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ $SPIN_RE .*s=0\\(_ZN11ns_condwait7SpinnerIlE4spinEl(\\.[a-z]+\\.[0-9]+)?\\)\$" \
+		"$TMP/spraw.txt" ||
+		fail "no pprof location of Spinner<long>::spin with its mangled system_name: $(grep -i spin "$TMP/spraw.txt")"
+	pass "pprof: Spinner<long>::spin(long) with system_name _ZN11ns_condwait7SpinnerIlE4spinEl"
 else
 	skip_or_fail "go (golang-go) is needed for go tool pprof"
 fi

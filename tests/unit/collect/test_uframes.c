@@ -192,6 +192,29 @@ START_TEST(append_to_kernel_row)
 }
 END_TEST
 
+/*
+ * A frame whose offset no file can hold (the kernel's walk through a library without frame
+ * pointers) ends the stack, counted: it and the frames after it are garbage.
+ */
+START_TEST(astray_frame_ends_stack)
+{
+	uint64_t off = file_offset((uint64_t)(uintptr_t)uf_caller_fn + 4);
+	struct sp_uframe fr[3] = { valid(off), valid(0xffffa9ff2092b000ULL), valid(off) };
+	struct sp_stack_row row = {};
+
+	ck_assert_int_eq(uframes_append(&uf, &row, fr, 3, 0, 0, true), 0);
+	ck_assert_uint_eq(row.nframes, 1);
+	ck_assert_str_eq(row.frames[0], "uf_caller_fn");
+	ck_assert_uint_eq(uf.astray, 1);
+	/* the largest offset a file may have is kept */
+	fr[1] = valid(UFRAME_MAX_OFFSET - 1);
+	ck_assert_int_eq(uframes_append(&uf, &row, fr, 2, 0, 0, true), 0);
+	ck_assert_uint_eq(row.nframes, 3);
+	ck_assert_uint_eq(uf.astray, 1);
+	sp_stack_row_free(&row);
+}
+END_TEST
+
 static struct sp_stack_list lists[1];
 
 static struct sp_stack_list *list_of(void *view, size_t i)
@@ -283,7 +306,7 @@ int main(void)
 {
 	const TTest *const tests[] = {
 		named_with_identity, unnamed_and_unknown, raw_ip_through_snapshot,
-		append_to_kernel_row, pairs_into_stacks,
+		append_to_kernel_row, pairs_into_stacks, astray_frame_ends_stack,
 	};
 
 	return run_tests("uframes", tests, ARRAY_SIZE(tests), setup, teardown);

@@ -562,6 +562,130 @@ START_TEST(test_resym_malloced_run)
 }
 END_TEST
 
+/* A frame of a stack built in memory: name, object ("[kernel]" or a path), address, build-id. */
+static void push_frame(struct sp_stack_row *s, const char *name, const char *object,
+		       uint64_t addr, const char *build_id)
+{
+	size_t i = s->nframes++;
+
+	s->frames = realloc(s->frames, s->nframes * sizeof(char *));
+	s->objects = realloc(s->objects, s->nframes * sizeof(char *));
+	s->info = realloc(s->info, s->nframes * sizeof(*s->info));
+	ck_assert(s->frames && s->objects && s->info);
+	s->frames[i] = strdup(name);
+	s->objects[i] = strdup(object);
+	s->info[i] = (struct sp_frame_info){ .addr = addr,
+					     .build_id = build_id ? strdup(build_id) : NULL };
+}
+
+/*
+ * report --lines on a run traced without it: the call inlined at a user frame's address is
+ * inserted before it as a frame of its own (inlined, at the same address, its own line), the
+ * caller gets the call's line, the parallel arrays stay parallel, and two stacks that became
+ * alike (one frame unresolved when traced) merge. A profile stack's leaf (kept as its
+ * function's start) gets its line but no inlined frame; the frame before an inlined one none
+ * again.
+ */
+START_TEST(test_resym_inserts_inlined)
+{
+	struct sp_resym_opts o = { .debug_dir = "", .lines = true };
+	struct elf_syms *es = open_with(INLTARGET, "", false);
+	uint8_t id[ELF_BUILD_ID_MAX];
+	char hex[2 * ELF_BUILD_ID_MAX + 1], unres[64];
+	struct sp_resym_stats st;
+	struct sp_stack_row *s;
+	struct sp_sched_row *row;
+	struct sp_profile_row *prow;
+	struct sp_run run;
+	uint64_t vaddr, here, outer;
+	size_t len;
+
+	ck_assert(nm_addr(INLTARGET, "sp_inl_here", &vaddr));
+	here = offset_of(es, vaddr);
+	ck_assert(nm_addr(INLTARGET, "sp_inl_outer", &vaddr));
+	outer = offset_of(es, vaddr);
+	elf_syms__free(es);
+	ck_assert_int_eq(elf_read_build_id(INLTARGET, id, sizeof(id), &len), 0);
+	elf_build_id_hex(id, len, hex, sizeof(hex));
+	snprintf(unres, sizeof(unres), "inltarget+0x%" PRIx64, here);
+
+	sp_run_init(&run);
+	run.sched.present = true;
+	row = sp_array_add((void **)&run.sched.rows, &run.sched.nrows, &run.sched.cap,
+			   sizeof(*row));
+	ck_assert_ptr_nonnull(row);
+	row->caller = strdup("futex_wait");
+	row->count = 5;
+	for (int i = 0; i < 2; i++) {
+		s = sp_array_add((void **)&row->stacks.v, &row->stacks.n, &row->stacks.cap,
+				 sizeof(*s));
+		ck_assert_ptr_nonnull(s);
+		s->comm = strdup("inltarget");
+		s->count = 2 + (uint64_t)i;
+		push_frame(s, "futex_wait", "[kernel]", 0xffffffff81000000ULL, NULL);
+		push_frame(s, i ? unres : "sp_inl_outer", INLTARGET, here, hex);
+		push_frame(s, "main", INLTARGET, outer - 1, hex);
+	}
+	/* already symbolized with --lines: the inlined frame is there, nothing is added */
+	s = sp_array_add((void **)&row->stacks.v, &row->stacks.n, &row->stacks.cap, sizeof(*s));
+	s->comm = strdup("other");
+	s->count = 1;
+	push_frame(s, "sp_inl_inner", INLTARGET, here, hex);
+	s->info[0].inlined = true;
+	s->info[0].file = strdup("inltarget.c");
+	s->info[0].line = 1;
+	push_frame(s, "sp_inl_outer", INLTARGET, here, hex);
+
+	run.profile.present = true;
+	prow = sp_array_add((void **)&run.profile.rows, &run.profile.nrows, &run.profile.cap,
+			    sizeof(*prow));
+	prow->function = strdup("sp_inl_outer");
+	prow->object = strdup(INLTARGET);
+	prow->samples = 1;
+	s = sp_array_add((void **)&prow->stacks.v, &prow->stacks.n, &prow->stacks.cap,
+			 sizeof(*s));
+	s->comm = strdup("inltarget");
+	s->count = 1;
+	push_frame(s, "sp_inl_outer", INLTARGET, here, hex); /* a leaf: no inlined call */
+	push_frame(s, "sp_inl_outer", INLTARGET, here, hex); /* a caller: it is */
+	run.profile.target = run.profile.total = 1;
+
+	ck_assert_int_eq(sp_resym_run(&run, &o, &st), 0);
+	ck_assert_uint_eq(st.inlined, 3); /* two stacks (merged after), one profile stack */
+	ck_assert_uint_eq(row->stacks.n, 2); /* the two became one */
+	s = &row->stacks.v[0];
+	ck_assert_uint_eq(s->count, 5);
+	ck_assert_uint_eq(s->nframes, 4);
+	ck_assert_str_eq(s->frames[0], "futex_wait");
+	ck_assert_str_eq(s->frames[1], "sp_inl_inner");
+	ck_assert_str_eq(s->objects[1], INLTARGET);
+	ck_assert(s->info[1].inlined);
+	ck_assert_uint_eq(s->info[1].addr, here);
+	ck_assert_str_eq(s->info[1].build_id, hex);
+	ck_assert(ends_with(s->info[1].file, "/inltarget.c"));
+	ck_assert_uint_eq(s->info[1].line, marker_line("inner"));
+	ck_assert_str_eq(s->frames[2], "sp_inl_outer");
+	ck_assert(!s->info[2].inlined);
+	ck_assert_uint_eq(s->info[2].line, marker_line("call"));
+	ck_assert_str_eq(s->frames[3], "main");
+	ck_assert_str_eq(s->objects[3], INLTARGET);
+	s = &row->stacks.v[1];
+	ck_assert_uint_eq(s->nframes, 2);
+	ck_assert_uint_eq(s->info[0].line, 1);
+
+	s = &run.profile.rows[0].stacks.v[0];
+	ck_assert_uint_eq(s->nframes, 3);
+	ck_assert_str_eq(s->frames[0], "sp_inl_outer");
+	ck_assert(!s->info[0].inlined);
+	ck_assert_uint_eq(s->info[0].line, marker_line("call"));
+	ck_assert_str_eq(s->frames[1], "sp_inl_inner");
+	ck_assert(s->info[1].inlined);
+	ck_assert_str_eq(s->frames[2], "sp_inl_outer");
+	ck_assert_uint_eq(s->info[2].line, marker_line("call"));
+	sp_run_free(&run);
+}
+END_TEST
+
 static Suite *debuginfo_suite(void)
 {
 	Suite *s = suite_create("debuginfo");
@@ -579,6 +703,7 @@ static Suite *debuginfo_suite(void)
 	tcase_add_test(tc, test_perf_map);
 	tcase_add_test(tc, test_resym_unresolved_form);
 	tcase_add_test(tc, test_resym_malloced_run);
+	tcase_add_test(tc, test_resym_inserts_inlined);
 	suite_add_tcase(s, tc);
 	return s;
 }
