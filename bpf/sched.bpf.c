@@ -47,10 +47,20 @@ __u64 sched_stop_ns = 0;
 
 struct sp_sched_drops sched_drops;
 
-SP_HASH_MAP(callers, SP_DEF_CALLERS, struct sp_caller_key, struct sp_caller_val);
+/*
+ * The rows and their wakers are per CPU (summed by user space, sched_rows.c
+ * sched_fold_pcpu()): a switch adds to its own CPU's copy with plain adds, no atomic and no
+ * cache line the other CPU writes. An entry is created on every CPU at once (the others'
+ * copies zeroed), so the row a switch-out created on one CPU is found by the switch-in on
+ * another, and "the map is full" means the same as for a shared map. Allocated on use: a
+ * preallocated per-CPU map of SP_DEF_CALLERS rows would cost MiBs at every start.
+ */
+SP_MAP(callers, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC, SP_DEF_CALLERS,
+       struct sp_caller_key, struct sp_caller_val);
 SP_HASH_MAP(stack_counts, SP_DEF_STACKS, struct sp_stack_key, struct sp_stack_val);
 SP_HASH_MAP(stacks, SP_DEF_STACKS, __u64, struct sp_stack);
-SP_HASH_MAP(wakers, SP_DEF_CALLERS, struct sp_waker_key, __u64);
+SP_MAP(wakers, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC, SP_DEF_CALLERS,
+       struct sp_waker_key, __u64);
 SP_SCRATCH_MAP(stack_buf, struct sp_walk);
 SP_SCRATCH_MAP(wake_buf, struct sp_wake_walk);
 SP_SCRATCH_MAP(sched_pcpu, struct sp_sched_pcpu);
@@ -99,7 +109,7 @@ __noinline int count_caller(struct sp_caller_key *key)
 		return 0;
 	v = sp_lookup_or_init(&callers, key, &zero);
 	if (v)
-		__sync_fetch_and_add(&v->count, 1);
+		v->count++; /* this CPU's copy */
 	else
 		sp_drop(sched_drops.caller_map_full);
 	return 0;
@@ -127,6 +137,7 @@ __noinline int count_stack(struct sp_caller_key *ck, __u64 stack, __u32 tgid)
 __noinline int count_waker(struct sp_sleep *s)
 {
 	struct sp_waker_key k = {};
+	__u64 zero = 0, *v;
 
 	if (!s)
 		return 0;
@@ -135,7 +146,10 @@ __noinline int count_waker(struct sp_sleep *s)
 	k.ctx = s->waker_ctx;
 	if (k.ctx == SP_WAKER_TASK)
 		__builtin_memcpy(k.comm, s->waker_comm, sizeof(k.comm));
-	if (!sp_count(&wakers, &k, 1))
+	v = sp_lookup_or_init(&wakers, &k, &zero);
+	if (v)
+		(*v)++; /* this CPU's copy */
+	else
 		sp_drop(sched_drops.waker_map_full);
 	return 0;
 }
@@ -600,17 +614,19 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 		runq = 0;
 	}
 	blocked = delta - runq;
-	v = bpf_map_lookup_elem(&callers, &s->key);
+	v = bpf_map_lookup_elem(&callers, &s->key); /* this CPU's copy: plain adds */
 	if (v) {
-		__sync_fetch_and_add(&v->offcpu_ns, delta);
-		__sync_fetch_and_add(&v->blocked_ns, blocked);
-		__sync_fetch_and_add(&v->runq_ns, runq);
-		sp_update_max(&v->max_ns, delta);
+		v->offcpu_ns += delta;
+		v->blocked_ns += blocked;
+		v->runq_ns += runq;
+		if (delta > v->max_ns)
+			v->max_ns = delta;
 		if (!idle)
-			__sync_fetch_and_add(&v->window_blocked_ns, in_window(s->ts, runnable));
+			v->window_blocked_ns += in_window(s->ts, runnable);
 		if (runnable < now || woken || s->key.caller == SP_CALLER_PREEMPTED) {
-			sp_update_max(&v->runq_max_ns, runq);
-			__sync_fetch_and_add(&v->runq_hist[runq_slot(runq)], 1);
+			if (runq > v->runq_max_ns)
+				v->runq_max_ns = runq;
+			v->runq_hist[runq_slot(runq)]++;
 		}
 	}
 	if (!idle) {
