@@ -226,6 +226,26 @@ struct sp_frame_dist {
 
 SP_HASH_MAP(frame_dist, 8192, __u64, struct sp_frame_dist);
 
+/*
+ * Each CPU's copy of the frame_dist entries its hops used last, direct-mapped by address
+ * (struct sp_raw): a hop reads a slot of its per-CPU scratch instead of hashing into
+ * frame_dist, several times a switch. A slot is good while frame_dist_gen is what it was
+ * when the slot was filled: learn_dist() bumps it after it changes an entry (entries only
+ * ever go from unknown to a distance, or to variable; a missing address is never cached,
+ * so a new entry needs no bump). The filler reads the generation before the entry, the
+ * learner writes the entry before the generation: a slot filled from an old entry has an
+ * old generation.
+ */
+#define SP_DIST_SLOTS 256
+__u32 frame_dist_gen = 1;
+
+struct sp_dist_slot {
+	__u64 ip;
+	struct sp_frame_dist d;
+	__u32 gen; /* frame_dist_gen when filled; 0: empty */
+	__u32 pad;
+};
+
 struct sp_raw {
 	__u64 w[SP_RAW_WORDS];
 	__u64 hop[SP_MAX_HOPS]; /* the addresses hopped through */
@@ -246,6 +266,7 @@ struct sp_raw {
 	__u32 found;
 	__u32 pad;
 	struct sp_fold_state lst;
+	struct sp_dist_slot slot[SP_DIST_SLOTS];
 };
 
 SP_SCRATCH_MAP(raw_buf, struct sp_raw);
@@ -270,13 +291,25 @@ static long fast_hop(__u64 i, struct sp_hop_ctx *c)
 {
 	struct sp_raw *r = c->r;
 	struct sp_frame_dist *d;
+	struct sp_dist_slot *sl;
 	__u64 ip = r->ip;
-	__u32 pos;
+	__u32 pos, gen;
 
-	d = bpf_map_lookup_elem(&frame_dist, &ip);
-	if (!d) {
-		r->result = -1;
-		return 1;
+	sl = &r->slot[(ip ^ (ip >> 8)) & (SP_DIST_SLOTS - 1)];
+	gen = *(volatile __u32 *)&frame_dist_gen;
+	if (gen && sl->gen == gen && sl->ip == ip) { /* (0 only if it wrapped) */
+		d = &sl->d;
+	} else {
+		asm volatile("" ::: "memory"); /* the generation before the entry */
+		d = bpf_map_lookup_elem(&frame_dist, &ip);
+		if (!d) {
+			r->result = -1;
+			return 1;
+		}
+		sl->ip = ip;
+		sl->d = *d;
+		sl->gen = gen;
+		d = &sl->d;
 	}
 	if (sp_fold_step_known(&r->st, ip, d->in_text, d->wait)) {
 		r->result = 1; /* ip, a return address seen in a full walk, is the caller */
@@ -370,6 +403,7 @@ __noinline int learn_dist(__u64 ip, __s32 dist)
 	if (dist == 0 || d->dist == dist || d->dist < 0)
 		return 0;
 	d->dist = d->dist == 0 ? dist : SP_DIST_VARIABLE;
+	__sync_fetch_and_add(&frame_dist_gen, 1); /* after the entry: the CPUs' slots refill */
 	return 0;
 }
 
