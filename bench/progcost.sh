@@ -6,7 +6,10 @@
 # (kernel.bpf_stats_enabled=1, restored on exit), while one workload runs. Less sensitive to
 # other load on the machine than a wall-clock slowdown: it counts only the programs' own time.
 #
-# usage: sudo bench/progcost.sh [-r RUNS] [-w WORKLOAD] [-- SCHEDPROF-ARGS...]
+# usage: sudo bench/progcost.sh [-r RUNS] [-w WORKLOAD] [-b BIN,BIN...] [-- SCHEDPROF-ARGS...]
+#   -b: compare builds (e.g. main's and a variant's schedprof): each round runs every one of
+#       them once, in turn, and the summary gives per program and build the minimum and the
+#       median ns per run over the rounds (a loaded machine blurs single runs, not minima)
 #   WORKLOAD: pipe1cpu (default: taskset -c 1 perf bench sched pipe -l $PIPE_LOOPS),
 #             messaging (perf bench sched messaging), or any shell command
 #   SCHEDPROF-ARGS: default none (all views)
@@ -16,11 +19,12 @@ set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 SCHEDPROF=${SCHEDPROF:-$HERE/../build/src/schedprof}
 PIPE_LOOPS=${PIPE_LOOPS:-160000}
-RUNS=3 WORK=pipe1cpu
-while getopts "r:w:h" opt; do
+RUNS=3 WORK=pipe1cpu BINS=""
+while getopts "r:w:b:h" opt; do
 	case $opt in
-	r) RUNS=$OPTARG ;; w) WORK=$OPTARG ;;
-	*) echo "usage: $0 [-r RUNS] [-w WORKLOAD] [-- SCHEDPROF-ARGS...]" >&2; exit 2 ;;
+	r) RUNS=$OPTARG ;; w) WORK=$OPTARG ;; b) BINS=$OPTARG ;;
+	*) echo "usage: $0 [-r RUNS] [-w WORKLOAD] [-b BIN,BIN...] [-- SCHEDPROF-ARGS...]" >&2
+	   exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -76,6 +80,34 @@ one_run() {
 
 echo "schedprof trace -a ${ARGS[*]}; workload: $CMD; $RUNS runs"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "$BINS" ]; then
+	IFS=, read -ra BIN_LIST <<<"$BINS"
+	for b in "${BIN_LIST[@]}"; do
+		[ -x "$b" ] || { echo "$0: $b is not an executable" >&2; exit 1; }
+	done
+	for i in "${!BIN_LIST[@]}"; do echo "build #$i: ${BIN_LIST[$i]}"; done
+	printf "%-16s %-8s %-8s %-8s %s\n" program build min median "ns/run per round"
+	for r in $(seq "$RUNS"); do
+		for i in "${!BIN_LIST[@]}"; do
+			SCHEDPROF=${BIN_LIST[$i]}
+			one_run | sed "s|^|$i |"
+		done
+	done | awk '
+		function med(s,   a, n, i, j, t) {
+			n = split(s, a, " ")
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+					t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+				}
+			return a[1] " " a[int((n + 1) / 2)]
+		}
+		{ ns[$2 " " $1] = ns[$2 " " $1] " " $4 }
+		END { for (k in ns) { split(k, kk, " "); split(med(ns[k]), m, " ")
+				      printf "%-16s %-8s %-8s %-8s%s\n", kk[1], "#" kk[2], m[1], m[2], ns[k] } }' |
+		sort
+	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
 for r in $(seq "$RUNS"); do
 	one_run
 done | awk '{ n[$1]++; ev[$1] = ev[$1] " " $2; ns[$1] = ns[$1] " " $3 }

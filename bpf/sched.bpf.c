@@ -47,10 +47,20 @@ __u64 sched_stop_ns = 0;
 
 struct sp_sched_drops sched_drops;
 
-SP_HASH_MAP(callers, SP_DEF_CALLERS, struct sp_caller_key, struct sp_caller_val);
+/*
+ * The rows and their wakers are per CPU (summed by user space, sched_rows.c
+ * sched_fold_pcpu()): a switch adds to its own CPU's copy with plain adds, no atomic and no
+ * cache line the other CPU writes. An entry is created on every CPU at once (the others'
+ * copies zeroed), so the row a switch-out created on one CPU is found by the switch-in on
+ * another, and "the map is full" means the same as for a shared map. Allocated on use: a
+ * preallocated per-CPU map of SP_DEF_CALLERS rows would cost MiBs at every start.
+ */
+SP_MAP(callers, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC, SP_DEF_CALLERS,
+       struct sp_caller_key, struct sp_caller_val);
 SP_HASH_MAP(stack_counts, SP_DEF_STACKS, struct sp_stack_key, struct sp_stack_val);
 SP_HASH_MAP(stacks, SP_DEF_STACKS, __u64, struct sp_stack);
-SP_HASH_MAP(wakers, SP_DEF_CALLERS, struct sp_waker_key, __u64);
+SP_MAP(wakers, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC, SP_DEF_CALLERS,
+       struct sp_waker_key, __u64);
 SP_SCRATCH_MAP(stack_buf, struct sp_walk);
 SP_SCRATCH_MAP(wake_buf, struct sp_wake_walk);
 SP_SCRATCH_MAP(sched_pcpu, struct sp_sched_pcpu);
@@ -99,7 +109,7 @@ __noinline int count_caller(struct sp_caller_key *key)
 		return 0;
 	v = sp_lookup_or_init(&callers, key, &zero);
 	if (v)
-		__sync_fetch_and_add(&v->count, 1);
+		v->count++; /* this CPU's copy */
 	else
 		sp_drop(sched_drops.caller_map_full);
 	return 0;
@@ -127,6 +137,7 @@ __noinline int count_stack(struct sp_caller_key *ck, __u64 stack, __u32 tgid)
 __noinline int count_waker(struct sp_sleep *s)
 {
 	struct sp_waker_key k = {};
+	__u64 zero = 0, *v;
 
 	if (!s)
 		return 0;
@@ -135,7 +146,10 @@ __noinline int count_waker(struct sp_sleep *s)
 	k.ctx = s->waker_ctx;
 	if (k.ctx == SP_WAKER_TASK)
 		__builtin_memcpy(k.comm, s->waker_comm, sizeof(k.comm));
-	if (!sp_count(&wakers, &k, 1))
+	v = sp_lookup_or_init(&wakers, &k, &zero);
+	if (v)
+		(*v)++; /* this CPU's copy */
+	else
 		sp_drop(sched_drops.waker_map_full);
 	return 0;
 }
@@ -212,6 +226,26 @@ struct sp_frame_dist {
 
 SP_HASH_MAP(frame_dist, 8192, __u64, struct sp_frame_dist);
 
+/*
+ * Each CPU's copy of the frame_dist entries its hops used last, direct-mapped by address
+ * (struct sp_raw): a hop reads a slot of its per-CPU scratch instead of hashing into
+ * frame_dist, several times a switch. A slot is good while frame_dist_gen is what it was
+ * when the slot was filled: learn_dist() bumps it after it changes an entry (entries only
+ * ever go from unknown to a distance, or to variable; a missing address is never cached,
+ * so a new entry needs no bump). The filler reads the generation before the entry, the
+ * learner writes the entry before the generation: a slot filled from an old entry has an
+ * old generation.
+ */
+#define SP_DIST_SLOTS 256
+__u32 frame_dist_gen = 1;
+
+struct sp_dist_slot {
+	__u64 ip;
+	struct sp_frame_dist d;
+	__u32 gen; /* frame_dist_gen when filled; 0: empty */
+	__u32 pad;
+};
+
 struct sp_raw {
 	__u64 w[SP_RAW_WORDS];
 	__u64 hop[SP_MAX_HOPS]; /* the addresses hopped through */
@@ -232,6 +266,7 @@ struct sp_raw {
 	__u32 found;
 	__u32 pad;
 	struct sp_fold_state lst;
+	struct sp_dist_slot slot[SP_DIST_SLOTS];
 };
 
 SP_SCRATCH_MAP(raw_buf, struct sp_raw);
@@ -256,13 +291,25 @@ static long fast_hop(__u64 i, struct sp_hop_ctx *c)
 {
 	struct sp_raw *r = c->r;
 	struct sp_frame_dist *d;
+	struct sp_dist_slot *sl;
 	__u64 ip = r->ip;
-	__u32 pos;
+	__u32 pos, gen;
 
-	d = bpf_map_lookup_elem(&frame_dist, &ip);
-	if (!d) {
-		r->result = -1;
-		return 1;
+	sl = &r->slot[(ip ^ (ip >> 8)) & (SP_DIST_SLOTS - 1)];
+	gen = *(volatile __u32 *)&frame_dist_gen;
+	if (gen && sl->gen == gen && sl->ip == ip) { /* (0 only if it wrapped) */
+		d = &sl->d;
+	} else {
+		asm volatile("" ::: "memory"); /* the generation before the entry */
+		d = bpf_map_lookup_elem(&frame_dist, &ip);
+		if (!d) {
+			r->result = -1;
+			return 1;
+		}
+		sl->ip = ip;
+		sl->d = *d;
+		sl->gen = gen;
+		d = &sl->d;
 	}
 	if (sp_fold_step_known(&r->st, ip, d->in_text, d->wait)) {
 		r->result = 1; /* ip, a return address seen in a full walk, is the caller */
@@ -356,6 +403,7 @@ __noinline int learn_dist(__u64 ip, __s32 dist)
 	if (dist == 0 || d->dist == dist || d->dist < 0)
 		return 0;
 	d->dist = d->dist == 0 ? dist : SP_DIST_VARIABLE;
+	__sync_fetch_and_add(&frame_dist_gen, 1); /* after the entry: the CPUs' slots refill */
 	return 0;
 }
 
@@ -600,17 +648,19 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 		runq = 0;
 	}
 	blocked = delta - runq;
-	v = bpf_map_lookup_elem(&callers, &s->key);
+	v = bpf_map_lookup_elem(&callers, &s->key); /* this CPU's copy: plain adds */
 	if (v) {
-		__sync_fetch_and_add(&v->offcpu_ns, delta);
-		__sync_fetch_and_add(&v->blocked_ns, blocked);
-		__sync_fetch_and_add(&v->runq_ns, runq);
-		sp_update_max(&v->max_ns, delta);
+		v->offcpu_ns += delta;
+		v->blocked_ns += blocked;
+		v->runq_ns += runq;
+		if (delta > v->max_ns)
+			v->max_ns = delta;
 		if (!idle)
-			__sync_fetch_and_add(&v->window_blocked_ns, in_window(s->ts, runnable));
+			v->window_blocked_ns += in_window(s->ts, runnable);
 		if (runnable < now || woken || s->key.caller == SP_CALLER_PREEMPTED) {
-			sp_update_max(&v->runq_max_ns, runq);
-			__sync_fetch_and_add(&v->runq_hist[runq_slot(runq)], 1);
+			if (runq > v->runq_max_ns)
+				v->runq_max_ns = runq;
+			v->runq_hist[runq_slot(runq)]++;
 		}
 	}
 	if (!idle) {

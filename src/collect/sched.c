@@ -319,7 +319,8 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	err = map_dump(bpf_map__fd(skel->maps.callers), &m.callers) ?:
 	      map_dump(bpf_map__fd(skel->maps.stack_counts), &m.stack_counts) ?:
 	      map_dump(bpf_map__fd(skel->maps.stacks), &m.stacks) ?:
-	      map_dump(bpf_map__fd(skel->maps.wakers), &m.wakers);
+	      map_dump(bpf_map__fd(skel->maps.wakers), &m.wakers) ?:
+	      sched_fold_pcpu(&m, ctx->ncpus);
 	if (!err && st->live) {
 		uframes_live_poll(st->live); /* the announcements still queued */
 		uf.usyms = uframes_live_usyms(st->live);

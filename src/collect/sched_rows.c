@@ -23,6 +23,69 @@ void sched_maps_free(struct sched_maps *m)
 	sp_records_free(&m->in_progress);
 }
 
+/* Folds record i's ncpus values of stride bytes into dst: sums, maxima where max says. */
+static void fold_one(void *dst, const char *src, size_t size, size_t stride, int ncpus,
+		     bool caller_val)
+{
+	memcpy(dst, src, size);
+	for (int c = 1; c < ncpus; c++) {
+		const char *o = src + (size_t)c * stride;
+
+		if (caller_val) {
+			struct sp_caller_val *d = dst;
+			struct sp_caller_val v;
+
+			memcpy(&v, o, sizeof(v));
+			d->count += v.count;
+			d->offcpu_ns += v.offcpu_ns;
+			d->blocked_ns += v.blocked_ns;
+			d->runq_ns += v.runq_ns;
+			d->unfinished += v.unfinished;
+			d->window_blocked_ns += v.window_blocked_ns;
+			if (v.max_ns > d->max_ns)
+				d->max_ns = v.max_ns;
+			if (v.runq_max_ns > d->runq_max_ns)
+				d->runq_max_ns = v.runq_max_ns;
+			for (int j = 0; j < SP_RUNQ_SLOTS; j++)
+				d->runq_hist[j] += v.runq_hist[j];
+		} else {
+			__u64 a, b;
+
+			memcpy(&a, dst, sizeof(a));
+			memcpy(&b, o, sizeof(b));
+			a += b;
+			memcpy(dst, &a, sizeof(a));
+		}
+	}
+}
+
+/* In place: ncpus values per record (each rounded up to 8 bytes) become one of size bytes. */
+static int fold_pcpu(struct sp_records *r, size_t size, int ncpus, bool caller_val)
+{
+	size_t stride = (size + 7) & ~(size_t)7;
+	char tmp[sizeof(struct sp_caller_val)];
+
+	if (ncpus < 1 || size > sizeof(tmp))
+		return -EINVAL;
+	if (r->value_size == size && ncpus == 1)
+		return 0;
+	if (r->value_size != stride * (size_t)ncpus)
+		return -EINVAL;
+	for (size_t i = 0; i < r->n; i++) {
+		fold_one(tmp, (const char *)r->values + i * r->value_size, size, stride, ncpus,
+			 caller_val);
+		memcpy((char *)r->values + i * size, tmp, size);
+	}
+	r->value_size = size;
+	return 0;
+}
+
+int sched_fold_pcpu(struct sched_maps *m, int ncpus)
+{
+	return fold_pcpu(&m->callers, sizeof(struct sp_caller_val), ncpus, true) ?:
+	       fold_pcpu(&m->wakers, sizeof(__u64), ncpus, false);
+}
+
 uint64_t sched_in_window(uint64_t t0, uint64_t a, uint64_t b)
 {
 	if (!t0)

@@ -25,6 +25,7 @@ struct sched_maps {
 	struct sp_records pairs;	/* __u64 pair id -> struct sp_stack_pair */
 	struct sp_records ustacks;	/* __u64 stack id -> struct sp_prof_ustack */
 	struct sp_records wakers;	/* struct sp_waker_key -> __u64 count */
+	/* (callers and wakers are per-CPU maps: sched_fold_pcpu() sums them first) */
 	bool has_budget;		/* budget holds the per-CPU sums of the run */
 	struct sp_budget_counts budget;
 	/*
@@ -49,6 +50,13 @@ void sched_split(const struct sp_sleep *s, uint64_t now, struct sched_split *ret
 uint64_t sched_in_window(uint64_t t0, uint64_t a, uint64_t b);
 
 void sched_maps_free(struct sched_maps *m);
+
+/*
+ * The per-CPU rows and wakers as dumped (ncpus values per record, each rounded up to 8
+ * bytes) folded in place into one value per record: sums, and the maxima's maximum.
+ * 0, or -EINVAL when the records' value size is not ncpus such values.
+ */
+int sched_fold_pcpu(struct sched_maps *m, int ncpus);
 
 /* The wait class of a row: a lock kind or io from BPF, else "pipe" for the pipe paths, or NULL. */
 const char *sched_wait_name(uint32_t wait, const char *caller);

@@ -456,6 +456,55 @@ START_TEST(budget_sums)
 }
 END_TEST
 
+/* The per-CPU rows and wakers as dumped: summed, maxima of maxima, then one value each. */
+START_TEST(pcpu_fold)
+{
+	struct sched_maps p = {};
+	struct sp_caller_key k = { .caller = 7, .wait = 1 };
+	struct sp_waker_key wk = {};
+	struct sp_caller_val cv[3] = {
+		{ .count = 1, .offcpu_ns = 10, .max_ns = 9, .runq_max_ns = 4, .window_blocked_ns = 2 },
+		{ .count = 2, .offcpu_ns = 20, .max_ns = 15, .runq_max_ns = 3 },
+		{ .count = 4, .blocked_ns = 5, .runq_ns = 6, .max_ns = 1, .unfinished = 1 },
+	};
+	__u64 wv[3] = { 1, 0, 5 };
+	const struct sp_caller_val *v;
+
+	cv[0].runq_hist[0] = 1;
+	cv[2].runq_hist[0] = 2;
+	cv[1].runq_hist[SP_RUNQ_SLOTS - 1] = 3;
+	sp_records_init(&p.callers, sizeof(k), sizeof(cv));
+	sp_records_init(&p.wakers, sizeof(wk), sizeof(wv));
+	ck_assert_int_eq(sp_records_add(&p.callers, &k, cv), 0);
+	k.caller = 8;
+	cv[0].count = 100;
+	ck_assert_int_eq(sp_records_add(&p.callers, &k, cv), 0);
+	ck_assert_int_eq(sp_records_add(&p.wakers, &wk, wv), 0);
+	ck_assert_int_eq(sched_fold_pcpu(&p, 2), -EINVAL); /* not 2 CPUs' values */
+	ck_assert_int_eq(sched_fold_pcpu(&p, 3), 0);
+	ck_assert_uint_eq(p.callers.value_size, sizeof(struct sp_caller_val));
+	ck_assert_uint_eq(p.wakers.value_size, sizeof(__u64));
+	v = sp_records_value(&p.callers, 0);
+	ck_assert_uint_eq(v->count, 7);
+	ck_assert_uint_eq(v->offcpu_ns, 30);
+	ck_assert_uint_eq(v->blocked_ns, 5);
+	ck_assert_uint_eq(v->runq_ns, 6);
+	ck_assert_uint_eq(v->max_ns, 15);
+	ck_assert_uint_eq(v->runq_max_ns, 4);
+	ck_assert_uint_eq(v->unfinished, 1);
+	ck_assert_uint_eq(v->window_blocked_ns, 2);
+	ck_assert_uint_eq(v->runq_hist[0], 3);
+	ck_assert_uint_eq(v->runq_hist[SP_RUNQ_SLOTS - 1], 3);
+	v = sp_records_value(&p.callers, 1);
+	ck_assert_uint_eq(((const struct sp_caller_key *)sp_records_key(&p.callers, 1))->caller, 8);
+	ck_assert_uint_eq(v->count, 106);
+	ck_assert_uint_eq(*(const __u64 *)sp_records_value(&p.wakers, 0), 6);
+	ck_assert_int_eq(sched_fold_pcpu(&p, 1), 0); /* already folded: unchanged */
+	ck_assert_uint_eq(((const struct sp_caller_val *)sp_records_value(&p.callers, 1))->count, 106);
+	sched_maps_free(&p);
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *const tests[] = {
@@ -472,6 +521,7 @@ int main(void)
 		wakers_without_function,
 		split_rules,
 		budget_sums,
+		pcpu_fold,
 	};
 
 	return run_tests("sched_rows", tests, sizeof(tests) / sizeof(tests[0]), setup, teardown);
