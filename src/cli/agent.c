@@ -23,6 +23,7 @@
 #include "spool.h"
 #include "trace.h"
 #include "trace_opts.h"
+#include "uframes_bpf.h"
 #include "util.h"
 
 /* 1,000 intervals of the compile job (examples/compile-job) fit: see bench/agent.sh */
@@ -319,7 +320,12 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 		sink_kick(a->sink);
 	}
 	abuf_free(&text);
-	/* the interval's runs and rows were freed: give the pages back until the next one */
+	/*
+	 * The run at this interval's start is freed after this returns, this one's read is kept
+	 * (the next one's start): they own their strings. The user symbols loaded for it go (the
+	 * frames keep their names as strings), and the pages are given back until the next one.
+	 */
+	uframes_live_trim();
 	malloc_trim(0);
 	return 0; /* tracing goes on */
 }
@@ -336,6 +342,12 @@ int cmd_agent(int argc, char **argv)
 	int code, err;
 
 	log_set_prefix("schedprof agent");
+	/*
+	 * A fixed mmap threshold (glibc raises it up to 32M as big blocks are freed): an
+	 * interval's big temporary blocks (an ELF symbol table's strings as libelf reads them,
+	 * the maps' dumps) are mapped and unmapped, not left as holes in the heap for weeks.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 << 10);
 	code = agent_parse(argc, argv, &o, &a);
 	if (code) {
 		trace_opts_free(&o);

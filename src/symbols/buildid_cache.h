@@ -62,4 +62,13 @@ void buildid_cache__set_opts(struct buildid_cache *c, bool lines, bool debuginfo
 int buildid_cache__lookup(struct buildid_cache *c, const uint8_t *build_id, size_t id_len,
 			  uint64_t file_offset, struct usym *ret);
 
+/*
+ * For a tracer that runs for weeks (the agent, after each interval): releases the loaded
+ * symbols (except those read through /proc/PID/map_files, which cannot be read again) and,
+ * from now on without lines, keeps each looked-up frame's name as strings instead, so that
+ * frames seen again need no symbols; names not looked up since the previous trim are
+ * forgotten. Strings returned before the call are no longer valid after it.
+ */
+void buildid_cache__trim(struct buildid_cache *c);
+
 #endif /* SCHEDPROF_BUILDID_CACHE_H */
