@@ -164,9 +164,11 @@ START_TEST(test_trim_images)
 	usyms__trim(u);
 	ck_assert_str_eq(name_at(u, c.pid, 5, c.addr[0]), func_names[0]);
 	child_finish(&c);
-	usyms__trim(u); /* gone, but used since the last trim */
+	usyms__trim(u); /* finds it gone */
 	ck_assert_str_eq(name_at(u, c.pid, 5, c.addr[1]), func_names[1]);
 	usyms__trim(u); /* gone at the last trim, used since: stays */
+	ck_assert_str_eq(name_at(u, c.pid, 5, c.addr[2]), func_names[2]);
+	usyms__trim(u); /* the same */
 	usyms__trim(u); /* gone and not used since the last trim: goes */
 	ck_assert_int_eq(usyms__resolve_ip(u, c.pid, 5, c.addr[0], &s), -ESRCH);
 	/* the living process's image is never trimmed */
