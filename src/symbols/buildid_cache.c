@@ -349,12 +349,23 @@ static bool path_is_current(const struct proc_map *m)
 int buildid_cache__add_pid(struct buildid_cache *c, int pid)
 {
 	struct proc_map *maps;
-	size_t n, i;
+	size_t n;
 	int err;
 
 	err = proc_maps__read(pid, &maps, &n);
 	if (err)
 		return err;
+	err = buildid_cache__add_maps(c, pid, maps, n);
+	proc_maps__free(maps, n);
+	return err;
+}
+
+int buildid_cache__add_maps(struct buildid_cache *c, int pid, const struct proc_map *maps,
+			    size_t n)
+{
+	size_t i;
+	int err = 0;
+
 	for (i = 0; i < n; i++) {
 		const struct proc_map *m = &maps[i];
 		char mf[64];
@@ -373,7 +384,6 @@ int buildid_cache__add_pid(struct buildid_cache *c, int pid)
 			break;
 		err = 0;
 	}
-	proc_maps__free(maps, n);
 	return err;
 }
 

@@ -38,6 +38,10 @@ int buildid_cache__add_file(struct buildid_cache *c, const char *path);
  * Returns 0, or -ESRCH if the process is already gone (callers may ignore that).
  */
 int buildid_cache__add_pid(struct buildid_cache *c, int pid);
+/* The same with /proc/PID/maps already read (procmaps.h): 0 or -ENOMEM. */
+struct proc_map;
+int buildid_cache__add_maps(struct buildid_cache *c, int pid, const struct proc_map *maps,
+			    size_t n);
 
 /*
  * Resolves a (build-id, file offset) frame: registered files first, then the debug directory.

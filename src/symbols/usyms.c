@@ -398,7 +398,7 @@ int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 		goto out;
 	}
 	/* files by build-id, for build-id frames (map_files for deleted ones) */
-	err = buildid_cache__add_pid(u->bc, pid);
+	err = buildid_cache__add_maps(u->bc, pid, maps, n);
 	if (err == -ENOMEM)
 		goto out;
 	img = image_build(u, pid, image, maps, n);
