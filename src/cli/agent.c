@@ -116,6 +116,7 @@ struct agent {
 	uint64_t unreadable_said; /* the sender's unreadable intervals already in a batch */
 	uint64_t pending_unreadable; /* those of batches dropped since */
 	bool full_said, disk_said;
+	bool trim_pending; /* an interval's memory to give back */
 };
 
 /* SIZE: bytes, or K, M, G (powers of 1024); 4K to 1T */
@@ -323,16 +324,30 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 	/*
 	 * The run at this interval's start is freed after this returns, this one's read is kept
 	 * (the next one's start): they own their strings. The user symbols loaded for it go (the
-	 * frames keep their names as strings), and the pages are given back until the next one.
+	 * frames keep their names as strings), and the pages are given back until the next one
+	 * (agent_tick: after the tracer freed the runs).
 	 */
 	uframes_live_trim();
-	malloc_trim(0);
+	a->trim_pending = true; /* agent_tick, once they are freed */
 	return 0; /* tracing goes on */
+}
+
+/* The tracer's wait loop, right after an interval: its runs are freed now, the pages go. */
+static bool agent_tick(void *ctx)
+{
+	struct agent *a = ctx;
+
+	if (a->trim_pending) {
+		a->trim_pending = false;
+		malloc_trim(0);
+	}
+	return false;
 }
 
 int cmd_agent(int argc, char **argv)
 {
-	struct trace_hooks h = { .interval = agent_interval, .fd = -1, .no_report = true };
+	struct trace_hooks h = { .interval = agent_interval, .tick = agent_tick, .fd = -1,
+				 .no_report = true };
 	struct agent a = { .spool_limit = AGENT_DEF_SPOOL_LIMIT,
 			   .sink_opts = { .ttl_days = AGENT_DEF_TTL_DAYS, .schema_sql = schema_sql } };
 	struct sink_stats st;

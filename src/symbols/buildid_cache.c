@@ -74,9 +74,9 @@ struct buildid_cache {
 /*
  * What the symbols of the objects the last interval needed may keep between trims: the
  * frames new in the next interval are likely in the same objects (a compiler, an
- * interpreter), but a desktop's libraries would take tens of MB.
+ * interpreter), but a desktop's libraries would take tens of MB: 1M keeps libc's.
  */
-#define BC_KEEP_BYTES (4u << 20)
+#define BC_KEEP_BYTES (1u << 20)
 
 static uint64_t object_hash(long key, void *ctx)
 {
