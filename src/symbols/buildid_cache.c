@@ -262,19 +262,31 @@ static void object_load(const struct buildid_cache *c, struct bc_object *o)
  * Registers the file at open_path under the name display_path. With eager set (open_path is
  * only valid while a process lives, e.g. /proc/PID/map_files/...), the symbols are loaded now.
  */
+static int add_file_st(struct buildid_cache *c, const char *open_path, const char *display_path,
+		       bool eager, const struct stat *stp);
+
 static int add_file(struct buildid_cache *c, const char *open_path, const char *display_path,
 		    bool eager)
+{
+	struct stat st;
+
+	if (stat(open_path, &st) < 0)
+		return -errno;
+	return add_file_st(c, open_path, display_path, eager, &st);
+}
+
+/* add_file() with open_path's stat already taken */
+static int add_file_st(struct buildid_cache *c, const char *open_path, const char *display_path,
+		       bool eager, const struct stat *stp)
 {
 	uint8_t id[ELF_BUILD_ID_MAX];
 	struct bc_file key, *f;
 	long found;
 	struct bc_object *o;
-	struct stat st;
+	struct stat st = *stp;
 	size_t id_len;
 	int err;
 
-	if (stat(open_path, &st) < 0)
-		return -errno;
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
 	if (!S_ISREG(st.st_mode))
@@ -335,15 +347,15 @@ int buildid_cache__add_file(struct buildid_cache *c, const char *path)
 
 static const char deleted_suffix[] = " (deleted)";
 
-static bool path_is_current(const struct proc_map *m)
+/* *st: the path's stat when true (a new process's mappings are stat'ed once) */
+static bool path_is_current(const struct proc_map *m, struct stat *st)
 {
 	size_t len = strlen(m->path), slen = sizeof(deleted_suffix) - 1;
-	struct stat st;
 
 	if (len > slen && !strcmp(m->path + len - slen, deleted_suffix))
 		return false;
 	/* The dev in maps is not always st_dev (overlayfs, btrfs subvolumes): trust the inode. */
-	return !stat(m->path, &st) && (uint64_t)st.st_ino == m->inode;
+	return !stat(m->path, st) && (uint64_t)st->st_ino == m->inode;
 }
 
 int buildid_cache__add_pid(struct buildid_cache *c, int pid)
@@ -368,12 +380,13 @@ int buildid_cache__add_maps(struct buildid_cache *c, int pid, const struct proc_
 
 	for (i = 0; i < n; i++) {
 		const struct proc_map *m = &maps[i];
+		struct stat st;
 		char mf[64];
 
 		if (m->perms[2] != 'x' || m->path[0] != '/')
 			continue;
-		if (path_is_current(m)) {
-			err = add_file(c, m->path, m->path, false);
+		if (path_is_current(m, &st)) {
+			err = add_file_st(c, m->path, m->path, false, &st);
 		} else {
 			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
 				 m->start, m->end);
