@@ -481,6 +481,9 @@ void buildid_cache__trim(struct buildid_cache *c)
 		name_free(unused[i]);
 	}
 	free(unused);
+	/* with lines a frame is more than a name: nothing is kept instead, the symbols stay */
+	if (c->lines)
+		return;
 	/*
 	 * The symbols that can be loaded again go (the next lookup that needs them loads them),
 	 * but those the last interval needed, up to BC_KEEP_BYTES, smallest first

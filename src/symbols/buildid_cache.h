@@ -71,7 +71,9 @@ int buildid_cache__lookup(struct buildid_cache *c, const uint8_t *build_id, size
  * symbols (except those read through /proc/PID/map_files, which cannot be read again) and,
  * from now on without lines, keeps each looked-up frame's name as strings instead, so that
  * frames seen again need no symbols; names not looked up since the previous trim are
- * forgotten. Strings returned before the call are no longer valid after it.
+ * forgotten. With lines (buildid_cache__set_opts) nothing is released: a frame's file, line
+ * and inlined calls are not kept as strings, and loading DWARF each interval costs too much.
+ * Strings returned before the call are no longer valid after it.
  */
 void buildid_cache__trim(struct buildid_cache *c);
 
