@@ -11,10 +11,15 @@
 #            rebuilt in a loop for COMPILE_S, default 2 intervals of COMPILE_INTERVAL =
 #            60 s), all views, the sink unreachable so that every interval stays spooled:
 #            the largest interval's file (gzip'd) x 1,000 must fit the default --spool-limit.
+#   growth   the agent runs for weeks: at -i 0.2 for GROWTH_S (default 60 s, 300 intervals),
+#            system-wide into ndjson, its RSS after 20 intervals and at the end (goal: it
+#            grows by less than 2 MB; the BPF maps only add up, so a machine that keeps
+#            creating new stacks -- new pids, a build -- grows the runs read until the maps
+#            are full: run it on a quiet machine, or with TARGET="-p PIDS").
 # The numbers are only meaningful on a quiet machine. Exit 1 when a goal is missed.
-# usage: sudo bench/agent.sh [idle] [compile]      (both by default)
-#   env: SCHEDPROF, IDLE_INTERVAL, IDLE_S, COMPILE_INTERVAL, COMPILE_S, SINK=ndjson to skip
-#        ClickHouse
+# usage: sudo bench/agent.sh [idle] [compile] [growth]      (all by default)
+#   env: SCHEDPROF, IDLE_INTERVAL, IDLE_S, COMPILE_INTERVAL, COMPILE_S, GROWTH_S, TARGET,
+#        SINK=ndjson to skip ClickHouse
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -24,10 +29,12 @@ IDLE_INTERVAL=${IDLE_INTERVAL:-60}
 IDLE_S=${IDLE_S:-$((3 * IDLE_INTERVAL + 5))}
 COMPILE_INTERVAL=${COMPILE_INTERVAL:-60}
 COMPILE_S=${COMPILE_S:-$((2 * COMPILE_INTERVAL + 2))}
+GROWTH_S=${GROWTH_S:-60}
+TARGET=${TARGET:-}
 SINK=${SINK:-clickhouse}
 DEF_LIMIT_MB=$("$SCHEDPROF" agent --help | sed -n 's/.*(default \([0-9]*\)M;.*/\1/p')
 phases=("$@")
-[ ${#phases[@]} -gt 0 ] || phases=(idle compile)
+[ ${#phases[@]} -gt 0 ] || phases=(idle compile growth)
 
 [ "$(id -u)" = 0 ] || { echo "$0: run it as root" >&2; exit 1; }
 [ -x "$SCHEDPROF" ] || { echo "$0: $SCHEDPROF not built" >&2; exit 1; }
@@ -78,8 +85,9 @@ for phase in "${phases[@]}"; do
 		sink_start
 		url=$SINK_URL
 		echo "=== idle: -i $IDLE_INTERVAL for ${IDLE_S}s, sink $url ==="
-		run_agent idle "$IDLE_S" -i "$IDLE_INTERVAL" --sink "$url" --create-schema 2>/dev/null ||
-			run_agent idle "$IDLE_S" -i "$IDLE_INTERVAL" --sink "$url"
+		schema=()
+		[ "${url#clickhouse}" = "$url" ] || schema=(--create-schema)
+		run_agent idle "$IDLE_S" -i "$IDLE_INTERVAL" --sink "$url" "${schema[@]}"
 		flush=$(grep -o 'sent in [0-9.]* ms' "$TMP/idle.err" | awk '{ if ($3 > m) m = $3 } END { print m + 0 }')
 		nflush=$(grep -c 'sent in' "$TMP/idle.err")
 		printf "idle: CPU %s%% of one CPU (goal < 0.5), RSS %.1f MB between intervals " \
@@ -116,7 +124,29 @@ for phase in "${phases[@]}"; do
 		[ "$max" -gt 0 ] || fail "no interval spooled"
 		[ $((max * 1000)) -le $((DEF_LIMIT_MB * 1048576)) ] || missed=1
 		;;
-	*) echo "usage: $0 [idle] [compile]" >&2; exit 2 ;;
+	growth)
+		echo "=== growth: -i 0.2 for ${GROWTH_S}s ${TARGET:-system-wide} ==="
+		# shellcheck disable=SC2086 # TARGET: options, split on purpose
+		"$SCHEDPROF" agent -i 0.2 --spool "$TMP/spool-growth" --sink "ndjson:$TMP/growth.ndjson" \
+			$TARGET 2> "$TMP/growth.err" &
+		pid=$!
+		sleep 5 # 20 intervals: past the start and the first reads
+		rss0=$(awk '/^VmRSS/ { print $2 }' /proc/$pid/status)
+		for _ in $(seq $(((GROWTH_S - 5) / 5))); do
+			sleep 5
+			printf "%s " "$(awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' /proc/$pid/status)"
+		done
+		echo "(MB, every 5 s)"
+		rss1=$(awk '/^VmRSS/ { print $2 }' /proc/$pid/status)
+		kill -INT $pid
+		wait $pid || echo "(agent growth exited $?)"
+		n=$(grep -c . "$TMP/growth.ndjson" 2>/dev/null)
+		printf "growth: RSS %.1f MB after 20 intervals, %.1f MB after %d (goal: < 2 MB more; %s rows)\n" \
+			"$(echo "$rss0 / 1024" | bc -l)" "$(echo "$rss1 / 1024" | bc -l)" \
+			$((GROWTH_S * 5)) "$n"
+		[ $((rss1 - rss0)) -lt 2048 ] || missed=1
+		;;
+	*) echo "usage: $0 [idle] [compile] [growth]" >&2; exit 2 ;;
 	esac
 done
 [ $missed = 0 ] || fail "a goal was missed (see above)"

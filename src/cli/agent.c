@@ -23,6 +23,7 @@
 #include "spool.h"
 #include "trace.h"
 #include "trace_opts.h"
+#include "uframes_bpf.h"
 #include "util.h"
 
 /* 1,000 intervals of the compile job (examples/compile-job) fit: see bench/agent.sh */
@@ -117,6 +118,7 @@ struct agent {
 	uint64_t unreadable_said; /* the sender's unreadable intervals already in a batch */
 	uint64_t pending_unreadable; /* those of batches dropped since */
 	bool full_said, disk_said;
+	bool trim_pending; /* an interval's memory to give back */
 };
 
 /* SIZE: bytes, or K, M, G (powers of 1024); 4K to 1T */
@@ -321,14 +323,33 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 		sink_kick(a->sink);
 	}
 	abuf_free(&text);
-	/* the interval's runs and rows were freed: give the pages back until the next one */
-	malloc_trim(0);
+	/*
+	 * The run at this interval's start is freed after this returns, this one's read is kept
+	 * (the next one's start): they own their strings. The user symbols loaded for it go (the
+	 * frames keep their names as strings), and the pages are given back until the next one
+	 * (agent_tick: after the tracer freed the runs).
+	 */
+	uframes_live_trim();
+	a->trim_pending = true; /* agent_tick, once they are freed */
 	return 0; /* tracing goes on */
+}
+
+/* The tracer's wait loop, right after an interval: its runs are freed now, the pages go. */
+static bool agent_tick(void *ctx)
+{
+	struct agent *a = ctx;
+
+	if (a->trim_pending) {
+		a->trim_pending = false;
+		malloc_trim(0);
+	}
+	return false;
 }
 
 int cmd_agent(int argc, char **argv)
 {
-	struct trace_hooks h = { .interval = agent_interval, .fd = -1, .no_report = true };
+	struct trace_hooks h = { .interval = agent_interval, .tick = agent_tick, .fd = -1,
+				 .no_report = true };
 	struct agent a = { .spool_limit = AGENT_DEF_SPOOL_LIMIT,
 			   .sink_opts = { .ttl_days = AGENT_DEF_TTL_DAYS, .schema_sql = schema_sql } };
 	struct sink_stats st;
@@ -338,6 +359,12 @@ int cmd_agent(int argc, char **argv)
 	int code, err;
 
 	log_set_prefix("schedprof agent");
+	/*
+	 * A fixed mmap threshold (glibc raises it up to 32M as big blocks are freed): an
+	 * interval's big temporary blocks (an ELF symbol table's strings as libelf reads them,
+	 * the maps' dumps) are mapped and unmapped, not left as holes in the heap for weeks.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 << 10);
 	code = agent_parse(argc, argv, &o, &a);
 	if (code) {
 		trace_opts_free(&o);

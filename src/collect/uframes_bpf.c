@@ -105,6 +105,12 @@ void uframes_live_put(struct uframes_live *l)
 	live = NULL;
 }
 
+void uframes_live_trim(void)
+{
+	if (live)
+		usyms__trim(live->usyms);
+}
+
 struct usyms *uframes_live_usyms(struct uframes_live *l)
 {
 	return l->usyms;

@@ -36,6 +36,8 @@ struct uframes_live;
 struct uframes_live *uframes_live_get(struct schedprof_bpf *skel, const struct trace_opts *o);
 void uframes_live_put(struct uframes_live *l);
 struct usyms *uframes_live_usyms(struct uframes_live *l);
+/* Between reads (the agent's intervals): the shared usyms' usyms__trim(), if a trace has one. */
+void uframes_live_trim(void);
 /* For a collector's poll_fd/poll: drains the announcements (registers their processes). */
 int uframes_live_poll_fd(struct uframes_live *l);
 int uframes_live_poll(struct uframes_live *l);

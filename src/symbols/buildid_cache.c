@@ -42,14 +42,41 @@ struct bc_object {
 	struct elf_syms *syms;
 	const char *path; /* the path reported for this object */
 	bool loaded;	  /* symbol loading was attempted */
+	bool pinned;	  /* loaded through /proc/PID/map_files: cannot be loaded again */
+	uint64_t used;	  /* the trim generation of its last lookup through its symbols */
 };
+
+/*
+ * A frame's name kept as strings once buildid_cache__trim() was called (the agent's): the
+ * object's symbols can then be released between intervals, and the frames seen again do not
+ * load them again. The key comes first (NAME_KEY_SIZE).
+ */
+struct bc_name {
+	const struct bc_object *o;
+	uint64_t offset;
+	char *name, *system_name;
+	uint64_t sym_off, func_start;
+	bool used; /* looked up since the last trim */
+};
+
+#define NAME_KEY_SIZE offsetof(struct bc_name, name)
 
 struct buildid_cache {
 	struct hashmap files;	/* struct bc_file * by identity -> itself */
 	struct hashmap objects; /* struct bc_object * by build-id -> itself */
+	struct hashmap names;	/* struct bc_name * by (object, offset) -> itself */
 	char *debug_dir;
 	bool lines, debuginfod;
+	bool keep_names; /* since the first buildid_cache__trim() */
+	uint64_t generation; /* trims so far */
 };
+
+/*
+ * What the symbols of the objects the last interval needed may keep between trims: the
+ * frames new in the next interval are likely in the same objects (a compiler, an
+ * interpreter), but a desktop's libraries would take tens of MB: 1M keeps libc's.
+ */
+#define BC_KEEP_BYTES (1u << 20)
 
 static uint64_t object_hash(long key, void *ctx)
 {
@@ -88,7 +115,21 @@ struct buildid_cache *buildid_cache__new(void)
 		return NULL;
 	hashmap__init(&c->files, hashmap_mem_hash, hashmap_mem_equal, (void *)FILE_KEY_SIZE);
 	hashmap__init(&c->objects, object_hash, object_equal, NULL);
+	hashmap__init(&c->names, hashmap_mem_hash, hashmap_mem_equal, (void *)NAME_KEY_SIZE);
 	return c;
+}
+
+static void name_free(struct bc_name *n)
+{
+	free(n->name);
+	free(n->system_name);
+	free(n);
+}
+
+static void name_entry_free(long key, long value)
+{
+	(void)value;
+	name_free((struct bc_name *)key);
 }
 
 void buildid_cache__free(struct buildid_cache *c)
@@ -96,6 +137,7 @@ void buildid_cache__free(struct buildid_cache *c)
 	if (!c)
 		return;
 	hashmap__clear_with(&c->files, hashmap_free_key);
+	hashmap__clear_with(&c->names, name_entry_free);
 	hashmap__clear_with(&c->objects, object_free);
 	free(c->debug_dir);
 	free(c);
@@ -220,19 +262,31 @@ static void object_load(const struct buildid_cache *c, struct bc_object *o)
  * Registers the file at open_path under the name display_path. With eager set (open_path is
  * only valid while a process lives, e.g. /proc/PID/map_files/...), the symbols are loaded now.
  */
+static int add_file_st(struct buildid_cache *c, const char *open_path, const char *display_path,
+		       bool eager, const struct stat *stp);
+
 static int add_file(struct buildid_cache *c, const char *open_path, const char *display_path,
 		    bool eager)
+{
+	struct stat st;
+
+	if (stat(open_path, &st) < 0)
+		return -errno;
+	return add_file_st(c, open_path, display_path, eager, &st);
+}
+
+/* add_file() with open_path's stat already taken */
+static int add_file_st(struct buildid_cache *c, const char *open_path, const char *display_path,
+		       bool eager, const struct stat *stp)
 {
 	uint8_t id[ELF_BUILD_ID_MAX];
 	struct bc_file key, *f;
 	long found;
 	struct bc_object *o;
-	struct stat st;
+	struct stat st = *stp;
 	size_t id_len;
 	int err;
 
-	if (stat(open_path, &st) < 0)
-		return -errno;
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
 	if (!S_ISREG(st.st_mode))
@@ -267,6 +321,7 @@ static int add_file(struct buildid_cache *c, const char *open_path, const char *
 				o->syms = es;
 				o->path = o->paths[o->npaths - 1];
 				o->loaded = true;
+				o->pinned = true;
 			} else {
 				elf_syms__free(es);
 			}
@@ -292,34 +347,46 @@ int buildid_cache__add_file(struct buildid_cache *c, const char *path)
 
 static const char deleted_suffix[] = " (deleted)";
 
-static bool path_is_current(const struct proc_map *m)
+/* *st: the path's stat when true (a new process's mappings are stat'ed once) */
+static bool path_is_current(const struct proc_map *m, struct stat *st)
 {
 	size_t len = strlen(m->path), slen = sizeof(deleted_suffix) - 1;
-	struct stat st;
 
 	if (len > slen && !strcmp(m->path + len - slen, deleted_suffix))
 		return false;
 	/* The dev in maps is not always st_dev (overlayfs, btrfs subvolumes): trust the inode. */
-	return !stat(m->path, &st) && (uint64_t)st.st_ino == m->inode;
+	return !stat(m->path, st) && (uint64_t)st->st_ino == m->inode;
 }
 
 int buildid_cache__add_pid(struct buildid_cache *c, int pid)
 {
 	struct proc_map *maps;
-	size_t n, i;
+	size_t n;
 	int err;
 
 	err = proc_maps__read(pid, &maps, &n);
 	if (err)
 		return err;
+	err = buildid_cache__add_maps(c, pid, maps, n);
+	proc_maps__free(maps, n);
+	return err;
+}
+
+int buildid_cache__add_maps(struct buildid_cache *c, int pid, const struct proc_map *maps,
+			    size_t n)
+{
+	size_t i;
+	int err = 0;
+
 	for (i = 0; i < n; i++) {
 		const struct proc_map *m = &maps[i];
+		struct stat st;
 		char mf[64];
 
 		if (m->perms[2] != 'x' || m->path[0] != '/')
 			continue;
-		if (path_is_current(m)) {
-			err = add_file(c, m->path, m->path, false);
+		if (path_is_current(m, &st)) {
+			err = add_file_st(c, m->path, m->path, false, &st);
 		} else {
 			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
 				 m->start, m->end);
@@ -330,7 +397,6 @@ int buildid_cache__add_pid(struct buildid_cache *c, int pid)
 			break;
 		err = 0;
 	}
-	proc_maps__free(maps, n);
 	return err;
 }
 
@@ -374,6 +440,85 @@ static int object_from_debuginfod(const struct buildid_cache *c, struct bc_objec
 	return err;
 }
 
+/* Keeps the frame's name as strings (buildid_cache__trim); out of memory: not kept. */
+static void name_keep(struct buildid_cache *c, const struct bc_object *o, const struct usym *s)
+{
+	struct bc_name *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return;
+	n->o = o;
+	n->offset = s->offset;
+	n->sym_off = s->sym_off;
+	n->func_start = s->func_start;
+	n->used = true;
+	if ((s->name && !(n->name = strdup(s->name))) ||
+	    (s->system_name && !(n->system_name = strdup(s->system_name))) ||
+	    hashmap__add(&c->names, (long)n, (long)n)) {
+		name_free(n);
+		return;
+	}
+}
+
+void buildid_cache__trim(struct buildid_cache *c)
+{
+	struct hashmap_entry *e;
+	struct bc_name **unused;
+	size_t n = 0;
+
+	c->keep_names = true;
+	/* the names not looked up since the last trim go (their frames left the maps) */
+	unused = malloc((hashmap__size(&c->names) + 1) * sizeof(*unused));
+	hashmap__for_each_entry(&c->names, e) {
+		struct bc_name *nm = (struct bc_name *)e->key;
+
+		if (!nm->used && unused)
+			unused[n++] = nm;
+		nm->used = false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		hashmap__delete(&c->names, (long)unused[i], NULL, NULL);
+		name_free(unused[i]);
+	}
+	free(unused);
+	/* with lines a frame is more than a name: nothing is kept instead, the symbols stay */
+	if (c->lines)
+		return;
+	/*
+	 * The symbols that can be loaded again go (the next lookup that needs them loads them),
+	 * but those the last interval needed, up to BC_KEEP_BYTES, smallest first
+	 */
+	for (size_t kept = 0;;) {
+		struct bc_object *best = NULL;
+
+		hashmap__for_each_entry(&c->objects, e) {
+			struct bc_object *o = (struct bc_object *)e->key;
+
+			if (o->syms && !o->pinned && o->used == c->generation && o->used + 1 &&
+			    (!best || elf_syms__mem(o->syms) < elf_syms__mem(best->syms)))
+				best = o;
+		}
+		if (!best || kept + elf_syms__mem(best->syms) > BC_KEEP_BYTES)
+			break;
+		kept += elf_syms__mem(best->syms);
+		best->used = UINT64_MAX; /* kept this time */
+	}
+	hashmap__for_each_entry(&c->objects, e) {
+		struct bc_object *o = (struct bc_object *)e->key;
+
+		if (!o->syms || o->pinned)
+			continue;
+		if (o->used == UINT64_MAX) {
+			o->used = c->generation;
+			continue;
+		}
+		elf_syms__free(o->syms);
+		o->syms = NULL;
+		o->loaded = false;
+	}
+	c->generation++;
+}
+
 int buildid_cache__lookup(struct buildid_cache *c, const uint8_t *build_id, size_t id_len,
 			  uint64_t file_offset, struct usym *ret)
 {
@@ -398,6 +543,25 @@ int buildid_cache__lookup(struct buildid_cache *c, const uint8_t *build_id, size
 	if (!o->npaths)
 		return -ENOENT;
 
+	if (c->keep_names && !c->lines) {
+		struct bc_name key = { .o = o, .offset = file_offset };
+		long found;
+
+		if (hashmap__find(&c->names, (long)&key, &found)) {
+			const struct bc_name *n = (const struct bc_name *)found;
+
+			((struct bc_name *)found)->used = true;
+			ret->object = o->path ? o->path : o->paths[0];
+			ret->build_id = o->id;
+			ret->build_id_len = o->id_len;
+			ret->offset = file_offset;
+			ret->name = n->name;
+			ret->system_name = n->system_name;
+			ret->sym_off = n->sym_off;
+			ret->func_start = n->func_start;
+			return 0;
+		}
+	}
 	object_load(c, o);
 	ret->object = o->path ? o->path : o->paths[0];
 	ret->build_id = o->id;
@@ -407,6 +571,9 @@ int buildid_cache__lookup(struct buildid_cache *c, const uint8_t *build_id, size
 		err = elf_syms__lookup_sym(o->syms, file_offset, c->lines, ret);
 		if (err == -ENOMEM)
 			return err;
+		o->used = c->generation;
+		if (c->keep_names && !c->lines)
+			name_keep(c, o, ret);
 	}
 	return 0;
 }

@@ -38,6 +38,10 @@ int buildid_cache__add_file(struct buildid_cache *c, const char *path);
  * Returns 0, or -ESRCH if the process is already gone (callers may ignore that).
  */
 int buildid_cache__add_pid(struct buildid_cache *c, int pid);
+/* The same with /proc/PID/maps already read (procmaps.h): 0 or -ENOMEM. */
+struct proc_map;
+int buildid_cache__add_maps(struct buildid_cache *c, int pid, const struct proc_map *maps,
+			    size_t n);
 
 /*
  * Resolves a (build-id, file offset) frame: registered files first, then the debug directory.
@@ -61,5 +65,16 @@ void buildid_cache__set_opts(struct buildid_cache *c, bool lines, bool debuginfo
  */
 int buildid_cache__lookup(struct buildid_cache *c, const uint8_t *build_id, size_t id_len,
 			  uint64_t file_offset, struct usym *ret);
+
+/*
+ * For a tracer that runs for weeks (the agent, after each interval): releases the loaded
+ * symbols (except those read through /proc/PID/map_files, which cannot be read again) and,
+ * from now on without lines, keeps each looked-up frame's name as strings instead, so that
+ * frames seen again need no symbols; names not looked up since the previous trim are
+ * forgotten. With lines (buildid_cache__set_opts) nothing is released: a frame's file, line
+ * and inlined calls are not kept as strings, and loading DWARF each interval costs too much.
+ * Strings returned before the call are no longer valid after it.
+ */
+void buildid_cache__trim(struct buildid_cache *c);
 
 #endif /* SCHEDPROF_BUILDID_CACHE_H */

@@ -970,6 +970,12 @@ bool elf_syms__is_pie(const struct elf_syms *es)
 	return es->e_type == ET_DYN;
 }
 
+size_t elf_syms__mem(const struct elf_syms *es)
+{
+	return sizeof(*es) + es->syms_cap * sizeof(*es->syms) + es->strs_cap +
+	       es->nfdes * sizeof(*es->fdes) + (es->dem ? es->nsyms * sizeof(*es->dem) : 0);
+}
+
 size_t elf_syms__count(const struct elf_syms *es)
 {
 	return es->nsyms;

@@ -87,6 +87,8 @@ int elf_syms__lookup_sym(struct elf_syms *es, uint64_t file_offset, bool lines, 
 /* ET_DYN: PIE executable or shared library, loaded at a random base. */
 bool elf_syms__is_pie(const struct elf_syms *es);
 size_t elf_syms__count(const struct elf_syms *es);
+/* About the bytes its tables take (symbols, names, functions of .eh_frame; not demangled names) */
+size_t elf_syms__mem(const struct elf_syms *es);
 const char *elf_syms__path(const struct elf_syms *es);
 /* The file the symbols were read from: the path itself, or its separate debug file. */
 const char *elf_syms__symbols_path(const struct elf_syms *es);

@@ -629,6 +629,14 @@ static void index_add(const struct ksyms *ks, uint32_t *idx, size_t *cnt, size_t
 		idx[(*cnt)++] = (uint32_t)i;
 }
 
+static void shrink_u32(uint32_t **p, size_t n)
+{
+	uint32_t *q = realloc(*p, (n ? n : 1) * sizeof(**p));
+
+	if (q)
+		*p = q;
+}
+
 /* One entry per distinct address of the class: the first, i.e. the best ranked, alias. */
 static int build_class_indexes(struct ksyms *ks)
 {
@@ -646,6 +654,9 @@ static int build_class_indexes(struct ksyms *ks)
 		else if (is_data_type(ks->syms[i].type))
 			index_add(ks, ks->data_idx, &ks->data_cnt, i);
 	}
+	/* each class has fewer entries than symbols: give the rest back */
+	shrink_u32(&ks->text_idx, ks->text_cnt);
+	shrink_u32(&ks->data_idx, ks->data_cnt);
 	return 0;
 }
 

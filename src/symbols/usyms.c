@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -48,6 +49,8 @@ struct us_image { /* image and pid are the key (IMAGE_KEY_SIZE): no padding betw
 	int pid;
 	struct us_map *maps; /* executable mappings, sorted by start */
 	size_t n;
+	bool used; /* usyms__trim: a raw IP was looked up in it since the last trim */
+	bool gone; /* usyms__trim: its process had exited at the last trim */
 };
 
 /* One line of a perf map: [start, start + size) is name (offset into us_perfmap.strs). */
@@ -193,6 +196,85 @@ void usyms__free(struct usyms *u)
 	free(u);
 }
 
+static bool pid_gone(int pid)
+{
+	return kill(pid, 0) && errno == ESRCH;
+}
+
+/*
+ * The images of processes that had exited at the last trim and that no raw IP needed since
+ * (a stack taken before the exit is in the read after that trim: it marks its image used),
+ * with their processes' uid and perf map when no image of that pid is left.
+ */
+static void images_trim(struct usyms *u)
+{
+	struct us_image **drop;
+	struct hashmap kept;
+	struct hashmap_entry *e;
+	size_t n = 0;
+	long *pids;
+	size_t npids = 0;
+
+	drop = malloc((hashmap__size(&u->images) + 1) * sizeof(*drop));
+	if (!drop)
+		return;
+	hashmap__for_each_entry(&u->images, e) {
+		struct us_image *img = (struct us_image *)e->key;
+
+		if (img->gone && !img->used) {
+			drop[n++] = img;
+			continue;
+		}
+		if (!img->gone)
+			img->gone = pid_gone(img->pid);
+		img->used = false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		hashmap__delete(&u->images, (long)drop[i], NULL, NULL);
+		image_free(drop[i]);
+	}
+	free(drop);
+	if (!n)
+		return;
+	/* the pids still imaged keep their uid and perf map */
+	hashmap__init(&kept, hashmap_long_hash, hashmap_long_equal, NULL);
+	hashmap__for_each_entry(&u->images, e) {
+		if (hashmap__set(&kept, (long)((struct us_image *)e->key)->pid, 0, NULL, NULL))
+			goto out;
+	}
+	pids = malloc((hashmap__size(&u->uids) + hashmap__size(&u->perfmaps) + 1) * sizeof(*pids));
+	if (!pids)
+		goto out;
+	hashmap__for_each_entry(&u->uids, e) {
+		if (!hashmap__find(&kept, e->key, NULL) && pid_gone((int)e->key))
+			pids[npids++] = e->key;
+	}
+	hashmap__for_each_entry(&u->perfmaps, e) {
+		if (!hashmap__find(&kept, e->key, NULL) && pid_gone((int)e->key))
+			pids[npids++] = e->key;
+	}
+	for (size_t i = 0; i < npids; i++) {
+		long pm;
+
+		hashmap__delete(&u->uids, pids[i], NULL, NULL);
+		if (hashmap__delete(&u->perfmaps, pids[i], NULL, &pm))
+			perfmap_free((struct us_perfmap *)pm);
+	}
+	free(pids);
+out:
+	hashmap__clear(&kept);
+}
+
+void usyms__trim(struct usyms *u)
+{
+	if (!u)
+		return;
+	buildid_cache__trim(u->bc);
+	images_trim(u);
+	perfmap_list_free(u->old_maps);
+	u->old_maps = NULL;
+}
+
 size_t usyms__nr_images(const struct usyms *u)
 {
 	return u->nimages;
@@ -316,7 +398,7 @@ int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 		goto out;
 	}
 	/* files by build-id, for build-id frames (map_files for deleted ones) */
-	err = buildid_cache__add_pid(u->bc, pid);
+	err = buildid_cache__add_maps(u->bc, pid, maps, n);
 	if (err == -ENOMEM)
 		goto out;
 	img = image_build(u, pid, image, maps, n);
@@ -654,6 +736,7 @@ int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, str
 		err = usyms__resolve_perf_map(u, pid, ip, ret_sym);
 		return err == -ENOENT ? -ESRCH : err;
 	}
+	((struct us_image *)found)->used = true;
 	m = image_find((const struct us_image *)found, ip);
 	if (!m)
 		return usyms__resolve_perf_map(u, pid, ip, ret_sym);

@@ -128,6 +128,14 @@ int usyms__resolve_build_id_hex(struct usyms *u, const char *hex, uint64_t offse
 int usyms__resolve_perf_map(struct usyms *u, int pid, uint64_t ip, struct usym *ret_sym);
 int usyms__set_perf_map_dir(struct usyms *u, const char *dir);
 
+/*
+ * Between two symbolizations of a tracer that runs for weeks (the agent's intervals): gives
+ * back the memory of symbols that can be loaded again (buildid_cache__trim: frames seen again
+ * keep their names as strings) and of replaced perf maps. Every string returned so far is
+ * invalid afterwards; what is returned afterwards is the same as without the call.
+ */
+void usyms__trim(struct usyms *u);
+
 /* Process images snapshotted so far. */
 size_t usyms__nr_images(const struct usyms *u);
 

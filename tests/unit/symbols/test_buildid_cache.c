@@ -26,6 +26,7 @@
 #include "buildid_cache.h"
 #include "elfsyms.h"
 #include "procmaps.h"
+#include "usyms.h"
 
 #if !defined(SYMTARGET_PIE) || !defined(SYMTARGET_NOPIE) || !defined(SYMTARGET_NOPIE_STRIPPED) || \
 	!defined(SYMTARGET_NOPIE_DEBUG) || !defined(SYMTARGET_NOID)
@@ -87,6 +88,69 @@ START_TEST(test_cache_add_file_resolve)
 	}
 	buildid_cache__free(c);
 	buildid_cache__free(NULL);
+}
+END_TEST
+
+/*
+ * buildid_cache__trim (the agent's, between intervals): the symbols go, the names stay; every
+ * lookup before, between and after trims gives the same frame, whether from the names kept,
+ * the symbols kept, or the symbols loaded again.
+ */
+static void check_funcs(struct buildid_cache *c, const uint8_t *id, size_t len,
+			const uint64_t *offs, uint64_t delta)
+{
+	for (size_t i = 0; i < NFUNCS; i++) {
+		uint64_t addr, size;
+		struct usym s;
+
+		ref_func(SYMTARGET_PIE, func_names[i], &addr, &size);
+		if (delta >= size)
+			continue;
+		ck_assert_int_eq(buildid_cache__lookup(c, id, len, offs[i] + delta, &s), 0);
+		ck_assert_ptr_nonnull(s.name);
+		ck_assert_str_eq(s.name, func_names[i]);
+		ck_assert_uint_eq(s.sym_off, delta);
+		ck_assert_uint_eq(s.func_start, offs[i]);
+		ck_assert_uint_eq(s.offset, offs[i] + delta);
+		ck_assert_str_eq(s.object, SYMTARGET_PIE);
+		ck_assert_uint_eq(s.build_id_len, len);
+	}
+}
+
+START_TEST(test_cache_trim)
+{
+	uint8_t id[ELF_BUILD_ID_MAX];
+	uint64_t offs[NFUNCS];
+	struct buildid_cache *c;
+	struct usym s;
+	size_t len;
+
+	runtime_offsets(SYMTARGET_PIE, offs);
+	ck_assert_int_eq(elf_read_build_id(SYMTARGET_PIE, id, sizeof(id), &len), 0);
+	c = buildid_cache__new();
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(buildid_cache__set_debug_dir(c, ""), 0);
+	ck_assert_int_eq(buildid_cache__add_file(c, SYMTARGET_PIE), 0);
+	check_funcs(c, id, len, offs, 1); /* symbols loaded */
+	buildid_cache__trim(c);		  /* kept: the last interval needed them */
+	check_funcs(c, id, len, offs, 1); /* from the symbols; the names are kept now */
+	buildid_cache__trim(c);
+	check_funcs(c, id, len, offs, 1); /* from the names: the symbols are not needed */
+	buildid_cache__trim(c);		  /* so they go */
+	check_funcs(c, id, len, offs, 1); /* the names */
+	check_funcs(c, id, len, offs, 2); /* new frames: the symbols loaded again */
+	buildid_cache__trim(c);
+	buildid_cache__trim(c); /* the names not looked up since the last trim go */
+	check_funcs(c, id, len, offs, 1);
+	check_funcs(c, id, len, offs, 2);
+	/* a frame no symbol covers keeps no name */
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(buildid_cache__lookup(c, id, len, 0, &s), 0);
+		ck_assert_ptr_null(s.name);
+		ck_assert_str_eq(s.object, SYMTARGET_PIE);
+		buildid_cache__trim(c);
+	}
+	buildid_cache__free(c);
 }
 END_TEST
 
@@ -226,6 +290,7 @@ int main(void)
 	tcase_add_test(tc, test_cache_add_pid_after_exit);
 	tcase_add_test(tc, test_cache_debug_dir);
 	tcase_add_test(tc, test_cache_stale_path);
+	tcase_add_test(tc, test_cache_trim);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

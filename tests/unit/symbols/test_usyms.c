@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -137,6 +138,45 @@ START_TEST(test_resolve_ip_after_exit)
 	ck_assert_int_eq(usyms__resolve_ip(u, c.pid, 5, UINT64_MAX, &s), -ENOENT);
 	usyms__free(u);
 	usyms__free(NULL);
+}
+END_TEST
+
+/*
+ * usyms__trim (the agent's, between intervals): an exited process's image stays while raw IPs
+ * need it, and goes one trim after the first that found the process gone and none needed it.
+ */
+START_TEST(test_trim_images)
+{
+	const char *path = targets[0];
+	struct usyms *u;
+	struct child c, live;
+	struct usym s;
+
+	u = usyms__new(&(struct usyms_opts){ .debug_dir = "" });
+	ck_assert_ptr_nonnull(u);
+	child_start(path, &c);
+	/* the second child must not keep the first one's stdin open */
+	ck_assert_int_eq(fcntl(c.in_fd, F_SETFD, FD_CLOEXEC), 0);
+	child_start(path, &live);
+	ck_assert_int_eq(usyms__add_pid(u, c.pid, 5), 0);
+	ck_assert_int_eq(usyms__add_pid(u, live.pid, 1), 0);
+	usyms__trim(u); /* alive: stays */
+	usyms__trim(u);
+	ck_assert_str_eq(name_at(u, c.pid, 5, c.addr[0]), func_names[0]);
+	child_finish(&c);
+	usyms__trim(u); /* finds it gone */
+	ck_assert_str_eq(name_at(u, c.pid, 5, c.addr[1]), func_names[1]);
+	usyms__trim(u); /* gone at the last trim, used since: stays */
+	ck_assert_str_eq(name_at(u, c.pid, 5, c.addr[2]), func_names[2]);
+	usyms__trim(u); /* the same */
+	usyms__trim(u); /* gone and not used since the last trim: goes */
+	ck_assert_int_eq(usyms__resolve_ip(u, c.pid, 5, c.addr[0], &s), -ESRCH);
+	/* the living process's image is never trimmed */
+	for (int i = 0; i < 3; i++)
+		usyms__trim(u);
+	ck_assert_str_eq(name_at(u, live.pid, 1, live.addr[2]), func_names[2]);
+	child_finish(&live);
+	usyms__free(u);
 }
 END_TEST
 
@@ -283,6 +323,7 @@ static Suite *usyms_suite(void)
 	tcase_add_test(tc, test_resolve_build_id);
 	tcase_add_test(tc, test_vdso);
 	tcase_add_test(tc, test_deleted_file);
+	tcase_add_test(tc, test_trim_images);
 	suite_add_tcase(s, tc);
 	return s;
 }
