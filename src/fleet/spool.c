@@ -188,7 +188,8 @@ static int load(struct spool *s)
 			s->next_seq = seq + 1;
 	}
 	closedir(d);
-	qsort(s->v, s->n, sizeof(*s->v), cmp_item);
+	if (s->n > 1) /* an empty spool has no array yet */
+		qsort(s->v, s->n, sizeof(*s->v), cmp_item);
 	if (!s->next_seq)
 		s->next_seq = 1;
 	return err;
