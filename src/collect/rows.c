@@ -169,21 +169,29 @@ int stack_index_merge_last(struct stack_index *x, size_t row)
 	return 0;
 }
 
-int stack_index_add_kstack(struct stack_index *x, size_t row, const struct sp_stack_row *proto,
-			   const struct kstack_src *src)
+int stack_index_push_kstack(struct stack_index *x, size_t row, const struct sp_stack_row *proto,
+			    const struct kstack_src *src, struct sp_stack_row **ret)
 {
 	struct sp_stack_row *s = sp_stack_list_add(x->list(x->view, row));
 
 	if (!s)
 		return -ENOMEM;
+	*ret = s;
 	s->count = proto->count;
 	s->time_ns = proto->time_ns;
 	s->pid = proto->pid;
 	s->comm = strdup(proto->comm);
 	if (!s->comm)
 		return -ENOMEM;
-	return kstack_fill(s, src->ks, src->st, src->cfg, src->from) ?:
-	       stack_index_merge_last(x, row);
+	return kstack_fill(s, src->ks, src->st, src->cfg, src->from);
+}
+
+int stack_index_add_kstack(struct stack_index *x, size_t row, const struct sp_stack_row *proto,
+			   const struct kstack_src *src)
+{
+	struct sp_stack_row *s;
+
+	return stack_index_push_kstack(x, row, proto, src, &s) ?: stack_index_merge_last(x, row);
 }
 
 void stack_index_free(struct stack_index *x)

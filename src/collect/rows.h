@@ -100,8 +100,13 @@ struct kstack_src {
 };
 
 /*
- * Appends to row's list a stack row with proto's comm, pid, count and time and src's frames,
- * then merges it into the first one alike (stack_index_merge_last). 0 or -ENOMEM.
+ * Appends to row's list a stack row with proto's comm, pid, count and time and src's frames
+ * (*ret: the new row, to add to before it is merged), without merging it. 0 or -ENOMEM.
+ */
+int stack_index_push_kstack(struct stack_index *x, size_t row, const struct sp_stack_row *proto,
+			    const struct kstack_src *src, struct sp_stack_row **ret);
+/*
+ * The same, then merged into the first one alike (stack_index_merge_last). 0 or -ENOMEM.
  */
 int stack_index_add_kstack(struct stack_index *x, size_t row, const struct sp_stack_row *proto,
 			   const struct kstack_src *src);

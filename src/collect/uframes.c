@@ -289,21 +289,13 @@ int uframes_add_stack(struct uframes *uf, const struct uframes_pairs *p, struct 
 		      size_t row, const struct sp_stack_row *proto, const struct kstack_src *src,
 		      const struct sp_stack_pair *pair)
 {
-	struct sp_stack_row *s = sp_stack_list_add(x->list(x->view, row));
+	struct sp_stack_row *s;
 	const struct sp_prof_ustack *us = NULL;
 	uint32_t nr = src->st->nr < SP_MAX_STACK_DEPTH ? src->st->nr : SP_MAX_STACK_DEPTH;
 	size_t first;
 	int err;
 
-	if (!s)
-		return -ENOMEM;
-	s->count = proto->count;
-	s->time_ns = proto->time_ns;
-	s->pid = proto->pid;
-	s->comm = strdup(proto->comm);
-	if (!s->comm)
-		return -ENOMEM;
-	err = kstack_fill(s, src->ks, src->st, src->cfg, src->from);
+	err = stack_index_push_kstack(x, row, proto, src, &s);
 	if (!err) /* with or without a pair: the frames' identities are compared when merging */
 		err = uframes_kernel_info(s, src->st->ip, nr);
 	if (err)
