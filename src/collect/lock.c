@@ -208,25 +208,17 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	      map_dump(bpf_map__fd(skel->maps.lock_stack_counts), &m.stack_counts) ?:
 	      map_dump(bpf_map__fd(skel->maps.lock_stacks), &m.stacks) ?:
 	      map_dump(bpf_map__fd(skel->maps.lock_sleepers), &m.sleepers);
-	if (!err && st->live) {
-		uframes_live_poll(st->live); /* the announcements still queued */
-		uf.usyms = uframes_live_usyms(st->live);
-		err = map_dump(bpf_map__fd(skel->maps.stack_pairs), &m.pairs) ?:
-		      map_dump(bpf_map__fd(skel->maps.prof_ustacks), &m.ustacks);
-	}
+	if (!err && st->live)
+		err = uframes_live_dump(st->live, &uf, skel, &m.pairs, &m.ustacks);
 	if (!err) {
 		/* a copy: the builder reads it many times, .bss is the kernel's */
 		memcpy(rq, skel->bss->lock_rq_addrs, sizeof(rq));
 		err = lock_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg, rq, SP_LOCK_MAX_CPUS,
 				      st->live ? &uf : NULL);
 	}
-	if (st->live) {
-		v->user_truncated = uf.stacks_truncated;
-		v->user_missing = uf.stacks_missing + skel->bss->lock_udrops.pair_map_full;
-	}
 	if (st->live)
-		uframes_report("locks", &uf, &skel->bss->lock_udrops,
-			       &skel->bss->prof_ucache_stats, &m.pairs, &m.ustacks);
+		uframes_live_done("locks", &uf, &skel->bss->lock_udrops, skel, &m.pairs, &m.ustacks,
+				  &v->user_truncated, &v->user_missing);
 	map_dump_report("locks", "rows", &m.stat, &m.stack_counts, &m.stacks);
 	if (m.owners.failed || m.sleepers.failed)
 		wlog("%llu owner and %llu sleeper entries could not be read from their maps",

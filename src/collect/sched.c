@@ -321,22 +321,14 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	      map_dump(bpf_map__fd(skel->maps.stacks), &m.stacks) ?:
 	      map_dump(bpf_map__fd(skel->maps.wakers), &m.wakers) ?:
 	      sched_fold_pcpu(&m, ctx->ncpus);
-	if (!err && st->live) {
-		uframes_live_poll(st->live); /* the announcements still queued */
-		uf.usyms = uframes_live_usyms(st->live);
-		err = map_dump(bpf_map__fd(skel->maps.stack_pairs), &m.pairs) ?:
-		      map_dump(bpf_map__fd(skel->maps.prof_ustacks), &m.ustacks);
-	}
+	if (!err && st->live)
+		err = uframes_live_dump(st->live, &uf, skel, &m.pairs, &m.ustacks);
 	if (!err)
 		err = sched_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg,
 				       st->live ? &uf : NULL);
-	if (st->live) {
-		v->user_truncated = uf.stacks_truncated;
-		v->user_missing = uf.stacks_missing + skel->bss->sched_udrops.pair_map_full;
-	}
 	if (st->live)
-		uframes_report("schedules", &uf, &skel->bss->sched_udrops,
-			       &skel->bss->prof_ucache_stats, &m.pairs, &m.ustacks);
+		uframes_live_done("schedules", &uf, &skel->bss->sched_udrops, skel, &m.pairs,
+				  &m.ustacks, &v->user_truncated, &v->user_missing);
 	map_dump_report("schedules", "rows", &m.callers, &m.stack_counts, &m.stacks);
 	sched_maps_free(&m);
 	if (d->task_storage_fail)

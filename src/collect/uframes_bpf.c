@@ -5,6 +5,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "log.h"
+#include "maps.h"
 #include "records.h"
 #include "uframes.h"
 #include "uframes_bpf.h"
@@ -135,6 +136,25 @@ void uframes_live_stats(const struct uframes_live *l, uint64_t *ret_events, uint
 {
 	*ret_events = l ? l->events : 0;
 	*ret_gone = l ? l->gone : 0;
+}
+
+int uframes_live_dump(struct uframes_live *l, struct uframes *uf, struct schedprof_bpf *skel,
+		      struct sp_records *pairs, struct sp_records *ustacks)
+{
+	uframes_live_poll(l); /* the announcements still queued */
+	uf->usyms = uframes_live_usyms(l);
+	return map_dump(bpf_map__fd(skel->maps.stack_pairs), pairs) ?:
+	       map_dump(bpf_map__fd(skel->maps.prof_ustacks), ustacks);
+}
+
+void uframes_live_done(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,
+		       const struct schedprof_bpf *skel, const struct sp_records *pairs,
+		       const struct sp_records *ustacks, uint64_t *ret_truncated,
+		       uint64_t *ret_missing)
+{
+	*ret_truncated = uf->stacks_truncated;
+	*ret_missing = uf->stacks_missing + d->pair_map_full;
+	uframes_report(view, uf, d, &skel->bss->prof_ucache_stats, pairs, ustacks);
 }
 
 void uframes_report(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,

@@ -56,5 +56,17 @@ struct sp_prof_ucache_stats;
 void uframes_report(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,
 		    const struct sp_prof_ucache_stats *c, const struct sp_records *pairs,
 		    const struct sp_records *ustacks);
+/*
+ * The schedules and locks views' read with user stacks: before their rows are built, the
+ * announcements still queued are handled, uf names through l's symbols, and the (kernel,
+ * user) pairs and user stacks are dumped (0 or -errno); after, uframes_live_done() sets the
+ * view's counts of truncated and missing user stacks and reports (uframes_report()).
+ */
+int uframes_live_dump(struct uframes_live *l, struct uframes *uf, struct schedprof_bpf *skel,
+		      struct sp_records *pairs, struct sp_records *ustacks);
+void uframes_live_done(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,
+		       const struct schedprof_bpf *skel, const struct sp_records *pairs,
+		       const struct sp_records *ustacks, uint64_t *ret_truncated,
+		       uint64_t *ret_missing);
 
 #endif
