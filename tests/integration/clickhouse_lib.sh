@@ -96,20 +96,38 @@ XML
 XML
 }
 
-# ch_start NAME: starts (or restarts) the server and waits until it answers (60 s at most)
-ch_start() {
+# _ch_launch NAME: one start; 0 when it answers, 1 when it died, 2 when it did not answer in 60 s
+_ch_launch() {
 	local d pid i
-	require_clickhouse
-	ch_alloc "$1"
 	d=$(_ch_dir "$1")
-	_ch_write_config "$d"
 	# not a job of this shell (no "Killed" notices): the subshell leaves it to init
 	( "$CH_SERVER" --config-file="$d/config.xml" >> "$d/stdout" 2>&1 & echo $! > "$d/pid" )
 	pid=$(cat "$d/pid")
 	for i in $(seq 600); do
 		curl -sf --max-time 1 "http://127.0.0.1:$(ch_port "$1" http)/ping" >/dev/null 2>&1 && return 0
-		kill -0 "$pid" 2>/dev/null || break
+		kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.1
+	done
+	return 2
+}
+
+# ch_start NAME: starts (or restarts) the server and waits until it answers (60 s at most).
+# A server that dies at start (a port taken in the meantime by somebody's outgoing
+# connection, or the previous instance's sockets not yet released) is started again, twice
+# at most, on the same ports: other servers' configs may already name them.
+ch_start() {
+	local d try rc
+	require_clickhouse
+	ch_alloc "$1"
+	d=$(_ch_dir "$1")
+	_ch_write_config "$d"
+	for try in 1 2 3; do
+		_ch_launch "$1" && rc=0 || rc=$?
+		[ $rc = 0 ] && return 0
+		[ $rc = 1 ] && [ $try -lt 3 ] || break
+		echo "clickhouse-server $1 exited at start (try $try); again in 2 s: $(tail -1 "$d/server.err.log" 2>/dev/null)" >&2
+		rm -f "$d/pid"
+		sleep 2
 	done
 	echo "clickhouse-server $1 did not answer; its log:" >&2
 	tail -20 "$d/server.err.log" "$d/stdout" >&2 2>/dev/null
