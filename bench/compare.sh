@@ -20,7 +20,7 @@
 # Workloads (-w):
 #   pipe1cpu     taskset -c 1 perf bench sched pipe -l 160000, PIPE_REPS (3) times: the
 #                fastest "Total time" of the three
-#   messaging    perf bench sched messaging
+#   messaging    perf bench sched messaging, MSG_REPS (3) times: the fastest
 #   make_j2      examples/compile-job: make clean (untimed), make -s -j2 (timed)
 #   dirlock      tests/workloads/dirlock.c, 8 threads, 1 s: metric = us per op (throughput)
 #
@@ -43,6 +43,7 @@ STOP_TIMEOUT_S=${STOP_TIMEOUT_S:-120}
 REPORT_TIMEOUT_S=${REPORT_TIMEOUT_S:-300}
 PIPE_LOOPS=${PIPE_LOOPS:-160000}
 PIPE_REPS=${PIPE_REPS:-3}			# pipe1cpu: runs per measurement, the fastest counts
+MSG_REPS=${MSG_REPS:-3}				# messaging: the same
 MSG_ARGS=${MSG_ARGS:-}			# perf bench sched messaging's defaults: 10 groups, 100 loops
 MAKE_N=${MAKE_N:-12}
 MAKE_CFLAGS=${MAKE_CFLAGS:--O2 -pipe}
@@ -51,7 +52,7 @@ DIRLOCK_SECS=${DIRLOCK_SECS:-1}
 ROUNDS=3 WFILTER="" TFILTER="" OUT="" SEED="" COST_RUNS=2 DO_COST=1 MAXLOAD="" QUICK=0
 
 usage() {
-	sed -n '3,33p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'
 	cat <<EOF
 
 options:
@@ -64,7 +65,7 @@ options:
   -C        no BPF cost phase
   -L LOAD   first wait (at most 20 min) for the 1-minute load average to drop below LOAD
   -q        quick smoke run: 1 round, tiny workloads, 1 cost run (numbers mean nothing)
-env: SCHEDPROF OFFCPUTIME STABLE_MS PIPE_LOOPS PIPE_REPS MSG_ARGS MAKE_N MAKE_CFLAGS DIRLOCK_THREADS
+env: SCHEDPROF OFFCPUTIME STABLE_MS PIPE_LOOPS PIPE_REPS MSG_REPS MSG_ARGS MAKE_N MAKE_CFLAGS DIRLOCK_THREADS
      DIRLOCK_SECS READY_TIMEOUT_S STOP_TIMEOUT_S REPORT_TIMEOUT_S
 EOF
 	exit 2
@@ -79,10 +80,10 @@ while getopts "r:w:t:o:s:c:CL:qh" opt; do
 done
 ((OPTIND > $#)) || usage
 if ((QUICK)); then
-	ROUNDS=1 COST_RUNS=1 PIPE_LOOPS=20000 PIPE_REPS=1 MSG_ARGS="-g 2 -l 20" MAKE_N=2 DIRLOCK_SECS=0.3
+	ROUNDS=1 COST_RUNS=1 PIPE_LOOPS=20000 PIPE_REPS=1 MSG_REPS=1 MSG_ARGS="-g 2 -l 20" MAKE_N=2 DIRLOCK_SECS=0.3
 	STABLE_MS=150
 fi
-[[ $ROUNDS =~ ^[1-9][0-9]*$ && $COST_RUNS =~ ^[1-9][0-9]*$ && $PIPE_REPS =~ ^[1-9][0-9]*$ ]] || usage
+[[ $ROUNDS =~ ^[1-9][0-9]*$ && $COST_RUNS =~ ^[1-9][0-9]*$ && $PIPE_REPS =~ ^[1-9][0-9]*$ && $MSG_REPS =~ ^[1-9][0-9]*$ ]] || usage
 [[ $EUID == 0 ]] || { echo "$0: must run as root" >&2; exit 1; }
 for tool in perf taskset make cc clang bpftool jq /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "$0: $tool not found (scripts/setup.sh --bench)" >&2; exit 1; }
@@ -259,8 +260,8 @@ run_workload() {
 	local t0 t1 rc ops
 	echo "### $1 $(date +%T)" >>"$2"
 	[[ ${WPREP[$1]} == - ]] || bash -c "${WPREP[$1]}" >>"$2" 2>&1
-	if [[ $1 == pipe1cpu ]]; then
-		run_pipe "$2"
+	if [[ $1 == pipe1cpu || $1 == messaging ]]; then
+		run_perfbench "$1" "$2"
 		return
 	fi
 	t0=$(now_us)
@@ -278,23 +279,25 @@ run_workload() {
 	((rc == 0)) || VAL=""
 }
 
-# run_pipe LOG -> VAL: the pinned pipe, PIPE_REPS times back to back; VAL is the smallest of
-# the benchmark's own "Total time" (not the wall time: perf's start-up is no switch). On this
-# VM two untraced runs in a row differ by up to 1.7x (the host), and a slowdown by the host
-# only ever adds time, so the minimum is the estimate that noise moves least.
-run_pipe() {
-	local i rc tt best=""
-	for ((i = 0; i < PIPE_REPS; i++)); do
-		bash -c "${WCMD[pipe1cpu]}" >"$WT/wl.out" 2>&1
+# run_perfbench NAME LOG -> VAL: a perf bench workload (pipe1cpu: PIPE_REPS times, messaging:
+# MSG_REPS times, back to back); VAL is the smallest "Total time" the benchmark printed (not
+# the wall time: perf's own start-up switches nothing). On this VM two untraced runs in a row
+# differ by up to 1.7x (the host), and the host's interference only ever adds time, so the
+# fastest run is the estimate noise moves least.
+run_perfbench() {
+	local i rc tt best="" reps=$PIPE_REPS
+	[[ $1 == pipe1cpu ]] || reps=$MSG_REPS
+	for ((i = 0; i < reps; i++)); do
+		bash -c "${WCMD[$1]}" >"$WT/wl.out" 2>&1
 		rc=$?
-		cat "$WT/wl.out" >>"$1"
+		cat "$WT/wl.out" >>"$2"
 		if ((rc)); then
-			log "  pipe1cpu exited with $rc (see $1)"
+			log "  $1 exited with $rc (see $2)"
 			VAL=""
 			return
 		fi
 		tt=$(awk '/Total time:/ { print $3 }' "$WT/wl.out")
-		[[ -n $tt ]] || { log "  pipe1cpu printed no Total time (see $1)"; VAL=""; return; }
+		[[ -n $tt ]] || { log "  $1 printed no Total time (see $2)"; VAL=""; return; }
 		best=$(awk -v a="$tt" -v b="$best" 'BEGIN { printf "%.4f", (b == "" || a < b) ? a : b }')
 	done
 	VAL=$best
