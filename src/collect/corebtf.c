@@ -7,6 +7,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <linux/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "hashmap.h"
@@ -28,7 +31,8 @@ struct plan_entry {
 struct builder {
 	const struct btf *src;
 	struct btf *dst;
-	struct hashmap names;	  /* flavour-less names of the object's named types */
+	struct hashmap names;	  /* flavour-less names of the relocated types: kind_bit()s
+				   * wanted (low 32 bits) and found in the kernel (high 32) */
 	uint32_t *new_id[2];	  /* [mode][kernel id]: its ID in dst, 0 while not planned */
 	struct plan_entry *plan;  /* dst's types in ID order (dst ID = index + 1) */
 	size_t nplan, cap;
@@ -64,42 +68,82 @@ static bool kind_is_named_target(int kind)
 	return false;
 }
 
-/* Whether name's flavour-less part names one of the object's types. */
-static bool name_wanted(const struct builder *b, const char *name)
+/* libbpf takes an enum for an enum64 and back (btf_kind_core_compat()) */
+static uint64_t kind_bit(int kind)
+{
+	return 1ull << (kind == BTF_KIND_ENUM64 ? BTF_KIND_ENUM : kind);
+}
+
+/* The entry of name's flavour-less part, when it names one of the relocated types. */
+static struct hashmap_entry *name_entry(const struct builder *b, const char *name)
 {
 	size_t len = essential_len(name);
 	char buf[256];
 
 	if (!len)
-		return false;
+		return NULL;
 	if (!name[len])
-		return hashmap__find(&b->names, (long)name, NULL);
+		return hashmap__find_entry(&b->names, (long)name);
 	if (len >= sizeof(buf))
-		return false; /* no object type has a name that long */
+		return NULL; /* no object type has a name that long */
 	memcpy(buf, name, len);
 	buf[len] = 0;
-	return hashmap__find(&b->names, (long)buf, NULL);
+	return hashmap__find_entry(&b->names, (long)buf);
 }
 
-static int collect_names(struct builder *b, const struct btf *local)
+static bool name_wanted(const struct builder *b, const char *name)
 {
-	uint32_t n = btf__type_cnt(local);
+	return name_entry(b, name) != NULL;
+}
 
-	for (uint32_t id = 1; id < n; id++) {
-		const struct btf_type *t = btf__type_by_id(local, id);
-		const char *name = btf__name_by_offset(local, t->name_off);
+/* The relocated types' names (roots, or with NULL every named type of local). */
+static int collect_names(struct builder *b, const struct btf *local, const uint32_t *roots,
+			 size_t nroots)
+{
+	size_t n = roots ? nroots : btf__type_cnt(local) - 1;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(local, roots ? roots[i] : i + 1);
+		const char *name = t ? btf__name_by_offset(local, t->name_off) : NULL;
+		struct hashmap_entry *e;
 		size_t len;
 		char *key;
 
-		if (!kind_is_named_target(btf_kind(t)) || !name || !(len = essential_len(name)))
+		if (!t || !kind_is_named_target(btf_kind(t)) || !name || !(len = essential_len(name)))
 			continue;
 		key = strndup(name, len);
 		if (!key)
 			return -ENOMEM;
-		if (hashmap__add(&b->names, (long)key, 0))
-			free(key); /* already there (or out of memory: then the next add says so) */
+		e = hashmap__find_entry(&b->names, (long)key);
+		if (e) {
+			free(key);
+		} else {
+			if (hashmap__add(&b->names, (long)key, 0)) {
+				free(key);
+				return -ENOMEM;
+			}
+			e = hashmap__find_entry(&b->names, (long)key);
+		}
+		e->value |= (long)kind_bit(btf_kind(t));
 	}
 	return hashmap__size(&b->names) ? 0 : -ENOENT;
+}
+
+/*
+ * Whether every relocated type has a candidate in the kernel's BTF. One without would make
+ * libbpf look in the modules' BTF, which the CO-RE BTF does not hold: then it is not used.
+ */
+static bool all_found(const struct builder *b)
+{
+	struct hashmap_entry *e;
+
+	hashmap__for_each_entry(&b->names, e) {
+		uint64_t v = (uint64_t)e->value;
+
+		if ((uint32_t)v & ~(uint32_t)(v >> 32))
+			return false;
+	}
+	return true;
 }
 
 /* The dst ID of kernel type id copied in mode, planning it on first sight. 0 or -errno. */
@@ -234,7 +278,8 @@ static void builder_free(struct builder *b)
 	free(b->plan);
 }
 
-int core_btf_build(const struct btf *local, const struct btf *vmlinux, struct btf **ret)
+int core_btf_build(const struct btf *local, const uint32_t *roots, size_t nroots,
+		   const struct btf *vmlinux, struct btf **ret)
 {
 	struct builder b = { .src = vmlinux };
 	uint32_t n = btf__type_cnt(vmlinux), got;
@@ -244,15 +289,22 @@ int core_btf_build(const struct btf *local, const struct btf *vmlinux, struct bt
 	hashmap__init(&b.names, hashmap_str_hash, hashmap_str_equal, NULL);
 	b.new_id[0] = calloc(n, sizeof(uint32_t));
 	b.new_id[1] = calloc(n, sizeof(uint32_t));
-	err = b.new_id[0] && b.new_id[1] ? collect_names(&b, local) : -ENOMEM;
+	err = b.new_id[0] && b.new_id[1] ? collect_names(&b, local, roots, nroots) : -ENOMEM;
 	/* every candidate: a kernel type named like one of ours (libbpf then checks the kind) */
 	for (uint32_t id = 1; id < n && !err; id++) {
 		const struct btf_type *t = btf__type_by_id(vmlinux, id);
+		struct hashmap_entry *e;
 
-		if (kind_is_named_target(btf_kind(t)) &&
-		    name_wanted(&b, btf__name_by_offset(vmlinux, t->name_off)))
-			err = plan_ref(&b, id, COPY_FULL, &got);
+		if (!kind_is_named_target(btf_kind(t)))
+			continue;
+		e = name_entry(&b, btf__name_by_offset(vmlinux, t->name_off));
+		if (!e)
+			continue;
+		e->value |= (long)(kind_bit(btf_kind(t)) << 32);
+		err = plan_ref(&b, id, COPY_FULL, &got);
 	}
+	if (!err && roots && !all_found(&b))
+		err = -ESRCH;
 	/* and what they reach (the plan grows while it is walked) */
 	for (size_t i = 0; i < b.nplan && !err; i++)
 		err = visit_refs(&b, &b.plan[i], NULL);
@@ -279,44 +331,148 @@ struct core_cache_head {
 };
 
 #define CORE_SEED 0x636f726562746631ULL
+/* btf_hash of a cache without BTF: the object cannot use one on this kernel (make_btf()) */
+#define CORE_NONE 1
+
+/* The .BTF.ext header (the kernel's Documentation/bpf/btf.rst), up to the CO-RE part. */
+struct btf_ext_head {
+	uint16_t magic;
+	uint8_t version, flags;
+	uint32_t hdr_len, func_info_off, func_info_len, line_info_off, line_info_len;
+	uint32_t core_relo_off, core_relo_len;
+};
+
+/* A section of the object by name: its bytes, or NULL. */
+static const char *elf_section(Elf *e, const char *want, size_t *ret_len)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)) ||
+		    strcmp(name, want))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return NULL;
+		*ret_len = d->d_size;
+		return d->d_buf;
+	}
+	return NULL;
+}
+
+/*
+ * The object's CO-RE relocations' root types (local IDs, repeats included) from its .BTF.ext.
+ * -EOPNOTSUPP when one asks for a kernel type ID, which the CO-RE BTF's IDs would not be.
+ */
+static int relo_roots(Elf *e, uint32_t **ret, size_t *ret_n)
+{
+	const struct btf_ext_head *h;
+	const char *ext, *p, *end;
+	uint32_t rec_size, *roots = NULL;
+	size_t len, n = 0;
+
+	ext = elf_section(e, ".BTF.ext", &len);
+	h = (const void *)ext;
+	if (!ext || len < sizeof(*h) || h->magic != 0xeB9F || h->hdr_len < sizeof(*h) ||
+	    h->hdr_len > len || h->core_relo_off > len - h->hdr_len ||
+	    h->core_relo_len > len - h->hdr_len - h->core_relo_off || h->core_relo_len < 4)
+		return -ENOENT;
+	p = ext + h->hdr_len + h->core_relo_off;
+	end = p + h->core_relo_len;
+	memcpy(&rec_size, p, 4);
+	if (rec_size < sizeof(struct bpf_core_relo))
+		return -EINVAL;
+	roots = malloc(h->core_relo_len / rec_size * sizeof(*roots) + sizeof(*roots));
+	if (!roots)
+		return -ENOMEM;
+	/* sections: name offset, count, then count records of rec_size */
+	for (p += 4; end - p >= 8;) {
+		uint32_t num;
+
+		memcpy(&num, p + 4, 4);
+		p += 8;
+		if ((size_t)(end - p) / rec_size < num) {
+			free(roots);
+			return -EINVAL;
+		}
+		for (uint32_t i = 0; i < num; i++, p += rec_size) {
+			struct bpf_core_relo r;
+
+			memcpy(&r, p, sizeof(r));
+			if (r.kind == BPF_CORE_TYPE_ID_TARGET) {
+				free(roots);
+				return -EOPNOTSUPP;
+			}
+			if (r.kind != BPF_CORE_TYPE_ID_LOCAL) /* the local one needs no kernel */
+				roots[n++] = r.type_id;
+		}
+	}
+	*ret = roots;
+	*ret_n = n;
+	return 0;
+}
 
 static int make_btf(const void *elf, size_t elf_size, const char *vmlinux_path, struct btf **ret)
 {
 	struct bpf_object *obj = bpf_object__open_mem(elf, elf_size, NULL);
-	struct btf *vmlinux;
+	struct btf *vmlinux = NULL;
+	uint32_t *roots = NULL;
+	size_t nroots = 0;
+	Elf *e = NULL;
 	int err;
 
 	*ret = NULL;
 	if (!obj)
 		return -errno;
-	vmlinux = vmlinux_path ? btf__parse(vmlinux_path, NULL) : btf__load_vmlinux_btf();
-	err = vmlinux ? 0 : -errno;
-	if (!err && !bpf_object__btf(obj))
-		err = -ENOENT;
+	err = bpf_object__btf(obj) ? 0 : -ENOENT;
+	if (!err && elf_version(EV_CURRENT) != EV_NONE)
+		e = elf_memory((char *)elf, elf_size);
 	if (!err)
-		err = core_btf_build(bpf_object__btf(obj), vmlinux, ret);
+		err = e ? relo_roots(e, &roots, &nroots) : -EINVAL;
+	if (!err) {
+		vmlinux = vmlinux_path ? btf__parse(vmlinux_path, NULL) : btf__load_vmlinux_btf();
+		err = vmlinux ? 0 : -errno;
+	}
+	if (!err)
+		err = core_btf_build(bpf_object__btf(obj), roots, nroots, vmlinux, ret);
+	free(roots);
+	if (e)
+		elf_end(e);
 	btf__free(vmlinux);
 	bpf_object__close(obj);
 	return err;
 }
 
-/* Whether the cached data (head + BTF) is this object's, intact, and a BTF libbpf accepts. */
-static bool cache_usable(const void *buf, size_t size, uint64_t obj_hash)
+/*
+ * Whether the cached data (head + BTF) is this object's, intact, and a BTF libbpf accepts:
+ * 0, -ENOENT, or -ENOTSUP when it says that no CO-RE BTF can serve this object and kernel.
+ */
+static int cache_check(const void *buf, size_t size, uint64_t obj_hash)
 {
 	const struct core_cache_head *h = buf;
 	const char *btf_data = (const char *)buf + sizeof(*h);
 	size_t len = size - sizeof(*h);
 	struct btf *btf;
 
-	if (size <= sizeof(*h) || h->obj_hash != obj_hash ||
-	    h->btf_hash != hashmap_hash_bytes(btf_data, len, CORE_SEED))
-		return false;
+	if (size < sizeof(*h) || h->obj_hash != obj_hash)
+		return -ENOENT;
+	if (size == sizeof(*h))
+		return h->btf_hash == CORE_NONE ? -ENOTSUP : -ENOENT;
+	if (h->btf_hash != hashmap_hash_bytes(btf_data, len, CORE_SEED))
+		return -ENOENT;
 	/* and libbpf's own checks of it */
 	btf = btf__new(btf_data, len);
 	if (!btf)
-		return false;
+		return -ENOENT;
 	btf__free(btf);
-	return true;
+	return 0;
 }
 
 static int write_all(int fd, const void *data, size_t len)
@@ -347,6 +503,12 @@ static int make_cache(const char *dir, const void *elf, size_t elf_size, const c
 	char *buf;
 	int err = make_btf(elf, elf_size, vmlinux_path, &btf);
 
+	/* this boot's answer for this object either way: not made again at every start-up */
+	if (err == -ESRCH || err == -EOPNOTSUPP) {
+		h.btf_hash = CORE_NONE;
+		boot_cache_store(dir, CORE_CACHE, CORE_MAGIC, &h, sizeof(h));
+		return -ENOTSUP;
+	}
 	if (err)
 		return err;
 	raw = btf__raw_data(btf, &len);
@@ -378,8 +540,12 @@ int core_btf_open(const char *dir, const void *elf, size_t elf_size, const char 
 	ret->path[0] = 0;
 	ret->made = false;
 	err = boot_cache_load_alloc(dir, CORE_CACHE, CORE_MAGIC, CORE_MAX_SIZE, &buf, &size);
-	if (!err && !cache_usable(buf, size, obj_hash))
-		err = -ENOENT;
+	if (!err)
+		err = cache_check(buf, size, obj_hash);
+	if (err == -ENOTSUP) {
+		free(buf);
+		return err;
+	}
 	if (err) {
 		free(buf);
 		buf = NULL;

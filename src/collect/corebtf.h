@@ -19,22 +19,28 @@
  *    (bpf_core_fields_are_compat), type compatibility compares structs and unions by kind only
  *    (bpf_core_types_are_compat), and type matching by name and kind behind a pointer
  *    (bpf_core_types_match).
- * Relocations that return a kernel type ID (bpf_core_type_id_kernel) would differ: the object
- * uses none (tests/integration/corebtf.sh compares every program's relocated instructions).
+ * The roots come from the object's .BTF.ext. Relocations that return a kernel type ID
+ * (bpf_core_type_id_kernel) would differ, and a root without a kernel candidate would make
+ * libbpf search the modules: with either, no CO-RE BTF is used (and the boot's cache says so).
+ * tests/integration/test_corebtf.sh compares every relocation against the whole BTF's.
  */
 #ifndef SCHEDPROF_COREBTF_H
 #define SCHEDPROF_COREBTF_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct btf;
 
 /*
- * Builds the CO-RE BTF of the object whose BTF is local from the kernel's BTF vmlinux.
- * *ret (btf__free it), 0 or -errno.
+ * Builds the CO-RE BTF of the object whose BTF is local from the kernel's BTF vmlinux, for
+ * the relocations rooted at the local types roots (NULL: every named type of local). *ret
+ * (btf__free it), 0 or -errno: -ESRCH when a root has no candidate in vmlinux (libbpf would
+ * then search the modules' BTF, which the CO-RE BTF does not hold).
  */
-int core_btf_build(const struct btf *local, const struct btf *vmlinux, struct btf **ret);
+int core_btf_build(const struct btf *local, const uint32_t *roots, size_t nroots,
+		   const struct btf *vmlinux, struct btf **ret);
 
 struct core_btf {
 	int fd;		/* a memfd holding the BTF, or -1 */
@@ -46,7 +52,8 @@ struct core_btf {
  * The CO-RE BTF of the BPF object elf (its ELF bytes) for the running kernel: read from the
  * boot's cache in dir (NULL: /run/schedprof) when it was made by this boot for this object and
  * is intact, else made from vmlinux_path (NULL: the kernel's) and cached. Anything else in the
- * cache file is ignored and replaced. 0 or -errno; core_btf_close() either way.
+ * cache file is ignored and replaced. 0 or -errno (-ENOTSUP: no CO-RE BTF can serve this
+ * object on this kernel); core_btf_close() either way.
  */
 int core_btf_open(const char *dir, const void *elf, size_t elf_size, const char *vmlinux_path,
 		  struct core_btf *ret);
