@@ -58,8 +58,9 @@ static void cache_path(const char *dir, const char *name, char *buf, size_t len)
 }
 
 /*
- * Opens dir/name for reading when it is a regular file of ours that nobody else may write
- * (a cache is trusted only as far as its writer is). The fd, or -ENOENT (no valid cache).
+ * Opens dir/name for reading when it is a regular file of root's or ours that nobody else
+ * may write (a cache is trusted only as far as its writer is; a run with capabilities but
+ * not root reads root's). The fd, or -ENOENT (no valid cache).
  */
 static int cache_open(const char *dir, const char *name)
 {
@@ -71,7 +72,7 @@ static int cache_open(const char *dir, const char *name)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return errno == ENOENT || errno == ELOOP ? -ENOENT : -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (st.st_uid && st.st_uid != geteuid()) ||
 	    (st.st_mode & 022)) {
 		close(fd);
 		return -ENOENT;

@@ -364,6 +364,12 @@ START_TEST(cache_not_ours_alone_is_made_again)
 	ck_assert_int_eq(chmod(cpath, 0666), 0);
 	ck_assert(open_made());
 	ck_assert(!open_made());
+	/* another user's (root can make one): not trusted */
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(cpath, 12345, 12345), 0);
+		ck_assert(open_made());
+		ck_assert(!open_made());
+	}
 	/* a symlink to a valid cache: not followed, replaced */
 	snprintf(target, sizeof(target), "%s/elsewhere", dir);
 	ck_assert_int_eq(rename(cpath, target), 0);
