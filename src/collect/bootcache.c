@@ -57,40 +57,94 @@ static void cache_path(const char *dir, const char *name, char *buf, size_t len)
 	snprintf(buf, len, "%s/%s", dir ? dir : BOOT_CACHE_DIR, name);
 }
 
-int boot_cache_load(const char *dir, const char *name, const char *magic, void *data, size_t size)
+/*
+ * Opens dir/name for reading when it is a regular file of root's or ours that nobody else
+ * may write (a cache is trusted only as far as its writer is; a run with capabilities but
+ * not root reads root's). The fd, or -ENOENT (no valid cache).
+ */
+static int cache_open(const char *dir, const char *name)
 {
-	struct cache_header want, got;
 	char path[4096];
-	char *buf;
-	ssize_t n;
-	int fd, err;
+	struct stat st;
+	int fd;
 
-	err = make_header(&want, magic, size);
-	if (err)
-		return err;
 	cache_path(dir, name, path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return errno == ENOENT ? -ENOENT : -errno;
-	buf = malloc(sizeof(got) + size);
+		return errno == ENOENT || errno == ELOOP ? -ENOENT : -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (st.st_uid && st.st_uid != geteuid()) ||
+	    (st.st_mode & 022)) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+/* Reads the header and checks it against this boot and magic: the data's size, or -ENOENT. */
+static ssize_t cache_check_header(int fd, const char *magic)
+{
+	struct cache_header want, got;
+
+	if (make_header(&want, magic, 0))
+		return -ENOENT;
+	if (read(fd, &got, sizeof(got)) != (ssize_t)sizeof(got) ||
+	    memcmp(got.magic, want.magic, sizeof(got.magic)) ||
+	    strncmp(got.release, want.release, sizeof(got.release)) ||
+	    strncmp(got.boot_id, want.boot_id, sizeof(got.boot_id)))
+		return -ENOENT;
+	return got.size;
+}
+
+int boot_cache_load(const char *dir, const char *name, const char *magic, void *data, size_t size)
+{
+	void *buf;
+	size_t n;
+	int err = boot_cache_load_alloc(dir, name, magic, size, &buf, &n);
+
+	if (err)
+		return err;
+	if (n == size)
+		memcpy(data, buf, size);
+	else
+		err = -ENOENT;
+	free(buf);
+	return err;
+}
+
+int boot_cache_load_alloc(const char *dir, const char *name, const char *magic, size_t max,
+			  void **ret_data, size_t *ret_size)
+{
+	ssize_t size, n;
+	char extra;
+	void *buf;
+	int fd;
+
+	if (strlen(magic) > sizeof(((struct cache_header *)0)->magic))
+		return -EINVAL;
+	fd = cache_open(dir, name);
+	if (fd < 0)
+		return fd;
+	size = cache_check_header(fd, magic);
+	if (size < 0 || (size_t)size > max) {
+		close(fd);
+		return -ENOENT;
+	}
+	buf = malloc(size ? size : 1);
 	if (!buf) {
 		close(fd);
 		return -ENOMEM;
 	}
-	n = read(fd, buf, sizeof(got) + size);
-	close(fd);
-	err = -ENOENT;
-	if (n == (ssize_t)(sizeof(got) + size)) {
-		memcpy(&got, buf, sizeof(got));
-		if (!memcmp(got.magic, want.magic, sizeof(got.magic)) &&
-		    !strcmp(got.release, want.release) && !strcmp(got.boot_id, want.boot_id) &&
-		    got.size == want.size) {
-			memcpy(data, buf + sizeof(got), size);
-			err = 0;
-		}
+	/* exactly size bytes: a short or a longer file is not this cache */
+	n = size ? read(fd, buf, size) : 0;
+	if (n != size || read(fd, &extra, 1) != 0) {
+		close(fd);
+		free(buf);
+		return -ENOENT;
 	}
-	free(buf);
-	return err;
+	close(fd);
+	*ret_data = buf;
+	*ret_size = size;
+	return 0;
 }
 
 int boot_cache_store(const char *dir, const char *name, const char *magic, const void *data,

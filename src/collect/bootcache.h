@@ -14,6 +14,12 @@
  * the same magic (at most 15 characters) and size. 0, -ENOENT (no valid cache) or -errno.
  */
 int boot_cache_load(const char *dir, const char *name, const char *magic, void *data, size_t size);
+/*
+ * The same for data of any size up to max: *ret_data (malloc'd) and *ret_size. A cache file
+ * is trusted only when it is a regular file of root's or this user's, writable by no one else.
+ */
+int boot_cache_load_alloc(const char *dir, const char *name, const char *magic, size_t max,
+			  void **ret_data, size_t *ret_size);
 /* Writes it atomically (creating /run/schedprof when dir is NULL). 0 or -errno. */
 int boot_cache_store(const char *dir, const char *name, const char *magic, const void *data,
 		     size_t size);

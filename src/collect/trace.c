@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "output.h"
 #include "collector.h"
+#include "corebtf.h"
 #include "commands.h"
 #include "foldcfg.h"
 #include "kfeatures.h"
@@ -93,6 +94,7 @@ struct tracer {
 	bool fold_cached; /* fold configuration from the boot's cache: no need to wait */
 	int ksyms_err;
 	bool ksyms_warned; /* kallsyms gives no addresses, and the start-up said so */
+	struct core_btf core_btf; /* CO-RE relocates against it (corebtf.h), open until loaded */
 	/* -i: the hooks, the cumulative run at the last interval's end, and where it ended */
 	const struct trace_hooks *hooks;
 	struct sp_run iv_prev;
@@ -296,6 +298,7 @@ static void tracer_destroy(struct tracer *t)
 		if (t->state[i])
 			collectors[i]->destroy(t->state[i]);
 	schedprof_bpf__destroy(t->skel);
+	core_btf_close(&t->core_btf);
 	ksyms__free(t->ctx.ksyms);
 	target_user_free(&t->user);
 }
@@ -307,6 +310,8 @@ static double ms_since(uint64_t t0)
 
 /* For tests: a BTF file to look for the lock tracepoints in, instead of the running kernel's. */
 #define LOCK_BTF_ENV "SCHEDPROF_LOCK_BTF"
+/* For tests: "0" relocates against the kernel's whole BTF, not the boot's CO-RE BTF. */
+#define CORE_BTF_ENV "SCHEDPROF_CORE_BTF"
 /* For tests: milliseconds to hold the command before its exec (the lifecycle test kills then). */
 #define HOLD_ENV "SCHEDPROF_TEST_HOLD_MS"
 #define FEATURES_CACHE "features.cache"
@@ -379,6 +384,34 @@ static void report_unavailable(const char names[SP_FEAT__MAX][64])
 }
 
 /*
+ * Opens the skeleton to relocate against the boot's CO-RE BTF (corebtf.h): libbpf's candidate
+ * search over the kernel's whole BTF is most of the load's time. Without it, the whole BTF.
+ */
+static struct schedprof_bpf *open_object(struct tracer *t)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
+	const char *env = getenv(CORE_BTF_ENV);
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	const void *elf;
+	size_t size;
+	int err;
+
+	if (env && !strcmp(env, "0"))
+		return schedprof_bpf__open();
+	elf = schedprof_bpf__elf_bytes(&size);
+	err = core_btf_open(NULL, elf, size, NULL, &t->core_btf);
+	if (err) {
+		dlog("no CO-RE BTF (%s): relocating against the kernel's whole BTF", strerror(-err));
+		core_btf_close(&t->core_btf);
+		return schedprof_bpf__open();
+	}
+	dlog("CO-RE BTF %s in %.1f ms", t->core_btf.made ? "made and cached" : "from the boot's cache",
+	     ms_since(t0));
+	opts.btf_custom_path = t->core_btf.path;
+	return schedprof_bpf__open_opts(&opts);
+}
+
+/*
  * Opens the BPF object: the selected views' collectors configure it, the others disable theirs.
  * A view the kernel cannot run is reported (by its collector's state, or not at all when it
  * has none) and the others run.
@@ -393,7 +426,7 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 	err = probe_features(t);
 	if (err)
 		return err;
-	skel = t->skel = schedprof_bpf__open();
+	skel = t->skel = open_object(t);
 	if (!skel)
 		return -errno;
 	t->ctx.skel = skel;
@@ -479,7 +512,8 @@ static int tracer_setup(struct tracer *t, uint64_t t0)
 
 static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 {
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	/* and this thread's CPU time: what a loaded machine does not stretch */
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC), cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	int err;
 
 	t->ctx.opts = o;
@@ -501,7 +535,9 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 		return err;
 	dlog("opened and configured in %.1f ms", ms_since(t0));
 	err = schedprof_bpf__load(t->skel);
-	dlog("loaded at %.1f ms", ms_since(t0));
+	dlog("loaded at %.1f ms (%.1f ms of CPU)", ms_since(t0),
+	     (now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0) / 1e6);
+	core_btf_close(&t->core_btf);
 	if (err) {
 		elog("cannot load the BPF programs: %s%s", strerror(-err),
 		     log_get_level() < LOG_LIBBPF ? " (-vv shows the verifier's log)" : "");
@@ -1253,7 +1289,8 @@ static int resolve_cgroup(const char *path, struct target_cgroup *cg)
 
 int trace_run(const struct trace_opts *opts, const struct trace_hooks *h)
 {
-	struct tracer t = { .launch = { .pid = -1, .gate_fd = -1, .error_fd = -1 }, .hooks = h };
+	struct tracer t = { .launch = { .pid = -1, .gate_fd = -1, .error_fd = -1 }, .hooks = h,
+			    .core_btf = { .fd = -1 } };
 	struct trace_opts ro = *opts, *o = &ro; /* with -p resolved to processes */
 	struct sp_run run;
 	uint64_t t0, wall0, begin = now_ns(CLOCK_MONOTONIC);
