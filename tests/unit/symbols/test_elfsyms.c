@@ -140,7 +140,7 @@ START_TEST(test_is_pie)
 END_TEST
 
 /* first byte, last byte, one past the end and one before the start of each function */
-static void check_boundaries(const struct elf_syms *es, const char *ref_path)
+static void check_boundaries(struct elf_syms *es, const char *ref_path)
 {
 	size_t i;
 
