@@ -70,17 +70,23 @@ struct elf_name {
 };
 
 /*
- * A window of a file: reads of small items near each other (symbols, names, FDEs) cost one
- * pread() per window. ELF_WIN_SIZE is also the most a name read at lookup costs when it is
- * short.
+ * A window of a file: reads of small items near each other (names, FDEs) cost one pread()
+ * per window. ELF_WIN_SIZE serves the big sections, whose items are read in no particular
+ * order (.dynsym is in hash order, .dynstr is not); a string table up to ELF_WIN_WHOLE is read
+ * at once while the symbols are loaded; a name looked up later costs ELF_WIN_NAME bytes when
+ * it is shorter.
  */
 #define ELF_WIN_SIZE 8192
+#define ELF_WIN_WHOLE (1024 * 1024)
+#define ELF_WIN_NAME 1024
 
 struct elf_win {
 	int fd;
-	uint64_t off; /* file offset of buf[0] */
+	uint64_t base; /* a miss reads from here when the item fits, else from the item */
+	uint64_t off;  /* file offset of buf[0] */
 	size_t len;   /* bytes valid in buf */
-	unsigned char buf[ELF_WIN_SIZE];
+	size_t cap;
+	unsigned char *buf;
 };
 
 struct elf_seg {
@@ -302,22 +308,39 @@ static int load_segments(Elf *elf, struct elf_syms *es)
 	return 0;
 }
 
-/* len (<= ELF_WIN_SIZE) bytes at file offset pos, through the window; NULL when the file
+/* A window of cap bytes on fd: 0, -ENOMEM. */
+static int win_init(struct elf_win *w, int fd, size_t cap)
+{
+	*w = (struct elf_win){ .fd = fd, .cap = cap, .buf = malloc(cap) };
+	return w->buf ? 0 : -ENOMEM;
+}
+
+static void win_fini(struct elf_win *w)
+{
+	free(w->buf);
+	w->buf = NULL;
+}
+
+/* len (<= the window's cap) bytes at file offset pos, through the window; NULL when the file
  * is shorter (or on a read error, errno set) */
 static const unsigned char *win_get(struct elf_win *w, uint64_t pos, size_t len)
 {
 	ssize_t n;
 
+	uint64_t at = pos;
+
 	if (pos >= w->off && pos - w->off <= w->len && w->len - (pos - w->off) >= len)
 		return w->buf + (pos - w->off);
-	n = pread(w->fd, w->buf, sizeof(w->buf), (off_t)pos);
+	if (pos >= w->base && len <= w->cap && pos - w->base <= w->cap - len)
+		at = w->base;
+	n = pread(w->fd, w->buf, w->cap, (off_t)at);
 	if (n < 0) {
 		w->len = 0;
 		return NULL;
 	}
-	w->off = pos;
+	w->off = at;
 	w->len = (size_t)n;
-	return (size_t)n >= len ? w->buf : NULL;
+	return (size_t)n >= len + (pos - at) ? w->buf + (pos - at) : NULL;
 }
 
 /*
@@ -542,6 +565,7 @@ static long scan_symtab(Elf *elf, struct elf_win *w, GElf_Word sh_type, bool fil
 			if (t->nstrtabs > UINT16_MAX)
 				break;
 			t->strtabs[t->nstrtabs++] = st;
+			w->base = st.off; /* a table that fits in the window is read at once */
 		}
 		n = sh.sh_size / entsize;
 		for (i = 0; i < n; i += ELF_SYM_CHUNK) {
@@ -608,24 +632,33 @@ static long scan_symtab(Elf *elf, struct elf_win *w, GElf_Word sh_type, bool fil
  */
 static long load_symtab(Elf *elf, int fd, GElf_Word sh_type, struct elf_symtab *t)
 {
-	struct elf_win *w;
-	size_t nscn = 0;
+	struct elf_win win, *w = &win;
+	size_t nscn = 0, strs = 0;
 	Elf_Scn *scn = NULL;
 	long n, got;
 	int err;
 
 	*t = (struct elf_symtab){ 0 };
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->fd = fd;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh, strsh;
+		Elf_Scn *strscn;
+
+		nscn++;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == sh_type &&
+		    (strscn = elf_getscn(elf, sh.sh_link)) && gelf_getshdr(strscn, &strsh) &&
+		    strsh.sh_size > strs)
+			strs = strsh.sh_size;
+	}
+	if (!strs)
+		return 0;
+	err = win_init(w, fd, strs <= ELF_WIN_WHOLE ? strs : ELF_WIN_SIZE);
+	if (err)
+		return err;
 	n = scan_symtab(elf, w, sh_type, false, t, 0);
 	if (n <= 0) {
-		free(w);
+		win_fini(w);
 		return n;
 	}
-	while ((scn = elf_nextscn(elf, scn)))
-		nscn++;
 	t->syms = malloc((size_t)n * sizeof(*t->syms));
 	t->strtabs = malloc(nscn * sizeof(*t->strtabs));
 	if (!t->syms || !t->strtabs) {
@@ -641,10 +674,10 @@ static long load_symtab(Elf *elf, int fd, GElf_Word sh_type, struct elf_symtab *
 	err = finish_symbols(w, t);
 	if (err)
 		goto err;
-	free(w);
+	win_fini(w);
 	return (long)t->nsyms;
 err:
-	free(w);
+	win_fini(w);
 	symtab_free(t);
 	return err;
 }
@@ -899,7 +932,7 @@ static uint64_t fde_range(struct elf_win *w, const GElf_Shdr *eh, uint64_t fde_v
 static int load_fdes(Elf *elf, int fd, struct elf_syms *es)
 {
 	Elf_Scn *scn = find_section(elf, ".eh_frame_hdr"), *eh_scn = find_section(elf, ".eh_frame");
-	struct elf_win *w; /* [0]: .eh_frame_hdr, [1]: .eh_frame */
+	struct elf_win w[2]; /* .eh_frame_hdr, .eh_frame */
 	const unsigned char *p;
 	GElf_Shdr sh, eh_sh;
 	size_t ptr_len, count, i, table;
@@ -908,10 +941,12 @@ static int load_fdes(Elf *elf, int fd, struct elf_syms *es)
 	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size < 4)
 		return 0;
 	have_eh = eh_scn && gelf_getshdr(eh_scn, &eh_sh) && eh_sh.sh_type == SHT_PROGBITS;
-	w = calloc(2, sizeof(*w));
-	if (!w)
+	if (win_init(&w[0], fd, ELF_WIN_SIZE))
 		return -ENOMEM;
-	w[0].fd = w[1].fd = fd;
+	if (win_init(&w[1], fd, ELF_WIN_SIZE)) {
+		win_fini(&w[0]);
+		return -ENOMEM;
+	}
 	p = win_get(&w[0], sh.sh_offset, 4);
 	if (!p || p[0] != 1 || p[2] != 0x03 || p[3] != 0x3b || p[1] == 0xff)
 		goto out;
@@ -924,7 +959,8 @@ static int load_fdes(Elf *elf, int fd, struct elf_syms *es)
 		goto out;
 	es->fdes = calloc(count, sizeof(*es->fdes));
 	if (!es->fdes) {
-		free(w);
+		win_fini(&w[0]);
+		win_fini(&w[1]);
 		return -ENOMEM;
 	}
 	for (i = 0; i < count; i++) {
@@ -953,7 +989,8 @@ static int load_fdes(Elf *elf, int fd, struct elf_syms *es)
 		}
 	}
 out:
-	free(w);
+	win_fini(&w[0]);
+	win_fini(&w[1]);
 	return 0;
 }
 
@@ -1131,7 +1168,7 @@ static struct elf_name *sym_name(struct elf_syms *es, size_t i)
 {
 	struct elf_file_id now = { 0 };
 	struct elf_name *nm = NULL;
-	struct elf_win *w;
+	struct elf_win w;
 	long found;
 	int fd, err = 0;
 
@@ -1152,18 +1189,14 @@ static struct elf_name *sym_name(struct elf_syms *es, size_t i)
 		es->stale = true;
 		err = -ESTALE;
 	}
-	w = err ? NULL : malloc(sizeof(*w));
-	if (!err && !w)
-		err = -ENOMEM;
+	if (!err)
+		err = win_init(&w, fd, ELF_WIN_NAME);
 	if (!err) {
-		w->fd = fd;
-		w->off = 0;
-		w->len = 0;
-		nm = (struct elf_name *)sym_read_name(w, &es->tab, &es->tab.syms[i],
+		nm = (struct elf_name *)sym_read_name(&w, &es->tab, &es->tab.syms[i],
 						      offsetof(struct elf_name, name));
 		if (!nm)
 			err = -errno;
-		free(w);
+		win_fini(&w);
 	}
 	if (fd != es->sym_fd)
 		close(fd);
