@@ -94,8 +94,14 @@ struct elf_seg {
 	uint32_t flags;
 };
 
-struct elf_range {
-	uint64_t start, end; /* link-time vaddrs */
+/*
+ * A function of .eh_frame in 8 bytes: .eh_frame_hdr gives starts as 32-bit offsets from
+ * itself, so start - elf_syms.fde_base (its address - 2^31) fits 32 bits, and an FDE longer
+ * than 1 GiB is not taken.
+ */
+struct elf_fde {
+	uint32_t start; /* link-time vaddr - fde_base (modulo 2^64) */
+	uint32_t len;
 };
 
 struct elf_syms {
@@ -105,8 +111,9 @@ struct elf_syms {
 	uint16_t e_type;
 	bool has_dwarf; /* the file itself has .debug_info */
 
-	struct elf_range *fdes; /* .eh_frame functions, sorted; only without .symtab */
+	struct elf_fde *fdes; /* .eh_frame functions, sorted; only without .symtab */
 	size_t nfdes;
+	uint64_t fde_base;
 
 	struct dwarf_src *dw;  /* opened on the first lookup with lines */
 	bool dw_tried;
@@ -923,6 +930,16 @@ static uint64_t fde_range(struct elf_win *w, const GElf_Shdr *eh, uint64_t fde_v
 	return at == start ? get_u32(q + 12) : 0;
 }
 
+static uint64_t fde_start(const struct elf_syms *es, size_t i)
+{
+	return es->fde_base + es->fdes[i].start;
+}
+
+static uint64_t fde_end(const struct elf_syms *es, size_t i)
+{
+	return fde_start(es, i) + es->fdes[i].len;
+}
+
 /*
  * The functions .eh_frame describes, for files without .symtab: .eh_frame_hdr's sorted table
  * (version 1, its usual udata4 count and datarel|sdata4 entries) gives each FDE's start and
@@ -957,6 +974,7 @@ static int load_fdes(Elf *elf, int fd, struct elf_syms *es)
 	count = get_u32(p + 4 + ptr_len);
 	if (!count || count > (sh.sh_size - table) / 8)
 		goto out;
+	es->fde_base = sh.sh_addr - ((uint64_t)1 << 31);
 	es->fdes = calloc(count, sizeof(*es->fdes));
 	if (!es->fdes) {
 		win_fini(&w[0]);
@@ -975,12 +993,13 @@ static int load_fdes(Elf *elf, int fd, struct elf_syms *es)
 		len = have_eh ? fde_range(&w[1], &eh_sh, fde, start) : 0;
 		if (!len && i + 1 < count)
 			len = sh.sh_addr + (uint64_t)(int64_t)(int32_t)get_u32(q + 8) - start;
-		if (!len || len > (1u << 30) || (es->nfdes && start < es->fdes[es->nfdes - 1].end))
+		if (!len || len > (1u << 30) || (es->nfdes && start < fde_end(es, es->nfdes - 1)))
 			continue;
-		es->fdes[es->nfdes++] = (struct elf_range){ start, start + len };
+		es->fdes[es->nfdes++] = (struct elf_fde){ (uint32_t)(start - es->fde_base),
+							  (uint32_t)len };
 	}
 	if (es->nfdes < count) {
-		struct elf_range *r = es->nfdes ? realloc(es->fdes, es->nfdes * sizeof(*r)) : NULL;
+		struct elf_fde *r = es->nfdes ? realloc(es->fdes, es->nfdes * sizeof(*r)) : NULL;
 
 		if (r || !es->nfdes) {
 			if (!es->nfdes)
@@ -1298,13 +1317,23 @@ static const char *sym_demangled(struct elf_syms *es, struct elf_name *nm)
 	return nm->dem == not_mangled ? NULL : nm->dem;
 }
 
-/* The .eh_frame function containing vaddr, or NULL (the ranges do not overlap). */
-static const struct elf_range *find_fde(const struct elf_syms *es, uint64_t vaddr)
+/* The start of the .eh_frame function containing vaddr (the ranges do not overlap). */
+static bool find_fde(const struct elf_syms *es, uint64_t vaddr, uint64_t *ret_start)
 {
-	size_t i = addr_upper_bound(es->fdes, es->nfdes, sizeof(*es->fdes),
-				    offsetof(struct elf_range, start), vaddr);
+	size_t lo = 0, hi = es->nfdes;
 
-	return i && vaddr < es->fdes[i - 1].end ? &es->fdes[i - 1] : NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fde_start(es, mid) <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || vaddr >= fde_end(es, lo - 1))
+		return false;
+	*ret_start = fde_start(es, lo - 1);
+	return true;
 }
 
 /* DWARF of the address, from the file itself or its debug file (opened once). */
@@ -1335,7 +1364,6 @@ static int lookup_lines(struct elf_syms *es, uint64_t vaddr, struct usym *ret)
 
 int elf_syms__lookup_sym(struct elf_syms *es, uint64_t file_offset, bool lines, struct usym *ret)
 {
-	const struct elf_range *fde;
 	struct elf_name *nm;
 	const char *dem;
 	uint64_t vaddr, start;
@@ -1369,9 +1397,7 @@ int elf_syms__lookup_sym(struct elf_syms *es, uint64_t file_offset, bool lines, 
 				ret->name = dem;
 			}
 		}
-	} else if ((fde = find_fde(es, vaddr))) {
-		start = fde->start;
-	} else {
+	} else if (!find_fde(es, vaddr, &start)) {
 		return -ENOENT;
 	}
 	if (elf_syms__vaddr_to_offset(es, start, &ret->func_start))
