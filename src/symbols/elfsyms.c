@@ -6,8 +6,9 @@
  * not its sections. Names are not copied when the file is opened: an entry keeps the offset of
  * its name in the string table, and the names looked up are read then (and kept), from the
  * file reopened and checked to be the one read (device, inode, size, mtime); a file that
- * changed gives no name rather than a wrong one. Only /proc paths (map_files, memfds), which
- * may not open again, keep their descriptor.
+ * changed gives no name rather than a wrong one. /proc paths (map_files, memfds), which may
+ * not open again, keep their descriptor; so do the first ELF_KEEP_FDS files whose names are
+ * read, so that the lookups of an interval do not reopen them.
  */
 #include "elfsyms.h"
 
@@ -123,7 +124,8 @@ struct elf_syms {
 
 	struct elf_symtab tab;
 	struct elf_file_id sym_id; /* the file of the symbols as it was read */
-	int sym_fd;		   /* kept open (a /proc path), else -1 */
+	int sym_fd;		   /* kept open (a /proc path, or one of ELF_KEEP_FDS), else -1 */
+	bool fd_counted;	   /* sym_fd is one of ELF_KEEP_FDS */
 	bool stale;		   /* that file changed since: no more names from it */
 	struct hashmap names;	   /* symbol index -> struct elf_name * */
 	size_t names_bytes;
@@ -1013,6 +1015,14 @@ out:
 	return 0;
 }
 
+/*
+ * Descriptors kept open between name reads in the whole process (besides /proc paths): a name
+ * read then costs an fstat() and a pread(), not an open() as well; an fd limit of 1024 stays
+ * far.
+ */
+#define ELF_KEEP_FDS 16
+static int kept_fds;
+
 /* Paths that may not open again once the process behind them is gone (map_files, memfds). */
 static bool path_is_transient(const char *path)
 {
@@ -1132,13 +1142,23 @@ static void name_free(long key, long value)
 	free(nm);
 }
 
+static void sym_fd_close(struct elf_syms *es)
+{
+	if (es->sym_fd < 0)
+		return;
+	close(es->sym_fd);
+	es->sym_fd = -1;
+	if (es->fd_counted)
+		__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
+	es->fd_counted = false;
+}
+
 void elf_syms__free(struct elf_syms *es)
 {
 	if (!es)
 		return;
 	hashmap__clear_with(&es->names, name_free);
-	if (es->sym_fd >= 0)
-		close(es->sym_fd);
+	sym_fd_close(es);
 	dwarf_src__free(es->dw);
 	free(es->fdes);
 	free(es->path);
@@ -1208,6 +1228,14 @@ static struct elf_name *sym_name(struct elf_syms *es, size_t i)
 		es->stale = true;
 		err = -ESTALE;
 	}
+	if (!err && es->sym_fd < 0) {
+		if (__atomic_add_fetch(&kept_fds, 1, __ATOMIC_RELAXED) <= ELF_KEEP_FDS) {
+			es->sym_fd = fd;
+			es->fd_counted = true;
+		} else {
+			__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
+		}
+	}
 	if (!err)
 		err = win_init(&w, fd, ELF_WIN_NAME);
 	if (!err) {
@@ -1219,6 +1247,8 @@ static struct elf_name *sym_name(struct elf_syms *es, size_t i)
 	}
 	if (fd != es->sym_fd)
 		close(fd);
+	else if (es->stale)
+		sym_fd_close(es);
 	if (err)
 		goto fail;
 	nm->dem = NULL;

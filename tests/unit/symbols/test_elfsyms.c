@@ -590,6 +590,17 @@ START_TEST(test_file_replaced)
 	ck_assert_uint_eq(elf_syms__name_errors(es), 1);
 	elf_syms__free(es);
 
+	/* the same after a first name was read: the descriptor kept since reads the old file */
+	copy_file(SYMTARGET_PIE, path);
+	es = elf_syms__open(path);
+	ck_assert_ptr_nonnull(es);
+	ck_assert_str_eq(elf_syms__lookup_vaddr(es, alpha, NULL), "sp_target_alpha");
+	copy_file(SYMTARGET_NOPIE, other);
+	ck_assert_int_eq(rename(other, path), 0);
+	ck_assert_str_eq(elf_syms__lookup_vaddr(es, beta, NULL), "sp_target_beta");
+	ck_assert_uint_eq(elf_syms__name_errors(es), 0);
+	elf_syms__free(es);
+
 	/* removed */
 	copy_file(SYMTARGET_PIE, path);
 	es = elf_syms__open(path);
@@ -616,6 +627,39 @@ START_TEST(test_file_replaced)
 }
 END_TEST
 
+static size_t open_fds(void)
+{
+	char path[64];
+	size_t n = 0;
+
+	for (int fd = 0; fd < 4096; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += !access(path, F_OK);
+	}
+	return n;
+}
+
+/* Name reads keep a few descriptors open, never one per file, and free() closes them. */
+START_TEST(test_kept_fds)
+{
+	struct elf_syms *es[40];
+	uint64_t alpha, s;
+	size_t before = open_fds(), i;
+
+	ref_func(SYMTARGET_PIE, "sp_target_alpha", &alpha, &s);
+	for (i = 0; i < 40; i++) {
+		es[i] = elf_syms__open(SYMTARGET_PIE);
+		ck_assert_ptr_nonnull(es[i]);
+		ck_assert_str_eq(elf_syms__lookup_vaddr(es[i], alpha, NULL), "sp_target_alpha");
+	}
+	ck_assert_uint_gt(open_fds(), before);
+	ck_assert_uint_le(open_fds(), before + 16);
+	for (i = 0; i < 40; i++)
+		elf_syms__free(es[i]);
+	ck_assert_uint_eq(open_fds(), before);
+}
+END_TEST
+
 static Suite *elfsyms_suite(void)
 {
 	const int ntargets = (int)(sizeof(targets) / sizeof(targets[0]));
@@ -634,6 +678,7 @@ static Suite *elfsyms_suite(void)
 	tcase_add_test(tc, test_many_symbols);
 	tcase_add_test(tc, test_many_symbols_stripped);
 	tcase_add_test(tc, test_file_replaced);
+	tcase_add_test(tc, test_kept_fds);
 	suite_add_tcase(s, tc);
 	return s;
 }
