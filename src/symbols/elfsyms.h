@@ -17,6 +17,10 @@
  * Mangled C++/Rust names are demangled on lookup (demangle.h); elf_syms__lookup_*() return the
  * names as in the table, elf_syms__lookup_sym() both.
  *
+ * Memory: 32 bytes per sized function and 8 per .eh_frame function, plus the names looked up;
+ * the sections are read through fixed buffers. Names are read from the file on their first
+ * lookup, so a file changed since elf_syms__open() gives no name (elf_syms__name_errors()).
+ *
  * A separate debug file opened on its own has no usable p_offset; its segment offsets are then
  * rebuilt from p_vaddr/p_align the way linkers lay files out (bfd, gold and lld checked).
  *
