@@ -1,7 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Function symbols of one ELF file, with libelf for the tables and libdw's dwelf for the
- * build-id note. Everything needed is copied out, so no file descriptor or mapping stays open.
+ * Function symbols of one ELF file, with libelf for the headers and libdw's dwelf for the
+ * build-id note. The symbol tables, string tables and .eh_frame are read with pread() through
+ * small fixed buffers, never whole: a big binary costs its function entries (32 bytes each),
+ * not its sections. Names are not copied when the file is opened: an entry keeps the offset of
+ * its name in the string table, and the names looked up are read then (and kept), from the
+ * file reopened and checked to be the one read (device, inode, size, mtime); a file that
+ * changed gives no name rather than a wrong one. /proc paths (map_files, memfds), which may
+ * not open again, keep their descriptor; so do the first ELF_KEEP_FDS files whose names are
+ * read, so that the lookups of an interval do not reopen them.
  */
 #include "elfsyms.h"
 
@@ -24,14 +31,63 @@
 #include "debuginfod.h"
 #include "demangle.h"
 #include "dwarfsrc.h"
+#include "hashmap.h"
 #include "usyms.h"
 
 struct elf_sym_ent {
 	uint64_t addr;
 	uint64_t size;
 	uint64_t max_end; /* the highest addr + size among this entry and all before it */
-	size_t name_off;  /* into elf_syms.strs */
+	uint32_t name;	  /* st_name: the offset of the name in string table strtab */
+	uint16_t strtab;  /* into elf_syms.strtabs */
 	unsigned char bind;
+};
+
+/* A string table's place in the file the symbols come from. */
+struct elf_strtab {
+	uint64_t off, size;
+};
+
+/* The symbols of one file (the file itself, or its debug file), sorted by finish_symbols(). */
+struct elf_symtab {
+	struct elf_sym_ent *syms;
+	size_t nsyms;
+	struct elf_strtab *strtabs;
+	size_t nstrtabs;
+};
+
+/* What must not change between reading the tables and reading a name. */
+struct elf_file_id {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+
+/* A name read on demand, kept until elf_syms__free(). */
+struct elf_name {
+	char *dem; /* the demangled name, not_mangled, or NULL (not tried) */
+	char name[];
+};
+
+/*
+ * A window of a file: reads of small items near each other (names, FDEs) cost one pread()
+ * per window. ELF_WIN_SIZE serves the big sections, whose items are read in no particular
+ * order (.dynsym is in hash order, .dynstr is not); a string table up to ELF_WIN_WHOLE is read
+ * at once while the symbols are loaded; a name looked up later costs ELF_WIN_NAME bytes when
+ * it is shorter.
+ */
+#define ELF_WIN_SIZE 8192
+#define ELF_WIN_WHOLE (1024 * 1024)
+#define ELF_WIN_NAME 1024
+
+struct elf_win {
+	int fd;
+	uint64_t base; /* a miss reads from here when the item fits, else from the item */
+	uint64_t off;  /* file offset of buf[0] */
+	size_t len;   /* bytes valid in buf */
+	size_t cap;
+	unsigned char *buf;
 };
 
 struct elf_seg {
@@ -39,8 +95,14 @@ struct elf_seg {
 	uint32_t flags;
 };
 
-struct elf_range {
-	uint64_t start, end; /* link-time vaddrs */
+/*
+ * A function of .eh_frame in 8 bytes: .eh_frame_hdr gives starts as 32-bit offsets from
+ * itself, so start - elf_syms.fde_base (its address - 2^31) fits 32 bits, and an FDE longer
+ * than 1 GiB is not taken.
+ */
+struct elf_fde {
+	uint32_t start; /* link-time vaddr - fde_base (modulo 2^64) */
+	uint32_t len;
 };
 
 struct elf_syms {
@@ -50,21 +112,24 @@ struct elf_syms {
 	uint16_t e_type;
 	bool has_dwarf; /* the file itself has .debug_info */
 
-	struct elf_range *fdes; /* .eh_frame functions, sorted; only without .symtab */
+	struct elf_fde *fdes; /* .eh_frame functions, sorted; only without .symtab */
 	size_t nfdes;
+	uint64_t fde_base;
 
-	char **dem;	       /* per symbol: demangled name, NOT_MANGLED, or NULL (not tried) */
 	struct dwarf_src *dw;  /* opened on the first lookup with lines */
 	bool dw_tried;
 
 	struct elf_seg *segs;
 	size_t nsegs;
 
-	struct elf_sym_ent *syms;
-	size_t nsyms, syms_cap;
-
-	char *strs;
-	size_t strs_len, strs_cap;
+	struct elf_symtab tab;
+	struct elf_file_id sym_id; /* the file of the symbols as it was read */
+	int sym_fd;		   /* kept open (a /proc path, or one of ELF_KEEP_FDS), else -1 */
+	bool fd_counted;	   /* sym_fd is one of ELF_KEEP_FDS */
+	bool stale;		   /* that file changed since: no more names from it */
+	struct hashmap names;	   /* symbol index -> struct elf_name * */
+	size_t names_bytes;
+	unsigned long name_errors;
 
 	uint8_t build_id[ELF_BUILD_ID_MAX];
 	size_t build_id_len;
@@ -252,100 +317,84 @@ static int load_segments(Elf *elf, struct elf_syms *es)
 	return 0;
 }
 
-static int strs_add(struct elf_syms *es, const char *s, size_t *ret_off)
+/* A window of cap bytes on fd: 0, -ENOMEM. */
+static int win_init(struct elf_win *w, int fd, size_t cap)
 {
-	size_t len = strlen(s) + 1;
-
-	if (es->strs_len + len > es->strs_cap) {
-		size_t cap = es->strs_cap ? es->strs_cap : 4096;
-		char *p;
-
-		while (cap < es->strs_len + len)
-			cap *= 2;
-		p = realloc(es->strs, cap);
-		if (!p)
-			return -ENOMEM;
-		es->strs = p;
-		es->strs_cap = cap;
-	}
-	memcpy(es->strs + es->strs_len, s, len);
-	*ret_off = es->strs_len;
-	es->strs_len += len;
-	return 0;
+	*w = (struct elf_win){ .fd = fd, .cap = cap, .buf = malloc(cap) };
+	return w->buf ? 0 : -ENOMEM;
 }
 
-static int syms_add(struct elf_syms *es, uint64_t addr, uint64_t size, unsigned char bind,
-		    const char *name)
+static void win_fini(struct elf_win *w)
 {
-	struct elf_sym_ent *e;
-	int err;
-
-	if (es->nsyms == es->syms_cap) {
-		size_t cap = es->syms_cap ? es->syms_cap * 2 : 256;
-
-		e = realloc(es->syms, cap * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		es->syms = e;
-		es->syms_cap = cap;
-	}
-	e = &es->syms[es->nsyms];
-	err = strs_add(es, name, &e->name_off);
-	if (err)
-		return err;
-	if (size > UINT64_MAX - addr)
-		size = UINT64_MAX - addr;
-	e->addr = addr;
-	e->size = size;
-	e->bind = bind;
-	es->nsyms++;
-	return 0;
+	free(w->buf);
+	w->buf = NULL;
 }
 
-/* Adds the sized function symbols of every section of sh_type; returns how many, or -errno. */
-static long load_symtab(Elf *elf, struct elf_syms *es, GElf_Word sh_type, bool is_arm)
+/* len (<= the window's cap) bytes at file offset pos, through the window; NULL when the file
+ * is shorter (or on a read error, errno set) */
+static const unsigned char *win_get(struct elf_win *w, uint64_t pos, size_t len)
 {
-	Elf_Scn *scn = NULL;
-	long added = 0;
+	ssize_t n;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		GElf_Shdr sh;
-		size_t i, n;
+	uint64_t at = pos;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != sh_type || !sh.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			unsigned char type;
-			const char *name;
-			uint64_t addr;
-			GElf_Sym sym;
-			int err;
+	if (pos >= w->off && pos - w->off <= w->len && w->len - (pos - w->off) >= len)
+		return w->buf + (pos - w->off);
+	if (pos >= w->base && len <= w->cap && pos - w->base <= w->cap - len)
+		at = w->base;
+	n = pread(w->fd, w->buf, w->cap, (off_t)at);
+	if (n < 0) {
+		w->len = 0;
+		return NULL;
+	}
+	w->off = at;
+	w->len = (size_t)n;
+	return (size_t)n >= len + (pos - at) ? w->buf + (pos - at) : NULL;
+}
 
-			if (!gelf_getsym(data, (int)i, &sym))
-				break;
-			type = GELF_ST_TYPE(sym.st_info);
-			if (type != STT_FUNC && type != STT_GNU_IFUNC)
-				continue;
-			if (!sym.st_size || sym.st_shndx == SHN_UNDEF)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
-			addr = sym.st_value;
-			if (is_arm)
-				addr &= ~(uint64_t)1; /* the Thumb bit is not part of the address */
-			err = syms_add(es, addr, sym.st_size, GELF_ST_BIND(sym.st_info), name);
-			if (err)
-				return err;
-			added++;
+/*
+ * The NUL-terminated string at pos that must end before limit (the end of its string table),
+ * malloc'd after hdr bytes left for the caller. NULL + errno: ENOMEM, EIO (short file or read
+ * error), EINVAL (no NUL before limit).
+ */
+static char *win_read_str(struct elf_win *w, uint64_t pos, uint64_t limit, size_t hdr)
+{
+	char *s = NULL, *p;
+	size_t len = 0;
+
+	while (pos < limit) {
+		const unsigned char *q = win_get(w, pos, 1), *nul;
+		size_t avail;
+
+		if (!q) {
+			free(s);
+			errno = EIO;
+			return NULL;
+		}
+		avail = w->len - (size_t)(q - w->buf);
+		if (avail > limit - pos)
+			avail = (size_t)(limit - pos);
+		nul = memchr(q, '\0', avail);
+		if (nul)
+			avail = (size_t)(nul - q);
+		p = realloc(s, hdr + len + avail + 1);
+		if (!p) {
+			free(s);
+			errno = ENOMEM;
+			return NULL;
+		}
+		s = p;
+		memcpy(s + hdr + len, q, avail);
+		len += avail;
+		pos += avail;
+		if (nul) {
+			s[hdr + len] = '\0';
+			return s;
 		}
 	}
-	return added;
+	free(s);
+	errno = EINVAL;
+	return NULL;
 }
 
 static int bind_rank(unsigned char bind)
@@ -360,48 +409,286 @@ static int bind_rank(unsigned char bind)
 	}
 }
 
-/* Entries refer to names by offset into the pool, which qsort_r() passes along. */
-static int cmp_sym(const void *a, const void *b, void *strs)
+/*
+ * Sorted by address, larger first at one address (so the last candidate there is the
+ * innermost one), then by binding rank; the name, which decides among the rest, is compared
+ * by finish_symbols() where it matters. The string table and offset make the order total.
+ */
+static int cmp_sym(const void *a, const void *b)
 {
 	const struct elf_sym_ent *x = a, *y = b;
-	const char *pool = strs;
 	int rx, ry;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* larger first, so the last candidate at an address is the innermost one */
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
 	rx = bind_rank(x->bind);
 	ry = bind_rank(y->bind);
 	if (rx != ry)
 		return rx - ry;
-	return strcmp(pool + x->name_off, pool + y->name_off);
+	if (x->strtab != y->strtab)
+		return x->strtab < y->strtab ? -1 : 1;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return 0;
+}
+
+static char *sym_read_name(struct elf_win *w, const struct elf_symtab *t,
+			   const struct elf_sym_ent *e, size_t hdr)
+{
+	const struct elf_strtab *st = &t->strtabs[e->strtab];
+
+	return win_read_str(w, st->off + e->name, st->off + st->size, hdr);
+}
+
+/*
+ * Of the aliases syms[0..n) (same address, size and binding rank), moves the one with the
+ * smallest name (strcmp) to the front: the one the tables named when they kept every name.
+ * A name that cannot be read loses. -ENOMEM.
+ */
+static int pick_alias(struct elf_win *w, const struct elf_symtab *t, struct elf_sym_ent *syms,
+		      size_t n)
+{
+	char *best = NULL;
+	size_t i, at = 0;
+
+	for (i = 0; i < n; i++) {
+		char *name = sym_read_name(w, t, &syms[i], 0);
+
+		if (!name) {
+			if (errno == ENOMEM) {
+				free(best);
+				return -ENOMEM;
+			}
+			continue;
+		}
+		if (!best || strcmp(name, best) < 0) {
+			free(best);
+			best = name;
+			at = i;
+		} else {
+			free(name);
+		}
+	}
+	free(best);
+	if (at) {
+		struct elf_sym_ent tmp = syms[0];
+
+		syms[0] = syms[at];
+		syms[at] = tmp;
+	}
+	return 0;
 }
 
 /* Sorts, drops aliases (same address and size: keeps the global one), computes max_end. */
-static void finish_symbols(struct elf_syms *es)
+static int finish_symbols(struct elf_win *w, struct elf_symtab *t)
 {
 	uint64_t max_end = 0;
-	size_t i, n = 0;
+	size_t i, j, n = 0;
+	int err;
 
-	if (!es->nsyms)
-		return;
-	qsort_r(es->syms, es->nsyms, sizeof(*es->syms), cmp_sym, es->strs);
-	for (i = 0; i < es->nsyms; i++) {
-		if (n && es->syms[n - 1].addr == es->syms[i].addr &&
-		    es->syms[n - 1].size == es->syms[i].size)
-			continue;
-		es->syms[n++] = es->syms[i];
+	if (!t->nsyms)
+		return 0;
+	qsort(t->syms, t->nsyms, sizeof(*t->syms), cmp_sym);
+	for (i = 0; i < t->nsyms; i = j) {
+		const struct elf_sym_ent *e = &t->syms[i];
+
+		for (j = i + 1; j < t->nsyms && t->syms[j].addr == e->addr &&
+				t->syms[j].size == e->size &&
+				bind_rank(t->syms[j].bind) == bind_rank(e->bind);
+		     j++)
+			;
+		if (j - i > 1) {
+			err = pick_alias(w, t, &t->syms[i], j - i);
+			if (err)
+				return err;
+		}
+		/* the rest of the aliases (lower ranks included) go */
+		for (; j < t->nsyms && t->syms[j].addr == e->addr && t->syms[j].size == e->size; j++)
+			;
+		t->syms[n++] = t->syms[i];
 	}
-	es->nsyms = n;
+	if (n < t->nsyms) {
+		struct elf_sym_ent *p = realloc(t->syms, n * sizeof(*t->syms));
+
+		if (p)
+			t->syms = p;
+		t->nsyms = n;
+	}
 	for (i = 0; i < n; i++) {
-		uint64_t end = es->syms[i].addr + es->syms[i].size;
+		uint64_t end = t->syms[i].addr + t->syms[i].size;
 
 		if (end > max_end)
 			max_end = end;
-		es->syms[i].max_end = max_end;
+		t->syms[i].max_end = max_end;
 	}
+	return 0;
+}
+
+static void symtab_free(struct elf_symtab *t)
+{
+	free(t->syms);
+	free(t->strtabs);
+	*t = (struct elf_symtab){ 0 };
+}
+
+/* Symbols are read and converted this many at a time. */
+#define ELF_SYM_CHUNK 256
+
+/*
+ * One pass over the symbol tables of sh_type: counts the sized function symbols (fill
+ * false), or appends them to t (fill true, room made by the counting pass; their names'
+ * first byte is read to drop empty names). Returns how many, or -errno.
+ */
+static long scan_symtab(Elf *elf, struct elf_win *w, GElf_Word sh_type, bool fill,
+			struct elf_symtab *t, size_t room)
+{
+	union {
+		Elf32_Sym s32[ELF_SYM_CHUNK];
+		Elf64_Sym s64[ELF_SYM_CHUNK];
+	} raw;
+	GElf_Ehdr eh;
+	int cls = gelf_getclass(elf);
+	size_t entsize = cls == ELFCLASS64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	bool is_arm;
+	Elf_Scn *scn = NULL;
+	long added = 0;
+
+	if (!gelf_getehdr(elf, &eh))
+		return -ENOEXEC;
+	is_arm = eh.e_machine == EM_ARM;
+	while ((scn = elf_nextscn(elf, scn))) {
+		struct elf_strtab st;
+		GElf_Shdr sh, strsh;
+		Elf_Scn *strscn;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != sh_type || sh.sh_entsize != entsize)
+			continue;
+		strscn = elf_getscn(elf, sh.sh_link);
+		if (!strscn || !gelf_getshdr(strscn, &strsh) || strsh.sh_type != SHT_STRTAB)
+			continue;
+		st = (struct elf_strtab){ strsh.sh_offset, strsh.sh_size };
+		if (fill) {
+			if (t->nstrtabs > UINT16_MAX)
+				break;
+			t->strtabs[t->nstrtabs++] = st;
+			w->base = st.off; /* a table that fits in the window is read at once */
+		}
+		n = sh.sh_size / entsize;
+		for (i = 0; i < n; i += ELF_SYM_CHUNK) {
+			size_t k = n - i < ELF_SYM_CHUNK ? n - i : ELF_SYM_CHUNK, bytes = k * entsize;
+			Elf_Data data = { .d_buf = &raw, .d_type = ELF_T_SYM, .d_size = bytes,
+					  .d_version = EV_CURRENT };
+			ssize_t got = pread(w->fd, &raw, bytes, (off_t)(sh.sh_offset + i * entsize));
+
+			if (got != (ssize_t)bytes || !gelf_xlatetom(elf, &data, &data,
+								     eh.e_ident[EI_DATA]))
+				break; /* what the file has so far */
+			for (size_t j = 0; j < k; j++) {
+				uint64_t addr, size;
+				uint32_t name;
+				unsigned char info, type;
+				const unsigned char *first;
+				uint16_t shndx;
+
+				if (cls == ELFCLASS64) {
+					addr = raw.s64[j].st_value;
+					size = raw.s64[j].st_size;
+					name = raw.s64[j].st_name;
+					info = raw.s64[j].st_info;
+					shndx = raw.s64[j].st_shndx;
+				} else {
+					addr = raw.s32[j].st_value;
+					size = raw.s32[j].st_size;
+					name = raw.s32[j].st_name;
+					info = raw.s32[j].st_info;
+					shndx = raw.s32[j].st_shndx;
+				}
+				type = GELF_ST_TYPE(info);
+				if (type != STT_FUNC && type != STT_GNU_IFUNC)
+					continue;
+				if (!size || shndx == SHN_UNDEF || name >= st.size)
+					continue;
+				if (!fill) {
+					added++;
+					continue;
+				}
+				first = win_get(w, st.off + name, 1);
+				if (!first || !*first || (size_t)added >= room)
+					continue;
+				if (is_arm)
+					addr &= ~(uint64_t)1; /* the Thumb bit is not part of the address */
+				if (size > UINT64_MAX - addr)
+					size = UINT64_MAX - addr;
+				t->syms[t->nsyms + (size_t)added++] = (struct elf_sym_ent){
+					.addr = addr,
+					.size = size,
+					.name = name,
+					.strtab = (uint16_t)(t->nstrtabs - 1),
+					.bind = GELF_ST_BIND(info),
+				};
+			}
+		}
+	}
+	return added;
+}
+
+/*
+ * The sized function symbols of every section of sh_type into t, sorted and without aliases,
+ * in exactly sized arrays: a counting pass, then the reading one. Returns how many, -errno.
+ */
+static long load_symtab(Elf *elf, int fd, GElf_Word sh_type, struct elf_symtab *t)
+{
+	struct elf_win win, *w = &win;
+	size_t nscn = 0, strs = 0;
+	Elf_Scn *scn = NULL;
+	long n, got;
+	int err;
+
+	*t = (struct elf_symtab){ 0 };
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh, strsh;
+		Elf_Scn *strscn;
+
+		nscn++;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == sh_type &&
+		    (strscn = elf_getscn(elf, sh.sh_link)) && gelf_getshdr(strscn, &strsh) &&
+		    strsh.sh_size > strs)
+			strs = strsh.sh_size;
+	}
+	if (!strs)
+		return 0;
+	err = win_init(w, fd, strs <= ELF_WIN_WHOLE ? strs : ELF_WIN_SIZE);
+	if (err)
+		return err;
+	n = scan_symtab(elf, w, sh_type, false, t, 0);
+	if (n <= 0) {
+		win_fini(w);
+		return n;
+	}
+	t->syms = malloc((size_t)n * sizeof(*t->syms));
+	t->strtabs = malloc(nscn * sizeof(*t->strtabs));
+	if (!t->syms || !t->strtabs) {
+		err = -ENOMEM;
+		goto err;
+	}
+	got = scan_symtab(elf, w, sh_type, true, t, (size_t)n);
+	if (got < 0) {
+		err = (int)got;
+		goto err;
+	}
+	t->nsyms = (size_t)got;
+	err = finish_symbols(w, t);
+	if (err)
+		goto err;
+	win_fini(w);
+	return (long)t->nsyms;
+err:
+	win_fini(w);
+	symtab_free(t);
+	return err;
 }
 
 static Elf_Scn *find_section(Elf *elf, const char *name)
@@ -571,22 +858,48 @@ found:
 	return 0;
 }
 
-/* The debug file's .symtab, when it has one, replaces what the file itself gave (.dynsym). */
-static int load_debug_symbols(Elf *dbg, struct elf_syms *es, bool is_arm)
+static int file_id_get(int fd, struct elf_file_id *id)
 {
-	size_t nsyms = es->nsyms;
-	long n;
+	struct stat st;
 
-	n = load_symtab(dbg, es, SHT_SYMTAB, is_arm);
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	*id = (struct elf_file_id){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
+				    .mtime = st.st_mtim };
+	return 0;
+}
+
+static bool file_id_equal(const struct elf_file_id *a, const struct elf_file_id *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec;
+}
+
+/* The debug file's .symtab, when it has one, replaces what the file itself gave (.dynsym). */
+static int load_debug_symbols(Elf *dbg, int dbg_fd, struct elf_syms *es)
+{
+	struct elf_symtab t;
+	struct elf_file_id id;
+	long n;
+	int err;
+
+	err = file_id_get(dbg_fd, &id);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	n = load_symtab(dbg, dbg_fd, SHT_SYMTAB, &t);
 	if (n < 0)
 		return (int)n;
 	if (!n)
 		return 0;
-	/* the debug file's entries were appended: move them over the old ones */
-	memmove(es->syms, es->syms + nsyms, (size_t)n * sizeof(*es->syms));
-	es->nsyms = (size_t)n; /* the old names stay in the pool, unreferenced */
 	es->sym_path = strdup(es->dbg_path);
-	return es->sym_path ? 0 : -ENOMEM;
+	if (!es->sym_path) {
+		symtab_free(&t);
+		return -ENOMEM;
+	}
+	symtab_free(&es->tab);
+	es->tab = t;
+	es->sym_id = id;
+	return 0;
 }
 
 static uint32_t get_u32(const unsigned char *p)
@@ -598,69 +911,122 @@ static uint32_t get_u32(const unsigned char *p)
 }
 
 /*
- * The range of the FDE at fde_vaddr that .eh_frame_hdr says starts at start: its pc_begin
- * is read as pcrel|sdata4 (what gcc, clang and the linkers emit for .eh_frame), and the
- * guess is checked against start before pc_range is trusted. 0 when it does not check out.
+ * The range of the FDE at fde_vaddr (in .eh_frame, eh) that .eh_frame_hdr says starts at
+ * start: its pc_begin is read as pcrel|sdata4 (what gcc, clang and the linkers emit for
+ * .eh_frame), and the guess is checked against start before pc_range is trusted. 0 when it
+ * does not check out.
  */
-static uint64_t fde_range(const Elf_Data *eh, uint64_t eh_addr, uint64_t fde_vaddr,
+static uint64_t fde_range(struct elf_win *w, const GElf_Shdr *eh, uint64_t fde_vaddr,
 			  uint64_t start)
 {
 	const unsigned char *q;
 	uint64_t at;
 
-	if (fde_vaddr < eh_addr || fde_vaddr - eh_addr > eh->d_size ||
-	    eh->d_size - (fde_vaddr - eh_addr) < 16)
+	if (fde_vaddr < eh->sh_addr || fde_vaddr - eh->sh_addr > eh->sh_size ||
+	    eh->sh_size - (fde_vaddr - eh->sh_addr) < 16)
 		return 0;
-	q = (const unsigned char *)eh->d_buf + (fde_vaddr - eh_addr);
-	if (get_u32(q) == 0xffffffff || get_u32(q) < 12) /* 64-bit DWARF, or too short */
+	q = win_get(w, eh->sh_offset + (fde_vaddr - eh->sh_addr), 16);
+	if (!q || get_u32(q) == 0xffffffff || get_u32(q) < 12) /* 64-bit DWARF, or too short */
 		return 0;
 	at = fde_vaddr + 8 + (uint64_t)(int64_t)(int32_t)get_u32(q + 8);
 	return at == start ? get_u32(q + 12) : 0;
 }
 
+static uint64_t fde_start(const struct elf_syms *es, size_t i)
+{
+	return es->fde_base + es->fdes[i].start;
+}
+
+static uint64_t fde_end(const struct elf_syms *es, size_t i)
+{
+	return fde_start(es, i) + es->fdes[i].len;
+}
+
 /*
  * The functions .eh_frame describes, for files without .symtab: .eh_frame_hdr's sorted table
  * (version 1, its usual udata4 count and datarel|sdata4 entries) gives each FDE's start and
- * address, the FDE its length. An FDE we cannot read ends where the next one starts.
+ * address, the FDE its length. An FDE we cannot read ends where the next one starts. Both
+ * sections are read through windows; the array is sized by the table's count.
  */
-static int load_fdes(Elf *elf, struct elf_syms *es)
+static int load_fdes(Elf *elf, int fd, struct elf_syms *es)
 {
 	Elf_Scn *scn = find_section(elf, ".eh_frame_hdr"), *eh_scn = find_section(elf, ".eh_frame");
+	struct elf_win w[2]; /* .eh_frame_hdr, .eh_frame */
 	const unsigned char *p;
-	Elf_Data *data, *eh = NULL;
 	GElf_Shdr sh, eh_sh;
-	size_t ptr_len, count, i;
+	size_t ptr_len, count, i, table;
+	bool have_eh;
 
-	if (!scn || !gelf_getshdr(scn, &sh) || !(data = elf_getdata(scn, NULL)) || !data->d_buf ||
-	    data->d_size < 4)
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size < 4)
 		return 0;
-	if (eh_scn && gelf_getshdr(eh_scn, &eh_sh) && eh_sh.sh_type == SHT_PROGBITS)
-		eh = elf_getdata(eh_scn, NULL);
-	p = data->d_buf;
-	if (p[0] != 1 || p[2] != 0x03 || p[3] != 0x3b || p[1] == 0xff)
-		return 0;
-	ptr_len = (p[1] & 0x0f) == 0x04 || (p[1] & 0x0f) == 0x0c ? 8 : 4;
-	if (data->d_size < 4 + ptr_len + 4)
-		return 0;
-	count = get_u32(p + 4 + ptr_len);
-	p += 4 + ptr_len + 4;
-	if (!count || count > (data->d_size - (size_t)(p - (const unsigned char *)data->d_buf)) / 8)
-		return 0;
-	es->fdes = calloc(count, sizeof(*es->fdes));
-	if (!es->fdes)
+	have_eh = eh_scn && gelf_getshdr(eh_scn, &eh_sh) && eh_sh.sh_type == SHT_PROGBITS;
+	if (win_init(&w[0], fd, ELF_WIN_SIZE))
 		return -ENOMEM;
-	for (i = 0; i < count; i++) {
-		uint64_t start = sh.sh_addr + (uint64_t)(int64_t)(int32_t)get_u32(p + 8 * i);
-		uint64_t fde = sh.sh_addr + (uint64_t)(int64_t)(int32_t)get_u32(p + 8 * i + 4);
-		uint64_t len = eh && eh->d_buf ? fde_range(eh, eh_sh.sh_addr, fde, start) : 0;
-
-		if (!len && i + 1 < count)
-			len = sh.sh_addr + (uint64_t)(int64_t)(int32_t)get_u32(p + 8 * (i + 1)) - start;
-		if (!len || len > (1u << 30) || (es->nfdes && start < es->fdes[es->nfdes - 1].end))
-			continue;
-		es->fdes[es->nfdes++] = (struct elf_range){ start, start + len };
+	if (win_init(&w[1], fd, ELF_WIN_SIZE)) {
+		win_fini(&w[0]);
+		return -ENOMEM;
 	}
+	p = win_get(&w[0], sh.sh_offset, 4);
+	if (!p || p[0] != 1 || p[2] != 0x03 || p[3] != 0x3b || p[1] == 0xff)
+		goto out;
+	ptr_len = (p[1] & 0x0f) == 0x04 || (p[1] & 0x0f) == 0x0c ? 8 : 4;
+	table = 4 + ptr_len + 4;
+	if (sh.sh_size < table || !(p = win_get(&w[0], sh.sh_offset, table)))
+		goto out;
+	count = get_u32(p + 4 + ptr_len);
+	if (!count || count > (sh.sh_size - table) / 8)
+		goto out;
+	es->fde_base = sh.sh_addr - ((uint64_t)1 << 31);
+	es->fdes = calloc(count, sizeof(*es->fdes));
+	if (!es->fdes) {
+		win_fini(&w[0]);
+		win_fini(&w[1]);
+		return -ENOMEM;
+	}
+	for (i = 0; i < count; i++) {
+		const unsigned char *q = win_get(&w[0], sh.sh_offset + table + 8 * i,
+						 i + 1 < count ? 16 : 8);
+		uint64_t start, fde, len;
+
+		if (!q)
+			break; /* the file is shorter than its headers say */
+		start = sh.sh_addr + (uint64_t)(int64_t)(int32_t)get_u32(q);
+		fde = sh.sh_addr + (uint64_t)(int64_t)(int32_t)get_u32(q + 4);
+		len = have_eh ? fde_range(&w[1], &eh_sh, fde, start) : 0;
+		if (!len && i + 1 < count)
+			len = sh.sh_addr + (uint64_t)(int64_t)(int32_t)get_u32(q + 8) - start;
+		if (!len || len > (1u << 30) || (es->nfdes && start < fde_end(es, es->nfdes - 1)))
+			continue;
+		es->fdes[es->nfdes++] = (struct elf_fde){ (uint32_t)(start - es->fde_base),
+							  (uint32_t)len };
+	}
+	if (es->nfdes < count) {
+		struct elf_fde *r = es->nfdes ? realloc(es->fdes, es->nfdes * sizeof(*r)) : NULL;
+
+		if (r || !es->nfdes) {
+			if (!es->nfdes)
+				free(es->fdes);
+			es->fdes = r;
+		}
+	}
+out:
+	win_fini(&w[0]);
+	win_fini(&w[1]);
 	return 0;
+}
+
+/*
+ * Descriptors kept open between name reads in the whole process (besides /proc paths): a name
+ * read then costs an fstat() and a pread(), not an open() as well; an fd limit of 1024 stays
+ * far.
+ */
+#define ELF_KEEP_FDS 16
+static int kept_fds;
+
+/* Paths that may not open again once the process behind them is gone (map_files, memfds). */
+static bool path_is_transient(const char *path)
+{
+	return !strncmp(path, "/proc/", 6);
 }
 
 struct elf_syms *elf_syms__open_opts(const char *path, const struct elf_syms_opts *opts)
@@ -679,6 +1045,8 @@ struct elf_syms *elf_syms__open_opts(const char *path, const struct elf_syms_opt
 	es = calloc(1, sizeof(*es));
 	if (!es)
 		return NULL;
+	es->sym_fd = -1;
+	hashmap__init(&es->names, hashmap_long_hash, hashmap_long_equal, NULL);
 	es->path = strdup(path);
 	if (!es->path) {
 		free(es);
@@ -697,6 +1065,9 @@ struct elf_syms *elf_syms__open_opts(const char *path, const struct elf_syms_opt
 		goto err_close;
 	}
 	es->e_type = eh.e_type;
+	err = file_id_get(fd, &es->sym_id);
+	if (err)
+		goto err_close;
 
 	err = elf_get_build_id(elf, es->build_id, sizeof(es->build_id), &es->build_id_len);
 	if (err == -ENODATA || err == -ENOBUFS)
@@ -707,10 +1078,10 @@ struct elf_syms *elf_syms__open_opts(const char *path, const struct elf_syms_opt
 	err = load_segments(elf, es);
 	if (err)
 		goto err_close;
-	n = load_symtab(elf, es, SHT_SYMTAB, eh.e_machine == EM_ARM);
+	n = load_symtab(elf, fd, SHT_SYMTAB, &es->tab);
 	has_symtab = n > 0;
 	if (!n)
-		n = load_symtab(elf, es, SHT_DYNSYM, eh.e_machine == EM_ARM);
+		n = load_symtab(elf, fd, SHT_DYNSYM, &es->tab);
 	if (n < 0) {
 		err = (int)n;
 		goto err_close;
@@ -724,7 +1095,7 @@ struct elf_syms *elf_syms__open_opts(const char *path, const struct elf_syms_opt
 			goto err_close;
 		if (!err) {
 			if (!has_symtab) {
-				err = load_debug_symbols(dbg, es, eh.e_machine == EM_ARM);
+				err = load_debug_symbols(dbg, dbg_fd, es);
 				has_symtab = es->sym_path != NULL;
 			}
 			elf_file_close(dbg_fd, dbg);
@@ -733,12 +1104,17 @@ struct elf_syms *elf_syms__open_opts(const char *path, const struct elf_syms_opt
 		}
 	}
 	if (!has_symtab) {
-		err = load_fdes(elf, es);
+		err = load_fdes(elf, fd, es);
 		if (err)
 			goto err_close;
 	}
-	elf_file_close(fd, elf);
-	finish_symbols(es);
+	/* names are read from the file later: keep what cannot be opened again */
+	if (es->tab.nsyms && !es->sym_path && path_is_transient(path)) {
+		elf_end(elf);
+		es->sym_fd = fd;
+	} else {
+		elf_file_close(fd, elf);
+	}
 	return es;
 
 err_close:
@@ -753,28 +1129,43 @@ struct elf_syms *elf_syms__open(const char *path)
 	return elf_syms__open_opts(path, NULL);
 }
 
-/* The dem[] mark of names that are not mangled (or that libiberty could not demangle). */
+/* The dem mark of names that are not mangled (or that libiberty could not demangle). */
 static char not_mangled[1];
+
+static void name_free(long key, long value)
+{
+	struct elf_name *nm = (struct elf_name *)value;
+
+	(void)key;
+	if (nm->dem != not_mangled)
+		free(nm->dem);
+	free(nm);
+}
+
+static void sym_fd_close(struct elf_syms *es)
+{
+	if (es->sym_fd < 0)
+		return;
+	close(es->sym_fd);
+	es->sym_fd = -1;
+	if (es->fd_counted)
+		__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
+	es->fd_counted = false;
+}
 
 void elf_syms__free(struct elf_syms *es)
 {
 	if (!es)
 		return;
-	if (es->dem) {
-		for (size_t i = 0; i < es->nsyms; i++) {
-			if (es->dem[i] != not_mangled)
-				free(es->dem[i]);
-		}
-		free(es->dem);
-	}
+	hashmap__clear_with(&es->names, name_free);
+	sym_fd_close(es);
 	dwarf_src__free(es->dw);
 	free(es->fdes);
 	free(es->path);
 	free(es->sym_path);
 	free(es->dbg_path);
 	free(es->segs);
-	free(es->syms);
-	free(es->strs);
+	symtab_free(&es->tab);
 	free(es);
 }
 
@@ -790,13 +1181,14 @@ int elf_syms__build_id(const struct elf_syms *es, const uint8_t **ret_id, size_t
 /* The index of the innermost symbol containing vaddr, or -1. */
 static long find_sym(const struct elf_syms *es, uint64_t vaddr)
 {
-	size_t lo = addr_upper_bound(es->syms, es->nsyms, sizeof(*es->syms),
+	const struct elf_sym_ent *syms = es->tab.syms;
+	size_t lo = addr_upper_bound(syms, es->tab.nsyms, sizeof(*syms),
 				     offsetof(struct elf_sym_ent, addr), vaddr), i;
 
 	/* walk back over enclosing candidates: nested or overlapping symbols are rare, and
 	 * max_end stops the walk as soon as nothing earlier can reach vaddr */
 	for (i = lo; i > 0; i--) {
-		const struct elf_sym_ent *e = &es->syms[i - 1];
+		const struct elf_sym_ent *e = &syms[i - 1];
 
 		if (vaddr - e->addr < e->size)
 			return (long)(i - 1);
@@ -806,16 +1198,87 @@ static long find_sym(const struct elf_syms *es, uint64_t vaddr)
 	return -1;
 }
 
-const char *elf_syms__lookup_vaddr(const struct elf_syms *es, uint64_t vaddr,
-				   uint64_t *ret_sym_off)
+/*
+ * The name of symbol i, read from the file on its first lookup. NULL + errno: ENOMEM,
+ * ESTALE (the file changed since its tables were read), or what reading it gave; those
+ * other than ENOMEM are counted in name_errors.
+ */
+static struct elf_name *sym_name(struct elf_syms *es, size_t i)
 {
+	struct elf_file_id now = { 0 };
+	struct elf_name *nm = NULL;
+	struct elf_win w;
+	long found;
+	int fd, err = 0;
+
+	if (hashmap__find(&es->names, (long)i, &found))
+		return (struct elf_name *)found;
+	if (es->stale) {
+		err = -ESTALE;
+		goto fail;
+	}
+	fd = es->sym_fd >= 0 ? es->sym_fd
+			     : open(elf_syms__symbols_path(es), O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = file_id_get(fd, &now);
+	if (!err && !file_id_equal(&now, &es->sym_id)) {
+		es->stale = true;
+		err = -ESTALE;
+	}
+	if (!err && es->sym_fd < 0) {
+		if (__atomic_add_fetch(&kept_fds, 1, __ATOMIC_RELAXED) <= ELF_KEEP_FDS) {
+			es->sym_fd = fd;
+			es->fd_counted = true;
+		} else {
+			__atomic_fetch_sub(&kept_fds, 1, __ATOMIC_RELAXED);
+		}
+	}
+	if (!err)
+		err = win_init(&w, fd, ELF_WIN_NAME);
+	if (!err) {
+		nm = (struct elf_name *)sym_read_name(&w, &es->tab, &es->tab.syms[i],
+						      offsetof(struct elf_name, name));
+		if (!nm)
+			err = -errno;
+		win_fini(&w);
+	}
+	if (fd != es->sym_fd)
+		close(fd);
+	else if (es->stale)
+		sym_fd_close(es);
+	if (err)
+		goto fail;
+	nm->dem = NULL;
+	if (hashmap__add(&es->names, (long)i, (long)nm)) {
+		free(nm);
+		errno = ENOMEM;
+		return NULL;
+	}
+	es->names_bytes += sizeof(*nm) + strlen(nm->name) + 1;
+	return nm;
+fail:
+	if (err != -ENOMEM)
+		es->name_errors++;
+	errno = -err;
+	return NULL;
+}
+
+const char *elf_syms__lookup_vaddr(struct elf_syms *es, uint64_t vaddr, uint64_t *ret_sym_off)
+{
+	const struct elf_name *nm;
 	long i = find_sym(es, vaddr);
 
 	if (i < 0)
 		return NULL;
+	nm = sym_name(es, (size_t)i);
+	if (!nm)
+		return NULL;
 	if (ret_sym_off)
-		*ret_sym_off = vaddr - es->syms[i].addr;
-	return es->strs + es->syms[i].name_off;
+		*ret_sym_off = vaddr - es->tab.syms[i].addr;
+	return nm->name;
 }
 
 int elf_syms__offset_to_vaddr(const struct elf_syms *es, uint64_t file_offset, uint64_t *ret_vaddr)
@@ -839,7 +1302,7 @@ int elf_syms__offset_to_vaddr(const struct elf_syms *es, uint64_t file_offset, u
 	return -ERANGE;
 }
 
-const char *elf_syms__lookup_offset(const struct elf_syms *es, uint64_t file_offset,
+const char *elf_syms__lookup_offset(struct elf_syms *es, uint64_t file_offset,
 				    uint64_t *ret_sym_off)
 {
 	uint64_t vaddr;
@@ -864,35 +1327,43 @@ int elf_syms__vaddr_to_offset(const struct elf_syms *es, uint64_t vaddr, uint64_
 	return -ERANGE;
 }
 
-/* The demangled name of symbol i, or NULL when it is not mangled; -ENOMEM as NULL + errno. */
-static const char *sym_demangled(struct elf_syms *es, size_t i)
+/* The demangled name of nm, or NULL when it is not mangled; -ENOMEM as NULL + errno. */
+static const char *sym_demangled(struct elf_syms *es, struct elf_name *nm)
 {
-	const char *name = es->strs + es->syms[i].name_off;
 	char *d;
 
-	if (!sp_name_is_mangled(name))
-		return NULL;
-	if (!es->dem) {
-		es->dem = calloc(es->nsyms, sizeof(*es->dem));
-		if (!es->dem)
+	if (!nm->dem) {
+		if (!sp_name_is_mangled(nm->name)) {
+			nm->dem = not_mangled;
 			return NULL;
-	}
-	if (!es->dem[i]) {
-		d = sp_demangle(name);
+		}
+		d = sp_demangle(nm->name);
 		if (!d && errno == ENOMEM)
 			return NULL;
-		es->dem[i] = d ? d : not_mangled;
+		nm->dem = d ? d : not_mangled;
+		if (d)
+			es->names_bytes += strlen(d) + 1;
 	}
-	return es->dem[i] == not_mangled ? NULL : es->dem[i];
+	return nm->dem == not_mangled ? NULL : nm->dem;
 }
 
-/* The .eh_frame function containing vaddr, or NULL (the ranges do not overlap). */
-static const struct elf_range *find_fde(const struct elf_syms *es, uint64_t vaddr)
+/* The start of the .eh_frame function containing vaddr (the ranges do not overlap). */
+static bool find_fde(const struct elf_syms *es, uint64_t vaddr, uint64_t *ret_start)
 {
-	size_t i = addr_upper_bound(es->fdes, es->nfdes, sizeof(*es->fdes),
-				    offsetof(struct elf_range, start), vaddr);
+	size_t lo = 0, hi = es->nfdes;
 
-	return i && vaddr < es->fdes[i - 1].end ? &es->fdes[i - 1] : NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fde_start(es, mid) <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || vaddr >= fde_end(es, lo - 1))
+		return false;
+	*ret_start = fde_start(es, lo - 1);
+	return true;
 }
 
 /* DWARF of the address, from the file itself or its debug file (opened once). */
@@ -923,7 +1394,7 @@ static int lookup_lines(struct elf_syms *es, uint64_t vaddr, struct usym *ret)
 
 int elf_syms__lookup_sym(struct elf_syms *es, uint64_t file_offset, bool lines, struct usym *ret)
 {
-	const struct elf_range *fde;
+	struct elf_name *nm;
 	const char *dem;
 	uint64_t vaddr, start;
 	long i;
@@ -939,20 +1410,24 @@ int elf_syms__lookup_sym(struct elf_syms *es, uint64_t file_offset, bool lines, 
 		return -ENOENT;
 	i = find_sym(es, vaddr);
 	if (i >= 0) {
-		ret->name = es->strs + es->syms[i].name_off;
-		ret->sym_off = vaddr - es->syms[i].addr;
-		start = es->syms[i].addr;
-		errno = 0;
-		dem = sym_demangled(es, (size_t)i);
-		if (!dem && errno == ENOMEM)
+		/* a name that cannot be read (the file changed) still gives the function start */
+		nm = sym_name(es, (size_t)i);
+		if (!nm && errno == ENOMEM)
 			return -ENOMEM;
-		if (dem) {
-			ret->system_name = ret->name;
-			ret->name = dem;
+		start = es->tab.syms[i].addr;
+		if (nm) {
+			ret->name = nm->name;
+			ret->sym_off = vaddr - start;
+			errno = 0;
+			dem = sym_demangled(es, nm);
+			if (!dem && errno == ENOMEM)
+				return -ENOMEM;
+			if (dem) {
+				ret->system_name = ret->name;
+				ret->name = dem;
+			}
 		}
-	} else if ((fde = find_fde(es, vaddr))) {
-		start = fde->start;
-	} else {
+	} else if (!find_fde(es, vaddr, &start)) {
 		return -ENOENT;
 	}
 	if (elf_syms__vaddr_to_offset(es, start, &ret->func_start))
@@ -972,13 +1447,19 @@ bool elf_syms__is_pie(const struct elf_syms *es)
 
 size_t elf_syms__mem(const struct elf_syms *es)
 {
-	return sizeof(*es) + es->syms_cap * sizeof(*es->syms) + es->strs_cap +
-	       es->nfdes * sizeof(*es->fdes) + (es->dem ? es->nsyms * sizeof(*es->dem) : 0);
+	return sizeof(*es) + es->tab.nsyms * sizeof(*es->tab.syms) +
+	       es->tab.nstrtabs * sizeof(*es->tab.strtabs) + es->nfdes * sizeof(*es->fdes) +
+	       es->names.cap * sizeof(*es->names.slots) + es->names_bytes;
 }
 
 size_t elf_syms__count(const struct elf_syms *es)
 {
-	return es->nsyms;
+	return es->tab.nsyms;
+}
+
+unsigned long elf_syms__name_errors(const struct elf_syms *es)
+{
+	return es->name_errors;
 }
 
 const char *elf_syms__path(const struct elf_syms *es)

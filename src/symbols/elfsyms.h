@@ -17,6 +17,10 @@
  * Mangled C++/Rust names are demangled on lookup (demangle.h); elf_syms__lookup_*() return the
  * names as in the table, elf_syms__lookup_sym() both.
  *
+ * Memory: 32 bytes per sized function and 8 per .eh_frame function, plus the names looked up;
+ * the sections are read through fixed buffers. Names are read from the file on their first
+ * lookup, so a file changed since elf_syms__open() gives no name (elf_syms__name_errors()).
+ *
  * A separate debug file opened on its own has no usable p_offset; its segment offsets are then
  * rebuilt from p_vaddr/p_align the way linkers lay files out (bfd, gold and lld checked).
  *
@@ -62,12 +66,11 @@ char *elf_build_id_hex(const uint8_t *id, size_t len, char *buf, size_t bufsz);
 
 /*
  * Returns the name of the function containing the address, or NULL (gap, out of range, no
- * symbols). *ret_sym_off (may be NULL) gets the distance from the function's start.
- * The string lives until elf_syms__free().
+ * symbols, or its name could not be read: see elf_syms__name_errors()). *ret_sym_off (may be
+ * NULL) gets the distance from the function's start. The string lives until elf_syms__free().
  */
-const char *elf_syms__lookup_vaddr(const struct elf_syms *es, uint64_t vaddr,
-				   uint64_t *ret_sym_off);
-const char *elf_syms__lookup_offset(const struct elf_syms *es, uint64_t file_offset,
+const char *elf_syms__lookup_vaddr(struct elf_syms *es, uint64_t vaddr, uint64_t *ret_sym_off);
+const char *elf_syms__lookup_offset(struct elf_syms *es, uint64_t file_offset,
 				    uint64_t *ret_sym_off);
 /* File offset -> link-time virtual address through the PT_LOAD headers; -ERANGE if unmapped. */
 int elf_syms__offset_to_vaddr(const struct elf_syms *es, uint64_t file_offset, uint64_t *ret_vaddr);
@@ -87,8 +90,11 @@ int elf_syms__lookup_sym(struct elf_syms *es, uint64_t file_offset, bool lines, 
 /* ET_DYN: PIE executable or shared library, loaded at a random base. */
 bool elf_syms__is_pie(const struct elf_syms *es);
 size_t elf_syms__count(const struct elf_syms *es);
-/* About the bytes its tables take (symbols, names, functions of .eh_frame; not demangled names) */
+/* About the bytes it takes: its tables (symbols, functions of .eh_frame) and the names read
+ * so far, demangled ones included */
 size_t elf_syms__mem(const struct elf_syms *es);
+/* Names that could not be read on demand (the file changed or vanished, a read error). */
+unsigned long elf_syms__name_errors(const struct elf_syms *es);
 const char *elf_syms__path(const struct elf_syms *es);
 /* The file the symbols were read from: the path itself, or its separate debug file. */
 const char *elf_syms__symbols_path(const struct elf_syms *es);

@@ -22,6 +22,7 @@
 #include "buildid_cache.h"
 #include "elfsyms.h"
 #include "procmaps.h"
+#include "usyms.h"
 
 #ifndef FIXTURES_DIR
 #error "FIXTURES_DIR must be defined"
@@ -140,7 +141,7 @@ START_TEST(test_is_pie)
 END_TEST
 
 /* first byte, last byte, one past the end and one before the start of each function */
-static void check_boundaries(const struct elf_syms *es, const char *ref_path)
+static void check_boundaries(struct elf_syms *es, const char *ref_path)
 {
 	size_t i;
 
@@ -367,6 +368,298 @@ START_TEST(test_open_errors)
 }
 END_TEST
 
+/* ---- names read on demand (the tables keep offsets into the file's string table) ---- */
+
+#if !defined(MANYFUNCS) || !defined(MANYFUNCS_STRIPPED)
+#error "MANYFUNCS and MANYFUNCS_STRIPPED must be defined by tests/meson.build"
+#endif
+
+struct ref_ent {
+	uint64_t addr, size;
+	int rank;
+	char *name;
+	bool global;
+};
+
+static int ref_rank(unsigned char bind)
+{
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+/* By address, larger first, then rank, then name: the first of an (addr, size) group is the
+ * name the tables must give for it. */
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct ref_ent *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return strcmp(x->name, y->name);
+}
+
+/* Every sized function symbol of path's sh_type tables, read with libelf, sorted (ref_cmp). */
+static struct ref_ent *ref_funcs(const char *path, GElf_Word sh_type, size_t *ret_n)
+{
+	struct ref_ent *v = NULL;
+	Elf_Scn *scn = NULL;
+	size_t n = 0;
+	Elf *elf;
+	int fd;
+
+	ck_assert_int_ne(elf_version(EV_CURRENT), EV_NONE);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(elf);
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != sh_type)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			const char *s;
+			GElf_Sym sym;
+
+			ck_assert(gelf_getsym(data, (int)i, &sym));
+			s = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if ((GELF_ST_TYPE(sym.st_info) != STT_FUNC) || !sym.st_size ||
+			    sym.st_shndx == SHN_UNDEF || !s || !*s)
+				continue;
+			v = realloc(v, (n + 1) * sizeof(*v));
+			ck_assert_ptr_nonnull(v);
+			v[n++] = (struct ref_ent){ sym.st_value, sym.st_size,
+						   ref_rank(GELF_ST_BIND(sym.st_info)), strdup(s),
+						   GELF_ST_BIND(sym.st_info) == STB_GLOBAL };
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	qsort(v, n, sizeof(*v), ref_cmp);
+	*ret_n = n;
+	return v;
+}
+
+static void ref_funcs_free(struct ref_ent *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+/* Every function of ref (a group per address and size) is named as the reference says. */
+static void check_all_names(struct elf_syms *es, const struct ref_ent *ref, size_t n)
+{
+	size_t groups = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off;
+
+		if (i && ref[i].addr == ref[i - 1].addr && ref[i].size == ref[i - 1].size)
+			continue;
+		groups++;
+		ck_assert_str_eq(elf_syms__lookup_vaddr(es, ref[i].addr + ref[i].size - 1, &off),
+				 ref[i].name);
+		ck_assert_uint_eq(off, ref[i].size - 1);
+	}
+	ck_assert_uint_eq(elf_syms__count(es), groups);
+	ck_assert_uint_eq(elf_syms__name_errors(es), 0);
+}
+
+START_TEST(test_many_symbols)
+{
+	struct ref_ent *ref;
+	struct elf_syms *es;
+	size_t n, mem, name_bytes = 0;
+	uint64_t a, s;
+
+	ref = ref_funcs(MANYFUNCS, SHT_SYMTAB, &n);
+	/* more than one chunk of symbols (256) and names over many 8 KB windows */
+	ck_assert_uint_gt(n, 2048);
+	for (size_t i = 0; i < n; i++)
+		name_bytes += strlen(ref[i].name) + 1;
+	ck_assert_uint_gt(name_bytes, 64 * 1024);
+
+	es = elf_syms__open(MANYFUNCS);
+	ck_assert_ptr_nonnull(es);
+	/* no name is held before it is looked up */
+	mem = elf_syms__mem(es);
+	ck_assert_uint_lt(mem, elf_syms__count(es) * 40 + 4096);
+	check_all_names(es, ref, n);
+	ck_assert_uint_gt(elf_syms__mem(es), mem + name_bytes / 2);
+	/* the aliases: the smallest name of the globals at an address */
+	ref_func(MANYFUNCS, "sp_many_alias_b", &a, &s);
+	ck_assert_str_eq(elf_syms__lookup_vaddr(es, a, NULL), "sp_many_alias_a");
+	ref_func(MANYFUNCS, "sp_many_zalias", &a, &s);
+	ck_assert_str_eq(elf_syms__lookup_vaddr(es, a, NULL),
+			 "sp_many_func_133333_with_a_name_long_enough_to_fill_the_string_table");
+	elf_syms__free(es);
+	ref_funcs_free(ref, n);
+}
+END_TEST
+
+/* The stripped copy: .dynsym's names, and .eh_frame's function starts for the static ones. */
+START_TEST(test_many_symbols_stripped)
+{
+	struct ref_ent *ref, *dyn;
+	struct elf_syms *es;
+	size_t n, ndyn, nstatic = 0;
+
+	ref = ref_funcs(MANYFUNCS, SHT_SYMTAB, &n);
+	dyn = ref_funcs(MANYFUNCS_STRIPPED, SHT_DYNSYM, &ndyn);
+	ck_assert_uint_gt(ndyn, 1024);
+	es = elf_syms__open_opts(MANYFUNCS_STRIPPED, &(struct elf_syms_opts){ .debug_dir = "" });
+	ck_assert_ptr_nonnull(es);
+	check_all_names(es, dyn, ndyn);
+	/* more FDEs than one window of .eh_frame_hdr holds (1024 per 8 KB) */
+	ck_assert_uint_gt(elf_syms__nr_fdes(es), 2048);
+	for (size_t i = 0; i < n; i++) {
+		struct usym u;
+		uint64_t off;
+
+		if (ref[i].global)
+			continue;
+		nstatic++;
+		ck_assert_int_eq(elf_syms__vaddr_to_offset(es, ref[i].addr, &off), 0);
+		ck_assert_int_eq(elf_syms__lookup_sym(es, off + ref[i].size - 1, false, &u), 0);
+		ck_assert_ptr_null(u.name);
+		ck_assert_uint_eq(u.func_start, off);
+	}
+	ck_assert_uint_ge(nstatic, 1024);
+	elf_syms__free(es);
+	ref_funcs_free(dyn, ndyn);
+	ref_funcs_free(ref, n);
+}
+END_TEST
+
+/* An old mtime, so that any write afterwards changes it even within one clock tick. */
+static void set_old_mtime(const char *path)
+{
+	struct timespec ts[2] = { { 946684800, 0 }, { 946684800, 0 } };
+
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+START_TEST(test_file_replaced)
+{
+	char root[PATH_MAX], path[PATH_MAX + 16], other[PATH_MAX + 16];
+	uint64_t alpha, beta, big, s, off;
+	struct elf_syms *es;
+	struct usym u;
+	int fd;
+
+	ref_func(SYMTARGET_PIE, "sp_target_alpha", &alpha, &s);
+	ref_func(SYMTARGET_PIE, "sp_target_beta", &beta, &s);
+	ref_func(SYMTARGET_PIE, "sp_target_big", &big, &s);
+	make_tmpdir(root, sizeof(root));
+	snprintf(path, sizeof(path), "%s/target", root);
+
+	/* rewritten in place, same size: a byte of the string table changes */
+	copy_file(SYMTARGET_PIE, path);
+	set_old_mtime(path);
+	es = elf_syms__open(path);
+	ck_assert_ptr_nonnull(es);
+	ck_assert_str_eq(elf_syms__lookup_vaddr(es, alpha, NULL), "sp_target_alpha");
+	fd = open(path, O_WRONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, "X", 1, 0x40), 1);
+	close(fd);
+	ck_assert_ptr_null(elf_syms__lookup_vaddr(es, beta, NULL));
+	ck_assert_uint_eq(elf_syms__name_errors(es), 1);
+	/* a name read before stays; the function start needs no name */
+	ck_assert_str_eq(elf_syms__lookup_vaddr(es, alpha, NULL), "sp_target_alpha");
+	ck_assert_int_eq(elf_syms__vaddr_to_offset(es, big, &off), 0);
+	ck_assert_int_eq(elf_syms__lookup_sym(es, off + 1, false, &u), 0);
+	ck_assert_ptr_null(u.name);
+	ck_assert_uint_eq(u.func_start, off);
+	elf_syms__free(es);
+
+	/* replaced by another file (a rebuild renamed over it) */
+	copy_file(SYMTARGET_PIE, path);
+	es = elf_syms__open(path);
+	ck_assert_ptr_nonnull(es);
+	snprintf(other, sizeof(other), "%s/new", root);
+	copy_file(SYMTARGET_NOPIE, other);
+	ck_assert_int_eq(rename(other, path), 0);
+	ck_assert_ptr_null(elf_syms__lookup_vaddr(es, alpha, NULL));
+	ck_assert_uint_eq(elf_syms__name_errors(es), 1);
+	elf_syms__free(es);
+
+	/* the same after a first name was read: the descriptor kept since reads the old file */
+	copy_file(SYMTARGET_PIE, path);
+	es = elf_syms__open(path);
+	ck_assert_ptr_nonnull(es);
+	ck_assert_str_eq(elf_syms__lookup_vaddr(es, alpha, NULL), "sp_target_alpha");
+	copy_file(SYMTARGET_NOPIE, other);
+	ck_assert_int_eq(rename(other, path), 0);
+	ck_assert_str_eq(elf_syms__lookup_vaddr(es, beta, NULL), "sp_target_beta");
+	ck_assert_uint_eq(elf_syms__name_errors(es), 0);
+	elf_syms__free(es);
+
+	/* removed */
+	copy_file(SYMTARGET_PIE, path);
+	es = elf_syms__open(path);
+	ck_assert_ptr_nonnull(es);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_ptr_null(elf_syms__lookup_vaddr(es, alpha, NULL));
+	ck_assert_uint_eq(elf_syms__name_errors(es), 1);
+	elf_syms__free(es);
+
+	/* a /proc path that cannot be opened again (as map_files after the process exits): the
+	 * descriptor is kept, the names are still read */
+	copy_file(SYMTARGET_PIE, path);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	snprintf(other, sizeof(other), "/proc/self/fd/%d", fd);
+	es = elf_syms__open(other);
+	ck_assert_ptr_nonnull(es);
+	close(fd);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_str_eq(elf_syms__lookup_vaddr(es, beta, NULL), "sp_target_beta");
+	ck_assert_uint_eq(elf_syms__name_errors(es), 0);
+	elf_syms__free(es);
+	rm_rf(root);
+}
+END_TEST
+
+static size_t open_fds(void)
+{
+	char path[64];
+	size_t n = 0;
+
+	for (int fd = 0; fd < 4096; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += !access(path, F_OK);
+	}
+	return n;
+}
+
+/* Name reads keep a few descriptors open, never one per file, and free() closes them. */
+START_TEST(test_kept_fds)
+{
+	struct elf_syms *es[40];
+	uint64_t alpha, s;
+	size_t before = open_fds(), i;
+
+	ref_func(SYMTARGET_PIE, "sp_target_alpha", &alpha, &s);
+	for (i = 0; i < 40; i++) {
+		es[i] = elf_syms__open(SYMTARGET_PIE);
+		ck_assert_ptr_nonnull(es[i]);
+		ck_assert_str_eq(elf_syms__lookup_vaddr(es[i], alpha, NULL), "sp_target_alpha");
+	}
+	ck_assert_uint_gt(open_fds(), before);
+	ck_assert_uint_le(open_fds(), before + 16);
+	for (i = 0; i < 40; i++)
+		elf_syms__free(es[i]);
+	ck_assert_uint_eq(open_fds(), before);
+}
+END_TEST
+
 static Suite *elfsyms_suite(void)
 {
 	const int ntargets = (int)(sizeof(targets) / sizeof(targets[0]));
@@ -382,6 +675,10 @@ static Suite *elfsyms_suite(void)
 	tcase_add_test(tc, test_dynsym_fallback);
 	tcase_add_test(tc, test_debug_file_fallback);
 	tcase_add_test(tc, test_open_errors);
+	tcase_add_test(tc, test_many_symbols);
+	tcase_add_test(tc, test_many_symbols_stripped);
+	tcase_add_test(tc, test_file_replaced);
+	tcase_add_test(tc, test_kept_fds);
 	suite_add_tcase(s, tc);
 	return s;
 }
