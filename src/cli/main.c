@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cli.h"
 #include "commands.h"
+#include "target.h"
 #include "util.h"
 
 struct command {
@@ -70,5 +71,6 @@ int main(int argc, char **argv)
 	cmd = find_command(argv[1]);
 	if (!cmd)
 		return cli_usage_error(&main_cmd, "unknown command '%s'", argv[1]);
+	target_raise_nofile();
 	return cmd->run(argc - 1, argv + 1);
 }

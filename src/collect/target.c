@@ -11,6 +11,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -25,6 +26,21 @@
  * window in which the parent died before prctl().
  */
 extern char **environ;
+
+/* RLIMIT_NOFILE as schedprof found it, given back to the command it launches */
+static struct rlimit nofile_saved;
+static bool nofile_raised;
+
+void target_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	nofile_saved = rl;
+	rl.rlim_cur = rl.rlim_max;
+	nofile_raised = setrlimit(RLIMIT_NOFILE, &rl) == 0; /* else the old limit still works */
+}
 
 /* As user (async-signal-safe calls only: the parent has threads). 0 or an errno. */
 static int become(const struct target_user *user)
@@ -66,6 +82,9 @@ static void __attribute__((noreturn)) launch_child(char *const *argv, int gate, 
 	/* schedprof's ambient capabilities (a capability-granted binary) stay with schedprof */
 	if (!e)
 		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	/* the command runs with the limit it would have had without schedprof */
+	if (!e && nofile_raised)
+		setrlimit(RLIMIT_NOFILE, &nofile_saved);
 	if (!e)
 		execvpe(argv[0], argv, user && user->set && user->envp ? user->envp : environ);
 	e = e ? e : errno;

@@ -58,6 +58,15 @@ void target_user_free(struct target_user *u);
  * (PR_SET_PDEATHSIG). user (may be NULL): the credentials it execs with; it never keeps this
  * process's ambient capabilities. 0 or -errno.
  */
+/*
+ * Raises the soft RLIMIT_NOFILE to the hard one: the symbolizer keeps a descriptor per object
+ * it reads names from through /proc (another mount namespace's files cannot be opened again
+ * by path) and perf events take one per CPU; the agent runs for weeks on hosts with many
+ * containers. A command launched by target_launch__start() gets the old limit back. Nothing
+ * in schedprof uses select(), so high descriptors are fine.
+ */
+void target_raise_nofile(void);
+
 int target_launch__start(char *const *argv, bool die_with_parent, const struct target_user *user,
 			 struct target_launch *l);
 /* Lets the child exec. Returns 0 when exec succeeded, or the (negative) errno of the failed exec

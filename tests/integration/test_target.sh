@@ -126,3 +126,16 @@ for d in 0 0.03; do
 	[ ! -s "$TMP/gone.json" ] || fail "-p of a gone process wrote a report"
 done
 pass "-p of a process gone before attach: exit 1, one line"
+
+# 6. Open files: schedprof raises its own soft RLIMIT_NOFILE to the hard limit (descriptors
+#    kept for symbol names, perf events per CPU), and the command it launches gets the
+#    limit it would have had without schedprof.
+hard=$(ulimit -Hn)
+[ "$hard" = unlimited ] || [ "$hard" -gt 256 ] || fail "hard open-files limit $hard: cannot test"
+out=$( (ulimit -Sn 256; "$SCHEDPROF" trace --views schedules -o /dev/null -- \
+	sh -c 'echo "$(ulimit -Sn) $(awk "/^Max open files/ { print \$4 }" /proc/$PPID/limits)"') ) \
+	|| fail "trace -- sh (limits) exited $?"
+read -r child mine <<<"$out"
+[ "$child" = 256 ] || fail "the launched command's soft open-files limit is $child, not the caller's 256"
+[ "$mine" = "$hard" ] || fail "schedprof's soft open-files limit is $mine, not the hard limit $hard"
+pass "open files: schedprof's soft limit raised to $hard, the command keeps 256"
