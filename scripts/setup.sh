@@ -37,6 +37,8 @@ if $tests; then
 	clang_major=$(clang -dumpversion | cut -d. -f1)
 	install check golang-go "libclang-rt-$clang_major-dev" linux-perf libbpf-tools util-linux libcap2-bin \
 		chromium fonts-dejavu-core tmux libc6-dbg
+	# tests/integration/test_rss.sh: peak RSS by /usr/bin/time
+	install time
 	# the agent's ClickHouse tests start their own servers (tests/integration/clickhouse_lib.sh)
 	install clickhouse-server clickhouse-client curl
 	# speedscope reads -f trace-event in tests/integration/speedscope_chromium.sh: from npm,

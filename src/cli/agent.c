@@ -395,9 +395,13 @@ int cmd_agent(int argc, char **argv)
 		     spool_count(a.sp, NULL));
 	err = sink_open(&a.sink_opts, a.sp, &a.sink);
 	if (err) {
-		elog("--sink %s: %s", a.sink_opts.spec,
-		     err == -EINVAL ? "not a sink (ndjson:FILE or clickhouse://HOST:PORT/DB)"
-				    : strerror(-err));
+		const char *why = strerror(-err);
+
+		if (err == -EINVAL)
+			why = "not a sink (ndjson:FILE or clickhouse://HOST:PORT/DB)";
+		else if (err == -ELIBACC && ch_library_error())
+			why = ch_library_error(); /* libcurl is missing */
+		elog("--sink %s: %s", a.sink_opts.spec, why);
 		spool_close(a.sp);
 		trace_opts_free(&o);
 		return EXIT_FAILURE;

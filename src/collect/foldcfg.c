@@ -61,9 +61,10 @@ static int find_lock_ranges(const struct ksyms *ks, struct sp_lock_range *r, uns
 	unsigned int n = 0;
 
 	for (size_t i = 0; i < ksyms__count(ks); i++) {
-		const struct ksym *s = ksyms__at(ks, i);
+		struct ksym sym, *s = &sym;
 		int w;
 
+		ksyms__sym(ks, i, s);
 		if (s->module || !strchr("tTwW", s->type))
 			continue;
 		w = lock_func_wait(s->name);
@@ -133,8 +134,9 @@ static unsigned int find_ranges(const struct ksyms *ks, const char *const *pats,
 
 	*ret_over = 0;
 	for (size_t i = 0; i < ksyms__count(ks); i++) {
-		const struct ksym *s = ksyms__at(ks, i);
+		struct ksym sym, *s = &sym;
 
+		ksyms__sym(ks, i, s);
 		if (s->module || !strchr("tTwW", s->type) || !strncmp(s->name, "__pfx_", 6))
 			continue;
 		if (!name_in(s->name, pats, npats)) {

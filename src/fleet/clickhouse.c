@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* ClickHouse over HTTP with libcurl: see clickhouse.h. */
+/*
+ * ClickHouse over HTTP with libcurl: see clickhouse.h. libcurl is dlopen()ed at the first
+ * client, not linked: with its TLS, Kerberos and LDAP libraries it is half of the binary's
+ * resident shared-library pages, and only the fleet commands need it. Its header still gives
+ * the function types, so a change of signature breaks the build rather than the call.
+ */
 #include "clickhouse.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +23,90 @@ struct ch_client {
 	CURL *curl;		/* reused: keeps the connection alive between intervals */
 };
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
+/* The sonames tried in turn: Debian's libcurl4 (OpenSSL), then its GnuTLS build (same ABI). */
+static const char *const curl_sonames[] = { CH_LIBCURL, "libcurl-gnutls.so.4" };
 
-static void curl_init_once(void)
+/* libcurl's functions, filled once by curl_load() */
+static struct {
+	void *lib;
+	bool ok;
+	char why[320];
+	__typeof__(curl_global_init) *global_init;
+	__typeof__(curl_easy_init) *easy_init;
+	__typeof__(curl_easy_setopt) *easy_setopt;
+	__typeof__(curl_easy_perform) *easy_perform;
+	__typeof__(curl_easy_getinfo) *easy_getinfo;
+	__typeof__(curl_easy_reset) *easy_reset;
+	__typeof__(curl_easy_cleanup) *easy_cleanup;
+	__typeof__(curl_easy_escape) *easy_escape;
+	__typeof__(curl_easy_strerror) *easy_strerror;
+	__typeof__(curl_free) *free;
+} cl;
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+
+#define CURL_FN(name, member) { name, offsetof(__typeof__(cl), member) }
+static const struct {
+	const char *name;
+	size_t off; /* of the function pointer in cl */
+} curl_fns[] = {
+	CURL_FN("curl_global_init", global_init),   CURL_FN("curl_easy_init", easy_init),
+	CURL_FN("curl_easy_setopt", easy_setopt),   CURL_FN("curl_easy_perform", easy_perform),
+	CURL_FN("curl_easy_getinfo", easy_getinfo), CURL_FN("curl_easy_reset", easy_reset),
+	CURL_FN("curl_easy_cleanup", easy_cleanup), CURL_FN("curl_easy_escape", easy_escape),
+	CURL_FN("curl_easy_strerror", easy_strerror), CURL_FN("curl_free", free),
+};
+
+/* The library named by $SCHEDPROF_LIBCURL, else the first of curl_sonames that loads. */
+static void *curl_open(void)
 {
-	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+	const char *env = secure_getenv(CH_ENV_LIBCURL);
+	bool own = env && *env;
+	void *lib = NULL;
+
+	for (size_t i = 0; !lib && i < (own ? 1 : ARRAY_SIZE(curl_sonames)); i++) {
+		const char *name = own ? env : curl_sonames[i];
+		const char *err;
+
+		lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+		/* the first one's reason, copied before the next dlopen() reuses it */
+		if (!lib && !cl.why[0] && (err = dlerror()))
+			snprintf(cl.why, sizeof(cl.why), "cannot load %s (package libcurl4): %s",
+				 name, err);
+	}
+	if (lib)
+		cl.why[0] = '\0';
+	return lib;
+}
+
+static void curl_load(void)
+{
+	const char *missing = NULL;
+
+	cl.lib = curl_open();
+	if (!cl.lib)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(curl_fns); i++) {
+		void *f = dlsym(cl.lib, curl_fns[i].name);
+
+		if (!f && !missing)
+			missing = curl_fns[i].name;
+		memcpy((char *)&cl + curl_fns[i].off, &f, sizeof(f));
+	}
+	if (missing) {
+		snprintf(cl.why, sizeof(cl.why), "the libcurl loaded has no function %s", missing);
+		return;
+	}
+	if (cl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		snprintf(cl.why, sizeof(cl.why), "libcurl could not be initialized");
+		return;
+	}
+	cl.ok = true;
+}
+
+const char *ch_library_error(void)
+{
+	return cl.why[0] ? cl.why : NULL;
 }
 
 void ch_config_free(struct ch_config *cfg)
@@ -161,9 +246,9 @@ struct ch_client *ch_client_new(const struct ch_config *cfg)
 		errno = EINVAL;
 		return NULL;
 	}
-	pthread_once(&curl_once, curl_init_once);
-	if (curl_init_rc != CURLE_OK) {
-		errno = ENOMEM;
+	pthread_once(&curl_once, curl_load);
+	if (!cl.ok) {
+		errno = ELIBACC;
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
@@ -181,7 +266,7 @@ struct ch_client *ch_client_new(const struct ch_config *cfg)
 		c->cfg.connect_timeout_ms = 2000;
 	if (!c->cfg.timeout_ms)
 		c->cfg.timeout_ms = 10000;
-	c->curl = curl_easy_init();
+	c->curl = cl.easy_init();
 	if (!c->curl)
 		goto fail;
 	return c;
@@ -196,7 +281,7 @@ void ch_client_free(struct ch_client *c)
 	if (!c)
 		return;
 	if (c->curl)
-		curl_easy_cleanup(c->curl);
+		cl.easy_cleanup(c->curl);
 	ch_config_free(&c->cfg);
 	free(c);
 }
@@ -282,7 +367,7 @@ int ch_query(struct ch_client *c, const char *query, const char *body, size_t le
 	int err = 0;
 
 	memset(r, 0, sizeof(*r));
-	q = curl_easy_escape(h, query, 0);
+	q = cl.easy_escape(h, query, 0);
 	if (!q || asprintf(&url, "http://%s:%u/?database=%s&query=%s", c->cfg.host, c->cfg.port,
 			   c->cfg.database ? c->cfg.database : "default", q) < 0) {
 		url = NULL;
@@ -290,38 +375,39 @@ int ch_query(struct ch_client *c, const char *query, const char *body, size_t le
 		snprintf(r->error, sizeof(r->error), "out of memory");
 		goto out;
 	}
-	curl_easy_reset(h);
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_POST, 1L);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body ? body : "");
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? len : 0));
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->cfg.connect_timeout_ms);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->cfg.timeout_ms);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
+	cl.easy_reset(h);
+	cl.easy_setopt(h, CURLOPT_URL, url);
+	cl.easy_setopt(h, CURLOPT_POST, 1L);
+	cl.easy_setopt(h, CURLOPT_POSTFIELDS, body ? body : "");
+	cl.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? len : 0));
+	cl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	cl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->cfg.connect_timeout_ms);
+	cl.easy_setopt(h, CURLOPT_TIMEOUT_MS, c->cfg.timeout_ms);
+	cl.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	cl.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	cl.easy_setopt(h, CURLOPT_WRITEDATA, r);
+	cl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
 	if (c->cfg.user || c->cfg.password) {
-		curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		curl_easy_setopt(h, CURLOPT_USERNAME, c->cfg.user ? c->cfg.user : "default");
-		curl_easy_setopt(h, CURLOPT_PASSWORD, c->cfg.password ? c->cfg.password : "");
+		cl.easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		cl.easy_setopt(h, CURLOPT_USERNAME, c->cfg.user ? c->cfg.user : "default");
+		cl.easy_setopt(h, CURLOPT_PASSWORD, c->cfg.password ? c->cfg.password : "");
 	}
-	rc = curl_easy_perform(h);
+	rc = cl.easy_perform(h);
 	if (rc != CURLE_OK) {
 		err = curl_errno(rc);
-		snprintf(r->error, sizeof(r->error), "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		snprintf(r->error, sizeof(r->error), "%s", errbuf[0] ? errbuf : cl.easy_strerror(rc));
 		goto out;
 	}
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
+	cl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
 	if (r->status != 200) {
 		first_line(r);
 		err = auth_failed(r) ? -EACCES : -EBADMSG;
 	}
 out:
 	/* the password must not linger in the handle between requests */
-	curl_easy_setopt(h, CURLOPT_PASSWORD, "");
-	curl_free(q);
+	cl.easy_setopt(h, CURLOPT_PASSWORD, "");
+	if (q)
+		cl.free(q);
 	free(url);
 	return err;
 }

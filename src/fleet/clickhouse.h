@@ -5,6 +5,9 @@
  * Works with every server since 18.16 (Debian 12's): the query goes in the URL, the database in
  * the `database` parameter, credentials as HTTP basic auth. Never prints: errors are returned
  * (negative errno) with a one-line reason in the response.
+ *
+ * libcurl is not linked but loaded (dlopen) by the first ch_client_new(): commands that never
+ * talk to ClickHouse do not map it and the dozen libraries it pulls in (TLS, Kerberos, LDAP).
  */
 #ifndef SCHEDPROF_CLICKHOUSE_H
 #define SCHEDPROF_CLICKHOUSE_H
@@ -15,6 +18,10 @@
 /* Where the credentials come from when no file is given. */
 #define CH_ENV_USER "SCHEDPROF_CLICKHOUSE_USER"
 #define CH_ENV_PASSWORD "SCHEDPROF_CLICKHOUSE_PASSWORD"
+/* The library loaded (package libcurl4); libcurl-gnutls.so.4 is tried when it is missing. */
+#define CH_LIBCURL "libcurl.so.4"
+/* Another libcurl to load instead (a file name or path; ignored in set-uid programs). */
+#define CH_ENV_LIBCURL "SCHEDPROF_LIBCURL"
 
 struct ch_config {
 	char *host;		/* "127.0.0.1", "ch1.example" or "[::1]" as given */
@@ -49,8 +56,17 @@ void ch_response_free(struct ch_response *r);
 
 struct ch_client;
 
-/* NULL with errno set (ENOMEM, or EINVAL for a config without host/port). Copies cfg. */
+/*
+ * NULL with errno set: ENOMEM, EINVAL for a config without host/port, ELIBACC when libcurl
+ * cannot be loaded (ch_library_error() says why). Copies cfg.
+ */
 struct ch_client *ch_client_new(const struct ch_config *cfg);
+/*
+ * Why libcurl could not be loaded, one line naming the library and the package, e.g.
+ * "cannot load libcurl.so.4 (package libcurl4): libcurl.so.4: cannot open shared object
+ * file: No such file or directory"; NULL when it was loaded or not tried yet.
+ */
+const char *ch_library_error(void);
 void ch_client_free(struct ch_client *c);
 
 /* POSTs query (in the URL) with body (len bytes; NULL: none). Returns 0 with r->status 200, or:

@@ -23,7 +23,10 @@ int warehouse_load(const struct ch_config *cfg, const struct warehouse_select *s
 	c = ch_client_new(cfg);
 	if (!c) {
 		err = -errno;
-		snprintf(msg, msgsize, "cannot set up the HTTP client: %s", strerror(errno));
+		if (errno == ELIBACC && ch_library_error())
+			snprintf(msg, msgsize, "%s", ch_library_error());
+		else
+			snprintf(msg, msgsize, "cannot set up the HTTP client: %s", strerror(errno));
 		return err;
 	}
 	for (int q = 0; !err && q < WAREHOUSE__NQUERIES; q++) {

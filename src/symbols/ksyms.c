@@ -1,13 +1,22 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Kernel symbols from /proc/kallsyms: the names in one arena (a chain of big blocks that never
- * move), the symbols in one array sorted by address, one index per class (text, data) holding
- * the best alias of each distinct address, and a hash table (hashmap.h) by name.
+ * Kernel symbols from /proc/kallsyms in a compact table: one array per field, indexed by the
+ * symbol's place in address order (addresses as uint64, sizes as uint32, the type letter and
+ * the module's number packed in one uint32, the name as a uint32 offset into one string
+ * pool), one index per class (text, data) holding the best alias of each distinct address,
+ * and a by-name index built at the first lookup by name. About 20 bytes a symbol plus its
+ * name, where an array of struct ksym took 40 plus the name: 122k symbols in 4.6 MiB instead
+ * of 8.5. A name that ends the previous line's name (schedule after __pfx_schedule, half of
+ * a kernel with call padding) is not stored again but points into it.
  *
- * Loading appends each parsed line straight to the final symbol array (with its line number
- * parked in .size, and the alias rank and marker flags in a side array indexed by it), sorts
- * that array once, then turns the line numbers into sizes. Few passes and little memory keep it
- * fast: the page faults of fresh memory are a large part of the cost.
+ * struct ksym is what lookups return: made on demand, once per symbol asked for, and kept
+ * until ksyms__free(), so a pointer stays valid and two lookups of one symbol give the same
+ * pointer. ksyms__sym() copies one out instead, for a walk over all of them.
+ *
+ * Loading appends each parsed line to the field arrays in file order (with the alias rank
+ * and marker flags in a side array), sorts a permutation of the line numbers once, applies
+ * it in place, then computes the sizes. Few passes and little memory keep it fast: the page
+ * faults of fresh memory are a large part of the cost.
  */
 #include "ksyms.h"
 
@@ -23,10 +32,16 @@
 #define KALLSYMS_PATH "/proc/kallsyms"
 /* seq_file hands out as much as the read asks for: big reads mean fewer syscalls. */
 #define READ_BUF_SIZE (64 * 1024)
-/* Arena blocks; a name (at most KSYMS_NAME_MAX + 1 bytes) always fits in a fresh one. */
-#define ARENA_BLOCK_SIZE (1024 * 1024)
 /* The longest start-marker name derived from an end marker ("__stop_X" -> "__start_X"). */
 #define MARKER_NAME_MAX (KSYMS_NAME_MAX + 8)
+/* info: the type letter in the low byte, the module number (0: vmlinux) above it. */
+#define INFO_TYPE(i) ((char)((i) & 0xff))
+#define INFO_MOD(i) ((i) >> 8)
+#define MOD_MAX ((UINT32_MAX >> 8) - 1)
+/* sizes[i] of a symbol whose size does not fit 32 bits: the size is in wide[]. */
+#define SIZE_WIDE UINT32_MAX
+/* struct ksym made per chunk */
+#define MADE_CHUNK 64
 
 /* sym_meta.flags */
 enum {
@@ -44,53 +59,66 @@ enum {
 #define RANK_PAD 0x20	 /* __pfx_/__cfi_ padding in front of a function */
 #define RANK_END 0x40	 /* section end marker: never the answer of a lookup */
 
-/* What loading needs beyond struct ksym, indexed by line number (in file order). */
+/* What loading needs beyond the table, per line (in file order, then in address order). */
 struct sym_meta {
 	uint8_t rank;
 	uint8_t flags;
 };
 
-struct arena_block {
-	struct arena_block *next;
-	size_t used;
-	char data[];
+/* A size of 4 GiB or more (a symbol far below the next one, e.g. a per-CPU offset). */
+struct wide_size {
+	uint32_t idx;
+	uint64_t size;
 };
 
-/* Per object (vmlinux, each module) state of the size scan. */
-struct object {
-	const char *name; /* NULL: vmlinux */
-	uint64_t low;	  /* the lowest address seen so far in the backward scan */
-	uint64_t next;	  /* the lowest address seen that is above the current one */
-	bool has_low, has_next;
+struct made_chunk {
+	struct made_chunk *next;
+	size_t used;
+	struct ksym syms[MADE_CHUNK];
 };
 
 struct ksyms {
-	struct ksym *syms;
 	size_t cnt;
-	struct arena_block *arena;
+	uint64_t *addrs;     /* [cnt], ascending; aliases best first */
+	uint32_t *sizes;     /* [cnt]; SIZE_WIDE: see wide */
+	uint32_t *info;      /* [cnt]: type letter | module number << 8 */
+	uint32_t *name_off;  /* [cnt]: the name's offset in pool */
+	char *pool;	     /* NUL-terminated names, and the modules' names */
+	size_t pool_len;
+	uint32_t *mod_off;   /* [module number]: its name's offset in pool; [0] unused */
+	size_t nmods;	     /* including [0] */
+	struct wide_size *wide; /* by idx */
+	size_t wide_cnt;
 	uint32_t *text_idx;
 	size_t text_cnt;
 	uint32_t *data_idx;
 	size_t data_cnt;
 	/*
-	 * name -> index into syms, the lowest address of that name: built at the first lookup
-	 * by name (6 MiB for 120k symbols, and a run that has the boot's fold cache looks up
-	 * none). Not thread-safe then: the loader's thread is joined before anyone else asks.
+	 * name -> index + 1 (0: empty slot), open addressing, the lowest address of each name:
+	 * built at the first lookup by name (1 MiB for 120k symbols; a run that has the boot's
+	 * fold cache looks up none).
 	 */
-	struct hashmap names;
-	bool names_built;
+	uint32_t *names;
+	size_t names_mask;
+	/*
+	 * The struct ksym handed out, by index. Lookups fill it (and the by-name index): not
+	 * thread-safe then, as before; the loader's thread is joined before anyone else asks.
+	 */
+	struct hashmap made;
+	struct made_chunk *chunks;
 	size_t skipped;
 	bool restricted;
 };
 
 struct loader {
 	struct ksyms *ks;
-	size_t syms_cap;
-	struct sym_meta *meta; /* [line number] */
-	size_t meta_cap;
-	struct object *objs;   /* [0] is vmlinux */
-	size_t objs_cnt, objs_cap;
-	size_t last_obj;       /* the module of the previous module line: they come in runs */
+	size_t cap;	       /* of addrs, info, name_off, meta */
+	size_t pool_cap;
+	size_t mods_cap;
+	struct sym_meta *meta; /* [line number], then [index] once sorted */
+	uint32_t last_mod;     /* the module of the previous module line: they come in runs */
+	uint32_t prev_off;     /* the previous line's name in the pool */
+	size_t prev_len;
 	bool any_addr;
 };
 
@@ -217,74 +245,98 @@ static int parse_line(const char *p, const char *end, struct parsed *ret)
 	return 1;
 }
 
-static int grow_array(void **ptr, size_t *cap, size_t need, size_t elem, size_t first)
+
+static int grow_to(void **ptr, size_t need, size_t cap, size_t elem)
 {
-	size_t n = *cap ? *cap : first;
 	void *p;
 
-	if (need <= *cap)
+	if (need <= cap)
 		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*ptr, n * elem);
+	p = realloc(*ptr, need * elem);
 	if (!p)
 		return -ENOMEM;
 	*ptr = p;
-	*cap = n;
 	return 0;
 }
 
-/* Copies s[0..len) plus a NUL into the arena; the copy never moves. */
-static const char *arena_add(struct ksyms *ks, const char *s, size_t len)
+/* Room for one more line in every per-line array. */
+static int grow_lines(struct loader *l)
 {
-	struct arena_block *b = ks->arena;
-	char *p;
+	struct ksyms *ks = l->ks;
+	size_t n;
 
-	if (!b || ARENA_BLOCK_SIZE - b->used < len + 1) {
-		b = malloc(sizeof(*b) + ARENA_BLOCK_SIZE);
-		if (!b)
-			return NULL;
-		b->next = ks->arena;
-		b->used = 0;
-		ks->arena = b;
+	if (ks->cnt < l->cap)
+		return 0;
+	if (ks->cnt >= UINT32_MAX - 1)
+		return -ENOMEM;
+	n = l->cap ? l->cap * 2 : 16384;
+	if (grow_to((void **)&ks->addrs, n, l->cap, sizeof(*ks->addrs)) ||
+	    grow_to((void **)&ks->info, n, l->cap, sizeof(*ks->info)) ||
+	    grow_to((void **)&ks->name_off, n, l->cap, sizeof(*ks->name_off)) ||
+	    grow_to((void **)&l->meta, n, l->cap, sizeof(*l->meta)))
+		return -ENOMEM;
+	l->cap = n;
+	return 0;
+}
+
+/* Copies s[0..len) plus a NUL into the pool; its offset goes to *ret_off. */
+static int pool_add(struct loader *l, const char *s, size_t len, uint32_t *ret_off)
+{
+	struct ksyms *ks = l->ks;
+
+	if (ks->pool_len + len + 1 > l->pool_cap) {
+		size_t n = l->pool_cap ? l->pool_cap : 1 << 20;
+
+		while (n < ks->pool_len + len + 1)
+			n *= 2;
+		if (n > UINT32_MAX || grow_to((void **)&ks->pool, n, l->pool_cap, 1))
+			return -ENOMEM;
+		l->pool_cap = n;
 	}
-	p = b->data + b->used;
-	memcpy(p, s, len);
-	p[len] = '\0';
-	b->used += len + 1;
-	return p;
+	memcpy(ks->pool + ks->pool_len, s, len);
+	ks->pool[ks->pool_len + len] = '\0';
+	*ret_off = (uint32_t)ks->pool_len;
+	ks->pool_len += len + 1;
+	return 0;
 }
 
-static bool object_is(const struct object *o, const char *m, size_t len)
+static bool module_is(const struct ksyms *ks, uint32_t m, const char *name, size_t len)
 {
-	return !strncmp(o->name, m, len) && !o->name[len];
+	const char *s = ks->pool + ks->mod_off[m];
+
+	return !strncmp(s, name, len) && !s[len];
 }
 
-static int intern_module(struct loader *l, const char *m, size_t len, const char **ret_name)
+static int intern_module(struct loader *l, const char *m, size_t len, uint32_t *ret_mod)
 {
-	struct object *o;
-	size_t i;
+	struct ksyms *ks = l->ks;
+	uint32_t off;
+	int err;
 
-	if (l->last_obj && object_is(&l->objs[l->last_obj], m, len)) {
-		*ret_name = l->objs[l->last_obj].name;
+	if (l->last_mod && module_is(ks, l->last_mod, m, len)) {
+		*ret_mod = l->last_mod;
 		return 0;
 	}
-	for (i = 1; i < l->objs_cnt; i++) {
-		if (object_is(&l->objs[i], m, len)) {
-			l->last_obj = i;
-			*ret_name = l->objs[i].name;
+	for (size_t i = 1; i < ks->nmods; i++) {
+		if (module_is(ks, (uint32_t)i, m, len)) {
+			*ret_mod = l->last_mod = (uint32_t)i;
 			return 0;
 		}
 	}
-	if (grow_array((void **)&l->objs, &l->objs_cap, l->objs_cnt + 1, sizeof(*l->objs), 64))
+	if (ks->nmods > MOD_MAX)
 		return -ENOMEM;
-	o = &l->objs[l->objs_cnt];
-	memset(o, 0, sizeof(*o));
-	o->name = arena_add(l->ks, m, len);
-	if (!o->name)
-		return -ENOMEM;
-	l->last_obj = l->objs_cnt++;
-	*ret_name = o->name;
+	if (ks->nmods == l->mods_cap) {
+		size_t n = l->mods_cap ? l->mods_cap * 2 : 64;
+
+		if (grow_to((void **)&ks->mod_off, n, l->mods_cap, sizeof(*ks->mod_off)))
+			return -ENOMEM;
+		l->mods_cap = n;
+	}
+	err = pool_add(l, m, len, &off);
+	if (err)
+		return err;
+	ks->mod_off[ks->nmods] = off;
+	*ret_mod = l->last_mod = (uint32_t)ks->nmods++;
 	return 0;
 }
 
@@ -331,34 +383,38 @@ static uint8_t marker_flags(const char *n, size_t len)
 	return 0;
 }
 
+
 static int add_symbol(struct loader *l, const struct parsed *ps)
 {
 	struct ksyms *ks = l->ks;
-	const char *mod = NULL;
-	struct ksym *s;
-	size_t seq = ks->cnt;
+	size_t i = ks->cnt;
+	uint32_t mod = 0, off;
 	int err;
 
-	if (seq >= UINT32_MAX - 1)
-		return -ENOMEM;
 	if (ps->mod) {
 		err = intern_module(l, ps->mod, ps->mod_len, &mod);
 		if (err)
 			return err;
 	}
-	if (grow_array((void **)&ks->syms, &l->syms_cap, seq + 1, sizeof(*ks->syms), 16384) ||
-	    grow_array((void **)&l->meta, &l->meta_cap, seq + 1, sizeof(*l->meta), 16384))
-		return -ENOMEM;
-	s = &ks->syms[seq];
-	s->name = arena_add(ks, ps->name, ps->name_len);
-	if (!s->name)
-		return -ENOMEM;
-	s->addr = ps->addr;
-	s->size = seq; /* until fill_sizes() */
-	s->module = mod;
-	s->type = ps->type;
-	l->meta[seq].rank = base_rank(ps->name, ps->name_len, ps->type);
-	l->meta[seq].flags = marker_flags(ps->name, ps->name_len);
+	err = grow_lines(l);
+	if (err)
+		return err;
+	/* the end of the previous name (schedule after __pfx_schedule): no second copy */
+	if (l->prev_len >= ps->name_len &&
+	    !memcmp(ks->pool + l->prev_off + l->prev_len - ps->name_len, ps->name, ps->name_len)) {
+		off = l->prev_off + (uint32_t)(l->prev_len - ps->name_len);
+	} else {
+		err = pool_add(l, ps->name, ps->name_len, &off);
+		if (err)
+			return err;
+		l->prev_off = off;
+		l->prev_len = ps->name_len;
+	}
+	ks->addrs[i] = ps->addr;
+	ks->info[i] = (uint32_t)(unsigned char)ps->type | mod << 8;
+	ks->name_off[i] = off;
+	l->meta[i].rank = base_rank(ps->name, ps->name_len, ps->type);
+	l->meta[i].flags = marker_flags(ps->name, ps->name_len);
 	ks->cnt++;
 	if (ps->addr)
 		l->any_addr = true;
@@ -407,12 +463,14 @@ static int read_file(struct loader *l, const char *path)
 	return err;
 }
 
-static int cmp_sym_names(const void *a, const void *b)
+static const char *name_of(const struct ksyms *ks, size_t i)
 {
-	const struct ksym *x = *(const struct ksym *const *)a;
-	const struct ksym *y = *(const struct ksym *const *)b;
+	return ks->pool + ks->name_off[i];
+}
 
-	return strcmp(x->name, y->name);
+static int cmp_lines_by_name(const void *a, const void *b, void *ks_arg)
+{
+	return strcmp(name_of(ks_arg, *(const uint32_t *)a), name_of(ks_arg, *(const uint32_t *)b));
 }
 
 /* The start marker an end marker pairs with, into buf; false if the name is not an end marker. */
@@ -443,13 +501,13 @@ static bool start_of_end(const char *n, char *buf, size_t bufsz)
 /*
  * An end-looking name is an end marker only if its start exists too: this keeps functions
  * such as _erofs_printk or __end_swap_bio_write.cold (no "_srofs_printk"...) sized normally.
- * "_end" has no start and is always one. Runs before sorting: .size is still the line number.
+ * "_end" has no start and is always one. Runs before sorting, on line numbers.
  */
 static int confirm_markers(struct loader *l)
 {
 	struct ksyms *ks = l->ks;
-	struct ksym **starts;
 	char want[MARKER_NAME_MAX + 1];
+	uint32_t *starts;
 	size_t n = 0, i;
 
 	for (i = 0; i < ks->cnt; i++)
@@ -460,12 +518,12 @@ static int confirm_markers(struct loader *l)
 		return -ENOMEM;
 	for (i = 0, n = 0; i < ks->cnt; i++)
 		if (l->meta[i].flags & SF_START_CAND)
-			starts[n++] = &ks->syms[i];
-	qsort(starts, n, sizeof(*starts), cmp_sym_names);
+			starts[n++] = (uint32_t)i;
+	qsort_r(starts, n, sizeof(*starts), cmp_lines_by_name, ks);
 
 	for (i = 0; i < ks->cnt; i++) {
 		struct sym_meta *m = &l->meta[i];
-		const char *name = ks->syms[i].name;
+		const char *name = name_of(ks, i);
 		size_t lo = 0, hi = n;
 
 		if (!(m->flags & SF_END_CAND))
@@ -479,17 +537,17 @@ static int confirm_markers(struct loader *l)
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (strcmp(starts[mid]->name, want) < 0)
+			if (strcmp(name_of(ks, starts[mid]), want) < 0)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		if (lo == n || strcmp(starts[lo]->name, want))
+		if (lo == n || strcmp(name_of(ks, starts[lo]), want))
 			continue;
 		m->flags |= SF_END;
 		/* Mark every start of that name (the same marker may be listed twice). */
-		for (; lo < n && !strcmp(starts[lo]->name, want); lo++)
-			l->meta[starts[lo]->size].flags |= SF_START;
+		for (; lo < n && !strcmp(name_of(ks, starts[lo]), want); lo++)
+			l->meta[starts[lo]].flags |= SF_START;
 	}
 	free(starts);
 
@@ -498,68 +556,75 @@ static int confirm_markers(struct loader *l)
 
 		if (m->flags & SF_END)
 			m->rank |= RANK_END;
-		if ((m->flags & SF_START) || !strcmp(ks->syms[i].name, "_text"))
+		if ((m->flags & SF_START) || !strcmp(name_of(ks, i), "_text"))
 			m->rank |= RANK_MARKER;
 	}
 	return 0;
 }
 
-/* Address, then alias rank, then name, then line number (.size while loading). */
-static int cmp_syms(const void *a, const void *b, void *meta_arg)
+/* Lines a and b: address, then alias rank, then name, then line number. */
+static int cmp_lines(const struct loader *l, uint32_t a, uint32_t b)
 {
-	const struct sym_meta *meta = meta_arg;
-	const struct ksym *x = a, *y = b;
-	uint8_t rx, ry;
+	const struct ksyms *ks = l->ks;
+	uint8_t ra, rb;
 	int c;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	rx = meta[x->size].rank;
-	ry = meta[y->size].rank;
-	if (rx != ry)
-		return rx < ry ? -1 : 1;
-	c = strcmp(x->name, y->name);
+	if (ks->addrs[a] != ks->addrs[b])
+		return ks->addrs[a] < ks->addrs[b] ? -1 : 1;
+	ra = l->meta[a].rank;
+	rb = l->meta[b].rank;
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	c = strcmp(name_of(ks, a), name_of(ks, b));
 	if (c)
 		return c;
-	return x->size < y->size ? -1 : x->size > y->size;
+	return a < b ? -1 : a > b;
 }
 
-static void sort_range(struct ksym *a, size_t n, struct sym_meta *meta)
+static int cmp_lines_qsort(const void *a, const void *b, void *l)
+{
+	return cmp_lines(l, *(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+static void sort_range(const struct loader *l, uint32_t *a, size_t n)
 {
 	size_t i, j;
 
 	if (n > 16) {
-		qsort_r(a, n, sizeof(*a), cmp_syms, meta);
+		qsort_r(a, n, sizeof(*a), cmp_lines_qsort, (void *)l);
 		return;
 	}
 	for (i = 1; i < n; i++) {
-		struct ksym x = a[i];
+		uint32_t x = a[i];
 
-		for (j = i; j > 0 && cmp_syms(&a[j - 1], &x, meta) > 0; j--)
+		for (j = i; j > 0 && cmp_lines(l, a[j - 1], x) > 0; j--)
 			a[j] = a[j - 1];
 		a[j] = x;
 	}
 }
 
 /*
- * vmlinux comes out of kallsyms already sorted by address (only its aliases need ordering);
- * module symbols follow in symtab order. So: order the aliases of the sorted prefix, sort the
- * rest, and merge the rest in from the back.
+ * The line numbers in address order, into perm. vmlinux comes out of kallsyms already sorted
+ * by address (only its aliases need ordering); module symbols follow in symtab order. So:
+ * order the aliases of the sorted prefix, sort the rest, and merge the rest in from the back.
  */
-static int sort_syms(struct ksym *syms, size_t n, struct sym_meta *meta)
+static int sort_lines(const struct loader *l, uint32_t *perm)
 {
-	struct ksym *rest;
-	size_t run = 1, i, j, k;
+	const uint64_t *addrs = l->ks->addrs;
+	size_t n = l->ks->cnt, run = 1, i, j, k;
+	uint32_t *rest;
 
+	for (i = 0; i < n; i++)
+		perm[i] = (uint32_t)i;
 	if (n < 2)
 		return 0;
-	while (run < n && syms[run - 1].addr <= syms[run].addr)
+	while (run < n && addrs[run - 1] <= addrs[run])
 		run++;
 	for (i = 0; i < run; i = j) {
-		for (j = i + 1; j < run && syms[j].addr == syms[i].addr; j++)
+		for (j = i + 1; j < run && addrs[j] == addrs[i]; j++)
 			;
 		if (j - i > 1)
-			sort_range(syms + i, j - i, meta);
+			sort_range(l, perm + i, j - i);
 	}
 	if (run == n)
 		return 0;
@@ -567,71 +632,154 @@ static int sort_syms(struct ksym *syms, size_t n, struct sym_meta *meta)
 	rest = malloc((n - run) * sizeof(*rest));
 	if (!rest)
 		return -ENOMEM;
-	memcpy(rest, syms + run, (n - run) * sizeof(*rest));
-	sort_range(rest, n - run, meta);
+	memcpy(rest, perm + run, (n - run) * sizeof(*rest));
+	sort_range(l, rest, n - run);
 	/* i: left elements not placed yet, j: rest elements not placed yet, k: free slots. */
 	for (i = run, j = n - run, k = n; j > 0; k--) {
-		if (i > 0 && cmp_syms(&syms[i - 1], &rest[j - 1], meta) > 0)
-			syms[k - 1] = syms[--i];
+		if (i > 0 && cmp_lines(l, perm[i - 1], rest[j - 1]) > 0)
+			perm[k - 1] = perm[--i];
 		else
-			syms[k - 1] = rest[--j];
+			perm[k - 1] = rest[--j];
 	}
 	free(rest);
 	return 0;
 }
 
-static int cmp_objects(const void *a, const void *b)
-{
-	const struct object *x = a, *y = b;
-
-	uintptr_t px = (uintptr_t)x->name, py = (uintptr_t)y->name;
-
-	return px < py ? -1 : px > py;
-}
-
 /*
- * Turns the line numbers parked in .size into sizes: the distance to the next higher address
- * of the same object, hence the scan from the top down. Objects are found by their interned
- * name pointer, in the object table sorted by that pointer (vmlinux, NULL, first).
+ * Moves line perm[i] to place i in every per-line array, following each cycle of the
+ * permutation once (perm is consumed: each place done is marked perm[i] = i).
  */
-static void fill_sizes(struct loader *l)
+static void apply_perm(struct loader *l, uint32_t *perm)
 {
 	struct ksyms *ks = l->ks;
-	size_t i;
 
-	qsort(l->objs, l->objs_cnt, sizeof(*l->objs), cmp_objects);
+	for (size_t i = 0; i < ks->cnt; i++) {
+		uint64_t addr = ks->addrs[i];
+		uint32_t info = ks->info[i], off = ks->name_off[i];
+		struct sym_meta meta = l->meta[i];
+		size_t j = i;
+
+		if (perm[i] == i)
+			continue;
+		for (;;) {
+			size_t from = perm[j];
+
+			perm[j] = (uint32_t)j;
+			if (from == i)
+				break;
+			ks->addrs[j] = ks->addrs[from];
+			ks->info[j] = ks->info[from];
+			ks->name_off[j] = ks->name_off[from];
+			l->meta[j] = l->meta[from];
+			j = from;
+		}
+		ks->addrs[j] = addr;
+		ks->info[j] = info;
+		ks->name_off[j] = off;
+		l->meta[j] = meta;
+	}
+}
+
+/* Room for one more entry in ks->wide (*cap: its capacity). */
+static int grow_array_wide(struct ksyms *ks, size_t *cap)
+{
+	size_t n = *cap ? *cap * 2 : 16;
+
+	if (ks->wide_cnt < *cap)
+		return 0;
+	if (grow_to((void **)&ks->wide, n, *cap, sizeof(*ks->wide)))
+		return -ENOMEM;
+	*cap = n;
+	return 0;
+}
+
+/* Per object (vmlinux, each module) state of the size scan. */
+struct object {
+	uint64_t low;  /* the lowest address seen so far in the backward scan */
+	uint64_t next; /* the lowest address seen that is above the current one */
+	bool has_low, has_next;
+};
+
+/*
+ * The sizes: the distance to the next higher address of the same object, hence the scan from
+ * the top down. Sizes of 4 GiB or more go to wide[] (in ascending index order).
+ */
+static int fill_sizes(struct loader *l)
+{
+	struct ksyms *ks = l->ks;
+	struct object *objs;
+	size_t nwide = 0, i;
+
+	ks->sizes = malloc(sizeof(*ks->sizes) * ks->cnt);
+	objs = calloc(ks->nmods ? ks->nmods : 1, sizeof(*objs));
+	if (!ks->sizes || !objs) {
+		free(objs);
+		return -ENOMEM;
+	}
 	for (i = ks->cnt; i-- > 0;) {
-		struct ksym *s = &ks->syms[i];
-		const struct sym_meta *m = &l->meta[s->size];
-		struct object key = { .name = s->module }, *o = &l->objs[0];
+		struct object *o = &objs[INFO_MOD(ks->info[i])];
+		uint64_t addr = ks->addrs[i], size;
 
-		if (s->module)
-			o = bsearch(&key, l->objs + 1, l->objs_cnt - 1, sizeof(*o), cmp_objects);
-		if (!o->has_low || s->addr < o->low) {
+		if (!o->has_low || addr < o->low) {
 			if (o->has_low) {
 				o->next = o->low;
 				o->has_next = true;
 			}
-			o->low = s->addr;
+			o->low = addr;
 			o->has_low = true;
 		}
-		if (ks->restricted || (m->flags & SF_END))
-			s->size = 0;
+		if (ks->restricted || (l->meta[i].flags & SF_END))
+			size = 0;
 		else
-			s->size = o->has_next ? o->next - s->addr : KSYMS_LAST_SIZE;
+			size = o->has_next ? o->next - addr : KSYMS_LAST_SIZE;
+		if (size >= SIZE_WIDE) {
+			if (grow_array_wide(ks, &nwide)) {
+				free(objs);
+				return -ENOMEM;
+			}
+			ks->wide[ks->wide_cnt++] = (struct wide_size){ .idx = (uint32_t)i, .size = size };
+			size = SIZE_WIDE;
+		}
+		ks->sizes[i] = (uint32_t)size;
 	}
+	free(objs);
+	/* found from the top down: ascending for the binary search */
+	for (i = 0; i < ks->wide_cnt / 2; i++) {
+		struct wide_size t = ks->wide[i];
+
+		ks->wide[i] = ks->wide[ks->wide_cnt - 1 - i];
+		ks->wide[ks->wide_cnt - 1 - i] = t;
+	}
+	return 0;
 }
 
-/* Appends syms[i] unless the index already ends with a better alias at the same address. */
+static uint64_t size_of(const struct ksyms *ks, size_t i)
+{
+	size_t lo = 0, hi = ks->wide_cnt;
+
+	if (ks->sizes[i] != SIZE_WIDE)
+		return ks->sizes[i];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->wide[mid].idx < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return ks->wide[lo].size; /* always there: fill_sizes() put it */
+}
+
+/* Appends i unless the index already ends with a better alias at the same address. */
 static void index_add(const struct ksyms *ks, uint32_t *idx, size_t *cnt, size_t i)
 {
-	if (!*cnt || ks->syms[idx[*cnt - 1]].addr != ks->syms[i].addr)
+	if (!*cnt || ks->addrs[idx[*cnt - 1]] != ks->addrs[i])
 		idx[(*cnt)++] = (uint32_t)i;
 }
 
-static void shrink_u32(uint32_t **p, size_t n)
+static void shrink(void **p, size_t n, size_t elem)
 {
-	uint32_t *q = realloc(*p, (n ? n : 1) * sizeof(**p));
+	void *q = realloc(*p, (n ? n : 1) * elem);
 
 	if (q)
 		*p = q;
@@ -649,43 +797,59 @@ static int build_class_indexes(struct ksyms *ks)
 	if (ks->restricted)
 		return 0;
 	for (i = 0; i < ks->cnt; i++) {
-		if (is_text_type(ks->syms[i].type))
+		char t = INFO_TYPE(ks->info[i]);
+
+		if (is_text_type(t))
 			index_add(ks, ks->text_idx, &ks->text_cnt, i);
-		else if (is_data_type(ks->syms[i].type))
+		else if (is_data_type(t))
 			index_add(ks, ks->data_idx, &ks->data_cnt, i);
 	}
 	/* each class has fewer entries than symbols: give the rest back */
-	shrink_u32(&ks->text_idx, ks->text_cnt);
-	shrink_u32(&ks->data_idx, ks->data_cnt);
+	shrink((void **)&ks->text_idx, ks->text_cnt, sizeof(*ks->text_idx));
+	shrink((void **)&ks->data_idx, ks->data_cnt, sizeof(*ks->data_idx));
 	return 0;
 }
 
-static int build_name_hash(struct ksyms *ks)
+static uint64_t name_hash(const char *name)
 {
-	int err;
+	return hashmap_hash_bytes(name, strlen(name), 0);
+}
 
-	ks->names_built = true;
-	err = hashmap__reserve(&ks->names, ks->cnt);
-	/* In address order, so the first of several same-named symbols wins. */
-	for (size_t i = 0; !err && i < ks->cnt; i++) {
-		err = hashmap__add(&ks->names, (long)ks->syms[i].name, (long)i);
-		if (err == -EEXIST)
-			err = 0;
+/* The by-name index, in address order so that the first of several same-named symbols wins. */
+static int build_name_index(struct ksyms *ks)
+{
+	size_t cap = 16;
+
+	while (cap < ks->cnt + ks->cnt / 2)
+		cap *= 2;
+	ks->names = calloc(cap, sizeof(*ks->names));
+	if (!ks->names)
+		return -ENOMEM;
+	ks->names_mask = cap - 1;
+	for (size_t i = 0; i < ks->cnt; i++) {
+		const char *name = name_of(ks, i);
+		size_t slot = name_hash(name) & ks->names_mask;
+
+		for (; ks->names[slot]; slot = (slot + 1) & ks->names_mask)
+			if (!strcmp(name_of(ks, ks->names[slot] - 1), name))
+				break;
+		if (!ks->names[slot])
+			ks->names[slot] = (uint32_t)i + 1;
 	}
-	return err;
+	return 0;
 }
 
 static int load(struct loader *l, const char *path)
 {
 	struct ksyms *ks = l->ks;
-	struct ksym *shrunk;
+	uint32_t *perm;
 	int err;
 
-	l->objs = calloc(64, sizeof(*l->objs)); /* [0]: vmlinux */
-	if (!l->objs)
-		return -ENOMEM;
-	l->objs_cap = 64;
-	l->objs_cnt = 1;
+	err = grow_to((void **)&ks->mod_off, 64, 0, sizeof(*ks->mod_off)); /* [0]: vmlinux */
+	if (err)
+		return err;
+	l->mods_cap = 64;
+	ks->nmods = 1;
 
 	err = read_file(l, path);
 	if (err)
@@ -697,13 +861,23 @@ static int load(struct loader *l, const char *path)
 	err = confirm_markers(l);
 	if (err)
 		return err;
-	err = sort_syms(ks->syms, ks->cnt, l->meta);
+	perm = malloc(sizeof(*perm) * ks->cnt);
+	if (!perm)
+		return -ENOMEM;
+	err = sort_lines(l, perm);
+	if (!err)
+		apply_perm(l, perm);
+	free(perm);
 	if (err)
 		return err;
-	fill_sizes(l);
-	shrunk = realloc(ks->syms, ks->cnt * sizeof(*ks->syms));
-	if (shrunk)
-		ks->syms = shrunk;
+	/* the lines are all in: give back what the doubling left unused */
+	shrink((void **)&ks->addrs, ks->cnt, sizeof(*ks->addrs));
+	shrink((void **)&ks->info, ks->cnt, sizeof(*ks->info));
+	shrink((void **)&ks->name_off, ks->cnt, sizeof(*ks->name_off));
+	shrink((void **)&ks->pool, ks->pool_len, 1);
+	err = fill_sizes(l);
+	if (err)
+		return err;
 	return build_class_indexes(ks);
 }
 
@@ -715,10 +889,9 @@ struct ksyms *ksyms__load(const char *path)
 	l.ks = calloc(1, sizeof(*l.ks));
 	if (!l.ks)
 		return NULL;
-	hashmap__init(&l.ks->names, hashmap_str_hash, hashmap_str_equal, NULL);
+	hashmap__init(&l.ks->made, hashmap_long_hash, hashmap_long_equal, NULL);
 	err = load(&l, path ? path : KALLSYMS_PATH);
 	free(l.meta);
-	free(l.objs);
 	if (err) {
 		ksyms__free(l.ks);
 		errno = -err;
@@ -729,18 +902,25 @@ struct ksyms *ksyms__load(const char *path)
 
 void ksyms__free(struct ksyms *ks)
 {
-	struct arena_block *b, *next;
+	struct made_chunk *c, *next;
 
 	if (!ks)
 		return;
-	for (b = ks->arena; b; b = next) {
-		next = b->next;
-		free(b);
+	for (c = ks->chunks; c; c = next) {
+		next = c->next;
+		free(c);
 	}
-	hashmap__clear(&ks->names);
+	hashmap__clear(&ks->made);
+	free(ks->names);
 	free(ks->text_idx);
 	free(ks->data_idx);
-	free(ks->syms);
+	free(ks->wide);
+	free(ks->mod_off);
+	free(ks->pool);
+	free(ks->name_off);
+	free(ks->info);
+	free(ks->sizes);
+	free(ks->addrs);
 	free(ks);
 }
 
@@ -749,54 +929,92 @@ size_t ksyms__count(const struct ksyms *ks)
 	return ks ? ks->cnt : 0;
 }
 
+bool ksyms__sym(const struct ksyms *ks, size_t i, struct ksym *ret)
+{
+	uint32_t info;
+
+	if (!ks || i >= ks->cnt)
+		return false;
+	info = ks->info[i];
+	ret->addr = ks->addrs[i];
+	ret->size = size_of(ks, i);
+	ret->name = name_of(ks, i);
+	ret->module = INFO_MOD(info) ? ks->pool + ks->mod_off[INFO_MOD(info)] : NULL;
+	ret->type = INFO_TYPE(info);
+	return true;
+}
+
+/* The struct ksym of symbol i, made at the first ask and kept; NULL when out of memory. */
+static const struct ksym *made(const struct ksyms *cks, size_t i)
+{
+	struct ksyms *ks = (struct ksyms *)cks; /* the table of made symbols is a cache */
+	struct made_chunk *c = ks->chunks;
+	struct ksym *s;
+	long v;
+
+	if (hashmap__find(&ks->made, (long)i, &v))
+		return (const struct ksym *)v;
+	if (!c || c->used == MADE_CHUNK) {
+		c = malloc(sizeof(*c));
+		if (!c)
+			return NULL;
+		c->next = ks->chunks;
+		c->used = 0;
+		ks->chunks = c;
+	}
+	s = &c->syms[c->used];
+	ksyms__sym(ks, i, s);
+	if (hashmap__add(&ks->made, (long)i, (long)s))
+		return NULL;
+	c->used++;
+	return s;
+}
+
 const struct ksym *ksyms__at(const struct ksyms *ks, size_t i)
 {
 	if (!ks || i >= ks->cnt)
 		return NULL;
-	return &ks->syms[i];
+	return made(ks, i);
 }
 
 const struct ksym *ksyms__get(const struct ksyms *ks, const char *name)
 {
-	long i;
+	size_t slot;
 
 	if (!ks || !name)
 		return NULL;
-	/* lazily: cast away const, the index is a cache */
-	if (!ks->names_built && build_name_hash((struct ksyms *)ks)) {
-		/* out of memory: not found this time, tried again at the next lookup */
-		hashmap__clear((struct hashmap *)&ks->names);
-		((struct ksyms *)ks)->names_built = false;
+	/* lazily: cast away const, the index is a cache; out of memory: tried again next time */
+	if (!ks->names && build_name_index((struct ksyms *)ks))
 		return NULL;
-	}
-	if (!hashmap__find(&ks->names, (long)name, &i))
-		return NULL;
-	return &ks->syms[i];
+	for (slot = name_hash(name) & ks->names_mask; ks->names[slot];
+	     slot = (slot + 1) & ks->names_mask)
+		if (!strcmp(name_of(ks, ks->names[slot] - 1), name))
+			return made(ks, ks->names[slot] - 1);
+	return NULL;
 }
 
 static const struct ksym *map_class(const struct ksyms *ks, const uint32_t *idx, size_t cnt,
 				    uint64_t addr, uint64_t *ret_offset)
 {
-	const struct ksym *s;
-	size_t lo = 0, hi = cnt;
+	size_t lo = 0, hi = cnt, i;
 
 	/* The last entry at or below addr. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ks->syms[idx[mid]].addr <= addr)
+		if (ks->addrs[idx[mid]] <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return NULL;
-	s = &ks->syms[idx[lo - 1]];
-	if (addr - s->addr >= s->size)
+	i = idx[lo - 1];
+	if (addr - ks->addrs[i] >= size_of(ks, i))
 		return NULL;
 	if (ret_offset)
-		*ret_offset = addr - s->addr;
-	return s;
+		*ret_offset = addr - ks->addrs[i];
+	return made(ks, i);
 }
 
 const struct ksym *ksyms__map_addr(const struct ksyms *ks, uint64_t addr, uint64_t *ret_offset)

@@ -48,9 +48,20 @@ struct ksym {
 struct ksyms *ksyms__load(const char *path);
 void ksyms__free(struct ksyms *ks);
 
+/*
+ * The struct ksym the lookups below return are made on demand (the table itself is compact)
+ * and kept until ksyms__free(): a pointer stays valid, and the same symbol always gives the
+ * same pointer. Lookups fill that cache (and the by-name index), so one thread at a time.
+ * NULL also when out of memory.
+ */
 size_t ksyms__count(const struct ksyms *ks);
 /* Sorted by address, aliases best first; NULL when i is out of range. */
 const struct ksym *ksyms__at(const struct ksyms *ks, size_t i);
+/*
+ * The same symbol copied into *ret, nothing kept: for a walk over all of them (ksyms__at()
+ * would make and keep every one). false when i is out of range. The strings belong to ks.
+ */
+bool ksyms__sym(const struct ksyms *ks, size_t i, struct ksym *ret);
 /* By exact name; with duplicates (static functions), the one with the lowest address. */
 const struct ksym *ksyms__get(const struct ksyms *ks, const char *name);
 
