@@ -97,6 +97,7 @@ struct sp_uscratch {
 	__u64 scan[SP_USCAN_WORDS]; /* the user stack's words above its pointer (sp_user_recover) */
 	__u32 tick;		    /* stacks with user frames on this CPU: re-validation */
 	__u32 pad;
+	__u64 t_walk;		    /* ustack_timed: when the frame-pointer walk ended */
 };
 
 #define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
@@ -473,6 +474,8 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 	if (full && own) {
 		w.nr = sp_user_walk(task, s->uip);
 		walked = 1;
+		if (ustack_timed)
+			s->t_walk = bpf_ktime_get_ns();
 		bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
 	} else {
 		w.nr = 1;
@@ -701,7 +704,7 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 					   void *scratch_map, struct sp_ustack_drops *d)
 {
 	struct sp_stack_pair pair = { .kstack = kstack };
-	__u64 t0 = ustack_timed ? bpf_ktime_get_ns() : 0;
+	__u64 t0 = ustack_timed ? bpf_ktime_get_ns() : 0, t[SP_USTACK_PARTS] = {};
 	struct sp_uscratch *s;
 	__u32 zero = 0, nr = 0, raw = 0;
 	__u64 h;
@@ -713,10 +716,19 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)) && task->mm) {
 		__u64 fail = 0;
 
+		s->t_walk = t0;
 		nr = sp_user_frames(ctx, task, s, true, true, &fail);
+		if (t0)
+			t[SP_USTACK_T_NAME] = bpf_ktime_get_ns();
 		nr = sp_user_recover(task, s, nr);
+		if (t0)
+			t[SP_USTACK_T_RECOVER] = bpf_ktime_get_ns();
 		if (nr)
 			pair.ustack = sp_user_stack_keep(s, nr, &raw, &d->map_full);
+		if (t0) {
+			t[SP_USTACK_T_KEEP] = bpf_ktime_get_ns();
+			t[SP_USTACK_T_WALK] = s->t_walk;
+		}
 		if (fail)
 			__sync_fetch_and_add(&d->read_fail, 1);
 		if ((nr && !pair.ustack) || fail)
@@ -733,8 +745,18 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 		h = sp_mix(h, ((__u64)pair.tgid << 32) | pair.exec_id);
 	h = sp_stack_keep(&stack_pairs, h, &pair);
 	if (t0) {
-		__sync_fetch_and_add(&d->timed_ns, bpf_ktime_get_ns() - t0);
+		__u64 t1 = bpf_ktime_get_ns();
+
+		__sync_fetch_and_add(&d->timed_ns, t1 - t0);
 		__sync_fetch_and_add(&d->timed, 1);
+		if (t[SP_USTACK_T_KEEP]) { /* a user stack was taken: its parts */
+			t[SP_USTACK_T_PAIR] = t1;
+			__sync_fetch_and_add(&d->timed_user, 1);
+			for (int i = 0; i < SP_USTACK_PARTS; i++) {
+				__sync_fetch_and_add(&d->timed_part[i], t[i] - t0);
+				t0 = t[i];
+			}
+		}
 	}
 	if (h)
 		return h;

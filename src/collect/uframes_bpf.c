@@ -180,6 +180,19 @@ void uframes_report(const char *view, const struct uframes *uf, const struct sp_
 		dlog("%s: %llu user stacks took %llu ns each (%s)", view,
 		     (unsigned long long)d->timed, (unsigned long long)(d->timed_ns / d->timed),
 		     UFRAMES_TIMING_ENV);
+	if (d->timed_user) {
+		static const char *const part[SP_USTACK_PARTS] = { "walk", "name", "recover",
+								     "keep", "pair" };
+		char buf[256];
+		size_t len = 0;
+
+		for (int i = 0; i < SP_USTACK_PARTS; i++)
+			len += snprintf(buf + len, sizeof(buf) - len, "%s%s %llu", i ? ", " : "",
+					part[i],
+					(unsigned long long)(d->timed_part[i] / d->timed_user));
+		dlog("%s: %llu user stacks of user tasks by part (ns each): %s", view,
+		     (unsigned long long)d->timed_user, buf);
+	}
 	if (lost || uf->stacks_missing || pairs->failed || ustacks->failed)
 		wlog("%s: %llu stacks lack their user frames (user stack not read %llu, user "
 		     "stack map full %llu, pair map full %llu, lost by the dump %llu; raise "
