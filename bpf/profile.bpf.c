@@ -83,7 +83,7 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 
 	/* User frames: the leaf of a user-mode sample, or the whole stack with -g. */
 	if (!nk || prof_callchains)
-		nu = sp_user_frames(ctx, task, &s->us, prof_callchains, false,
+		nu = sp_user_frames(ctx, task, &s->us, prof_callchains, false, 0, false,
 				    &prof_drops.ustack_fail);
 	/* -g: the callers a C library without frame pointers hides (as at a switch) */
 	if (nu && prof_callchains && !(task->flags & (PF_KTHREAD | PF_USER_WORKER)))

@@ -64,6 +64,13 @@ SP_USTACK_EXTERN SP_MAP(prof_uimage, BPF_MAP_TYPE_LRU_HASH, 0, 1, struct sp_prof
 			struct prof_uimage_state);
 SP_USTACK_EXTERN SP_MAP(prof_xcache, BPF_MAP_TYPE_LRU_HASH, 0, 1, struct sp_prof_xcache_key,
 			struct sp_prof_ucache_val);
+/* The schedules and locks views' raw user stacks, by hash, -> their named one (sp_user_stack_own) */
+struct sp_uraw_val {
+	__u64 ustack; /* the key in prof_ustacks */
+	__u32 raw;    /* some frame is a raw IP */
+	__u32 pad;
+};
+SP_USTACK_EXTERN SP_MAP(ustack_raw, BPF_MAP_TYPE_LRU_HASH, 0, 1, __u64, struct sp_uraw_val);
 SP_USTACK_EXTERN struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096); /* libbpf rounds it up to the page size */
@@ -97,7 +104,9 @@ struct sp_uscratch {
 	__u64 scan[SP_USCAN_WORDS]; /* the user stack's words above its pointer (sp_user_recover) */
 	__u32 tick;		    /* stacks with user frames on this CPU: re-validation */
 	__u32 pad;
-	__u64 t_walk;		    /* ustack_timed: when the frame-pointer walk ended */
+	__u64 fip[SP_PROF_UDEPTH];  /* the raw IPs sp_user_plan() found */
+	__u32 kind, n;		    /* sp_user_plan()'s answer (in memory: one verifier state) */
+	__u32 nw, pad2;		    /* sp_user_walk()'s frames (the same) */
 };
 
 #define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
@@ -424,13 +433,15 @@ static __always_inline __u32 sp_user_walk(struct task_struct *task, __u64 *uip)
  * The user frames of task (current) into s->u.frames, as build-id + file offset where the
  * kernel can name them: from prof_ucache when every page is cached, else (and every
  * SP_PROF_UCACHE_CHECK-th time) from the kernel, whose answer is cached. full: the whole
- * stack, else the leaf only. own (with full): the frames are always walked first by
+ * stack, else the leaf only. own (with full): s->uip holds the first nw frames of
  * sp_user_walk() (the schedules and locks views: cheaper than the kernel's walk, which stops
- * only at a faulting read), and the kernel's answer is cut to them. *fail counts the stacks
- * that could not be read. Returns the number of frames.
+ * only at a faulting read), and the kernel's answer is cut to them; check: re-validate
+ * (their callers count). *fail counts the stacks that could not be read. Returns the number
+ * of frames.
  */
 static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
-					    struct sp_uscratch *s, bool full, bool own, __u64 *fail)
+					    struct sp_uscratch *s, bool full, bool own, __u32 nw,
+					    bool check, __u64 *fail)
 {
 	__u32 depth = full ? SP_PROF_UDEPTH : 1, nr, walked = 0;
 	struct prof_uimage_state *img = NULL, first_miss = { .misses = 1 };
@@ -472,10 +483,8 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 	}
 	exe_text(task, &w);
 	if (full && own) {
-		w.nr = sp_user_walk(task, s->uip);
+		w.nr = nw;
 		walked = 1;
-		if (ustack_timed)
-			s->t_walk = bpf_ktime_get_ns();
 		bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
 	} else {
 		w.nr = 1;
@@ -500,7 +509,7 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 		}
 	}
 	/* a switch is far more frequent than a sample: re-validated less often */
-	if (!w.miss && ++s->tick % (own ? SP_USTACK_UCACHE_CHECK : SP_PROF_UCACHE_CHECK)) {
+	if (!w.miss && (own ? !check : ++s->tick % SP_PROF_UCACHE_CHECK)) {
 		__sync_fetch_and_add(&prof_ucache_stats.hit, 1);
 		return w.nr;
 	}
@@ -578,7 +587,8 @@ struct uscan {
 	__u64 sp, lo, len; /* the words' address; the executable's text [lo, lo + len) */
 	__u32 first;	   /* the first word in the text (SP_USCAN_WORDS: none) */
 	__u32 rec;	   /* the frame record's word (0: none) */
-	__u32 n;	   /* frames kept */
+	__u32 n;	   /* frames in s->fip */
+	__u32 nw;	   /* the walk's frames (s->uip) */
 	__u64 fp;	   /* the walk from the record: the next frame pointer */
 };
 
@@ -617,18 +627,13 @@ static long uscan_record(__u64 i, struct uscan *c)
 
 static __always_inline void uscan_push(struct uscan *c, __u64 ip)
 {
-	struct sp_uframe *f;
-
 	if (c->n >= SP_PROF_UDEPTH)
 		return;
-	f = &c->s->u.frames[c->n & (SP_PROF_UDEPTH - 1)];
-	__builtin_memset(f, 0, sizeof(*f));
-	f->status = SP_UFRAME_IP;
-	f->offset = ip;
+	c->s->fip[c->n & (SP_PROF_UDEPTH - 1)] = ip;
 	c->n++;
 }
 
-/* One frame record up the chain: its return address, then on to the next. */
+/* One frame record up the chain: its return address, then on to the next (as ufp_step). */
 static long uscan_walk(__u64 i, struct uscan *c)
 {
 	__u64 rec[2];
@@ -638,58 +643,232 @@ static long uscan_walk(__u64 i, struct uscan *c)
 	if (bpf_probe_read_user(rec, sizeof(rec), (void *)c->fp) || !rec[1])
 		return 1;
 	uscan_push(c, rec[1]);
-	if (rec[0] <= c->fp || (rec[0] & 7))
+	if (rec[0] <= c->fp || (rec[0] & 7) || rec[0] - c->fp > SP_USTACK_SPAN)
 		return 1;
 	c->fp = rec[0];
 	return 0;
 }
 
-/* The frames the frame-pointer walk missed, into s->u.frames after the leaf. Returns nr. */
-static __always_inline __u32 sp_user_recover(struct task_struct *task, struct sp_uscratch *s,
-					     __u32 nr)
+/* The walk's frames from 2 on: the chain from the record the walk read first. */
+static long uscan_walked(__u64 i, struct uscan *c)
+{
+	if (i + 2 >= c->nw || c->n >= SP_PROF_UDEPTH)
+		return 1;
+	uscan_push(c, c->s->uip[(i + 2) & (SP_PROF_UDEPTH - 1)]);
+	return 0;
+}
+
+#define SP_UREC_NONE 0	 /* the frames as found */
+#define SP_UREC_CALLER 1 /* the caller (fip[1], a raw IP) after the leaf, then frames 1.. */
+#define SP_UREC_RECORD 2 /* the leaf, then the raw IPs fip[1..n) from a frame record */
+
+/*
+ * How the frames the frame-pointer walk missed join a stack of nr frames (see above): returns
+ * SP_UREC_* and sets *n to the frames the stack will have. f1: frame 1's raw IP when known,
+ * else 0. walked: s->uip holds the walk of sp_user_walk(), whose first frame record was read
+ * at the frame pointer: a record found there needs no second walk (its chain is the walk's).
+ */
+static __always_inline __u32 sp_user_plan(struct task_struct *task, struct sp_uscratch *s,
+					  __u32 nr, __u64 f1, bool walked, __u32 *n)
 {
 	struct mm_struct *mm = task->mm;
-	struct uscan c = { .s = s };
+	struct uscan c = { .s = s, .nw = nr };
 	struct pt_regs *regs;
 	__u64 sp, ret;
 
+	*n = nr;
 	if (!mm || !nr)
-		return nr;
+		return SP_UREC_NONE;
 	c.lo = mm->start_code;
 	c.len = mm->end_code > c.lo ? mm->end_code - c.lo : 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (!c.len || !regs || uscan_text(&c, regs->ip))
-		return nr;
+		return SP_UREC_NONE;
 	sp = regs->sp;
 	if (!sp || (sp & 7) || bpf_probe_read_user(s->scan, sizeof(s->scan), (void *)sp))
-		return nr;
+		return SP_UREC_NONE;
 	c.sp = sp;
 	c.first = SP_USCAN_WORDS;
 	bpf_loop(SP_USCAN_WORDS, uscan_first, &c, 0);
 	if (c.first >= SP_USCAN_WORDS)
-		return nr;
+		return SP_UREC_NONE;
 	ret = s->scan[c.first & (SP_USCAN_WORDS - 1)];
 	/* the walk found it already (the library kept the frame pointer): nothing missed */
-	if (nr > 1 && s->u.frames[1].status == SP_UFRAME_IP && s->u.frames[1].offset == ret)
-		return nr;
+	if (nr > 1 && f1 == ret)
+		return SP_UREC_NONE;
+	s->fip[1] = ret;
 	bpf_loop(SP_USCAN_WORDS, uscan_record, &c, 0);
-	if (!c.rec) {
-		/* the caller only: shift the walk's frames up by one, after the leaf */
-		if (nr >= SP_PROF_UDEPTH)
-			nr = SP_PROF_UDEPTH - 1;
-		for (__u32 i = SP_PROF_UDEPTH - 1; i > 1; i--)
-			if (i <= nr)
-				s->u.frames[i] = s->u.frames[i - 1];
-		c.n = 1;
-		uscan_push(&c, ret);
-		return nr + 1;
+	if (!c.rec) { /* the caller only */
+		*n = nr >= SP_PROF_UDEPTH ? SP_PROF_UDEPTH : nr + 1;
+		return SP_UREC_CALLER;
 	}
-	c.n = 1;
-	uscan_push(&c, ret);
+	c.n = 2;
 	uscan_push(&c, s->scan[(c.rec + 1) & (SP_USCAN_WORDS - 1)]);
-	c.fp = s->scan[c.rec & (SP_USCAN_WORDS - 1)];
-	bpf_loop(SP_PROF_UDEPTH, uscan_walk, &c, 0);
-	return c.n;
+	if (walked && nr > 1 && sp + c.rec * 8 == regs->bp) {
+		bpf_loop(SP_PROF_UDEPTH, uscan_walked, &c, 0);
+	} else {
+		c.fp = s->scan[c.rec & (SP_USCAN_WORDS - 1)];
+		bpf_loop(SP_PROF_UDEPTH, uscan_walk, &c, 0);
+	}
+	*n = c.n;
+	return SP_UREC_RECORD;
+}
+
+struct uapply {
+	struct sp_uscratch *s;
+	__u32 n;
+	__u32 pad;
+};
+
+static __always_inline void uframe_raw(struct sp_uframe *f, __u64 ip)
+{
+	__builtin_memset(f, 0, sizeof(*f));
+	f->status = SP_UFRAME_IP;
+	f->offset = ip;
+}
+
+/* SP_UREC_CALLER: frames 1.. one up (the last one kept falls off at SP_PROF_UDEPTH). */
+static long uapply_shift(__u64 i, struct uapply *a)
+{
+	__u32 k = a->n - 1 - (__u32)i;
+
+	if (i >= SP_PROF_UDEPTH || k < 2 || k >= SP_PROF_UDEPTH)
+		return 1;
+	a->s->u.frames[k & (SP_PROF_UDEPTH - 1)] = a->s->u.frames[(k - 1) & (SP_PROF_UDEPTH - 1)];
+	return 0;
+}
+
+/* SP_UREC_RECORD: frames 1.. are fip's raw IPs. */
+static long uapply_raw(__u64 i, struct uapply *a)
+{
+	__u32 j = i & (SP_PROF_UDEPTH - 1);
+
+	if (i >= a->n || i >= SP_PROF_UDEPTH)
+		return 1;
+	if (j)
+		uframe_raw(&a->s->u.frames[j], a->s->fip[j]);
+	return 0;
+}
+
+/* Applies sp_user_plan()'s kind to the named frames in s->u.frames; returns the frames. */
+static __always_inline __u32 sp_user_apply(struct sp_uscratch *s, __u32 kind, __u32 n)
+{
+	struct uapply a = { .s = s, .n = n };
+
+	if (kind == SP_UREC_CALLER) {
+		bpf_loop(SP_PROF_UDEPTH, uapply_shift, &a, 0);
+		uframe_raw(&s->u.frames[1], s->fip[1]);
+	} else if (kind == SP_UREC_RECORD) {
+		bpf_loop(SP_PROF_UDEPTH, uapply_raw, &a, 0);
+	}
+	return n;
+}
+
+/* The frames the walk missed, into s->u.frames (nr named) after the leaf. Returns nr. */
+static __always_inline __u32 sp_user_recover(struct task_struct *task, struct sp_uscratch *s,
+					     __u32 nr)
+{
+	__u64 f1 = nr > 1 && s->u.frames[1].status == SP_UFRAME_IP ? s->u.frames[1].offset : 0;
+	__u32 n, kind = sp_user_plan(task, s, nr, f1, false, &n);
+
+	return sp_user_apply(s, kind, n);
+}
+
+/*
+ * The schedules and locks views name a user stack once per distinct raw stack: the raw IPs
+ * of the walk and of the plan, with the process image, hash to a key of ustack_raw, whose
+ * value is the named stack's key in prof_ustacks (what naming, applying and keeping it gave
+ * the first time). Every SP_USTACK_UCACHE_CHECK-th stack of a CPU takes the whole path again
+ * (the kernel's build-id lookup re-validates the caches, and the answer replaces the entry).
+ */
+struct uraw_hash {
+	struct sp_uscratch *s;
+	__u64 h;
+	__u32 kind, n;
+};
+
+static long uraw_step(__u64 i, struct uraw_hash *r)
+{
+	__u32 j = i & (SP_PROF_UDEPTH - 1);
+	__u64 ip;
+
+	if (i >= r->n || i >= SP_PROF_UDEPTH)
+		return 1;
+	if (!j || r->kind == SP_UREC_NONE)
+		ip = r->s->uip[j];
+	else if (r->kind == SP_UREC_RECORD || j == 1)
+		ip = r->s->fip[j];
+	else
+		ip = r->s->uip[(j - 1) & (SP_PROF_UDEPTH - 1)];
+	r->h = sp_mix(r->h, ip);
+	return 0;
+}
+
+static __always_inline __u64 sp_user_raw_key(struct task_struct *task, struct sp_uscratch *s,
+					     __u32 kind, __u32 n)
+{
+	struct uraw_hash r = { .s = s, .kind = kind, .n = n };
+
+	r.h = sp_mix(sp_mix(0x84222325cbf29ce4ULL, task->group_leader->start_time),
+		     ((__u64)task->tgid << 32) | (__u32)task->self_exec_id);
+	r.h = sp_mix(r.h, ((__u64)kind << 32) | n);
+	bpf_loop(SP_PROF_UDEPTH, uraw_step, &r, 0);
+	return r.h;
+}
+
+/* The user stack of task (current) for sp_stack_pair(): its key in prof_ustacks, or 0. */
+static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *task,
+					       struct sp_uscratch *s, __u32 *nr, __u32 *raw,
+					       __u64 *fail, struct sp_ustack_drops *d,
+					       __u64 *t)
+{
+	struct sp_uraw_val val = {}, *v;
+	__u32 nw, kind, n, want;
+	bool check, same;
+	__u64 key;
+
+	s->nw = sp_user_walk(task, s->uip);
+	asm volatile("" ::: "memory");
+	nw = s->nw;
+	if (t)
+		t[SP_USTACK_T_WALK] = bpf_ktime_get_ns();
+	s->kind = sp_user_plan(task, s, nw, nw > 1 ? s->uip[1] : 0, true, &s->n);
+	if (t)
+		t[SP_USTACK_T_RECOVER] = bpf_ktime_get_ns();
+	/* read back: the verifier follows one path from here, not one per answer */
+	asm volatile("" ::: "memory");
+	kind = s->kind;
+	n = s->n;
+	*nr = 0;
+	if (!n)
+		return 0;
+	key = sp_user_raw_key(task, s, kind, n);
+	check = !(++s->tick % SP_USTACK_UCACHE_CHECK);
+	v = check ? NULL : bpf_map_lookup_elem(&ustack_raw, &key);
+	if (v) {
+		__sync_fetch_and_add(&prof_ucache_stats.hit, 1);
+		*nr = n;
+		*raw |= v->raw;
+		return v->ustack;
+	}
+	/* a stack with a frame record found by the scan keeps only its leaf's name */
+	want = kind == SP_UREC_RECORD ? 1 : nw;
+	*nr = sp_user_frames(ctx, task, s, true, true, want, check, fail);
+	if (!*nr)
+		return 0;
+	same = *nr == want;
+	if (!same) /* the kernel named fewer: cannot happen; kept, not remembered */
+		n = kind == SP_UREC_RECORD ? n : kind == SP_UREC_CALLER ? *nr + 1 : *nr;
+	if (n > SP_PROF_UDEPTH)
+		n = SP_PROF_UDEPTH;
+	*nr = sp_user_apply(s, kind, n);
+	if (t)
+		t[SP_USTACK_T_NAME] = bpf_ktime_get_ns();
+	val.ustack = sp_user_stack_keep(s, *nr, &val.raw, &d->map_full);
+	*raw |= val.raw;
+	if (val.ustack && same && !*fail)
+		bpf_map_update_elem(&ustack_raw, &key, &val, BPF_ANY);
+	return val.ustack;
 }
 
 /*
@@ -716,18 +895,11 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)) && task->mm) {
 		__u64 fail = 0;
 
-		s->t_walk = t0;
-		nr = sp_user_frames(ctx, task, s, true, true, &fail);
-		if (t0)
-			t[SP_USTACK_T_NAME] = bpf_ktime_get_ns();
-		nr = sp_user_recover(task, s, nr);
-		if (t0)
-			t[SP_USTACK_T_RECOVER] = bpf_ktime_get_ns();
-		if (nr)
-			pair.ustack = sp_user_stack_keep(s, nr, &raw, &d->map_full);
+		pair.ustack = sp_user_stack_own(ctx, task, s, &nr, &raw, &fail, d, t0 ? t : NULL);
 		if (t0) {
 			t[SP_USTACK_T_KEEP] = bpf_ktime_get_ns();
-			t[SP_USTACK_T_WALK] = s->t_walk;
+			if (!t[SP_USTACK_T_NAME]) /* named from ustack_raw */
+				t[SP_USTACK_T_NAME] = t[SP_USTACK_T_KEEP];
 		}
 		if (fail)
 			__sync_fetch_and_add(&d->read_fail, 1);

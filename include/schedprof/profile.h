@@ -173,8 +173,8 @@ struct sp_stack_pair {
 /* SCHEDPROF_USTACK_TIMING: where a user stack's time goes (sp_stack_pair()). */
 enum sp_ustack_part {
 	SP_USTACK_T_WALK,    /* the frame-pointer walk */
-	SP_USTACK_T_NAME,    /* naming the frames: the caches, the kernel's build-id lookup */
 	SP_USTACK_T_RECOVER, /* the frames a library without frame pointers hides */
+	SP_USTACK_T_NAME,    /* naming the frames: the caches, the kernel's build-id lookup */
 	SP_USTACK_T_KEEP,    /* hashing and keeping the user stack */
 	SP_USTACK_T_PAIR,    /* the announcement and the (kernel, user) pair */
 	SP_USTACK_PARTS

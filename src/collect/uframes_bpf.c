@@ -49,6 +49,7 @@ void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_opts *o, bo
 		return;
 	bpf_map__set_max_entries(skel->maps.prof_ustacks, o->max_stacks);
 	bpf_map__set_max_entries(skel->maps.stack_pairs, o->max_stacks);
+	bpf_map__set_max_entries(skel->maps.ustack_raw, SP_PROF_UCACHE);
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -181,7 +182,7 @@ void uframes_report(const char *view, const struct uframes *uf, const struct sp_
 		     (unsigned long long)d->timed, (unsigned long long)(d->timed_ns / d->timed),
 		     UFRAMES_TIMING_ENV);
 	if (d->timed_user) {
-		static const char *const part[SP_USTACK_PARTS] = { "walk", "name", "recover",
+		static const char *const part[SP_USTACK_PARTS] = { "walk", "recover", "name",
 								     "keep", "pair" };
 		char buf[256];
 		size_t len = 0;
