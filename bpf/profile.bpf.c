@@ -121,7 +121,7 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 	}
 	count_key(key);
 	if (nu)
-		sp_user_maybe_announce(task, raw, &prof_drops.event_lost);
+		sp_user_maybe_announce(task, raw, bpf_ktime_get_ns(), &prof_drops.event_lost);
 }
 
 SEC("perf_event")

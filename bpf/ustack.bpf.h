@@ -78,6 +78,8 @@ SP_USTACK_EXTERN struct {
 
 /* SCHEDPROF_USTACK_TIMING (bench/callers.sh): each user stack of the schedules/locks views timed */
 extern const volatile __u32 ustack_timed;
+/* SCHEDPROF_USTACK_OFF (bench/callers.sh): --stacks without the user stacks, to compare */
+extern const volatile __u32 ustack_off;
 
 /* How the stacks' user frames were named, every view together (not part of the saved run). */
 extern struct sp_prof_ucache_stats prof_ucache_stats;
@@ -94,6 +96,21 @@ struct phdr64 {
 #define PF_USER_WORKER 0x00004000
 
 #define SP_USCAN_WORDS 64 /* 512 bytes of the user stack scanned for the executable's frames */
+#define SP_UWIN_WORDS 128 /* the user stack's words read at once at a switch (sp_user_walk) */
+
+/*
+ * A CPU's memo of its last user stacks (sp_user_stack_own(), by the ustack_raw key's low
+ * bits): the named stack, the last pair kept with it, and when its image was last announced.
+ */
+#define SP_UMEMO 16
+struct sp_umemo {
+	__u64 key;    /* the ustack_raw key */
+	__u64 ustack; /* its value (0: the slot is empty) */
+	__u64 pair;   /* the key of a pair with it that stack_pairs holds */
+	__u64 seen;   /* the image's last announcement (prof_seen) */
+	__u32 raw;
+	__u32 pad;
+};
 
 /* Room for one stack's user frames: per CPU, and one per program that can nest. */
 struct sp_uscratch {
@@ -101,12 +118,15 @@ struct sp_uscratch {
 	__u64 uip[SP_PROF_UDEPTH]; /* the raw user IPs of u.frames */
 	__u64 auxv[56];		    /* mm->saved_auxv (single_text_segment) */
 	struct phdr64 phdrs[PROF_MAX_PHDRS];
-	__u64 scan[SP_USCAN_WORDS]; /* the user stack's words above its pointer (sp_user_recover) */
+	__u64 scan[SP_UWIN_WORDS];  /* the user stack's words above its pointer (sp_user_recover) */
 	__u32 tick;		    /* stacks with user frames on this CPU: re-validation */
 	__u32 pad;
 	__u64 fip[SP_PROF_UDEPTH];  /* the raw IPs sp_user_plan() found */
 	__u32 kind, n;		    /* sp_user_plan()'s answer (in memory: one verifier state) */
-	__u32 nw, pad2;		    /* sp_user_walk()'s frames (the same) */
+	__u32 nw;		    /* sp_user_walk()'s frames (the same) */
+	__u32 win;		    /* sp_user_walk(): bytes of scan read at win_sp (0: none) */
+	__u64 win_sp;
+	struct sp_umemo memo[SP_UMEMO];
 };
 
 #define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
@@ -121,23 +141,28 @@ static __always_inline void sp_user_announce(__u32 tgid, __u32 exec_id, __u32 re
 		__sync_fetch_and_add(lost, 1);
 }
 
-/* Tells user space about a process image the first time it has user frames, then now and then. */
-static __always_inline void sp_user_maybe_announce(struct task_struct *task, __u32 raw,
-						   __u64 *lost)
+/*
+ * Tells user space about a process image the first time it has user frames, then now and then.
+ * Returns when the image was last announced (now: just now).
+ */
+static __always_inline __u64 sp_user_maybe_announce(struct task_struct *task, __u32 raw,
+						    __u64 now, __u64 *lost)
 {
 	__u32 tgid = task->tgid, exec_id = (__u32)task->self_exec_id;
-	__u64 img = ((__u64)tgid << 32) | exec_id, now = bpf_ktime_get_ns(), *last;
+	__u64 img = ((__u64)tgid << 32) | exec_id, *last;
 
 	last = bpf_map_lookup_elem(&prof_seen, &img);
 	if (!last) {
 		bpf_map_update_elem(&prof_seen, &img, &now, BPF_ANY);
 		sp_user_announce(tgid, exec_id, SP_PROF_EV_FIRST, lost);
-		return;
+		return now;
 	}
 	if (now - *last > (raw ? PROF_REFRESH_RAW_NS : PROF_REFRESH_NS)) {
 		*last = now;
 		sp_user_announce(tgid, exec_id, SP_PROF_EV_REFRESH, lost);
+		return now;
 	}
+	return *last;
 }
 
 struct uwalk {
@@ -383,7 +408,7 @@ static __always_inline bool single_text_segment(struct task_struct *task, struct
  * stack, cut to them, matches frame by frame.
  */
 struct ufpwalk {
-	__u64 *ip;
+	struct sp_uscratch *s;
 	__u64 fp;
 	__u64 lo; /* the stack pointer, then the last frame record read */
 	__u32 nr;
@@ -392,6 +417,20 @@ struct ufpwalk {
 
 #define SP_USTACK_UCACHE_CHECK 256 /* sp_user_frames(own): every Nth stack re-validated */
 #define SP_USTACK_SPAN (8 << 20) /* a frame record is at most 8 MiB above the stack pointer */
+
+/* The frame record at fp: from the window sp_user_walk() read, or from the stack. */
+static __always_inline long sp_user_record(struct sp_uscratch *s, __u64 fp, __u64 *rec)
+{
+	__u64 off = fp - s->win_sp, k;
+
+	if (off < s->win && off + 16 <= s->win && !(off & 7)) {
+		k = off / 8;
+		rec[0] = s->scan[k & (SP_UWIN_WORDS - 1)];
+		rec[1] = s->scan[(k + 1) & (SP_UWIN_WORDS - 1)];
+		return 0;
+	}
+	return bpf_probe_read_user(rec, 16, (void *)fp);
+}
 
 static long ufp_step(__u64 i, struct ufpwalk *w)
 {
@@ -405,26 +444,48 @@ static long ufp_step(__u64 i, struct ufpwalk *w)
 	if (w->nr >= SP_PROF_UDEPTH || w->fp <= w->lo || (w->fp & 7) ||
 	    w->fp - w->lo > SP_USTACK_SPAN)
 		return 1;
-	if (bpf_probe_read_user(rec, sizeof(rec), (void *)w->fp) || !rec[1])
+	if (sp_user_record(w->s, w->fp, rec) || !rec[1])
 		return 1;
-	w->ip[w->nr & (SP_PROF_UDEPTH - 1)] = rec[1];
+	w->s->uip[w->nr & (SP_PROF_UDEPTH - 1)] = rec[1];
 	w->nr++;
 	w->lo = w->fp;
 	w->fp = rec[0];
 	return 0;
 }
 
-/* Fills uip[] with the user stack of task (current); returns the number of frames. */
-static __always_inline __u32 sp_user_walk(struct task_struct *task, __u64 *uip)
+/*
+ * Fills s->uip with the user stack of task (current); returns the number of frames. The
+ * stack's first words are read at once into s->scan (the frame records there need no read of
+ * their own, and sp_user_plan() scans them): up to SP_UWIN_WORDS, never past the page that
+ * holds the last of the SP_USCAN_WORDS words the scan needs (no read of a page the scan
+ * would not touch: the stack may end there).
+ */
+static __always_inline __u32 sp_user_walk(struct task_struct *task, struct sp_uscratch *s)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	struct ufpwalk w = { .ip = uip, .nr = 1 };
+	struct ufpwalk w = { .s = s };
+	__u64 sp, len;
 
+	s->win = 0;
 	if (!regs)
 		return 0;
-	uip[0] = regs->ip;
+	s->uip[0] = regs->ip;
+	sp = regs->sp;
+	if (sp && !(sp & 7)) {
+		len = (((sp + SP_USCAN_WORDS * 8 - 1) | 4095) + 1) - sp;
+		if (len > SP_UWIN_WORDS * 8)
+			len = SP_UWIN_WORDS * 8;
+		if (len >= SP_USCAN_WORDS * 8 && !bpf_probe_read_user(s->scan, len, (void *)sp)) {
+			s->win_sp = sp;
+			s->win = len;
+		}
+	}
 	w.fp = regs->bp;
-	w.lo = regs->sp - 1;
+	w.lo = sp - 1;
+	/* the count from memory: the verifier sees a bounded number, not 1, 2, 3... */
+	s->nw = 1;
+	asm volatile("" ::: "memory");
+	w.nr = s->nw;
 	bpf_loop(SP_PROF_UDEPTH, ufp_step, &w, 0);
 	return w.nr;
 }
@@ -640,7 +701,7 @@ static long uscan_walk(__u64 i, struct uscan *c)
 
 	if (c->n >= SP_PROF_UDEPTH || !c->fp)
 		return 1;
-	if (bpf_probe_read_user(rec, sizeof(rec), (void *)c->fp) || !rec[1])
+	if (sp_user_record(c->s, c->fp, rec) || !rec[1])
 		return 1;
 	uscan_push(c, rec[1]);
 	if (rec[0] <= c->fp || (rec[0] & 7) || rec[0] - c->fp > SP_USTACK_SPAN)
@@ -668,8 +729,8 @@ static long uscan_walked(__u64 i, struct uscan *c)
  * else 0. walked: s->uip holds the walk of sp_user_walk(), whose first frame record was read
  * at the frame pointer: a record found there needs no second walk (its chain is the walk's).
  */
-static __always_inline __u32 sp_user_plan(struct task_struct *task, struct sp_uscratch *s,
-					  __u32 nr, __u64 f1, bool walked, __u32 *n)
+static __always_inline __u32 sp_user_plan_in(struct task_struct *task, struct sp_uscratch *s,
+					     __u32 nr, __u64 f1, bool walked, __u32 *n)
 {
 	struct mm_struct *mm = task->mm;
 	struct uscan c = { .s = s, .nw = nr };
@@ -685,8 +746,14 @@ static __always_inline __u32 sp_user_plan(struct task_struct *task, struct sp_us
 	if (!c.len || !regs || uscan_text(&c, regs->ip))
 		return SP_UREC_NONE;
 	sp = regs->sp;
-	if (!sp || (sp & 7) || bpf_probe_read_user(s->scan, sizeof(s->scan), (void *)sp))
+	if (!sp || (sp & 7))
 		return SP_UREC_NONE;
+	/* the walk's window holds the words; else (the profile) they are read */
+	if (!walked || s->win_sp != sp || s->win < SP_USCAN_WORDS * 8) {
+		s->win = 0;
+		if (bpf_probe_read_user(s->scan, SP_USCAN_WORDS * 8, (void *)sp))
+			return SP_UREC_NONE;
+	}
 	c.sp = sp;
 	c.first = SP_USCAN_WORDS;
 	bpf_loop(SP_USCAN_WORDS, uscan_first, &c, 0);
@@ -702,7 +769,9 @@ static __always_inline __u32 sp_user_plan(struct task_struct *task, struct sp_us
 		*n = nr >= SP_PROF_UDEPTH ? SP_PROF_UDEPTH : nr + 1;
 		return SP_UREC_CALLER;
 	}
-	c.n = 2;
+	s->n = 2; /* from memory, as in sp_user_walk() */
+	asm volatile("" ::: "memory");
+	c.n = s->n;
 	uscan_push(&c, s->scan[(c.rec + 1) & (SP_USCAN_WORDS - 1)]);
 	if (walked && nr > 1 && sp + c.rec * 8 == regs->bp) {
 		bpf_loop(SP_PROF_UDEPTH, uscan_walked, &c, 0);
@@ -712,6 +781,17 @@ static __always_inline __u32 sp_user_plan(struct task_struct *task, struct sp_us
 	}
 	*n = c.n;
 	return SP_UREC_RECORD;
+}
+
+/*
+ * sp_user_plan_in()'s answer into s->kind and s->n, read back from memory by the caller: the
+ * verifier follows one path from there, not one per answer (the walks' frame counts).
+ */
+static __always_inline void sp_user_plan(struct task_struct *task, struct sp_uscratch *s,
+					 __u32 nr, __u64 f1, bool walked)
+{
+	s->kind = sp_user_plan_in(task, s, nr, f1, walked, &s->n);
+	asm volatile("" ::: "memory");
 }
 
 struct uapply {
@@ -769,9 +849,8 @@ static __always_inline __u32 sp_user_recover(struct task_struct *task, struct sp
 					     __u32 nr)
 {
 	__u64 f1 = nr > 1 && s->u.frames[1].status == SP_UFRAME_IP ? s->u.frames[1].offset : 0;
-	__u32 n, kind = sp_user_plan(task, s, nr, f1, false, &n);
-
-	return sp_user_apply(s, kind, n);
+	sp_user_plan(task, s, nr, f1, false);
+	return sp_user_apply(s, s->kind, s->n);
 }
 
 /*
@@ -820,23 +899,22 @@ static __always_inline __u64 sp_user_raw_key(struct task_struct *task, struct sp
 static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *task,
 					       struct sp_uscratch *s, __u32 *nr, __u32 *raw,
 					       __u64 *fail, struct sp_ustack_drops *d,
-					       __u64 *t)
+					       __u64 *t, struct sp_umemo **mp)
 {
+	struct sp_umemo *m;
 	struct sp_uraw_val val = {}, *v;
 	__u32 nw, kind, n, want;
 	bool check, same;
 	__u64 key;
 
-	s->nw = sp_user_walk(task, s->uip);
+	s->nw = sp_user_walk(task, s);
 	asm volatile("" ::: "memory");
 	nw = s->nw;
 	if (t)
 		t[SP_USTACK_T_WALK] = bpf_ktime_get_ns();
-	s->kind = sp_user_plan(task, s, nw, nw > 1 ? s->uip[1] : 0, true, &s->n);
+	sp_user_plan(task, s, nw, nw > 1 ? s->uip[1] : 0, true);
 	if (t)
 		t[SP_USTACK_T_RECOVER] = bpf_ktime_get_ns();
-	/* read back: the verifier follows one path from here, not one per answer */
-	asm volatile("" ::: "memory");
 	kind = s->kind;
 	n = s->n;
 	*nr = 0;
@@ -844,11 +922,22 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
 		return 0;
 	key = sp_user_raw_key(task, s, kind, n);
 	check = !(++s->tick % SP_USTACK_UCACHE_CHECK);
+	m = &s->memo[key & (SP_UMEMO - 1)];
+	*mp = m;
+	if (!check && m->key == key && m->ustack) { /* this CPU's memo */
+		__sync_fetch_and_add(&prof_ucache_stats.hit, 1);
+		*nr = n;
+		*raw |= m->raw;
+		return m->ustack;
+	}
+	m->ustack = 0;
 	v = check ? NULL : bpf_map_lookup_elem(&ustack_raw, &key);
 	if (v) {
 		__sync_fetch_and_add(&prof_ucache_stats.hit, 1);
 		*nr = n;
 		*raw |= v->raw;
+		if (v->ustack)
+			*m = (struct sp_umemo){ .key = key, .ustack = v->ustack, .raw = v->raw };
 		return v->ustack;
 	}
 	/* a stack with a frame record found by the scan keeps only its leaf's name */
@@ -866,8 +955,10 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
 		t[SP_USTACK_T_NAME] = bpf_ktime_get_ns();
 	val.ustack = sp_user_stack_keep(s, *nr, &val.raw, &d->map_full);
 	*raw |= val.raw;
-	if (val.ustack && same && !*fail)
+	if (val.ustack && same && !*fail) {
 		bpf_map_update_elem(&ustack_raw, &key, &val, BPF_ANY);
+		*m = (struct sp_umemo){ .key = key, .ustack = val.ustack, .raw = val.raw };
+	}
 	return val.ustack;
 }
 
@@ -886,8 +977,12 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 	__u64 t0 = ustack_timed ? bpf_ktime_get_ns() : 0, t[SP_USTACK_PARTS] = {};
 	struct sp_uscratch *s;
 	__u32 zero = 0, nr = 0, raw = 0;
+	struct sp_umemo *m = NULL;
+	bool memo;
 	__u64 h;
 
+	if (ustack_off)
+		return kstack;
 	s = bpf_map_lookup_elem(scratch_map, &zero);
 	if (!s)
 		return kstack;
@@ -895,7 +990,8 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)) && task->mm) {
 		__u64 fail = 0;
 
-		pair.ustack = sp_user_stack_own(ctx, task, s, &nr, &raw, &fail, d, t0 ? t : NULL);
+		pair.ustack = sp_user_stack_own(ctx, task, s, &nr, &raw, &fail, d, t0 ? t : NULL,
+						&m);
 		if (t0) {
 			t[SP_USTACK_T_KEEP] = bpf_ktime_get_ns();
 			if (!t[SP_USTACK_T_NAME]) /* named from ustack_raw */
@@ -909,13 +1005,28 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 		pair.exec_id = (__u32)task->self_exec_id;
 		if (raw)
 			pair.flags |= SP_PAIR_F_RAW_IP;
-		if (nr)
-			sp_user_maybe_announce(task, raw, &d->event_lost);
+		if (nr) {
+			__u64 now = bpf_ktime_get_ns();
+
+			/* announced since the memo's time: no need to look (the same answer) */
+			memo = m && pair.ustack && m->ustack == pair.ustack;
+			if (!memo || now - m->seen > (raw ? PROF_REFRESH_RAW_NS : PROF_REFRESH_NS)) {
+				now = sp_user_maybe_announce(task, raw, now, &d->event_lost);
+				if (memo)
+					m->seen = now;
+			}
+		}
 	}
 	h = sp_mix(sp_mix(kstack, pair.ustack), pair.flags);
 	if (raw) /* raw IPs are named through the process image: pairs of two images differ */
 		h = sp_mix(h, ((__u64)pair.tgid << 32) | pair.exec_id);
-	h = sp_stack_keep(&stack_pairs, h, &pair);
+	/* the memo's pair is in stack_pairs already (nothing is ever deleted there) */
+	memo = m && pair.ustack && m->ustack == pair.ustack;
+	if (!memo || m->pair != h) {
+		h = sp_stack_keep(&stack_pairs, h, &pair);
+		if (memo && h)
+			m->pair = h;
+	}
 	if (t0) {
 		__u64 t1 = bpf_ktime_get_ns();
 

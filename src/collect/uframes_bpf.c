@@ -45,6 +45,8 @@ void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_opts *o, bo
 	bpf_map__set_max_entries(skel->maps.prof_events, SP_PROF_EVENTS_BYTES);
 	/* the bench's: each user stack of the schedules and locks views timed (two clock reads) */
 	skel->rodata->ustack_timed = getenv(UFRAMES_TIMING_ENV) != NULL;
+	/* the bench's too: --stacks with kernel stacks only, what the user stacks cost is compared to */
+	skel->rodata->ustack_off = getenv(UFRAMES_OFF_ENV) != NULL;
 	if (!stacks)
 		return;
 	bpf_map__set_max_entries(skel->maps.prof_ustacks, o->max_stacks);
