@@ -20,13 +20,16 @@
  * image, so it can register the files the image maps (sp_user_announce()).
  *
  * The schedules and locks views take a stack per voluntary switch or contention, far more
- * often than the profile samples: they walk the frames themselves (sp_user_walk(), much
- * cheaper here than the kernel's walk), re-validate the caches less often, and recover the
- * frames a library without frame pointers hides (sp_user_recover(); the profile's -g stacks
- * too: ~1 us per sample whose leaf is outside the executable, a sample being rare). A stack is kept as a
- * (kernel stack, user stack) pair (sp_stack_pair()), whose key stands for the stack in the
- * view's maps, so the rows never depend on it. ~0.9 us per stack on a busy 2-CPU VM
- * (bench/callers.sh, SCHEDPROF_USTACK_TIMING).
+ * often than the profile samples (sp_user_stack_own()): they walk the frames themselves
+ * (sp_user_walk(): the stack's first 1 KB read at once, the frame records there taken from
+ * it), plan how the frames a library without frame pointers hides join them (sp_user_plan(),
+ * a scan of the same words; the profile's -g stacks too, sp_user_recover()), and name a raw
+ * stack only the first time it is seen: the raw IPs and the image hash to a key of
+ * ustack_raw, whose value is the named stack (a per-CPU memo before it, which also remembers
+ * the stack's pair and its image's announcement). Every SP_USTACK_UCACHE_CHECK-th stack of
+ * a CPU is named again through the kernel (re-validation). A stack is kept as a (kernel
+ * stack, user stack) pair (sp_stack_pair()), whose key stands for the stack in the view's
+ * maps, so the rows never depend on it. Cost per voluntary switch: bench/callers.sh.
  */
 #ifndef SCHEDPROF_USTACK_BPF_H
 #define SCHEDPROF_USTACK_BPF_H
