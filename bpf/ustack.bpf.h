@@ -661,32 +661,44 @@ static __always_inline bool uscan_text(struct uscan *c, __u64 v)
 	return v - c->lo < c->len;
 }
 
+/*
+ * The scans below take SP_USCAN_STEP words per bpf_loop() iteration: the words are in the
+ * scratch already, and an iteration's call costs more than checking a word.
+ */
+#define SP_USCAN_STEP 4
+
 /* The first word in the executable's text (c->first stays SP_USCAN_WORDS: none). */
 static long uscan_first(__u64 i, struct uscan *c)
 {
-	if (i >= SP_USCAN_WORDS)
-		return 1;
-	if (!uscan_text(c, c->s->scan[i & (SP_USCAN_WORDS - 1)]))
-		return 0;
-	c->first = i;
-	return 1;
+	for (__u32 k = 0; k < SP_USCAN_STEP; k++) {
+		__u64 j = i * SP_USCAN_STEP + k;
+
+		if (j >= SP_USCAN_WORDS)
+			return 1;
+		if (uscan_text(c, c->s->scan[j & (SP_USCAN_WORDS - 1)])) {
+			c->first = j;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* Above it, the first frame record (saved frame pointer, return address into the text). */
 static long uscan_record(__u64 i, struct uscan *c)
 {
-	__u64 fp, at = c->sp + i * 8;
+	for (__u32 k = 0; k < SP_USCAN_STEP; k++) {
+		__u64 j = c->first + 1 + i * SP_USCAN_STEP + k, fp, at = c->sp + j * 8;
 
-	if (i <= c->first)
-		return 0;
-	if (i + 1 >= SP_USCAN_WORDS)
+		if (j + 1 >= SP_USCAN_WORDS)
+			return 1;
+		fp = c->s->scan[j & (SP_USCAN_WORDS - 1)];
+		if (fp <= at || (fp & 7) || fp - at > SP_USTACK_SPAN ||
+		    !uscan_text(c, c->s->scan[(j + 1) & (SP_USCAN_WORDS - 1)]))
+			continue;
+		c->rec = j;
 		return 1;
-	fp = c->s->scan[i & (SP_USCAN_WORDS - 1)];
-	if (fp <= at || (fp & 7) || fp - at > SP_USTACK_SPAN ||
-	    !uscan_text(c, c->s->scan[(i + 1) & (SP_USCAN_WORDS - 1)]))
-		return 0;
-	c->rec = i;
-	return 1;
+	}
+	return 0;
 }
 
 static __always_inline void uscan_push(struct uscan *c, __u64 ip)
@@ -759,7 +771,7 @@ static __always_inline __u32 sp_user_plan_in(struct task_struct *task, struct sp
 	}
 	c.sp = sp;
 	c.first = SP_USCAN_WORDS;
-	bpf_loop(SP_USCAN_WORDS, uscan_first, &c, 0);
+	bpf_loop(SP_USCAN_WORDS / SP_USCAN_STEP, uscan_first, &c, 0);
 	if (c.first >= SP_USCAN_WORDS)
 		return SP_UREC_NONE;
 	ret = s->scan[c.first & (SP_USCAN_WORDS - 1)];
@@ -767,7 +779,7 @@ static __always_inline __u32 sp_user_plan_in(struct task_struct *task, struct sp
 	if (nr > 1 && f1 == ret)
 		return SP_UREC_NONE;
 	s->fip[1] = ret;
-	bpf_loop(SP_USCAN_WORDS, uscan_record, &c, 0);
+	bpf_loop(SP_USCAN_WORDS / SP_USCAN_STEP, uscan_record, &c, 0);
 	if (!c.rec) { /* the caller only */
 		*n = nr >= SP_PROF_UDEPTH ? SP_PROF_UDEPTH : nr + 1;
 		return SP_UREC_CALLER;
