@@ -103,6 +103,48 @@ one() {
 	grep -o 'user stacks of user tasks by part.*' "$TMP/err.txt" | sed 's/^/    /'
 }
 
+# one_target NAME BINARY [OPTIONS]: one measured benchmark run, the benchmark alone traced
+# (-p: its processes; the other tasks' switches take the program's untraced path and no user
+# stack, so what other load runs on the machine adds noise, not cost): the program's run time
+# from the benchmark's start to its end, over the report's voluntary switches (the
+# benchmark's own). env ENV: set for schedprof.
+one_target() {
+	local name=$1 bin=$2 id="" t0 c0 t1 c1 p w tot vol
+	shift 2
+	rm -f "$TMP/go"
+	mkfifo "$TMP/go"
+	(read -r _ < "$TMP/go"; exec taskset -c 1 perf bench sched pipe -l "$LOOPS" > /dev/null) &
+	w=$!
+	env ${ENV:-} "$bin" trace -vv --views schedules -p "$w" -d 120 -o "$TMP/out.txt" "$@" \
+		2>"$TMP/err.txt" &
+	SP_PID=$!
+	for _ in $(seq 300); do
+		for p in $(grep -h '^prog_id' /proc/$SP_PID/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u); do
+			bpftool prog show id "$p" | grep -q 'name sp_switch' && id=$p
+		done
+		[ -n "$id" ] && break
+		sleep 0.1
+	done
+	[ -n "$id" ] || { echo "$name: sp_switch not found"; echo > "$TMP/go"; wait "$w"; return; }
+	sleep 1 # attached
+	sysctl -qw kernel.bpf_stats_enabled=1
+	read -r t0 c0 <<< "$(prog_stats "$id")"
+	echo > "$TMP/go"
+	wait "$w"
+	read -r t1 c1 <<< "$(prog_stats "$id")"
+	kill -INT "$SP_PID" 2>/dev/null
+	wait "$SP_PID"
+	SP_PID=""
+	[ "$c1" -gt "$c0" ] || { echo "$name: sp_switch did not run (or bpf_stats went off)"; return; }
+	read -r tot vol <<< "$(sed -n 's/^schedules: \([0-9]*\) total, \([0-9]*\) voluntary.*/\1 \2/p' "$TMP/out.txt")"
+	pervol=$(( ${vol:-0} > 0 ? (t1 - t0) / vol : 0 ))
+	echo "$name $pervol" >> "$TMP/pervol"
+	printf '%-16s %5d ns/voluntary  %7d voluntary switches of the benchmark  %s\n' "$name" \
+		"$pervol" "${vol:-0}" "$(grep -o 'user stacks took [0-9]* ns each' "$TMP/err.txt")"
+	sed -n 's/.*user stacks took \([0-9]*\) ns each.*/bpftimed \1/p' "$TMP/err.txt" >> "$TMP/pervol"
+	grep -o 'user stacks of user tasks by part.*' "$TMP/err.txt" | sed 's/^/    /'
+}
+
 # median NAME: of the ns per voluntary switch of NAME's runs
 median() {
 	awk -v n="$1" '$1 == n { print $2 }' "$TMP/pervol" | sort -n |
@@ -123,19 +165,19 @@ minimum() {
 }
 
 echo "# $(date -u '+%F %H:%M') load $(cut -d' ' -f1-3 /proc/loadavg), kernel $(uname -r)"
-echo "# workload: taskset -c 1 perf bench sched pipe -l $LOOPS under $SCHEDPROF trace -a" \
-	"--views schedules; $ROUNDS interleaved rounds"
+echo "# workload: taskset -c 1 perf bench sched pipe -l $LOOPS under $SCHEDPROF trace" \
+	"--views schedules (-a; the --stacks runs: -p, the benchmark alone); $ROUNDS interleaved rounds"
 for r in $(seq "$ROUNDS"); do
 	if [ "$USER_ONLY" = 0 ]; then
 		one cache "$SCHEDPROF"
 		one verify "$SCHEDPROF" --verify-callers
 	fi
-	one full-stacks "$SCHEDPROF" --stacks
-	ENV=SCHEDPROF_USTACK_OFF=1 one kernel-stacks "$SCHEDPROF" --stacks
-	ENV=SCHEDPROF_USTACK_TIMING=1 one timed "$SCHEDPROF" --stacks
+	one_target full-stacks "$SCHEDPROF" --stacks
+	ENV=SCHEDPROF_USTACK_OFF=1 one_target kernel-stacks "$SCHEDPROF" --stacks
+	ENV=SCHEDPROF_USTACK_TIMING=1 one_target timed "$SCHEDPROF" --stacks
 	[ -n "$OTHER" ] && one other "$OTHER"
-	[ -n "$KSTACKS" ] && one main-kstacks "$KSTACKS" --stacks
-	[ -n "$BASE" ] && one base-stacks "$BASE" --stacks
+	[ -n "$KSTACKS" ] && one_target main-kstacks "$KSTACKS" --stacks
+	[ -n "$BASE" ] && one_target base-stacks "$BASE" --stacks
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 full=$(median full-stacks) kern=$(median kernel-stacks)
