@@ -61,20 +61,25 @@ prog_stats() {
 	bpftool prog show id "$1" | grep -o 'run_time_ns [0-9]* run_cnt [0-9]*' | awk '{print $2, $4}'
 }
 
+# find_switch TRIES: the id of sp_switch among schedprof's ($SP_PID) programs, once loaded
+find_switch() {
+	local p
+	for _ in $(seq "$1"); do
+		for p in $(grep -h '^prog_id' /proc/$SP_PID/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u); do
+			bpftool prog show id "$p" | grep -q 'name sp_switch' && { echo "$p"; return; }
+		done
+		sleep 0.1
+	done
+}
+
 # one NAME BINARY [OPTIONS]: one measured benchmark run (env: ENV, set for schedprof)
 one() {
-	local name=$1 bin=$2 id="" t0 c0 t1 c1 p
+	local name=$1 bin=$2 id="" t0 c0 t1 c1
 	shift 2
 	env ${ENV:-} "$bin" trace -vv -a --views schedules -d 60 -o "$TMP/out.txt" "$@" \
 		2>"$TMP/err.txt" &
 	SP_PID=$!
-	for _ in $(seq 100); do
-		for p in $(grep -h '^prog_id' /proc/$SP_PID/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u); do
-			bpftool prog show id "$p" | grep -q 'name sp_switch' && id=$p
-		done
-		[ -n "$id" ] && break
-		sleep 0.1
-	done
+	id=$(find_switch 100)
 	[ -n "$id" ] || { echo "$name: sp_switch not found"; return; }
 	for _ in $(seq 100); do # attached: it runs
 		read -r t0 c0 <<< "$(prog_stats "$id")"
@@ -109,7 +114,7 @@ one() {
 # from the benchmark's start to its end, over the report's voluntary switches (the
 # benchmark's own). env ENV: set for schedprof.
 one_target() {
-	local name=$1 bin=$2 id="" t0 c0 t1 c1 p w tot vol
+	local name=$1 bin=$2 id="" t0 c0 t1 c1 w tot vol
 	shift 2
 	rm -f "$TMP/go"
 	mkfifo "$TMP/go"
@@ -118,13 +123,7 @@ one_target() {
 	env ${ENV:-} "$bin" trace -vv --views schedules -p "$w" -d 120 -o "$TMP/out.txt" "$@" \
 		2>"$TMP/err.txt" &
 	SP_PID=$!
-	for _ in $(seq 300); do
-		for p in $(grep -h '^prog_id' /proc/$SP_PID/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u); do
-			bpftool prog show id "$p" | grep -q 'name sp_switch' && id=$p
-		done
-		[ -n "$id" ] && break
-		sleep 0.1
-	done
+	id=$(find_switch 300)
 	[ -n "$id" ] || { echo "$name: sp_switch not found"; echo > "$TMP/go"; wait "$w"; return; }
 	sleep 1 # attached
 	sysctl -qw kernel.bpf_stats_enabled=1
