@@ -83,7 +83,7 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 
 	/* User frames: the leaf of a user-mode sample, or the whole stack with -g. */
 	if (!nk || prof_callchains)
-		nu = sp_user_frames(ctx, task, &s->us, prof_callchains, false,
+		nu = sp_user_frames(ctx, task, &s->us, prof_callchains, false, 0, false,
 				    &prof_drops.ustack_fail);
 	/* -g: the callers a C library without frame pointers hides (as at a switch) */
 	if (nu && prof_callchains && !(task->flags & (PF_KTHREAD | PF_USER_WORKER)))
@@ -121,7 +121,7 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 	}
 	count_key(key);
 	if (nu)
-		sp_user_maybe_announce(task, raw, &prof_drops.event_lost);
+		sp_user_maybe_announce(task, raw, bpf_ktime_get_ns(), &prof_drops.event_lost);
 }
 
 SEC("perf_event")

@@ -8,3 +8,4 @@
 
 struct sp_prof_ucache_stats prof_ucache_stats;
 const volatile __u32 ustack_timed = 0;
+const volatile __u32 ustack_off = 0;

@@ -20,13 +20,16 @@
  * image, so it can register the files the image maps (sp_user_announce()).
  *
  * The schedules and locks views take a stack per voluntary switch or contention, far more
- * often than the profile samples: they walk the frames themselves (sp_user_walk(), much
- * cheaper here than the kernel's walk), re-validate the caches less often, and recover the
- * frames a library without frame pointers hides (sp_user_recover(); the profile's -g stacks
- * too: ~1 us per sample whose leaf is outside the executable, a sample being rare). A stack is kept as a
- * (kernel stack, user stack) pair (sp_stack_pair()), whose key stands for the stack in the
- * view's maps, so the rows never depend on it. ~0.9 us per stack on a busy 2-CPU VM
- * (bench/callers.sh, SCHEDPROF_USTACK_TIMING).
+ * often than the profile samples (sp_user_stack_own()): they walk the frames themselves
+ * (sp_user_walk(): the stack's first 1 KB read at once, the frame records there taken from
+ * it), plan how the frames a library without frame pointers hides join them (sp_user_plan(),
+ * a scan of the same words; the profile's -g stacks too, sp_user_recover()), and name a raw
+ * stack only the first time it is seen: the raw IPs and the image hash to a key of
+ * ustack_raw, whose value is the named stack (a per-CPU memo before it, which also remembers
+ * the stack's pair and its image's announcement). Every SP_USTACK_UCACHE_CHECK-th stack of
+ * a CPU is named again through the kernel (re-validation). A stack is kept as a (kernel
+ * stack, user stack) pair (sp_stack_pair()), whose key stands for the stack in the view's
+ * maps, so the rows never depend on it. Cost per voluntary switch: bench/callers.sh.
  */
 #ifndef SCHEDPROF_USTACK_BPF_H
 #define SCHEDPROF_USTACK_BPF_H
@@ -64,6 +67,13 @@ SP_USTACK_EXTERN SP_MAP(prof_uimage, BPF_MAP_TYPE_LRU_HASH, 0, 1, struct sp_prof
 			struct prof_uimage_state);
 SP_USTACK_EXTERN SP_MAP(prof_xcache, BPF_MAP_TYPE_LRU_HASH, 0, 1, struct sp_prof_xcache_key,
 			struct sp_prof_ucache_val);
+/* The schedules and locks views' raw user stacks, by hash, -> their named one (sp_user_stack_own) */
+struct sp_uraw_val {
+	__u64 ustack; /* the key in prof_ustacks */
+	__u32 raw;    /* some frame is a raw IP */
+	__u32 pad;
+};
+SP_USTACK_EXTERN SP_MAP(ustack_raw, BPF_MAP_TYPE_LRU_HASH, 0, 1, __u64, struct sp_uraw_val);
 SP_USTACK_EXTERN struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096); /* libbpf rounds it up to the page size */
@@ -71,6 +81,8 @@ SP_USTACK_EXTERN struct {
 
 /* SCHEDPROF_USTACK_TIMING (bench/callers.sh): each user stack of the schedules/locks views timed */
 extern const volatile __u32 ustack_timed;
+/* SCHEDPROF_USTACK_OFF (bench/callers.sh): --stacks without the user stacks, to compare */
+extern const volatile __u32 ustack_off;
 
 /* How the stacks' user frames were named, every view together (not part of the saved run). */
 extern struct sp_prof_ucache_stats prof_ucache_stats;
@@ -87,6 +99,21 @@ struct phdr64 {
 #define PF_USER_WORKER 0x00004000
 
 #define SP_USCAN_WORDS 64 /* 512 bytes of the user stack scanned for the executable's frames */
+#define SP_UWIN_WORDS 128 /* the user stack's words read at once at a switch (sp_user_walk) */
+
+/*
+ * A CPU's memo of its last user stacks (sp_user_stack_own(), by the ustack_raw key's low
+ * bits): the named stack, the last pair kept with it, and when its image was last announced.
+ */
+#define SP_UMEMO 16
+struct sp_umemo {
+	__u64 key;    /* the ustack_raw key */
+	__u64 ustack; /* its value (0: the slot is empty) */
+	__u64 pair;   /* the key of a pair with it that stack_pairs holds */
+	__u64 seen;   /* the image's last announcement (prof_seen) */
+	__u32 raw;
+	__u32 pad;
+};
 
 /* Room for one stack's user frames: per CPU, and one per program that can nest. */
 struct sp_uscratch {
@@ -94,9 +121,15 @@ struct sp_uscratch {
 	__u64 uip[SP_PROF_UDEPTH]; /* the raw user IPs of u.frames */
 	__u64 auxv[56];		    /* mm->saved_auxv (single_text_segment) */
 	struct phdr64 phdrs[PROF_MAX_PHDRS];
-	__u64 scan[SP_USCAN_WORDS]; /* the user stack's words above its pointer (sp_user_recover) */
+	__u64 scan[SP_UWIN_WORDS];  /* the user stack's words above its pointer (sp_user_recover) */
 	__u32 tick;		    /* stacks with user frames on this CPU: re-validation */
 	__u32 pad;
+	__u64 fip[SP_PROF_UDEPTH];  /* the raw IPs sp_user_plan() found */
+	__u32 kind, n;		    /* sp_user_plan()'s answer (in memory: one verifier state) */
+	__u32 nw;		    /* sp_user_walk()'s frames (the same) */
+	__u32 win;		    /* sp_user_walk(): bytes of scan read at win_sp (0: none) */
+	__u64 win_sp;
+	struct sp_umemo memo[SP_UMEMO];
 };
 
 #define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
@@ -111,23 +144,28 @@ static __always_inline void sp_user_announce(__u32 tgid, __u32 exec_id, __u32 re
 		__sync_fetch_and_add(lost, 1);
 }
 
-/* Tells user space about a process image the first time it has user frames, then now and then. */
-static __always_inline void sp_user_maybe_announce(struct task_struct *task, __u32 raw,
-						   __u64 *lost)
+/*
+ * Tells user space about a process image the first time it has user frames, then now and then.
+ * Returns when the image was last announced (now: just now).
+ */
+static __always_inline __u64 sp_user_maybe_announce(struct task_struct *task, __u32 raw,
+						    __u64 now, __u64 *lost)
 {
 	__u32 tgid = task->tgid, exec_id = (__u32)task->self_exec_id;
-	__u64 img = ((__u64)tgid << 32) | exec_id, now = bpf_ktime_get_ns(), *last;
+	__u64 img = ((__u64)tgid << 32) | exec_id, *last;
 
 	last = bpf_map_lookup_elem(&prof_seen, &img);
 	if (!last) {
 		bpf_map_update_elem(&prof_seen, &img, &now, BPF_ANY);
 		sp_user_announce(tgid, exec_id, SP_PROF_EV_FIRST, lost);
-		return;
+		return now;
 	}
 	if (now - *last > (raw ? PROF_REFRESH_RAW_NS : PROF_REFRESH_NS)) {
 		*last = now;
 		sp_user_announce(tgid, exec_id, SP_PROF_EV_REFRESH, lost);
+		return now;
 	}
+	return *last;
 }
 
 struct uwalk {
@@ -373,7 +411,7 @@ static __always_inline bool single_text_segment(struct task_struct *task, struct
  * stack, cut to them, matches frame by frame.
  */
 struct ufpwalk {
-	__u64 *ip;
+	struct sp_uscratch *s;
 	__u64 fp;
 	__u64 lo; /* the stack pointer, then the last frame record read */
 	__u32 nr;
@@ -382,6 +420,20 @@ struct ufpwalk {
 
 #define SP_USTACK_UCACHE_CHECK 256 /* sp_user_frames(own): every Nth stack re-validated */
 #define SP_USTACK_SPAN (8 << 20) /* a frame record is at most 8 MiB above the stack pointer */
+
+/* The frame record at fp: from the window sp_user_walk() read, or from the stack. */
+static __always_inline long sp_user_record(struct sp_uscratch *s, __u64 fp, __u64 *rec)
+{
+	__u64 off = fp - s->win_sp, k;
+
+	if (off < s->win && off + 16 <= s->win && !(off & 7)) {
+		k = off / 8;
+		rec[0] = s->scan[k & (SP_UWIN_WORDS - 1)];
+		rec[1] = s->scan[(k + 1) & (SP_UWIN_WORDS - 1)];
+		return 0;
+	}
+	return bpf_probe_read_user(rec, 16, (void *)fp);
+}
 
 static long ufp_step(__u64 i, struct ufpwalk *w)
 {
@@ -395,26 +447,48 @@ static long ufp_step(__u64 i, struct ufpwalk *w)
 	if (w->nr >= SP_PROF_UDEPTH || w->fp <= w->lo || (w->fp & 7) ||
 	    w->fp - w->lo > SP_USTACK_SPAN)
 		return 1;
-	if (bpf_probe_read_user(rec, sizeof(rec), (void *)w->fp) || !rec[1])
+	if (sp_user_record(w->s, w->fp, rec) || !rec[1])
 		return 1;
-	w->ip[w->nr & (SP_PROF_UDEPTH - 1)] = rec[1];
+	w->s->uip[w->nr & (SP_PROF_UDEPTH - 1)] = rec[1];
 	w->nr++;
 	w->lo = w->fp;
 	w->fp = rec[0];
 	return 0;
 }
 
-/* Fills uip[] with the user stack of task (current); returns the number of frames. */
-static __always_inline __u32 sp_user_walk(struct task_struct *task, __u64 *uip)
+/*
+ * Fills s->uip with the user stack of task (current); returns the number of frames. The
+ * stack's first words are read at once into s->scan (the frame records there need no read of
+ * their own, and sp_user_plan() scans them): up to SP_UWIN_WORDS, never past the page that
+ * holds the last of the SP_USCAN_WORDS words the scan needs (no read of a page the scan
+ * would not touch: the stack may end there).
+ */
+static __always_inline __u32 sp_user_walk(struct task_struct *task, struct sp_uscratch *s)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	struct ufpwalk w = { .ip = uip, .nr = 1 };
+	struct ufpwalk w = { .s = s };
+	__u64 sp, len;
 
+	s->win = 0;
 	if (!regs)
 		return 0;
-	uip[0] = regs->ip;
+	s->uip[0] = regs->ip;
+	sp = regs->sp;
+	if (sp && !(sp & 7)) {
+		len = (((sp + SP_USCAN_WORDS * 8 - 1) | 4095) + 1) - sp;
+		if (len > SP_UWIN_WORDS * 8)
+			len = SP_UWIN_WORDS * 8;
+		if (len >= SP_USCAN_WORDS * 8 && !bpf_probe_read_user(s->scan, len, (void *)sp)) {
+			s->win_sp = sp;
+			s->win = len;
+		}
+	}
 	w.fp = regs->bp;
-	w.lo = regs->sp - 1;
+	w.lo = sp - 1;
+	/* the count from memory: the verifier sees a bounded number, not 1, 2, 3... */
+	s->nw = 1;
+	asm volatile("" ::: "memory");
+	w.nr = s->nw;
 	bpf_loop(SP_PROF_UDEPTH, ufp_step, &w, 0);
 	return w.nr;
 }
@@ -423,13 +497,15 @@ static __always_inline __u32 sp_user_walk(struct task_struct *task, __u64 *uip)
  * The user frames of task (current) into s->u.frames, as build-id + file offset where the
  * kernel can name them: from prof_ucache when every page is cached, else (and every
  * SP_PROF_UCACHE_CHECK-th time) from the kernel, whose answer is cached. full: the whole
- * stack, else the leaf only. own (with full): the frames are always walked first by
+ * stack, else the leaf only. own (with full): s->uip holds the first nw frames of
  * sp_user_walk() (the schedules and locks views: cheaper than the kernel's walk, which stops
- * only at a faulting read), and the kernel's answer is cut to them. *fail counts the stacks
- * that could not be read. Returns the number of frames.
+ * only at a faulting read), and the kernel's answer is cut to them; check: re-validate
+ * (their callers count). *fail counts the stacks that could not be read. Returns the number
+ * of frames.
  */
 static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
-					    struct sp_uscratch *s, bool full, bool own, __u64 *fail)
+					    struct sp_uscratch *s, bool full, bool own, __u32 nw,
+					    bool check, __u64 *fail)
 {
 	__u32 depth = full ? SP_PROF_UDEPTH : 1, nr, walked = 0;
 	struct prof_uimage_state *img = NULL, first_miss = { .misses = 1 };
@@ -471,7 +547,7 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 	}
 	exe_text(task, &w);
 	if (full && own) {
-		w.nr = sp_user_walk(task, s->uip);
+		w.nr = nw;
 		walked = 1;
 		bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
 	} else {
@@ -497,7 +573,7 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 		}
 	}
 	/* a switch is far more frequent than a sample: re-validated less often */
-	if (!w.miss && ++s->tick % (own ? SP_USTACK_UCACHE_CHECK : SP_PROF_UCACHE_CHECK)) {
+	if (!w.miss && (own ? !check : ++s->tick % SP_PROF_UCACHE_CHECK)) {
 		__sync_fetch_and_add(&prof_ucache_stats.hit, 1);
 		return w.nr;
 	}
@@ -575,7 +651,8 @@ struct uscan {
 	__u64 sp, lo, len; /* the words' address; the executable's text [lo, lo + len) */
 	__u32 first;	   /* the first word in the text (SP_USCAN_WORDS: none) */
 	__u32 rec;	   /* the frame record's word (0: none) */
-	__u32 n;	   /* frames kept */
+	__u32 n;	   /* frames in s->fip */
+	__u32 nw;	   /* the walk's frames (s->uip) */
 	__u64 fp;	   /* the walk from the record: the next frame pointer */
 };
 
@@ -584,109 +661,320 @@ static __always_inline bool uscan_text(struct uscan *c, __u64 v)
 	return v - c->lo < c->len;
 }
 
+/*
+ * The scans below take SP_USCAN_STEP words per bpf_loop() iteration: the words are in the
+ * scratch already, and an iteration's call costs more than checking a word.
+ */
+#define SP_USCAN_STEP 4
+
 /* The first word in the executable's text (c->first stays SP_USCAN_WORDS: none). */
 static long uscan_first(__u64 i, struct uscan *c)
 {
-	if (i >= SP_USCAN_WORDS)
-		return 1;
-	if (!uscan_text(c, c->s->scan[i & (SP_USCAN_WORDS - 1)]))
-		return 0;
-	c->first = i;
-	return 1;
+	for (__u32 k = 0; k < SP_USCAN_STEP; k++) {
+		__u64 j = i * SP_USCAN_STEP + k;
+
+		if (j >= SP_USCAN_WORDS)
+			return 1;
+		if (uscan_text(c, c->s->scan[j & (SP_USCAN_WORDS - 1)])) {
+			c->first = j;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* Above it, the first frame record (saved frame pointer, return address into the text). */
 static long uscan_record(__u64 i, struct uscan *c)
 {
-	__u64 fp, at = c->sp + i * 8;
+	for (__u32 k = 0; k < SP_USCAN_STEP; k++) {
+		__u64 j = c->first + 1 + i * SP_USCAN_STEP + k, fp, at = c->sp + j * 8;
 
-	if (i <= c->first)
-		return 0;
-	if (i + 1 >= SP_USCAN_WORDS)
+		if (j + 1 >= SP_USCAN_WORDS)
+			return 1;
+		fp = c->s->scan[j & (SP_USCAN_WORDS - 1)];
+		if (fp <= at || (fp & 7) || fp - at > SP_USTACK_SPAN ||
+		    !uscan_text(c, c->s->scan[(j + 1) & (SP_USCAN_WORDS - 1)]))
+			continue;
+		c->rec = j;
 		return 1;
-	fp = c->s->scan[i & (SP_USCAN_WORDS - 1)];
-	if (fp <= at || (fp & 7) || fp - at > SP_USTACK_SPAN ||
-	    !uscan_text(c, c->s->scan[(i + 1) & (SP_USCAN_WORDS - 1)]))
-		return 0;
-	c->rec = i;
-	return 1;
+	}
+	return 0;
 }
 
 static __always_inline void uscan_push(struct uscan *c, __u64 ip)
 {
-	struct sp_uframe *f;
-
 	if (c->n >= SP_PROF_UDEPTH)
 		return;
-	f = &c->s->u.frames[c->n & (SP_PROF_UDEPTH - 1)];
-	__builtin_memset(f, 0, sizeof(*f));
-	f->status = SP_UFRAME_IP;
-	f->offset = ip;
+	c->s->fip[c->n & (SP_PROF_UDEPTH - 1)] = ip;
 	c->n++;
 }
 
-/* One frame record up the chain: its return address, then on to the next. */
+/* One frame record up the chain: its return address, then on to the next (as ufp_step). */
 static long uscan_walk(__u64 i, struct uscan *c)
 {
 	__u64 rec[2];
 
 	if (c->n >= SP_PROF_UDEPTH || !c->fp)
 		return 1;
-	if (bpf_probe_read_user(rec, sizeof(rec), (void *)c->fp) || !rec[1])
+	if (sp_user_record(c->s, c->fp, rec) || !rec[1])
 		return 1;
 	uscan_push(c, rec[1]);
-	if (rec[0] <= c->fp || (rec[0] & 7))
+	if (rec[0] <= c->fp || (rec[0] & 7) || rec[0] - c->fp > SP_USTACK_SPAN)
 		return 1;
 	c->fp = rec[0];
 	return 0;
 }
 
-/* The frames the frame-pointer walk missed, into s->u.frames after the leaf. Returns nr. */
-static __always_inline __u32 sp_user_recover(struct task_struct *task, struct sp_uscratch *s,
-					     __u32 nr)
+/* The walk's frames from 2 on: the chain from the record the walk read first. */
+static long uscan_walked(__u64 i, struct uscan *c)
+{
+	if (i + 2 >= c->nw || c->n >= SP_PROF_UDEPTH)
+		return 1;
+	uscan_push(c, c->s->uip[(i + 2) & (SP_PROF_UDEPTH - 1)]);
+	return 0;
+}
+
+#define SP_UREC_NONE 0	 /* the frames as found */
+#define SP_UREC_CALLER 1 /* the caller (fip[1], a raw IP) after the leaf, then frames 1.. */
+#define SP_UREC_RECORD 2 /* the leaf, then the raw IPs fip[1..n) from a frame record */
+
+/*
+ * How the frames the frame-pointer walk missed join a stack of nr frames (see above): returns
+ * SP_UREC_* and sets *n to the frames the stack will have. f1: frame 1's raw IP when known,
+ * else 0. walked: s->uip holds the walk of sp_user_walk(), whose first frame record was read
+ * at the frame pointer: a record found there needs no second walk (its chain is the walk's).
+ */
+static __always_inline __u32 sp_user_plan_in(struct task_struct *task, struct sp_uscratch *s,
+					     __u32 nr, __u64 f1, bool walked, __u32 *n)
 {
 	struct mm_struct *mm = task->mm;
-	struct uscan c = { .s = s };
+	struct uscan c = { .s = s, .nw = nr };
 	struct pt_regs *regs;
 	__u64 sp, ret;
 
+	*n = nr;
 	if (!mm || !nr)
-		return nr;
+		return SP_UREC_NONE;
 	c.lo = mm->start_code;
 	c.len = mm->end_code > c.lo ? mm->end_code - c.lo : 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (!c.len || !regs || uscan_text(&c, regs->ip))
-		return nr;
+		return SP_UREC_NONE;
 	sp = regs->sp;
-	if (!sp || (sp & 7) || bpf_probe_read_user(s->scan, sizeof(s->scan), (void *)sp))
-		return nr;
+	if (!sp || (sp & 7))
+		return SP_UREC_NONE;
+	/* the walk's window holds the words; else (the profile) they are read */
+	if (!walked || s->win_sp != sp || s->win < SP_USCAN_WORDS * 8) {
+		s->win = 0;
+		if (bpf_probe_read_user(s->scan, SP_USCAN_WORDS * 8, (void *)sp))
+			return SP_UREC_NONE;
+	}
 	c.sp = sp;
 	c.first = SP_USCAN_WORDS;
-	bpf_loop(SP_USCAN_WORDS, uscan_first, &c, 0);
+	bpf_loop(SP_USCAN_WORDS / SP_USCAN_STEP, uscan_first, &c, 0);
 	if (c.first >= SP_USCAN_WORDS)
-		return nr;
+		return SP_UREC_NONE;
 	ret = s->scan[c.first & (SP_USCAN_WORDS - 1)];
 	/* the walk found it already (the library kept the frame pointer): nothing missed */
-	if (nr > 1 && s->u.frames[1].status == SP_UFRAME_IP && s->u.frames[1].offset == ret)
-		return nr;
-	bpf_loop(SP_USCAN_WORDS, uscan_record, &c, 0);
-	if (!c.rec) {
-		/* the caller only: shift the walk's frames up by one, after the leaf */
-		if (nr >= SP_PROF_UDEPTH)
-			nr = SP_PROF_UDEPTH - 1;
-		for (__u32 i = SP_PROF_UDEPTH - 1; i > 1; i--)
-			if (i <= nr)
-				s->u.frames[i] = s->u.frames[i - 1];
-		c.n = 1;
-		uscan_push(&c, ret);
-		return nr + 1;
+	if (nr > 1 && f1 == ret)
+		return SP_UREC_NONE;
+	s->fip[1] = ret;
+	bpf_loop(SP_USCAN_WORDS / SP_USCAN_STEP, uscan_record, &c, 0);
+	if (!c.rec) { /* the caller only */
+		*n = nr >= SP_PROF_UDEPTH ? SP_PROF_UDEPTH : nr + 1;
+		return SP_UREC_CALLER;
 	}
-	c.n = 1;
-	uscan_push(&c, ret);
+	s->n = 2; /* from memory, as in sp_user_walk() */
+	asm volatile("" ::: "memory");
+	c.n = s->n;
 	uscan_push(&c, s->scan[(c.rec + 1) & (SP_USCAN_WORDS - 1)]);
-	c.fp = s->scan[c.rec & (SP_USCAN_WORDS - 1)];
-	bpf_loop(SP_PROF_UDEPTH, uscan_walk, &c, 0);
-	return c.n;
+	if (walked && nr > 1 && sp + c.rec * 8 == regs->bp) {
+		bpf_loop(SP_PROF_UDEPTH, uscan_walked, &c, 0);
+	} else {
+		c.fp = s->scan[c.rec & (SP_USCAN_WORDS - 1)];
+		bpf_loop(SP_PROF_UDEPTH, uscan_walk, &c, 0);
+	}
+	*n = c.n;
+	return SP_UREC_RECORD;
+}
+
+/*
+ * sp_user_plan_in()'s answer into s->kind and s->n, read back from memory by the caller: the
+ * verifier follows one path from there, not one per answer (the walks' frame counts).
+ */
+static __always_inline void sp_user_plan(struct task_struct *task, struct sp_uscratch *s,
+					 __u32 nr, __u64 f1, bool walked)
+{
+	s->kind = sp_user_plan_in(task, s, nr, f1, walked, &s->n);
+	asm volatile("" ::: "memory");
+}
+
+struct uapply {
+	struct sp_uscratch *s;
+	__u32 n;
+	__u32 pad;
+};
+
+static __always_inline void uframe_raw(struct sp_uframe *f, __u64 ip)
+{
+	__builtin_memset(f, 0, sizeof(*f));
+	f->status = SP_UFRAME_IP;
+	f->offset = ip;
+}
+
+/* SP_UREC_CALLER: frames 1.. one up (the last one kept falls off at SP_PROF_UDEPTH). */
+static long uapply_shift(__u64 i, struct uapply *a)
+{
+	__u32 k = a->n - 1 - (__u32)i;
+
+	if (i >= SP_PROF_UDEPTH || k < 2 || k >= SP_PROF_UDEPTH)
+		return 1;
+	a->s->u.frames[k & (SP_PROF_UDEPTH - 1)] = a->s->u.frames[(k - 1) & (SP_PROF_UDEPTH - 1)];
+	return 0;
+}
+
+/* SP_UREC_RECORD: frames 1.. are fip's raw IPs. */
+static long uapply_raw(__u64 i, struct uapply *a)
+{
+	__u32 j = i & (SP_PROF_UDEPTH - 1);
+
+	if (i >= a->n || i >= SP_PROF_UDEPTH)
+		return 1;
+	if (j)
+		uframe_raw(&a->s->u.frames[j], a->s->fip[j]);
+	return 0;
+}
+
+/* Applies sp_user_plan()'s kind to the named frames in s->u.frames; returns the frames. */
+static __always_inline __u32 sp_user_apply(struct sp_uscratch *s, __u32 kind, __u32 n)
+{
+	struct uapply a = { .s = s, .n = n };
+
+	if (kind == SP_UREC_CALLER) {
+		bpf_loop(SP_PROF_UDEPTH, uapply_shift, &a, 0);
+		uframe_raw(&s->u.frames[1], s->fip[1]);
+	} else if (kind == SP_UREC_RECORD) {
+		bpf_loop(SP_PROF_UDEPTH, uapply_raw, &a, 0);
+	}
+	return n;
+}
+
+/* The frames the walk missed, into s->u.frames (nr named) after the leaf. Returns nr. */
+static __always_inline __u32 sp_user_recover(struct task_struct *task, struct sp_uscratch *s,
+					     __u32 nr)
+{
+	__u64 f1 = nr > 1 && s->u.frames[1].status == SP_UFRAME_IP ? s->u.frames[1].offset : 0;
+	sp_user_plan(task, s, nr, f1, false);
+	return sp_user_apply(s, s->kind, s->n);
+}
+
+/*
+ * The schedules and locks views name a user stack once per distinct raw stack: the raw IPs
+ * of the walk and of the plan, with the process image, hash to a key of ustack_raw, whose
+ * value is the named stack's key in prof_ustacks (what naming, applying and keeping it gave
+ * the first time). Every SP_USTACK_UCACHE_CHECK-th stack of a CPU takes the whole path again
+ * (the kernel's build-id lookup re-validates the caches, and the answer replaces the entry).
+ */
+struct uraw_hash {
+	struct sp_uscratch *s;
+	__u64 h;
+	__u32 kind, n;
+};
+
+static long uraw_step(__u64 i, struct uraw_hash *r)
+{
+	__u32 j = i & (SP_PROF_UDEPTH - 1);
+	__u64 ip;
+
+	if (i >= r->n || i >= SP_PROF_UDEPTH)
+		return 1;
+	if (!j || r->kind == SP_UREC_NONE)
+		ip = r->s->uip[j];
+	else if (r->kind == SP_UREC_RECORD || j == 1)
+		ip = r->s->fip[j];
+	else
+		ip = r->s->uip[(j - 1) & (SP_PROF_UDEPTH - 1)];
+	r->h = sp_mix(r->h, ip);
+	return 0;
+}
+
+static __always_inline __u64 sp_user_raw_key(struct task_struct *task, struct sp_uscratch *s,
+					     __u32 kind, __u32 n)
+{
+	struct uraw_hash r = { .s = s, .kind = kind, .n = n };
+
+	r.h = sp_mix(sp_mix(0x84222325cbf29ce4ULL, task->group_leader->start_time),
+		     ((__u64)task->tgid << 32) | (__u32)task->self_exec_id);
+	r.h = sp_mix(r.h, ((__u64)kind << 32) | n);
+	bpf_loop(SP_PROF_UDEPTH, uraw_step, &r, 0);
+	return r.h;
+}
+
+/* The user stack of task (current) for sp_stack_pair(): its key in prof_ustacks, or 0. */
+static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *task,
+					       struct sp_uscratch *s, __u32 *nr, __u32 *raw,
+					       __u64 *fail, struct sp_ustack_drops *d,
+					       __u64 *t, struct sp_umemo **mp)
+{
+	struct sp_umemo *m;
+	struct sp_uraw_val val = {}, *v;
+	__u32 nw, kind, n, want;
+	bool check, same;
+	__u64 key;
+
+	s->nw = sp_user_walk(task, s);
+	asm volatile("" ::: "memory");
+	nw = s->nw;
+	if (t)
+		t[SP_USTACK_T_WALK] = bpf_ktime_get_ns();
+	sp_user_plan(task, s, nw, nw > 1 ? s->uip[1] : 0, true);
+	if (t)
+		t[SP_USTACK_T_RECOVER] = bpf_ktime_get_ns();
+	kind = s->kind;
+	n = s->n;
+	*nr = 0;
+	if (!n)
+		return 0;
+	key = sp_user_raw_key(task, s, kind, n);
+	check = !(++s->tick % SP_USTACK_UCACHE_CHECK);
+	m = &s->memo[key & (SP_UMEMO - 1)];
+	*mp = m;
+	if (!check && m->key == key && m->ustack) { /* this CPU's memo */
+		__sync_fetch_and_add(&prof_ucache_stats.hit, 1);
+		*nr = n;
+		*raw |= m->raw;
+		return m->ustack;
+	}
+	m->ustack = 0;
+	v = check ? NULL : bpf_map_lookup_elem(&ustack_raw, &key);
+	if (v) {
+		__sync_fetch_and_add(&prof_ucache_stats.hit, 1);
+		*nr = n;
+		*raw |= v->raw;
+		if (v->ustack)
+			*m = (struct sp_umemo){ .key = key, .ustack = v->ustack, .raw = v->raw };
+		return v->ustack;
+	}
+	/* a stack with a frame record found by the scan keeps only its leaf's name */
+	want = kind == SP_UREC_RECORD ? 1 : nw;
+	*nr = sp_user_frames(ctx, task, s, true, true, want, check, fail);
+	if (!*nr)
+		return 0;
+	same = *nr == want;
+	if (!same) /* the kernel named fewer: cannot happen; kept, not remembered */
+		n = kind == SP_UREC_RECORD ? n : kind == SP_UREC_CALLER ? *nr + 1 : *nr;
+	if (n > SP_PROF_UDEPTH)
+		n = SP_PROF_UDEPTH;
+	*nr = sp_user_apply(s, kind, n);
+	if (t)
+		t[SP_USTACK_T_NAME] = bpf_ktime_get_ns();
+	val.ustack = sp_user_stack_keep(s, *nr, &val.raw, &d->map_full);
+	*raw |= val.raw;
+	if (val.ustack && same && !*fail) {
+		bpf_map_update_elem(&ustack_raw, &key, &val, BPF_ANY);
+		*m = (struct sp_umemo){ .key = key, .ustack = val.ustack, .raw = val.raw };
+	}
+	return val.ustack;
 }
 
 /*
@@ -701,11 +989,15 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 					   void *scratch_map, struct sp_ustack_drops *d)
 {
 	struct sp_stack_pair pair = { .kstack = kstack };
-	__u64 t0 = ustack_timed ? bpf_ktime_get_ns() : 0;
+	__u64 t0 = ustack_timed ? bpf_ktime_get_ns() : 0, t[SP_USTACK_PARTS] = {};
 	struct sp_uscratch *s;
 	__u32 zero = 0, nr = 0, raw = 0;
+	struct sp_umemo *m = NULL;
+	bool memo;
 	__u64 h;
 
+	if (ustack_off)
+		return kstack;
 	s = bpf_map_lookup_elem(scratch_map, &zero);
 	if (!s)
 		return kstack;
@@ -713,10 +1005,13 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)) && task->mm) {
 		__u64 fail = 0;
 
-		nr = sp_user_frames(ctx, task, s, true, true, &fail);
-		nr = sp_user_recover(task, s, nr);
-		if (nr)
-			pair.ustack = sp_user_stack_keep(s, nr, &raw, &d->map_full);
+		pair.ustack = sp_user_stack_own(ctx, task, s, &nr, &raw, &fail, d, t0 ? t : NULL,
+						&m);
+		if (t0) {
+			t[SP_USTACK_T_KEEP] = bpf_ktime_get_ns();
+			if (!t[SP_USTACK_T_NAME]) /* named from ustack_raw */
+				t[SP_USTACK_T_NAME] = t[SP_USTACK_T_KEEP];
+		}
 		if (fail)
 			__sync_fetch_and_add(&d->read_fail, 1);
 		if ((nr && !pair.ustack) || fail)
@@ -725,16 +1020,41 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 		pair.exec_id = (__u32)task->self_exec_id;
 		if (raw)
 			pair.flags |= SP_PAIR_F_RAW_IP;
-		if (nr)
-			sp_user_maybe_announce(task, raw, &d->event_lost);
+		if (nr) {
+			__u64 now = bpf_ktime_get_ns();
+
+			/* announced since the memo's time: no need to look (the same answer) */
+			memo = m && pair.ustack && m->ustack == pair.ustack;
+			if (!memo || now - m->seen > (raw ? PROF_REFRESH_RAW_NS : PROF_REFRESH_NS)) {
+				now = sp_user_maybe_announce(task, raw, now, &d->event_lost);
+				if (memo)
+					m->seen = now;
+			}
+		}
 	}
 	h = sp_mix(sp_mix(kstack, pair.ustack), pair.flags);
 	if (raw) /* raw IPs are named through the process image: pairs of two images differ */
 		h = sp_mix(h, ((__u64)pair.tgid << 32) | pair.exec_id);
-	h = sp_stack_keep(&stack_pairs, h, &pair);
+	/* the memo's pair is in stack_pairs already (nothing is ever deleted there) */
+	memo = m && pair.ustack && m->ustack == pair.ustack;
+	if (!memo || m->pair != h) {
+		h = sp_stack_keep(&stack_pairs, h, &pair);
+		if (memo && h)
+			m->pair = h;
+	}
 	if (t0) {
-		__sync_fetch_and_add(&d->timed_ns, bpf_ktime_get_ns() - t0);
+		__u64 t1 = bpf_ktime_get_ns();
+
+		__sync_fetch_and_add(&d->timed_ns, t1 - t0);
 		__sync_fetch_and_add(&d->timed, 1);
+		if (t[SP_USTACK_T_KEEP]) { /* a user stack was taken: its parts */
+			t[SP_USTACK_T_PAIR] = t1;
+			__sync_fetch_and_add(&d->timed_user, 1);
+			for (int i = 0; i < SP_USTACK_PARTS; i++) {
+				__sync_fetch_and_add(&d->timed_part[i], t[i] - t0);
+				t0 = t[i];
+			}
+		}
 	}
 	if (h)
 		return h;

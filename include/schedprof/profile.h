@@ -170,6 +170,16 @@ struct sp_stack_pair {
 	__u32 pad;
 };
 
+/* SCHEDPROF_USTACK_TIMING: where a user stack's time goes (sp_stack_pair()). */
+enum sp_ustack_part {
+	SP_USTACK_T_WALK,    /* the frame-pointer walk */
+	SP_USTACK_T_RECOVER, /* the frames a library without frame pointers hides */
+	SP_USTACK_T_NAME,    /* naming the frames: the caches, the kernel's build-id lookup */
+	SP_USTACK_T_KEEP,    /* hashing and keeping the user stack */
+	SP_USTACK_T_PAIR,    /* the announcement and the (kernel, user) pair */
+	SP_USTACK_PARTS
+};
+
 /* A view's user-stack drop counters (.bss), read after the run. */
 struct sp_ustack_drops {
 	__u64 read_fail;     /* bpf_get_stack() failed for the user frames */
@@ -179,6 +189,8 @@ struct sp_ustack_drops {
 	/* SCHEDPROF_USTACK_TIMING set (the bench): the user stacks' time, and how many */
 	__u64 timed_ns;
 	__u64 timed;
+	__u64 timed_part[SP_USTACK_PARTS]; /* ... of the stacks of user tasks, by part */
+	__u64 timed_user;		   /* ... how many */
 };
 
 #endif

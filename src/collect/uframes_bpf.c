@@ -45,10 +45,13 @@ void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_opts *o, bo
 	bpf_map__set_max_entries(skel->maps.prof_events, SP_PROF_EVENTS_BYTES);
 	/* the bench's: each user stack of the schedules and locks views timed (two clock reads) */
 	skel->rodata->ustack_timed = getenv(UFRAMES_TIMING_ENV) != NULL;
+	/* the bench's too: --stacks with kernel stacks only, what the user stacks cost is compared to */
+	skel->rodata->ustack_off = getenv(UFRAMES_OFF_ENV) != NULL;
 	if (!stacks)
 		return;
 	bpf_map__set_max_entries(skel->maps.prof_ustacks, o->max_stacks);
 	bpf_map__set_max_entries(skel->maps.stack_pairs, o->max_stacks);
+	bpf_map__set_max_entries(skel->maps.ustack_raw, SP_PROF_UCACHE);
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -180,6 +183,19 @@ void uframes_report(const char *view, const struct uframes *uf, const struct sp_
 		dlog("%s: %llu user stacks took %llu ns each (%s)", view,
 		     (unsigned long long)d->timed, (unsigned long long)(d->timed_ns / d->timed),
 		     UFRAMES_TIMING_ENV);
+	if (d->timed_user) {
+		static const char *const part[SP_USTACK_PARTS] = { "walk", "recover", "name",
+								     "keep", "pair" };
+		char buf[256];
+		size_t len = 0;
+
+		for (int i = 0; i < SP_USTACK_PARTS; i++)
+			len += snprintf(buf + len, sizeof(buf) - len, "%s%s %llu", i ? ", " : "",
+					part[i],
+					(unsigned long long)(d->timed_part[i] / d->timed_user));
+		dlog("%s: %llu user stacks of user tasks by part (ns each): %s", view,
+		     (unsigned long long)d->timed_user, buf);
+	}
 	if (lost || uf->stacks_missing || pairs->failed || ustacks->failed)
 		wlog("%s: %llu stacks lack their user frames (user stack not read %llu, user "
 		     "stack map full %llu, pair map full %llu, lost by the dump %llu; raise "

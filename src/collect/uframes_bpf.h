@@ -16,6 +16,8 @@ struct usyms;
 
 /* Set in the environment: the BPF side times each user stack it takes (the bench's). */
 #define UFRAMES_TIMING_ENV "SCHEDPROF_USTACK_TIMING"
+/* Set: --stacks takes no user stacks (the bench compares the cost against it). */
+#define UFRAMES_OFF_ENV "SCHEDPROF_USTACK_OFF"
 
 /* Whether the schedules and locks views keep full stacks (then with their user stacks). */
 bool uframes_full_stacks(const struct trace_opts *o);
