@@ -18,16 +18,12 @@
  *                        then the process exits (exit_group), so K + 1 tasks die at once
  *   spwork ignore SIGNALS SECONDS  ignores SIGNALS (a list of INT, TERM, HUP), then sleeps
  *                        SECONDS
- *   spwork places K N    a task ("sp_places") that sleeps at K (1-3) places in turn, N times
- *                        each: a pipe read (fed as in `pipe N`), a 100 us nanosleep, a poll
- *                        of an empty pipe with a 1 ms timeout
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -96,52 +92,6 @@ static int do_pipe(long n, const char *reader_name)
 		for (long i = 0; i < n; i++)
 			if (read(p[0], &c, 1) != 1)
 				_exit(3);
-		_exit(0);
-	}
-	close(p[0]);
-	for (long i = 0; i < n; i++) {
-		double t0 = now();
-
-		while (!asleep_in_pipe(pid)) {
-			if (now() - t0 > 10)
-				die("reader never blocked");
-		}
-		if (write(p[1], &c, 1) != 1)
-			die("write");
-	}
-	close(p[1]);
-	if (waitpid(pid, &status, 0) < 0)
-		die("waitpid");
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
-}
-
-static int do_places(long k, long n)
-{
-	int p[2], q[2], status;
-	pid_t pid;
-	char c = 'x';
-
-	if (k < 1 || k > 3)
-		die("places: K is 1, 2 or 3");
-	if (pipe(p) || pipe(q))
-		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		struct timespec ts = { 0, 100 * 1000 };
-		struct pollfd pf = { .fd = q[0], .events = POLLIN };
-
-		set_name("sp_places");
-		close(p[1]);
-		for (long i = 0; i < n; i++) {
-			if (read(p[0], &c, 1) != 1)
-				_exit(3);
-			if (k >= 2)
-				nanosleep(&ts, NULL);
-			if (k >= 3 && poll(&pf, 1, 1) != 0)
-				_exit(4);
-		}
 		_exit(0);
 	}
 	close(p[0]);
@@ -380,9 +330,7 @@ int main(int argc, char **argv)
 		return do_sleepers(argv[2], atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "ignore"))
 		return do_ignore(argv[2], atof(argv[3]));
-	if (argc == 4 && !strcmp(argv[1], "places"))
-		return do_places(atol(argv[2]), atol(argv[3]));
 	fprintf(stderr, "usage: spwork pipe N | wait K | spin SECONDS | tree FILE N | comm NAME | "
-		"threads FILE N | sleepers FILE K | ignore SIGNALS SECONDS | places K N\n");
+		"threads FILE N | sleepers FILE K | ignore SIGNALS SECONDS\n");
 	return 2;
 }
