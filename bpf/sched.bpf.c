@@ -257,8 +257,6 @@ struct sp_raw {
 	__u32 nhop;
 	__u32 since_check; /* fast attributions since the last full-walk check */
 	__s32 result;	   /* 1: caller found, -1: miss */
-	__u32 gen;	   /* frame_dist_gen before the hops read frame_dist */
-	__u32 memo_ok;	   /* every address hopped through is kernel text: a memo can keep them */
 	/* learning from a full walk */
 	__s32 prev_pos;
 	__u64 prev_ip;
@@ -284,58 +282,19 @@ __u64 fast_start_ip = 0;
  */
 __u64 fast_need_words = 0;
 
-/*
- * One of the caller fast path's last answers for a task (fast_memo()): the words its hops
- * read (where, and the low half of the return address found there), the fold's answer,
- * and the frame_dist generation it was found under.
- */
-#define SP_MEMO_FRAMES 12
-#define SP_MEMO_HI 0xffffffff00000000ULL /* the high half of every kernel text address */
-
-struct sp_caller_memo {
-	__u64 caller;
-	__u32 gen;
-	__u16 wait;
-	__u16 n; /* words in ip[] and pos[]; 0: none */
-	__u32 ip[SP_MEMO_FRAMES];
-	__u8 pos[SP_MEMO_FRAMES];
-};
-
-#define SP_MEMOS 2 /* a task that sleeps at two places in turn (a read, then a write) */
-
-/*
- * A task storage of its own, created at the task's first answer from the hops: the value
- * stays within the task storage allocator's 256-byte unit (a larger one is refilled one
- * object at a time, and a burst of new tasks then fails to get the traced set's storage).
- */
-struct sp_task_memos {
-	struct sp_caller_memo memo[SP_MEMOS];
-	__u32 next; /* the memo the next answer from the hops replaces */
-	__u32 pad;
-};
-SP_TASK_MAP(memos, struct sp_task_memos);
-
 struct sp_hop_ctx {
 	struct sp_raw *r;
-	struct sp_caller_memo *m; /* a memo of the task, written on the way; NULL: none */
 };
 
 /* One hop: folds the current frame; on to the next by its learned distance. */
 static long fast_hop(__u64 i, struct sp_hop_ctx *c)
 {
 	struct sp_raw *r = c->r;
-	struct sp_caller_memo *m = c->m;
 	struct sp_frame_dist *d;
 	struct sp_dist_slot *sl;
 	__u64 ip = r->ip;
 	__u32 pos, gen;
 
-	if (m && i < SP_MEMO_FRAMES) {
-		m->ip[i] = (__u32)ip;
-		m->pos[i] = r->pos;
-		if ((ip & SP_MEMO_HI) != SP_MEMO_HI)
-			r->memo_ok = 0;
-	}
 	sl = &r->slot[(ip ^ (ip >> 8)) & (SP_DIST_SLOTS - 1)];
 	gen = *(volatile __u32 *)&frame_dist_gen;
 	if (gen && sl->gen == gen && sl->ip == ip) { /* (0 only if it wrapped) */
@@ -398,24 +357,16 @@ static __always_inline bool fast_read(struct sp_raw *r, __u64 words)
 	return true;
 }
 
-/*
- * Attributes from the raw words: 1 with the caller in r->st, 0 on a miss. On a hit, the
- * words it read (where, and what) become the task's memo m (when not NULL).
- */
-static __always_inline int fast_try(struct sp_raw *r, struct sp_caller_memo *m)
+/* Attributes from the raw words: 1 with the caller in r->st, 0 on a miss. */
+static __always_inline int fast_try(struct sp_raw *r)
 {
-	struct sp_hop_ctx c = { r, m };
+	struct sp_hop_ctx c = { r };
 	__u32 pos = fast_start_pos;
 	__u64 ip = fast_start_ip;
 
 	r->nhop = 0;
-	if (m)
-		m->n = 0;
 	if (!ip || pos >= r->nw || pos >= SP_RAW_WORDS || r->w[pos & SP_RAW_MASK] != ip)
 		return 0;
-	r->gen = *(volatile __u32 *)&frame_dist_gen;
-	r->memo_ok = 1;
-	asm volatile("" ::: "memory"); /* the generation before the entries (fast_hop) */
 	r->st.caller = SP_CALLER_UNKNOWN;
 	r->st.wait = SP_WAIT_NONE;
 	r->st.seen_sched = 0;
@@ -423,92 +374,7 @@ static __always_inline int fast_try(struct sp_raw *r, struct sp_caller_memo *m)
 	r->ip = ip;
 	r->result = 0;
 	bpf_loop(SP_MAX_HOPS, fast_hop, &c, 0);
-	if (r->result != 1 || r->st.caller == SP_CALLER_UNKNOWN)
-		return 0;
-	if (m && r->gen && r->memo_ok && r->nhop < SP_MEMO_FRAMES) { /* (as fast_hop wrote it) */
-		m->caller = r->st.caller;
-		m->wait = r->st.wait;
-		m->gen = r->gen;
-		m->n = r->nhop + 1; /* the hops and the caller's own word */
-	}
-	return 1;
-}
-
-/*
- * The task's memos (issue #11): most tasks sleep again where they slept before (a pipe or
- * socket read, wait4, a futex; or two such places in turn), with the same return addresses
- * at the same words. When every word a memo's answer read holds the same address again,
- * and frame_dist has not changed since (its generation), the hops would read the same
- * distances and classes and fold to the same caller: the memo's, without the hops' lookups
- * (a cold cache line each on task-heavy work). Checked by the same full walks as a hop's.
- */
-struct sp_memo_ctx {
-	struct sp_raw *r;
-	struct sp_caller_memo *m;
-};
-
-static long memo_word(__u64 i, struct sp_memo_ctx *c)
-{
-	struct sp_raw *r = c->r;
-	struct sp_caller_memo *m = c->m;
-	__u32 pos;
-	__u64 ip;
-
-	if (i >= m->n || i >= SP_MEMO_FRAMES) {
-		r->result = 1;
-		return 1;
-	}
-	pos = m->pos[i];
-	ip = SP_MEMO_HI | m->ip[i];
-	if (pos >= r->nw || r->w[pos & SP_RAW_MASK] != ip) {
-		r->result = -1;
-		return 1;
-	}
-	r->hop[i & (SP_MAX_HOPS - 1)] = ip; /* for forget_hop(), should the check disagree */
-	return 0;
-}
-
-/* Whether memo m holds for the raw words; the caller in r->st when it does. */
-static __always_inline bool memo_holds(struct sp_raw *r, struct sp_caller_memo *m, __u32 gen)
-{
-	struct sp_memo_ctx c = { r, m };
-
-	if (!m->n || m->n > SP_MEMO_FRAMES || m->gen != gen || m->pos[0] != fast_start_pos ||
-	    (SP_MEMO_HI | m->ip[0]) != fast_start_ip)
-		return false;
-	r->result = 0;
-	bpf_loop(SP_MEMO_FRAMES + 1, memo_word, &c, 0);
-	if (r->result != 1)
-		return false;
-	r->nhop = m->n - 1;
-	r->st.caller = m->caller;
-	r->st.wait = m->wait;
-	return true;
-}
-
-/*
- * The caller from one of t's memos: 1, or 0 with *fill set to the memo the hops' answer
- * is to replace (the other one than the last that held).
- */
-static __always_inline int fast_memo(struct sp_raw *r, struct sp_task_memos *t,
-				     struct sp_caller_memo **fill)
-{
-	__u32 gen = *(volatile __u32 *)&frame_dist_gen;
-
-	*fill = NULL;
-	if (!t)
-		return 0;
-	if (gen) {
-		for (__u32 i = 0; i < SP_MEMOS; i++) {
-			if (memo_holds(r, &t->memo[i], gen)) {
-				if (t->next != !i)
-					t->next = !i;
-				return 1;
-			}
-		}
-	}
-	*fill = &t->memo[t->next & 1];
-	return 0;
+	return r->result == 1 && r->st.caller != SP_CALLER_UNKNOWN;
 }
 
 /*
@@ -640,10 +506,8 @@ static long forget_hop(__u64 i, struct sp_hop_ctx *c)
  * to check) by a full walk, whose stack is not kept.
  */
 static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key,
-					struct sp_sched_counts *c, struct task_struct *prev)
+					struct sp_sched_counts *c)
 {
-	struct sp_task_memos *t = NULL;
-	struct sp_caller_memo *m = NULL;
 	struct sp_fold_state st;
 	struct sp_hop_ctx hc;
 	struct sp_walk *w;
@@ -663,15 +527,7 @@ static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key,
 		asm volatile("" ::: "memory");
 		need = fast_need_words;
 		if (fast_read(r, need ? need : SP_RAW_WORDS)) {
-			t = bpf_task_storage_get(&memos, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-			got = fast_memo(r, t, &m);
-			if (got && c)
-				c->callers_memo++;
-			if (!got) {
-				got = fast_try(r, m);
-				if (got && t && m && m->n) /* the other is replaced next */
-					t->next = !(t->next & 1);
-			}
+			got = fast_try(r);
 			/* a miss is learned from: it needs every word */
 			if (!got && need && need < SP_RAW_WORDS && r->nw == need)
 				fast_read(r, SP_RAW_WORDS);
@@ -706,10 +562,7 @@ static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key,
 		c->callers_mismatched++;
 	key->caller = st.caller;
 	key->wait = st.wait;
-	if (t) /* (the generation moves on too, when a hop turns variable) */
-		t->memo[0].n = t->memo[1].n = 0;
 	hc.r = r;
-	hc.m = NULL;
 	bpf_loop(SP_MAX_HOPS, forget_hop, &hc, 0);
 }
 
@@ -937,7 +790,6 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 {
 	struct sp_sched_pcpu *pc;
 	struct sp_caller_key key = {};
-	struct sp_task *ts = NULL;
 	struct sp_sleep *s;
 	__u64 stack = 0;
 	__u32 tgid = prev->tgid;
@@ -964,9 +816,8 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 		} else {
 			if (pc)
 				pc->counts.voluntary++;
-			ts = bpf_task_storage_get(&traced, prev, 0, 0);
 			if (caller_fast)
-				fast_caller(ctx, &key, pc ? &pc->counts : NULL, prev);
+				fast_caller(ctx, &key, pc ? &pc->counts : NULL);
 			else
 				stack = sched_user_stack(ctx, prev, fold_stack(ctx, &key));
 		}
@@ -976,7 +827,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	if (stack)
 		count_stack(&key, stack, tgid);
 
-	s = ts ? &ts->sleep : task_sleep(prev, 0); /* (a voluntary switch looked it up) */
+	s = task_sleep(prev, 0);
 	if (!s || s->state == SP_TS_NONE) {
 		s = task_first_seen(prev, now, SP_FIRST_OUT);
 		if (!s)

@@ -78,7 +78,6 @@ struct sp_sched_counts {
 	__u64 callers_verified;	  /* of those, checked by a full walk too */
 	__u64 callers_mismatched; /* of those, the full walk disagreed (its answer was kept) */
 	__u64 callers_fast_off;	  /* the program's local was not on the task's stack: full walk */
-	__u64 callers_memo;	  /* of callers_fast, from the task's own last path (no hops) */
 };
 
 /* Where a task is, as the switches and wake-ups tell it. */

@@ -308,9 +308,6 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	v->cache.fast = c.callers_fast;
 	v->cache.verified = c.callers_verified;
 	v->cache.mismatched = c.callers_mismatched;
-	if (v->cache.present)
-		dlog("callers from the cache: %llu, of them %llu from the task's memo (no hops)",
-		     (unsigned long long)c.callers_fast, (unsigned long long)c.callers_memo);
 	if (c.callers_fast_off)
 		dlog("%llu voluntary switches could not read their raw stack (the BPF stack is not "
 		     "the task's): walked", (unsigned long long)c.callers_fast_off);
