@@ -379,7 +379,11 @@ static long phdr_step(__u64 i, struct phscan *p)
 	if (i >= p->phnum)
 		return 1;
 	h = &p->s->phdrs[i & (PROF_MAX_PHDRS - 1)];
-	if (h->type == 1 && (h->flags & 1)) /* PT_LOAD, PF_X */
+	/*
+	 * PT_LOAD, PF_X. Counted up to 2 only (the question is "exactly one"): the verifier walks
+	 * the callback once per value the count can hold, and 0..32 made 132 walks of it.
+	 */
+	if (h->type == 1 && (h->flags & 1) && p->nx < 2)
 		p->nx++;
 	return 0;
 }
