@@ -130,6 +130,11 @@ struct sp_uscratch {
 	__u32 win;		    /* sp_user_walk(): bytes of scan read at win_sp (0: none) */
 	__u64 win_sp;
 	struct sp_umemo memo[SP_UMEMO];
+	/*
+	 * ucache_put()'s flags (struct ucwalk's check, valid, whole, and stale, its answer), in
+	 * memory: the verifier walks the callback once, not once per combination of their values.
+	 */
+	__u32 put_check, put_valid, put_whole, put_stale;
 };
 
 #define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
@@ -198,10 +203,9 @@ struct ucwalk {
 	__u64 text_start, text_len;	/* the executable's text: mm->start_code, its length */
 	__u32 nr;
 	__u32 miss;  /* ucache_get: a page is not cached */
-	__u32 valid; /* ucache_put: the kernel named some frame (it held the mm) */
-	__u32 check; /* ucache_put: re-validating frames that were all cached */
-	__u32 stale; /* ... and some differed */
-	__u32 whole; /* ucache_put: the executable has one text segment (SP_PROF_XCACHE_WHOLE) */
+	__u32 valid; /* the kernel named some frame (it held the mm) */
+	__u32 check; /* re-validating frames that were all cached */
+	__u32 whole; /* the executable has one text segment (SP_PROF_XCACHE_WHOLE) */
 	__u32 start; /* ucache_get: the first frame not cached (ucache_put starts there) */
 	__u32 xwhole; /* ucache_get: the executable's SP_PROF_XCACHE_WHOLE entry exists */
 	__u32 need_text; /* a named text frame is to be cached */
@@ -284,7 +288,7 @@ static long ucache_put(__u64 i, struct ucwalk *w)
 	if (f->status == SP_UFRAME_VALID) {
 		val.status = SP_UFRAME_VALID;
 		__builtin_memcpy(val.build_id, f->build_id, sizeof(val.build_id));
-	} else if (f->status == SP_UFRAME_IP && w->valid) {
+	} else if (f->status == SP_UFRAME_IP && w->s->put_valid) {
 		val.status = SP_UFRAME_IP;
 	} else {
 		return 0;
@@ -292,7 +296,7 @@ static long ucache_put(__u64 i, struct ucwalk *w)
 	/* only named text pages go to the shared cache: a raw IP there is the kernel's problem now */
 	text = in_text(w, ip) && val.status == SP_UFRAME_VALID;
 	if (text) {
-		w->xkey.page = w->whole ? SP_PROF_XCACHE_WHOLE : (ip - w->text_start) >> 12;
+		w->xkey.page = w->s->put_whole ? SP_PROF_XCACHE_WHOLE : (ip - w->text_start) >> 12;
 		map = &prof_xcache;
 		key = &w->xkey;
 		ip -= w->text_start;
@@ -303,13 +307,13 @@ static long ucache_put(__u64 i, struct ucwalk *w)
 	}
 	if (val.status == SP_UFRAME_VALID)
 		val.delta = f->offset - ip;
-	if (w->check) {
+	if (w->s->put_check) {
 		old = bpf_map_lookup_elem(map, key);
 		if (old) {
 			a = (__u64 *)old;
 			b = (__u64 *)&val;
 			if (a[0] != b[0] || a[1] != b[1] || a[2] != b[2] || a[3] != b[3])
-				w->stale = 1;
+				w->s->put_stale = 1; /* some differed */
 		}
 	}
 	bpf_map_update_elem(map, key, &val, BPF_ANY);
@@ -608,8 +612,12 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 	/* the program headers are read once per executable, not per sample */
 	w.whole = w.xwhole || (w.need_text && single_text_segment(task, s));
 	w.nr = w.known;
+	s->put_check = w.check;
+	s->put_valid = w.valid;
+	s->put_whole = w.whole;
+	s->put_stale = 0;
 	bpf_loop(SP_PROF_UDEPTH, ucache_put, &w, 0);
-	if (w.stale)
+	if (s->put_stale)
 		__sync_fetch_and_add(&prof_ucache_stats.stale, 1);
 	return nr;
 }
