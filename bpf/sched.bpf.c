@@ -594,24 +594,31 @@ static __always_inline __u64 in_window(__u64 a, __u64 b)
 	return b > a ? b - a : 0;
 }
 
-/* log2(v) rounded down, 0 for 0, at most SP_RUNQ_SLOTS - 1: the histogram's slot. */
+/* 1 when v > c, else 0, without a branch (c < 2^63): the sign of c - v, or v's top bit. */
+#define SP_GT(v, c) ((((c) - (v)) | (v)) >> 63)
+
+/*
+ * log2(v) rounded down, 0 for 0, at most SP_RUNQ_SLOTS - 1: the histogram's slot. Without
+ * branches: five compares each made two verifier paths, and the slot (an index) kept them
+ * apart, 2^5 walks of the rest of charge_offcpu().
+ */
 static __always_inline __u32 runq_slot(__u64 v)
 {
 	__u32 r = 0, shift;
 
-	shift = (v > 0xffffffffULL) << 5;
+	shift = SP_GT(v, 0xffffffffULL) << 5;
 	v >>= shift;
 	r |= shift;
-	shift = (v > 0xffff) << 4;
+	shift = SP_GT(v, 0xffffULL) << 4;
 	v >>= shift;
 	r |= shift;
-	shift = (v > 0xff) << 3;
+	shift = SP_GT(v, 0xffULL) << 3;
 	v >>= shift;
 	r |= shift;
-	shift = (v > 0xf) << 2;
+	shift = SP_GT(v, 0xfULL) << 2;
 	v >>= shift;
 	r |= shift;
-	shift = (v > 0x3) << 1;
+	shift = SP_GT(v, 0x3ULL) << 1;
 	v >>= shift;
 	r |= shift;
 	r |= (v >> 1);
