@@ -131,10 +131,14 @@ struct sp_uscratch {
 	__u64 win_sp;
 	struct sp_umemo memo[SP_UMEMO];
 	/*
-	 * ucache_put()'s flags (struct ucwalk's check, valid, whole, and stale, its answer), in
-	 * memory: the verifier walks the callback once, not once per combination of their values.
+	 * sp_user_frames()'s flags for ucache_count_valid() and ucache_put(), in memory: the
+	 * verifier walks each callback once, not once per combination of their values. put_valid:
+	 * the kernel named some frame (it held the mm); put_text: a named text frame is to be
+	 * cached; put_check: re-validating frames that were all cached; put_whole: the
+	 * executable has one text segment (SP_PROF_XCACHE_WHOLE); put_stale: some frame differed.
 	 */
 	__u32 put_check, put_valid, put_whole, put_stale;
+	__u32 put_text, put_pad;
 };
 
 #define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
@@ -203,12 +207,10 @@ struct ucwalk {
 	__u64 text_start, text_len;	/* the executable's text: mm->start_code, its length */
 	__u32 nr;
 	__u32 miss;  /* ucache_get: a page is not cached */
-	__u32 valid; /* the kernel named some frame (it held the mm) */
 	__u32 check; /* re-validating frames that were all cached */
 	__u32 whole; /* the executable has one text segment (SP_PROF_XCACHE_WHOLE) */
 	__u32 start; /* ucache_get: the first frame not cached (ucache_put starts there) */
 	__u32 xwhole; /* ucache_get: the executable's SP_PROF_XCACHE_WHOLE entry exists */
-	__u32 need_text; /* a named text frame is to be cached */
 	__u32 known; /* frames whose IP is known (in uip) */
 };
 
@@ -262,9 +264,9 @@ static long ucache_count_valid(__u64 i, struct ucwalk *w)
 	if (i >= w->nr || i >= SP_PROF_UDEPTH)
 		return 1;
 	if (w->s->u.frames[j].status == SP_UFRAME_VALID) {
-		w->valid = 1;
+		w->s->put_valid = 1;
 		if (i >= w->start && i < w->known && in_text(w, w->s->uip[j]))
-			w->need_text = 1;
+			w->s->put_text = 1;
 	}
 	return 0;
 }
@@ -608,12 +610,13 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 	w.nr = nr;
 	/* without our walk only the leaf's IP is known */
 	w.known = walked ? nr : 1;
+	s->put_valid = 0;
+	s->put_text = 0;
 	bpf_loop(SP_PROF_UDEPTH, ucache_count_valid, &w, 0);
 	/* the program headers are read once per executable, not per sample */
-	w.whole = w.xwhole || (w.need_text && single_text_segment(task, s));
+	w.whole = w.xwhole || (s->put_text && single_text_segment(task, s));
 	w.nr = w.known;
 	s->put_check = w.check;
-	s->put_valid = w.valid;
 	s->put_whole = w.whole;
 	s->put_stale = 0;
 	bpf_loop(SP_PROF_UDEPTH, ucache_put, &w, 0);
