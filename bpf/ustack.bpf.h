@@ -138,7 +138,8 @@ struct sp_uscratch {
 	 * executable has one text segment (SP_PROF_XCACHE_WHOLE); put_stale: some frame differed.
 	 */
 	__u32 put_check, put_valid, put_whole, put_stale;
-	__u32 put_text, put_pad;
+	__u32 put_text;
+	__u32 get_xwhole; /* ucache_get: the executable's SP_PROF_XCACHE_WHOLE entry exists */
 };
 
 #define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
@@ -210,7 +211,6 @@ struct ucwalk {
 	__u32 check; /* re-validating frames that were all cached */
 	__u32 whole; /* the executable has one text segment (SP_PROF_XCACHE_WHOLE) */
 	__u32 start; /* ucache_get: the first frame not cached (ucache_put starts there) */
-	__u32 xwhole; /* ucache_get: the executable's SP_PROF_XCACHE_WHOLE entry exists */
 	__u32 known; /* frames whose IP is known (in uip) */
 };
 
@@ -234,7 +234,7 @@ static long ucache_get(__u64 i, struct ucwalk *w)
 		w->xkey.page = SP_PROF_XCACHE_WHOLE;
 		v = bpf_map_lookup_elem(&prof_xcache, &w->xkey);
 		if (v)
-			w->xwhole = 1;
+			w->s->get_xwhole = 1;
 		else {
 			w->xkey.page = (ip - w->text_start) >> 12;
 			v = bpf_map_lookup_elem(&prof_xcache, &w->xkey);
@@ -555,6 +555,7 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 			return n / sizeof(struct sp_uframe);
 		}
 	}
+	s->get_xwhole = 0;
 	exe_text(task, &w);
 	if (full && own) {
 		w.nr = nw;
@@ -614,7 +615,7 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 	s->put_text = 0;
 	bpf_loop(SP_PROF_UDEPTH, ucache_count_valid, &w, 0);
 	/* the program headers are read once per executable, not per sample */
-	w.whole = w.xwhole || (s->put_text && single_text_segment(task, s));
+	w.whole = s->get_xwhole || (s->put_text && single_text_segment(task, s));
 	w.nr = w.known;
 	s->put_check = w.check;
 	s->put_whole = w.whole;
