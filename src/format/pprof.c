@@ -111,7 +111,8 @@ struct strtab {
 struct mapping {
 	uint32_t filename, build_id;
 	bool real;	      /* real addresses: [0, 2^64) at file offset 0 */
-	bool unresolved;      /* real: some Location has no Line (has_functions false) */
+	bool named;	      /* real: some Location is a frame a symbol named */
+	bool unresolved;      /* real: some Location is a frame no symbol named */
 	uint64_t start, next; /* synthetic: next free address */
 };
 
@@ -130,6 +131,7 @@ struct location {
 	uint64_t addr;	      /* the frame's own address (0: none), part of the key */
 	uint64_t synthetic;   /* addr 0: the address written, unique in the mapping */
 	size_t first, nlines; /* its Lines in pprof.lines */
+	bool unresolved;      /* a frame no symbol named: its one Line names the placeholder */
 };
 
 struct pprof {
@@ -533,7 +535,7 @@ static int find_location(struct pprof *p, const struct pprof_frame *frames, size
 			 uint32_t mapping, uint64_t *ret_id)
 {
 	bool unresolved = n == 1 && has_addr(&frames[0]) && frames[0].unresolved;
-	size_t lines = unresolved ? 0 : n;
+	size_t lines = n;
 	struct location *l;
 	long found;
 	int err;
@@ -550,7 +552,7 @@ static int find_location(struct pprof *p, const struct pprof_frame *frames, size
 		return err;
 	l = &p->locs[p->nlocs];
 	*l = (struct location){ .mapping = mapping, .addr = frames[0].addr, .first = p->nlines,
-				.nlines = lines };
+				.nlines = lines, .unresolved = unresolved };
 	if (hashmap__find(&p->loc_idx, (long)p->nlocs, &found)) {
 		*ret_id = (uint64_t)found + 1;
 		return 0;
@@ -564,6 +566,7 @@ static int find_location(struct pprof *p, const struct pprof_frame *frames, size
 		p->maps[mapping].next += ADDR_STEP;
 	}
 	p->maps[mapping].unresolved |= unresolved;
+	p->maps[mapping].named |= !unresolved;
 	p->nlines += lines;
 	*ret_id = ++p->nlocs;
 	return 0;
@@ -691,6 +694,19 @@ static int encode_value_type(struct pprof *p, struct pbuf *b, unsigned int field
 	       put_uint_opt(&p->sub, VALUE_TYPE_UNIT, unit) ?: put_msg(b, field, &p->sub);
 }
 
+/*
+ * has_functions is one flag per Mapping, and a client that finds it false symbolizes every
+ * Location of the mapping again, with its own symbolizer, replacing the names we gave (go
+ * tool pprof's DWARF reader gives a gcc clone, "f [clone .isra.0]", no name at all). So only
+ * an object no symbol named any frame of (a stripped binary) is left to the tools; in one
+ * that has named frames, a frame no symbol covered (a PLT stub, _start's padding) keeps its
+ * placeholder name ("condwait+0x12ef") as its Line.
+ */
+static bool mapping_to_symbolize(const struct mapping *m)
+{
+	return m->unresolved && !m->named;
+}
+
 static int encode_mapping(struct pprof *p, struct pbuf *b, size_t i)
 {
 	const struct mapping *m = &p->maps[i];
@@ -705,20 +721,23 @@ static int encode_mapping(struct pprof *p, struct pbuf *b, size_t i)
 	       (m->real ? put_uint(&p->sub, MAPPING_FILE_OFFSET, 0) : 0) ?:
 	       put_uint_opt(&p->sub, MAPPING_FILENAME, m->filename) ?:
 	       put_uint_opt(&p->sub, MAPPING_BUILD_ID, m->build_id) ?:
-	       put_uint_opt(&p->sub, MAPPING_HAS_FUNCTIONS, !m->unresolved) ?:
+	       put_uint_opt(&p->sub, MAPPING_HAS_FUNCTIONS, !mapping_to_symbolize(m)) ?:
 	       put_msg(b, PROFILE_MAPPING, &p->sub);
 }
 
 static int encode_location(struct pprof *p, struct pbuf *b, size_t i)
 {
 	const struct location *l = &p->locs[i];
+	/* no Line tells the tools to symbolize it (mapping_to_symbolize()) */
+	size_t nlines = l->unresolved && mapping_to_symbolize(&p->maps[l->mapping]) ? 0 :
+			l->nlines;
 	int err;
 
 	p->scratch.len = 0;
 	err = put_uint(&p->scratch, LOCATION_ID, i + 1) ?:
 	      put_uint(&p->scratch, LOCATION_MAPPING_ID, (uint64_t)l->mapping + 1) ?:
 	      put_uint(&p->scratch, LOCATION_ADDRESS, l->addr ? l->addr : l->synthetic);
-	for (size_t j = 0; !err && j < l->nlines; j++) {
+	for (size_t j = 0; !err && j < nlines; j++) {
 		const struct line *ln = &p->lines[l->first + j];
 
 		p->sub.len = 0;

@@ -9,8 +9,11 @@
  * address space from 0 with file offset 0 (pprof's convention for "already adjusted", so the
  * address is symbolized as it is), with the object's build-id: pprof, Parca or a
  * debuginfod-backed server can symbolize it later. Frames inlined into the next one are
- * extra Lines of that Location (innermost first), and a frame that no symbol named
- * (`unresolved`) has no Line at all, which is what tells those tools to symbolize it.
+ * extra Lines of that Location (innermost first). A frame that no symbol named (`unresolved`)
+ * has no Line at all, which tells those tools to symbolize it, when no frame of its object was
+ * named (a stripped binary): has_functions is per Mapping, and a client symbolizes all of a
+ * mapping that has it false, replacing the names given; in an object with named frames it
+ * keeps its placeholder name ("cc1+0x1a2b3c") as its Line.
  * A frame without an address gets, per distinct (function, object), one Function and one
  * Location with a synthetic address inside another Mapping of the object, so tools that key
  * on addresses still see stable, unique ones.

@@ -88,13 +88,15 @@ grep -q '^contentions/count delay/nanoseconds$' <<<"$out" || fail "locks sample 
 echo "ok: locks view"
 # issue #12: frames with their identity (run_user.json): real addresses in mappings with
 # build-ids, the kernel's mapping, demangled names with their mangled system_name, file:line,
-# an inlined frame as a second Line of one Location, and the unresolved cc1+0x1a2b3c as an
-# address without a Line in a mapping without [FN] (left for pprof, Parca or debuginfod)
+# an inlined frame as a second Line of one Location, and the unresolved cc1+0x1a2b3c keeping its
+# placeholder name in cc1's mapping with [FN]: cc1 has named frames, and a mapping without [FN]
+# is symbolized again whole by pprof, replacing them (a stripped object's frames have no Line
+# and its mapping no [FN]: unit-pprof)
 cc1=/usr/lib/gcc/x86_64-linux-gnu/12/cc1
 "$SCHEDPROF" report -f pprof -o u.pb.gz "$FIXTURES/run_user.json" || fail "user run pprof"
 pprof u.pb.gz -raw
-grep -Eq "^[0-9]+: 0x0/0xffffffffffffffff/0x0 $cc1 c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00 *\$" \
-	<<<"$out" || fail "cc1's mapping (0, all, offset 0, build-id, no [FN]) missing: $out"
+grep -Eq "^[0-9]+: 0x0/0xffffffffffffffff/0x0 $cc1 c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00 \[FN\]\$" \
+	<<<"$out" || fail "cc1's mapping (0, all, offset 0, build-id, [FN]) missing: $out"
 grep -Eq '^[0-9]+: 0x0/0xffffffffffffffff/0x0 /usr/lib/x86_64-linux-gnu/libc.so.6 1bc0de0{32}a1 \[FN\]$' \
 	<<<"$out" || fail "libc's mapping with its build-id missing"
 kmap=$(sed -nE 's/^([0-9]+): 0x0\/0xffffffffffffffff\/0x0 \[kernel\.kallsyms\] .*/\1/p' <<<"$out")
@@ -102,8 +104,8 @@ kmap=$(sed -nE 's/^([0-9]+): 0x0\/0xffffffffffffffff\/0x0 \[kernel\.kallsyms\] .
 grep -Eq "^ +[0-9]+: 0xffffffff8118b1d9 M=$kmap futex_wait :0 s=0\$" <<<"$out" ||
 	fail "kernel frame futex_wait not at its address in the kernel mapping"
 cmap=$(sed -nE "s|^([0-9]+): 0x0/0xffffffffffffffff/0x0 $cc1 .*|\\1|p" <<<"$out")
-grep -Eq "^ +[0-9]+: 0x1a2b3c M=$cmap *\$" <<<"$out" ||
-	fail "cc1+0x1a2b3c is not a bare address 0x1a2b3c in cc1's mapping"
+grep -Eq "^ +[0-9]+: 0x1a2b3c M=$cmap cc1\+0x1a2b3c :0 s=0\$" <<<"$out" ||
+	fail "cc1+0x1a2b3c is not at 0x1a2b3c, named so, in cc1's mapping"
 grep -Eq "^ +[0-9]+: 0x4a1f20 M=$cmap WorkQueue::wait_locked\(\) workqueue.cc:88 s=0\(_ZN9WorkQueue11wait_lockedEv\)\$" \
 	<<<"$out" || fail "inlined frame: not the first Line of 0x4a1f20 with its system_name"
 grep -Eq '^ +WorkQueue::pop\(\) workqueue.cc:120 s=0\(_ZN9WorkQueue3popEv\)$' <<<"$out" ||
@@ -121,7 +123,8 @@ grep -Eq "^ +[0-9]+: 0x6d1e2f M=[0-9]+ make_node\(tree_code\) tree.cc:1201 s=0\(
 	<<<"$out" || fail "profile: make_node(tree_code) inlined at 0x6d1e2f"
 grep -Eq '^ +c_parser_declaration_or_fndef c-parser.cc:2410 s=0$' <<<"$out" ||
 	fail "profile: the caller it was inlined into"
-grep -Eq '^ +[0-9]+: 0x1f00a8 M=[0-9]+ *$' <<<"$out" || fail "profile: cc1+0x1f00a8 unresolved"
+grep -Eq '^ +[0-9]+: 0x1f00a8 M=[0-9]+ cc1\+0x1f00a8 :0 s=0$' <<<"$out" ||
+	fail "profile: cc1+0x1f00a8 (unresolved, in an object with named frames) not kept by name"
 # the 10 samples of clear_page_erms without a stack: at the function's own address
 grep -Eq '^ +[0-9]+: 0xffffffff81d2c7e0 M=[0-9]+ clear_page_erms :0 s=0$' <<<"$out" ||
 	fail "profile: a row's samples without a stack are not at the row's address"

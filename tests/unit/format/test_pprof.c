@@ -649,8 +649,11 @@ static const struct dfunction *line_func(const struct dprof *d, uint64_t loc_id,
  * Issue #12: frames with their addresses are Locations at those addresses in mappings from 0
  * over the whole address space at file offset 0 (one per object and build-id, apart from the
  * synthetic ones), the kernel's named [kernel.kallsyms]; an inline chain is one Location with
- * a Line per frame, innermost first; an unresolved frame has no Line and its mapping no
- * has_functions; system_name, filename and line numbers are written; all deduplicated.
+ * a Line per frame, innermost first; an unresolved frame in an object with named frames keeps
+ * its placeholder name as its Line and the mapping has_functions (a client that finds it false
+ * symbolizes the whole mapping again, replacing the names given), and in an object no frame of
+ * which was named (a stripped binary) it has no Line and the mapping no has_functions;
+ * system_name, filename and line numbers are written; all deduplicated.
  */
 START_TEST(test_real_addresses)
 {
@@ -668,6 +671,10 @@ START_TEST(test_real_addresses)
 		  .file = "main.cc", .line = 39 },
 		{ .function = "main", .object = "/bin/cc1", .build_id = bid }, /* no address */
 	};
+	const struct pprof_frame s2[] = {
+		{ .function = "strip+0x1f00", .object = "/bin/strip", .build_id = "beef",
+		  .addr = 0x1f00, .unresolved = true },
+	};
 	const int64_t v[] = { 1, 10 };
 	struct pprof *p = new2();
 	const struct dsample *sm;
@@ -677,10 +684,11 @@ START_TEST(test_real_addresses)
 
 	ck_assert_int_eq(pprof__add_sample(p, s1, 7, v, NULL, 0), 0);
 	ck_assert_int_eq(pprof__add_sample(p, s1 + 2, 5, v, NULL, 0), 0);
+	ck_assert_int_eq(pprof__add_sample(p, s2, 1, v, NULL, 0), 0);
 	encode_decode(p, &d, NULL, NULL);
 	check_strings(&d);
-	/* mappings: the kernel's, cc1's real one, cc1's synthetic one */
-	ck_assert_uint_eq(d.nm, 3);
+	/* mappings: the kernel's, cc1's real one, cc1's synthetic one, strip's */
+	ck_assert_uint_eq(d.nm, 4);
 	ck_assert_str_eq(S(&d, d.m[0].filename), "[kernel.kallsyms]");
 	ck_assert_str_eq(S(&d, d.m[1].filename), "/bin/cc1");
 	ck_assert_str_eq(S(&d, d.m[1].build_id), "c0ffee");
@@ -690,15 +698,15 @@ START_TEST(test_real_addresses)
 		ck_assert_uint_eq(d.m[i].offset, 0);
 	}
 	ck_assert(d.m[0].has_functions);
-	ck_assert(!d.m[1].has_functions); /* cc1+0x1a2b3c has no Line */
+	ck_assert(d.m[1].has_functions); /* cc1 has named frames: cc1+0x1a2b3c keeps its name */
 	ck_assert_str_eq(S(&d, d.m[2].filename), "/bin/cc1");
 	ck_assert(d.m[2].has_functions);
 	ck_assert_uint_gt(d.m[2].start, 0);
 	/* 7 frames, 6 Locations: the inline chain is one */
-	ck_assert_uint_eq(d.ns, 2);
+	ck_assert_uint_eq(d.ns, 3);
 	sm = &d.s[0];
 	ck_assert_uint_eq(sm->nloc, 6);
-	ck_assert_uint_eq(d.nl, 6);
+	ck_assert_uint_eq(d.nl, 7);
 	ck_assert_uint_eq(d.l[sm->loc[0] - 1].address, 0xffffffff8118b1d9ull);
 	ck_assert_uint_eq(d.l[sm->loc[1] - 1].mapping_id, 1); /* NULL object: the kernel */
 	ck_assert_uint_eq(d.l[sm->loc[2] - 1].address, 0x4a1f20);
@@ -712,8 +720,9 @@ START_TEST(test_real_addresses)
 	ck_assert_str_eq(S(&d, fn->name), "Q::pop()");
 	ck_assert_uint_eq(d.l[sm->loc[2] - 1].line_no[1], 120);
 	ck_assert_uint_eq(d.l[sm->loc[3] - 1].address, 0x1a2b3c);
-	ck_assert_uint_eq(d.l[sm->loc[3] - 1].nline, 0);
+	ck_assert_uint_eq(d.l[sm->loc[3] - 1].nline, 1);
 	ck_assert_uint_eq(d.l[sm->loc[3] - 1].mapping_id, 2);
+	ck_assert_str_eq(S(&d, line_func(&d, sm->loc[3], 0)->name), "cc1+0x1a2b3c");
 	fn = line_func(&d, sm->loc[4], 0);
 	ck_assert_str_eq(S(&d, fn->name), "main");
 	ck_assert_int_eq(fn->system_name, fn->name); /* not demangled: the same */
@@ -725,8 +734,15 @@ START_TEST(test_real_addresses)
 	ck_assert_uint_eq(d.s[1].nloc, 4);
 	for (i = 0; i < 4; i++)
 		ck_assert_uint_eq(d.s[1].loc[i], sm->loc[i + 2]);
-	/* Functions: Q::wait, Q::pop, main in the real mapping, main in the synthetic one */
-	ck_assert_uint_eq(d.nf, 6);
+	/* the stripped object: an address without a Line, no has_functions */
+	ck_assert_str_eq(S(&d, d.m[3].filename), "/bin/strip");
+	ck_assert(!d.m[3].has_functions);
+	ck_assert_uint_eq(d.s[2].nloc, 1);
+	ck_assert_uint_eq(d.l[d.s[2].loc[0] - 1].address, 0x1f00);
+	ck_assert_uint_eq(d.l[d.s[2].loc[0] - 1].nline, 0);
+	/* Functions: the 2 kernel ones, Q::wait, Q::pop, main in the real mapping, main in the
+	 * synthetic one, the placeholders cc1+0x1a2b3c and strip+0x1f00 (the last one unused) */
+	ck_assert_uint_eq(d.nf, 8);
 	dprof_free(&d);
 	pprof__free(p);
 }
