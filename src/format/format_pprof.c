@@ -12,7 +12,8 @@
  * with its build-id (the kernel's is "[kernel.kallsyms]"); the demangled name is the
  * Function's name and the symbol table's its system_name; file and line go on the Function
  * and the Line; inlined frames are Lines of one Location; a frame no symbol named
- * ("cc1+0x1a2b3c") has no Line, so pprof, Parca or a debuginfod-backed server symbolize it.
+ * ("cc1+0x1a2b3c") is marked unresolved: in an object none of whose frames was named it has no
+ * Line, so pprof, Parca or a debuginfod-backed server symbolize it (pprof.h).
  */
 #include <errno.h>
 #include <stdint.h>

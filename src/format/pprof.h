@@ -38,7 +38,8 @@ struct pprof_frame {
 	const char *file;	 /* source file */
 	unsigned int line;	 /* source line */
 	bool inlined;		 /* inlined into the next frame: a Line of the same Location */
-	bool unresolved;	 /* with addr: no symbol named it, so no Line (symbolize later) */
+	bool unresolved;	 /* with addr: no symbol named it (no Line if none of its object's
+				    frames was named: pprof.c, mapping_to_symbolize()) */
 };
 
 /*
