@@ -32,6 +32,8 @@
 #define SP_LOCK_DEFINE
 #include "lock.bpf.h"
 #include "ustack.bpf.h"
+#define SP_FASTCALLER_DEFINE /* the shared frame distances: this object is linked first */
+#include "fastcaller.bpf.h"
 
 struct sp_lock_counts lock_counts;
 struct sp_lock_drops lock_drops;
@@ -67,6 +69,17 @@ static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
 	return h;
 }
 
+/*
+ * Without kept stacks (--lock-stacks, or full stacks for a format, -g or --stacks, keep the
+ * full walk), the caller comes from the fast path (fastcaller.bpf.h), the rule above's answer
+ * for less: lock_begin's own start (bpf_trace_run2()'s argument array) and scratch, the
+ * learned frame distances shared with sp_switch. Its counters are per CPU.
+ */
+const volatile __u32 lock_caller_fast = 0; /* set by user space when no lock stack is kept */
+struct sp_fast_start lock_fast_start;
+SP_SCRATCH_MAP(lock_raw_buf, struct sp_raw);
+SP_SCRATCH_MAP(lock_cache_pcpu, struct sp_lock_cache_counts);
+
 /* ---- --stacks: the waiter's user stack under its kernel stack (ustack.bpf.h) ---- */
 
 const volatile __u32 lock_ustacks = 0; /* set by user space with --stacks */
@@ -87,6 +100,30 @@ static __always_inline __u64 lock_user_stack(void *ctx, __u64 kstack)
 	if (pc > 0 && (pc & (SP_HARDIRQ_MASK | SP_SOFTIRQ_OFFSET)))
 		return kstack;
 	return sp_stack_pair(ctx, t, kstack, &lock_ubuf, &lock_udrops);
+}
+
+/* The caller of this contention, into *ret_caller; its stack's key, 0 when none is kept. */
+static __always_inline __u64 lock_caller(void *ctx, __u64 *ret_caller)
+{
+	struct sp_lock_cache_counts *c;
+	struct sp_fold_state st;
+	__u32 zero = 0;
+	int f;
+
+	if (!lock_caller_fast)
+		return lock_user_stack(ctx, lock_fold_stack(ctx, ret_caller));
+	f = sp_fast_caller(ctx, &st, &lock_raw_buf, &lock_stack_buf, &lock_fast_start,
+			   &lock_drops.stack_fail);
+	*ret_caller = st.caller;
+	c = bpf_map_lookup_elem(&lock_cache_pcpu, &zero);
+	if (c) { /* this CPU's: plain adds */
+		c->attributed++;
+		c->fast += f & SP_FC_FAST;
+		c->verified += (f & SP_FC_VERIFIED) >> 1;
+		c->mismatched += (f & SP_FC_MISMATCH) >> 2;
+		c->fast_off += (f & SP_FC_OFF) >> 3;
+	}
+	return 0;
 }
 
 /* ---- names ---- */
@@ -365,7 +402,7 @@ int BPF_PROG(lock_begin, void *lock, unsigned int flags)
 			return 0;
 		}
 	}
-	p->stack = lock_user_stack(ctx, lock_fold_stack(ctx, &p->caller));
+	p->stack = lock_caller(ctx, &p->caller);
 	p->name = lock_name(l, flags);
 	p->ts = bpf_ktime_get_ns(); /* last: the walk is not lock wait, and see SP_LOCK_TS_PENDING */
 	return 0;

@@ -156,6 +156,18 @@ struct sp_lock_counts {
 	__u64 failed; /* gave up (ret < 0) */
 };
 
+/*
+ * The caller fast path (bpf/fastcaller.bpf.h) in lock_begin, per CPU (lock_cache_pcpu, summed
+ * by user space): only when no lock stack is kept.
+ */
+struct sp_lock_cache_counts {
+	__u64 attributed; /* contentions given a caller (a begin the pairing did not skip) */
+	__u64 fast;	  /* of those, from the raw stack words */
+	__u64 verified;	  /* of those, checked by a full walk too */
+	__u64 mismatched; /* of those, the full walk disagreed (its answer was kept) */
+	__u64 fast_off;	  /* the arguments were not on the task's stack (an interrupt): walked */
+};
+
 /* Drop counters (.bss), reported after the run. */
 struct sp_lock_drops {
 	__u64 stack_fail;	 /* bpf_get_stack() failed: caller [unknown] */

@@ -9,6 +9,7 @@
 #include "schedprof/sched.h"
 #include "schedprof/profile.h"
 #include "schedprof/lock.h"
+#include "schedprof/fastcaller.h"
 #include "schedprof/timeline.h"
 
 #endif

@@ -76,6 +76,22 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	st->opts = o;
 	st->ustacks = uframes_full_stacks(o);
 	skel->rodata->lock_ustacks = st->ustacks;
+	/*
+	 * Kept stacks (--lock-stacks, or full stacks) walk every contention; else the caller
+	 * comes from the fast path (bpf/fastcaller.bpf.h), no stack is kept, and frame_dist,
+	 * shrunk by the schedules view when it has no use for it, is sized again (this view
+	 * configures after it: trace.c collectors[]).
+	 */
+	skel->rodata->lock_caller_fast = !o->render.lock_stacks && !st->ustacks;
+	skel->rodata->verify_callers = o->verify_callers;
+	if (skel->rodata->lock_caller_fast) {
+		bpf_map__set_max_entries(skel->maps.lock_stack_counts, 1);
+		bpf_map__set_max_entries(skel->maps.lock_stacks, 1);
+		bpf_map__set_max_entries(skel->maps.frame_dist, SP_FRAME_DIST_MAX);
+	} else if (o->verify_callers) {
+		wlog("--verify-callers: lock stacks are kept, so every contention is walked and no "
+		     "caller comes from the cache");
+	}
 	if (st->ustacks) {
 		uframes_bpf_size(skel, o, true);
 		preempt_count_setup(skel); /* no user stack for a contention in an interrupt */
@@ -170,6 +186,44 @@ static uint64_t prog_misses(struct bpf_program *p)
 	return info.recursion_misses;
 }
 
+/* lock_begin's caller fast path: its per-CPU counters, summed. */
+static int read_cache(struct lock_state *st, int ncpus, struct sp_caller_cache *cache)
+{
+	struct schedprof_bpf *skel = st->skel;
+	struct sp_lock_cache_counts *pc, c = {};
+	__u32 zero = 0;
+	int err = 0;
+
+	cache->present = skel->rodata->lock_caller_fast;
+	cache->verify_all = skel->rodata->verify_callers;
+	if (!cache->present)
+		return 0;
+	pc = calloc(ncpus, sizeof(*pc));
+	if (!pc)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.lock_cache_pcpu), &zero, pc))
+		err = -errno;
+	for (int i = 0; !err && i < ncpus; i++) {
+		c.attributed += pc[i].attributed;
+		c.fast += pc[i].fast;
+		c.verified += pc[i].verified;
+		c.mismatched += pc[i].mismatched;
+		c.fast_off += pc[i].fast_off;
+	}
+	free(pc);
+	cache->attributed = c.attributed;
+	cache->fast = c.fast;
+	cache->verified = c.verified;
+	cache->mismatched = c.mismatched;
+	if (c.fast_off)
+		dlog("%llu lock contentions came in an interrupt on its own stack (no raw stack "
+		     "words): walked", (unsigned long long)c.fast_off);
+	if (skel->bss->frame_dist_full && !skel->rodata->caller_fast) /* else sched.c says it */
+		dlog("%llu frame distances not learned (frame_dist full)",
+		     (unsigned long long)skel->bss->frame_dist_full);
+	return err;
+}
+
 static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 {
 	struct lock_state *st = state;
@@ -193,6 +247,9 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	v->missing_stacks = d->stack_fail + d->stack_map_full + d->stackagg_map_full;
 	v->unpaired = d->unpaired;
 	v->missed = prog_misses(skel->progs.lock_begin) + prog_misses(skel->progs.lock_end);
+	err = read_cache(st, ctx->ncpus, &v->cache);
+	if (err)
+		wlog("the locks view's caller cache counters could not be read: %s", strerror(-err));
 	if (d->task_storage_fail || d->nest_overflow)
 		wlog("%llu lock contentions were not timed (task storage failed %llu, nested "
 		     "deeper than %d on a CPU %llu)",

@@ -311,9 +311,9 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	if (c.callers_fast_off)
 		dlog("%llu voluntary switches could not read their raw stack (the BPF stack is not "
 		     "the task's): walked", (unsigned long long)c.callers_fast_off);
-	if (skel->bss->sched_drops.frame_map_full)
+	if (skel->bss->frame_dist_full)
 		dlog("%llu frame distances not learned (frame_dist full)",
-		     (unsigned long long)skel->bss->sched_drops.frame_map_full);
+		     (unsigned long long)skel->bss->frame_dist_full);
 	v->missing_stacks = d->stack_fail + d->stack_map_full + d->stackagg_map_full;
 	v->lost_rows = d->caller_map_full;
 	err = map_dump(bpf_map__fd(skel->maps.callers), &m.callers) ?:

@@ -119,8 +119,8 @@ struct sp_budget {
 };
 
 /*
- * The caller fast path (issue #11): voluntary switches attributed from the raw stack words,
- * how many of those a full walk checked too, and how many it disagreed with.
+ * The caller fast path (issue #11): voluntary switches (lock contentions) attributed from the
+ * raw stack words, how many of those a full walk checked too, and how many it disagreed with.
  */
 struct sp_caller_cache {
 	bool present; /* the fast path was on (no full stacks kept) */
@@ -128,6 +128,7 @@ struct sp_caller_cache {
 	uint64_t verified;
 	uint64_t mismatched;
 	bool verify_all; /* --verify-callers: every one was checked */
+	uint64_t attributed; /* locks: contentions given a caller (the schedules': voluntary) */
 };
 
 struct sp_sched_view {
@@ -234,6 +235,7 @@ struct sp_lock_view {
 	uint64_t unpaired; /* begins whose end never came (lost while attaching, nesting) */
 	struct sp_sleeper_group *groups;
 	size_t ngroups, groups_cap;
+	struct sp_caller_cache cache; /* issue #11: lock_begin's caller fast path */
 };
 
 /* ---- timeline (--timeline, issue #10): the traced tasks' states over time ---- */

@@ -54,6 +54,17 @@ static bool unavailable(const void *obj)
 	return !((const struct sp_lock_view *)obj)->available;
 }
 
+#define T struct sp_caller_cache
+static const struct sp_field cache_fields[] = {
+	SP_U64(T, "attributed", attributed),
+	SP_U64(T, "fast", fast),
+	SP_U64(T, "verified", verified),
+	SP_U64(T, "mismatched", mismatched),
+	{ .key = "verify_all", .type = SP_T_BOOL, .off = offsetof(T, verify_all) },
+};
+#undef T
+static const struct sp_schema cache_schema = SP_SCHEMA_OF("lock_caller_cache", cache_fields);
+
 #define T struct sp_lock_view
 static const struct sp_field view_fields[] = {
 	SP_BOOL(T, "available", available),
@@ -71,6 +82,9 @@ static const struct sp_field view_fields[] = {
 	  .off = offsetof(T, user_missing) },
 	SP_U64(T, "missed", missed),
 	SP_U64(T, "unpaired", unpaired),
+	/* issue #11: only when the caller fast path was on (absent in older files) */
+	{ .key = "caller_cache", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
+	  .off = offsetof(T, cache), .group_off = offsetof(T, cache.present), .sub = &cache_schema },
 	SP_ARRAY(T, "contentions", rows, nrows, cap, row_schema),
 	SP_ARRAY(T, "sleepers", sleepers, nsleepers, sleepers_cap, sleeper_schema),
 	SP_ARRAY(T, "sleeper_groups", groups, ngroups, groups_cap, group_schema),
@@ -161,6 +175,14 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	if (v->failed)
 		fprintf(f, ", %" PRIu64 " gave up (%.1f%%)", v->failed, sp_pct(v->failed, v->total));
 	fprintf(f, ", ranked by %s\n", keys[key % 3]);
+	if (v->cache.present) {
+		fprintf(f, "  callers: %" PRIu64 " of %" PRIu64 " contentions from the cache "
+			   "(%.1f%%), the rest by a full stack walk; %" PRIu64 " checked by one%s, %"
+			   PRIu64 " mismatched\n",
+			v->cache.fast, v->cache.attributed, sp_pct(v->cache.fast, v->cache.attributed),
+			v->cache.verified, v->cache.verify_all ? " (--verify-callers)" : "",
+			v->cache.mismatched);
+	}
 	sp_print_stack_notes("contentions", v->missing_stacks, v->user_missing, v->user_truncated,
 			     f);
 	if (v->lost)
