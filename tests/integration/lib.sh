@@ -50,16 +50,22 @@ print(n)
 PY
 }
 
-# callers_verified FILE [MIN]: a --verify-callers run: every caller taken from the cache was
-# checked by a full stack walk, none differed, and at least MIN came from the cache (issue #11)
+# callers_verified FILE [MIN] [VIEW]: a --verify-callers run: every caller taken from the cache
+# was checked by a full stack walk, none differed, and at least MIN came from the cache
+# (issue #11). VIEW: schedules (the default) or locks.
 callers_verified() {
-	local fast ver mis
-	read -r fast ver mis <<< "$(jget "$1" '" ".join(str(d["schedules"]["caller_cache"][k]) for k in ("fast", "verified", "mismatched"))')"
-	[ -n "$mis" ] || fail "$1 has no schedules.caller_cache"
-	[ "$mis" = 0 ] || fail "$mis of $ver cached callers differ from the full stack walk"
-	[ "$ver" = "$fast" ] || fail "--verify-callers checked $ver of $fast cached callers"
-	[ "$fast" -ge "${2:-0}" ] || fail "only $fast callers from the cache, expected >= ${2:-0}"
-	pass "callers from the cache: $fast, each checked by a full walk, 0 mismatched"
+	local view=${3:-schedules} fast ver mis
+	read -r fast ver mis <<< "$(jget "$1" '" ".join(str(d["'"$view"'"]["caller_cache"][k]) for k in ("fast", "verified", "mismatched"))')"
+	[ -n "$mis" ] || fail "$1 has no $view.caller_cache"
+	[ "$mis" = 0 ] || fail "$view: $mis of $ver cached callers differ from the full stack walk"
+	[ "$ver" = "$fast" ] || fail "$view: --verify-callers checked $ver of $fast cached callers"
+	[ "$fast" -ge "${2:-0}" ] || fail "$view: only $fast callers from the cache, expected >= ${2:-0}"
+	pass "$view: callers from the cache: $fast, each checked by a full walk, 0 mismatched"
+}
+
+# lock_callers_verified FILE [MIN]: callers_verified for the locks view
+lock_callers_verified() {
+	callers_verified "$1" "${2:-0}" locks
 }
 
 # wait_attached PID: until the process holds a bpf_link (at most 10 s)

@@ -8,6 +8,8 @@
 #  - 8 threads mapping and unmapping, attached with -p and killed: mm_struct.mmap_lock,
 #    and the waits that gave up (ret < 0) counted apart;
 #  - the report's totals add up, --sort and --lock-stacks work;
+#  - without --lock-stacks the callers come from the cache (issue #11): run with
+#    --verify-callers, every one is checked by a full walk and none differs;
 #  - a kernel without the tracepoints: the view says so, the other views still run.
 . "$(dirname "$0")/lib.sh"
 require_bpf
@@ -38,6 +40,8 @@ fi
 callers_verified "$TMP/dir.json" 1
 [ "$(pyq "$TMP/dir.json" 'L["available"]')" = True ] ||
 	skip_or_fail "locks view unavailable: $(pyq "$TMP/dir.json" 'L.get("unavailable")')"
+# lock_begin's callers from the cache (no lock stack kept), each checked by a full walk
+lock_callers_verified "$TMP/dir.json" 50
 VFS='("path_openat","do_unlinkat","open_last_lookups","filename_create","lookup_open","do_filp_open","do_rmdir","do_mkdirat")'
 W="[r for r in L['contentions'] if r['kind'] == 'rwsem-write' and r['caller'] in $VFS]"
 n=$(pyq "$TMP/dir.json" "sum(r['count'] for r in $W)")
@@ -85,11 +89,14 @@ counts=$(awk '/^ +COUNT +WAIT/{f=1;next} f&&/^ +[0-9]+ /{print $1} /^$/{f=0}' "$
 [ "$counts" = "$(printf '%s\n' $counts | sort -rn)" ] || fail "rows not ranked by count: $counts"
 grep -q '^        stack #1: ' "$TMP/dir.txt" || fail "--lock-stacks printed no stack"
 grep -q 'rwsem_down_write_slowpath\|down_write' "$TMP/dir.txt" || fail "no down_write frame in the stacks"
+# kept stacks: every contention walked, none from the cache
+! grep -q 'contentions from the cache' "$TMP/dir.txt" || fail "--lock-stacks took callers from the cache"
 pass "table: sleeper sentence, --sort count, --lock-stacks"
 
 # --- 2. kernel mutexes a user program can force ---
-"$SCHEDPROF" trace --views locks -f json -o "$TMP/pipe.json" -- "$MUTEXSTORM" pipe 8 1.5 \
-	> /dev/null || fail "schedprof exited $?"
+"$SCHEDPROF" trace --verify-callers --views locks -f json -o "$TMP/pipe.json" -- \
+	"$MUTEXSTORM" pipe 8 1.5 > /dev/null || fail "schedprof exited $?"
+lock_callers_verified "$TMP/pipe.json" 50
 M="[r for r in L['contentions'] if r['kind'] == 'mutex' and r['lock'] == 'pipe_inode_info.mutex']"
 n=$(pyq "$TMP/pipe.json" "sum(r['count'] for r in $M)")
 [ "$n" -gt 50 ] || fail "pipe mutex contentions: $n, expected > 50 ($(pyq "$TMP/pipe.json" "[(r['kind'],r['lock'],r['caller'],r['count']) for r in L['contentions'][:5]]"))"
@@ -98,8 +105,9 @@ case "$c" in *pipe_write*) ;; *) fail "pipe mutex callers $c lack the pipe write
 o=$(pyq "$TMP/pipe.json" "sum(v['count'] for r in $M for k, v in r['owners'].items() if k == 'mutexstorm')")
 [ "$o" -gt 0 ] || fail "no owner recorded for the pipe mutex"
 pass "pipe: $n mutex contentions on pipe_inode_info.mutex from $c, owner mutexstorm $o times"
-"$SCHEDPROF" trace --views locks -f json -o "$TMP/fpos.json" -- "$MUTEXSTORM" fpos 8 1 "$0" \
-	> /dev/null || fail "schedprof exited $?"
+"$SCHEDPROF" trace --verify-callers --views locks -f json -o "$TMP/fpos.json" -- \
+	"$MUTEXSTORM" fpos 8 1 "$0" > /dev/null || fail "schedprof exited $?"
+lock_callers_verified "$TMP/fpos.json" 50
 n=$(pyq "$TMP/fpos.json" "sum(r['count'] for r in L['contentions'] if r['kind'] == 'mutex' and r['lock'] == 'file.f_pos_lock')")
 [ "$n" -gt 50 ] || fail "f_pos_lock contentions: $n, expected > 50"
 pass "shared fd: $n mutex contentions on file.f_pos_lock"
@@ -133,7 +141,8 @@ pass "without the tracepoints: locks unavailable, schedules still counted ($t)"
 # mmap_write_lock_killable() waiters return -EINTR (a few tries: some must be waiting) ---
 for try in 1 2 3 4 5; do
 	"$MMAPSCALE" 8 30 > /dev/null & P=$!
-	"$SCHEDPROF" trace -v --views locks -f json -o "$TMP/kill.json" -p $P 2> "$TMP/kill.err" & S=$!
+	"$SCHEDPROF" trace -v --verify-callers --views locks -f json -o "$TMP/kill.json" -p $P \
+		2> "$TMP/kill.err" & S=$!
 	for i in $(seq 200); do # attached (slow on a loaded machine), then 1 s of contention
 		grep -q 'attached in' "$TMP/kill.err" && break
 		sleep 0.1
@@ -156,3 +165,4 @@ n=$(pyq "$TMP/kill.json" "sum(r['count'] for r in L['contentions'] if r['lock'] 
 s=$(pyq "$TMP/kill.json" 'sum(r["failed"] for r in L["contentions"])')
 [ "$f" = "$s" ] || fail "failed total $f differs from the rows' $s"
 pass "-p: $n mmap_lock contentions; $f gave up after SIGKILL, counted apart"
+lock_callers_verified "$TMP/kill.json" 50
