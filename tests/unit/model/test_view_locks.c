@@ -3,11 +3,13 @@
  * The locks view's table (src/model/view_locks.c) on a run built by hand: the three --sort
  * keys (the run itself is not reordered), -n, contentions that gave up, the notes, an
  * unavailable view, --lock-stacks with the lock's source and its owners, and the sleepers
- * by group (singular and plural) or, in a run without groups, by caller.
+ * by group (singular and plural) or, in a run without groups, by caller; lock_begin's caller
+ * cache (issue #11) in the header and the JSON.
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../unit.h"
 #include "model.h"
@@ -212,6 +214,55 @@ START_TEST(sleepers)
 }
 END_TEST
 
+/*
+ * Issue #11: lock_begin's caller cache is told in the header and written to the JSON only
+ * when the fast path was on, and read back; a run without it has neither.
+ */
+START_TEST(caller_cache)
+{
+	char path[] = "/tmp/test_view_locks.XXXXXX";
+	struct sp_run run, back;
+	char *out, *json;
+	size_t len;
+	int fd;
+
+	make_run(&run);
+	out = table(&run, SP_LOCK_SORT_WAIT, 20);
+	ck_assert_ptr_null(strstr(out, "from the cache"));
+	free(out);
+	json = unit_render_fmt(&run, SP_FMT_JSON, SP_VIEW_LOCKS, SP_VALUE_COUNT, &len);
+	ck_assert_ptr_null(strstr(json, "caller_cache"));
+	free(json);
+
+	run.locks.cache = (struct sp_caller_cache){ .present = true, .attributed = 80, .fast = 60,
+						    .verified = 60, .mismatched = 1,
+						    .verify_all = true };
+	out = table(&run, SP_LOCK_SORT_WAIT, 20);
+	ck_assert_msg(strstr(out, "\n  callers: 60 of 80 contentions from the cache (75.0%), the "
+				  "rest by a full stack walk; 60 checked by one (--verify-callers), 1 "
+				  "mismatched\n"), "%s", out);
+	free(out);
+	json = unit_render_fmt(&run, SP_FMT_JSON, SP_VIEW_LOCKS, SP_VALUE_COUNT, &len);
+	ck_assert_msg(strstr(json, "\"caller_cache\": {\n      \"attributed\": 80,\n      "
+				   "\"fast\": 60,\n      \"verified\": 60,\n      \"mismatched\": 1,"
+				   "\n      \"verify_all\": true\n    }"), "%s", json);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, json, len), (ssize_t)len);
+	close(fd);
+	free(json);
+	unit_load(path, &back);
+	unlink(path);
+	ck_assert(back.locks.cache.present && back.locks.cache.verify_all);
+	ck_assert_uint_eq(back.locks.cache.attributed, 80);
+	ck_assert_uint_eq(back.locks.cache.fast, 60);
+	ck_assert_uint_eq(back.locks.cache.verified, 60);
+	ck_assert_uint_eq(back.locks.cache.mismatched, 1);
+	sp_run_free(&back);
+	sp_run_free(&run);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("view_locks");
@@ -221,6 +272,7 @@ int main(void)
 	tcase_add_test(tc, notes_and_unavailable);
 	tcase_add_test(tc, lock_stacks);
 	tcase_add_test(tc, sleepers);
+	tcase_add_test(tc, caller_cache);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
