@@ -25,7 +25,7 @@ grep -q '^sp_pipe_reader: ' "$TMP/table.txt" || fail "--by comm has no sp_pipe_r
 awk '/^sp_pipe_reader:/{f=1;next} f&&/pipe_read/{print;exit}' "$TMP/table.txt" | grep -q pipe_read \
 	|| fail "--by comm: no pipe_read row under sp_pipe_reader"
 pass "--by comm groups the pipe reader"
-# without --verify-callers the checks by a full walk back off (sched.bpf.c SP_REVALIDATE):
+# without --verify-callers the checks by a full walk back off (fastcaller.bpf.h SP_REVALIDATE):
 # some, but far fewer than one in 64
 "$SCHEDPROF" trace --views schedules -f json -o "$TMP/backoff.json" -- "$SPWORK" pipe 20000 ||
 	fail "schedprof exited $?"
