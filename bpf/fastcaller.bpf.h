@@ -359,76 +359,122 @@ static long forget_hop(__u64 i, struct sp_hop_ctx *c)
 }
 
 /*
- * The caller of the current event, into out (caller, wait): from the raw words when they
- * tell it, else (and to check) by a full walk, whose stack is not kept. raw_scratch is the
- * program's per-CPU struct sp_raw, walk_scratch its struct sp_walk, start its place to start
- * from; a failed full walk is counted in *stack_fail. Returns what happened (SP_FC_*), for
- * the user's counters.
+ * The fast path in two halves around the full walk: each program makes each half a global
+ * function of its own (verified once, whatever the states it is called from; lock_begin
+ * calls it from two) with its own scratch and start, while the full walk, which needs the
+ * program's context, stays in the program:
+ *
+ *	sp_fast_at(raw_scratch, ctx);
+ *	pre = sp_fast_pre(raw_scratch, start);			(its global)
+ *	walked = sp_fast_walk(ctx, pre, walk_scratch, stack_fail);
+ *	f = sp_fast_post(pre, walked, ..., &out);		(its global)
+ *
+ * What the first half found:
  */
-static __always_inline int sp_fast_caller(void *ctx, struct sp_fold_state *out,
-					  void *raw_scratch, void *walk_scratch,
-					  struct sp_fast_start *start, __u64 *stack_fail)
+#define SP_FP_MISS 0	  /* walk, and learn from it */
+#define SP_FP_HIT 1	  /* the caller is in r->st: no walk */
+#define SP_FP_CHECK 2	  /* the caller is in r->st: walk to check it */
+#define SP_FP_OFF 3	  /* no words (not on the task's stack): walk */
+#define SP_FP_NOSCRATCH 4 /* no scratch: walk */
+
+/*
+ * Where the words start: ctx, the tracepoint's argument array (a local of bpf_trace_runN() on
+ * the task's stack: the program's own locals may be on a private per-CPU stack), kept in the
+ * program's scratch, from which the halves read it back as a scalar.
+ */
+static __always_inline void sp_fast_at(void *raw_scratch, void *ctx)
 {
-	struct sp_fold_state st;
-	struct sp_hop_ctx hc;
-	struct sp_walk *w;
 	struct sp_raw *r;
 	__u32 zero = 0;
-	__u64 need;
-	int got = 0, f = 0;
 
 	r = bpf_map_lookup_elem(raw_scratch, &zero);
 	if (r) {
-		/*
-		 * The tracepoint's argument array, a local of bpf_trace_runN() on the task's
-		 * stack (this program's own locals may be on a private per-CPU stack): a scalar
-		 * once read back from the map.
-		 */
 		r->sp = (__u64)ctx;
 		asm volatile("" ::: "memory");
-		need = start->need_words;
-		if (fast_read(r, need ? need : SP_RAW_WORDS)) {
-			got = fast_try(r, start);
-			/* a miss is learned from: it needs every word */
-			if (!got && need && need < SP_RAW_WORDS && r->nw == need)
-				fast_read(r, SP_RAW_WORDS);
-		} else {
-			f = SP_FC_OFF;
-		}
 	}
-	if (got) {
-		f = SP_FC_FAST;
-		out->caller = r->st.caller;
-		out->wait = r->st.wait;
+}
+
+/* The full walk between the halves when the first asked for one: 1 when it succeeded. */
+static __always_inline int sp_fast_walk(void *ctx, int pre, void *walk_scratch,
+					__u64 *stack_fail)
+{
+	struct sp_fold_state st;
+
+	if (pre == SP_FP_HIT)
+		return 0;
+	return sp_walk_only(ctx, walk_scratch, &st, stack_fail) != NULL;
+}
+
+/*
+ * Reads the raw words above r->sp (sp_fast_at()) and hops through them. Returns SP_FP_*.
+ */
+static __always_inline int sp_fast_pre(void *raw_scratch, struct sp_fast_start *start)
+{
+	struct sp_raw *r;
+	__u32 zero = 0;
+	__u64 need;
+
+	r = bpf_map_lookup_elem(raw_scratch, &zero);
+	if (!r)
+		return SP_FP_NOSCRATCH;
+	need = start->need_words;
+	if (!fast_read(r, need ? need : SP_RAW_WORDS))
+		return SP_FP_OFF;
+	if (fast_try(r, start)) {
 		if (!r->check_every)
 			r->check_every = SP_REVALIDATE;
 		if (!verify_callers && ++r->since_check < r->check_every)
-			return f;
+			return SP_FP_HIT;
 		r->since_check = 0;
+		return SP_FP_CHECK;
 	}
-	w = sp_walk_only(ctx, walk_scratch, &st, stack_fail);
-	if (!got) {
-		out->caller = st.caller;
-		out->wait = st.wait;
-		if (w && r)
-			fast_learn(r, w, start);
-		return f;
+	/* a miss is learned from: it needs every word */
+	if (need && need < SP_RAW_WORDS && r->nw == need)
+		fast_read(r, SP_RAW_WORDS);
+	return SP_FP_MISS;
+}
+
+/*
+ * After the full walk, when sp_fast_pre() asked for one (walked: it succeeded, its stack and
+ * fold in walk_scratch): the caller into out, the learning or the check. Returns what
+ * happened (SP_FC_*), for the user's counters.
+ */
+static __always_inline int sp_fast_post(int pre, int walked, void *raw_scratch,
+					void *walk_scratch, struct sp_fast_start *start,
+					struct sp_fold_state *out)
+{
+	struct sp_walk *w = NULL;
+	struct sp_hop_ctx hc;
+	struct sp_raw *r;
+	__u32 zero = 0;
+
+	r = bpf_map_lookup_elem(raw_scratch, &zero);
+	if (walked)
+		w = bpf_map_lookup_elem(walk_scratch, &zero);
+	if (r && (pre == SP_FP_HIT || pre == SP_FP_CHECK)) {
+		out->caller = r->st.caller;
+		out->wait = r->st.wait;
+		if (!w || pre == SP_FP_HIT)
+			return SP_FC_FAST; /* no full walk: the fast answer stands */
+		if (w->st.caller == r->st.caller && w->st.wait == r->st.wait) {
+			if (r->check_every < SP_REVALIDATE_MAX)
+				r->check_every *= 2;
+			return SP_FC_FAST | SP_FC_VERIFIED;
+		}
+		r->check_every = SP_REVALIDATE;
+		out->caller = w->st.caller;
+		out->wait = w->st.wait;
+		hc.r = r;
+		bpf_loop(SP_MAX_HOPS, forget_hop, &hc, 0);
+		return SP_FC_FAST | SP_FC_VERIFIED | SP_FC_MISMATCH;
 	}
-	if (!w)
-		return f; /* no full walk: the fast answer stands */
-	f |= SP_FC_VERIFIED;
-	if (st.caller == out->caller && st.wait == out->wait) {
-		if (r->check_every < SP_REVALIDATE_MAX)
-			r->check_every *= 2;
-		return f;
-	}
-	f |= SP_FC_MISMATCH;
-	r->check_every = SP_REVALIDATE;
-	out->caller = st.caller;
-	out->wait = st.wait;
-	hc.r = r;
-	bpf_loop(SP_MAX_HOPS, forget_hop, &hc, 0);
-	return f;
+	out->caller = w ? w->st.caller : SP_CALLER_UNKNOWN;
+	out->wait = w ? w->st.wait : SP_WAIT_NONE;
+	if (pre == SP_FP_OFF)
+		return SP_FC_OFF;
+	if (w && r && pre == SP_FP_MISS)
+		fast_learn(r, w, start);
+	return 0;
 }
 
 #endif

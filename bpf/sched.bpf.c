@@ -193,14 +193,30 @@ const volatile __u32 caller_fast = 0; /* set by user space when no full stack is
 struct sp_fast_start sched_fast_start;
 SP_SCRATCH_MAP(raw_buf, struct sp_raw);
 
+/* The fast path's halves as global functions, each verified once (as lock_begin's). */
+__noinline int sched_fast_pre(void)
+{
+	return sp_fast_pre(&raw_buf, &sched_fast_start);
+}
+
+__noinline int sched_fast_post(int pre, int walked, struct sp_fold_state *out)
+{
+	if (!out)
+		return 0;
+	return sp_fast_post(pre, walked, &raw_buf, &stack_buf, &sched_fast_start, out);
+}
+
 /* The caller of a voluntary switch, into key; counted in c (this CPU's) when there is one. */
 static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key,
 					struct sp_sched_counts *c)
 {
-	struct sp_fold_state st;
-	int f = sp_fast_caller(ctx, &st, &raw_buf, &stack_buf, &sched_fast_start,
-			       &sched_drops.stack_fail);
+	struct sp_fold_state st = {};
+	int pre, f, walked;
 
+	sp_fast_at(&raw_buf, ctx);
+	pre = sched_fast_pre();
+	walked = sp_fast_walk(ctx, pre, &stack_buf, &sched_drops.stack_fail);
+	f = sched_fast_post(pre, walked, &st);
 	key->caller = st.caller;
 	key->wait = st.wait;
 	if (!c)
