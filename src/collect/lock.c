@@ -159,17 +159,6 @@ static void lock_destroy(void *state)
 	free(st);
 }
 
-static uint64_t prog_misses(struct bpf_program *p)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	int fd = bpf_program__fd(p);
-
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	return info.recursion_misses;
-}
-
 /* The totals (lock_counts, per CPU): summed into v. */
 static int read_totals(struct schedprof_bpf *skel, int ncpus, struct sp_lock_view *v)
 {
@@ -189,6 +178,17 @@ static int read_totals(struct schedprof_bpf *skel, int ncpus, struct sp_lock_vie
 	v->total = sum.total;
 	v->failed = sum.failed;
 	return err;
+}
+
+static uint64_t prog_misses(struct bpf_program *p)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(p);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
 }
 
 static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
