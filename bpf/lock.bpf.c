@@ -377,6 +377,25 @@ int BPF_PROG(lock_begin, void *lock, unsigned int flags)
 }
 
 /*
+ * The row of key in map, to add this contention to; NULL when there is nothing more to do:
+ * the row was missing and is now created holding this contention alone (first, its values;
+ * one update instead of sp_lookup_or_init()'s update and second lookup: a messaging run
+ * creates a row for one contention in ten), or the map is full (*full set).
+ */
+static __always_inline void *row_get(void *map, const void *key, const void *first, bool *full)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	if (!bpf_map_update_elem(map, key, first, BPF_NOEXIST))
+		return NULL;
+	v = bpf_map_lookup_elem(map, key); /* the other CPU's, created meanwhile */
+	*full = !v;
+	return v;
+}
+
+/*
  * Counts an ended contention: the totals, its row, and its stack, sleeper and owner rows.
  * The comm is copied from the task itself (as the schedules view does), not by a helper call.
  * The rows stay shared maps, preallocated: per-CPU rows allocated on use were measured
@@ -391,8 +410,9 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 		.caller = d->caller, .lock = d->lock, .name = d->name,
 		.flags = sp_lock_flags_norm(d->flags),
 	};
-	struct sp_lock_val zero = {}, *v;
+	struct sp_lock_val first = {}, *v;
 	struct sp_lock_counts *c;
+	bool full = false;
 	__u32 idx = 0;
 
 	__builtin_memcpy(key.comm, t->comm, sizeof(key.comm));
@@ -401,12 +421,18 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 		c->total++;
 		c->failed += ret < 0;
 	}
-	v = sp_lookup_or_init(&lock_stat, &key, &zero);
-	if (!v) {
-		sp_drop(lock_drops.row_map_full);
-	} else if (ret < 0) {
-		__sync_fetch_and_add(&v->failed, 1);
+	if (ret < 0) {
+		first.failed = 1;
 	} else {
+		first.count = 1;
+		first.wait_ns = first.max_ns = d->ts;
+	}
+	v = row_get(&lock_stat, &key, &first, &full);
+	if (full) {
+		sp_drop(lock_drops.row_map_full);
+	} else if (v && ret < 0) {
+		__sync_fetch_and_add(&v->failed, 1);
+	} else if (v) {
 		__sync_fetch_and_add(&v->count, 1);
 		__sync_fetch_and_add(&v->wait_ns, d->ts);
 		sp_update_max(&v->max_ns, d->ts);
@@ -416,14 +442,15 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 			.stack = d->stack, .caller = d->caller, .lock = d->lock, .flags = key.flags,
 			.name = d->name, .tgid = (__u32)(bpf_get_current_pid_tgid() >> 32),
 		};
-		struct sp_lock_stack_val szero = {}, *sv;
+		struct sp_lock_stack_val sfirst = { .count = 1, .wait_ns = d->ts }, *sv;
 
 		__builtin_memcpy(sk.comm, key.comm, sizeof(sk.comm));
-		sv = sp_lookup_or_init(&lock_stack_counts, &sk, &szero);
+		full = false;
+		sv = row_get(&lock_stack_counts, &sk, &sfirst, &full);
 		if (sv) {
 			__sync_fetch_and_add(&sv->count, 1);
 			__sync_fetch_and_add(&sv->wait_ns, d->ts);
-		} else {
+		} else if (full) {
 			sp_drop(lock_drops.stackagg_map_full);
 		}
 	}
@@ -434,16 +461,20 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 			.caller = d->caller, .lock = d->lock, .flags = key.flags, .name = d->name,
 			.pid = (__u32)bpf_get_current_pid_tgid(),
 		};
-		struct sp_lock_sleep_val szero = {}, *sv;
+		struct sp_lock_sleep_val sfirst = {
+			.contentions = 1, .sleeps = r->nsleeps, .offcpu_ns = r->offcpu_ns,
+			.max_ns = r->max_sleep_ns,
+		}, *sv;
 
 		__builtin_memcpy(k.comm, key.comm, sizeof(k.comm));
-		sv = sp_lookup_or_init(&lock_sleepers, &k, &szero);
+		full = false;
+		sv = row_get(&lock_sleepers, &k, &sfirst, &full);
 		if (sv) {
 			__sync_fetch_and_add(&sv->contentions, 1);
 			__sync_fetch_and_add(&sv->sleeps, r->nsleeps);
 			__sync_fetch_and_add(&sv->offcpu_ns, r->offcpu_ns);
 			sp_update_max(&sv->max_ns, r->max_sleep_ns);
-		} else {
+		} else if (full) {
 			sp_drop(lock_drops.sleeper_map_full);
 		}
 		r->nsleeps = 0;
@@ -452,14 +483,15 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 		struct sp_lock_owner_key k = {
 			.caller = d->caller, .lock = d->lock, .flags = key.flags, .name = d->name,
 		};
-		struct sp_lock_owner_val ozero = {}, *ov;
+		struct sp_lock_owner_val ofirst = { .count = 1, .wait_ns = d->ts }, *ov;
 
 		__builtin_memcpy(k.owner, r->owner, sizeof(k.owner));
-		ov = sp_lookup_or_init(&lock_owners, &k, &ozero);
+		full = false;
+		ov = row_get(&lock_owners, &k, &ofirst, &full);
 		if (ov) {
 			__sync_fetch_and_add(&ov->count, 1);
 			__sync_fetch_and_add(&ov->wait_ns, d->ts);
-		} else {
+		} else if (full) {
 			sp_drop(lock_drops.owner_map_full);
 		}
 	}
