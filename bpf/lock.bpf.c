@@ -35,7 +35,12 @@
 #define SP_FASTCALLER_DEFINE /* the shared frame distances: this object is linked first */
 #include "fastcaller.bpf.h"
 
-struct sp_lock_counts lock_counts;
+/*
+ * The totals, per CPU (summed by user space, lock.c read_totals()): every end counts one,
+ * and an atomic add on one shared line made each end wait for the line the other CPU had
+ * just written (measured: ~40 ns of lock_end's ~370 on messaging).
+ */
+SP_SCRATCH_MAP(lock_counts, struct sp_lock_counts);
 struct sp_lock_drops lock_drops;
 /* Each CPU's runqueue lock address, written by lock_rq_probe (run once per CPU at setup). */
 __u64 lock_rq_addrs[SP_LOCK_MAX_CPUS];
@@ -428,24 +433,63 @@ int BPF_PROG(lock_begin, void *lock, unsigned int flags)
 	return 0;
 }
 
+/*
+ * The row of key in map, to add this contention to; NULL when there is nothing more to do:
+ * the row was missing and is now created holding this contention alone (first, its values;
+ * one update instead of sp_lookup_or_init()'s update and second lookup: a messaging run
+ * creates a row for one contention in ten), or the map is full (*full set).
+ */
+static __always_inline void *row_get(void *map, const void *key, const void *first, bool *full)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	if (!bpf_map_update_elem(map, key, first, BPF_NOEXIST))
+		return NULL;
+	v = bpf_map_lookup_elem(map, key); /* the other CPU's, created meanwhile */
+	*full = !v;
+	return v;
+}
+
+/*
+ * Counts an ended contention: the totals, its row, and its stack, sleeper and owner rows.
+ * The comm is copied from the task itself (as the schedules view does), not by a helper call.
+ * The rows stay shared maps, preallocated: per-CPU rows allocated on use were measured
+ * slower (a messaging run creates ~500 rows, and each insert allocates) and lost rows when
+ * a burst of inserts emptied the allocator's per-CPU cache; preallocated per CPU, they cost
+ * SP_DEF_CALLERS values per CPU at every start for no measurable gain.
+ */
 static __always_inline void account(struct sp_lock_pending *d, int ret, struct sp_lock_task *r)
 {
+	struct task_struct *t = bpf_get_current_task_btf();
 	struct sp_lock_key key = {
 		.caller = d->caller, .lock = d->lock, .name = d->name,
 		.flags = sp_lock_flags_norm(d->flags),
 	};
-	struct sp_lock_val zero = {}, *v;
+	struct sp_lock_val first = {}, *v;
+	struct sp_lock_counts *c;
+	bool full = false;
+	__u32 idx = 0;
 
-	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	__sync_fetch_and_add(&lock_counts.total, 1);
-	if (ret < 0)
-		__sync_fetch_and_add(&lock_counts.failed, 1);
-	v = sp_lookup_or_init(&lock_stat, &key, &zero);
-	if (!v) {
-		sp_drop(lock_drops.row_map_full);
-	} else if (ret < 0) {
-		__sync_fetch_and_add(&v->failed, 1);
+	__builtin_memcpy(key.comm, t->comm, sizeof(key.comm));
+	c = bpf_map_lookup_elem(&lock_counts, &idx);
+	if (c) { /* this CPU's: plain adds (lock_end does not nest on a CPU) */
+		c->total++;
+		c->failed += ret < 0;
+	}
+	if (ret < 0) {
+		first.failed = 1;
 	} else {
+		first.count = 1;
+		first.wait_ns = first.max_ns = d->ts;
+	}
+	v = row_get(&lock_stat, &key, &first, &full);
+	if (full) {
+		sp_drop(lock_drops.row_map_full);
+	} else if (v && ret < 0) {
+		__sync_fetch_and_add(&v->failed, 1);
+	} else if (v) {
 		__sync_fetch_and_add(&v->count, 1);
 		__sync_fetch_and_add(&v->wait_ns, d->ts);
 		sp_update_max(&v->max_ns, d->ts);
@@ -455,14 +499,15 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 			.stack = d->stack, .caller = d->caller, .lock = d->lock, .flags = key.flags,
 			.name = d->name, .tgid = (__u32)(bpf_get_current_pid_tgid() >> 32),
 		};
-		struct sp_lock_stack_val szero = {}, *sv;
+		struct sp_lock_stack_val sfirst = { .count = 1, .wait_ns = d->ts }, *sv;
 
 		__builtin_memcpy(sk.comm, key.comm, sizeof(sk.comm));
-		sv = sp_lookup_or_init(&lock_stack_counts, &sk, &szero);
+		full = false;
+		sv = row_get(&lock_stack_counts, &sk, &sfirst, &full);
 		if (sv) {
 			__sync_fetch_and_add(&sv->count, 1);
 			__sync_fetch_and_add(&sv->wait_ns, d->ts);
-		} else {
+		} else if (full) {
 			sp_drop(lock_drops.stackagg_map_full);
 		}
 	}
@@ -473,16 +518,20 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 			.caller = d->caller, .lock = d->lock, .flags = key.flags, .name = d->name,
 			.pid = (__u32)bpf_get_current_pid_tgid(),
 		};
-		struct sp_lock_sleep_val szero = {}, *sv;
+		struct sp_lock_sleep_val sfirst = {
+			.contentions = 1, .sleeps = r->nsleeps, .offcpu_ns = r->offcpu_ns,
+			.max_ns = r->max_sleep_ns,
+		}, *sv;
 
 		__builtin_memcpy(k.comm, key.comm, sizeof(k.comm));
-		sv = sp_lookup_or_init(&lock_sleepers, &k, &szero);
+		full = false;
+		sv = row_get(&lock_sleepers, &k, &sfirst, &full);
 		if (sv) {
 			__sync_fetch_and_add(&sv->contentions, 1);
 			__sync_fetch_and_add(&sv->sleeps, r->nsleeps);
 			__sync_fetch_and_add(&sv->offcpu_ns, r->offcpu_ns);
 			sp_update_max(&sv->max_ns, r->max_sleep_ns);
-		} else {
+		} else if (full) {
 			sp_drop(lock_drops.sleeper_map_full);
 		}
 		r->nsleeps = 0;
@@ -491,14 +540,15 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 		struct sp_lock_owner_key k = {
 			.caller = d->caller, .lock = d->lock, .flags = key.flags, .name = d->name,
 		};
-		struct sp_lock_owner_val ozero = {}, *ov;
+		struct sp_lock_owner_val ofirst = { .count = 1, .wait_ns = d->ts }, *ov;
 
 		__builtin_memcpy(k.owner, r->owner, sizeof(k.owner));
-		ov = sp_lookup_or_init(&lock_owners, &k, &ozero);
+		full = false;
+		ov = row_get(&lock_owners, &k, &ofirst, &full);
 		if (ov) {
 			__sync_fetch_and_add(&ov->count, 1);
 			__sync_fetch_and_add(&ov->wait_ns, d->ts);
-		} else {
+		} else if (full) {
 			sp_drop(lock_drops.owner_map_full);
 		}
 	}

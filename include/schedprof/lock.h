@@ -150,7 +150,7 @@ struct sp_lock_owner_val {
 	__u64 wait_ns;
 };
 
-/* Totals (.bss): contentions of traced tasks that ended while attached, row or not. */
+/* Totals (per CPU: map lock_counts): contentions of traced tasks that ended while attached. */
 struct sp_lock_counts {
 	__u64 total;  /* ended: acquired or gave up */
 	__u64 failed; /* gave up (ret < 0) */

@@ -175,6 +175,27 @@ static void lock_destroy(void *state)
 	free(st);
 }
 
+/* The totals (lock_counts, per CPU): summed into v. */
+static int read_totals(struct schedprof_bpf *skel, int ncpus, struct sp_lock_view *v)
+{
+	struct sp_lock_counts *pc = calloc(ncpus, sizeof(*pc)), sum = {};
+	__u32 zero = 0;
+	int err = 0;
+
+	if (!pc)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.lock_counts), &zero, pc))
+		err = -errno;
+	for (int i = 0; !err && i < ncpus; i++) {
+		sum.total += pc[i].total;
+		sum.failed += pc[i].failed;
+	}
+	free(pc);
+	v->total = sum.total;
+	v->failed = sum.failed;
+	return err;
+}
+
 static uint64_t prog_misses(struct bpf_program *p)
 {
 	struct bpf_prog_info info = {};
@@ -241,8 +262,9 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		v->unavailable = xstrdup(st->why);
 		return v->unavailable ? 0 : -ENOMEM;
 	}
-	v->total = skel->bss->lock_counts.total;
-	v->failed = skel->bss->lock_counts.failed;
+	err = read_totals(skel, ctx->ncpus, v);
+	if (err)
+		return err;
 	v->lost = d->row_map_full;
 	v->missing_stacks = d->stack_fail + d->stack_map_full + d->stackagg_map_full;
 	v->unpaired = d->unpaired;
