@@ -1,44 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The locks view's part of the one sched_switch program (sched.bpf.c sp_switch): the sleeps
- * inside a sleeping-lock contention. lock.bpf.c defines the task storage it shares with
- * lock_begin and lock_end.
+ * inside a sleeping-lock contention. Its per-task state (struct sp_lock_task) lives in the
+ * one task storage of every view (target.bpf.h struct sp_task), shared with lock_begin and
+ * lock_end: sp_switch looks prev's and next's storage up once for all its parts.
  */
 #ifndef SCHEDPROF_LOCK_BPF_H
 #define SCHEDPROF_LOCK_BPF_H
 
 #include "common.bpf.h"
+#include "target.bpf.h"
 #include "schedprof/lock.h"
 
-#ifdef SP_LOCK_DEFINE /* in lock.bpf.c */
-SP_TASK_MAP(lock_task, struct sp_lock_task);
-#else
-extern SP_TASK_MAP(lock_task, struct sp_lock_task);
-#endif
-
-/* Asleep inside a contention: switched out not runnable, until switched in again. */
-static __always_inline void lock_on_switch(struct task_struct *prev, struct task_struct *next,
-					   unsigned int prev_state, __u64 now)
+/* t's lock state, in its task storage (created with BPF_LOCAL_STORAGE_GET_F_CREATE). */
+static __always_inline struct sp_lock_task *lock_task_get(struct task_struct *t, __u64 flags)
 {
-	struct sp_lock_task *r;
-	__u64 d;
+	struct sp_task *ts = bpf_task_storage_get(&traced, t, 0, flags);
 
-	if (prev_state != 0) { /* not TASK_RUNNING: asleep, not preempted */
-		r = bpf_task_storage_get(&lock_task, prev, 0, 0);
-		if (r && r->p.ts)
-			r->sleep_ts = now;
-	}
-	r = bpf_task_storage_get(&lock_task, next, 0, 0);
-	if (!r || !r->sleep_ts)
-		return;
-	d = now - r->sleep_ts;
-	r->sleep_ts = 0;
-	if (!r->p.ts)
-		return;
-	r->offcpu_ns += d;
-	r->nsleeps++;
-	if (d > r->max_sleep_ns)
-		r->max_sleep_ns = d;
+	return ts ? &ts->lock : NULL;
 }
+
+/*
+ * Asleep inside a contention: switched out not runnable, until switched in again. In two
+ * halves, each given the task's storage (NULL: none): next's switch-in, prev's switch-out.
+ * Global functions (defined in sched.bpf.c): the verifier checks each once, not once per
+ * path of the rest of sp_switch (inlined, their branches doubled the schedules part's walks).
+ */
+__noinline int lock_switch_in(struct sp_task *nt, __u64 now);
+__noinline int lock_switch_out(struct sp_task *pt, __u32 prev_state, __u64 now);
 
 #endif

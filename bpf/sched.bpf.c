@@ -713,8 +713,9 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
  * Traced, for a task that is not current (next at a switch, a new task): the -p/-- set's
  * mark or tgid, -t's threads, every task with -a. With --cgroup only the mark counts (a
  * cgroup's tasks are marked when they first run: the cgroup test asks current's ancestry).
+ * ts: t's storage, looked up by the caller (NULL: none; or not looked up, with -a).
  */
-static __always_inline bool task_traced_other(struct task_struct *t)
+static __always_inline bool task_traced_other_st(struct task_struct *t, struct sp_task *ts)
 {
 	__u32 id;
 
@@ -722,7 +723,7 @@ static __always_inline bool task_traced_other(struct task_struct *t)
 		return false;
 	if (targ_all)
 		return true;
-	if (task_marked(t))
+	if (ts && ts->mark)
 		return true;
 	if (targ_cgid)
 		return false;
@@ -741,17 +742,23 @@ enum sp_first {
 	SP_FIRST_NEW, /* its first wake-up: it did not exist */
 };
 
-/* A task's first event in the trace: its storage, and the budget's count of tasks. */
+/*
+ * A task's first event in the trace: its storage, and the budget's count of tasks. *ts: t's
+ * storage if the caller has it (else NULL: it is created here, and *ts set).
+ */
 static __always_inline struct sp_sleep *task_first_seen(struct task_struct *t, __u64 now,
-							enum sp_first first)
+							enum sp_first first, struct sp_task **ts)
 {
-	struct sp_sleep *s = task_sleep(t, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	struct sp_budget_counts *b;
+	struct sp_sleep *s;
 
-	if (!s) {
+	if (!*ts)
+		*ts = bpf_task_storage_get(&traced, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!*ts) {
 		sp_drop(sched_drops.task_storage_fail);
 		return NULL;
 	}
+	s = &(*ts)->sleep;
 	if (t->pid == 0 || s->state != SP_TS_NONE)
 		return s;
 	b = budget_here();
@@ -765,17 +772,18 @@ static __always_inline struct sp_sleep *task_first_seen(struct task_struct *t, _
 	return s;
 }
 
-/* next's switch-in: ends its time off CPU, starts its time on one. */
-static __always_inline void sched_switch_in(struct task_struct *next, __u64 now)
+/* next's switch-in: ends its time off CPU, starts its time on one. *nt: next's storage. */
+static __always_inline void sched_switch_in(struct task_struct *next, struct sp_task **nt,
+					    __u64 now)
 {
-	struct sp_sleep *s = task_sleep(next, 0);
+	struct sp_sleep *s = *nt ? &(*nt)->sleep : NULL;
 
 	if (s && s->state != SP_TS_NONE) {
 		charge_offcpu(s, now);
 	} else {
-		if (!task_traced_other(next))
+		if (!task_traced_other_st(next, *nt))
 			return;
-		s = task_first_seen(next, now, SP_FIRST_IN);
+		s = task_first_seen(next, now, SP_FIRST_IN, nt);
 		if (!s)
 			return;
 	}
@@ -807,9 +815,13 @@ static __always_inline void switch_in_missed(struct task_struct *prev, struct sp
 	s->wake_ts = 0;
 }
 
-/* prev's switch-out: counts it in its row, ends its time on a CPU, starts its time off. */
+/*
+ * prev's switch-out: counts it in its row, ends its time on a CPU, starts its time off. *pt:
+ * prev's storage.
+ */
 static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev,
-					     unsigned int prev_state, __u64 now)
+					     struct sp_task **pt, unsigned int prev_state,
+					     __u64 now)
 {
 	struct sp_sched_pcpu *pc;
 	struct sp_caller_key key = {};
@@ -827,7 +839,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 		}
 		key.caller = SP_CALLER_IDLE;
 	} else {
-		if (!task_is_traced(prev))
+		if (!task_is_traced_st(prev, pt))
 			return;
 		pc = pcpu_here();
 		if (pc)
@@ -850,9 +862,9 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	if (stack)
 		count_stack(&key, stack, tgid);
 
-	s = task_sleep(prev, 0);
+	s = *pt ? &(*pt)->sleep : NULL;
 	if (!s || s->state == SP_TS_NONE) {
-		s = task_first_seen(prev, now, SP_FIRST_OUT);
+		s = task_first_seen(prev, now, SP_FIRST_OUT, pt);
 		if (!s)
 			return;
 	} else if (prev->pid != 0) {
@@ -868,12 +880,46 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	s->key = key;
 }
 
-/* --timeline (timeline.bpf.h): the switch, with prev's fold as sched_on_switch just kept it. */
-static __always_inline void timeline_on_switch(struct task_struct *prev, struct task_struct *next,
-					       unsigned int prev_state, __u64 now)
+/* The locks view's part at prev's switch-out (lock.bpf.h). */
+__noinline int lock_switch_out(struct sp_task *pt, __u32 prev_state, __u64 now)
 {
-	bool traced = prev->pid != 0 && task_is_traced(prev);
-	struct sp_sleep *s = traced ? task_sleep(prev, 0) : NULL;
+	if (prev_state != 0 && pt && pt->lock.p.ts) /* not TASK_RUNNING: asleep, not preempted */
+		pt->lock.sleep_ts = now;
+	return 0;
+}
+
+/* The locks view's part at next's switch-in (lock.bpf.h). */
+__noinline int lock_switch_in(struct sp_task *nt, __u64 now)
+{
+	struct sp_lock_task *r;
+	__u64 d;
+
+	if (!nt)
+		return 0;
+	r = &nt->lock;
+	if (!r->sleep_ts)
+		return 0;
+	d = now - r->sleep_ts;
+	r->sleep_ts = 0;
+	if (!r->p.ts)
+		return 0;
+	r->offcpu_ns += d;
+	r->nsleeps++;
+	if (d > r->max_sleep_ns)
+		r->max_sleep_ns = d;
+	return 0;
+}
+
+/*
+ * --timeline (timeline.bpf.h): the switch, with prev's fold as sched_on_switch just kept it.
+ * *pt: prev's storage.
+ */
+static __always_inline void timeline_on_switch(struct task_struct *prev, struct task_struct *next,
+					       struct sp_task **pt, unsigned int prev_state,
+					       __u64 now)
+{
+	bool traced = prev->pid != 0 && task_is_traced_st(prev, pt);
+	struct sp_sleep *s = traced && *pt ? &(*pt)->sleep : NULL;
 	bool folded = s && s->ts == now;
 
 	tl_on_switch(prev, next, prev_state, now, traced, folded ? s->key.caller : 0,
@@ -881,16 +927,6 @@ static __always_inline void timeline_on_switch(struct task_struct *prev, struct 
 }
 
 /* The schedules view's part of sp_switch: charges next's time off CPU, counts prev's switch-out. */
-static __always_inline void sched_on_switch(void *ctx, struct task_struct *prev,
-					    struct task_struct *next, unsigned int prev_state,
-					    __u64 now)
-{
-	if (sched_stop_ns)
-		return;
-	sched_switch_in(next, now);
-	sched_switch_out(ctx, prev, prev_state, now);
-}
-
 /*
  * A wake-up (in the waker's context: sched_wakeup may run on the wakee's CPU, from the IPI
  * that queued it). Stamps the task storage of a traced task: it creates none, so a wake-up
@@ -928,13 +964,18 @@ int BPF_PROG(sp_waking, struct task_struct *p)
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sp_wakeup_new, struct task_struct *p)
 {
+	struct sp_task *ts = NULL;
 	struct sp_sleep *s;
 	__u64 now;
 
-	if (sched_stop_ns || !task_traced_other(p))
+	if (sched_stop_ns || p->pid == 0)
+		return 0;
+	if (!targ_all) /* (with -a its storage is created below anyway) */
+		ts = bpf_task_storage_get(&traced, p, 0, 0);
+	if (!task_traced_other_st(p, ts))
 		return 0;
 	now = bpf_ktime_get_ns();
-	s = task_first_seen(p, now, SP_FIRST_NEW);
+	s = task_first_seen(p, now, SP_FIRST_NEW, &ts);
 	if (!s)
 		return 0;
 	s->state = SP_TS_NEW;
@@ -966,19 +1007,33 @@ int sp_sched_stop(struct bpf_iter__task *ctx)
 
 /*
  * The one sched_switch program of every view: each view's part is on when its flag
- * (common.bpf.h) was set before load, and costs nothing otherwise.
+ * (common.bpf.h) was set before load, and costs nothing otherwise. next's and prev's task
+ * storage (target.bpf.h struct sp_task, every view's) is looked up once each, for all the
+ * parts: on task-heavy work a lookup is a few cache misses (the task's storage pointer, its
+ * cache slot, the element). next's switch-in first, then prev's switch-out, each with its
+ * own task's storage only (the verifier then walks the switch-out once, not once per state
+ * of next's pointer).
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
 	__u64 now = bpf_ktime_get_ns();
+	struct sp_task *pt = NULL, *nt = NULL;
 
+	if (switch_locks || switch_sched)
+		nt = bpf_task_storage_get(&traced, next, 0, 0);
 	if (switch_locks)
-		lock_on_switch(prev, next, prev_state, now);
-	if (switch_sched)
-		sched_on_switch(ctx, prev, next, prev_state, now);
+		lock_switch_in(nt, now);
+	if (switch_sched && !sched_stop_ns)
+		sched_switch_in(next, &nt, now);
+	if (switch_locks || switch_sched || switch_timeline)
+		pt = bpf_task_storage_get(&traced, prev, 0, 0);
+	if (switch_locks)
+		lock_switch_out(pt, prev_state, now);
+	if (switch_sched && !sched_stop_ns)
+		sched_switch_out(ctx, prev, &pt, prev_state, now);
 	if (switch_timeline) /* after the fold: it reads it */
-		timeline_on_switch(prev, next, prev_state, now);
+		timeline_on_switch(prev, next, &pt, prev_state, now);
 	return 0;
 }
