@@ -883,8 +883,10 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 /* The locks view's part at prev's switch-out (lock.bpf.h). */
 __noinline int lock_switch_out(struct sp_task *pt, __u32 prev_state, __u64 now)
 {
-	if (prev_state != 0 && pt && pt->lock.p.ts) /* not TASK_RUNNING: asleep, not preempted */
+	if (prev_state != 0 && pt && pt->lock.p.ts) { /* not TASK_RUNNING: asleep, not preempted */
 		pt->lock.sleep_ts = now;
+		pt->lock_asleep = 1;
+	}
 	return 0;
 }
 
@@ -894,8 +896,9 @@ __noinline int lock_switch_in(struct sp_task *nt, __u64 now)
 	struct sp_lock_task *r;
 	__u64 d;
 
-	if (!nt)
+	if (!nt || !nt->lock_asleep) /* (sleep_ts is set only with it) */
 		return 0;
+	nt->lock_asleep = 0;
 	r = &nt->lock;
 	if (!r->sleep_ts)
 		return 0;

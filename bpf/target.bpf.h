@@ -48,7 +48,7 @@ SP_TARGET_EXTERN SP_HASH_MAP(targ_tgids, SP_DEF_TARGETS, __u32, struct sp_target
 struct sp_task {
 	struct sp_sleep sleep;	   /* the schedules view's; state SP_TS_NONE until its first event */
 	__u32 mark;		   /* in the traced set (task_in_set()) */
-	__u32 pad;
+	__u32 lock_asleep;	   /* lock.sleep_ts may be set: a switch-in reads lock only then */
 	struct sp_lock_task lock;  /* the locks view's: its sleeping-lock contention (lock.bpf.h) */
 };
 SP_TARGET_EXTERN SP_TASK_MAP(traced, struct sp_task);
