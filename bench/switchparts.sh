@@ -13,9 +13,10 @@
 #             counted at every switch (an untraced next costs its storage lookup only)
 #   caller    a voluntary switch's caller: fast_caller() (cache, or a full walk) or the walk
 #   row       count_caller(): the row's lookup (or insert) and count
-#   out       prev's state (up to 09e5060: and prev's task storage)
-#   prev      prev's task storage, looked up once in sp_switch for all parts (from 09e5060 on;
-#             before, inside "out")
+#   out       prev's task storage and state (from 09e5060 on, without -a as here: the storage
+#             looked up again, warm)
+#   prev      from 09e5060 on: prev's task storage, looked up in sp_switch first (for its
+#             traced-set mark, without -a as here); before, inside "out"
 #
 # usage: sudo bench/switchparts.sh [-r RUNS] [-w a,b] [REV...]   (default REV: HEAD; each a
 #   commit of this repository: the working tree's changes are not built)

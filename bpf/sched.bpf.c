@@ -817,7 +817,9 @@ static __always_inline void switch_in_missed(struct task_struct *prev, struct sp
 
 /*
  * prev's switch-out: counts it in its row, ends its time on a CPU, starts its time off. *pt:
- * prev's storage.
+ * prev's storage, looked up by the caller without -a (for the mark); (looked up again,
+ * warm,) set here after the row's count when prev is counted. Not held across the caller's
+ * walk: the verifier would walk it once per state of the pointer.
  */
 static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev,
 					     struct sp_task **pt, unsigned int prev_state,
@@ -862,6 +864,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	if (stack)
 		count_stack(&key, stack, tgid);
 
+	*pt = bpf_task_storage_get(&traced, prev, 0, 0);
 	s = *pt ? &(*pt)->sleep : NULL;
 	if (!s || s->state == SP_TS_NONE) {
 		s = task_first_seen(prev, now, SP_FIRST_OUT, pt);
@@ -1015,7 +1018,8 @@ int sp_sched_stop(struct bpf_iter__task *ctx)
  * parts: on task-heavy work a lookup is a few cache misses (the task's storage pointer, its
  * cache slot, the element). next's switch-in first, then prev's switch-out, each with its
  * own task's storage only (the verifier then walks the switch-out once, not once per state
- * of next's pointer).
+ * of next's pointer). With -a, sched_switch_out() looks prev's up after the caller's walk
+ * (with -a it counts every prev, so pt is always set for the parts after it).
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
@@ -1030,12 +1034,15 @@ int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_stru
 		lock_switch_in(nt, now);
 	if (switch_sched && !sched_stop_ns)
 		sched_switch_in(next, &nt, now);
-	if (switch_locks || switch_sched || switch_timeline)
+	if (switch_sched && !sched_stop_ns) {
+		if (!targ_all) /* its mark says whether it is traced */
+			pt = bpf_task_storage_get(&traced, prev, 0, 0);
+		sched_switch_out(ctx, prev, &pt, prev_state, now); /* sets pt when it counts prev */
+	} else if (switch_locks || switch_timeline) {
 		pt = bpf_task_storage_get(&traced, prev, 0, 0);
+	}
 	if (switch_locks)
 		lock_switch_out(pt, prev_state, now);
-	if (switch_sched && !sched_stop_ns)
-		sched_switch_out(ctx, prev, &pt, prev_state, now);
 	if (switch_timeline) /* after the fold: it reads it */
 		timeline_on_switch(prev, next, &pt, prev_state, now);
 	return 0;
