@@ -29,6 +29,7 @@
 #include "schedprof/sched.h"
 #include "schedprof/lock_pair.h"
 #include "walk.bpf.h"
+#define SP_LOCK_DEFINE
 #include "lock.bpf.h"
 #include "ustack.bpf.h"
 

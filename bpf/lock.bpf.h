@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The locks view's part of the one sched_switch program (sched.bpf.c sp_switch): the sleeps
- * inside a sleeping-lock contention. Its per-task state (struct sp_lock_task) lives in the
- * one task storage of every view (target.bpf.h struct sp_task), shared with lock_begin and
- * lock_end: sp_switch looks prev's and next's storage up once for all its parts.
+ * inside a sleeping-lock contention. lock.bpf.c defines the task storage it shares with
+ * lock_begin and lock_end.
  */
 #ifndef SCHEDPROF_LOCK_BPF_H
 #define SCHEDPROF_LOCK_BPF_H
@@ -12,21 +11,47 @@
 #include "target.bpf.h"
 #include "schedprof/lock.h"
 
-/* t's lock state, in its task storage (created with BPF_LOCAL_STORAGE_GET_F_CREATE). */
+#ifdef SP_LOCK_DEFINE /* in lock.bpf.c */
+SP_TASK_MAP(lock_task, struct sp_lock_task);
+#else
+extern SP_TASK_MAP(lock_task, struct sp_lock_task);
+#endif
+
+/*
+ * t's lock state. With BPF_LOCAL_STORAGE_GET_F_CREATE (lock_begin: t is current and
+ * traced), first t's `traced` storage (created too) is flagged has_lock, so a switch looks
+ * lock_task up only for the tasks that have one: NULL when either cannot be had.
+ */
 static __always_inline struct sp_lock_task *lock_task_get(struct task_struct *t, __u64 flags)
 {
-	struct sp_task *ts = bpf_task_storage_get(&traced, t, 0, flags);
+	struct sp_task *ts;
 
-	return ts ? &ts->lock : NULL;
+	if (flags & BPF_LOCAL_STORAGE_GET_F_CREATE) {
+		ts = bpf_task_storage_get(&traced, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!ts)
+			return NULL;
+		ts->has_lock = 1;
+	}
+	return bpf_task_storage_get(&lock_task, t, 0, flags);
 }
 
 /*
  * Asleep inside a contention: switched out not runnable, until switched in again. In two
- * halves, each given the task's storage (NULL: none): next's switch-in, prev's switch-out.
- * Global functions (defined in sched.bpf.c): the verifier checks each once, not once per
- * path of the rest of sp_switch (inlined, their branches doubled the schedules part's walks).
+ * halves, each given the task's `traced` storage (NULL: none), whose flags say whether its
+ * lock_task storage needs a lookup (done by sp_switch: r, NULL when not), next's switch-in
+ * and prev's switch-out. Global functions (defined in sched.bpf.c): the verifier checks each
+ * once, not once per path of the rest of sp_switch (inlined, their branches doubled the
+ * schedules part's walks).
  */
-__noinline int lock_switch_in(struct sp_task *nt, __u64 now);
-__noinline int lock_switch_out(struct sp_task *pt, __u32 prev_state, __u64 now);
+__noinline int lock_switch_in(struct sp_task *nt, struct sp_lock_task *r, __u64 now);
+__noinline int lock_switch_out(struct sp_task *pt, struct sp_lock_task *r, __u64 now);
+
+/*
+ * Whether a switch needs the task's lock_task: next asleep in a contention, prev with one
+ * (global too: an inlined test of the flags, hoisted by the compiler above the locks view's
+ * flag, split the verifier's walk of the schedules part even with the locks view off).
+ */
+__noinline int lock_in_needs(struct sp_task *nt);
+__noinline int lock_out_needs(struct sp_task *pt, __u32 prev_state);
 
 #endif

@@ -883,27 +883,35 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	s->key = key;
 }
 
-/* The locks view's part at prev's switch-out (lock.bpf.h). */
-__noinline int lock_switch_out(struct sp_task *pt, __u32 prev_state, __u64 now)
+/* The locks view's tests of the flags (lock.bpf.h). */
+__noinline int lock_in_needs(struct sp_task *nt)
 {
-	if (prev_state != 0 && pt && pt->lock.p.ts) { /* not TASK_RUNNING: asleep, not preempted */
-		pt->lock.sleep_ts = now;
+	return nt && nt->lock_asleep;
+}
+
+__noinline int lock_out_needs(struct sp_task *pt, __u32 prev_state)
+{
+	return prev_state != 0 && pt && pt->has_lock; /* not TASK_RUNNING: asleep, not preempted */
+}
+
+/* The locks view's part at prev's switch-out (lock.bpf.h): r, prev's lock state, or NULL. */
+__noinline int lock_switch_out(struct sp_task *pt, struct sp_lock_task *r, __u64 now)
+{
+	if (pt && r && r->p.ts) {
+		r->sleep_ts = now;
 		pt->lock_asleep = 1;
 	}
 	return 0;
 }
 
-/* The locks view's part at next's switch-in (lock.bpf.h). */
-__noinline int lock_switch_in(struct sp_task *nt, __u64 now)
+/* The locks view's part at next's switch-in (lock.bpf.h): r, next's lock state, or NULL. */
+__noinline int lock_switch_in(struct sp_task *nt, struct sp_lock_task *r, __u64 now)
 {
-	struct sp_lock_task *r;
 	__u64 d;
 
-	if (!nt || !nt->lock_asleep) /* (sleep_ts is set only with it) */
-		return 0;
-	nt->lock_asleep = 0;
-	r = &nt->lock;
-	if (!r->sleep_ts)
+	if (nt)
+		nt->lock_asleep = 0;
+	if (!r || !r->sleep_ts)
 		return 0;
 	d = now - r->sleep_ts;
 	r->sleep_ts = 0;
@@ -1030,8 +1038,8 @@ int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 	if (switch_locks || switch_sched)
 		nt = bpf_task_storage_get(&traced, next, 0, 0);
-	if (switch_locks)
-		lock_switch_in(nt, now);
+	if (switch_locks && lock_in_needs(nt)) /* (sleep_ts is set only with the flag) */
+		lock_switch_in(nt, bpf_task_storage_get(&lock_task, next, 0, 0), now);
 	if (switch_sched && !sched_stop_ns)
 		sched_switch_in(next, &nt, now);
 	if (switch_sched && !sched_stop_ns) {
@@ -1041,8 +1049,8 @@ int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_stru
 	} else if (switch_locks || switch_timeline) {
 		pt = bpf_task_storage_get(&traced, prev, 0, 0);
 	}
-	if (switch_locks)
-		lock_switch_out(pt, prev_state, now);
+	if (switch_locks && lock_out_needs(pt, prev_state))
+		lock_switch_out(pt, bpf_task_storage_get(&lock_task, prev, 0, 0), now);
 	if (switch_timeline) /* after the fold: it reads it */
 		timeline_on_switch(prev, next, &pt, prev_state, now);
 	return 0;

@@ -19,7 +19,6 @@
 #include "schedprof/limits.h"
 #include "schedprof/target.h"
 #include "schedprof/sched.h"
-#include "schedprof/lock.h"
 
 #ifdef SP_TARGET_DEFINE /* in target.bpf.c */
 #define SP_TARGET_EXTERN
@@ -38,18 +37,22 @@ extern const volatile __u32 targ_cg_level;
 extern const volatile __u32 targ_tids_on;
 SP_TARGET_EXTERN SP_HASH_MAP(targ_tgids, SP_DEF_TARGETS, __u32, struct sp_target);
 /*
- * Every task's one task storage, shared by the views: the traced set's mark, the schedules
- * view's state (sched.bpf.c) and the locks view's (lock.bpf.c). One storage, not one per
- * view: a traced task's first event allocates once (fork-heavy work paid for two), and
- * sp_switch looks up prev's and next's once for all its parts (two storages were two more
- * cold lookups per switch on task-heavy work: each a miss on the element, or a walk of the
- * task's storage list when the task had none in that map).
+ * Every task's one task storage, shared by the views: the traced set's mark and the
+ * schedules view's state (sched.bpf.c). One storage, not two: a traced task's first event
+ * allocates once (fork-heavy work paid for two), and sp_switch looks up prev's and next's
+ * once for all its parts. The locks view's state is in a storage of its own (lock_task,
+ * lock.bpf.h), looked up at a switch only when the flags here say it holds something.
+ *
+ * At most 120 bytes: with the element's header (struct bpf_local_storage_elem, 128) and the
+ * allocator's (8) it fits bpf_mem_alloc's 256-byte unit. A larger unit is refilled a few
+ * objects at a time, and a burst of new tasks (messaging's 400 at once) then failed to get
+ * its storage (counted as task_storage_fail): the lock state (88 bytes) is not in here.
  */
 struct sp_task {
-	struct sp_sleep sleep;	   /* the schedules view's; state SP_TS_NONE until its first event */
-	__u32 mark;		   /* in the traced set (task_in_set()) */
-	__u32 lock_asleep;	   /* lock.sleep_ts may be set: a switch-in reads lock only then */
-	struct sp_lock_task lock;  /* the locks view's: its sleeping-lock contention (lock.bpf.h) */
+	struct sp_sleep sleep; /* the schedules view's; state SP_TS_NONE until its first event */
+	__u32 mark;	       /* in the traced set (task_in_set()) */
+	__u16 has_lock;	       /* it has a lock_task storage (lock_task_get()) */
+	__u16 lock_asleep;     /* lock_task's sleep_ts may be set (lock_switch_out()) */
 };
 SP_TARGET_EXTERN SP_TASK_MAP(traced, struct sp_task);
 /* -t: thread id -> live; kept after the thread's exit, so its last switch still counts */
