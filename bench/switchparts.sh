@@ -80,8 +80,9 @@ if 'sched_switch_in(next, &nt, now);' in s:
     sub(r'(\n\tif \(switch_locks \|\| switch_sched\)\n\t\tnt = bpf_task_storage_get)',
         r'\n\t__u64 tt_in = bpf_ktime_get_ns();\n\tsw_part(0, &tt_in);\1')
     sub(r'(\n\t\tsched_switch_in\(next, &nt, now\);\n)', r'\1\tsw_part(1, &tt_in);\n')
-    sub(r'\n\t\t(pt = bpf_task_storage_get\(&traced, prev, 0, 0\);)\n',
-        r'\n\t\t{ __u64 tt_pt = bpf_ktime_get_ns(); \1 sw_part(5, &tt_pt); }\n')
+    # the first: without -a (as here), for its mark, before sched_switch_out()
+    sub(r'(\n\t+)(pt = bpf_task_storage_get\(&traced, prev, 0, 0\);)\n',
+        r'\1{ __u64 tt_pt = bpf_ktime_get_ns(); \2 sw_part(5, &tt_pt); }\n')
 else:
     sub(r'(\tsched_switch_in\(next, now\);\n)',
         r'\t{ __u64 tt = bpf_ktime_get_ns(); sw_part(0, &tt); sched_switch_in(next, now); sw_part(1, &tt); }\n')
