@@ -93,8 +93,9 @@ enum sp_task_state {
  * A traced task's state since its last event: the schedules view's task storage, and what
  * the stop's task iterator writes for the tasks still running, asleep or waiting for a CPU.
  *
- * In the order the programs touch it (task storage data starts 8 bytes into the element's
- * second cache line): the wake-up's fields and ts in the first 48 bytes, so sp_waking
+ * In the order the programs touch it (task storage data starts 16 bytes into a cache line:
+ * bpf_mem_alloc's 8-byte header, the element's line-aligned data part and its map pointer,
+ * which the lookup reads): the wake-up's fields and ts in the first 48 bytes, so sp_waking
  * touches one line of the wakee's storage; the rest of a switch's in the next 64.
  */
 struct sp_sleep {
