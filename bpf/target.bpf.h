@@ -55,6 +55,7 @@ struct sp_task {
 	__u16 lock_asleep;     /* lock_task's sleep_ts may be set (lock_switch_out()) */
 };
 SP_TARGET_EXTERN SP_TASK_MAP(traced, struct sp_task);
+_Static_assert(sizeof(struct sp_task) <= 120, "struct sp_task: over bpf_mem_alloc's 256-byte unit");
 /* -t: thread id -> live; kept after the thread's exit, so its last switch still counts */
 SP_TARGET_EXTERN SP_HASH_MAP(targ_tids, 1, __u32, struct sp_target);
 
