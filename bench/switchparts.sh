@@ -13,7 +13,10 @@
 #             counted at every switch (an untraced next costs its storage lookup only)
 #   caller    a voluntary switch's caller: fast_caller() (cache, or a full walk) or the walk
 #   row       count_caller(): the row's lookup (or insert) and count
-#   out       prev's task storage and state
+#   out       prev's task storage and state (from 09e5060 on, without -a as here: the storage
+#             looked up again, warm)
+#   prev      from 09e5060 on: prev's task storage, looked up in sp_switch first (for its
+#             traced-set mark, without -a as here); before, inside "out"
 #
 # usage: sudo bench/switchparts.sh [-r RUNS] [-w a,b] [REV...]   (default REV: HEAD; each a
 #   commit of this repository: the working tree's changes are not built)
@@ -72,8 +75,17 @@ static __always_inline void sw_part(int i, __u64 *t)
 	}
 	*t = bpf_ktime_get_ns();
 }''')
-sub(r'(\tsched_switch_in\(next, now\);\n)',
-    r'\t{ __u64 tt = bpf_ktime_get_ns(); sw_part(0, &tt); sched_switch_in(next, now); sw_part(1, &tt); }\n')
+if 'sched_switch_in(next, &nt, now);' in s:
+    # from 09e5060 on: sp_switch looks up next's and prev's storage once, for all parts
+    sub(r'(\n\tif \(switch_locks \|\| switch_sched\)\n\t\tnt = bpf_task_storage_get)',
+        r'\n\t__u64 tt_in = bpf_ktime_get_ns();\n\tsw_part(0, &tt_in);\1')
+    sub(r'(\n\t\tsched_switch_in\(next, &nt, now\);\n)', r'\1\tsw_part(1, &tt_in);\n')
+    # the first: without -a (as here), for its mark, before sched_switch_out()
+    sub(r'(\n\t+)(pt = bpf_task_storage_get\(&traced, prev, 0, 0\);)\n',
+        r'\1{ __u64 tt_pt = bpf_ktime_get_ns(); \2 sw_part(5, &tt_pt); }\n')
+else:
+    sub(r'(\tsched_switch_in\(next, now\);\n)',
+        r'\t{ __u64 tt = bpf_ktime_get_ns(); sw_part(0, &tt); sched_switch_in(next, now); sw_part(1, &tt); }\n')
 sub(r'(\n\t\t\tif \(caller_fast\)\n\t\t\t\tfast_caller\(ctx, &key[^;]*;\n\t\t\telse\n[^;]*;\n)',
     r'\n\t\t\t{ __u64 tt = bpf_ktime_get_ns();\1\t\t\tsw_part(2, &tt); }\n')
 sub(r'(\n\tcount_caller\(&key\);\n)', r'\n\t__u64 tt = bpf_ktime_get_ns();\1\tsw_part(3, &tt);\n')
@@ -121,20 +133,20 @@ for v in json.load(sys.stdin)[0]["values"]:
     a = struct.unpack("<16Q", bytes(int(x, 16) for x in v["value"])[:128])
     for i in range(8):
         ns[i] += a[i]; n[i] += a[8 + i]
-print(" ".join("%d/%d" % (ns[i] // max(n[i], 1), n[i]) for i in range(5)))'
+print(" ".join("%d/%d" % (ns[i] // max(n[i], 1), n[i]) for i in range(6)))'
 	wait "$SP_PID"
 	SP_PID=""
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf "%-8s %-6s %-12s %-12s %-12s %-12s %s\n" workload build floor in caller row out
+printf "%-8s %-6s %-12s %-12s %-12s %-12s %-12s %s\n" workload build floor in caller row out prev
 IFS=, read -ra WLIST <<<"$WL"
 for r in $(seq "$RUNS"); do
 	for w in "${WLIST[@]}"; do
 		for i in "${!BINS[@]}"; do
 			cmd=$(workload "$w") || exit 1
 			printf "%-8s %-6s %s\n" "$w" "#$i" "$(one_run "${BINS[$i]}" "$cmd" |
-				awk '{ printf "%-12s %-12s %-12s %-12s %s", $1, $2, $3, $4, $5 }')"
+				awk '{ printf "%-12s %-12s %-12s %-12s %-12s %s", $1, $2, $3, $4, $5, $6 }')"
 		done
 	done
 done

@@ -400,7 +400,7 @@ int BPF_PROG(lock_begin, void *lock, unsigned int flags)
 		struct sp_lock_task *r;
 		int ret;
 
-		r = bpf_task_storage_get(&lock_task, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		r = lock_task_get(t, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!r) {
 			sp_drop(lock_drops.task_storage_fail);
 			return 0;
@@ -574,7 +574,7 @@ int BPF_PROG(lock_end, void *lock, int ret)
 			return 0;
 		}
 	}
-	r = bpf_task_storage_get(&lock_task, bpf_get_current_task_btf(), 0, 0);
+	r = lock_task_get(bpf_get_current_task_btf(), 0);
 	if (!r || !sp_pair_task_end(&r->p, l, now, &d))
 		return 0;
 	account(&d, ret, r);

@@ -8,6 +8,7 @@
 #define SCHEDPROF_LOCK_BPF_H
 
 #include "common.bpf.h"
+#include "target.bpf.h"
 #include "schedprof/lock.h"
 
 #ifdef SP_LOCK_DEFINE /* in lock.bpf.c */
@@ -16,29 +17,41 @@ SP_TASK_MAP(lock_task, struct sp_lock_task);
 extern SP_TASK_MAP(lock_task, struct sp_lock_task);
 #endif
 
-/* Asleep inside a contention: switched out not runnable, until switched in again. */
-static __always_inline void lock_on_switch(struct task_struct *prev, struct task_struct *next,
-					   unsigned int prev_state, __u64 now)
+/*
+ * t's lock state. With BPF_LOCAL_STORAGE_GET_F_CREATE (lock_begin: t is current and
+ * traced), first t's `traced` storage (created too) is flagged has_lock, so a switch looks
+ * lock_task up only for the tasks that have one: NULL when either cannot be had.
+ */
+static __always_inline struct sp_lock_task *lock_task_get(struct task_struct *t, __u64 flags)
 {
-	struct sp_lock_task *r;
-	__u64 d;
+	struct sp_task *ts;
 
-	if (prev_state != 0) { /* not TASK_RUNNING: asleep, not preempted */
-		r = bpf_task_storage_get(&lock_task, prev, 0, 0);
-		if (r && r->p.ts)
-			r->sleep_ts = now;
+	if (flags & BPF_LOCAL_STORAGE_GET_F_CREATE) {
+		ts = bpf_task_storage_get(&traced, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!ts)
+			return NULL;
+		ts->has_lock = 1;
 	}
-	r = bpf_task_storage_get(&lock_task, next, 0, 0);
-	if (!r || !r->sleep_ts)
-		return;
-	d = now - r->sleep_ts;
-	r->sleep_ts = 0;
-	if (!r->p.ts)
-		return;
-	r->offcpu_ns += d;
-	r->nsleeps++;
-	if (d > r->max_sleep_ns)
-		r->max_sleep_ns = d;
+	return bpf_task_storage_get(&lock_task, t, 0, flags);
 }
+
+/*
+ * Asleep inside a contention: switched out not runnable, until switched in again. In two
+ * halves, each given the task's `traced` storage (NULL: none), whose flags say whether its
+ * lock_task storage needs a lookup (done by sp_switch: r, NULL when not), next's switch-in
+ * and prev's switch-out. Global functions (defined in sched.bpf.c): the verifier checks each
+ * once, not once per path of the rest of sp_switch (inlined, their branches doubled the
+ * schedules part's walks).
+ */
+__noinline int lock_switch_in(struct sp_task *nt, struct sp_lock_task *r, __u64 now);
+__noinline int lock_switch_out(struct sp_task *pt, struct sp_lock_task *r, __u64 now);
+
+/*
+ * Whether a switch needs the task's lock_task: next asleep in a contention, prev with one
+ * (global too: an inlined test of the flags, hoisted by the compiler above the locks view's
+ * flag, split the verifier's walk of the schedules part even with the locks view off).
+ */
+__noinline int lock_in_needs(struct sp_task *nt);
+__noinline int lock_out_needs(struct sp_task *pt, __u32 prev_state);
 
 #endif

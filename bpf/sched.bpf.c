@@ -358,8 +358,9 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
  * Traced, for a task that is not current (next at a switch, a new task): the -p/-- set's
  * mark or tgid, -t's threads, every task with -a. With --cgroup only the mark counts (a
  * cgroup's tasks are marked when they first run: the cgroup test asks current's ancestry).
+ * ts: t's storage, looked up by the caller (NULL: none; or not looked up, with -a).
  */
-static __always_inline bool task_traced_other(struct task_struct *t)
+static __always_inline bool task_traced_other_st(struct task_struct *t, struct sp_task *ts)
 {
 	__u32 id;
 
@@ -367,7 +368,7 @@ static __always_inline bool task_traced_other(struct task_struct *t)
 		return false;
 	if (targ_all)
 		return true;
-	if (task_marked(t))
+	if (ts && ts->mark)
 		return true;
 	if (targ_cgid)
 		return false;
@@ -386,17 +387,23 @@ enum sp_first {
 	SP_FIRST_NEW, /* its first wake-up: it did not exist */
 };
 
-/* A task's first event in the trace: its storage, and the budget's count of tasks. */
+/*
+ * A task's first event in the trace: its storage, and the budget's count of tasks. *ts: t's
+ * storage if the caller has it (else NULL: it is created here, and *ts set).
+ */
 static __always_inline struct sp_sleep *task_first_seen(struct task_struct *t, __u64 now,
-							enum sp_first first)
+							enum sp_first first, struct sp_task **ts)
 {
-	struct sp_sleep *s = task_sleep(t, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	struct sp_budget_counts *b;
+	struct sp_sleep *s;
 
-	if (!s) {
+	if (!*ts)
+		*ts = bpf_task_storage_get(&traced, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!*ts) {
 		sp_drop(sched_drops.task_storage_fail);
 		return NULL;
 	}
+	s = &(*ts)->sleep;
 	if (t->pid == 0 || s->state != SP_TS_NONE)
 		return s;
 	b = budget_here();
@@ -410,17 +417,18 @@ static __always_inline struct sp_sleep *task_first_seen(struct task_struct *t, _
 	return s;
 }
 
-/* next's switch-in: ends its time off CPU, starts its time on one. */
-static __always_inline void sched_switch_in(struct task_struct *next, __u64 now)
+/* next's switch-in: ends its time off CPU, starts its time on one. *nt: next's storage. */
+static __always_inline void sched_switch_in(struct task_struct *next, struct sp_task **nt,
+					    __u64 now)
 {
-	struct sp_sleep *s = task_sleep(next, 0);
+	struct sp_sleep *s = *nt ? &(*nt)->sleep : NULL;
 
 	if (s && s->state != SP_TS_NONE) {
 		charge_offcpu(s, now);
 	} else {
-		if (!task_traced_other(next))
+		if (!task_traced_other_st(next, *nt))
 			return;
-		s = task_first_seen(next, now, SP_FIRST_IN);
+		s = task_first_seen(next, now, SP_FIRST_IN, nt);
 		if (!s)
 			return;
 	}
@@ -452,9 +460,15 @@ static __always_inline void switch_in_missed(struct task_struct *prev, struct sp
 	s->wake_ts = 0;
 }
 
-/* prev's switch-out: counts it in its row, ends its time on a CPU, starts its time off. */
+/*
+ * prev's switch-out: counts it in its row, ends its time on a CPU, starts its time off. *pt:
+ * prev's storage, looked up by the caller without -a (for the mark); (looked up again,
+ * warm,) set here after the row's count when prev is counted. Not held across the caller's
+ * walk: the verifier would walk it once per state of the pointer.
+ */
 static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev,
-					     unsigned int prev_state, __u64 now)
+					     struct sp_task **pt, unsigned int prev_state,
+					     __u64 now)
 {
 	struct sp_sched_pcpu *pc;
 	struct sp_caller_key key = {};
@@ -472,7 +486,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 		}
 		key.caller = SP_CALLER_IDLE;
 	} else {
-		if (!task_is_traced(prev))
+		if (!task_is_traced_st(prev, pt))
 			return;
 		pc = pcpu_here();
 		if (pc)
@@ -495,9 +509,10 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	if (stack)
 		count_stack(&key, stack, tgid);
 
-	s = task_sleep(prev, 0);
+	*pt = bpf_task_storage_get(&traced, prev, 0, 0);
+	s = *pt ? &(*pt)->sleep : NULL;
 	if (!s || s->state == SP_TS_NONE) {
-		s = task_first_seen(prev, now, SP_FIRST_OUT);
+		s = task_first_seen(prev, now, SP_FIRST_OUT, pt);
 		if (!s)
 			return;
 	} else if (prev->pid != 0) {
@@ -513,12 +528,57 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	s->key = key;
 }
 
-/* --timeline (timeline.bpf.h): the switch, with prev's fold as sched_on_switch just kept it. */
-static __always_inline void timeline_on_switch(struct task_struct *prev, struct task_struct *next,
-					       unsigned int prev_state, __u64 now)
+/* The locks view's tests of the flags (lock.bpf.h). */
+__noinline int lock_in_needs(struct sp_task *nt)
 {
-	bool traced = prev->pid != 0 && task_is_traced(prev);
-	struct sp_sleep *s = traced ? task_sleep(prev, 0) : NULL;
+	return nt && nt->lock_asleep;
+}
+
+__noinline int lock_out_needs(struct sp_task *pt, __u32 prev_state)
+{
+	return prev_state != 0 && pt && pt->has_lock; /* not TASK_RUNNING: asleep, not preempted */
+}
+
+/* The locks view's part at prev's switch-out (lock.bpf.h): r, prev's lock state, or NULL. */
+__noinline int lock_switch_out(struct sp_task *pt, struct sp_lock_task *r, __u64 now)
+{
+	if (pt && r && r->p.ts) {
+		r->sleep_ts = now;
+		pt->lock_asleep = 1;
+	}
+	return 0;
+}
+
+/* The locks view's part at next's switch-in (lock.bpf.h): r, next's lock state, or NULL. */
+__noinline int lock_switch_in(struct sp_task *nt, struct sp_lock_task *r, __u64 now)
+{
+	__u64 d;
+
+	if (nt)
+		nt->lock_asleep = 0;
+	if (!r || !r->sleep_ts)
+		return 0;
+	d = now - r->sleep_ts;
+	r->sleep_ts = 0;
+	if (!r->p.ts)
+		return 0;
+	r->offcpu_ns += d;
+	r->nsleeps++;
+	if (d > r->max_sleep_ns)
+		r->max_sleep_ns = d;
+	return 0;
+}
+
+/*
+ * --timeline (timeline.bpf.h): the switch, with prev's fold as sched_on_switch just kept it.
+ * *pt: prev's storage.
+ */
+static __always_inline void timeline_on_switch(struct task_struct *prev, struct task_struct *next,
+					       struct sp_task **pt, unsigned int prev_state,
+					       __u64 now)
+{
+	bool traced = prev->pid != 0 && task_is_traced_st(prev, pt);
+	struct sp_sleep *s = traced && *pt ? &(*pt)->sleep : NULL;
 	bool folded = s && s->ts == now;
 
 	tl_on_switch(prev, next, prev_state, now, traced, folded ? s->key.caller : 0,
@@ -526,16 +586,6 @@ static __always_inline void timeline_on_switch(struct task_struct *prev, struct 
 }
 
 /* The schedules view's part of sp_switch: charges next's time off CPU, counts prev's switch-out. */
-static __always_inline void sched_on_switch(void *ctx, struct task_struct *prev,
-					    struct task_struct *next, unsigned int prev_state,
-					    __u64 now)
-{
-	if (sched_stop_ns)
-		return;
-	sched_switch_in(next, now);
-	sched_switch_out(ctx, prev, prev_state, now);
-}
-
 /*
  * A wake-up (in the waker's context: sched_wakeup may run on the wakee's CPU, from the IPI
  * that queued it). Stamps the task storage of a traced task: it creates none, so a wake-up
@@ -573,13 +623,18 @@ int BPF_PROG(sp_waking, struct task_struct *p)
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sp_wakeup_new, struct task_struct *p)
 {
+	struct sp_task *ts = NULL;
 	struct sp_sleep *s;
 	__u64 now;
 
-	if (sched_stop_ns || !task_traced_other(p))
+	if (sched_stop_ns || p->pid == 0)
+		return 0;
+	if (!targ_all) /* (with -a its storage is created below anyway) */
+		ts = bpf_task_storage_get(&traced, p, 0, 0);
+	if (!task_traced_other_st(p, ts))
 		return 0;
 	now = bpf_ktime_get_ns();
-	s = task_first_seen(p, now, SP_FIRST_NEW);
+	s = task_first_seen(p, now, SP_FIRST_NEW, &ts);
 	if (!s)
 		return 0;
 	s->state = SP_TS_NEW;
@@ -611,19 +666,37 @@ int sp_sched_stop(struct bpf_iter__task *ctx)
 
 /*
  * The one sched_switch program of every view: each view's part is on when its flag
- * (common.bpf.h) was set before load, and costs nothing otherwise.
+ * (common.bpf.h) was set before load, and costs nothing otherwise. next's and prev's task
+ * storage (target.bpf.h struct sp_task, every view's) is looked up once each, for all the
+ * parts: on task-heavy work a lookup is a few cache misses (the task's storage pointer, its
+ * cache slot, the element). next's switch-in first, then prev's switch-out, each with its
+ * own task's storage only (the verifier then walks the switch-out once, not once per state
+ * of next's pointer). With -a, sched_switch_out() looks prev's up after the caller's walk
+ * (with -a it counts every prev, so pt is always set for the parts after it).
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
 	__u64 now = bpf_ktime_get_ns();
+	struct sp_task *pt = NULL, *nt = NULL;
 
-	if (switch_locks)
-		lock_on_switch(prev, next, prev_state, now);
-	if (switch_sched)
-		sched_on_switch(ctx, prev, next, prev_state, now);
+	if (switch_locks || switch_sched)
+		nt = bpf_task_storage_get(&traced, next, 0, 0);
+	if (switch_locks && lock_in_needs(nt)) /* (sleep_ts is set only with the flag) */
+		lock_switch_in(nt, bpf_task_storage_get(&lock_task, next, 0, 0), now);
+	if (switch_sched && !sched_stop_ns)
+		sched_switch_in(next, &nt, now);
+	if (switch_sched && !sched_stop_ns) {
+		if (!targ_all) /* its mark says whether it is traced */
+			pt = bpf_task_storage_get(&traced, prev, 0, 0);
+		sched_switch_out(ctx, prev, &pt, prev_state, now); /* sets pt when it counts prev */
+	} else if (switch_locks || switch_timeline) {
+		pt = bpf_task_storage_get(&traced, prev, 0, 0);
+	}
+	if (switch_locks && lock_out_needs(pt, prev_state))
+		lock_switch_out(pt, bpf_task_storage_get(&lock_task, prev, 0, 0), now);
 	if (switch_timeline) /* after the fold: it reads it */
-		timeline_on_switch(prev, next, prev_state, now);
+		timeline_on_switch(prev, next, &pt, prev_state, now);
 	return 0;
 }

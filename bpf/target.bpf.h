@@ -39,14 +39,23 @@ SP_TARGET_EXTERN SP_HASH_MAP(targ_tgids, SP_DEF_TARGETS, __u32, struct sp_target
 /*
  * Every task's one task storage, shared by the views: the traced set's mark and the
  * schedules view's state (sched.bpf.c). One storage, not two: a traced task's first event
- * allocates once (fork-heavy work paid for two), and a switch looks up one.
+ * allocates once (fork-heavy work paid for two), and sp_switch looks up prev's and next's
+ * once for all its parts. The locks view's state is in a storage of its own (lock_task,
+ * lock.bpf.h), looked up at a switch only when the flags here say it holds something.
+ *
+ * At most 120 bytes: with the element's header (struct bpf_local_storage_elem, 128) and the
+ * allocator's (8) it fits bpf_mem_alloc's 256-byte unit. A larger unit is refilled a few
+ * objects at a time, and a burst of new tasks (messaging's 400 at once) then failed to get
+ * its storage (counted as task_storage_fail): the lock state (88 bytes) is not in here.
  */
 struct sp_task {
 	struct sp_sleep sleep; /* the schedules view's; state SP_TS_NONE until its first event */
 	__u32 mark;	       /* in the traced set (task_in_set()) */
-	__u32 pad;
+	__u16 has_lock;	       /* it has a lock_task storage (lock_task_get()) */
+	__u16 lock_asleep;     /* lock_task's sleep_ts may be set (lock_switch_out()) */
 };
 SP_TARGET_EXTERN SP_TASK_MAP(traced, struct sp_task);
+_Static_assert(sizeof(struct sp_task) <= 120, "struct sp_task: over bpf_mem_alloc's 256-byte unit");
 /* -t: thread id -> live; kept after the thread's exit, so its last switch still counts */
 SP_TARGET_EXTERN SP_HASH_MAP(targ_tids, 1, __u32, struct sp_target);
 
@@ -58,23 +67,23 @@ static __always_inline bool task_marked(struct task_struct *t)
 	return s && s->mark;
 }
 
-/* Marks t as in the traced set; false when its storage could not be created. */
-static __always_inline bool task_mark(struct task_struct *t)
+/* Marks t as in the traced set; its storage (created if need be), NULL when it could not be. */
+static __always_inline struct sp_task *task_mark(struct task_struct *t)
 {
 	struct sp_task *s = bpf_task_storage_get(&traced, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 
-	if (!s)
-		return false;
-	s->mark = 1;
-	return true;
+	if (s)
+		s->mark = 1;
+	return s;
 }
 
 /*
  * In the traced set (the command's tree, -p's processes, --cgroup's tasks), whatever -a says.
  * --cgroup asks the current task's ancestry: every caller passes current (at sched_switch,
- * prev is current).
+ * prev is current). *ts is t's storage, looked up by the caller (NULL: t has none), and
+ * set when the mark creates it.
  */
-static __always_inline bool task_in_set(struct task_struct *t)
+static __always_inline bool task_in_set_st(struct task_struct *t, struct sp_task **ts)
 {
 	__u32 tgid;
 
@@ -85,14 +94,23 @@ static __always_inline bool task_in_set(struct task_struct *t)
 
 		return bpf_map_lookup_elem(&targ_tids, &tid) != NULL;
 	}
-	if (task_marked(t))
+	if (*ts && (*ts)->mark)
 		return true;
 	tgid = t->tgid;
 	if (!bpf_map_lookup_elem(&targ_tgids, &tgid))
 		return false;
 	/* Mark it, so its last switches still count after its tgid leaves the map. */
-	task_mark(t);
+	*ts = task_mark(t);
 	return true;
+}
+
+static __always_inline bool task_in_set(struct task_struct *t)
+{
+	struct sp_task *ts = NULL;
+
+	if (!targ_cgid && !targ_tids_on)
+		ts = bpf_task_storage_get(&traced, t, 0, 0);
+	return task_in_set_st(t, &ts);
 }
 
 /* Counted by the schedules and locks views: every non-idle task with -a, else the set. */
@@ -101,6 +119,14 @@ static __always_inline bool task_is_traced(struct task_struct *t)
 	if (targ_all)
 		return t->pid != 0;
 	return task_in_set(t);
+}
+
+/* The same, with t's storage already looked up (task_in_set_st()). */
+static __always_inline bool task_is_traced_st(struct task_struct *t, struct sp_task **ts)
+{
+	if (targ_all)
+		return t->pid != 0;
+	return task_in_set_st(t, ts);
 }
 
 /* The profile's target class: the set with -a -- COMMAND, else what task_is_traced() says. */

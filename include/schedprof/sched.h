@@ -92,19 +92,24 @@ enum sp_task_state {
 /*
  * A traced task's state since its last event: the schedules view's task storage, and what
  * the stop's task iterator writes for the tasks still running, asleep or waiting for a CPU.
+ *
+ * In the order the programs touch it (task storage data starts 16 bytes into a cache line:
+ * bpf_mem_alloc's 8-byte header, the element's line-aligned data part and its map pointer,
+ * which the lookup reads): the wake-up's fields and ts in the first 48 bytes, so sp_waking
+ * touches one line of the wakee's storage; the rest of a switch's in the next 64.
  */
 struct sp_sleep {
-	__u64 ts;	/* switch-out */
-	__u64 ts_in;	/* switch-in */
-	__u64 wake_ts;	/* the last wake-up since the switch-in; 0: none */
-	__u64 stack;
-	__u64 waker_fn; /* SP_WAKER_* or the waker's function (--wakers) */
-	__u32 tgid;	/* the stack key's process (the caller key has none: it must not split) */
 	__u32 state;	/* enum sp_task_state */
 	__u32 waker_ctx; /* enum sp_waker_ctx */
-	__u32 pid;	/* written by the stop's iterator only */
+	__u64 wake_ts;	/* the last wake-up since the switch-in; 0: none */
+	__u64 waker_fn; /* SP_WAKER_* or the waker's function (--wakers) */
 	char waker_comm[TASK_COMM_LEN];
+	__u64 ts;	/* switch-out */
+	__u64 ts_in;	/* switch-in */
+	__u64 stack;
 	struct sp_caller_key key;
+	__u32 tgid;	/* the stack key's process (the caller key has none: it must not split) */
+	__u32 pid;	/* written by the stop's iterator only */
 };
 
 /*
