@@ -178,19 +178,9 @@ static void lock_destroy(void *state)
 /* The totals (lock_counts, per CPU): summed into v. */
 static int read_totals(struct schedprof_bpf *skel, int ncpus, struct sp_lock_view *v)
 {
-	struct sp_lock_counts *pc = calloc(ncpus, sizeof(*pc)), sum = {};
-	__u32 zero = 0;
-	int err = 0;
+	struct sp_lock_counts sum;
+	int err = map_pcpu_sum(bpf_map__fd(skel->maps.lock_counts), &sum, sizeof(sum), ncpus);
 
-	if (!pc)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.lock_counts), &zero, pc))
-		err = -errno;
-	for (int i = 0; !err && i < ncpus; i++) {
-		sum.total += pc[i].total;
-		sum.failed += pc[i].failed;
-	}
-	free(pc);
 	v->total = sum.total;
 	v->failed = sum.failed;
 	return err;
@@ -211,27 +201,14 @@ static uint64_t prog_misses(struct bpf_program *p)
 static int read_cache(struct lock_state *st, int ncpus, struct sp_caller_cache *cache)
 {
 	struct schedprof_bpf *skel = st->skel;
-	struct sp_lock_cache_counts *pc, c = {};
-	__u32 zero = 0;
-	int err = 0;
+	struct sp_lock_cache_counts c;
+	int err;
 
 	cache->present = skel->rodata->lock_caller_fast;
 	cache->verify_all = skel->rodata->verify_callers;
 	if (!cache->present)
 		return 0;
-	pc = calloc(ncpus, sizeof(*pc));
-	if (!pc)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.lock_cache_pcpu), &zero, pc))
-		err = -errno;
-	for (int i = 0; !err && i < ncpus; i++) {
-		c.attributed += pc[i].attributed;
-		c.fast += pc[i].fast;
-		c.verified += pc[i].verified;
-		c.mismatched += pc[i].mismatched;
-		c.fast_off += pc[i].fast_off;
-	}
-	free(pc);
+	err = map_pcpu_sum(bpf_map__fd(skel->maps.lock_cache_pcpu), &c, sizeof(c), ncpus);
 	cache->attributed = c.attributed;
 	cache->fast = c.fast;
 	cache->verified = c.verified;

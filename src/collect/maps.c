@@ -180,3 +180,25 @@ void map_dump_report(const char *view, const char *rows, const struct sp_records
 		     (unsigned long long)row_rec->failed, rows, (unsigned long long)stack_a->failed,
 		     (unsigned long long)stack_b->failed);
 }
+
+int map_pcpu_sum(int fd, void *sum, size_t size, int ncpus)
+{
+	const size_t nw = size / sizeof(__u64);
+	__u64 *per, *out = sum;
+	__u32 zero = 0;
+	int err = 0;
+
+	memset(sum, 0, size);
+	if (size % sizeof(__u64) || ncpus <= 0)
+		return -EINVAL;
+	per = calloc((size_t)ncpus, size);
+	if (!per)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &zero, per))
+		err = -errno;
+	for (int i = 0; !err && i < ncpus; i++)
+		for (size_t w = 0; w < nw; w++)
+			out[w] += per[(size_t)i * nw + w];
+	free(per);
+	return err;
+}

@@ -35,4 +35,11 @@ int map_dump_how(int fd, enum map_dump_how how, struct sp_records *ret);
 void map_dump_report(const char *view, const char *rows, const struct sp_records *row_rec,
 		     const struct sp_records *stack_a, const struct sp_records *stack_b);
 
+/*
+ * Adds up the per-CPU values of key 0 of the per-CPU array fd into sum (size bytes, all of
+ * it __u64 counters: added word by word), for ncpus possible CPUs. 0 or -errno (sum then
+ * zeroed).
+ */
+int map_pcpu_sum(int fd, void *sum, size_t size, int ncpus);
+
 #endif

@@ -245,31 +245,17 @@ static void sched_destroy(void *state)
 	free(state);
 }
 
-/*
- * The per-CPU counters and budget (sched_pcpu), added up: every field is a __u64 sum, so
- * they are added word by word. 0 or -errno.
- */
+/* The per-CPU counters and budget (sched_pcpu), added up. 0 or -errno. */
 static int read_pcpu(struct sched_state *st, int ncpus, struct sp_budget_counts *bg,
 		     struct sp_sched_counts *c)
 {
-	struct sp_sched_pcpu *per = calloc(ncpus, sizeof(*per)), sum = {};
-	const size_t nw = sizeof(sum) / sizeof(__u64);
-	__u32 zero = 0;
-	int err = 0;
+	struct sp_sched_pcpu sum;
+	int err;
 
 	_Static_assert(sizeof(struct sp_sched_pcpu) % sizeof(__u64) == 0, "only __u64 sums");
-	if (!per)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.sched_pcpu), &zero, per)) {
-		err = -errno;
-	} else {
-		for (int i = 0; i < ncpus; i++)
-			for (size_t w = 0; w < nw; w++)
-				((__u64 *)&sum)[w] += ((const __u64 *)&per[i])[w];
-	}
+	err = map_pcpu_sum(bpf_map__fd(st->skel->maps.sched_pcpu), &sum, sizeof(sum), ncpus);
 	*bg = sum.budget;
 	*c = sum.counts;
-	free(per);
 	return err;
 }
 
