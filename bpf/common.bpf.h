@@ -55,6 +55,11 @@ extern const volatile __u32 switch_locks; /* the locks view's sleepers */
  */
 extern const volatile __u32 has_preempt_rq_off;
 extern const volatile __s64 preempt_rq_off;
+/*
+ * Each CPU's runqueue address, written once per CPU before attach by sp_cpu_probe (run on
+ * that CPU by user space: trace.c) when has_preempt_rq_off; 0 where not known.
+ */
+extern __u64 sp_cpu_rq[SP_MAX_CPUS];
 
 /*
  * The run's start (bpf_ktime_get_ns(), CLOCK_MONOTONIC), written by user space: the time

@@ -83,18 +83,25 @@ static __always_inline __s64 sp_preempt_count(struct task_struct *t, __u32 has_r
 					       __s64 rq_off)
 {
 	struct task_struct___sp *ti;
-	struct cfs_rq *cfs;
-	struct rq *rq;
+	__u32 cpu;
+	__u64 rq;
 	int pc;
 
-	/* t is trusted (current): its pointers are read directly, not with a helper each */
-	if (has_rq_off && bpf_core_field_exists(struct sched_entity, cfs_rq) &&
-	    bpf_core_field_exists(struct cfs_rq, rq)) {
-		cfs = t->se.cfs_rq;
-		rq = cfs ? cfs->rq : NULL;
-		if (!rq || bpf_probe_read_kernel(&pc, sizeof(pc), (void *)rq + rq_off))
-			return -1;
-		return (__u32)pc & 0x7fffffff; /* x86: bit 31 is the inverted need-resched */
+	if (has_rq_off) {
+		/*
+		 * This CPU's runqueue as sp_cpu_probe found it (common.bpf.c), else through t
+		 * (current) with probe reads: a direct load of t->se.cfs_rq through the trusted
+		 * pointer made the verifier search the kernel's BTF by name at load (~1.7 ms).
+		 */
+		cpu = bpf_get_smp_processor_id();
+		rq = cpu < SP_MAX_CPUS ? sp_cpu_rq[cpu & (SP_MAX_CPUS - 1)] : 0;
+		if (!rq)
+			rq = sp_task_rq(t);
+		if (rq) {
+			if (bpf_probe_read_kernel(&pc, sizeof(pc), (void *)rq + rq_off))
+				return -1;
+			return (__u32)pc & 0x7fffffff; /* x86: bit 31 is the inverted need-resched */
+		}
 	}
 	if (bpf_core_field_exists(struct thread_info___sp, preempt_count)) {
 		ti = (void *)t;

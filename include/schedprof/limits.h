@@ -15,6 +15,9 @@
 #define SP_DEF_CALLERS 16384	/* (caller, wait, comm) rows of the schedules view */
 #define SP_DEF_STACKS 16384	/* distinct kernel stacks kept for --stacks */
 
+/* CPUs whose runqueue address BPF keeps (sp_cpu_rq, bpf/common.bpf.c); others read it anew. */
+#define SP_MAX_CPUS 1024
+
 /* Address ranges (from kallsyms) of sleeping-lock slow paths, used to name the wait. */
 #define SP_MAX_LOCK_RANGES 16
 

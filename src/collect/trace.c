@@ -487,7 +487,31 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 	/* the parts of sp_switch are switched on by the views' configure */
 	if (!skel->rodata->switch_sched && !skel->rodata->switch_locks)
 		bpf_program__set_autoload(skel->progs.sp_switch, false);
+	/* each CPU's runqueue, for the preempt count (preempt_count_setup(): some view's) */
+	bpf_program__set_autoload(skel->progs.sp_cpu_probe, skel->rodata->has_preempt_rq_off);
 	return 0;
+}
+
+/*
+ * Runs sp_cpu_probe on each CPU: its runqueue's address into sp_cpu_rq, so the preempt
+ * count is read without a pointer chase (bpf/compat.bpf.h). A CPU it cannot run on (offline)
+ * is read through current when it comes up, as before.
+ */
+static void probe_cpu_rqs(struct tracer *t)
+{
+	int fd = bpf_program__fd(t->skel->progs.sp_cpu_probe), found = 0;
+
+	if (!bpf_program__autoload(t->skel->progs.sp_cpu_probe) || fd < 0)
+		return;
+	for (int cpu = 0; cpu < t->ctx.ncpus && cpu < SP_MAX_CPUS; cpu++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
+
+		if (bpf_prog_test_run_opts(fd, &opts))
+			dlog("runqueue of CPU %d not found: %s", cpu, strerror(errno));
+		else
+			found += t->skel->bss->sp_cpu_rq[cpu] != 0;
+	}
+	dlog("runqueues found for %d of %d CPUs", found, t->ctx.ncpus);
 }
 
 /* After load: each selected collector's configuration that needs kallsyms. */
@@ -495,6 +519,7 @@ static int tracer_setup(struct tracer *t, uint64_t t0)
 {
 	/* .bss, so written after load: the same configuration for every view that folds */
 	t->skel->bss->fold_cfg = t->ctx.fold_cfg;
+	probe_cpu_rqs(t);
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
 		int err;
 
