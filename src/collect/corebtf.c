@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include "hashmap.h"
 #include "bootcache.h"
+#include "elfsyms.h"
 #include "corebtf.h"
 
 #define CORE_CACHE "core.btf"
@@ -345,26 +346,13 @@ struct btf_ext_head {
 /* A section of the object by name: its bytes, or NULL. */
 static const char *elf_section(Elf *e, const char *want, size_t *ret_len)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	Elf_Scn *scn = elf_section_by_name(e, want);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 
-	if (elf_getshdrstrndx(e, &shstrndx))
+	if (!d || !d->d_buf)
 		return NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)) ||
-		    strcmp(name, want))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			return NULL;
-		*ret_len = d->d_size;
-		return d->d_buf;
-	}
-	return NULL;
+	*ret_len = d->d_size;
+	return d->d_buf;
 }
 
 /*

@@ -691,7 +691,7 @@ err:
 	return err;
 }
 
-static Elf_Scn *find_section(Elf *elf, const char *name)
+Elf_Scn *elf_section_by_name(Elf *elf, const char *name)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -712,7 +712,7 @@ static Elf_Scn *find_section(Elf *elf, const char *name)
 /* The file has DWARF of its own (a .debug_info with contents). */
 static bool elf_has_dwarf(Elf *elf)
 {
-	Elf_Scn *scn = find_section(elf, ".debug_info");
+	Elf_Scn *scn = elf_section_by_name(elf, ".debug_info");
 	GElf_Shdr sh;
 
 	return scn && gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size;
@@ -740,7 +740,7 @@ static int file_crc32(const char *path, uint32_t *ret)
 /* .gnu_debuglink: the debug file's name and its CRC32; -ENOENT without one. */
 static int read_debuglink(Elf *elf, char *name, size_t namesz, uint32_t *ret_crc)
 {
-	Elf_Scn *scn = find_section(elf, ".gnu_debuglink");
+	Elf_Scn *scn = elf_section_by_name(elf, ".gnu_debuglink");
 	Elf_Data *data, crc_data, crc_src;
 	size_t len, crc_off;
 	uint32_t crc;
@@ -950,7 +950,7 @@ static uint64_t fde_end(const struct elf_syms *es, size_t i)
  */
 static int load_fdes(Elf *elf, int fd, struct elf_syms *es)
 {
-	Elf_Scn *scn = find_section(elf, ".eh_frame_hdr"), *eh_scn = find_section(elf, ".eh_frame");
+	Elf_Scn *scn = elf_section_by_name(elf, ".eh_frame_hdr"), *eh_scn = elf_section_by_name(elf, ".eh_frame");
 	struct elf_win w[2]; /* .eh_frame_hdr, .eh_frame */
 	const unsigned char *p;
 	GElf_Shdr sh, eh_sh;

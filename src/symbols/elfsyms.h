@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <libelf.h>
 
 /* The longest build-id we keep (GNU uses 20 bytes for sha1, 16 for md5/uuid). */
 #define ELF_BUILD_ID_MAX 64
@@ -41,6 +42,9 @@
 #define ELF_DEBUG_DIR_DEFAULT "/usr/lib/debug"
 
 struct elf_syms;
+
+/* The section of elf called name (by the section header string table), or NULL. */
+Elf_Scn *elf_section_by_name(Elf *elf, const char *name);
 
 struct usym;
 
