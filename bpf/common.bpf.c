@@ -17,21 +17,31 @@ const volatile __u32 switch_locks = 0;
 const volatile __u32 has_preempt_rq_off = 0;
 const volatile __s64 preempt_rq_off = 0;
 __u64 sp_cpu_rq[SP_MAX_CPUS];
+/* Each CPU's runqueue lock (sp_cpu_probe), for user space to name contention on it. */
+__u64 sp_cpu_rq_lock[SP_MAX_CPUS];
 
 /*
- * Run once on each CPU before attach (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU): that
- * CPU's runqueue, reached from whatever task runs there, so sp_preempt_count() needs no
- * pointer chase through current at every wake-up (nor the verifier its search, at load, of
- * the kernel's BTF for what such a load may be trusted with: ~1.7 ms of sp_waking's 2.2).
+ * Run once on each CPU before attach (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU, trace.c):
+ * that CPU's runqueue and its lock, reached from whatever task runs there.
+ * - sp_preempt_count() then needs no pointer chase through current at every wake-up (nor
+ *   the verifier its search, at load, of the kernel's BTF for what such a load may be
+ *   trusted with: ~1.7 ms of sp_waking's 2.2).
+ * - The locks view names contention on any CPU's runqueue lock. Typed __ksym `runqueues`
+ *   would be simpler, but needs the per-CPU symbol in kallsyms (CONFIG_KALLSYMS_ALL), which
+ *   many kernels lack.
  */
 SEC("raw_tp")
 int sp_cpu_probe(void *ctx)
 {
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 rq = sp_task_rq(t), off;
 
-	if (cpu < SP_MAX_CPUS)
-		sp_cpu_rq[cpu] = sp_task_rq(t);
+	if (cpu >= SP_MAX_CPUS)
+		return 0;
+	sp_cpu_rq[cpu] = rq;
+	if (rq && sp_rq_lock_off(&off))
+		sp_cpu_rq_lock[cpu] = rq + off;
 	return 0;
 }
 

@@ -42,8 +42,6 @@
  */
 SP_SCRATCH_MAP(lock_counts, struct sp_lock_counts);
 struct sp_lock_drops lock_drops;
-/* Each CPU's runqueue lock address, written by lock_rq_probe (run once per CPU at setup). */
-__u64 lock_rq_addrs[SP_LOCK_MAX_CPUS];
 
 SP_HASH_MAP(lock_stat, SP_DEF_CALLERS, struct sp_lock_key, struct sp_lock_val);
 SP_HASH_MAP(lock_stack_counts, SP_DEF_STACKS, struct sp_lock_stack_key, struct sp_lock_stack_val);
@@ -578,23 +576,5 @@ int BPF_PROG(lock_end, void *lock, int ret)
 	if (!r || !sp_pair_task_end(&r->p, l, now, &d))
 		return 0;
 	account(&d, ret, r);
-	return 0;
-}
-
-/*
- * Run once on each CPU at setup (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU): records
- * that CPU's runqueue lock, reached from whatever task runs there, so user space can name
- * contention on any CPU's runqueue. Typed __ksym `runqueues` would be simpler, but needs
- * the per-CPU symbol in kallsyms (CONFIG_KALLSYMS_ALL), which many kernels lack.
- */
-SEC("raw_tp")
-int lock_rq_probe(void *ctx)
-{
-	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 rq = sp_task_rq(t), off;
-
-	if (rq && cpu < SP_LOCK_MAX_CPUS && sp_rq_lock_off(&off))
-		lock_rq_addrs[cpu] = rq + off;
 	return 0;
 }

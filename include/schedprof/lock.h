@@ -18,8 +18,6 @@
 
 /* Spinning contentions that can nest on one CPU: task, softirq, hardirq, NMI. */
 #define SP_LOCK_SPIN_NEST 4
-/* CPUs whose runqueue-lock address is recorded at setup (bpf/lock.bpf.c lock_rq_probe). */
-#define SP_LOCK_MAX_CPUS 1024
 
 /*
  * What a lock is, found in BPF by comparing its address with kernel objects: either

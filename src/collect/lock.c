@@ -37,7 +37,6 @@ static void lock_disable(struct schedprof_bpf *skel)
 {
 	bpf_program__set_autoload(skel->progs.lock_begin, false);
 	bpf_program__set_autoload(skel->progs.lock_end, false);
-	bpf_program__set_autoload(skel->progs.lock_rq_probe, false);
 	bpf_map__set_max_entries(skel->maps.lock_stat, 1);
 	bpf_map__set_max_entries(skel->maps.lock_sleepers, 1);
 	bpf_map__set_max_entries(skel->maps.lock_owners, 1);
@@ -110,30 +109,12 @@ static int lock_poll(void *state, struct trace_ctx *ctx)
 	return uframes_live_poll(((struct lock_state *)state)->live);
 }
 
-/* Each CPU's runqueue-lock address, from a program run on that CPU. */
-static void probe_rq_locks(struct lock_state *st, int ncpus)
-{
-	int fd = bpf_program__fd(st->skel->progs.lock_rq_probe), found = 0;
-
-	for (int cpu = 0; cpu < ncpus && cpu < SP_LOCK_MAX_CPUS; cpu++) {
-		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
-
-		if (bpf_prog_test_run_opts(fd, &opts))
-			dlog("runqueue lock of CPU %d not found: %s", cpu, strerror(errno));
-		else
-			found += st->skel->bss->lock_rq_addrs[cpu] != 0;
-	}
-	dlog("runqueue locks found for %d of %d CPUs", found, ncpus);
-}
-
 static int lock_setup(void *state, struct trace_ctx *ctx)
 {
 	struct lock_state *st = state;
 
-	if (!st->available)
-		return 0;
-	probe_rq_locks(st, ctx->ncpus);
-	if (!st->ustacks)
+	(void)ctx;
+	if (!st->available || !st->ustacks)
 		return 0;
 	st->live = uframes_live_get(st->skel, st->opts);
 	return st->live ? 0 : -errno;
@@ -228,7 +209,7 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	struct schedprof_bpf *skel = st->skel;
 	struct sp_lock_view *v = &run->locks;
 	const struct sp_lock_drops *d = &skel->bss->lock_drops;
-	uint64_t rq[SP_LOCK_MAX_CPUS];
+	uint64_t rq[SP_MAX_CPUS];
 	struct lock_maps m = {};
 	struct uframes uf = { .run = run };
 	int err;
@@ -268,8 +249,8 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		err = uframes_live_dump(st->live, &uf, skel, &m.pairs, &m.ustacks);
 	if (!err) {
 		/* a copy: the builder reads it many times, .bss is the kernel's */
-		memcpy(rq, skel->bss->lock_rq_addrs, sizeof(rq));
-		err = lock_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg, rq, SP_LOCK_MAX_CPUS,
+		memcpy(rq, skel->bss->sp_cpu_rq_lock, sizeof(rq)); /* trace.c probe_cpu_rqs() */
+		err = lock_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg, rq, SP_MAX_CPUS,
 				      st->live ? &uf : NULL);
 	}
 	if (st->live)

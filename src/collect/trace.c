@@ -487,31 +487,38 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 	/* the parts of sp_switch are switched on by the views' configure */
 	if (!skel->rodata->switch_sched && !skel->rodata->switch_locks)
 		bpf_program__set_autoload(skel->progs.sp_switch, false);
-	/* each CPU's runqueue, for the preempt count (preempt_count_setup(): some view's) */
-	bpf_program__set_autoload(skel->progs.sp_cpu_probe, skel->rodata->has_preempt_rq_off);
+	/*
+	 * each CPU's runqueue, for the preempt count (preempt_count_setup(): some view's), and
+	 * its lock, for the locks view's names
+	 */
+	bpf_program__set_autoload(skel->progs.sp_cpu_probe,
+				  skel->rodata->has_preempt_rq_off || skel->rodata->switch_locks);
 	return 0;
 }
 
 /*
- * Runs sp_cpu_probe on each CPU: its runqueue's address into sp_cpu_rq, so the preempt
- * count is read without a pointer chase (bpf/compat.bpf.h). A CPU it cannot run on (offline)
- * is read through current when it comes up, as before.
+ * Runs sp_cpu_probe on each CPU (bpf/common.bpf.c): its runqueue's address into sp_cpu_rq,
+ * so the preempt count is read without a pointer chase (bpf/compat.bpf.h), and its lock's
+ * into sp_cpu_rq_lock (lock.c names it). A CPU it cannot run on (offline) is read through
+ * current when it comes up, and its runqueue lock is not named.
  */
 static void probe_cpu_rqs(struct tracer *t)
 {
-	int fd = bpf_program__fd(t->skel->progs.sp_cpu_probe), found = 0;
+	int fd = bpf_program__fd(t->skel->progs.sp_cpu_probe), found = 0, locks = 0;
 
 	if (!bpf_program__autoload(t->skel->progs.sp_cpu_probe) || fd < 0)
 		return;
 	for (int cpu = 0; cpu < t->ctx.ncpus && cpu < SP_MAX_CPUS; cpu++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
 
-		if (bpf_prog_test_run_opts(fd, &opts))
+		if (bpf_prog_test_run_opts(fd, &opts)) {
 			dlog("runqueue of CPU %d not found: %s", cpu, strerror(errno));
-		else
-			found += t->skel->bss->sp_cpu_rq[cpu] != 0;
+			continue;
+		}
+		found += t->skel->bss->sp_cpu_rq[cpu] != 0;
+		locks += t->skel->bss->sp_cpu_rq_lock[cpu] != 0;
 	}
-	dlog("runqueues found for %d of %d CPUs", found, t->ctx.ncpus);
+	dlog("runqueues found for %d of %d CPUs, their locks for %d", found, t->ctx.ncpus, locks);
 }
 
 /* After load: each selected collector's configuration that needs kallsyms. */
