@@ -24,9 +24,13 @@
  * per target name and kind, its ID and the place of its type record in the kernel's BTF file,
  * under the identity of that file (its header and size). Before it is used, each target's
  * record is read back from /sys/kernel/btf/vmlinux at that place (a few small preads): the
- * kind and the name must be the target's. The ID-to-place pairing itself comes from libbpf's
- * own parse of this boot's BTF (checked the same way before it is written) and is covered by
- * the cache's hash: a damaged, stale or foreign file is not used, it is made again.
+ * kind and the name must be the target's, and the IDs must be in the order of their places
+ * (each record is at least 12 bytes on from the one before: two IDs swapped, or one far off,
+ * fail). The ID-to-place pairing itself comes from libbpf's own parse of this boot's BTF
+ * (checked the same way before it is written) and is covered by the cache's hash: a damaged,
+ * stale or foreign file is not used, it is made again. It matters: the kernel accepts a
+ * tp_btf program with the ID of another btf_trace_ typedef whose arguments it can verify,
+ * and attaches it to that tracepoint (tests/integration/test_attachids.sh checks the links).
  */
 #ifndef SCHEDPROF_ATTACH_IDS_H
 #define SCHEDPROF_ATTACH_IDS_H
