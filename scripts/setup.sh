@@ -39,6 +39,8 @@ if $tests; then
 		chromium fonts-dejavu-core tmux libc6-dbg
 	# tests/integration/test_rss.sh: peak RSS by /usr/bin/time
 	install time
+	# tests/integration/test_attachids.sh: what the load reads of the kernel's BTF
+	install strace
 	# the agent's ClickHouse tests start their own servers (tests/integration/clickhouse_lib.sh)
 	install clickhouse-server clickhouse-client curl
 	# speedscope reads -f trace-event in tests/integration/speedscope_chromium.sh: from npm,

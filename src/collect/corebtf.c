@@ -16,6 +16,7 @@
 #include "bootcache.h"
 #include "elfsyms.h"
 #include "corebtf.h"
+#include "vmlinux_btf.h"
 
 #define CORE_CACHE "core.btf"
 #define CORE_MAGIC "schedprof-core1"
@@ -425,7 +426,7 @@ static int make_btf(const void *elf, size_t elf_size, const char *vmlinux_path, 
 	if (!err)
 		err = e ? relo_roots(e, &roots, &nroots) : -EINVAL;
 	if (!err) {
-		vmlinux = vmlinux_path ? btf__parse(vmlinux_path, NULL) : btf__load_vmlinux_btf();
+		vmlinux = vmlinux_path ? btf__parse(vmlinux_path, NULL) : vmlinux_btf_load();
 		err = vmlinux ? 0 : -errno;
 	}
 	if (!err)

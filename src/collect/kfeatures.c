@@ -11,6 +11,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "kfeatures.h"
+#include "vmlinux_btf.h"
 
 static const struct {
 	const char *what;
@@ -75,7 +76,7 @@ void kfeatures_probe(const struct btf *btf, struct sp_features *f)
 
 int kfeatures_probe_file(const char *path, struct sp_features *f)
 {
-	struct btf *btf = path ? btf__parse(path, NULL) : btf__load_vmlinux_btf();
+	struct btf *btf = path ? btf__parse(path, NULL) : vmlinux_btf_load();
 
 	if (!btf)
 		return errno ? -errno : -EINVAL;
@@ -154,7 +155,7 @@ int kfeatures_preempt_rq_off(const struct btf *btf, int64_t *ret)
 
 int kfeatures_preempt_rq_off_file(const char *path, int64_t *ret)
 {
-	struct btf *btf = path ? btf__parse(path, NULL) : btf__load_vmlinux_btf();
+	struct btf *btf = path ? btf__parse(path, NULL) : vmlinux_btf_load();
 	int err;
 
 	if (!btf)

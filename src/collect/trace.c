@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "attach_ids.h"
 #include "bootcache.h"
 #include "cli.h"
 #include "output.h"
@@ -546,6 +547,8 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 {
 	/* and this thread's CPU time: what a loaded machine does not stretch */
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC), cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	struct attach_ids_stats ids;
+	char line[200];
 	int err;
 
 	t->ctx.opts = o;
@@ -566,7 +569,12 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 	if (err)
 		return err;
 	dlog("opened and configured in %.1f ms", ms_since(t0));
+	/* the tp_btf/iter targets' IDs from the boot's cache, not libbpf's parse (attach_ids.h) */
+	attach_ids_arm(NULL, NULL, t->skel->obj, t->core_btf.fd >= 0);
 	err = schedprof_bpf__load(t->skel);
+	attach_ids_done(&ids);
+	attach_ids_describe(&ids, line, sizeof(line));
+	dlog("%s", line);
 	dlog("loaded at %.1f ms (%.1f ms of CPU)", ms_since(t0),
 	     (now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0) / 1e6);
 	core_btf_close(&t->core_btf);

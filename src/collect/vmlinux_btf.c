@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libbpf's btf__load_vmlinux_btf(), replaced for this executable: the kernel's BTF is parsed
- * from a read-only mapping of /sys/kernel/btf/vmlinux (Linux >= 6.16 maps it) instead of from
- * a read copy.
+ * The kernel's BTF parsed from a read-only mapping of /sys/kernel/btf/vmlinux (Linux >= 6.16
+ * maps it) instead of from a read copy.
  *
  * libbpf 1.1 (Debian 12's) reads the 5.5 MB file into one buffer, in 4 KiB reads (sysfs hands
  * out a page per read), then btf_new() copies it into a second: 11 MB at once, for about 15 ms,
@@ -10,10 +9,9 @@
  * kernel's own pages (remap_pfn_range: no RSS), so only libbpf's copy is resident: about half
  * the memory and less than half the time. The struct btf is the same: btf__new() of the same bytes.
  *
- * bpf_object__load() calls btf__load_vmlinux_btf() through libbpf's PLT, so an executable
- * that defines it is called instead (ELF symbol interposition, as malloc replacements are).
- * Where the file cannot be mapped (older kernels), or libbpf is linked without interposition,
- * libbpf's own does the work: same result, more memory.
+ * The executable hands this to libbpf too, in place of libbpf's btf__load_vmlinux_btf()
+ * (btf_interpose.c). Where the file cannot be mapped (older kernels), libbpf's own does the
+ * work: same result, more memory.
  */
 #include <bpf/btf.h>
 #include <dlfcn.h>
@@ -57,13 +55,14 @@ out:
 	return btf;
 }
 
-struct btf *btf__load_vmlinux_btf(void)
+struct btf *vmlinux_btf_load(void)
 {
 	__typeof__(btf__load_vmlinux_btf) *libbpf_own;
 	struct btf *btf = vmlinux_btf_map(VMLINUX_BTF_PATH);
 
 	if (btf)
 		return btf;
+	/* libbpf's, past the executable's replacement (btf_interpose.c), if it has one */
 	libbpf_own = (__typeof__(btf__load_vmlinux_btf) *)dlsym(RTLD_NEXT, "btf__load_vmlinux_btf");
 	if (!libbpf_own) {
 		errno = ENOSYS;

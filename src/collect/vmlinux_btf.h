@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The kernel's BTF parsed from a mapping of its sysfs file, not a read copy (vmlinux_btf.c):
- * this module also defines libbpf's btf__load_vmlinux_btf() for the executable it is linked
- * into, so that libbpf's own calls (bpf_object__load) take this way too.
+ * The kernel's BTF parsed from a mapping of its sysfs file, not a read copy (vmlinux_btf.c).
+ * The executable also replaces libbpf's btf__load_vmlinux_btf() (btf_interpose.c): libbpf's
+ * own calls (bpf_object__load) take this way too, or get a placeholder when the boot's attach
+ * id cache answers for them (attach_ids.h). Our own readers of the kernel's BTF (kfeatures.c,
+ * corebtf.c) call vmlinux_btf_load(), which is always the real BTF.
  */
 #ifndef SCHEDPROF_VMLINUX_BTF_H
 #define SCHEDPROF_VMLINUX_BTF_H
@@ -17,5 +19,10 @@ struct btf;
  * or parsed.
  */
 struct btf *vmlinux_btf_map(const char *path);
+/*
+ * The running kernel's whole BTF, parsed: from the mapping, else as libbpf's own
+ * btf__load_vmlinux_btf() reads it (never the placeholder of attach_ids.h). NULL with errno.
+ */
+struct btf *vmlinux_btf_load(void);
 
 #endif /* SCHEDPROF_VMLINUX_BTF_H */
