@@ -78,7 +78,8 @@ static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
  * for less: lock_begin's own start (bpf_trace_run2()'s argument array) and scratch, the
  * learned frame distances shared with sp_switch. Its counters are per CPU.
  */
-const volatile __u32 lock_caller_fast = 0; /* set by user space when no lock stack is kept */
+/* set by user space when no lock stack is kept: it then loads lock_begin, not lock_begin_full */
+const volatile __u32 lock_caller_fast = 0;
 struct sp_fast_start lock_fast_start;
 SP_SCRATCH_MAP(lock_raw_buf, struct sp_raw);
 SP_SCRATCH_MAP(lock_cache_pcpu, struct sp_lock_cache_counts);
@@ -136,11 +137,11 @@ __noinline __u64 lock_fast_post(int pre, int walked)
 }
 
 /* The caller of this contention, into *ret_caller; its stack's key, 0 when none is kept. */
-static __always_inline __u64 lock_caller(void *ctx, __u64 *ret_caller)
+static __always_inline __u64 lock_caller(void *ctx, __u64 *ret_caller, const bool fast)
 {
 	int pre, walked;
 
-	if (!lock_caller_fast)
+	if (!fast)
 		return lock_user_stack(ctx, lock_fold_stack(ctx, ret_caller));
 	sp_fast_at(&lock_raw_buf, ctx);
 	pre = lock_fast_pre();
@@ -384,8 +385,14 @@ static __always_inline void read_owner(struct sp_lock_task *r, __u64 l, __u32 fl
 
 /* ---- programs ---- */
 
-SEC("tp_btf/contention_begin")
-int BPF_PROG(lock_begin, void *lock, unsigned int flags)
+/*
+ * In two builds, of which user space loads one (lock.c), as sp_switch: lock_begin finds the
+ * caller by the fast path, lock_begin_full walks every contention and keeps its stack. Each
+ * holds only its own code (the other's, behind a flag, was ~1,500 instructions of dead code
+ * for the verifier to remove at every load).
+ */
+static __always_inline int contention_begin(void *ctx, void *lock, unsigned int flags,
+					    const bool fast)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct sp_lock_pending *p;
@@ -425,10 +432,22 @@ int BPF_PROG(lock_begin, void *lock, unsigned int flags)
 			return 0;
 		}
 	}
-	p->stack = lock_caller(ctx, &p->caller);
+	p->stack = lock_caller(ctx, &p->caller, fast);
 	p->name = lock_name(l, flags);
 	p->ts = bpf_ktime_get_ns(); /* last: the walk is not lock wait, and see SP_LOCK_TS_PENDING */
 	return 0;
+}
+
+SEC("tp_btf/contention_begin")
+int BPF_PROG(lock_begin, void *lock, unsigned int flags)
+{
+	return contention_begin(ctx, lock, flags, true);
+}
+
+SEC("tp_btf/contention_begin")
+int BPF_PROG(lock_begin_full, void *lock, unsigned int flags)
+{
+	return contention_begin(ctx, lock, flags, false);
 }
 
 /*

@@ -189,7 +189,8 @@ static __always_inline __u64 sched_user_stack(void *ctx, struct task_struct *pre
  * sp_switch's own start (bpf_trace_run4()'s argument array) and scratch; the learned frame
  * distances are shared with lock_begin.
  */
-const volatile __u32 caller_fast = 0; /* set by user space when no full stack is kept */
+/* set by user space when no full stack is kept: it then loads sp_switch, not sp_switch_full */
+const volatile __u32 caller_fast = 0;
 struct sp_fast_start sched_fast_start;
 SP_SCRATCH_MAP(raw_buf, struct sp_raw);
 
@@ -227,20 +228,22 @@ static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key,
 	c->callers_fast_off += (f & SP_FC_OFF) >> 3;
 }
 
-/* The part of [a, b] inside the run's window (from trace_t0 on); 0 before the start is known. */
-static __always_inline __u64 in_window(__u64 a, __u64 b)
-{
-	__u64 t0 = trace_t0;
-
-	if (!t0)
-		return 0;
-	if (a < t0)
-		a = t0;
-	return b > a ? b - a : 0;
-}
-
 /* 1 when v > c, else 0, without a branch (c < 2^63): the sign of c - v, or v's top bit. */
 #define SP_GT(v, c) ((((c) - (v)) | (v)) >> 63)
+
+/*
+ * The part of [a, b] inside the run's window (from trace_t0 on); 0 before the start is known.
+ * Without branches (times < 2^63): charge_offcpu() takes it four times, and each branch here
+ * made the verifier walk the rest of that function once more.
+ */
+static __always_inline __u64 in_window(__u64 a, __u64 b)
+{
+	__u64 t0 = trace_t0, d;
+
+	a ^= (a ^ t0) & -SP_GT(t0, a); /* max(a, t0) */
+	d = (b - a) & -SP_GT(b, a);    /* b - a when b > a, else 0 */
+	return d & -SP_GT(t0, 0);      /* 0 until t0 is set */
+}
 
 /*
  * log2(v) rounded down, 0 for 0, at most SP_RUNQ_SLOTS - 1: the histogram's slot. Without
@@ -468,7 +471,7 @@ static __always_inline void switch_in_missed(struct task_struct *prev, struct sp
  */
 static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev,
 					     struct sp_task **pt, unsigned int prev_state,
-					     __u64 now)
+					     __u64 now, const bool fast)
 {
 	struct sp_sched_pcpu *pc;
 	struct sp_caller_key key = {};
@@ -498,7 +501,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 		} else {
 			if (pc)
 				pc->counts.voluntary++;
-			if (caller_fast)
+			if (fast)
 				fast_caller(ctx, &key, pc ? &pc->counts : NULL);
 			else
 				stack = sched_user_stack(ctx, prev, fold_stack(ctx, &key));
@@ -673,10 +676,18 @@ int sp_sched_stop(struct bpf_iter__task *ctx)
  * own task's storage only (the verifier then walks the switch-out once, not once per state
  * of next's pointer). With -a, sched_switch_out() looks prev's up after the caller's walk
  * (with -a it counts every prev, so pt is always set for the parts after it).
+ *
+ * In two builds, of which user space loads one (trace.c): sp_switch finds a voluntary
+ * switch's caller by the fast path (caller_fast), sp_switch_full walks every one and keeps
+ * its stack (full stacks: --stacks, -g, a format that draws them). Each holds only its own
+ * code: with the other's behind a flag, the verifier was handed ~1,600 instructions of dead
+ * code (the full walk, the stack keeping, the user stacks' subprograms) at every load,
+ * and its removal, one memmove of the whole program per dead range, cost more than the
+ * checks of the live part.
  */
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+static __always_inline int sched_switch(void *ctx, struct task_struct *prev,
+					struct task_struct *next, unsigned int prev_state,
+					const bool fast)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct sp_task *pt = NULL, *nt = NULL;
@@ -690,7 +701,8 @@ int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (switch_sched && !sched_stop_ns) {
 		if (!targ_all) /* its mark says whether it is traced */
 			pt = bpf_task_storage_get(&traced, prev, 0, 0);
-		sched_switch_out(ctx, prev, &pt, prev_state, now); /* sets pt when it counts prev */
+		/* sets pt when it counts prev */
+		sched_switch_out(ctx, prev, &pt, prev_state, now, fast);
 	} else if (switch_locks || switch_timeline) {
 		pt = bpf_task_storage_get(&traced, prev, 0, 0);
 	}
@@ -699,4 +711,18 @@ int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (switch_timeline) /* after the fold: it reads it */
 		timeline_on_switch(prev, next, &pt, prev_state, now);
 	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return sched_switch(ctx, prev, next, prev_state, true);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sp_switch_full, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return sched_switch(ctx, prev, next, prev_state, false);
 }

@@ -420,7 +420,7 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 {
 	char names[SP_FEAT__MAX][64] = {}; /* the views each missing feature stops */
 	struct schedprof_bpf *skel;
-	bool any = false;
+	bool any = false, sw_on, sw_full;
 	int err;
 
 	err = probe_features(t);
@@ -484,9 +484,14 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 		elog("none of the selected views can run on this kernel");
 		return -ENOTSUP;
 	}
-	/* the parts of sp_switch are switched on by the views' configure */
-	if (!skel->rodata->switch_sched && !skel->rodata->switch_locks)
-		bpf_program__set_autoload(skel->progs.sp_switch, false);
+	/*
+	 * the parts of sp_switch are switched on by the views' configure; its build with the
+	 * schedules view's full walks (bpf/sched.bpf.c) is loaded instead when stacks are kept
+	 */
+	sw_on = skel->rodata->switch_sched || skel->rodata->switch_locks;
+	sw_full = skel->rodata->switch_sched && !skel->rodata->caller_fast;
+	bpf_program__set_autoload(skel->progs.sp_switch, sw_on && !sw_full);
+	bpf_program__set_autoload(skel->progs.sp_switch_full, sw_on && sw_full);
 	/*
 	 * each CPU's runqueue, for the preempt count (preempt_count_setup(): some view's), and
 	 * its lock, for the locks view's names
@@ -588,6 +593,7 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 
 static int tracer_attach(struct tracer *t)
 {
+	struct bpf_program *sw;
 	int err = 0;
 
 	if (bpf_program__autoload(t->skel->progs.sp_fork)) {
@@ -610,8 +616,11 @@ static int tracer_attach(struct tracer *t)
 			err = -errno;
 	}
 	/* before the views' own programs: a lock contention never starts without it */
-	if (!err && bpf_program__autoload(t->skel->progs.sp_switch)) {
-		t->switch_link = bpf_program__attach(t->skel->progs.sp_switch);
+	sw = t->skel->progs.sp_switch;
+	if (!bpf_program__autoload(sw))
+		sw = t->skel->progs.sp_switch_full;
+	if (!err && bpf_program__autoload(sw)) {
+		t->switch_link = bpf_program__attach(sw);
 		if (!t->switch_link)
 			err = -errno;
 	}
