@@ -232,6 +232,24 @@ static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key,
 #define SP_GT(v, c) ((((c) - (v)) | (v)) >> 63)
 
 /*
+ * x, which the compiler can no longer see through: a mask made of SP_GT() would otherwise be
+ * turned back into a compare and a select, i.e. a branch, for the verifier to walk both
+ * sides of.
+ */
+static __always_inline __u64 sp_opaque(__u64 x)
+{
+	asm volatile("" : "+r"(x));
+	return x;
+}
+
+/*
+ * All ones when v > c, else 0 (c < 2^63); all ones when x == c, else 0 (any x and c). Hidden
+ * twice: before the shift (the compiler knows (-x | x) >> 63 for x != 0), and after it.
+ */
+#define SP_GT_MASK(v, c) sp_opaque(-(sp_opaque(((c) - (v)) | (v)) >> 63))
+#define SP_EQ_MASK(x, c) (~SP_GT_MASK((x) ^ (c), 0))
+
+/*
  * The part of [a, b] inside the run's window (from trace_t0 on); 0 before the start is known.
  * Without branches (times < 2^63): charge_offcpu() takes it four times, and each branch here
  * made the verifier walk the rest of that function once more.
@@ -240,9 +258,9 @@ static __always_inline __u64 in_window(__u64 a, __u64 b)
 {
 	__u64 t0 = trace_t0, d;
 
-	a ^= (a ^ t0) & -SP_GT(t0, a); /* max(a, t0) */
-	d = (b - a) & -SP_GT(b, a);    /* b - a when b > a, else 0 */
-	return d & -SP_GT(t0, 0);      /* 0 until t0 is set */
+	a ^= (a ^ t0) & SP_GT_MASK(t0, a); /* max(a, t0) */
+	d = (b - a) & SP_GT_MASK(b, a);	   /* b - a when b > a, else 0 */
+	return d & SP_GT_MASK(t0, 0);	   /* 0 until t0 is set */
 }
 
 /*
@@ -290,8 +308,8 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 	struct sp_caller_val *v;
 	struct sp_stack_val *sv;
 	struct sp_stack_key sk = {};
-	__u64 delta, wake, runnable, blocked, runq;
-	bool idle, woken;
+	__u64 delta, wake, ts, runnable, blocked, runq, latest, wblocked;
+	__u64 idle, preempted, woken, hist, norow;
 
 	if (!s)
 		return 0;
@@ -303,43 +321,44 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 	}
 	if (s->state != SP_TS_OFF || now < s->ts)
 		return 0;
-	delta = now - s->ts;
-	idle = s->key.caller == SP_CALLER_IDLE;
+	/*
+	 * The split, in masks (all ones: true) rather than branches: each test of a flag made
+	 * the verifier walk the rest of the function once more per value (1.2k of sp_switch's
+	 * 4k verified instructions), and each flag is now tested once at most.
+	 */
+	ts = s->ts;
+	delta = now - ts;
 	wake = s->wake_ts;
-	woken = !idle && wake && wake <= now;
-	if (s->key.caller == SP_CALLER_PREEMPTED) {
-		runnable = s->ts;
-		woken = false; /* no wake-up ended it: no waker */
-		runq = delta;
-	} else if (woken) {
-		runnable = wake > s->ts ? wake : s->ts;
-		runq = now - runnable;
-	} else {
-		runnable = now;
-		runq = 0;
-	}
+	idle = SP_EQ_MASK(s->key.caller, SP_CALLER_IDLE);
+	preempted = SP_EQ_MASK(s->key.caller, SP_CALLER_PREEMPTED);
+	/* woken: not idle, not preempted (no wake-up ended it: no waker), 0 < wake <= now */
+	woken = ~idle & ~preempted & SP_GT_MASK(wake, 0) & ~SP_GT_MASK(wake, now);
+	latest = ts ^ ((ts ^ wake) & SP_GT_MASK(wake, ts)); /* max(wake, ts) */
+	/* the RUNQ part starts at the switch-out, the wake-up, or (neither) now */
+	runnable = (preempted & ts) | (woken & latest) | (~preempted & ~woken & now);
+	runq = now - runnable;
 	blocked = delta - runq;
+	hist = (SP_GT_MASK(now, runnable) | woken | preempted) & 1; /* a run-queue wait ended */
+	wblocked = in_window(ts, runnable) & ~idle;
 	v = bpf_map_lookup_elem(&callers, &s->key); /* this CPU's copy: plain adds */
+	norow = !v;
 	if (v) {
 		v->offcpu_ns += delta;
 		v->blocked_ns += blocked;
 		v->runq_ns += runq;
 		if (delta > v->max_ns)
 			v->max_ns = delta;
-		if (!idle)
-			v->window_blocked_ns += in_window(s->ts, runnable);
-		if (runnable < now || woken || s->key.caller == SP_CALLER_PREEMPTED) {
-			if (runq > v->runq_max_ns)
-				v->runq_max_ns = runq;
-			v->runq_hist[runq_slot(runq)]++;
-		}
+		v->window_blocked_ns += wblocked;
+		/* without a run-queue wait, runq is 0: neither changes */
+		if (runq > v->runq_max_ns)
+			v->runq_max_ns = runq;
+		v->runq_hist[runq_slot(runq)] += hist;
 	}
 	if (!idle) {
 		b = budget_here();
 		if (b) {
 			b->runq_ns += in_window(runnable, now);
-			if (!v)
-				b->blocked_norow_ns += in_window(s->ts, runnable);
+			b->blocked_norow_ns += wblocked & -norow;
 		}
 	}
 	if (woken)
