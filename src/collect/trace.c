@@ -420,7 +420,7 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 {
 	char names[SP_FEAT__MAX][64] = {}; /* the views each missing feature stops */
 	struct schedprof_bpf *skel;
-	bool any = false, sw_on, sw_full;
+	bool any = false, sw_on, sw_full, no_tgids;
 	int err;
 
 	err = probe_features(t);
@@ -433,7 +433,13 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 	skel->rodata->targ_all = o->mode == SP_TARGET_ALL || o->all;
 	/* -a -- COMMAND: the schedules and locks count every task, the profile's target is the job */
 	skel->rodata->targ_all_cmd = o->all && o->mode == SP_TARGET_COMMAND;
-	bpf_map__set_max_entries(skel->maps.targ_tgids, o->max_targets);
+	/*
+	 * -a, --cgroup and -t add no tgid (nor does any program they load): a preallocated map
+	 * of --max-targets entries would only cost its allocation at the start
+	 */
+	no_tgids = o->mode == SP_TARGET_ALL || o->mode == SP_TARGET_CGROUP ||
+		   o->mode == SP_TARGET_TIDS;
+	bpf_map__set_max_entries(skel->maps.targ_tgids, no_tgids ? 1 : o->max_targets);
 	if (o->mode == SP_TARGET_CGROUP) {
 		skel->rodata->targ_cgid = t->cgroup.id;
 		skel->rodata->targ_cg_level = t->cgroup.level;
