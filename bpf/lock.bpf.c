@@ -55,9 +55,11 @@ SP_HASH_MAP(lock_owners, SP_DEF_CALLERS, struct sp_lock_owner_key, struct sp_loc
 /*
  * Names by address, so the layout checks run once per lock. SP_LNAME__MAX caches "no
  * layout matched": the checks through the waiting task still run each time for such an
- * address, since a task that can reach it may come later.
+ * address, since a task that can reach it may come later. Allocated on use: only a cache (a
+ * name that cannot be kept is found again at the next contention), and preallocated its
+ * SP_DEF_CALLERS entries cost ~0.5 ms of every start.
  */
-SP_HASH_MAP(lock_names, SP_DEF_CALLERS, __u64, __u32);
+SP_HASH_MAP_LAZY(lock_names, SP_DEF_CALLERS, __u64, __u32);
 
 /* ---- caller: the schedules view's folding rule (walk.bpf.h) ---- */
 
@@ -478,19 +480,25 @@ static __always_inline void *row_get(void *map, const void *key, const void *fir
  * slower (a messaging run creates ~500 rows, and each insert allocates) and lost rows when
  * a burst of inserts emptied the allocator's per-CPU cache; preallocated per CPU, they cost
  * SP_DEF_CALLERS values per CPU at every start for no measurable gain.
+ *
+ * A global function, verified once: lock_end reaches it from a spinning lock's end and a
+ * sleeping one's, and inlined twice it was verified twice.
  */
-static __always_inline void account(struct sp_lock_pending *d, int ret, struct sp_lock_task *r)
+__noinline int lock_account(struct sp_lock_pending *d, int ret, struct sp_lock_task *r)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct sp_lock_key key = {
-		.caller = d->caller, .lock = d->lock, .name = d->name,
-		.flags = sp_lock_flags_norm(d->flags),
-	};
+	struct sp_lock_key key = {};
 	struct sp_lock_val first = {}, *v;
 	struct sp_lock_counts *c;
 	bool full = false;
 	__u32 idx = 0;
 
+	if (!d)
+		return 0;
+	key.caller = d->caller;
+	key.lock = d->lock;
+	key.name = d->name;
+	key.flags = sp_lock_flags_norm(d->flags);
 	__builtin_memcpy(key.comm, t->comm, sizeof(key.comm));
 	c = bpf_map_lookup_elem(&lock_counts, &idx);
 	if (c) { /* this CPU's: plain adds (lock_end does not nest on a CPU) */
@@ -531,7 +539,7 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 		}
 	}
 	if (!r)
-		return;
+		return 0;
 	if (r->nsleeps) {
 		struct sp_lock_sleep_key k = {
 			.caller = d->caller, .lock = d->lock, .flags = key.flags, .name = d->name,
@@ -571,6 +579,7 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 			sp_drop(lock_drops.owner_map_full);
 		}
 	}
+	return 0;
 }
 
 SEC("tp_btf/contention_end")
@@ -589,13 +598,13 @@ int BPF_PROG(lock_end, void *lock, int ret)
 		if (n) {
 			if (n > 1)
 				__sync_fetch_and_add(&lock_drops.unpaired, n - 1);
-			account(&d, ret, NULL);
+			lock_account(&d, ret, NULL);
 			return 0;
 		}
 	}
 	r = lock_task_get(bpf_get_current_task_btf(), 0);
 	if (!r || !sp_pair_task_end(&r->p, l, now, &d))
 		return 0;
-	account(&d, ret, r);
+	lock_account(&d, ret, r);
 	return 0;
 }
