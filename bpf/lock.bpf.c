@@ -327,16 +327,29 @@ static __always_inline __u32 name_by_layout(__u64 l, __u32 flags)
  * A global (non-inlined) function is verified once, on its own: inlined into lock_begin,
  * the naming probes multiplied its verification paths and took ~125 ms of start-up.
  */
+__noinline __u32 lock_name_task(__u64 l)
+{
+	return name_from_task(l, bpf_get_current_task_btf());
+}
+
+__noinline __u32 lock_name_layout(__u64 l, __u32 flags)
+{
+	return name_by_layout(l, flags);
+}
+
+/*
+ * The two kinds of probes are global functions too: the verifier walked the rest of
+ * lock_name() once per name each of them can return.
+ */
 __noinline __u32 lock_name(__u64 l, __u32 flags)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
 	__u32 *cached = bpf_map_lookup_elem(&lock_names, &l), n;
 
 	if (cached && *cached != SP_LNAME__MAX)
 		return *cached;
-	n = name_from_task(l, t);
+	n = lock_name_task(l);
 	if (n == SP_LNAME_NONE && !cached) {
-		n = name_by_layout(l, flags);
+		n = lock_name_layout(l, flags);
 		if (n == SP_LNAME_NONE) {
 			__u32 none = SP_LNAME__MAX;
 
