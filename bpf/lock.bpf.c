@@ -49,8 +49,17 @@ SP_HASH_MAP(lock_stack_counts, SP_DEF_STACKS, struct sp_lock_stack_key, struct s
 SP_HASH_MAP_LAZY(lock_stacks, SP_DEF_STACKS, __u64, struct sp_stack);
 SP_SCRATCH_MAP(lock_stack_buf, struct sp_walk);
 SP_SCRATCH_MAP(lock_spin, struct sp_lock_spin_stack);
-SP_HASH_MAP(lock_sleepers, SP_DEF_CALLERS, struct sp_lock_sleep_key, struct sp_lock_sleep_val);
-SP_HASH_MAP(lock_owners, SP_DEF_CALLERS, struct sp_lock_owner_key, struct sp_lock_owner_val);
+/*
+ * Allocated on use, unlike lock_stat: their rows come only from sleeping locks' ends, in
+ * process context, so the allocator's per-CPU cache (refilled by an irq_work, which runs
+ * as soon as interrupts are on) is refilled between any two inserts on a CPU; a spinning
+ * lock's end (lock_stat's rows) may come several times in one region with interrupts off.
+ * Preallocated, they cost ~0.5 ms each at every start. A row that cannot be allocated is
+ * counted (sleeper_map_full, owner_map_full) and said.
+ */
+SP_HASH_MAP_LAZY(lock_sleepers, SP_DEF_CALLERS, struct sp_lock_sleep_key,
+		 struct sp_lock_sleep_val);
+SP_HASH_MAP_LAZY(lock_owners, SP_DEF_CALLERS, struct sp_lock_owner_key, struct sp_lock_owner_val);
 
 /*
  * Names by address, so the layout checks run once per lock. SP_LNAME__MAX caches "no
