@@ -498,10 +498,11 @@ static __always_inline void *row_get(void *map, const void *key, const void *fir
 /*
  * Counts an ended contention: the totals, its row, and its stack, sleeper and owner rows.
  * The comm is copied from the task itself (as the schedules view does), not by a helper call.
- * The rows stay shared maps, preallocated: per-CPU rows allocated on use were measured
- * slower (a messaging run creates ~500 rows, and each insert allocates) and lost rows when
- * a burst of inserts emptied the allocator's per-CPU cache; preallocated per CPU, they cost
- * SP_DEF_CALLERS values per CPU at every start for no measurable gain.
+ * The rows stay shared maps, lock_stat's preallocated: per-CPU rows allocated on use were
+ * measured slower (a messaging run creates ~500 rows, and each insert allocates) and lost
+ * rows when a burst of inserts emptied the allocator's per-CPU cache; preallocated per CPU,
+ * they cost SP_DEF_CALLERS values per CPU at every start for no measurable gain. (The
+ * sleepers' and owners' rows are allocated on use: see their maps.)
  *
  * A global function, verified once: lock_end reaches it from a spinning lock's end and a
  * sleeping one's, and inlined twice it was verified twice.
