@@ -696,17 +696,18 @@ int sp_sched_stop(struct bpf_iter__task *ctx)
  * of next's pointer). With -a, sched_switch_out() looks prev's up after the caller's walk
  * (with -a it counts every prev, so pt is always set for the parts after it).
  *
- * In two builds, of which user space loads one (trace.c): sp_switch finds a voluntary
- * switch's caller by the fast path (caller_fast), sp_switch_full walks every one and keeps
- * its stack (full stacks: --stacks, -g, a format that draws them). Each holds only its own
- * code: with the other's behind a flag, the verifier was handed ~1,600 instructions of dead
- * code (the full walk, the stack keeping, the user stacks' subprograms) at every load,
- * and its removal, one memmove of the whole program per dead range, cost more than the
- * checks of the live part.
+ * In three builds, of which user space loads one (trace.c switch_prog()): sp_switch finds a
+ * voluntary switch's caller by the fast path (caller_fast), sp_switch_tl too, with the
+ * timeline's part (--timeline), and sp_switch_full walks every one and keeps its stack (full
+ * stacks: --stacks, -g, a format that draws them; the timeline's part behind its flag).
+ * Each holds only its own code: with the others' behind flags, the verifier was handed
+ * ~1,900 instructions of dead code (the full walk, the stack keeping, the user stacks'
+ * subprograms, the timeline) at every load, and its removal, one memmove of the whole
+ * program per dead range, cost more than the checks of the live part.
  */
 static __always_inline int sched_switch(void *ctx, struct task_struct *prev,
 					struct task_struct *next, unsigned int prev_state,
-					const bool fast)
+					const bool fast, const bool timeline)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct sp_task *pt = NULL, *nt = NULL;
@@ -722,12 +723,12 @@ static __always_inline int sched_switch(void *ctx, struct task_struct *prev,
 			pt = bpf_task_storage_get(&traced, prev, 0, 0);
 		/* sets pt when it counts prev */
 		sched_switch_out(ctx, prev, &pt, prev_state, now, fast);
-	} else if (switch_locks || switch_timeline) {
+	} else if (switch_locks || (timeline && switch_timeline)) {
 		pt = bpf_task_storage_get(&traced, prev, 0, 0);
 	}
 	if (switch_locks && lock_out_needs(pt, prev_state))
 		lock_switch_out(pt, bpf_task_storage_get(&lock_task, prev, 0, 0), now);
-	if (switch_timeline) /* after the fold: it reads it */
+	if (timeline && switch_timeline) /* after the fold: it reads it */
 		timeline_on_switch(prev, next, &pt, prev_state, now);
 	return 0;
 }
@@ -736,12 +737,19 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	return sched_switch(ctx, prev, next, prev_state, true);
+	return sched_switch(ctx, prev, next, prev_state, true, false);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sp_switch_tl, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return sched_switch(ctx, prev, next, prev_state, true, true);
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sp_switch_full, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	return sched_switch(ctx, prev, next, prev_state, false);
+	return sched_switch(ctx, prev, next, prev_state, false, true);
 }

@@ -416,11 +416,24 @@ static struct schedprof_bpf *open_object(struct tracer *t)
  * A view the kernel cannot run is reported (by its collector's state, or not at all when it
  * has none) and the others run.
  */
+/*
+ * The build of the one sched_switch program to load (bpf/sched.bpf.c): with the schedules
+ * view's full walks when stacks are kept, else with the timeline's part when it is on.
+ */
+static struct bpf_program *switch_prog(struct schedprof_bpf *skel)
+{
+	if (skel->rodata->switch_sched && !skel->rodata->caller_fast)
+		return skel->progs.sp_switch_full;
+	if (skel->rodata->switch_timeline)
+		return skel->progs.sp_switch_tl;
+	return skel->progs.sp_switch;
+}
+
 static int tracer_open(struct tracer *t, const struct trace_opts *o)
 {
 	char names[SP_FEAT__MAX][64] = {}; /* the views each missing feature stops */
 	struct schedprof_bpf *skel;
-	bool any = false, sw_on, sw_full, no_tgids;
+	bool any = false, sw_on, no_tgids;
 	int err;
 
 	err = probe_features(t);
@@ -490,14 +503,12 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 		elog("none of the selected views can run on this kernel");
 		return -ENOTSUP;
 	}
-	/*
-	 * the parts of sp_switch are switched on by the views' configure; its build with the
-	 * schedules view's full walks (bpf/sched.bpf.c) is loaded instead when stacks are kept
-	 */
+	/* the parts of sp_switch are switched on by the views' configure; one build is loaded */
 	sw_on = skel->rodata->switch_sched || skel->rodata->switch_locks;
-	sw_full = skel->rodata->switch_sched && !skel->rodata->caller_fast;
-	bpf_program__set_autoload(skel->progs.sp_switch, sw_on && !sw_full);
-	bpf_program__set_autoload(skel->progs.sp_switch_full, sw_on && sw_full);
+	bpf_program__set_autoload(skel->progs.sp_switch, false);
+	bpf_program__set_autoload(skel->progs.sp_switch_tl, false);
+	bpf_program__set_autoload(skel->progs.sp_switch_full, false);
+	bpf_program__set_autoload(switch_prog(skel), sw_on);
 	/*
 	 * each CPU's runqueue, for the preempt count (preempt_count_setup(): some view's), and
 	 * its lock, for the locks view's names
@@ -622,9 +633,7 @@ static int tracer_attach(struct tracer *t)
 			err = -errno;
 	}
 	/* before the views' own programs: a lock contention never starts without it */
-	sw = t->skel->progs.sp_switch;
-	if (!bpf_program__autoload(sw))
-		sw = t->skel->progs.sp_switch_full;
+	sw = switch_prog(t->skel);
 	if (!err && bpf_program__autoload(sw)) {
 		t->switch_link = bpf_program__attach(sw);
 		if (!t->switch_link)
