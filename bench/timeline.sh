@@ -41,7 +41,8 @@ names = {p["id"]: p.get("name", "?") for p in json.load(open(sys.argv[2]))}
 out = []
 for p in progs.values():
     name = names.get(p.get("prog_id"))
-    if name in ("sp_switch", "tl_waking") and p.get("run_cnt"):
+    # sp_switch_tl: the build of sp_switch with the timeline's part (bpf/sched.bpf.c)
+    if name in ("sp_switch", "sp_switch_tl", "tl_waking") and p.get("run_cnt"):
         out.append("%s %.0f ns/run (%d runs)" % (name, p["run_time_ns"] / p["run_cnt"], p["run_cnt"]))
 print("%-9s %s us/op; %s" % (sys.argv[3], sys.argv[4], ", ".join(sorted(out))))
 PY

@@ -49,15 +49,26 @@ SP_HASH_MAP(lock_stack_counts, SP_DEF_STACKS, struct sp_lock_stack_key, struct s
 SP_HASH_MAP_LAZY(lock_stacks, SP_DEF_STACKS, __u64, struct sp_stack);
 SP_SCRATCH_MAP(lock_stack_buf, struct sp_walk);
 SP_SCRATCH_MAP(lock_spin, struct sp_lock_spin_stack);
-SP_HASH_MAP(lock_sleepers, SP_DEF_CALLERS, struct sp_lock_sleep_key, struct sp_lock_sleep_val);
-SP_HASH_MAP(lock_owners, SP_DEF_CALLERS, struct sp_lock_owner_key, struct sp_lock_owner_val);
+/*
+ * Allocated on use, unlike lock_stat: their rows come only from sleeping locks' ends, in
+ * process context, so the allocator's per-CPU cache (refilled by an irq_work, which runs
+ * as soon as interrupts are on) is refilled between any two inserts on a CPU; a spinning
+ * lock's end (lock_stat's rows) may come several times in one region with interrupts off.
+ * Preallocated, they cost ~0.5 ms each at every start. A row that cannot be allocated is
+ * counted (sleeper_map_full, owner_map_full) and said.
+ */
+SP_HASH_MAP_LAZY(lock_sleepers, SP_DEF_CALLERS, struct sp_lock_sleep_key,
+		 struct sp_lock_sleep_val);
+SP_HASH_MAP_LAZY(lock_owners, SP_DEF_CALLERS, struct sp_lock_owner_key, struct sp_lock_owner_val);
 
 /*
  * Names by address, so the layout checks run once per lock. SP_LNAME__MAX caches "no
  * layout matched": the checks through the waiting task still run each time for such an
- * address, since a task that can reach it may come later.
+ * address, since a task that can reach it may come later. Allocated on use: only a cache (a
+ * name that cannot be kept is found again at the next contention), and preallocated its
+ * SP_DEF_CALLERS entries cost ~0.5 ms of every start.
  */
-SP_HASH_MAP(lock_names, SP_DEF_CALLERS, __u64, __u32);
+SP_HASH_MAP_LAZY(lock_names, SP_DEF_CALLERS, __u64, __u32);
 
 /* ---- caller: the schedules view's folding rule (walk.bpf.h) ---- */
 
@@ -78,7 +89,8 @@ static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
  * for less: lock_begin's own start (bpf_trace_run2()'s argument array) and scratch, the
  * learned frame distances shared with sp_switch. Its counters are per CPU.
  */
-const volatile __u32 lock_caller_fast = 0; /* set by user space when no lock stack is kept */
+/* set by user space when no lock stack is kept: it then loads lock_begin, not lock_begin_full */
+const volatile __u32 lock_caller_fast = 0;
 struct sp_fast_start lock_fast_start;
 SP_SCRATCH_MAP(lock_raw_buf, struct sp_raw);
 SP_SCRATCH_MAP(lock_cache_pcpu, struct sp_lock_cache_counts);
@@ -136,11 +148,11 @@ __noinline __u64 lock_fast_post(int pre, int walked)
 }
 
 /* The caller of this contention, into *ret_caller; its stack's key, 0 when none is kept. */
-static __always_inline __u64 lock_caller(void *ctx, __u64 *ret_caller)
+static __always_inline __u64 lock_caller(void *ctx, __u64 *ret_caller, const bool fast)
 {
 	int pre, walked;
 
-	if (!lock_caller_fast)
+	if (!fast)
 		return lock_user_stack(ctx, lock_fold_stack(ctx, ret_caller));
 	sp_fast_at(&lock_raw_buf, ctx);
 	pre = lock_fast_pre();
@@ -151,12 +163,15 @@ static __always_inline __u64 lock_caller(void *ctx, __u64 *ret_caller)
 
 /* ---- names ---- */
 
+/*
+ * The helper zeroes v when it cannot read: no test of its result, whose two ways the verifier
+ * walked the rest of lock_name() through at every read.
+ */
 static __always_inline __u64 rd_u64(__u64 addr)
 {
 	__u64 v = 0;
 
-	if (bpf_probe_read_kernel(&v, sizeof(v), (const void *)addr))
-		return 0;
+	bpf_probe_read_kernel(&v, sizeof(v), (const void *)addr);
 	return v;
 }
 
@@ -164,8 +179,7 @@ static __always_inline __u32 rd_u32(__u64 addr)
 {
 	__u32 v = 0;
 
-	if (bpf_probe_read_kernel(&v, sizeof(v), (const void *)addr))
-		return 0;
+	bpf_probe_read_kernel(&v, sizeof(v), (const void *)addr);
 	return v;
 }
 
@@ -322,16 +336,29 @@ static __always_inline __u32 name_by_layout(__u64 l, __u32 flags)
  * A global (non-inlined) function is verified once, on its own: inlined into lock_begin,
  * the naming probes multiplied its verification paths and took ~125 ms of start-up.
  */
+__noinline __u32 lock_name_task(__u64 l)
+{
+	return name_from_task(l, bpf_get_current_task_btf());
+}
+
+__noinline __u32 lock_name_layout(__u64 l, __u32 flags)
+{
+	return name_by_layout(l, flags);
+}
+
+/*
+ * The two kinds of probes are global functions too: the verifier walked the rest of
+ * lock_name() once per name each of them can return.
+ */
 __noinline __u32 lock_name(__u64 l, __u32 flags)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
 	__u32 *cached = bpf_map_lookup_elem(&lock_names, &l), n;
 
 	if (cached && *cached != SP_LNAME__MAX)
 		return *cached;
-	n = name_from_task(l, t);
+	n = lock_name_task(l);
 	if (n == SP_LNAME_NONE && !cached) {
-		n = name_by_layout(l, flags);
+		n = lock_name_layout(l, flags);
 		if (n == SP_LNAME_NONE) {
 			__u32 none = SP_LNAME__MAX;
 
@@ -384,8 +411,14 @@ static __always_inline void read_owner(struct sp_lock_task *r, __u64 l, __u32 fl
 
 /* ---- programs ---- */
 
-SEC("tp_btf/contention_begin")
-int BPF_PROG(lock_begin, void *lock, unsigned int flags)
+/*
+ * In two builds, of which user space loads one (lock.c), as sp_switch: lock_begin finds the
+ * caller by the fast path, lock_begin_full walks every contention and keeps its stack. Each
+ * holds only its own code (the other's, behind a flag, was ~1,500 instructions of dead code
+ * for the verifier to remove at every load).
+ */
+static __always_inline int contention_begin(void *ctx, void *lock, unsigned int flags,
+					    const bool fast)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct sp_lock_pending *p;
@@ -425,10 +458,22 @@ int BPF_PROG(lock_begin, void *lock, unsigned int flags)
 			return 0;
 		}
 	}
-	p->stack = lock_caller(ctx, &p->caller);
+	p->stack = lock_caller(ctx, &p->caller, fast);
 	p->name = lock_name(l, flags);
 	p->ts = bpf_ktime_get_ns(); /* last: the walk is not lock wait, and see SP_LOCK_TS_PENDING */
 	return 0;
+}
+
+SEC("tp_btf/contention_begin")
+int BPF_PROG(lock_begin, void *lock, unsigned int flags)
+{
+	return contention_begin(ctx, lock, flags, true);
+}
+
+SEC("tp_btf/contention_begin")
+int BPF_PROG(lock_begin_full, void *lock, unsigned int flags)
+{
+	return contention_begin(ctx, lock, flags, false);
 }
 
 /*
@@ -453,23 +498,30 @@ static __always_inline void *row_get(void *map, const void *key, const void *fir
 /*
  * Counts an ended contention: the totals, its row, and its stack, sleeper and owner rows.
  * The comm is copied from the task itself (as the schedules view does), not by a helper call.
- * The rows stay shared maps, preallocated: per-CPU rows allocated on use were measured
- * slower (a messaging run creates ~500 rows, and each insert allocates) and lost rows when
- * a burst of inserts emptied the allocator's per-CPU cache; preallocated per CPU, they cost
- * SP_DEF_CALLERS values per CPU at every start for no measurable gain.
+ * The rows stay shared maps, lock_stat's preallocated: per-CPU rows allocated on use were
+ * measured slower (a messaging run creates ~500 rows, and each insert allocates) and lost
+ * rows when a burst of inserts emptied the allocator's per-CPU cache; preallocated per CPU,
+ * they cost SP_DEF_CALLERS values per CPU at every start for no measurable gain. (The
+ * sleepers' and owners' rows are allocated on use: see their maps.)
+ *
+ * A global function, verified once: lock_end reaches it from a spinning lock's end and a
+ * sleeping one's, and inlined twice it was verified twice.
  */
-static __always_inline void account(struct sp_lock_pending *d, int ret, struct sp_lock_task *r)
+__noinline int lock_account(struct sp_lock_pending *d, int ret, struct sp_lock_task *r)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct sp_lock_key key = {
-		.caller = d->caller, .lock = d->lock, .name = d->name,
-		.flags = sp_lock_flags_norm(d->flags),
-	};
+	struct sp_lock_key key = {};
 	struct sp_lock_val first = {}, *v;
 	struct sp_lock_counts *c;
 	bool full = false;
 	__u32 idx = 0;
 
+	if (!d)
+		return 0;
+	key.caller = d->caller;
+	key.lock = d->lock;
+	key.name = d->name;
+	key.flags = sp_lock_flags_norm(d->flags);
 	__builtin_memcpy(key.comm, t->comm, sizeof(key.comm));
 	c = bpf_map_lookup_elem(&lock_counts, &idx);
 	if (c) { /* this CPU's: plain adds (lock_end does not nest on a CPU) */
@@ -510,7 +562,7 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 		}
 	}
 	if (!r)
-		return;
+		return 0;
 	if (r->nsleeps) {
 		struct sp_lock_sleep_key k = {
 			.caller = d->caller, .lock = d->lock, .flags = key.flags, .name = d->name,
@@ -550,6 +602,7 @@ static __always_inline void account(struct sp_lock_pending *d, int ret, struct s
 			sp_drop(lock_drops.owner_map_full);
 		}
 	}
+	return 0;
 }
 
 SEC("tp_btf/contention_end")
@@ -568,13 +621,13 @@ int BPF_PROG(lock_end, void *lock, int ret)
 		if (n) {
 			if (n > 1)
 				__sync_fetch_and_add(&lock_drops.unpaired, n - 1);
-			account(&d, ret, NULL);
+			lock_account(&d, ret, NULL);
 			return 0;
 		}
 	}
 	r = lock_task_get(bpf_get_current_task_btf(), 0);
 	if (!r || !sp_pair_task_end(&r->p, l, now, &d))
 		return 0;
-	account(&d, ret, r);
+	lock_account(&d, ret, r);
 	return 0;
 }

@@ -189,7 +189,8 @@ static __always_inline __u64 sched_user_stack(void *ctx, struct task_struct *pre
  * sp_switch's own start (bpf_trace_run4()'s argument array) and scratch; the learned frame
  * distances are shared with lock_begin.
  */
-const volatile __u32 caller_fast = 0; /* set by user space when no full stack is kept */
+/* set by user space when no full stack is kept: it then loads sp_switch, not sp_switch_full */
+const volatile __u32 caller_fast = 0;
 struct sp_fast_start sched_fast_start;
 SP_SCRATCH_MAP(raw_buf, struct sp_raw);
 
@@ -227,20 +228,40 @@ static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key,
 	c->callers_fast_off += (f & SP_FC_OFF) >> 3;
 }
 
-/* The part of [a, b] inside the run's window (from trace_t0 on); 0 before the start is known. */
-static __always_inline __u64 in_window(__u64 a, __u64 b)
-{
-	__u64 t0 = trace_t0;
-
-	if (!t0)
-		return 0;
-	if (a < t0)
-		a = t0;
-	return b > a ? b - a : 0;
-}
-
 /* 1 when v > c, else 0, without a branch (c < 2^63): the sign of c - v, or v's top bit. */
 #define SP_GT(v, c) ((((c) - (v)) | (v)) >> 63)
+
+/*
+ * x, which the compiler can no longer see through: a mask made of SP_GT() would otherwise be
+ * turned back into a compare and a select, i.e. a branch, for the verifier to walk both
+ * sides of.
+ */
+static __always_inline __u64 sp_opaque(__u64 x)
+{
+	asm volatile("" : "+r"(x));
+	return x;
+}
+
+/*
+ * All ones when v > c, else 0 (c < 2^63); all ones when x == c, else 0 (any x and c). Hidden
+ * twice: before the shift (the compiler knows (-x | x) >> 63 for x != 0), and after it.
+ */
+#define SP_GT_MASK(v, c) sp_opaque(-(sp_opaque(((c) - (v)) | (v)) >> 63))
+#define SP_EQ_MASK(x, c) (~SP_GT_MASK((x) ^ (c), 0))
+
+/*
+ * The part of [a, b] inside the run's window (from trace_t0 on); 0 before the start is known.
+ * Without branches (times < 2^63): charge_offcpu() takes it four times, and each branch here
+ * made the verifier walk the rest of that function once more.
+ */
+static __always_inline __u64 in_window(__u64 a, __u64 b)
+{
+	__u64 t0 = trace_t0, d;
+
+	a ^= (a ^ t0) & SP_GT_MASK(t0, a); /* max(a, t0) */
+	d = (b - a) & SP_GT_MASK(b, a);	   /* b - a when b > a, else 0 */
+	return d & SP_GT_MASK(t0, 0);	   /* 0 until t0 is set */
+}
 
 /*
  * log2(v) rounded down, 0 for 0, at most SP_RUNQ_SLOTS - 1: the histogram's slot. Without
@@ -287,8 +308,8 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 	struct sp_caller_val *v;
 	struct sp_stack_val *sv;
 	struct sp_stack_key sk = {};
-	__u64 delta, wake, runnable, blocked, runq;
-	bool idle, woken;
+	__u64 delta, wake, ts, runnable, blocked, runq, latest, wblocked;
+	__u64 idle, preempted, woken, hist, norow;
 
 	if (!s)
 		return 0;
@@ -300,43 +321,44 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 	}
 	if (s->state != SP_TS_OFF || now < s->ts)
 		return 0;
-	delta = now - s->ts;
-	idle = s->key.caller == SP_CALLER_IDLE;
+	/*
+	 * The split, in masks (all ones: true) rather than branches: each test of a flag made
+	 * the verifier walk the rest of the function once more per value (1.2k of sp_switch's
+	 * 4k verified instructions), and each flag is now tested once at most.
+	 */
+	ts = s->ts;
+	delta = now - ts;
 	wake = s->wake_ts;
-	woken = !idle && wake && wake <= now;
-	if (s->key.caller == SP_CALLER_PREEMPTED) {
-		runnable = s->ts;
-		woken = false; /* no wake-up ended it: no waker */
-		runq = delta;
-	} else if (woken) {
-		runnable = wake > s->ts ? wake : s->ts;
-		runq = now - runnable;
-	} else {
-		runnable = now;
-		runq = 0;
-	}
+	idle = SP_EQ_MASK(s->key.caller, SP_CALLER_IDLE);
+	preempted = SP_EQ_MASK(s->key.caller, SP_CALLER_PREEMPTED);
+	/* woken: not idle, not preempted (no wake-up ended it: no waker), 0 < wake <= now */
+	woken = ~idle & ~preempted & SP_GT_MASK(wake, 0) & ~SP_GT_MASK(wake, now);
+	latest = ts ^ ((ts ^ wake) & SP_GT_MASK(wake, ts)); /* max(wake, ts) */
+	/* the RUNQ part starts at the switch-out, the wake-up, or (neither) now */
+	runnable = (preempted & ts) | (woken & latest) | (~preempted & ~woken & now);
+	runq = now - runnable;
 	blocked = delta - runq;
+	hist = (SP_GT_MASK(now, runnable) | woken | preempted) & 1; /* a run-queue wait ended */
+	wblocked = in_window(ts, runnable) & ~idle;
 	v = bpf_map_lookup_elem(&callers, &s->key); /* this CPU's copy: plain adds */
+	norow = !v;
 	if (v) {
 		v->offcpu_ns += delta;
 		v->blocked_ns += blocked;
 		v->runq_ns += runq;
 		if (delta > v->max_ns)
 			v->max_ns = delta;
-		if (!idle)
-			v->window_blocked_ns += in_window(s->ts, runnable);
-		if (runnable < now || woken || s->key.caller == SP_CALLER_PREEMPTED) {
-			if (runq > v->runq_max_ns)
-				v->runq_max_ns = runq;
-			v->runq_hist[runq_slot(runq)]++;
-		}
+		v->window_blocked_ns += wblocked;
+		/* without a run-queue wait, runq is 0: neither changes */
+		if (runq > v->runq_max_ns)
+			v->runq_max_ns = runq;
+		v->runq_hist[runq_slot(runq)] += hist;
 	}
 	if (!idle) {
 		b = budget_here();
 		if (b) {
 			b->runq_ns += in_window(runnable, now);
-			if (!v)
-				b->blocked_norow_ns += in_window(s->ts, runnable);
+			b->blocked_norow_ns += wblocked & -norow;
 		}
 	}
 	if (woken)
@@ -468,7 +490,7 @@ static __always_inline void switch_in_missed(struct task_struct *prev, struct sp
  */
 static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev,
 					     struct sp_task **pt, unsigned int prev_state,
-					     __u64 now)
+					     __u64 now, const bool fast)
 {
 	struct sp_sched_pcpu *pc;
 	struct sp_caller_key key = {};
@@ -498,7 +520,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 		} else {
 			if (pc)
 				pc->counts.voluntary++;
-			if (caller_fast)
+			if (fast)
 				fast_caller(ctx, &key, pc ? &pc->counts : NULL);
 			else
 				stack = sched_user_stack(ctx, prev, fold_stack(ctx, &key));
@@ -673,10 +695,19 @@ int sp_sched_stop(struct bpf_iter__task *ctx)
  * own task's storage only (the verifier then walks the switch-out once, not once per state
  * of next's pointer). With -a, sched_switch_out() looks prev's up after the caller's walk
  * (with -a it counts every prev, so pt is always set for the parts after it).
+ *
+ * In three builds, of which user space loads one (trace.c switch_prog()): sp_switch finds a
+ * voluntary switch's caller by the fast path (caller_fast), sp_switch_tl too, with the
+ * timeline's part (--timeline), and sp_switch_full walks every one and keeps its stack (full
+ * stacks: --stacks, -g, a format that draws them; the timeline's part behind its flag).
+ * Each holds only its own code: with the others' behind flags, the verifier was handed
+ * ~1,900 instructions of dead code (the full walk, the stack keeping, the user stacks'
+ * subprograms, the timeline) at every load, and its removal, one memmove of the whole
+ * program per dead range, cost more than the checks of the live part.
  */
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+static __always_inline int sched_switch(void *ctx, struct task_struct *prev,
+					struct task_struct *next, unsigned int prev_state,
+					const bool fast, const bool timeline)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct sp_task *pt = NULL, *nt = NULL;
@@ -690,13 +721,35 @@ int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (switch_sched && !sched_stop_ns) {
 		if (!targ_all) /* its mark says whether it is traced */
 			pt = bpf_task_storage_get(&traced, prev, 0, 0);
-		sched_switch_out(ctx, prev, &pt, prev_state, now); /* sets pt when it counts prev */
-	} else if (switch_locks || switch_timeline) {
+		/* sets pt when it counts prev */
+		sched_switch_out(ctx, prev, &pt, prev_state, now, fast);
+	} else if (switch_locks || (timeline && switch_timeline)) {
 		pt = bpf_task_storage_get(&traced, prev, 0, 0);
 	}
 	if (switch_locks && lock_out_needs(pt, prev_state))
 		lock_switch_out(pt, bpf_task_storage_get(&lock_task, prev, 0, 0), now);
-	if (switch_timeline) /* after the fold: it reads it */
+	if (timeline && switch_timeline) /* after the fold: it reads it */
 		timeline_on_switch(prev, next, &pt, prev_state, now);
 	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return sched_switch(ctx, prev, next, prev_state, true, false);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sp_switch_tl, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return sched_switch(ctx, prev, next, prev_state, true, true);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sp_switch_full, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return sched_switch(ctx, prev, next, prev_state, false, true);
 }

@@ -36,6 +36,7 @@ struct lock_state {
 static void lock_disable(struct schedprof_bpf *skel)
 {
 	bpf_program__set_autoload(skel->progs.lock_begin, false);
+	bpf_program__set_autoload(skel->progs.lock_begin_full, false);
 	bpf_program__set_autoload(skel->progs.lock_end, false);
 	bpf_map__set_max_entries(skel->maps.lock_stat, 1);
 	bpf_map__set_max_entries(skel->maps.lock_sleepers, 1);
@@ -83,6 +84,9 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	 */
 	skel->rodata->lock_caller_fast = !o->render.lock_stacks && !st->ustacks;
 	skel->rodata->verify_callers = o->verify_callers;
+	/* lock_begin's build with the full walks (bpf/lock.bpf.c) when stacks are kept */
+	bpf_program__set_autoload(skel->progs.lock_begin, skel->rodata->lock_caller_fast);
+	bpf_program__set_autoload(skel->progs.lock_begin_full, !skel->rodata->lock_caller_fast);
 	if (skel->rodata->lock_caller_fast) {
 		bpf_map__set_max_entries(skel->maps.lock_stack_counts, 1);
 		bpf_map__set_max_entries(skel->maps.lock_stacks, 1);
@@ -120,6 +124,12 @@ static int lock_setup(void *state, struct trace_ctx *ctx)
 	return st->live ? 0 : -errno;
 }
 
+/* The build of lock_begin that is loaded (lock_configure()). */
+static struct bpf_program *begin_prog(struct schedprof_bpf *skel)
+{
+	return skel->rodata->lock_caller_fast ? skel->progs.lock_begin : skel->progs.lock_begin_full;
+}
+
 static int lock_attach(void *state, struct trace_ctx *ctx)
 {
 	struct lock_state *st = state;
@@ -131,7 +141,7 @@ static int lock_attach(void *state, struct trace_ctx *ctx)
 	st->end = bpf_program__attach(st->skel->progs.lock_end);
 	if (!st->end)
 		return -errno;
-	st->begin = bpf_program__attach(st->skel->progs.lock_begin);
+	st->begin = bpf_program__attach(begin_prog(st->skel));
 	return st->begin ? 0 : -errno;
 }
 
@@ -226,7 +236,7 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	v->lost = d->row_map_full;
 	v->missing_stacks = d->stack_fail + d->stack_map_full + d->stackagg_map_full;
 	v->unpaired = d->unpaired;
-	v->missed = prog_misses(skel->progs.lock_begin) + prog_misses(skel->progs.lock_end);
+	v->missed = prog_misses(begin_prog(skel)) + prog_misses(skel->progs.lock_end);
 	err = read_cache(st, ctx->ncpus, &v->cache);
 	if (err)
 		wlog("the locks view's caller cache counters could not be read: %s", strerror(-err));

@@ -417,11 +417,24 @@ static struct schedprof_bpf *open_object(struct tracer *t)
  * A view the kernel cannot run is reported (by its collector's state, or not at all when it
  * has none) and the others run.
  */
+/*
+ * The build of the one sched_switch program to load (bpf/sched.bpf.c): with the schedules
+ * view's full walks when stacks are kept, else with the timeline's part when it is on.
+ */
+static struct bpf_program *switch_prog(struct schedprof_bpf *skel)
+{
+	if (skel->rodata->switch_sched && !skel->rodata->caller_fast)
+		return skel->progs.sp_switch_full;
+	if (skel->rodata->switch_timeline)
+		return skel->progs.sp_switch_tl;
+	return skel->progs.sp_switch;
+}
+
 static int tracer_open(struct tracer *t, const struct trace_opts *o)
 {
 	char names[SP_FEAT__MAX][64] = {}; /* the views each missing feature stops */
 	struct schedprof_bpf *skel;
-	bool any = false;
+	bool any = false, sw_on, no_tgids;
 	int err;
 
 	err = probe_features(t);
@@ -434,7 +447,13 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 	skel->rodata->targ_all = o->mode == SP_TARGET_ALL || o->all;
 	/* -a -- COMMAND: the schedules and locks count every task, the profile's target is the job */
 	skel->rodata->targ_all_cmd = o->all && o->mode == SP_TARGET_COMMAND;
-	bpf_map__set_max_entries(skel->maps.targ_tgids, o->max_targets);
+	/*
+	 * -a, --cgroup and -t add no tgid (nor does any program they load): a preallocated map
+	 * of --max-targets entries would only cost its allocation at the start
+	 */
+	no_tgids = o->mode == SP_TARGET_ALL || o->mode == SP_TARGET_CGROUP ||
+		   o->mode == SP_TARGET_TIDS;
+	bpf_map__set_max_entries(skel->maps.targ_tgids, no_tgids ? 1 : o->max_targets);
 	if (o->mode == SP_TARGET_CGROUP) {
 		skel->rodata->targ_cgid = t->cgroup.id;
 		skel->rodata->targ_cg_level = t->cgroup.level;
@@ -485,9 +504,12 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 		elog("none of the selected views can run on this kernel");
 		return -ENOTSUP;
 	}
-	/* the parts of sp_switch are switched on by the views' configure */
-	if (!skel->rodata->switch_sched && !skel->rodata->switch_locks)
-		bpf_program__set_autoload(skel->progs.sp_switch, false);
+	/* the parts of sp_switch are switched on by the views' configure; one build is loaded */
+	sw_on = skel->rodata->switch_sched || skel->rodata->switch_locks;
+	bpf_program__set_autoload(skel->progs.sp_switch, false);
+	bpf_program__set_autoload(skel->progs.sp_switch_tl, false);
+	bpf_program__set_autoload(skel->progs.sp_switch_full, false);
+	bpf_program__set_autoload(switch_prog(skel), sw_on);
 	/*
 	 * each CPU's runqueue, for the preempt count (preempt_count_setup(): some view's), and
 	 * its lock, for the locks view's names
@@ -596,6 +618,7 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 
 static int tracer_attach(struct tracer *t)
 {
+	struct bpf_program *sw;
 	int err = 0;
 
 	if (bpf_program__autoload(t->skel->progs.sp_fork)) {
@@ -618,8 +641,9 @@ static int tracer_attach(struct tracer *t)
 			err = -errno;
 	}
 	/* before the views' own programs: a lock contention never starts without it */
-	if (!err && bpf_program__autoload(t->skel->progs.sp_switch)) {
-		t->switch_link = bpf_program__attach(t->skel->progs.sp_switch);
+	sw = switch_prog(t->skel);
+	if (!err && bpf_program__autoload(sw)) {
+		t->switch_link = bpf_program__attach(sw);
 		if (!t->switch_link)
 			err = -errno;
 	}

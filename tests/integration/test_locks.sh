@@ -7,7 +7,8 @@
 #    (pipe_inode_info.mutex, file.f_pos_lock), with their owners;
 #  - 8 threads mapping and unmapping, attached with -p and killed: mm_struct.mmap_lock,
 #    and the waits that gave up (ret < 0) counted apart;
-#  - the report's totals add up, --sort and --lock-stacks work;
+#  - the report's totals add up, --sort and --lock-stacks work; a burst of 64 sleepers loses
+#    no row (lock_sleepers and lock_owners are allocated on use);
 #  - without --lock-stacks the callers come from the cache (issue #11): run with
 #    --verify-callers, every one is checked by a full walk and none differs;
 #  - a kernel without the tracepoints: the view says so, the other views still run.
@@ -77,6 +78,15 @@ assert_between "sleeps in rwsem-write (locks view) vs schedules view's $sch" "$s
 assert_between "off-CPU ms in rwsem-write (locks view) vs schedules view's $((schoff / 1000000))" \
 	$((off / 1000000)) $((schoff * 95 / 100000000 - 1)) $((schoff / 1000000 + 1))
 grep -q '^dirlock: 8 threads' "$TMP/dirlock.out" || fail "dirlock did not run: $(cat "$TMP/dirlock.out")"
+# A burst of sleeper rows (one per task): lock_sleepers and lock_owners are allocated on use
+# (bpf/lock.bpf.c), and none of their rows may be lost on the way (counted, and said, when
+# one is): 64 threads start at once, each its own sleeper row.
+"$SCHEDPROF" trace --views locks -f json -o "$TMP/burst.json" -- "$DIRLOCK" "$TMP/dir" 64 0.5 \
+	> /dev/null 2> "$TMP/burst.err" || fail "burst run exited $?: $(cat "$TMP/burst.err")"
+! grep -q 'map full' "$TMP/burst.err" || fail "rows lost: $(grep 'map full' "$TMP/burst.err")"
+tasks=$(pyq "$TMP/burst.json" "sum(g['tasks'] for g in L['sleeper_groups'] if g['comm'] == 'dirlock')")
+assert_between "dirlock tasks with a sleeper row in the burst" "$tasks" 32 64
+pass "burst: $tasks sleeper rows, none lost"
 
 # the table: the sleeper sentence, --sort count, --lock-stacks
 "$SCHEDPROF" trace --views locks --sort count --lock-stacks -n 0 -- "$DIRLOCK" "$TMP/dir" 8 1 \
