@@ -9,3 +9,24 @@
 struct sp_prof_ucache_stats prof_ucache_stats;
 const volatile __u32 ustack_timed = 0;
 const volatile __u32 ustack_off = 0;
+const volatile __u32 ustack_untrusted = 0;
+
+/* libbpf's bpf_helpers.h defines it from 1.6 on */
+#ifndef __arg_untrusted
+#define __arg_untrusted __attribute__((btf_decl_tag("arg:untrusted")))
+#endif
+
+/*
+ * sp_utask_fill() through an untrusted pointer (ustack.bpf.h): a global function, verified
+ * once on its own. On a kernel without __arg_untrusted ustack_untrusted is 0 and nothing
+ * calls it; a kernel older than 6.8 verifies it all the same, where the task is plain memory
+ * and the loads would not verify: the flag makes them dead code there.
+ */
+__noinline int sp_utask_read(struct task_struct *task __arg_untrusted, struct sp_utask *ut)
+{
+	if (!ut)
+		return 0;
+	if (ustack_untrusted)
+		sp_utask_fill(task, ut);
+	return 0;
+}

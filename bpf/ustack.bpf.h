@@ -115,8 +115,22 @@ struct sp_umemo {
 	__u32 pad;
 };
 
+/*
+ * What the user-stack code needs of the current task's process, read once per stack by
+ * sp_utask_get() (see there): the loads through the task behind it cost the verifier a search
+ * of the kernel's BTF each time it walks them.
+ */
+struct sp_utask {
+	__u64 leader_start;	       /* the process's start: task->group_leader->start_time */
+	__u64 code_start, code_end;    /* mm->start_code, mm->end_code (0 without an mm) */
+	struct sp_prof_xcache_key exe; /* the executable's file; exe.ino 0: not known */
+	__u32 has_mm;		       /* task->mm is set */
+	__u32 pad;
+};
+
 /* Room for one stack's user frames: per CPU, and one per program that can nest. */
 struct sp_uscratch {
+	struct sp_utask ut; /* sp_utask_get(), before sp_user_frames() and sp_user_plan() */
 	struct sp_prof_ustack u;
 	__u64 uip[SP_PROF_UDEPTH]; /* the raw user IPs of u.frames */
 	__u64 auxv[56];		    /* mm->saved_auxv (single_text_segment) */
@@ -141,6 +155,58 @@ struct sp_uscratch {
 	__u32 put_text;
 	__u32 get_xwhole; /* ucache_get: the executable's SP_PROF_XCACHE_WHOLE entry exists */
 };
+
+/*
+ * Reads *ut from task (current). The loads of the task's mm and group_leader, struct pointers
+ * read through a trusted task pointer, make the verifier search the kernel's BTF by name
+ * (btf_nested_type_is_trusted(): up to four linear searches of ~0.1-0.3 ms each) at every
+ * walk of them; through an untrusted pointer they cost none, and the loads are the same
+ * (faulting-safe, no helper calls).
+ */
+static __always_inline void sp_utask_fill(struct task_struct *task, struct sp_utask *ut)
+{
+	struct mm_struct *mm = task->mm;
+	struct inode *ino;
+	struct file *f;
+
+	ut->leader_start = task->group_leader->start_time;
+	ut->has_mm = mm != NULL;
+	ut->code_start = 0;
+	ut->code_end = 0;
+	ut->exe.ino = 0;
+	if (!mm)
+		return;
+	ut->code_start = mm->start_code;
+	ut->code_end = mm->end_code;
+	f = mm->exe_file;
+	if (!f || ut->code_end <= ut->code_start)
+		return;
+	ino = f->f_inode;
+	if (!ino)
+		return;
+	ut->exe.ctime_sec = ino->i_ctime_sec;
+	ut->exe.ctime_nsec = ino->i_ctime_nsec;
+	ut->exe.generation = ino->i_generation;
+	ut->exe.dev = ino->i_sb->s_dev;
+	ut->exe.ino = ino->i_ino;
+}
+
+/*
+ * Set by user space when the kernel takes __arg_untrusted (Linux 6.17): sp_utask_read()
+ * (ustack.bpf.c), a global function, then reads *ut through an untrusted task pointer. On an
+ * older kernel the call is dead code and sp_utask_fill() reads through the trusted one.
+ */
+extern const volatile __u32 ustack_untrusted;
+int sp_utask_read(struct task_struct *task, struct sp_utask *ut);
+
+/* *ut for task (current), read once for a stack (the verifier walks the read once too). */
+static __always_inline void sp_utask_get(struct task_struct *task, struct sp_utask *ut)
+{
+	if (ustack_untrusted)
+		sp_utask_read(task, ut);
+	else
+		sp_utask_fill(task, ut);
+}
 
 #define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
 #define PROF_REFRESH_NS (1000 * 1000 * 1000ULL)	    /* anything: look again after 1 s */
@@ -323,30 +389,17 @@ static long ucache_put(__u64 i, struct ucwalk *w)
 }
 
 /* The executable's file identity and text range (w->xkey.ino stays 0 when unknown). */
-static __always_inline void exe_text(struct task_struct *task, struct ucwalk *w)
+static __always_inline void exe_text(struct sp_utask *ut, struct ucwalk *w)
 {
-	struct mm_struct *mm = task->mm; /* direct (faulting-safe) loads: no helper calls */
-	struct inode *ino;
-	struct file *f;
-	__u64 start, end;
-
-	if (!mm)
+	if (!ut->exe.ino)
 		return;
-	start = mm->start_code;
-	end = mm->end_code;
-	f = mm->exe_file;
-	if (!f || end <= start)
-		return;
-	ino = f->f_inode;
-	if (!ino)
-		return;
-	w->text_start = start;
-	w->text_len = end - start;
-	w->xkey.ctime_sec = ino->i_ctime_sec;
-	w->xkey.ctime_nsec = ino->i_ctime_nsec;
-	w->xkey.generation = ino->i_generation;
-	w->xkey.dev = ino->i_sb->s_dev;
-	w->xkey.ino = ino->i_ino;
+	w->text_start = ut->code_start;
+	w->text_len = ut->code_end - ut->code_start;
+	w->xkey.ctime_sec = ut->exe.ctime_sec;
+	w->xkey.ctime_nsec = ut->exe.ctime_nsec;
+	w->xkey.generation = ut->exe.generation;
+	w->xkey.dev = ut->exe.dev;
+	w->xkey.ino = ut->exe.ino;
 }
 
 /*
@@ -531,7 +584,7 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 	if (!regs)
 		return 0;
 	s->uip[0] = regs->ip;
-	w.key.start_time = task->group_leader->start_time;
+	w.key.start_time = s->ut.leader_start;
 	w.key.tgid = task->tgid;
 	w.key.exec_id = (__u32)task->self_exec_id;
 	if (full && !own) {
@@ -556,7 +609,7 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 		}
 	}
 	s->get_xwhole = 0;
-	exe_text(task, &w);
+	exe_text(&s->ut, &w);
 	if (full && own) {
 		w.nr = nw;
 		walked = 1;
@@ -763,16 +816,15 @@ static long uscan_walked(__u64 i, struct uscan *c)
 static __always_inline __u32 sp_user_plan_in(struct task_struct *task, struct sp_uscratch *s,
 					     __u32 nr, __u64 f1, bool walked, __u32 *n)
 {
-	struct mm_struct *mm = task->mm;
 	struct uscan c = { .s = s, .nw = nr };
 	struct pt_regs *regs;
 	__u64 sp, ret;
 
 	*n = nr;
-	if (!mm || !nr)
+	if (!s->ut.has_mm || !nr)
 		return SP_UREC_NONE;
-	c.lo = mm->start_code;
-	c.len = mm->end_code > c.lo ? mm->end_code - c.lo : 0;
+	c.lo = s->ut.code_start;
+	c.len = s->ut.code_end > c.lo ? s->ut.code_end - c.lo : 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (!c.len || !regs || uscan_text(&c, regs->ip))
 		return SP_UREC_NONE;
@@ -919,7 +971,7 @@ static __always_inline __u64 sp_user_raw_key(struct task_struct *task, struct sp
 {
 	struct uraw_hash r = { .s = s, .kind = kind, .n = n };
 
-	r.h = sp_mix(sp_mix(0x84222325cbf29ce4ULL, task->group_leader->start_time),
+	r.h = sp_mix(sp_mix(0x84222325cbf29ce4ULL, s->ut.leader_start),
 		     ((__u64)task->tgid << 32) | (__u32)task->self_exec_id);
 	r.h = sp_mix(r.h, ((__u64)kind << 32) | n);
 	bpf_loop(SP_PROF_UDEPTH, uraw_step, &r, 0);
@@ -1018,7 +1070,9 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 	if (!s)
 		return kstack;
 	/* as perf: no user stack for kernel threads and io workers */
-	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)) && task->mm) {
+	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)))
+		sp_utask_get(task, &s->ut);
+	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)) && s->ut.has_mm) {
 		__u64 fail = 0;
 
 		pair.ustack = sp_user_stack_own(ctx, task, s, &nr, &raw, &fail, d, t0 ? t : NULL,
