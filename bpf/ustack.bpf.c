@@ -30,3 +30,18 @@ __noinline int sp_utask_read(struct task_struct *task __arg_untrusted, struct sp
 		sp_utask_fill(task, ut);
 	return 0;
 }
+
+/* ustack.bpf.h's sp_user_plan(): the plan, walked once by the verifier. */
+__noinline int sp_user_plan_g(struct sp_uscratch *s, __u32 nr, __u64 f1, __u32 walked)
+{
+	if (!s)
+		return 0;
+	s->kind = sp_user_plan_in(bpf_get_current_task_btf(), s, nr, f1, walked, &s->n);
+	return 0;
+}
+
+/* ustack.bpf.h's sp_user_single_text(). */
+__noinline int sp_user_single_text(struct sp_uscratch *s)
+{
+	return s && single_text_segment(bpf_get_current_task_btf(), s);
+}

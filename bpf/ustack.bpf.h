@@ -466,6 +466,12 @@ static __always_inline bool single_text_segment(struct task_struct *task, struct
 }
 
 /*
+ * single_text_segment() of the current task: a global function (ustack.bpf.c), walked once by
+ * the verifier (inline, each path to it walked its two loops again). 0 when s is NULL.
+ */
+int sp_user_single_text(struct sp_uscratch *s);
+
+/*
  * The user frame-pointer walk, as the kernel's (x86 perf_callchain_user(): the PC, then the
  * return address of each frame record from the frame pointer on) but stopping where the
  * frame pointer leaves the stack above the stack pointer, instead of at the first read that
@@ -666,14 +672,21 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 	w.known = walked ? nr : 1;
 	s->put_valid = 0;
 	s->put_text = 0;
-	bpf_loop(SP_PROF_UDEPTH, ucache_count_valid, &w, 0);
+	/* the leaf only (the profile without -g): its one frame, without a loop to verify */
+	if (full)
+		bpf_loop(SP_PROF_UDEPTH, ucache_count_valid, &w, 0);
+	else
+		ucache_count_valid(0, &w);
 	/* the program headers are read once per executable, not per sample */
-	w.whole = s->get_xwhole || (s->put_text && single_text_segment(task, s));
+	w.whole = s->get_xwhole || (s->put_text && sp_user_single_text(s));
 	w.nr = w.known;
 	s->put_check = w.check;
 	s->put_whole = w.whole;
 	s->put_stale = 0;
-	bpf_loop(SP_PROF_UDEPTH, ucache_put, &w, 0);
+	if (full)
+		bpf_loop(SP_PROF_UDEPTH, ucache_put, &w, 0);
+	else
+		ucache_put(0, &w);
 	if (s->put_stale)
 		__sync_fetch_and_add(&prof_ucache_stats.stale, 1);
 	return nr;
@@ -867,13 +880,16 @@ static __always_inline __u32 sp_user_plan_in(struct task_struct *task, struct sp
 }
 
 /*
- * sp_user_plan_in()'s answer into s->kind and s->n, read back from memory by the caller: the
- * verifier follows one path from there, not one per answer (the walks' frame counts).
+ * sp_user_plan_in() for the current task, its answer into s->kind and s->n: a global function
+ * (ustack.bpf.c), which the verifier walks once, whatever paths reach its calls (inline, it was
+ * walked again for each; 0 when s is NULL, which it is not).
  */
-static __always_inline void sp_user_plan(struct task_struct *task, struct sp_uscratch *s,
-					 __u32 nr, __u64 f1, bool walked)
+int sp_user_plan_g(struct sp_uscratch *s, __u32 nr, __u64 f1, __u32 walked);
+
+/* sp_user_plan_g(), its answer read back from memory by the caller: one path from there. */
+static __always_inline void sp_user_plan(struct sp_uscratch *s, __u32 nr, __u64 f1, bool walked)
 {
-	s->kind = sp_user_plan_in(task, s, nr, f1, walked, &s->n);
+	sp_user_plan_g(s, nr, f1, walked);
 	asm volatile("" ::: "memory");
 }
 
@@ -932,7 +948,7 @@ static __always_inline __u32 sp_user_recover(struct task_struct *task, struct sp
 					     __u32 nr)
 {
 	__u64 f1 = nr > 1 && s->u.frames[1].status == SP_UFRAME_IP ? s->u.frames[1].offset : 0;
-	sp_user_plan(task, s, nr, f1, false);
+	sp_user_plan(s, nr, f1, false);
 	return sp_user_apply(s, s->kind, s->n);
 }
 
@@ -995,7 +1011,7 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
 	nw = s->nw;
 	if (t)
 		t[SP_USTACK_T_WALK] = bpf_ktime_get_ns();
-	sp_user_plan(task, s, nw, nw > 1 ? s->uip[1] : 0, true);
+	sp_user_plan(s, nw, nw > 1 ? s->uip[1] : 0, true);
 	if (t)
 		t[SP_USTACK_T_RECOVER] = bpf_ktime_get_ns();
 	kind = s->kind;
