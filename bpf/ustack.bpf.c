@@ -45,3 +45,35 @@ __noinline int sp_user_single_text(struct sp_uscratch *s)
 {
 	return s && single_text_segment(bpf_get_current_task_btf(), s);
 }
+
+/* ustack.bpf.h's sp_ucache_lookup_g(): the caches' answer for frames [0, nr) of s->uip. */
+__noinline int sp_ucache_lookup_g(struct sp_uscratch *s, __u32 nr)
+{
+	struct ucwalk w = {};
+
+	if (!s)
+		return 0;
+	ucwalk_init(s, &w);
+	w.nr = nr;
+	bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+	s->get_miss = w.miss;
+	s->get_start = w.start;
+	return 0;
+}
+
+/* ustack.bpf.h's sp_ucache_learn_g(): the kernel's answer for nr frames into the caches. */
+__noinline int sp_ucache_learn_g(struct sp_uscratch *s, __u32 nr, __u32 known, __u32 start,
+				 __u32 check)
+{
+	struct ucwalk w = {};
+
+	if (!s)
+		return 0;
+	ucwalk_init(s, &w);
+	w.nr = nr;
+	w.known = known;
+	w.start = start;
+	w.check = check;
+	ucache_learn(s, &w, false);
+	return 0;
+}

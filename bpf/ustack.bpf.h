@@ -124,6 +124,7 @@ struct sp_utask {
 	__u64 leader_start;	       /* the process's start: task->group_leader->start_time */
 	__u64 code_start, code_end;    /* mm->start_code, mm->end_code (0 without an mm) */
 	struct sp_prof_xcache_key exe; /* the executable's file; exe.ino 0: not known */
+	__u32 tgid, exec_id;	       /* task->tgid, task->self_exec_id */
 	__u32 has_mm;		       /* task->mm is set */
 	__u32 pad;
 };
@@ -154,6 +155,7 @@ struct sp_uscratch {
 	__u32 put_check, put_valid, put_whole, put_stale;
 	__u32 put_text;
 	__u32 get_xwhole; /* ucache_get: the executable's SP_PROF_XCACHE_WHOLE entry exists */
+	__u32 get_miss, get_start; /* sp_ucache_lookup_g()'s answer: ucwalk's miss and start */
 };
 
 /*
@@ -170,6 +172,8 @@ static __always_inline void sp_utask_fill(struct task_struct *task, struct sp_ut
 	struct file *f;
 
 	ut->leader_start = task->group_leader->start_time;
+	ut->tgid = task->tgid;
+	ut->exec_id = (__u32)task->self_exec_id;
 	ut->has_mm = mm != NULL;
 	ut->code_start = 0;
 	ut->code_end = 0;
@@ -388,9 +392,18 @@ static long ucache_put(__u64 i, struct ucwalk *w)
 	return 0;
 }
 
-/* The executable's file identity and text range (w->xkey.ino stays 0 when unknown). */
-static __always_inline void exe_text(struct sp_utask *ut, struct ucwalk *w)
+/*
+ * A walk over s's frames: the process image's key (its page set per frame) and the executable's
+ * file identity and text range (w->xkey.ino stays 0 when unknown), from s->ut.
+ */
+static __always_inline void ucwalk_init(struct sp_uscratch *s, struct ucwalk *w)
 {
+	struct sp_utask *ut = &s->ut;
+
+	w->s = s;
+	w->key.start_time = ut->leader_start;
+	w->key.tgid = ut->tgid;
+	w->key.exec_id = ut->exec_id;
 	if (!ut->exe.ino)
 		return;
 	w->text_start = ut->code_start;
@@ -563,6 +576,44 @@ static __always_inline __u32 sp_user_walk(struct task_struct *task, struct sp_us
 }
 
 /*
+ * The caches' answer for frames [0, w->nr) of s->uip: w->miss and w->start, as ucache_get()
+ * leaves them. sp_ucache_lookup_g() is the same for the whole stack as a global function
+ * (ustack.bpf.c): the verifier walks its loop once, not once per path that reaches it. Its
+ * answer is in s->get_miss and s->get_start.
+ */
+int sp_ucache_lookup_g(struct sp_uscratch *s, __u32 nr);
+
+/*
+ * Caches the kernel's answer in s->u.frames (w->nr frames, the first w->known of them with
+ * their IP in s->uip; w->start, w->check as set by the lookup). one: the leaf only, called
+ * directly (no loop for the verifier to walk). sp_ucache_learn_g() (ustack.bpf.c) is the
+ * same for the whole stack, as a global function.
+ */
+int sp_ucache_learn_g(struct sp_uscratch *s, __u32 nr, __u32 known, __u32 start, __u32 check);
+
+static __always_inline void ucache_learn(struct sp_uscratch *s, struct ucwalk *w, bool one)
+{
+	s->put_valid = 0;
+	s->put_text = 0;
+	if (one)
+		ucache_count_valid(0, w);
+	else
+		bpf_loop(SP_PROF_UDEPTH, ucache_count_valid, w, 0);
+	/* the program headers are read once per executable, not per sample */
+	w->whole = s->get_xwhole || (s->put_text && sp_user_single_text(s));
+	w->nr = w->known;
+	s->put_check = w->check;
+	s->put_whole = w->whole;
+	s->put_stale = 0;
+	if (one)
+		ucache_put(0, w);
+	else
+		bpf_loop(SP_PROF_UDEPTH, ucache_put, w, 0);
+	if (s->put_stale)
+		__sync_fetch_and_add(&prof_ucache_stats.stale, 1);
+}
+
+/*
  * The user frames of task (current) into s->u.frames, as build-id + file offset where the
  * kernel can name them: from prof_ucache when every page is cached, else (and every
  * SP_PROF_UCACHE_CHECK-th time) from the kernel, whose answer is cached. full: the whole
@@ -578,7 +629,7 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 {
 	__u32 depth = full ? SP_PROF_UDEPTH : 1, nr, walked = 0;
 	struct prof_uimage_state *img = NULL, first_miss = { .misses = 1 };
-	struct ucwalk w = { .s = s };
+	struct ucwalk w = {};
 	struct pt_regs *regs;
 	long n;
 
@@ -590,9 +641,7 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 	if (!regs)
 		return 0;
 	s->uip[0] = regs->ip;
-	w.key.start_time = s->ut.leader_start;
-	w.key.tgid = task->tgid;
-	w.key.exec_id = (__u32)task->self_exec_id;
+	ucwalk_init(s, &w);
 	if (full && !own) {
 		/*
 		 * An image whose deeper frames keep missing (a short process's libraries and
@@ -615,11 +664,12 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 		}
 	}
 	s->get_xwhole = 0;
-	exe_text(&s->ut, &w);
 	if (full && own) {
 		w.nr = nw;
 		walked = 1;
-		bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+		sp_ucache_lookup_g(s, nw);
+		w.miss = s->get_miss;
+		w.start = s->get_start;
 	} else {
 		w.nr = 1;
 		ucache_get(0, &w);
@@ -634,7 +684,9 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 		w.nr = n / sizeof(__u64);
 		if (!w.nr)
 			return 0;
-		bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+		sp_ucache_lookup_g(s, w.nr);
+		w.miss = s->get_miss;
+		w.start = s->get_start;
 		if (img) {
 			img->misses = w.miss ? img->misses + 1 : 0;
 		} else if (w.miss) {
@@ -670,25 +722,11 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 	w.nr = nr;
 	/* without our walk only the leaf's IP is known */
 	w.known = walked ? nr : 1;
-	s->put_valid = 0;
-	s->put_text = 0;
 	/* the leaf only (the profile without -g): its one frame, without a loop to verify */
 	if (full)
-		bpf_loop(SP_PROF_UDEPTH, ucache_count_valid, &w, 0);
+		sp_ucache_learn_g(s, nr, w.known, w.start, w.check);
 	else
-		ucache_count_valid(0, &w);
-	/* the program headers are read once per executable, not per sample */
-	w.whole = s->get_xwhole || (s->put_text && sp_user_single_text(s));
-	w.nr = w.known;
-	s->put_check = w.check;
-	s->put_whole = w.whole;
-	s->put_stale = 0;
-	if (full)
-		bpf_loop(SP_PROF_UDEPTH, ucache_put, &w, 0);
-	else
-		ucache_put(0, &w);
-	if (s->put_stale)
-		__sync_fetch_and_add(&prof_ucache_stats.stale, 1);
+		ucache_learn(s, &w, true);
 	return nr;
 }
 
