@@ -84,8 +84,11 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 	/* User frames: the leaf of a user-mode sample, or the whole stack with -g. */
 	if (!nk || prof_callchains) {
 		sp_utask_get(task, &s->us.ut);
-		nu = sp_user_frames(ctx, task, &s->us, prof_callchains, false, 0, false,
-				    &prof_drops.ustack_fail);
+		/* the count through memory: one verifier state from here, not one per return */
+		s->us.nw = sp_user_frames(ctx, task, &s->us, prof_callchains, false, 0, false,
+					  &prof_drops.ustack_fail);
+		asm volatile("" ::: "memory");
+		nu = s->us.nw;
 	}
 	/* -g: the callers a C library without frame pointers hides (as at a switch) */
 	if (nu && prof_callchains && !(task->flags & (PF_KTHREAD | PF_USER_WORKER)))

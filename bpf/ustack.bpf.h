@@ -141,7 +141,7 @@ struct sp_uscratch {
 	__u32 pad;
 	__u64 fip[SP_PROF_UDEPTH];  /* the raw IPs sp_user_plan() found */
 	__u32 kind, n;		    /* sp_user_plan()'s answer (in memory: one verifier state) */
-	__u32 nw;		    /* sp_user_walk()'s frames (the same) */
+	__u32 nw;		    /* sp_user_walk()'s frames; the profile's sp_user_frames() (the same) */
 	__u32 win;		    /* sp_user_walk(): bytes of scan read at win_sp (0: none) */
 	__u64 win_sp;
 	struct sp_umemo memo[SP_UMEMO];
@@ -156,6 +156,8 @@ struct sp_uscratch {
 	__u32 put_text;
 	__u32 get_xwhole; /* ucache_get: the executable's SP_PROF_XCACHE_WHOLE entry exists */
 	__u32 get_miss, get_start; /* sp_ucache_lookup_g()'s answer: ucwalk's miss and start */
+	__u32 first;		   /* sp_user_plan_in(): the scan's first word in the text */
+	__u32 pad2;
 };
 
 /*
@@ -891,6 +893,10 @@ static __always_inline __u32 sp_user_plan_in(struct task_struct *task, struct sp
 	c.sp = sp;
 	c.first = SP_USCAN_WORDS;
 	bpf_loop(SP_USCAN_WORDS / SP_USCAN_STEP, uscan_first, &c, 0);
+	/* through memory: one verifier state for the word found, not one per way to find it */
+	s->first = c.first;
+	asm volatile("" ::: "memory");
+	c.first = s->first;
 	if (c.first >= SP_USCAN_WORDS)
 		return SP_UREC_NONE;
 	ret = s->scan[c.first & (SP_USCAN_WORDS - 1)];
