@@ -49,10 +49,13 @@ static bool uframes_untrusted_ok(void)
 	struct utsname u;
 	unsigned int major, minor;
 
-	if (ok < 0)
+	if (ok < 0) {
 		ok = !getenv(UFRAMES_TRUSTED_ENV) && !uname(&u) &&
 		     sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
 		     (major > 6 || (major == 6 && minor >= 17));
+		dlog("user stacks: the task's mm and group leader read through %s task pointer",
+		     ok ? "an untrusted" : "the trusted");
+	}
 	return ok;
 }
 
