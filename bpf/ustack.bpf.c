@@ -77,3 +77,19 @@ __noinline int sp_ucache_learn_g(struct sp_uscratch *s, __u32 nr, __u32 known, _
 	ucache_learn(s, &w, false);
 	return 0;
 }
+
+/* ustack.bpf.h's sp_user_walk_g(), sp_user_raw_key_g() and sp_user_stack_keep_g(). */
+__noinline int sp_user_walk_g(struct sp_uscratch *s)
+{
+	return s ? sp_user_walk(bpf_get_current_task_btf(), s) : 0;
+}
+
+__noinline __u64 sp_user_raw_key_g(struct sp_uscratch *s, __u32 kind, __u32 n)
+{
+	return s ? sp_user_raw_key(s, kind, n) : 0;
+}
+
+__noinline __u64 sp_user_stack_keep_g(struct sp_uscratch *s, __u32 nr)
+{
+	return s ? sp_user_stack_keep_in(s, nr) : 0;
+}

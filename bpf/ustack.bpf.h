@@ -157,7 +157,7 @@ struct sp_uscratch {
 	__u32 get_xwhole; /* ucache_get: the executable's SP_PROF_XCACHE_WHOLE entry exists */
 	__u32 get_miss, get_start; /* sp_ucache_lookup_g()'s answer: ucwalk's miss and start */
 	__u32 first;		   /* sp_user_plan_in(): the scan's first word in the text */
-	__u32 pad2;
+	__u32 keep_raw;		   /* sp_user_stack_keep_in(): some frame is a raw IP */
 };
 
 /*
@@ -733,19 +733,33 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 }
 
 /*
+ * Keeps s->u (nr frames) in prof_ustacks: returns its key (0 when the map is full) and sets
+ * s->keep_raw when some frame is a raw IP. sp_user_stack_keep_g() (ustack.bpf.c) is the same
+ * as a global function, walked once by the verifier.
+ */
+static __always_inline __u64 sp_user_stack_keep_in(struct sp_uscratch *s, __u32 nr)
+{
+	struct uwalk uw = { .u = &s->u, .hash = 0x84222325cbf29ce4ULL, .nr = nr };
+
+	s->u.nr = nr;
+	bpf_loop(SP_PROF_UDEPTH, sp_uframe_step, &uw, 0);
+	s->keep_raw = uw.raw;
+	return sp_stack_keep(&prof_ustacks, uw.hash, &s->u);
+}
+
+__u64 sp_user_stack_keep_g(struct sp_uscratch *s, __u32 nr);
+
+/*
  * Keeps s->u (nr frames) in prof_ustacks: returns its key (0 when the map is full, counted in
  * *map_full) and sets *raw when some frame is a raw IP.
  */
 static __always_inline __u64 sp_user_stack_keep(struct sp_uscratch *s, __u32 nr, __u32 *raw,
 						 __u64 *map_full)
 {
-	struct uwalk uw = { .u = &s->u, .hash = 0x84222325cbf29ce4ULL, .nr = nr };
-	__u64 id;
+	__u64 id = sp_user_stack_keep_g(s, nr);
 
-	s->u.nr = nr;
-	bpf_loop(SP_PROF_UDEPTH, sp_uframe_step, &uw, 0);
-	*raw |= uw.raw;
-	id = sp_stack_keep(&prof_ustacks, uw.hash, &s->u);
+	asm volatile("" ::: "memory");
+	*raw |= s->keep_raw;
 	if (!id)
 		__sync_fetch_and_add(map_full, 1);
 	return id;
@@ -1026,17 +1040,24 @@ static long uraw_step(__u64 i, struct uraw_hash *r)
 	return 0;
 }
 
-static __always_inline __u64 sp_user_raw_key(struct task_struct *task, struct sp_uscratch *s,
-					     __u32 kind, __u32 n)
+/* The key of ustack_raw for the current task's stack in s (s->ut read): sp_user_raw_key_g(). */
+static __always_inline __u64 sp_user_raw_key(struct sp_uscratch *s, __u32 kind, __u32 n)
 {
 	struct uraw_hash r = { .s = s, .kind = kind, .n = n };
 
 	r.h = sp_mix(sp_mix(0x84222325cbf29ce4ULL, s->ut.leader_start),
-		     ((__u64)task->tgid << 32) | (__u32)task->self_exec_id);
+		     ((__u64)s->ut.tgid << 32) | s->ut.exec_id);
 	r.h = sp_mix(r.h, ((__u64)kind << 32) | n);
 	bpf_loop(SP_PROF_UDEPTH, uraw_step, &r, 0);
 	return r.h;
 }
+
+/*
+ * Global functions (ustack.bpf.c), walked once by the verifier whatever paths reach them:
+ * sp_user_walk() and sp_user_raw_key() of the current task (0 when s is NULL).
+ */
+int sp_user_walk_g(struct sp_uscratch *s);
+__u64 sp_user_raw_key_g(struct sp_uscratch *s, __u32 kind, __u32 n);
 
 /* The user stack of task (current) for sp_stack_pair(): its key in prof_ustacks, or 0. */
 static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *task,
@@ -1050,7 +1071,7 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
 	bool check, same;
 	__u64 key;
 
-	s->nw = sp_user_walk(task, s);
+	s->nw = sp_user_walk_g(s);
 	asm volatile("" ::: "memory");
 	nw = s->nw;
 	if (t)
@@ -1063,7 +1084,7 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
 	*nr = 0;
 	if (!n)
 		return 0;
-	key = sp_user_raw_key(task, s, kind, n);
+	key = sp_user_raw_key_g(s, kind, n);
 	check = !(++s->tick % SP_USTACK_UCACHE_CHECK);
 	m = &s->memo[key & (SP_UMEMO - 1)];
 	*mp = m;
