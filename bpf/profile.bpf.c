@@ -82,7 +82,7 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 
 	/* User frames: the leaf of a user-mode sample, or the whole stack with -g. */
 	if (!nk || callchains) {
-		sp_utask_get(task, &s->us.ut);
+		sp_utask_get(task, &s->us.ut, true);
 		/* the count through memory: one verifier state from here, not one per return */
 		s->us.nw = sp_user_frames(ctx, task, &s->us, callchains, false, 0, false,
 					  &prof_drops.ustack_fail);

@@ -22,12 +22,13 @@ const volatile __u32 ustack_untrusted = 0;
  * calls it; a kernel older than 6.8 verifies it all the same, where the task is plain memory
  * and the loads would not verify: the flag makes them dead code there.
  */
-__noinline int sp_utask_read(struct task_struct *task __arg_untrusted, struct sp_utask *ut)
+__noinline int sp_utask_read(struct task_struct *task __arg_untrusted, struct sp_utask *ut,
+			     __u32 exe)
 {
 	if (!ut)
 		return 0;
 	if (ustack_untrusted)
-		sp_utask_fill(task, ut);
+		sp_utask_fill(task, ut, exe);
 	return 0;
 }
 

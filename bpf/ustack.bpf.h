@@ -123,7 +123,7 @@ struct sp_umemo {
 struct sp_utask {
 	__u64 leader_start;	       /* the process's start: task->group_leader->start_time */
 	__u64 code_start, code_end;    /* mm->start_code, mm->end_code (0 without an mm) */
-	struct sp_prof_xcache_key exe; /* the executable's file; exe.ino 0: not known */
+	struct sp_prof_xcache_key exe; /* the executable's file; exe.ino 0: not known (or not read) */
 	__u32 tgid, exec_id;	       /* task->tgid, task->self_exec_id */
 	__u32 has_mm;		       /* task->mm is set */
 	__u32 pad;
@@ -161,13 +161,15 @@ struct sp_uscratch {
 };
 
 /*
- * Reads *ut from task (current). The loads of the task's mm and group_leader, struct pointers
+ * Reads *ut from task (current); exe: with the executable's identity (exe.ino stays 0
+ * without), which only naming frames needs (sp_user_frames()). The loads of the task's mm and group_leader, struct pointers
  * read through a trusted task pointer, make the verifier search the kernel's BTF by name
  * (btf_nested_type_is_trusted(): up to four linear searches of ~0.1-0.3 ms each) at every
  * walk of them; through an untrusted pointer they cost none, and the loads are the same
  * (faulting-safe, no helper calls).
  */
-static __always_inline void sp_utask_fill(struct task_struct *task, struct sp_utask *ut)
+static __always_inline void sp_utask_fill(struct task_struct *task, struct sp_utask *ut,
+					  bool exe)
 {
 	struct mm_struct *mm = task->mm;
 	struct inode *ino;
@@ -184,6 +186,8 @@ static __always_inline void sp_utask_fill(struct task_struct *task, struct sp_ut
 		return;
 	ut->code_start = mm->start_code;
 	ut->code_end = mm->end_code;
+	if (!exe)
+		return;
 	f = mm->exe_file;
 	if (!f || ut->code_end <= ut->code_start)
 		return;
@@ -203,15 +207,18 @@ static __always_inline void sp_utask_fill(struct task_struct *task, struct sp_ut
  * older kernel the call is dead code and sp_utask_fill() reads through the trusted one.
  */
 extern const volatile __u32 ustack_untrusted;
-int sp_utask_read(struct task_struct *task, struct sp_utask *ut);
+int sp_utask_read(struct task_struct *task, struct sp_utask *ut, __u32 exe);
 
-/* *ut for task (current), read once for a stack (the verifier walks the read once too). */
-static __always_inline void sp_utask_get(struct task_struct *task, struct sp_utask *ut)
+/*
+ * *ut for task (current), read once for a stack (the verifier walks the read once too); exe:
+ * with the executable's identity, before sp_user_frames().
+ */
+static __always_inline void sp_utask_get(struct task_struct *task, struct sp_utask *ut, bool exe)
 {
 	if (ustack_untrusted)
-		sp_utask_read(task, ut);
+		sp_utask_read(task, ut, exe);
 	else
-		sp_utask_fill(task, ut);
+		sp_utask_fill(task, ut, exe);
 }
 
 #define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
@@ -1106,6 +1113,7 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
 	}
 	/* a stack with a frame record found by the scan keeps only its leaf's name */
 	want = kind == SP_UREC_RECORD ? 1 : nw;
+	sp_utask_get(task, &s->ut, true); /* naming needs the executable: read again with it */
 	*nr = sp_user_frames(ctx, task, s, true, true, want, check, fail);
 	if (!*nr)
 		return 0;
@@ -1152,7 +1160,7 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 		return kstack;
 	/* as perf: no user stack for kernel threads and io workers */
 	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)))
-		sp_utask_get(task, &s->ut);
+		sp_utask_get(task, &s->ut, false);
 	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)) && s->ut.has_mm) {
 		__u64 fail = 0;
 
