@@ -79,18 +79,22 @@ __noinline int sp_ucache_learn_g(struct sp_uscratch *s, __u32 nr, __u32 known, _
 	return 0;
 }
 
-/* ustack.bpf.h's sp_user_walk_g(), sp_user_raw_key_g() and sp_user_stack_keep_g(). */
+/* ustack.bpf.h's sp_user_walk_g() and sp_user_stack_keep_g(). */
 __noinline int sp_user_walk_g(struct sp_uscratch *s)
 {
 	return s ? sp_user_walk(bpf_get_current_task_btf(), s) : 0;
 }
 
-__noinline __u64 sp_user_raw_key_g(struct sp_uscratch *s, __u32 kind, __u32 n)
-{
-	return s ? sp_user_raw_key(s, kind, n) : 0;
-}
-
 __noinline __u64 sp_user_stack_keep_g(struct sp_uscratch *s, __u32 nr)
 {
 	return s ? sp_user_stack_keep_in(s, nr) : 0;
+}
+
+/* ustack.bpf.h's sp_user_begin_g(): only called with ustack_untrusted (see sp_utask_read()). */
+__noinline int sp_user_begin_g(struct task_struct *task __arg_untrusted, struct sp_uscratch *s)
+{
+	if (!s || !ustack_untrusted)
+		return 0;
+	sp_utask_fill(task, &s->ut, false);
+	return s->ut.has_mm ? sp_user_walk(bpf_get_current_task_btf(), s) : 0;
 }

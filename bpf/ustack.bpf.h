@@ -1047,7 +1047,10 @@ static long uraw_step(__u64 i, struct uraw_hash *r)
 	return 0;
 }
 
-/* The key of ustack_raw for the current task's stack in s (s->ut read): sp_user_raw_key_g(). */
+/*
+ * The key of ustack_raw for the current task's stack in s (s->ut read). Inline: as a global
+ * function it cost ~20 ns more per stack (bench/callers.sh's parts, locks view).
+ */
 static __always_inline __u64 sp_user_raw_key(struct sp_uscratch *s, __u32 kind, __u32 n)
 {
 	struct uraw_hash r = { .s = s, .kind = kind, .n = n };
@@ -1060,13 +1063,35 @@ static __always_inline __u64 sp_user_raw_key(struct sp_uscratch *s, __u32 kind, 
 }
 
 /*
- * Global functions (ustack.bpf.c), walked once by the verifier whatever paths reach them:
- * sp_user_walk() and sp_user_raw_key() of the current task (0 when s is NULL).
+ * sp_user_walk() of the current task as a global function (ustack.bpf.c), walked once by the
+ * verifier whatever paths reach it (0 when s is NULL).
  */
 int sp_user_walk_g(struct sp_uscratch *s);
-__u64 sp_user_raw_key_g(struct sp_uscratch *s, __u32 kind, __u32 n);
 
-/* The user stack of task (current) for sp_stack_pair(): its key in prof_ustacks, or 0. */
+/*
+ * sp_utask_read() without the executable, then with an mm sp_user_walk(), in one global
+ * function (ustack.bpf.c): each call costs the stack ~5-10 ns. Its frame count is returned.
+ */
+int sp_user_begin_g(struct task_struct *task, struct sp_uscratch *s);
+
+/*
+ * The start of a switch's or contention's user stack: s->ut without the executable (it is
+ * read when frames are named), and with an mm the frame-pointer walk's frames in s->nw.
+ */
+static __always_inline void sp_user_begin(struct task_struct *task, struct sp_uscratch *s)
+{
+	if (ustack_untrusted) {
+		s->nw = sp_user_begin_g(task, s);
+	} else {
+		sp_utask_fill(task, &s->ut, false);
+		s->nw = s->ut.has_mm ? sp_user_walk_g(s) : 0;
+	}
+}
+
+/*
+ * The user stack of task (current) for sp_stack_pair(), after sp_user_begin(): its key in
+ * prof_ustacks, or 0.
+ */
 static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *task,
 					       struct sp_uscratch *s, __u32 *nr, __u32 *raw,
 					       __u64 *fail, struct sp_ustack_drops *d,
@@ -1078,7 +1103,6 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
 	bool check, same;
 	__u64 key;
 
-	s->nw = sp_user_walk_g(s);
 	asm volatile("" ::: "memory");
 	nw = s->nw;
 	if (t)
@@ -1091,7 +1115,7 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
 	*nr = 0;
 	if (!n)
 		return 0;
-	key = sp_user_raw_key_g(s, kind, n);
+	key = sp_user_raw_key(s, kind, n);
 	check = !(++s->tick % SP_USTACK_UCACHE_CHECK);
 	m = &s->memo[key & (SP_UMEMO - 1)];
 	*mp = m;
@@ -1160,7 +1184,7 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 		return kstack;
 	/* as perf: no user stack for kernel threads and io workers */
 	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)))
-		sp_utask_get(task, &s->ut, false);
+		sp_user_begin(task, s);
 	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)) && s->ut.has_mm) {
 		__u64 fail = 0;
 
