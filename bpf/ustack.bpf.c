@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The user-stack maps every view shares (declared in ustack.bpf.h). */
+/*
+ * The user-stack maps every view shares (declared in ustack.bpf.h), and its global functions:
+ * the parts of a user stack that the verifier checks once on their own, however many paths
+ * of a program reach them (inline, it walked them again for each).
+ */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>

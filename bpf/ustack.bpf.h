@@ -123,7 +123,7 @@ struct sp_umemo {
 struct sp_utask {
 	__u64 leader_start;	       /* the process's start: task->group_leader->start_time */
 	__u64 code_start, code_end;    /* mm->start_code, mm->end_code (0 without an mm) */
-	struct sp_prof_xcache_key exe; /* the executable's file; exe.ino 0: not known (or not read) */
+	struct sp_prof_xcache_key exe; /* the executable's file; exe.ino 0: unknown or not read */
 	__u32 tgid, exec_id;	       /* task->tgid, task->self_exec_id */
 	__u32 has_mm;		       /* task->mm is set */
 	__u32 pad;
@@ -141,7 +141,7 @@ struct sp_uscratch {
 	__u32 pad;
 	__u64 fip[SP_PROF_UDEPTH];  /* the raw IPs sp_user_plan() found */
 	__u32 kind, n;		    /* sp_user_plan()'s answer (in memory: one verifier state) */
-	__u32 nw;		    /* sp_user_walk()'s frames; the profile's sp_user_frames() (the same) */
+	__u32 nw;		    /* sp_user_walk()'s frames; the profile: sp_user_frames()'s */
 	__u32 win;		    /* sp_user_walk(): bytes of scan read at win_sp (0: none) */
 	__u64 win_sp;
 	struct sp_umemo memo[SP_UMEMO];
@@ -162,11 +162,11 @@ struct sp_uscratch {
 
 /*
  * Reads *ut from task (current); exe: with the executable's identity (exe.ino stays 0
- * without), which only naming frames needs (sp_user_frames()). The loads of the task's mm and group_leader, struct pointers
- * read through a trusted task pointer, make the verifier search the kernel's BTF by name
- * (btf_nested_type_is_trusted(): up to four linear searches of ~0.1-0.3 ms each) at every
- * walk of them; through an untrusted pointer they cost none, and the loads are the same
- * (faulting-safe, no helper calls).
+ * without), which only naming frames needs (sp_user_frames()). The loads of the task's mm
+ * and group_leader, struct pointers read through a trusted task pointer, make the verifier
+ * search the kernel's BTF by name (btf_nested_type_is_trusted(): up to four linear searches
+ * of ~0.1-0.3 ms each) at every walk of them; through an untrusted pointer they cost none,
+ * and the loads are the same (faulting-safe, no helper calls).
  */
 static __always_inline void sp_utask_fill(struct task_struct *task, struct sp_utask *ut,
 					  bool exe)

@@ -104,8 +104,8 @@ static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 		goto fail;
 	}
 	/* one of the two sampling programs: the leaf only, or with -g the stacks */
-	bpf_program__set_autoload(o->callchains ? skel->progs.prof_sample : skel->progs.prof_sample_g,
-				  false);
+	bpf_program__set_autoload(skel->progs.prof_sample, !o->callchains);
+	bpf_program__set_autoload(skel->progs.prof_sample_g, o->callchains);
 	bpf_map__set_max_entries(skel->maps.prof_samples, o->max_samples);
 	bpf_map__set_max_entries(skel->maps.prof_kstacks, o->callchains ? o->max_stacks : 1);
 	uframes_bpf_size(skel, o, o->callchains);
