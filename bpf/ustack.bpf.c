@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The user-stack maps every view shares (declared in ustack.bpf.h). */
+/*
+ * The user-stack maps every view shares (declared in ustack.bpf.h), and its global functions:
+ * the parts of a user stack that the verifier checks once on their own, however many paths
+ * of a program reach them (inline, it walked them again for each).
+ */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -9,3 +13,92 @@
 struct sp_prof_ucache_stats prof_ucache_stats;
 const volatile __u32 ustack_timed = 0;
 const volatile __u32 ustack_off = 0;
+const volatile __u32 ustack_untrusted = 0;
+
+/* libbpf's bpf_helpers.h defines it from 1.6 on */
+#ifndef __arg_untrusted
+#define __arg_untrusted __attribute__((btf_decl_tag("arg:untrusted")))
+#endif
+
+/*
+ * sp_utask_fill() through an untrusted pointer (ustack.bpf.h): a global function, verified
+ * once on its own. On a kernel without __arg_untrusted ustack_untrusted is 0 and nothing
+ * calls it; a kernel older than 6.8 verifies it all the same, where the task is plain memory
+ * and the loads would not verify: the flag makes them dead code there.
+ */
+__noinline int sp_utask_read(struct task_struct *task __arg_untrusted, struct sp_utask *ut,
+			     __u32 exe)
+{
+	if (!ut)
+		return 0;
+	if (ustack_untrusted)
+		sp_utask_fill(task, ut, exe);
+	return 0;
+}
+
+/* ustack.bpf.h's sp_user_plan(): the plan, walked once by the verifier. */
+__noinline int sp_user_plan_g(struct sp_uscratch *s, __u32 nr, __u64 f1, __u32 walked)
+{
+	if (!s)
+		return 0;
+	s->kind = sp_user_plan_in(bpf_get_current_task_btf(), s, nr, f1, walked, &s->n);
+	return 0;
+}
+
+/* ustack.bpf.h's sp_user_single_text(). */
+__noinline int sp_user_single_text(struct sp_uscratch *s)
+{
+	return s && single_text_segment(bpf_get_current_task_btf(), s);
+}
+
+/* ustack.bpf.h's sp_ucache_lookup_g(): the caches' answer for frames [0, nr) of s->uip. */
+__noinline int sp_ucache_lookup_g(struct sp_uscratch *s, __u32 nr)
+{
+	struct ucwalk w = {};
+
+	if (!s)
+		return 0;
+	ucwalk_init(s, &w);
+	w.nr = nr;
+	bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+	s->get_miss = w.miss;
+	s->get_start = w.start;
+	return 0;
+}
+
+/* ustack.bpf.h's sp_ucache_learn_g(): the kernel's answer for nr frames into the caches. */
+__noinline int sp_ucache_learn_g(struct sp_uscratch *s, __u32 nr, __u32 known, __u32 start,
+				 __u32 check)
+{
+	struct ucwalk w = {};
+
+	if (!s)
+		return 0;
+	ucwalk_init(s, &w);
+	w.nr = nr;
+	w.known = known;
+	w.start = start;
+	w.check = check;
+	ucache_learn(s, &w, false);
+	return 0;
+}
+
+/* ustack.bpf.h's sp_user_walk_g() and sp_user_stack_keep_g(). */
+__noinline int sp_user_walk_g(struct sp_uscratch *s)
+{
+	return s ? sp_user_walk(bpf_get_current_task_btf(), s) : 0;
+}
+
+__noinline __u64 sp_user_stack_keep_g(struct sp_uscratch *s, __u32 nr)
+{
+	return s ? sp_user_stack_keep_in(s, nr) : 0;
+}
+
+/* ustack.bpf.h's sp_user_begin_g(): only called with ustack_untrusted (see sp_utask_read()). */
+__noinline int sp_user_begin_g(struct task_struct *task __arg_untrusted, struct sp_uscratch *s)
+{
+	if (!s || !ustack_untrusted)
+		return 0;
+	sp_utask_fill(task, &s->ut, false);
+	return s->ut.has_mm ? sp_user_walk(bpf_get_current_task_btf(), s) : 0;
+}

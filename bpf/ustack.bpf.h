@@ -115,8 +115,23 @@ struct sp_umemo {
 	__u32 pad;
 };
 
+/*
+ * What the user-stack code needs of the current task's process, read once per stack by
+ * sp_utask_get() (see there): the loads through the task behind it cost the verifier a search
+ * of the kernel's BTF each time it walks them.
+ */
+struct sp_utask {
+	__u64 leader_start;	       /* the process's start: task->group_leader->start_time */
+	__u64 code_start, code_end;    /* mm->start_code, mm->end_code (0 without an mm) */
+	struct sp_prof_xcache_key exe; /* the executable's file; exe.ino 0: unknown or not read */
+	__u32 tgid, exec_id;	       /* task->tgid, task->self_exec_id */
+	__u32 has_mm;		       /* task->mm is set */
+	__u32 pad;
+};
+
 /* Room for one stack's user frames: per CPU, and one per program that can nest. */
 struct sp_uscratch {
+	struct sp_utask ut; /* sp_utask_get(), before sp_user_frames() and sp_user_plan() */
 	struct sp_prof_ustack u;
 	__u64 uip[SP_PROF_UDEPTH]; /* the raw user IPs of u.frames */
 	__u64 auxv[56];		    /* mm->saved_auxv (single_text_segment) */
@@ -126,7 +141,7 @@ struct sp_uscratch {
 	__u32 pad;
 	__u64 fip[SP_PROF_UDEPTH];  /* the raw IPs sp_user_plan() found */
 	__u32 kind, n;		    /* sp_user_plan()'s answer (in memory: one verifier state) */
-	__u32 nw;		    /* sp_user_walk()'s frames (the same) */
+	__u32 nw;		    /* sp_user_walk()'s frames; the profile: sp_user_frames()'s */
 	__u32 win;		    /* sp_user_walk(): bytes of scan read at win_sp (0: none) */
 	__u64 win_sp;
 	struct sp_umemo memo[SP_UMEMO];
@@ -140,7 +155,71 @@ struct sp_uscratch {
 	__u32 put_check, put_valid, put_whole, put_stale;
 	__u32 put_text;
 	__u32 get_xwhole; /* ucache_get: the executable's SP_PROF_XCACHE_WHOLE entry exists */
+	__u32 get_miss, get_start; /* sp_ucache_lookup_g()'s answer: ucwalk's miss and start */
+	__u32 first;		   /* sp_user_plan_in(): the scan's first word in the text */
+	__u32 keep_raw;		   /* sp_user_stack_keep_in(): some frame is a raw IP */
 };
+
+/*
+ * Reads *ut from task (current); exe: with the executable's identity (exe.ino stays 0
+ * without), which only naming frames needs (sp_user_frames()). The loads of the task's mm
+ * and group_leader, struct pointers read through a trusted task pointer, make the verifier
+ * search the kernel's BTF by name (btf_nested_type_is_trusted(): up to four linear searches
+ * of ~0.1-0.3 ms each) at every walk of them; through an untrusted pointer they cost none,
+ * and the loads are the same (faulting-safe, no helper calls).
+ */
+static __always_inline void sp_utask_fill(struct task_struct *task, struct sp_utask *ut,
+					  bool exe)
+{
+	struct mm_struct *mm = task->mm;
+	struct inode *ino;
+	struct file *f;
+
+	ut->leader_start = task->group_leader->start_time;
+	ut->tgid = task->tgid;
+	ut->exec_id = (__u32)task->self_exec_id;
+	ut->has_mm = mm != NULL;
+	ut->code_start = 0;
+	ut->code_end = 0;
+	ut->exe.ino = 0;
+	if (!mm)
+		return;
+	ut->code_start = mm->start_code;
+	ut->code_end = mm->end_code;
+	if (!exe)
+		return;
+	f = mm->exe_file;
+	if (!f || ut->code_end <= ut->code_start)
+		return;
+	ino = f->f_inode;
+	if (!ino)
+		return;
+	ut->exe.ctime_sec = ino->i_ctime_sec;
+	ut->exe.ctime_nsec = ino->i_ctime_nsec;
+	ut->exe.generation = ino->i_generation;
+	ut->exe.dev = ino->i_sb->s_dev;
+	ut->exe.ino = ino->i_ino;
+}
+
+/*
+ * Set by user space when the kernel takes __arg_untrusted (Linux 6.17): sp_utask_read()
+ * (ustack.bpf.c), a global function, then reads *ut through an untrusted task pointer. On an
+ * older kernel the call is dead code and sp_utask_fill() reads through the trusted one.
+ */
+extern const volatile __u32 ustack_untrusted;
+int sp_utask_read(struct task_struct *task, struct sp_utask *ut, __u32 exe);
+
+/*
+ * *ut for task (current), read once for a stack (the verifier walks the read once too); exe:
+ * with the executable's identity, before sp_user_frames().
+ */
+static __always_inline void sp_utask_get(struct task_struct *task, struct sp_utask *ut, bool exe)
+{
+	if (ustack_untrusted)
+		sp_utask_read(task, ut, exe);
+	else
+		sp_utask_fill(task, ut, exe);
+}
 
 #define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
 #define PROF_REFRESH_NS (1000 * 1000 * 1000ULL)	    /* anything: look again after 1 s */
@@ -322,31 +401,27 @@ static long ucache_put(__u64 i, struct ucwalk *w)
 	return 0;
 }
 
-/* The executable's file identity and text range (w->xkey.ino stays 0 when unknown). */
-static __always_inline void exe_text(struct task_struct *task, struct ucwalk *w)
+/*
+ * A walk over s's frames: the process image's key (its page set per frame) and the executable's
+ * file identity and text range (w->xkey.ino stays 0 when unknown), from s->ut.
+ */
+static __always_inline void ucwalk_init(struct sp_uscratch *s, struct ucwalk *w)
 {
-	struct mm_struct *mm = task->mm; /* direct (faulting-safe) loads: no helper calls */
-	struct inode *ino;
-	struct file *f;
-	__u64 start, end;
+	struct sp_utask *ut = &s->ut;
 
-	if (!mm)
+	w->s = s;
+	w->key.start_time = ut->leader_start;
+	w->key.tgid = ut->tgid;
+	w->key.exec_id = ut->exec_id;
+	if (!ut->exe.ino)
 		return;
-	start = mm->start_code;
-	end = mm->end_code;
-	f = mm->exe_file;
-	if (!f || end <= start)
-		return;
-	ino = f->f_inode;
-	if (!ino)
-		return;
-	w->text_start = start;
-	w->text_len = end - start;
-	w->xkey.ctime_sec = ino->i_ctime_sec;
-	w->xkey.ctime_nsec = ino->i_ctime_nsec;
-	w->xkey.generation = ino->i_generation;
-	w->xkey.dev = ino->i_sb->s_dev;
-	w->xkey.ino = ino->i_ino;
+	w->text_start = ut->code_start;
+	w->text_len = ut->code_end - ut->code_start;
+	w->xkey.ctime_sec = ut->exe.ctime_sec;
+	w->xkey.ctime_nsec = ut->exe.ctime_nsec;
+	w->xkey.generation = ut->exe.generation;
+	w->xkey.dev = ut->exe.dev;
+	w->xkey.ino = ut->exe.ino;
 }
 
 /*
@@ -411,6 +486,12 @@ static __always_inline bool single_text_segment(struct task_struct *task, struct
 	bpf_loop(PROF_MAX_PHDRS, phdr_step, &p, 0);
 	return p.nx == 1;
 }
+
+/*
+ * single_text_segment() of the current task: a global function (ustack.bpf.c), walked once by
+ * the verifier (inline, each path to it walked its two loops again). 0 when s is NULL.
+ */
+int sp_user_single_text(struct sp_uscratch *s);
 
 /*
  * The user frame-pointer walk, as the kernel's (x86 perf_callchain_user(): the PC, then the
@@ -504,6 +585,44 @@ static __always_inline __u32 sp_user_walk(struct task_struct *task, struct sp_us
 }
 
 /*
+ * The caches' answer for frames [0, w->nr) of s->uip: w->miss and w->start, as ucache_get()
+ * leaves them. sp_ucache_lookup_g() is the same for the whole stack as a global function
+ * (ustack.bpf.c): the verifier walks its loop once, not once per path that reaches it. Its
+ * answer is in s->get_miss and s->get_start.
+ */
+int sp_ucache_lookup_g(struct sp_uscratch *s, __u32 nr);
+
+/*
+ * Caches the kernel's answer in s->u.frames (w->nr frames, the first w->known of them with
+ * their IP in s->uip; w->start, w->check as set by the lookup). one: the leaf only, called
+ * directly (no loop for the verifier to walk). sp_ucache_learn_g() (ustack.bpf.c) is the
+ * same for the whole stack, as a global function.
+ */
+int sp_ucache_learn_g(struct sp_uscratch *s, __u32 nr, __u32 known, __u32 start, __u32 check);
+
+static __always_inline void ucache_learn(struct sp_uscratch *s, struct ucwalk *w, bool one)
+{
+	s->put_valid = 0;
+	s->put_text = 0;
+	if (one)
+		ucache_count_valid(0, w);
+	else
+		bpf_loop(SP_PROF_UDEPTH, ucache_count_valid, w, 0);
+	/* the program headers are read once per executable, not per sample */
+	w->whole = s->get_xwhole || (s->put_text && sp_user_single_text(s));
+	w->nr = w->known;
+	s->put_check = w->check;
+	s->put_whole = w->whole;
+	s->put_stale = 0;
+	if (one)
+		ucache_put(0, w);
+	else
+		bpf_loop(SP_PROF_UDEPTH, ucache_put, w, 0);
+	if (s->put_stale)
+		__sync_fetch_and_add(&prof_ucache_stats.stale, 1);
+}
+
+/*
  * The user frames of task (current) into s->u.frames, as build-id + file offset where the
  * kernel can name them: from prof_ucache when every page is cached, else (and every
  * SP_PROF_UCACHE_CHECK-th time) from the kernel, whose answer is cached. full: the whole
@@ -519,7 +638,7 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 {
 	__u32 depth = full ? SP_PROF_UDEPTH : 1, nr, walked = 0;
 	struct prof_uimage_state *img = NULL, first_miss = { .misses = 1 };
-	struct ucwalk w = { .s = s };
+	struct ucwalk w = {};
 	struct pt_regs *regs;
 	long n;
 
@@ -531,9 +650,7 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 	if (!regs)
 		return 0;
 	s->uip[0] = regs->ip;
-	w.key.start_time = task->group_leader->start_time;
-	w.key.tgid = task->tgid;
-	w.key.exec_id = (__u32)task->self_exec_id;
+	ucwalk_init(s, &w);
 	if (full && !own) {
 		/*
 		 * An image whose deeper frames keep missing (a short process's libraries and
@@ -556,11 +673,12 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 		}
 	}
 	s->get_xwhole = 0;
-	exe_text(task, &w);
 	if (full && own) {
 		w.nr = nw;
 		walked = 1;
-		bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+		sp_ucache_lookup_g(s, nw);
+		w.miss = s->get_miss;
+		w.start = s->get_start;
 	} else {
 		w.nr = 1;
 		ucache_get(0, &w);
@@ -575,7 +693,9 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 		w.nr = n / sizeof(__u64);
 		if (!w.nr)
 			return 0;
-		bpf_loop(SP_PROF_UDEPTH, ucache_get, &w, 0);
+		sp_ucache_lookup_g(s, w.nr);
+		w.miss = s->get_miss;
+		w.start = s->get_start;
 		if (img) {
 			img->misses = w.miss ? img->misses + 1 : 0;
 		} else if (w.miss) {
@@ -611,20 +731,30 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 	w.nr = nr;
 	/* without our walk only the leaf's IP is known */
 	w.known = walked ? nr : 1;
-	s->put_valid = 0;
-	s->put_text = 0;
-	bpf_loop(SP_PROF_UDEPTH, ucache_count_valid, &w, 0);
-	/* the program headers are read once per executable, not per sample */
-	w.whole = s->get_xwhole || (s->put_text && single_text_segment(task, s));
-	w.nr = w.known;
-	s->put_check = w.check;
-	s->put_whole = w.whole;
-	s->put_stale = 0;
-	bpf_loop(SP_PROF_UDEPTH, ucache_put, &w, 0);
-	if (s->put_stale)
-		__sync_fetch_and_add(&prof_ucache_stats.stale, 1);
+	/* the leaf only (the profile without -g): its one frame, without a loop to verify */
+	if (full)
+		sp_ucache_learn_g(s, nr, w.known, w.start, w.check);
+	else
+		ucache_learn(s, &w, true);
 	return nr;
 }
+
+/*
+ * Keeps s->u (nr frames) in prof_ustacks: returns its key (0 when the map is full) and sets
+ * s->keep_raw when some frame is a raw IP. sp_user_stack_keep_g() (ustack.bpf.c) is the same
+ * as a global function, walked once by the verifier.
+ */
+static __always_inline __u64 sp_user_stack_keep_in(struct sp_uscratch *s, __u32 nr)
+{
+	struct uwalk uw = { .u = &s->u, .hash = 0x84222325cbf29ce4ULL, .nr = nr };
+
+	s->u.nr = nr;
+	bpf_loop(SP_PROF_UDEPTH, sp_uframe_step, &uw, 0);
+	s->keep_raw = uw.raw;
+	return sp_stack_keep(&prof_ustacks, uw.hash, &s->u);
+}
+
+__u64 sp_user_stack_keep_g(struct sp_uscratch *s, __u32 nr);
 
 /*
  * Keeps s->u (nr frames) in prof_ustacks: returns its key (0 when the map is full, counted in
@@ -633,13 +763,10 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 static __always_inline __u64 sp_user_stack_keep(struct sp_uscratch *s, __u32 nr, __u32 *raw,
 						 __u64 *map_full)
 {
-	struct uwalk uw = { .u = &s->u, .hash = 0x84222325cbf29ce4ULL, .nr = nr };
-	__u64 id;
+	__u64 id = sp_user_stack_keep_g(s, nr);
 
-	s->u.nr = nr;
-	bpf_loop(SP_PROF_UDEPTH, sp_uframe_step, &uw, 0);
-	*raw |= uw.raw;
-	id = sp_stack_keep(&prof_ustacks, uw.hash, &s->u);
+	asm volatile("" ::: "memory");
+	*raw |= s->keep_raw;
 	if (!id)
 		__sync_fetch_and_add(map_full, 1);
 	return id;
@@ -763,16 +890,15 @@ static long uscan_walked(__u64 i, struct uscan *c)
 static __always_inline __u32 sp_user_plan_in(struct task_struct *task, struct sp_uscratch *s,
 					     __u32 nr, __u64 f1, bool walked, __u32 *n)
 {
-	struct mm_struct *mm = task->mm;
 	struct uscan c = { .s = s, .nw = nr };
 	struct pt_regs *regs;
 	__u64 sp, ret;
 
 	*n = nr;
-	if (!mm || !nr)
+	if (!s->ut.has_mm || !nr)
 		return SP_UREC_NONE;
-	c.lo = mm->start_code;
-	c.len = mm->end_code > c.lo ? mm->end_code - c.lo : 0;
+	c.lo = s->ut.code_start;
+	c.len = s->ut.code_end > c.lo ? s->ut.code_end - c.lo : 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (!c.len || !regs || uscan_text(&c, regs->ip))
 		return SP_UREC_NONE;
@@ -788,6 +914,10 @@ static __always_inline __u32 sp_user_plan_in(struct task_struct *task, struct sp
 	c.sp = sp;
 	c.first = SP_USCAN_WORDS;
 	bpf_loop(SP_USCAN_WORDS / SP_USCAN_STEP, uscan_first, &c, 0);
+	/* through memory: one verifier state for the word found, not one per way to find it */
+	s->first = c.first;
+	asm volatile("" ::: "memory");
+	c.first = s->first;
 	if (c.first >= SP_USCAN_WORDS)
 		return SP_UREC_NONE;
 	ret = s->scan[c.first & (SP_USCAN_WORDS - 1)];
@@ -815,13 +945,16 @@ static __always_inline __u32 sp_user_plan_in(struct task_struct *task, struct sp
 }
 
 /*
- * sp_user_plan_in()'s answer into s->kind and s->n, read back from memory by the caller: the
- * verifier follows one path from there, not one per answer (the walks' frame counts).
+ * sp_user_plan_in() for the current task, its answer into s->kind and s->n: a global function
+ * (ustack.bpf.c), which the verifier walks once, whatever paths reach its calls (inline, it was
+ * walked again for each; 0 when s is NULL, which it is not).
  */
-static __always_inline void sp_user_plan(struct task_struct *task, struct sp_uscratch *s,
-					 __u32 nr, __u64 f1, bool walked)
+int sp_user_plan_g(struct sp_uscratch *s, __u32 nr, __u64 f1, __u32 walked);
+
+/* sp_user_plan_g(), its answer read back from memory by the caller: one path from there. */
+static __always_inline void sp_user_plan(struct sp_uscratch *s, __u32 nr, __u64 f1, bool walked)
 {
-	s->kind = sp_user_plan_in(task, s, nr, f1, walked, &s->n);
+	sp_user_plan_g(s, nr, f1, walked);
 	asm volatile("" ::: "memory");
 }
 
@@ -880,7 +1013,7 @@ static __always_inline __u32 sp_user_recover(struct task_struct *task, struct sp
 					     __u32 nr)
 {
 	__u64 f1 = nr > 1 && s->u.frames[1].status == SP_UFRAME_IP ? s->u.frames[1].offset : 0;
-	sp_user_plan(task, s, nr, f1, false);
+	sp_user_plan(s, nr, f1, false);
 	return sp_user_apply(s, s->kind, s->n);
 }
 
@@ -914,19 +1047,51 @@ static long uraw_step(__u64 i, struct uraw_hash *r)
 	return 0;
 }
 
-static __always_inline __u64 sp_user_raw_key(struct task_struct *task, struct sp_uscratch *s,
-					     __u32 kind, __u32 n)
+/*
+ * The key of ustack_raw for the current task's stack in s (s->ut read). Inline: as a global
+ * function it cost ~20 ns more per stack (bench/callers.sh's parts, locks view).
+ */
+static __always_inline __u64 sp_user_raw_key(struct sp_uscratch *s, __u32 kind, __u32 n)
 {
 	struct uraw_hash r = { .s = s, .kind = kind, .n = n };
 
-	r.h = sp_mix(sp_mix(0x84222325cbf29ce4ULL, task->group_leader->start_time),
-		     ((__u64)task->tgid << 32) | (__u32)task->self_exec_id);
+	r.h = sp_mix(sp_mix(0x84222325cbf29ce4ULL, s->ut.leader_start),
+		     ((__u64)s->ut.tgid << 32) | s->ut.exec_id);
 	r.h = sp_mix(r.h, ((__u64)kind << 32) | n);
 	bpf_loop(SP_PROF_UDEPTH, uraw_step, &r, 0);
 	return r.h;
 }
 
-/* The user stack of task (current) for sp_stack_pair(): its key in prof_ustacks, or 0. */
+/*
+ * sp_user_walk() of the current task as a global function (ustack.bpf.c), walked once by the
+ * verifier whatever paths reach it (0 when s is NULL).
+ */
+int sp_user_walk_g(struct sp_uscratch *s);
+
+/*
+ * sp_utask_read() without the executable, then with an mm sp_user_walk(), in one global
+ * function (ustack.bpf.c): each call costs the stack ~5-10 ns. Its frame count is returned.
+ */
+int sp_user_begin_g(struct task_struct *task, struct sp_uscratch *s);
+
+/*
+ * The start of a switch's or contention's user stack: s->ut without the executable (it is
+ * read when frames are named), and with an mm the frame-pointer walk's frames in s->nw.
+ */
+static __always_inline void sp_user_begin(struct task_struct *task, struct sp_uscratch *s)
+{
+	if (ustack_untrusted) {
+		s->nw = sp_user_begin_g(task, s);
+	} else {
+		sp_utask_fill(task, &s->ut, false);
+		s->nw = s->ut.has_mm ? sp_user_walk_g(s) : 0;
+	}
+}
+
+/*
+ * The user stack of task (current) for sp_stack_pair(), after sp_user_begin(): its key in
+ * prof_ustacks, or 0.
+ */
 static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *task,
 					       struct sp_uscratch *s, __u32 *nr, __u32 *raw,
 					       __u64 *fail, struct sp_ustack_drops *d,
@@ -938,12 +1103,11 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
 	bool check, same;
 	__u64 key;
 
-	s->nw = sp_user_walk(task, s);
 	asm volatile("" ::: "memory");
 	nw = s->nw;
 	if (t)
 		t[SP_USTACK_T_WALK] = bpf_ktime_get_ns();
-	sp_user_plan(task, s, nw, nw > 1 ? s->uip[1] : 0, true);
+	sp_user_plan(s, nw, nw > 1 ? s->uip[1] : 0, true);
 	if (t)
 		t[SP_USTACK_T_RECOVER] = bpf_ktime_get_ns();
 	kind = s->kind;
@@ -951,7 +1115,7 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
 	*nr = 0;
 	if (!n)
 		return 0;
-	key = sp_user_raw_key(task, s, kind, n);
+	key = sp_user_raw_key(s, kind, n);
 	check = !(++s->tick % SP_USTACK_UCACHE_CHECK);
 	m = &s->memo[key & (SP_UMEMO - 1)];
 	*mp = m;
@@ -973,6 +1137,7 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
 	}
 	/* a stack with a frame record found by the scan keeps only its leaf's name */
 	want = kind == SP_UREC_RECORD ? 1 : nw;
+	sp_utask_get(task, &s->ut, true); /* naming needs the executable: read again with it */
 	*nr = sp_user_frames(ctx, task, s, true, true, want, check, fail);
 	if (!*nr)
 		return 0;
@@ -1018,7 +1183,9 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 	if (!s)
 		return kstack;
 	/* as perf: no user stack for kernel threads and io workers */
-	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)) && task->mm) {
+	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)))
+		sp_user_begin(task, s);
+	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)) && s->ut.has_mm) {
 		__u64 fail = 0;
 
 		pair.ustack = sp_user_stack_own(ctx, task, s, &nr, &raw, &fail, d, t0 ? t : NULL,

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The profile view's collector: one perf cpu-clock event per online CPU runs prof_sample
- * (bpf/profile.bpf.c); while tracing, the processes that BPF announces (exec, first sample)
- * have their mapped files registered before they exit; after the run, its maps are dumped
- * (maps.h) and profile_rows.c symbolizes the sample keys into rows by (function, object).
+ * The profile view's collector: one perf cpu-clock event per online CPU runs prof_sample, or
+ * with -g prof_sample_g (bpf/profile.bpf.c); while tracing, the processes that BPF announces
+ * (exec, first sample) have their mapped files registered before they exit; after the run, its
+ * maps are dumped (maps.h) and profile_rows.c symbolizes the sample keys into rows by
+ * (function, object).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -102,7 +103,9 @@ static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 		err = -ENOMEM;
 		goto fail;
 	}
-	skel->rodata->prof_callchains = o->callchains;
+	/* one of the two sampling programs: the leaf only, or with -g the stacks */
+	bpf_program__set_autoload(skel->progs.prof_sample, !o->callchains);
+	bpf_program__set_autoload(skel->progs.prof_sample_g, o->callchains);
 	bpf_map__set_max_entries(skel->maps.prof_samples, o->max_samples);
 	bpf_map__set_max_entries(skel->maps.prof_kstacks, o->callchains ? o->max_stacks : 1);
 	uframes_bpf_size(skel, o, o->callchains);
@@ -120,6 +123,7 @@ fail:
 static void prof_disable(struct schedprof_bpf *skel)
 {
 	bpf_program__set_autoload(skel->progs.prof_sample, false);
+	bpf_program__set_autoload(skel->progs.prof_sample_g, false);
 	bpf_program__set_autoload(skel->progs.prof_exec, false);
 	bpf_map__set_max_entries(skel->maps.prof_samples, 1);
 	bpf_map__set_max_entries(skel->maps.prof_kstacks, 1);
@@ -152,6 +156,8 @@ static int open_cpu_clock(int cpu, unsigned int hz)
 static int prof_attach(void *state, struct trace_ctx *ctx)
 {
 	struct prof_state *st = state;
+	struct bpf_program *prog = st->callchains ? st->skel->progs.prof_sample_g
+						   : st->skel->progs.prof_sample;
 	int err;
 
 	(void)ctx;
@@ -168,7 +174,7 @@ static int prof_attach(void *state, struct trace_ctx *ctx)
 			     fd == -EINVAL ? " (above kernel.perf_event_max_sample_rate?)" : "");
 			return fd;
 		}
-		link = bpf_program__attach_perf_event(st->skel->progs.prof_sample, fd);
+		link = bpf_program__attach_perf_event(prog, fd);
 		if (!link) {
 			err = -errno;
 			close(fd); /* the link owns the fd only once it exists */

@@ -112,9 +112,8 @@ for run in 1 2 3; do
 done
 pass "exit_group of $K threads asleep since attach: do_exit = $((K + 1)), 3 runs"
 
-# 5. a target gone before attach: exit 1 and one line that says so, no report. The second
-#    exits 10 ms after its start, during schedprof's start-up (with -p ~30 ms to attached
-#    here: 30 ms, as before, was as often still alive at the attach, and then traced).
+# 5. a target gone before attach: exit 1 and one line that says so, no report (the second
+#    one lives 10 ms: gone before a start-up of ~20 ms attaches; 30 ms outlived a faster one)
 for d in 0 0.01; do
 	sleep $d &
 	work=$!

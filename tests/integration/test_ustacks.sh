@@ -17,10 +17,18 @@ WFW_RE='^ns_condwait::Waiter<int>::wait_for_work\(\)$'
 #    the row, go from the kernel's frames to the user's, and reach the known function (in the
 #    workload's binary) and its caller condwait_thread, although the C library it blocks in
 #    has no frame pointers.
-"$SCHEDPROF" trace --views schedules --stacks -f json -o "$TMP/cw.json" -- "$CONDWAIT" 30 10 \
-	>/dev/null 2>"$TMP/cw.err" || fail "schedprof exited $?: $(cat "$TMP/cw.err")"
+#    Twice: as this kernel runs it, and with the task's mm and group leader read through the
+#    trusted task pointer, as kernels before 6.17 run it (bpf/ustack.bpf.h, sp_utask_get()).
 bin=$(readlink -f "$CONDWAIT")
-python3 - "$TMP/cw.json" "$bin" "$WFW_RE" <<'PY' || fail "schedules: no user frames reaching wait_for_work under the futex row"
+for trusted in "" 1; do
+	env ${trusted:+SCHEDPROF_USTACK_TRUSTED=1} "$SCHEDPROF" trace -v --views schedules --stacks -f json \
+		-o "$TMP/cw.json" -- "$CONDWAIT" 30 10 >/dev/null 2>"$TMP/cw.err" ||
+		fail "schedprof exited $?: $(cat "$TMP/cw.err")"
+	if [ -n "$trusted" ]; then
+		grep -q "read through the trusted task pointer" "$TMP/cw.err" ||
+			fail "SCHEDPROF_USTACK_TRUSTED: the task is not read through the trusted pointer"
+	fi
+	python3 - "$TMP/cw.json" "$bin" "$WFW_RE" <<'PY' || fail "schedules${trusted:+ (trusted task pointer)}: no user frames reaching wait_for_work under the futex row"
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 s = d["schedules"]
@@ -54,7 +62,8 @@ for st in r["stacks"]:
 assert hit >= 30 // 2, ("waits whose stack reaches wait_for_work -> condwait_thread", hit)
 print(hit)
 PY
-pass "schedules: the futex row's stacks reach wait_for_work -> condwait_thread in $bin"
+	pass "schedules${trusted:+ (trusted task pointer)}: the futex row's stacks reach wait_for_work -> condwait_thread in $bin"
+done
 
 # the table prints the user frames under the row, the folded output in one line with the kernel's
 "$SCHEDPROF" trace --views schedules --stacks -- "$CONDWAIT" 10 10 >"$TMP/cw.txt" 2>&1 ||
