@@ -59,7 +59,8 @@ attached() {
 	links $pid >"$1"
 	wait $pid || fail "schedprof exited $?: $(tail -3 "$1.log")"
 	# libbpf: sec 'tp_btf/sched_switch': found program 'sp_switch' at insn offset ...
-	sed -n "s/^libbpf: sec 'tp_btf\/\([a-z_0-9]*\)': found program '\([a-z_0-9]*\)'.*/\2 \1/p" \
+	# (and raw_tp/NAME: prof_exec, attached by name, no BTF target)
+	sed -n "s/^libbpf: sec '\(tp_btf\|raw_tp\)\/\([a-z_0-9]*\)': found program '\([a-z_0-9]*\)'.*/\3 \2/p" \
 		"$1.log" | sort -u >"$1.all"
 	# the programs loaded: each attached one must be there with its section's tracepoint
 	join -j 1 "$1" "$1.all" | awk '$2 != $3 {print}' >"$1.bad"
