@@ -413,11 +413,6 @@ static struct schedprof_bpf *open_object(struct tracer *t)
 }
 
 /*
- * Opens the BPF object: the selected views' collectors configure it, the others disable theirs.
- * A view the kernel cannot run is reported (by its collector's state, or not at all when it
- * has none) and the others run.
- */
-/*
  * The build of the one sched_switch program to load (bpf/sched.bpf.c): with the schedules
  * view's full walks when stacks are kept, else with the timeline's part when it is on.
  */
@@ -430,6 +425,11 @@ static struct bpf_program *switch_prog(struct schedprof_bpf *skel)
 	return skel->progs.sp_switch;
 }
 
+/*
+ * Opens the BPF object: the selected views' collectors configure it, the others disable theirs.
+ * A view the kernel cannot run is reported (by its collector's state, or not at all when it
+ * has none) and the others run.
+ */
 static int tracer_open(struct tracer *t, const struct trace_opts *o)
 {
 	char names[SP_FEAT__MAX][64] = {}; /* the views each missing feature stops */
