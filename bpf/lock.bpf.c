@@ -89,7 +89,11 @@ static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
  * for less: lock_begin's own start (bpf_trace_run2()'s argument array) and scratch, the
  * learned frame distances shared with sp_switch. Its counters are per CPU.
  */
-/* set by user space when no lock stack is kept: it then loads lock_begin, not lock_begin_full */
+/*
+ * Set by user space when no lock stack is kept: it then loads lock_begin, not lock_begin_full.
+ * No BPF code reads it (each build knows which it is): it is where lock.c reads the choice
+ * back.
+ */
 const volatile __u32 lock_caller_fast = 0;
 struct sp_fast_start lock_fast_start;
 SP_SCRATCH_MAP(lock_raw_buf, struct sp_raw);

@@ -189,7 +189,11 @@ static __always_inline __u64 sched_user_stack(void *ctx, struct task_struct *pre
  * sp_switch's own start (bpf_trace_run4()'s argument array) and scratch; the learned frame
  * distances are shared with lock_begin.
  */
-/* set by user space when no full stack is kept: it then loads sp_switch, not sp_switch_full */
+/*
+ * Set by user space when no full stack is kept: it then loads sp_switch, not sp_switch_full.
+ * No BPF code reads it (each build knows which it is): it is where sched.c, lock.c and
+ * trace.c's switch_prog() read the choice back.
+ */
 const volatile __u32 caller_fast = 0;
 struct sp_fast_start sched_fast_start;
 SP_SCRATCH_MAP(raw_buf, struct sp_raw);
