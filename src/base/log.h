@@ -31,5 +31,7 @@ int log_libbpf(int level, const char *fmt, va_list ap);
 #define wlog(...) log_msg(LOG_WARN, __VA_ARGS__)
 #define ilog(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define dlog(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+/* A notice an operator needs at the default level, without "warning:" (not an error) */
+#define nlog(...) log_msg(LOG_ERROR, __VA_ARGS__)
 
 #endif

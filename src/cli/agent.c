@@ -18,6 +18,7 @@
 #include "clickhouse.h"
 #include "commands.h"
 #include "log.h"
+#include "preflight.h"
 #include "schema_sql.h"
 #include "sink.h"
 #include "spool.h"
@@ -73,9 +74,14 @@ static void agent_help(void)
 	       "  schedprof agent --sink ndjson:- -i 10\n"
 	       "  SCHEDPROF_CLICKHOUSE_PASSWORD=... schedprof agent --create-schema \\\n"
 	       "      --sink clickhouse://ch1.example:8123/schedprof\n"
+	       "\nThe spool must belong to the agent's user and be writable by no one else; one\n"
+	       "agent at a time uses it (DIR/lock).\n"
 	       "\nExit status: 0 (intervals not yet sent stay in the spool for the next start);\n"
 	       "1 runtime error (BPF, the spool directory); 2 usage error; 3 intervals were\n"
-	       "dropped from a full spool.\n",
+	       "dropped from a full spool or could not be spooled; 141 the ndjson:- reader went\n"
+	       "away (the agent ends). With -- COMMAND the agent ends when the command does and\n"
+	       "exits with the command's status (128 + signal if it was killed), except that a\n"
+	       "loss gives 3 where the command exited 0.\n",
 	       AGENT_DEF_INTERVAL_S, AGENT_DEF_SPOOL_LIMIT >> 20, AGENT_DEF_TTL_DAYS);
 }
 
@@ -117,6 +123,8 @@ struct agent {
 	uint64_t dropped, unwritten, intervals, rows, max_bytes, sum_bytes;
 	uint64_t unreadable_said; /* the sender's unreadable intervals already in a batch */
 	uint64_t pending_unreadable; /* those of batches dropped since */
+	uint64_t carry_saved[2];	/* what DIR/carry holds: pending_dropped, pending_unwritten */
+	int disk_err;		/* why the last interval could not be spooled */
 	bool full_said, disk_said;
 	bool trim_pending; /* an interval's memory to give back */
 };
@@ -159,6 +167,9 @@ static int agent_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 		if (strncmp(arg, "ndjson:", 7) && strncmp(arg, "clickhouse://", 13))
 			return cli_usage_error(cmd, "--sink: '%s' is neither ndjson:FILE nor "
 					       "clickhouse://HOST:PORT/DB", arg);
+		if (!strcmp(arg, "ndjson:"))
+			return cli_usage_error(cmd, "--sink: ndjson: needs a FILE (ndjson:FILE, or "
+					       "ndjson:- for standard output)");
 		if (!strncmp(arg, "clickhouse://", 13)) {
 			struct ch_config c;
 
@@ -250,6 +261,20 @@ static void say_drops(struct agent *a, uint64_t n, uint64_t first, uint64_t last
 	     n > 1 ? "s" : "", (unsigned long long)first, (unsigned long long)last);
 }
 
+/*
+ * The losses no spooled batch carries yet, in DIR/carry whenever they change: a crash or a
+ * full disk (the file is rewritten in place) does not lose their count.
+ */
+static void keep_carry(struct agent *a)
+{
+	if (a->carry_saved[0] == a->pending_dropped && a->carry_saved[1] == a->pending_unwritten)
+		return;
+	if (spool_carry_save(a->sp, a->pending_dropped, a->pending_unwritten))
+		return; /* said at the end if it still fails */
+	a->carry_saved[0] = a->pending_dropped;
+	a->carry_saved[1] = a->pending_unwritten;
+}
+
 /* An interval dropped from the spool: the losses it carried are carried by the next batch. */
 static void on_drop(void *ctx, const char *text, size_t len)
 {
@@ -272,6 +297,7 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 	uint64_t c_dropped = a->pending_dropped, c_unwritten = a->pending_unwritten;
 	uint64_t c_unreadable = a->pending_unreadable;
 	struct sink_stats st;
+	bool have_seq;
 	int err;
 
 	(void)total;
@@ -280,6 +306,7 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 	sink_get_stats(a->sink, &st);
 
 	err = spool_next_seq(a->sp, &s.seq);
+	have_seq = !err;
 	if (!err) {
 		s.start_unix_ns = iv->start_unix_ns;
 		s.end_unix_ns = iv->start_unix_ns + iv->elapsed_ns;
@@ -308,10 +335,14 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 		/* the disk or memory: this interval is lost, said once, counted in the next */
 		a->unwritten++;
 		a->pending_unwritten++;
-		if (!a->disk_said)
+		a->disk_err = err;
+		if (!a->disk_said && have_seq)
 			elog("cannot spool interval %llu in %s: %s (counted in table losses as "
 			     "spool.unwritten_intervals)", (unsigned long long)s.seq, a->spool_dir,
 			     strerror(-err));
+		else if (!a->disk_said) /* not even its sequence number could be written */
+			elog("cannot spool the interval that ended now in %s: %s (counted in table "
+			     "losses as spool.unwritten_intervals)", a->spool_dir, strerror(-err));
 		a->disk_said = true;
 	} else {
 		a->disk_said = false;
@@ -323,6 +354,7 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 		sink_kick(a->sink);
 	}
 	abuf_free(&text);
+	keep_carry(a);
 	/*
 	 * The run at this interval's start is freed after this returns, this one's read is kept
 	 * (the next one's start): they own their strings. The user symbols loaded for it go (the
@@ -343,7 +375,7 @@ static bool agent_tick(void *ctx)
 		a->trim_pending = false;
 		malloc_trim(0);
 	}
-	return false;
+	return sink_closed(a->sink); /* its reader has gone (ndjson:- | head): the agent ends */
 }
 
 int cmd_agent(int argc, char **argv)
@@ -354,8 +386,9 @@ int cmd_agent(int argc, char **argv)
 			   .sink_opts = { .ttl_days = AGENT_DEF_TTL_DAYS, .schema_sql = schema_sql } };
 	struct sink_stats st;
 	struct trace_opts o;
-	char defspool[4096];
+	char defspool[4096], why[512];
 	size_t left;
+	bool closed;
 	int code, err;
 
 	log_set_prefix("schedprof agent");
@@ -382,26 +415,36 @@ int cmd_agent(int argc, char **argv)
 	else if (gethostname(a.host, sizeof(a.host)))
 		snprintf(a.host, sizeof(a.host), "unknown");
 	read_boot_id(a.boot_id, sizeof(a.boot_id));
-	err = spool_open(a.spool_dir, a.spool_limit, &a.sp);
+	/* not allowed to trace: refused before the spool directory is made */
+	if (preflight_caps()) {
+		trace_opts_free(&o);
+		return EXIT_FAILURE;
+	}
+	err = spool_open(a.spool_dir, a.spool_limit, &a.sp, why, sizeof(why));
 	if (err) {
-		elog("cannot use the spool directory %s: %s", a.spool_dir, strerror(-err));
+		elog("cannot use the spool directory %s: %s", a.spool_dir,
+		     why[0] ? why : strerror(-err));
 		trace_opts_free(&o);
 		return EXIT_FAILURE;
 	}
 	spool_carry_load(a.sp, &a.pending_dropped, &a.pending_unwritten);
+	a.carry_saved[0] = a.pending_dropped;
+	a.carry_saved[1] = a.pending_unwritten;
 	spool_on_drop(a.sp, on_drop, &a);
 	if (spool_count(a.sp, NULL))
-		ilog("spool %s: %zu intervals left by the last run are sent first", a.spool_dir,
+		nlog("spool %s: %zu intervals left by the last run are sent first", a.spool_dir,
 		     spool_count(a.sp, NULL));
 	err = sink_open(&a.sink_opts, a.sp, &a.sink);
 	if (err) {
 		const char *why = strerror(-err);
 
-		if (err == -EINVAL)
-			why = "not a sink (ndjson:FILE or clickhouse://HOST:PORT/DB)";
-		else if (err == -ELIBACC && ch_library_error())
+		if (err == -ELIBACC && ch_library_error())
 			why = ch_library_error(); /* libcurl is missing */
-		elog("--sink %s: %s", a.sink_opts.spec, why);
+		if (!strncmp(a.sink_opts.spec, "ndjson:", 7))
+			elog("--sink %s: cannot append to %s: %s", a.sink_opts.spec,
+			     a.sink_opts.spec + 7, why);
+		else
+			elog("--sink %s: %s", a.sink_opts.spec, why);
 		spool_close(a.sp);
 		trace_opts_free(&o);
 		return EXIT_FAILURE;
@@ -416,11 +459,15 @@ int cmd_agent(int argc, char **argv)
 	}
 	h.ctx = &a;
 	code = trace_run(&o, &h);
-	left = sink_close(a.sink, AGENT_FLUSH_WAIT_MS, &st);
+	closed = sink_closed(a.sink);
+	left = sink_close(a.sink, closed ? 0 : AGENT_FLUSH_WAIT_MS, &st);
 	/* losses no batch carries yet: the next start's first batch */
-	if (spool_carry_save(a.sp, a.pending_dropped, a.pending_unwritten))
-		wlog("cannot keep the count of %llu dropped intervals for the next start",
-		     (unsigned long long)(a.pending_dropped + a.pending_unwritten));
+	if ((a.pending_dropped || a.pending_unwritten || a.carry_saved[0] || a.carry_saved[1]) &&
+	    spool_carry_save(a.sp, a.pending_dropped, a.pending_unwritten))
+		wlog("cannot keep the count of %llu lost intervals for the next start in %s/carry: "
+		     "table losses will miss them", (unsigned long long)(a.pending_dropped +
+									    a.pending_unwritten),
+		     a.spool_dir);
 	ilog("%llu intervals, %llu rows (%.1f KiB per interval on average, %.1f KiB at most); "
 	     "%llu sent, the longest in %.1f ms",
 	     (unsigned long long)a.intervals, (unsigned long long)a.rows,
@@ -432,9 +479,16 @@ int cmd_agent(int argc, char **argv)
 	if (a.dropped)
 		wlog("%llu intervals were dropped from the full spool",
 		     (unsigned long long)a.dropped);
+	if (a.unwritten)
+		wlog("%llu intervals could not be spooled (%s: %s): counted in table losses as "
+		     "spool.unwritten_intervals", (unsigned long long)a.unwritten, a.spool_dir,
+		     strerror(-a.disk_err));
 	spool_close(a.sp);
 	trace_opts_free(&o);
-	if (!code && (a.dropped || a.unwritten))
+	/* -- COMMAND: a command that failed keeps its status; a loss wins over its 0 */
+	if (closed)
+		code = EXIT_PIPE;
+	else if (!code && (a.dropped || a.unwritten))
 		code = EXIT_LOSS;
 	return code;
 }

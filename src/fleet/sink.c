@@ -3,11 +3,14 @@
 #include "sink.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "agent_rows.h"
 #include "clickhouse.h"
@@ -20,9 +23,11 @@ struct sink {
 	enum sink_kind kind;
 	const char *spec;
 	struct spool *sp;
-	/* ndjson */
-	FILE *f;
-	bool own_f;
+	/* ndjson: whole intervals written with write(2); a regular file is cut back to where
+	 * the interval began when one fails (a full disk), so it only ever holds whole ones */
+	int fd;
+	bool own_fd, seekable, append;
+	bool closed; /* the reader of a pipe has gone (EPIPE): nothing more is sent */
 	/* clickhouse */
 	struct ch_config cfg;
 	struct ch_client *ch;
@@ -52,19 +57,28 @@ int sink_open(const struct sink_opts *o, struct spool *sp, struct sink **ret)
 	k->spec = o->spec;
 	k->sp = sp;
 	k->o = o;
+	k->fd = -1;
 	pthread_mutex_init(&k->lock, NULL);
 	pthread_cond_init(&k->cond, NULL);
 	if (!strncmp(o->spec, "ndjson:", 7) && o->spec[7]) {
 		const char *path = o->spec + 7;
 
+		struct stat st;
+
 		k->kind = SINK_NDJSON;
 		if (!strcmp(path, "-")) {
-			k->f = stdout;
+			k->fd = STDOUT_FILENO;
 		} else {
-			k->f = fopen(path, "ae");
-			k->own_f = true;
-			if (!k->f)
+			k->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+			k->own_fd = k->fd >= 0;
+			if (k->fd < 0)
 				err = -errno;
+		}
+		if (!err && !fstat(k->fd, &st) && S_ISREG(st.st_mode)) {
+			int fl = fcntl(k->fd, F_GETFL);
+
+			k->seekable = true;
+			k->append = fl >= 0 && (fl & O_APPEND);
 		}
 	} else if (!strncmp(o->spec, "clickhouse://", 13)) {
 		k->kind = SINK_CLICKHOUSE;
@@ -213,21 +227,64 @@ static int create_schema(struct sink *k, struct ch_response *r)
 
 /* ---- delivery ---- */
 
-static int send_ndjson(struct sink *k, const char *tables[AT__N], const size_t lens[AT__N])
+/* The interval's lines, each with its "table" first, into one buffer. */
+static int ndjson_text(const char *tables[AT__N], const size_t lens[AT__N], struct abuf *b)
 {
+	char head[64];
+
 	for (int t = 0; t < AT__N; t++) {
 		const char *p = tables[t], *end = p + lens[t];
+		int n = snprintf(head, sizeof(head), "{\"table\":\"%s\",", agent_table_name(t));
 
 		while (p && p < end) {
 			const char *nl = memchr(p, '\n', end - p);
 
-			if (fprintf(k->f, "{\"table\":\"%s\",", agent_table_name(t)) < 0 ||
-			    fwrite(p + 1, 1, nl + 1 - (p + 1), k->f) != (size_t)(nl - p))
-				return -EIO;
+			if (!nl) /* agent_batch_parse() gives whole lines */
+				return -EINVAL;
+			if (abuf_add(b, head, n) || abuf_add(b, p + 1, nl - p))
+				return -ENOMEM;
 			p = nl + 1;
 		}
 	}
-	return fflush(k->f) ? -errno : 0;
+	return 0;
+}
+
+static int send_ndjson(struct sink *k, const char *tables[AT__N], const size_t lens[AT__N])
+{
+	struct abuf b = { 0 };
+	off_t good = -1;
+	size_t off = 0;
+	int err = ndjson_text(tables, lens, &b);
+
+	if (!err && k->seekable) {
+		good = lseek(k->fd, 0, k->append ? SEEK_END : SEEK_CUR);
+		if (good < 0)
+			err = -errno;
+	}
+	while (!err && off < b.len) {
+		ssize_t w = write(k->fd, b.p + off, b.len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			err = w < 0 ? -errno : -EIO;
+		else
+			off += w;
+	}
+	abuf_free(&b);
+	if (err && off && good >= 0) {
+		/* part of the interval went in: cut it off, it is sent again whole */
+		if (ftruncate(k->fd, good) || (!k->append && lseek(k->fd, good, SEEK_SET) < 0)) {
+			wlog("%s: cannot cut off the %zu bytes of interval rows a failed write left "
+			     "at offset %lld: %s: those rows are in the file twice",
+			     k->spec, off, (long long)good, strerror(errno));
+		} else {
+			pthread_mutex_lock(&k->lock);
+			k->st.cut_back++;
+			pthread_mutex_unlock(&k->lock);
+		}
+	}
+	return err;
 }
 
 static int send_clickhouse(struct sink *k, const char *tables[AT__N], const size_t lens[AT__N],
@@ -293,6 +350,7 @@ static int send_one(struct sink *k)
 		pthread_mutex_unlock(&k->lock);
 		wlog("spool: interval %llu %s: removed, counted in table losses as "
 		     "spool.unreadable_intervals", (unsigned long long)seq,
+		     err == -ENODATA ? "is empty" : err == -EBADMSG ? "is not gzip" :
 		     err ? strerror(-err) : "is not a batch (cut or edited)");
 		if (!err)
 			spool_done(k->sp, seq, true);
@@ -316,6 +374,20 @@ static int send_one(struct sink *k)
 	err = k->kind == SINK_NDJSON ? send_ndjson(k, tables, lens)
 				     : send_clickhouse(k, tables, lens, &r);
 	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (err == -EPIPE && k->kind == SINK_NDJSON) {
+		/*
+		 * The reader has gone (ndjson:- | head): the part of this interval it took cannot
+		 * be taken back, and sending the interval again would give its first rows twice;
+		 * it leaves the spool. The rest stays for the next start.
+		 */
+		spool_done(k->sp, seq, true);
+		pthread_mutex_lock(&k->lock);
+		k->closed = true;
+		pthread_mutex_unlock(&k->lock);
+		dlog("%s: the reader has gone, in interval %llu", k->spec, (unsigned long long)seq);
+		free(text);
+		return err;
+	}
 	spool_done(k->sp, seq, !err);
 	if (err) {
 		say_failure(k, err, k->kind == SINK_NDJSON ? "" : r.error, seq);
@@ -330,7 +402,7 @@ static int send_one(struct sink *k)
 		pthread_mutex_unlock(&k->lock);
 		dlog("%s: interval %llu sent in %.1f ms", k->spec, (unsigned long long)seq, ms);
 		if (k->last_err) {
-			ilog("%s: sending again (interval %llu delivered; %zu still in the spool)",
+			nlog("%s: sending again (interval %llu delivered; %zu still in the spool)",
 			     k->spec, (unsigned long long)seq, spool_count(k->sp, NULL));
 			k->last_err = 0;
 		}
@@ -361,6 +433,8 @@ static void *sender(void *arg)
 			stopping = k->stopping;
 			pthread_mutex_unlock(&k->lock);
 		} while (!err && (!stopping || now_ns(CLOCK_MONOTONIC) < k->stop_deadline));
+		if (k->closed)
+			break;
 		if (stopping && (err || now_ns(CLOCK_MONOTONIC) >= k->stop_deadline))
 			break;
 		backoff_ms = err == -ENOENT ? 0 : backoff_ms ? backoff_ms * 2 : 1000;
@@ -410,6 +484,16 @@ void sink_kick(struct sink *k)
 	pthread_mutex_unlock(&k->lock);
 }
 
+bool sink_closed(struct sink *k)
+{
+	bool closed;
+
+	pthread_mutex_lock(&k->lock);
+	closed = k->closed;
+	pthread_mutex_unlock(&k->lock);
+	return closed;
+}
+
 void sink_get_stats(struct sink *k, struct sink_stats *ret)
 {
 	pthread_mutex_lock(&k->lock);
@@ -434,10 +518,8 @@ size_t sink_close(struct sink *k, unsigned int wait_ms, struct sink_stats *ret_s
 	left = k->sp ? spool_count(k->sp, NULL) : 0;
 	if (ret_stats)
 		*ret_stats = k->st;
-	if (k->own_f && k->f)
-		fclose(k->f);
-	else if (k->f)
-		fflush(k->f);
+	if (k->own_fd)
+		close(k->fd);
 	ch_client_free(k->ch);
 	ch_config_free(&k->cfg);
 	pthread_cond_destroy(&k->cond);

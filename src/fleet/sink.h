@@ -26,12 +26,14 @@ struct sink_opts {
 
 struct sink;
 
-/* Checks spec (-EINVAL: not a sink; -errno: credentials file, ndjson file). */
+/* Checks spec (-EINVAL: not a sink; -errno: credentials file, the ndjson file to append to). */
 int sink_open(const struct sink_opts *o, struct spool *sp, struct sink **ret);
 /* Starts the sender thread. */
 int sink_start(struct sink *k);
 /* A new interval is in the spool. */
 void sink_kick(struct sink *k);
+/* ndjson:- whose reader has gone (EPIPE): the sender has stopped; the agent should end. */
+bool sink_closed(struct sink *k);
 struct sink_stats;
 /*
  * Stops the sender after it has sent what it can within wait_ms (one more try each), and
@@ -44,6 +46,7 @@ struct sink_stats {
 	uint64_t sent;		/* intervals delivered */
 	uint64_t failures;	/* attempts that failed */
 	uint64_t corrupt;	/* spool files that were no batch (removed, counted) */
+	uint64_t cut_back;	/* ndjson FILE: failed writes of part of an interval, cut off */
 	double flush_max_ms;	/* the longest delivery of one interval */
 	double flush_sum_ms;
 };

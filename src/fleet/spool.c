@@ -7,9 +7,11 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -23,6 +25,9 @@ struct spool_item {
 
 struct spool {
 	char *dir;
+	int dfd;	/* the directory, opened once: every file is named relative to it */
+	int lock_fd;	/* DIR/lock, flock()ed for the spool's life; holds the pid */
+	int carry_fd;	/* DIR/carry, overwritten in place (a full disk still takes it); -1 */
 	uint64_t limit;
 	uint64_t next_seq;
 	pthread_mutex_t lock;
@@ -34,26 +39,36 @@ struct spool {
 	void *on_drop_ctx;
 };
 
-static int path_of(const struct spool *s, uint64_t seq, const char *ext, char *buf, size_t len)
-{
-	int n = seq ? snprintf(buf, len, "%s/%020" PRIu64 ".%s", s->dir, seq, ext)
-		    : snprintf(buf, len, "%s/%s", s->dir, ext);
+/* DIR/carry: two counts in a record of fixed length, rewritten where it is */
+#define CARRY_LEN 42
 
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+static void batch_name(uint64_t seq, char buf[32])
+{
+	snprintf(buf, 32, "%020" PRIu64 ".batch", seq);
 }
 
-/* Writes the file whole or not at all: a temporary file renamed into place. */
-static int write_file(const char *path, const char *text, size_t len)
+/*
+ * Writes name whole or not at all: a temporary file renamed into place. The temporary file
+ * is created, never opened: a leftover or a link planted under its name is removed first
+ * (the link, not what it names), and O_NOFOLLOW refuses a link planted in between.
+ */
+static int write_file(const struct spool *s, const char *name, const char *text, size_t len)
 {
-	char tmp[4096 + 8];
+	char tmp[64];
 	int fd, err = 0;
 	size_t off = 0;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
+	for (int tries = 0;; tries++) {
+		fd = openat(s->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST || tries)
+			return -errno;
+		if (unlinkat(s->dfd, tmp, 0) && errno != ENOENT)
+			return -errno;
+	}
 	while (off < len) {
 		ssize_t w = write(fd, text + off, len - off);
 
@@ -67,10 +82,10 @@ static int write_file(const char *path, const char *text, size_t len)
 	}
 	if (close(fd) && !err)
 		err = -errno;
-	if (!err && rename(tmp, path))
+	if (!err && renameat(s->dfd, tmp, s->dfd, name))
 		err = -errno;
 	if (err)
-		unlink(tmp);
+		unlinkat(s->dfd, tmp, 0);
 	return err;
 }
 
@@ -108,16 +123,32 @@ static int gzip_mem(const char *text, size_t len, unsigned char **ret, size_t *r
 	return 0;
 }
 
-/* A batch back: *ret (malloc'ed, NUL-terminated) and its length. */
-static int read_gz(const char *path, char **ret, size_t *ret_len)
+/*
+ * Batch name back: *ret (malloc'ed, NUL-terminated) and its length. -ENODATA: the file is
+ * empty; -EBADMSG: not a regular file, or not gzip (zlib would pass other bytes through).
+ */
+static int read_gz(const struct spool *s, const char *name, char **ret, size_t *ret_len)
 {
-	gzFile g = gzopen(path, "rbe");
+	int fd = openat(s->dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	size_t n = 0, cap = 0;
+	struct stat st;
 	char *b = NULL;
+	gzFile g;
 	int got;
 
-	if (!g)
-		return errno ? -errno : -ENOMEM;
+	if (fd < 0)
+		return errno == ELOOP ? -EBADMSG : -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
+		int err = !S_ISREG(st.st_mode) ? -EBADMSG : -ENODATA;
+
+		close(fd);
+		return err;
+	}
+	g = gzdopen(fd, "rb");
+	if (!g) {
+		close(fd);
+		return -ENOMEM;
+	}
 	do {
 		if (grow((void **)&b, &cap, n + 65537, 1)) {
 			free(b);
@@ -128,10 +159,12 @@ static int read_gz(const char *path, char **ret, size_t *ret_len)
 		if (got > 0)
 			n += got;
 	} while (got > 0);
+	if (got == 0 && gzdirect(g))
+		got = -2; /* not gzip */
 	gzclose(g);
 	if (got < 0) {
 		free(b);
-		return -EIO;
+		return got == -2 ? -EBADMSG : -EIO;
 	}
 	b[n] = '\0';
 	*ret = b;
@@ -146,22 +179,67 @@ static int cmp_item(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static int load(struct spool *s)
+static void say(char *why, size_t whylen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *why, size_t whylen, const char *fmt, ...)
 {
-	char path[4096], buf[32];
+	va_list ap;
+
+	if (!why || !whylen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * DIR/seq: the next sequence number, 1 to SPOOL_SEQ_MAX and nothing else. Anything else is
+ * refused, not repaired: starting again from 1 would give this boot's new intervals the
+ * numbers of old ones, which the warehouse would then take for copies of them.
+ */
+static int load_seq(struct spool *s, char *why, size_t whylen)
+{
+	char buf[64];
+	int fd = openat(s->dfd, "seq", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+	uint64_t v;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	if (parse_u64(buf, 1, SPOOL_SEQ_MAX, &v)) {
+		for (char *p = buf; *p; p++)
+			if (*p < ' ' || *p > '~' || *p == '\'')
+				*p = '?';
+		say(why, whylen, "its seq file holds '%.32s', not a sequence number (1 to %" PRIu64
+		    "): correct it, or remove it to number from 1 again", buf, (uint64_t)SPOOL_SEQ_MAX);
+		return -EBADMSG;
+	}
+	s->next_seq = v;
+	return 0;
+}
+
+static int load(struct spool *s, char *why, size_t whylen)
+{
 	struct dirent *de;
 	DIR *d;
-	FILE *f;
-	int err = 0;
+	int err = load_seq(s, why, whylen), fd;
 
-	if (path_of(s, 0, "seq", path, sizeof(path)) == 0 && (f = fopen(path, "re"))) {
-		if (fgets(buf, sizeof(buf), f))
-			s->next_seq = strtoull(buf, NULL, 10);
-		fclose(f);
+	if (err)
+		return err;
+	fd = dup(s->dfd);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		return err;
 	}
-	d = opendir(s->dir);
-	if (!d)
-		return -errno;
 	while (!err && (de = readdir(d))) {
 		const char *dot = strchr(de->d_name, '.');
 		struct stat st;
@@ -170,13 +248,13 @@ static int load(struct spool *s)
 		if (!dot)
 			continue;
 		if (!strcmp(dot, ".batch.tmp") || !strcmp(dot, ".tmp")) {
-			unlinkat(dirfd(d), de->d_name, 0); /* a write that never finished */
+			unlinkat(s->dfd, de->d_name, 0); /* a write that never finished */
 			continue;
 		}
 		if (strcmp(dot, ".batch") || parse_u64(strndupa(de->d_name, dot - de->d_name), 1,
-						       UINT64_MAX, &seq))
+						       SPOOL_SEQ_MAX, &seq))
 			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, 0))
+		if (fstatat(s->dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		if (grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v))) {
 			err = -ENOMEM;
@@ -195,31 +273,148 @@ static int load(struct spool *s)
 	return err;
 }
 
-int spool_open(const char *dir, uint64_t limit, struct spool **ret)
+/* mkdir -p, each directory made 0700 */
+static int make_dirs(const char *dir)
+{
+	char p[4096];
+	size_t len = strlen(dir);
+
+	if (len >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, dir, len + 1);
+	for (char *q = p + 1; *q; q++) {
+		if (*q != '/')
+			continue;
+		*q = '\0';
+		if (mkdir(p, 0700) && errno != EEXIST)
+			return -errno;
+		*q = '/';
+	}
+	return mkdir(p, 0700) && errno != EEXIST ? -errno : 0;
+}
+
+/*
+ * Whoever may write the spool decides what the agent sends (rows, hosts, loss counts) and,
+ * through links, where an agent running as root writes: only a directory of the agent's
+ * own user that no one else may write is used.
+ */
+static int check_trust(const struct spool *s, char *why, size_t whylen)
+{
+	struct stat st;
+
+	if (fstat(s->dfd, &st))
+		return -errno;
+	if (st.st_uid != geteuid()) {
+		say(why, whylen, "it belongs to uid %u, not to this agent's user (uid %u): whoever "
+		    "owns the spool controls what the agent sends; give --spool a directory of "
+		    "your own", (unsigned int)st.st_uid, (unsigned int)geteuid());
+		return -EPERM;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		say(why, whylen, "it is writable by its group or others (mode %04o): chmod 700 it, "
+		    "or give --spool a directory of your own", (unsigned int)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* DIR/lock, held with flock() while the spool is open: one agent per spool */
+static int take_lock(struct spool *s, char *why, size_t whylen)
+{
+	char buf[32];
+	ssize_t n;
+	int len;
+
+	s->lock_fd = openat(s->dfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (s->lock_fd < 0) {
+		int err = -errno;
+
+		say(why, whylen, "cannot write in it: %s", strerror(-err));
+		return err;
+	}
+	if (flock(s->lock_fd, LOCK_EX | LOCK_NB)) {
+		int err = -errno;
+
+		if (err != -EWOULDBLOCK) {
+			say(why, whylen, "cannot lock it: %s", strerror(-err));
+			return err;
+		}
+		n = pread(s->lock_fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strspn(buf, "0123456789")] = '\0';
+		say(why, whylen, "another agent (pid %s) uses it: stop that one first, or give this "
+		    "one another --spool", buf[0] ? buf : "unknown");
+		return -EBUSY;
+	}
+	len = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (ftruncate(s->lock_fd, 0) == 0 && pwrite(s->lock_fd, buf, len, 0) != len)
+		(void)ftruncate(s->lock_fd, 0); /* a full disk: the lock holds all the same */
+	return 0;
+}
+
+/* DIR/carry made its full length now, so that rewriting it later needs no new space */
+static void open_carry(struct spool *s)
+{
+	char buf[CARRY_LEN + 1];
+	unsigned long long d = 0, u = 0;
+	struct stat st;
+	ssize_t n;
+
+	s->carry_fd = openat(s->dfd, "carry", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (s->carry_fd < 0)
+		return;
+	if (fstat(s->carry_fd, &st) || !S_ISREG(st.st_mode)) {
+		close(s->carry_fd);
+		s->carry_fd = -1;
+		return;
+	}
+	if (st.st_size == CARRY_LEN)
+		return;
+	/* a shorter record ("D U\n", as earlier versions wrote it): padded to the length */
+	n = pread(s->carry_fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	if (sscanf(buf, "%llu %llu", &d, &u) != 2)
+		d = u = 0;
+	spool_carry_save(s, d, u);
+}
+
+int spool_open(const char *dir, uint64_t limit, struct spool **ret, char *why, size_t whylen)
 {
 	struct spool *s = calloc(1, sizeof(*s));
-	int err;
+	char buf[32];
+	int err, n;
 
 	*ret = NULL;
+	say(why, whylen, "%s", "");
 	if (!s)
 		return -ENOMEM;
+	s->dfd = s->lock_fd = s->carry_fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	s->limit = limit;
 	s->dir = strdup(dir);
-	if (!s->dir) {
-		spool_close(s);
-		return -ENOMEM;
+	err = s->dir ? make_dirs(dir) : -ENOMEM;
+	if (!err) {
+		s->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (s->dfd < 0)
+			err = -errno;
 	}
-	if (mkdir(dir, 0700) && errno != EEXIST) {
-		err = -errno;
-		spool_close(s);
-		return err;
+	err = err ?: check_trust(s, why, whylen) ?: take_lock(s, why, whylen) ?:
+		     load(s, why, whylen);
+	if (!err) {
+		/* the sequence number written now: a spool that cannot be written is refused
+		 * here, not found out interval by interval (a full disk may be freed: taken) */
+		n = snprintf(buf, sizeof(buf), "%" PRIu64 "\n", s->next_seq);
+		err = write_file(s, "seq", buf, n);
+		if (err == -ENOSPC || err == -EDQUOT)
+			err = 0;
+		else if (err)
+			say(why, whylen, "cannot write in it: %s", strerror(-err));
 	}
-	err = load(s);
 	if (err) {
 		spool_close(s);
 		return err;
 	}
+	open_carry(s);
 	*ret = s;
 	return 0;
 }
@@ -228,6 +423,12 @@ void spool_close(struct spool *s)
 {
 	if (!s)
 		return;
+	if (s->carry_fd >= 0)
+		close(s->carry_fd);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd); /* the lock goes with it */
+	if (s->dfd >= 0)
+		close(s->dfd);
 	pthread_mutex_destroy(&s->lock);
 	free(s->v);
 	free(s->dir);
@@ -236,12 +437,16 @@ void spool_close(struct spool *s)
 
 int spool_next_seq(struct spool *s, uint64_t *ret_seq)
 {
-	char path[4096], buf[32];
+	char buf[32];
 	int err, n;
 
 	pthread_mutex_lock(&s->lock);
+	if (s->next_seq > SPOOL_SEQ_MAX) {
+		pthread_mutex_unlock(&s->lock);
+		return -EOVERFLOW;
+	}
 	n = snprintf(buf, sizeof(buf), "%" PRIu64 "\n", s->next_seq + 1);
-	err = path_of(s, 0, "seq", path, sizeof(path)) ?: write_file(path, buf, n);
+	err = write_file(s, "seq", buf, n);
 	if (!err)
 		*ret_seq = s->next_seq++;
 	pthread_mutex_unlock(&s->lock);
@@ -251,10 +456,10 @@ int spool_next_seq(struct spool *s, uint64_t *ret_seq)
 /* Drops item i (the lock held). */
 static void drop(struct spool *s, size_t i)
 {
-	char path[4096];
+	char name[32];
 
-	if (!path_of(s, s->v[i].seq, "batch", path, sizeof(path)))
-		unlink(path);
+	batch_name(s->v[i].seq, name);
+	unlinkat(s->dfd, name, 0);
 	s->bytes -= s->v[i].bytes;
 	memmove(s->v + i, s->v + i + 1, (s->n - i - 1) * sizeof(*s->v));
 	s->n--;
@@ -269,11 +474,11 @@ void spool_on_drop(struct spool *s, spool_drop_fn fn, void *ctx)
 /* Drops item i to make room: the hook sees its text first (the lock held). */
 static void evict(struct spool *s, size_t i)
 {
-	char path[4096], *text;
+	char name[32], *text;
 	size_t len;
 
-	if (s->on_drop && !path_of(s, s->v[i].seq, "batch", path, sizeof(path)) &&
-	    !read_gz(path, &text, &len)) {
+	batch_name(s->v[i].seq, name);
+	if (s->on_drop && !read_gz(s, name, &text, &len)) {
 		s->on_drop(s->on_drop_ctx, text, len);
 		free(text);
 	}
@@ -284,7 +489,7 @@ int spool_put(struct spool *s, uint64_t seq, const char *text, size_t len, uint6
 	      uint64_t *ret_first, uint64_t *ret_last)
 {
 	unsigned char *gz = NULL;
-	char path[4096];
+	char name[32];
 	size_t size;
 	int err;
 
@@ -314,10 +519,10 @@ int spool_put(struct spool *s, uint64_t seq, const char *text, size_t len, uint6
 		*ret_last = seq;
 		goto out;
 	}
-	err = path_of(s, seq, "batch", path, sizeof(path)) ?:
-	      write_file(path, (const char *)gz, size);
+	batch_name(seq, name);
+	err = write_file(s, name, (const char *)gz, size);
 	if (!err && grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v))) {
-		unlink(path);
+		unlinkat(s->dfd, name, 0);
 		err = -ENOMEM;
 	}
 	if (!err) {
@@ -332,7 +537,7 @@ out:
 
 int spool_take(struct spool *s, uint64_t *ret_seq, char **ret_text, size_t *ret_len)
 {
-	char path[4096];
+	char name[32];
 	uint64_t seq;
 	int err;
 
@@ -347,11 +552,12 @@ int spool_take(struct spool *s, uint64_t *ret_seq, char **ret_text, size_t *ret_
 	/* read outside the lock: the tracing thread may queue meanwhile, never drop this one */
 	*ret_seq = seq;
 	*ret_text = NULL;
-	err = path_of(s, seq, "batch", path, sizeof(path)) ?: read_gz(path, ret_text, ret_len);
+	batch_name(seq, name);
+	err = read_gz(s, name, ret_text, ret_len);
 	if (err == -ENOMEM)
 		spool_done(s, seq, false); /* try again later */
 	else if (err)
-		spool_done(s, seq, true); /* gone or not gzip: it cannot be sent, ever */
+		spool_done(s, seq, true); /* gone, empty or not gzip: it cannot be sent, ever */
 	return err == -ENOENT ? -EIO : err;
 }
 
@@ -382,29 +588,33 @@ size_t spool_count(struct spool *s, uint64_t *ret_bytes)
 
 int spool_carry_save(struct spool *s, uint64_t dropped, uint64_t unwritten)
 {
-	char path[4096], buf[64];
-	int n = snprintf(buf, sizeof(buf), "%" PRIu64 " %" PRIu64 "\n", dropped, unwritten);
+	char buf[CARRY_LEN + 1];
 
-	if (path_of(s, 0, "carry", path, sizeof(path)))
-		return -ENAMETOOLONG;
-	if (!dropped && !unwritten)
-		return unlink(path) && errno != ENOENT ? -errno : 0;
-	return write_file(path, buf, n);
+	snprintf(buf, sizeof(buf), "%20" PRIu64 " %20" PRIu64 "\n", dropped, unwritten);
+	if (s->carry_fd < 0)
+		return write_file(s, "carry", buf, CARRY_LEN);
+	if (pwrite(s->carry_fd, buf, CARRY_LEN, 0) != CARRY_LEN)
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
 void spool_carry_load(struct spool *s, uint64_t *ret_dropped, uint64_t *ret_unwritten)
 {
-	char path[4096];
+	char buf[CARRY_LEN + 1];
 	unsigned long long d = 0, u = 0;
-	FILE *f;
+	int fd = s->carry_fd >= 0 ? s->carry_fd :
+				    openat(s->dfd, "carry", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
 
 	*ret_dropped = *ret_unwritten = 0;
-	if (path_of(s, 0, "carry", path, sizeof(path)) || !(f = fopen(path, "re")))
+	if (fd < 0)
 		return;
-	if (fscanf(f, "%llu %llu", &d, &u) == 2) {
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (fd != s->carry_fd)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	if (sscanf(buf, "%llu %llu", &d, &u) == 2) {
 		*ret_dropped = d;
 		*ret_unwritten = u;
 	}
-	fclose(f);
-	unlink(path);
 }

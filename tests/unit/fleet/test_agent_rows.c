@@ -132,7 +132,7 @@ START_TEST(spool_queue)
 	srandom(1); /* incompressible: the gzip'd file is about as large as the text */
 	for (size_t i = 0; i < sizeof(text); i++)
 		text[i] = (char)random();
-	ck_assert_int_eq(spool_open(dir, 2500, &s), 0);
+	ck_assert_int_eq(spool_open(dir, 2500, &s, NULL, 0), 0);
 	for (int i = 1; i <= 2; i++) {
 		ck_assert_int_eq(spool_next_seq(s, &seq), 0);
 		ck_assert_uint_eq(seq, i);
@@ -158,7 +158,7 @@ START_TEST(spool_queue)
 	ck_assert_int_eq(spool_carry_save(s, 5, 1), 0);
 	spool_close(s);
 	/* reopened: seq goes on, interval 3 is still there, and the carried losses */
-	ck_assert_int_eq(spool_open(dir, 2500, &s), 0);
+	ck_assert_int_eq(spool_open(dir, 2500, &s, NULL, 0), 0);
 	ck_assert_int_eq(spool_next_seq(s, &seq), 0);
 	ck_assert_uint_eq(seq, 100);
 	ck_assert_int_eq(spool_take(s, &seq, &got, &len), 0);
@@ -181,8 +181,12 @@ START_TEST(spool_queue)
 		spool_carry_load(s, &d, &u);
 		ck_assert_uint_eq(d, 5);
 		ck_assert_uint_eq(u, 1);
-		spool_carry_load(s, &d, &u); /* read once */
+		spool_carry_load(s, &d, &u); /* kept until saved again */
+		ck_assert_uint_eq(d, 5);
+		ck_assert_int_eq(spool_carry_save(s, 0, 0), 0);
+		spool_carry_load(s, &d, &u);
 		ck_assert_uint_eq(d, 0);
+		ck_assert_uint_eq(u, 0);
 	}
 	spool_close(s);
 	/* a file gone behind the spool's back: an error once, then out of the queue */
@@ -195,7 +199,7 @@ START_TEST(spool_queue)
 		ck_assert_ptr_nonnull(f);
 		fputs("not gzip", f);
 		fclose(f);
-		ck_assert_int_eq(spool_open(dir, 2500, &s), 0);
+		ck_assert_int_eq(spool_open(dir, 2500, &s, NULL, 0), 0);
 		ck_assert_int_eq(unlink(path), 0);
 		ck_assert_int_eq(spool_take(s, &seq, &got, &len), -EIO);
 		ck_assert_uint_eq(seq, 200);
@@ -216,7 +220,7 @@ START_TEST(spool_too_big)
 	srandom(2);
 	for (size_t i = 0; i < sizeof(text); i++)
 		text[i] = (char)random();
-	ck_assert_int_eq(spool_open(dir, 2500, &s), 0);
+	ck_assert_int_eq(spool_open(dir, 2500, &s, NULL, 0), 0);
 	ck_assert_int_eq(spool_put(s, 1, text, sizeof(text), &n, &first, &last), 0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(first, 1);
