@@ -378,10 +378,18 @@ static bool agent_tick(void *ctx)
 	return sink_closed(a->sink); /* its reader has gone (ndjson:- | head): the agent ends */
 }
 
+/* The trace has ended: the sender's 5 s start now, not after the final read. */
+static void agent_ended(void *ctx)
+{
+	struct agent *a = ctx;
+
+	sink_end_by(a->sink, AGENT_FLUSH_WAIT_MS);
+}
+
 int cmd_agent(int argc, char **argv)
 {
-	struct trace_hooks h = { .interval = agent_interval, .tick = agent_tick, .fd = -1,
-				 .no_report = true };
+	struct trace_hooks h = { .interval = agent_interval, .tick = agent_tick,
+				 .ended = agent_ended, .fd = -1, .no_report = true };
 	struct agent a = { .spool_limit = AGENT_DEF_SPOOL_LIMIT,
 			   .sink_opts = { .ttl_days = AGENT_DEF_TTL_DAYS, .schema_sql = schema_sql } };
 	struct sink_stats st;

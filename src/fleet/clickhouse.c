@@ -21,6 +21,8 @@
 struct ch_client {
 	struct ch_config cfg;
 	CURL *curl;		/* reused: keeps the connection alive between intervals */
+	bool (*cancel)(void *ctx);
+	void *cancel_ctx;
 };
 
 /* The sonames tried in turn: Debian's libcurl4 (OpenSSL), then its GnuTLS build (same ABI). */
@@ -266,6 +268,8 @@ struct ch_client *ch_client_new(const struct ch_config *cfg)
 		c->cfg.connect_timeout_ms = 2000;
 	if (!c->cfg.timeout_ms)
 		c->cfg.timeout_ms = 10000;
+	if (!c->cfg.max_answer)
+		c->cfg.max_answer = CH_ANSWER_MAX;
 	c->curl = cl.easy_init();
 	if (!c->curl)
 		goto fail;
@@ -286,6 +290,24 @@ void ch_client_free(struct ch_client *c)
 	free(c);
 }
 
+void ch_client_set_cancel(struct ch_client *c, bool (*cancel)(void *ctx), void *ctx)
+{
+	c->cancel = cancel;
+	c->cancel_ctx = ctx;
+}
+
+static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	struct ch_client *c = user;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return c->cancel(c->cancel_ctx) ? 1 : 0;
+}
+
 void ch_response_free(struct ch_response *r)
 {
 	if (!r)
@@ -295,12 +317,33 @@ void ch_response_free(struct ch_response *r)
 	r->len = 0;
 }
 
+/* An error answer is read up to this much: its first line is all that is used. */
+#define CH_ERROR_ANSWER_MAX (64u << 10)
+
+struct answer {
+	struct ch_response *r;
+	CURL *h;
+};
+
 static size_t on_data(char *ptr, size_t size, size_t nmemb, void *user)
 {
-	struct ch_response *r = user;
+	struct answer *a = user;
+	struct ch_response *r = a->r;
 	size_t n = size * nmemb;
-	char *b = realloc(r->body, r->len + n + 1);
+	long status = 0;
+	char *b;
 
+	/* once, as the body passes the error bound: is it an error's? */
+	if (r->len <= CH_ERROR_ANSWER_MAX && n > CH_ERROR_ANSWER_MAX - r->len &&
+	    cl.easy_getinfo(a->h, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK && status != 200) {
+		r->too_large = true;
+		return 0;
+	}
+	if (n > r->max - r->len) {
+		r->too_large = true;
+		return 0; /* stops the transfer: CURLE_WRITE_ERROR */
+	}
+	b = realloc(r->body, r->len + n + 1);
 	if (!b)
 		return 0; /* curl fails the transfer: CURLE_WRITE_ERROR */
 	memcpy(b + r->len, ptr, n);
@@ -363,10 +406,12 @@ int ch_query(struct ch_client *c, const char *query, const char *body, size_t le
 	char errbuf[CURL_ERROR_SIZE] = "";
 	char *q = NULL, *url = NULL;
 	CURL *h = c->curl;
+	struct answer a = { r, h };
 	CURLcode rc;
 	int err = 0;
 
 	memset(r, 0, sizeof(*r));
+	r->max = c->cfg.max_answer;
 	q = cl.easy_escape(h, query, 0);
 	if (!q || asprintf(&url, "http://%s:%u/?database=%s&query=%s", c->cfg.host, c->cfg.port,
 			   c->cfg.database ? c->cfg.database : "default", q) < 0) {
@@ -385,14 +430,40 @@ int ch_query(struct ch_client *c, const char *query, const char *body, size_t le
 	cl.easy_setopt(h, CURLOPT_TIMEOUT_MS, c->cfg.timeout_ms);
 	cl.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 	cl.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-	cl.easy_setopt(h, CURLOPT_WRITEDATA, r);
+	cl.easy_setopt(h, CURLOPT_WRITEDATA, &a);
 	cl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
+	if (c->cancel) {
+		cl.easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+		cl.easy_setopt(h, CURLOPT_XFERINFODATA, c);
+		cl.easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	}
 	if (c->cfg.user || c->cfg.password) {
 		cl.easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		cl.easy_setopt(h, CURLOPT_USERNAME, c->cfg.user ? c->cfg.user : "default");
 		cl.easy_setopt(h, CURLOPT_PASSWORD, c->cfg.password ? c->cfg.password : "");
 	}
 	rc = cl.easy_perform(h);
+	if (rc == CURLE_WRITE_ERROR && r->too_large) {
+		/* an error's first line is all that is used of it; rows must come whole */
+		cl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
+		if (r->status && r->status != 200) {
+			first_line(r);
+			err = auth_failed(r) ? -EACCES : -EBADMSG;
+		} else {
+			bool mib = r->max >= (1u << 20);
+
+			snprintf(r->error, sizeof(r->error), "the answer is larger than %zu %s, the "
+				 "most that is read of one", mib ? r->max >> 20 : r->max >> 10,
+				 mib ? "MiB" : "KiB");
+			err = -EFBIG;
+		}
+		goto out;
+	}
+	if (rc == CURLE_ABORTED_BY_CALLBACK) {
+		snprintf(r->error, sizeof(r->error), "stopped: no more time to send");
+		err = -ECANCELED;
+		goto out;
+	}
 	if (rc != CURLE_OK) {
 		err = curl_errno(rc);
 		snprintf(r->error, sizeof(r->error), "%s", errbuf[0] ? errbuf : cl.easy_strerror(rc));

@@ -31,7 +31,14 @@ struct ch_config {
 	char *password;		/* NULL: none */
 	long connect_timeout_ms; /* 0: 2000 */
 	long timeout_ms;	/* whole request; 0: 10000 */
+	size_t max_answer;	/* the most of an answer's body read; 0: CH_ANSWER_MAX */
 };
+
+/*
+ * What is read of an answer at most (16 MiB: a fleet's summed rows for report --from): a
+ * server that answers more (a 200 MB error page) costs no more memory than that.
+ */
+#define CH_ANSWER_MAX (16u << 20)
 
 /* Parses "clickhouse://HOST[:PORT][/DB]" (port 8123, database "schedprof" when absent) into
  * cfg (zeroed first). -EINVAL on anything else, e.g. user:password@ in the URL: credentials
@@ -50,6 +57,8 @@ struct ch_response {
 	char *body;		/* NUL-terminated response body (may be empty); NULL when none */
 	size_t len;
 	char error[256];	/* one line: why it failed (transport or the server's first line) */
+	size_t max;		/* the client's max_answer, while the request runs */
+	bool too_large;		/* the body went past it: the transfer was stopped there */
 };
 
 void ch_response_free(struct ch_response *r);
@@ -69,10 +78,19 @@ struct ch_client *ch_client_new(const struct ch_config *cfg);
 const char *ch_library_error(void);
 void ch_client_free(struct ch_client *c);
 
+/*
+ * A request in flight is stopped (-ECANCELED) as soon as cancel(ctx) returns true; libcurl
+ * asks about once a second while nothing moves, more often otherwise. Called from the
+ * thread that runs ch_query().
+ */
+void ch_client_set_cancel(struct ch_client *c, bool (*cancel)(void *ctx), void *ctx);
+
 /* POSTs query (in the URL) with body (len bytes; NULL: none). Returns 0 with r->status 200, or:
  *   -ECONNREFUSED / -EHOSTUNREACH / -ETIMEDOUT / -EIO  no HTTP answer (r->error says why);
  *   -EACCES   the server refused the credentials (401/403, or its authentication error 516/192);
- *   -EBADMSG  any other non-200 answer (r->error holds the first line of the server's message).
+ *   -EBADMSG  any other non-200 answer (r->error holds the first line of the server's message);
+ *   -EFBIG    a 200 answer longer than max_answer (r->error says so);
+ *   -ECANCELED  stopped by the cancel callback.
  * r is filled in every case and must be freed with ch_response_free(). */
 int ch_query(struct ch_client *c, const char *query, const char *body, size_t len,
 	     struct ch_response *r);

@@ -40,11 +40,32 @@ struct sink {
 	pthread_cond_t cond;
 	bool kicked, stopping;
 	uint64_t stop_deadline; /* CLOCK_MONOTONIC ns */
+	uint64_t end_by;	/* sink_end_by(): the sender's last moment; 0: not known yet */
 	/* the sender's state: what was said last (a failure is said once) */
 	int last_err;
 	uint64_t spooled_since_fail;
 	struct sink_stats st;
 };
+
+/* What is read of a ClickHouse answer at most (clickhouse.h's max_answer). */
+#define SINK_ANSWER_MAX (64u << 10)
+
+/*
+ * The sender's time at the end is over: a request in flight stops (ch_client_set_cancel).
+ * libcurl asks about once a second while nothing moves, so the answer is yes from 1 s before
+ * the end: the request is over by then, not up to a second after it.
+ */
+static bool out_of_time(void *ctx)
+{
+	struct sink *k = ctx;
+	uint64_t soon = now_ns(CLOCK_MONOTONIC) + NSEC_PER_SEC;
+	bool over;
+
+	pthread_mutex_lock(&k->lock);
+	over = (k->stopping && soon >= k->stop_deadline) || (k->end_by && soon >= k->end_by);
+	pthread_mutex_unlock(&k->lock);
+	return over;
+}
 
 int sink_open(const struct sink_opts *o, struct spool *sp, struct sink **ret)
 {
@@ -89,9 +110,13 @@ int sink_open(const struct sink_opts *o, struct spool *sp, struct sink **ret)
 			struct ch_config session = k->cfg;
 
 			session.database = NULL;
+			/* an INSERT's answer is empty, an error's first line is all that is used */
+			session.max_answer = SINK_ANSWER_MAX;
 			k->ch = ch_client_new(&session);
 			if (!k->ch)
 				err = -errno;
+			else
+				ch_client_set_cancel(k->ch, out_of_time, k);
 		}
 		k->schema_pending = o->create_schema;
 	} else {
@@ -484,6 +509,13 @@ void sink_kick(struct sink *k)
 	pthread_mutex_unlock(&k->lock);
 }
 
+void sink_end_by(struct sink *k, unsigned int ms)
+{
+	pthread_mutex_lock(&k->lock);
+	k->end_by = now_ns(CLOCK_MONOTONIC) + ms * 1000000ULL;
+	pthread_mutex_unlock(&k->lock);
+}
+
 bool sink_closed(struct sink *k)
 {
 	bool closed;
@@ -511,6 +543,8 @@ size_t sink_close(struct sink *k, unsigned int wait_ms, struct sink_stats *ret_s
 		pthread_mutex_lock(&k->lock);
 		k->stopping = true;
 		k->stop_deadline = now_ns(CLOCK_MONOTONIC) + wait_ms * 1000000ULL;
+		if (k->end_by && k->end_by < k->stop_deadline)
+			k->stop_deadline = k->end_by;
 		pthread_cond_signal(&k->cond);
 		pthread_mutex_unlock(&k->lock);
 		pthread_join(k->thread, NULL);

@@ -32,6 +32,11 @@ int sink_open(const struct sink_opts *o, struct spool *sp, struct sink **ret);
 int sink_start(struct sink *k);
 /* A new interval is in the spool. */
 void sink_kick(struct sink *k);
+/*
+ * The end is coming (the trace has stopped): the sender has ms from now, a request in
+ * flight included, and sink_close() waits no longer than that.
+ */
+void sink_end_by(struct sink *k, unsigned int ms);
 /* ndjson:- whose reader has gone (EPIPE): the sender has stopped; the agent should end. */
 bool sink_closed(struct sink *k);
 struct sink_stats;

@@ -41,7 +41,9 @@ int warehouse_load(const struct ch_config *cfg, const struct warehouse_select *s
 		err = ch_query(c, sql, NULL, 0, &r);
 		free(sql);
 		if (err)
-			snprintf(msg, msgsize, "%s:%u: %s", cfg->host, cfg->port, r.error);
+			snprintf(msg, msgsize, "%s:%u: %s%s", cfg->host, cfg->port, r.error,
+				 err == -EFBIG ? ": select fewer hosts or less time (--host, "
+						 "--since, --until)" : "");
 		else if ((err = warehouse_add_result(w, q, r.body ? r.body : "", r.len, why,
 						     sizeof(why))))
 			snprintf(msg, msgsize, "%s:%u: %s", cfg->host, cfg->port,

@@ -56,21 +56,21 @@ grep -q "not sent yet stay in the spool" "$TMP/silent.err" || fail "silent serve
 pass "a server that never answers: the agent ended $ms ms after SIGINT (at most 5 s for the sender)"
 
 # ---- -- COMMAND: its status, and a loss ----
-[ -x "$SPWORK" ] || fail "SPWORK must name the built spwork"
-BUSY="for i in 1 2 3 4 5 6; do $SPWORK pipe 2000; sleep 0.4; done"
+# 2.5 s of new processes and their files: every view's rows in every interval
+BUSY='for i in $(seq 60); do ls -lR /usr/lib > /dev/null 2>&1; sleep 0.02; done'
 status() { # status NAME ARGS...: the agent's exit status
 	local name=$1 rc=0
 	shift
-	timeout 60 "$SCHEDPROF" agent --views schedules "$@" 2> "$TMP/$name.err" > /dev/null || rc=$?
+	timeout 60 "$SCHEDPROF" agent "$@" 2> "$TMP/$name.err" > /dev/null || rc=$?
 	echo $rc
 }
 "$SCHEDPROF" agent --help | tr '\n' ' ' | grep -q -- "-- COMMAND.*exits with the command's status" ||
 	fail "agent --help does not say that -- COMMAND gives the command's status"
-rc=$(status c0 -i 0.2 --spool "$TMP/sp-c0" --sink ndjson:/dev/null -- true)
+rc=$(status c0 --views schedules -i 0.2 --spool "$TMP/sp-c0" --sink ndjson:/dev/null -- true)
 [ "$rc" = 0 ] || fail "-- true: exit $rc ($(cat "$TMP/c0.err"))"
-rc=$(status c5 -i 0.2 --spool "$TMP/sp-c5" --sink ndjson:/dev/null -- sh -c 'exit 5')
+rc=$(status c5 --views schedules -i 0.2 --spool "$TMP/sp-c5" --sink ndjson:/dev/null -- sh -c 'exit 5')
 [ "$rc" = 5 ] || fail "-- sh -c 'exit 5': exit $rc ($(cat "$TMP/c5.err"))"
-# a loss: 4K of spool for a busy command's intervals and nowhere to send (port 1): intervals dropped
+# a loss: 4K of spool for a busy command's intervals of every view and nowhere to send (port 1): intervals dropped
 rc=$(status l0 -i 0.1 --spool "$TMP/sp-l0" --spool-limit 4K --sink clickhouse://127.0.0.1:1/db \
 	-- sh -c "$BUSY")
 [ "$rc" = 3 ] || fail "-- a busy command with intervals dropped: exit $rc, expected 3 ($(cat "$TMP/l0.err"))"
