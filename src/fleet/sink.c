@@ -100,6 +100,9 @@ int sink_open(const struct sink_opts *o, struct spool *sp, struct sink **ret)
 
 			k->seekable = true;
 			k->append = fl >= 0 && (fl & O_APPEND);
+			/* where an interval begins is found so (a /proc file refuses it now) */
+			if (lseek(k->fd, 0, k->append ? SEEK_END : SEEK_CUR) < 0)
+				err = -errno;
 		}
 	} else if (!strncmp(o->spec, "clickhouse://", 13)) {
 		k->kind = SINK_CLICKHOUSE;

@@ -49,6 +49,13 @@ mut(full, "locks_total.json", lambda d: d["locks"].update(total=32))
 mut(full, "locks_stacks.json", lambda d: d["locks"]["contentions"][0]["stacks"][0].update(count=99))
 PY
 : > "$IN/empty.json"
+# ---- spools the agent must refuse: another user's, a world-writable one, a bad seq file ----
+mkdir "$IN/sp-theirs" "$IN/sp-seq" "$IN/sp-seqmax"
+chown nobody "$IN/sp-theirs" 2>/dev/null || true
+mkdir -m 1777 "$IN/sp-1777"
+chmod 700 "$IN/sp-seq" "$IN/sp-seqmax"
+echo x > "$IN/sp-seq/seq"
+echo 18446744073709551615 > "$IN/sp-seqmax/seq"
 
 # a PID that is gone
 sh -c 'exit 0' & DEAD=$!
@@ -192,6 +199,16 @@ CASES=$(cat <<'EOF'
 -   | 2 | unknown or incomplete option '--strict' | diff --strict $A $B
 -   | 1 | ^schedprof diff: .*/dup_row\.json: schedules\.callers\[0\]: duplicate key "count"$ | diff -o $D/out.txt $A $IN/dup_row.json
 -   | 1 | ^schedprof diff: .*/rows_over\.json: schedules: the callers' counts | diff $IN/rows_over.json $A
+# ---- agent: the sink and the spool, refused before tracing starts ----
+-   | 2 | ^schedprof agent: --sink: ndjson: needs a FILE \(ndjson:FILE, or ndjson:- for standard output\)$ | agent --sink ndjson:
+-   | 2 | ^schedprof agent: --sink: 'ndjson' is neither ndjson:FILE nor | agent --sink ndjson
+-   | 2 | ^schedprof agent: --spool-limit: 1K is out of range \(4K to 1T\)$ | agent --spool-limit 1K
+bpf | 1 | ^schedprof agent: --sink ndjson:/proc/version: cannot append to /proc/version: | agent --spool $IN/sp-ok1 -d 1 --sink ndjson:/proc/version
+bpf | 1 | ^schedprof agent: --sink ndjson:/nonexistent/rows: cannot append to /nonexistent/rows: No such file or directory$ | agent --spool $IN/sp-ok2 -d 1 --sink ndjson:/nonexistent/rows
+bpf | 1 | ^schedprof agent: cannot use the spool directory .*/sp-theirs: it belongs to uid [0-9]+, not to this agent's user \(uid 0\) | agent --spool $IN/sp-theirs -d 1 --sink ndjson:/dev/null
+bpf | 1 | ^schedprof agent: cannot use the spool directory .*/sp-1777: it is writable by its group or others \(mode 1777\) | agent --spool $IN/sp-1777 -d 1 --sink ndjson:/dev/null
+bpf | 1 | ^schedprof agent: cannot use the spool directory .*/sp-seq: its seq file holds 'x', not a sequence number | agent --spool $IN/sp-seq -d 1 --sink ndjson:/dev/null
+bpf | 1 | its seq file holds '18446744073709551615', not a sequence number | agent --spool $IN/sp-seqmax -d 1 --sink ndjson:/dev/null
 # ---- with BPF: runtime errors before anything starts ----
 bpf | 1 | ^schedprof: no such process: [0-9]+$ | trace -o $D/out.txt -p $DEAD
 bpf | 127 | ^schedprof: cannot execute /nonexistent: | trace -o $D/out.txt -- /nonexistent
