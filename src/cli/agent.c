@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,6 +458,8 @@ int cmd_agent(int argc, char **argv)
 		trace_opts_free(&o);
 		return EXIT_FAILURE;
 	}
+	/* a reader of ndjson:- that goes is an EPIPE for the sender, not a signal for us all */
+	signal(SIGPIPE, SIG_IGN);
 	err = sink_start(a.sink);
 	if (err) {
 		elog("cannot start the sender: %s", strerror(-err));
@@ -484,6 +487,10 @@ int cmd_agent(int argc, char **argv)
 	if (left)
 		wlog("%zu intervals not sent yet stay in the spool %s for the next start", left,
 		     a.spool_dir);
+	if (st.cut_back)
+		wlog("%s: %llu writes failed half-way and were cut back to the last whole interval "
+		     "(those intervals were written again)", a.sink_opts.spec,
+		     (unsigned long long)st.cut_back);
 	if (a.dropped)
 		wlog("%llu intervals were dropped from the full spool",
 		     (unsigned long long)a.dropped);

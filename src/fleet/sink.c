@@ -357,6 +357,14 @@ static void say_failure(struct sink *k, int err, const char *why, uint64_t seq)
 		     why, n);
 }
 
+static bool no_rows(const size_t lens[AT__N])
+{
+	for (int t = 0; t < AT__N; t++)
+		if (lens[t])
+			return false;
+	return true;
+}
+
 /* Delivers the oldest interval: 0, -ENOENT (none) or the failure. */
 static int send_one(struct sink *k)
 {
@@ -429,7 +437,8 @@ static int send_one(struct sink *k)
 			k->st.flush_max_ms = ms;
 		pthread_mutex_unlock(&k->lock);
 		dlog("%s: interval %llu sent in %.1f ms", k->spec, (unsigned long long)seq, ms);
-		if (k->last_err) {
+		/* an interval without rows asks nothing of the sink: no sign that it works */
+		if (k->last_err && !no_rows(lens)) {
 			nlog("%s: sending again (interval %llu delivered; %zu still in the spool)",
 			     k->spec, (unsigned long long)seq, spool_count(k->sp, NULL));
 			k->last_err = 0;

@@ -56,8 +56,8 @@ grep -q "not sent yet stay in the spool" "$TMP/silent.err" || fail "silent serve
 pass "a server that never answers: the agent ended $ms ms after SIGINT (at most 5 s for the sender)"
 
 # ---- -- COMMAND: its status, and a loss ----
-# 2.5 s of new processes and their files: every view's rows in every interval
-BUSY='for i in $(seq 60); do ls -lR /usr/lib > /dev/null 2>&1; sleep 0.02; done'
+# about 3 s of new processes: every view's rows in every interval
+BUSY='for i in $(seq 60); do ls -l /usr/bin /usr/lib > /dev/null 2>&1; sleep 0.03; done'
 status() { # status NAME ARGS...: the agent's exit status
 	local name=$1 rc=0
 	shift
