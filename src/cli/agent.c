@@ -341,9 +341,10 @@ static int agent_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 			elog("cannot spool interval %llu in %s: %s (counted in table losses as "
 			     "spool.unwritten_intervals)", (unsigned long long)s.seq, a->spool_dir,
 			     strerror(-err));
-		else if (!a->disk_said) /* not even its sequence number could be written */
-			elog("cannot spool the interval that ended now in %s: %s (counted in table "
-			     "losses as spool.unwritten_intervals)", a->spool_dir, strerror(-err));
+		else if (!a->disk_said)
+			elog("cannot spool an interval in %s (not even its sequence number): %s "
+			     "(counted in table losses as spool.unwritten_intervals)", a->spool_dir,
+			     strerror(-err));
 		a->disk_said = true;
 	} else {
 		a->disk_said = false;
@@ -445,15 +446,15 @@ int cmd_agent(int argc, char **argv)
 		     spool_count(a.sp, NULL));
 	err = sink_open(&a.sink_opts, a.sp, &a.sink);
 	if (err) {
-		const char *why = strerror(-err);
+		const char *reason = strerror(-err);
 
 		if (err == -ELIBACC && ch_library_error())
-			why = ch_library_error(); /* libcurl is missing */
+			reason = ch_library_error(); /* libcurl is missing */
 		if (!strncmp(a.sink_opts.spec, "ndjson:", 7))
 			elog("--sink %s: cannot append to %s: %s", a.sink_opts.spec,
-			     a.sink_opts.spec + 7, why);
+			     a.sink_opts.spec + 7, reason);
 		else
-			elog("--sink %s: %s", a.sink_opts.spec, why);
+			elog("--sink %s: %s", a.sink_opts.spec, reason);
 		spool_close(a.sp);
 		trace_opts_free(&o);
 		return EXIT_FAILURE;
@@ -488,8 +489,8 @@ int cmd_agent(int argc, char **argv)
 		wlog("%zu intervals not sent yet stay in the spool %s for the next start", left,
 		     a.spool_dir);
 	if (st.cut_back)
-		wlog("%s: %llu writes failed half-way and were cut back to the last whole interval "
-		     "(those intervals were written again)", a.sink_opts.spec,
+		wlog("%s: %llu writes failed half-way and were cut back to the last whole interval: "
+		     "the file holds whole intervals only", a.sink_opts.spec,
 		     (unsigned long long)st.cut_back);
 	if (a.dropped)
 		wlog("%llu intervals were dropped from the full spool",

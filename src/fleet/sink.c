@@ -304,7 +304,7 @@ static int send_ndjson(struct sink *k, const char *tables[AT__N], const size_t l
 		/* part of the interval went in: cut it off, it is sent again whole */
 		if (ftruncate(k->fd, good) || (!k->append && lseek(k->fd, good, SEEK_SET) < 0)) {
 			wlog("%s: cannot cut off the %zu bytes of interval rows a failed write left "
-			     "at offset %lld: %s: those rows are in the file twice",
+			     "at offset %lld: %s: the file keeps that part of an interval",
 			     k->spec, off, (long long)good, strerror(errno));
 		} else {
 			pthread_mutex_lock(&k->lock);
