@@ -123,7 +123,7 @@ sleep 3 # the sender's retry (at most 4 s after these failures) delivers the spo
 sleep 1.2
 agent_stop dn
 grep -q "cannot send interval" "$TMP/dn.err" || fail "the outage was not said: $(cat "$TMP/dn.err")"
-grep -q "sending again" "$TMP/dn.err" || true
+grep -q "sending again" "$TMP/dn.err" || fail "the server back was not said (no -v): $(cat "$TMP/dn.err")"
 n=$(sum_final $host)
 [ "$n" = $((4 * PER)) ] || { rows_of $host >&2; cat "$TMP/dn.err" >&2; fail "server down: SUM(count) FINAL = $n, expected $((4 * PER))"; }
 pass "server down: SUM(count) FINAL = $n = 4 x $PER ($nspooled intervals spooled in the outage)"
