@@ -394,9 +394,20 @@ int spool_open(const char *dir, uint64_t limit, struct spool **ret, char *why, s
 	s->dir = strdup(dir);
 	err = s->dir ? make_dirs(dir) : -ENOMEM;
 	if (!err) {
-		s->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (s->dfd < 0)
+		/* a link would lend the spool's rules (and its *.tmp cleaning) to any directory */
+		s->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (s->dfd < 0) {
+			struct stat st;
+
 			err = -errno;
+			/* O_DIRECTORY says ENOTDIR of a link, O_NOFOLLOW ELOOP */
+			if (err == -ELOOP || (err == -ENOTDIR && !lstat(dir, &st) &&
+					      S_ISLNK(st.st_mode))) {
+				err = -ELOOP;
+				say(why, whylen, "it is a symbolic link: give --spool the directory "
+				    "itself");
+			}
+		}
 	}
 	err = err ?: check_trust(s, why, whylen) ?: take_lock(s, why, whylen) ?:
 		     load(s, why, whylen);

@@ -27,7 +27,7 @@ struct spool;
  * Opens dir (created with its missing parents, mode 0700), locks it, and reads its sequence
  * number and the intervals left in it. On failure, why (when not NULL) says why in a phrase
  * for "cannot use the spool directory DIR: WHY" when the errno alone does not: -EPERM (another
- * user's, or writable by its group or others), -EBUSY (another agent holds it), -EBADMSG (its
+ * user's, or writable by its group or others), -ELOOP (a symbolic link), -EBUSY (another agent holds it), -EBADMSG (its
  * seq file), or a directory that cannot be written (-EROFS, -EACCES). A full disk is no error.
  */
 int spool_open(const char *dir, uint64_t limit, struct spool **ret, char *why, size_t whylen);

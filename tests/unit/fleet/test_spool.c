@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * src/fleet/spool.c at its edges: whose directory it takes (the agent's user's, writable by no
- * one else), one opener at a time, the directory made with its parents (0700), temporary
+ * one else, not through a link), one opener at a time, the directory made with its parents (0700), temporary
  * files never written through a link, a seq file that is no sequence number (or the end of
  * the range) refused rather than wrapped, empty, non-gzip and linked batches unreadable, and
  * the carried losses rewritten in place.
@@ -59,7 +59,7 @@ static void read_file(const char *path, char *buf, size_t len)
 
 START_TEST(trust)
 {
-	char dir[128], why[512];
+	char dir[128], why[512], link[192];
 	struct spool *s;
 
 	snprintf(dir, sizeof(dir), "%s/open", base);
@@ -73,6 +73,11 @@ START_TEST(trust)
 	ck_assert_int_eq(chmod(dir, 0700), 0);
 	ck_assert_int_eq(spool_open(dir, 1 << 20, &s, why, sizeof(why)), 0);
 	spool_close(s);
+	/* a link to a directory that would pass: refused all the same */
+	snprintf(link, sizeof(link), "%s/link", base);
+	ck_assert_int_eq(symlink(dir, link), 0);
+	ck_assert_int_eq(spool_open(link, 1 << 20, &s, why, sizeof(why)), -ELOOP);
+	ck_assert_ptr_nonnull(strstr(why, "symbolic link"));
 	if (geteuid() == 0) { /* another user's */
 		ck_assert_int_eq(chown(dir, 65534, 65534), 0);
 		ck_assert_int_eq(spool_open(dir, 1 << 20, &s, why, sizeof(why)), -EPERM);
