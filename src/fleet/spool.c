@@ -375,7 +375,8 @@ static void open_carry(struct spool *s)
 	buf[n > 0 ? n : 0] = '\0';
 	if (sscanf(buf, "%llu %llu", &d, &u) != 2)
 		d = u = 0;
-	spool_carry_save(s, d, u);
+	if (!spool_carry_save(s, d, u))
+		(void)ftruncate(s->carry_fd, CARRY_LEN);
 }
 
 int spool_open(const char *dir, uint64_t limit, struct spool **ret, char *why, size_t whylen)
@@ -604,8 +605,9 @@ int spool_carry_save(struct spool *s, uint64_t dropped, uint64_t unwritten)
 	snprintf(buf, sizeof(buf), "%20" PRIu64 " %20" PRIu64 "\n", dropped, unwritten);
 	if (s->carry_fd < 0)
 		return write_file(s, "carry", buf, CARRY_LEN);
+	errno = 0;
 	if (pwrite(s->carry_fd, buf, CARRY_LEN, 0) != CARRY_LEN)
-		return errno ? -errno : -EIO;
+		return errno ? -errno : -ENOSPC; /* a short write: the disk is full */
 	return 0;
 }
 
