@@ -138,7 +138,13 @@ static int read_gz(const struct spool *s, const char *name, char **ret, size_t *
 
 	if (fd < 0)
 		return errno == ELOOP ? -EBADMSG : -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
+	if (fstat(fd, &st)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode) || !st.st_size) {
 		int err = !S_ISREG(st.st_mode) ? -EBADMSG : -ENODATA;
 
 		close(fd);
