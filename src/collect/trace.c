@@ -1021,17 +1021,22 @@ static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const 
 }
 
 /*
- * A run that could not be written where asked is not lost: its JSON goes to a file of its
- * own ($TMPDIR or /tmp), and one line names it.
+ * A run that could not be written where asked is not lost: its JSON goes to a new file of its
+ * own ($TMPDIR or /tmp), of a name nobody can plant in advance, readable by its owner only,
+ * and one line names it.
  */
 static void save_fallback(const struct sp_run *run, const struct render_opts *json)
 {
 	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	struct cli_output out;
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/schedprof-run-%d.json", dir, (int)getpid());
-	if (!cli_write_run(run, json, path))
+	if (cli_output_open_unique(&out, dir, "schedprof-run-", ".json"))
+		return;
+	snprintf(path, sizeof(path), "%s", out.path);
+	if (!cli_output_write_run(&out, "run", run, json))
 		notice("the run is saved in %s: schedprof report %s renders it", path, path);
+	cli_output_abort(&out);
 }
 
 /*
@@ -1049,10 +1054,10 @@ static int write_outputs(struct tracer *t, const struct sp_run *run, const struc
 		if (err && err != -EPIPE)
 			elog("cannot write the report: %s", strerror(-err));
 	} else {
-		err = cli_output_write_run(&t->out, run, &o->render);
+		err = cli_output_write_run(&t->out, "report", run, &o->render);
 	}
 	if (o->save)
-		serr = cli_output_write_run(&t->save, run, &json);
+		serr = cli_output_write_run(&t->save, "saved run", run, &json);
 	if (err && err != -EPIPE && serr)
 		save_fallback(run, &json);
 	return err ?: (o->save ? serr : 0);

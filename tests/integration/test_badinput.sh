@@ -275,7 +275,51 @@ for args in "report $A" "report -f json $FULL" "diff $A $B" "diff -f json $A $FU
 	got=$(closed_stdout $args)
 	[ "$got" = "141 0" ] || { echo "FAIL case $n: $args to a closed pipe: status, stderr bytes: $got" >&2; bad=$((bad + 1)); }
 done
+# the reader goes away in the middle of a report larger than a pipe holds (`| head -c 1`):
+# 141 and quiet too, not "Input/output error"
+python3 - "$MIN" "$IN/big.json" <<'PY' || fail "cannot write the big run"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["schedules"]
+for i in range(4000):
+    s["callers"].append({"caller": "func_%d" % i, "wait": None, "count": 1, "offcpu_ns": 1,
+                         "max_ns": 1, "comms": {"cat": {"count": 1, "offcpu_ns": 1, "max_ns": 1}},
+                         "stacks": []})
+s["total"] += 4000
+s["voluntary"] += 4000
+json.dump(d, open(sys.argv[2], "w"))
+PY
+# head_closed ARGS...: schedprof ARGS into a pipe of 4 KiB whose reader reads one byte and
+# closes it (`| head -c 1`, on a pipe smaller than the report); prints "STATUS STDERR-BYTES"
+head_closed() {
+	TMP=$TMP \
+	python3 - "$SCHEDPROF" "$@" <<'PY'
+import fcntl, os, subprocess, sys
+r, w = os.pipe()
+fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ
+err = open(os.environ["TMP"] + "/err", "wb")
+p = subprocess.Popen(sys.argv[1:], stdout=w, stderr=err, stdin=subprocess.DEVNULL)
+os.close(w)
+os.read(r, 1)
+os.close(r)
+p.wait()
+err.close()
+print(p.returncode, os.path.getsize(os.environ["TMP"] + "/err"))
+PY
+}
+for args in "report $IN/big.json -n 0" "report -f json $IN/big.json" "diff $IN/big.json $MIN -n 0"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	got=$(head_closed $args)
+	[ "$got" = "141 0" ] || { echo "FAIL case $n: $args | head -c 1: status, stderr bytes: $got: $(cat "$TMP/err")" >&2; bad=$((bad + 1)); }
+done
 if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ]; then
+	n=$((n + 1))
+	# ... and trace, which then saves no copy of the run aside: the user closed the pipe
+	mkdir "$TMP/tmpdir"
+	got=$(TMPDIR=$TMP/tmpdir head_closed trace -a -d 0.5 -n 0 --stacks)
+	[ "$got" = "141 0" ] && [ -z "$(ls -A "$TMP/tmpdir")" ] ||
+		{ echo "FAIL case $n: trace -a -n 0 --stacks | head -c 1: $got, left $(ls -A "$TMP/tmpdir"): $(cat "$TMP/err")" >&2; bad=$((bad + 1)); }
 	n=$((n + 1))
 	got=$(closed_stdout trace --views schedules -- true)
 	[ "$got" = "141 0" ] || { echo "FAIL case $n: trace to a closed pipe: $got" >&2; bad=$((bad + 1)); }
