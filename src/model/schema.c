@@ -151,7 +151,7 @@ static const struct sp_field run_fields[] = {
 	SP_STR_NULL(struct sp_run, "version", version),
 	SP_STR_NULL(struct sp_run, "kernel", kernel),
 	SP_STR_NULL(struct sp_run, "hostname", hostname),
-	SP_INT(struct sp_run, "ncpus", ncpus, INT_MIN, INT_MAX),
+	SP_INT(struct sp_run, "ncpus", ncpus, 1, 65536), /* a machine has at least one */
 	SP_U64(struct sp_run, "start_unix_ns", start_unix_ns),
 	SP_U64(struct sp_run, "elapsed_ns", elapsed_ns),
 	SP_STR_NULL(struct sp_run, "options", options),

@@ -46,6 +46,10 @@ mut(full, "prof_classes.json", lambda d: d["profile"].update(other=60))
 mut(full, "prof_target.json", lambda d: d["profile"].update(target=840, other=60))
 mut(full, "prof_stacks.json", lambda d: d["profile"]["functions"][0]["stacks"][0].update(count=10**9))
 mut(full, "locks_total.json", lambda d: d["locks"].update(total=32))
+mut(mn, "ncpus0.json", lambda d: d.update(ncpus=0))
+mut(mn, "ncpus_neg.json", lambda d: d.update(ncpus=-2))
+mut(mn, "ncpus_big.json", lambda d: d.update(ncpus=10**6))
+mut(full, "prof_cpus0.json", lambda d: d["profile"].update(cpus=0))
 mut(full, "locks_stacks.json", lambda d: d["locks"]["contentions"][0]["stacks"][0].update(count=99))
 PY
 : > "$IN/empty.json"
@@ -173,6 +177,10 @@ CASES=$(cat <<'EOF'
 -   | 1 | profile\.functions\[0\]: its stacks count [0-9]+, more than its samples | report $IN/prof_stacks.json
 -   | 1 | locks: the contentions' count \+ failed \+ lost \(31\) are not the total 32$ | report $IN/locks_total.json
 -   | 1 | locks\.contentions\[0\]: its stacks count [0-9]+, more than its count \+ failed 31$ | report $IN/locks_stacks.json
+-   | 1 | ^schedprof report: .*/ncpus0\.json: ncpus: expected an integer from 1 to 65536$ | report $IN/ncpus0.json
+-   | 1 | ncpus: expected an integer from 1 to 65536$ | report -o $D/out.txt $IN/ncpus_neg.json
+-   | 1 | ncpus: expected an integer from 1 to 65536$ | report $IN/ncpus_big.json
+-   | 1 | profile\.cpus: expected an integer from 1 to 65536$ | report $IN/prof_cpus0.json
 -   | 1 | ^schedprof report: .*/empty\.json: | report $IN/empty.json
 -   | 1 | ^schedprof report: /nonexistent/run\.json: | report /nonexistent/run.json
 -   | 1 | ^schedprof report: cannot write /nonexistent/dir/out\.txt: No such file or directory$ | report -o /nonexistent/dir/out.txt $A
@@ -192,6 +200,7 @@ CASES=$(cat <<'EOF'
 -   | 2 | unknown or incomplete option '--strict' | diff --strict $A $B
 -   | 1 | ^schedprof diff: .*/dup_row\.json: schedules\.callers\[0\]: duplicate key "count"$ | diff -o $D/out.txt $A $IN/dup_row.json
 -   | 1 | ^schedprof diff: .*/rows_over\.json: schedules: the callers' counts | diff $IN/rows_over.json $A
+-   | 1 | ^schedprof diff: .*/ncpus0\.json: ncpus: expected an integer from 1 to 65536$ | diff $A $IN/ncpus0.json
 # ---- with BPF: runtime errors before anything starts ----
 bpf | 1 | ^schedprof: no such process: [0-9]+$ | trace -o $D/out.txt -p $DEAD
 bpf | 127 | ^schedprof: cannot execute /nonexistent: | trace -o $D/out.txt -- /nonexistent
