@@ -148,6 +148,13 @@ CASES=$(cat <<'EOF'
 -   | 2 | unknown or incomplete option '--output' | trace -a --output
 -   | 2 | unknown or incomplete option '--bogus' | trace --bogus
 -   | 2 | unknown or incomplete option '-x' | trace -x -a
+# ---- trace --timeline-buffer: every refusal in one form, naming the range ----
+-   | 2 | ^schedprof trace: --timeline-buffer: 3K is out of range \(4K to 2G\)$ | trace --timeline --timeline-buffer 3K -a
+-   | 2 | ^schedprof trace: --timeline-buffer: 0 is out of range \(4K to 2G\)$ | trace --timeline --timeline-buffer 0 -a
+-   | 2 | ^schedprof trace: --timeline-buffer: 99999999999999999999 is out of range \(4K to 2G\)$ | trace --timeline --timeline-buffer 99999999999999999999 -a
+-   | 2 | ^schedprof trace: --timeline-buffer: 2147483649 is out of range \(4K to 2G\)$ | trace --timeline --timeline-buffer 2147483649 -a
+-   | 2 | ^schedprof trace: --timeline-buffer: '-1' is not a size \(4K to 2G: a number of bytes, or with K, M or G\)$ | trace --timeline --timeline-buffer -1 -a
+-   | 2 | ^schedprof trace: --timeline-buffer: 'M' is not a size \(4K to 2G: | trace --timeline --timeline-buffer M -a
 # ---- report ----
 -   | 2 | ^schedprof report: give one saved run: FILE\.json$ | report
 -   | 2 | give one saved run | report $A $B
