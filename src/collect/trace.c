@@ -86,6 +86,7 @@ struct tracer {
 	struct cli_output out, save; /* -o (or stdout) and --save, opened before the trace */
 	bool launched, reaped;
 	bool left_running; /* -d ended the trace, not the command */
+	uint64_t still_running; /* the command's processes alive when it was reaped */
 	bool ended_at_end; /* -d with --kill-on-end ended the command */
 	int status;
 	struct rusage ru;
@@ -141,6 +142,25 @@ static bool targets_gc(struct tracer *t, bool check_proc)
 	}
 	sp_records_free(&tgids);
 	return any;
+}
+
+/* The traced processes but the reaped command that are alive: what its end leaves running. */
+static uint64_t targets_left(struct tracer *t)
+{
+	struct sp_records tgids;
+	uint64_t n = 0;
+
+	if (!map_dump(t->targ_tgids_fd, &tgids) && !tgids.failed) {
+		for (size_t i = 0; i < tgids.n; i++) {
+			const __u32 *key = sp_records_key(&tgids, i);
+			const struct sp_target *v = sp_records_value(&tgids, i);
+
+			if (v->live && (pid_t)*key != t->launch.pid && target_pid_alive((pid_t)*key))
+				n++;
+		}
+	}
+	sp_records_free(&tgids);
+	return n;
 }
 
 static bool targets_alive(struct tracer *t)
@@ -987,6 +1007,7 @@ static void fill_command_info(struct sp_target_info *ti, const struct trace_opts
 	if (!t->reaped)
 		return;
 	ti->has_rusage = true;
+	ti->still_running = t->still_running;
 	ti->user_ns = timeval_ns(&t->ru.ru_utime);
 	ti->sys_ns = timeval_ns(&t->ru.ru_stime);
 	ti->exit_status = command_status(t);
@@ -1418,6 +1439,8 @@ int trace_run(const struct trace_opts *opts, const struct trace_hooks *h)
 	t.wall0 = wall0;
 	say_attached(&t, o, t0 - begin);
 	settle_command(&t, o, wait_for_end(&t, o, t0));
+	if (t.reaped)
+		t.still_running = targets_left(&t);
 	if (h && h->ended)
 		h->ended(h->ctx);
 	err = tracer_report(&t, o, &run, t0, wall0, &exit_code);

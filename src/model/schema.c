@@ -129,6 +129,9 @@ static const struct sp_field target_fields[] = {
 	/* the job's CPU time: both or neither */
 	RUSAGE("user_ns", user_ns),
 	RUSAGE("sys_ns", sys_ns),
+	/* written only when not 0 (absent in older files) */
+	{ .key = "still_running", .type = SP_T_U64, .flags = SP_SPARSE,
+	  .off = offsetof(struct sp_target_info, still_running), .when = is_command },
 };
 static const struct sp_schema target_schema = SP_SCHEMA_OF("target", target_fields);
 
