@@ -371,7 +371,7 @@ static int probe_features(struct tracer *t)
 			     strerror(-err));
 			return err;
 		}
-		if (boot_cache_store(NULL, FEATURES_CACHE, FEATURES_MAGIC, &t->features,
+		if (boot_cache_store_shared(NULL, FEATURES_CACHE, FEATURES_MAGIC, &t->features,
 				     sizeof(t->features)))
 			dlog("cannot cache the kernel features in /run/schedprof");
 	}
