@@ -337,6 +337,9 @@ if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ]; then
 	[ "$got" = "141 0" ] && [ -z "$(ls -A "$TMP/tmpdir")" ] ||
 		{ echo "FAIL case $n: trace -a -n 0 --stacks | head -c 1: $got, left $(ls -A "$TMP/tmpdir"): $(cat "$TMP/err")" >&2; bad=$((bad + 1)); }
 	n=$((n + 1))
+	got=$(head_closed trace -i 0.3 -a -d 1 -n 0 --stacks)
+	[ "$got" = "141 0" ] || { echo "FAIL case $n: trace -i ... | head -c 1: $got: $(cat "$TMP/err")" >&2; bad=$((bad + 1)); }
+	n=$((n + 1))
 	got=$(closed_stdout trace --views schedules -- true)
 	[ "$got" = "141 0" ] || { echo "FAIL case $n: trace to a closed pipe: $got" >&2; bad=$((bad + 1)); }
 else
