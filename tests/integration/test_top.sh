@@ -205,7 +205,8 @@ pass "SIGTERM: exit 0; SIGQUIT: exit 131; both: main screen back, BPF gone"
 
 # Ctrl-Z hands the terminal back to the shell, fg takes it again
 SESSION=jobs
-tm new-session -d -s jobs -x 160 -y 50 "bash --norc --noprofile -i"
+# bash says "Stopped" in the C locale only (de_DE: "Angehalten")
+tm new-session -d -s jobs -x 160 -y 50 "env LC_ALL=C bash --norc --noprofile -i"
 sleep 0.5
 tm send-keys -t jobs "$SCHEDPROF top -i 0.3 -a --views schedules" Enter
 wait_pane '^schedules: ' 8
