@@ -145,8 +145,9 @@ int cli_output_write(struct cli_output *out, const char *what, cli_write_fn writ
 	char *path = out->path ? strdup(out->path) : NULL; /* the output's, gone by the end */
 	int err = write_fn(ctx, out->f), cerr;
 
+	/* ENOSPC, EPIPE: what the write met, not ferror's EIO */
 	if (err && cli_output_error(out))
-		err = -cli_output_error(out); /* ENOSPC, EPIPE: what the write met, not ferror's EIO */
+		err = -cli_output_error(out);
 	if (err)
 		cli_output_abort(out);
 	else if ((cerr = cli_output_commit(out)))

@@ -66,14 +66,19 @@ static bool trusted_owner(uid_t uid)
 
 static const char *kind_of(mode_t m)
 {
-	return S_ISLNK(m) ? "symbolic link" : S_ISFIFO(m) ? "FIFO" : S_ISCHR(m) ? "character device" :
-	       S_ISBLK(m) ? "block device" : S_ISSOCK(m) ? "socket" : S_ISDIR(m) ? "directory" : "file";
+	return S_ISLNK(m)  ? "symbolic link" :
+	       S_ISFIFO(m) ? "FIFO" :
+	       S_ISCHR(m)  ? "character device" :
+	       S_ISBLK(m)  ? "block device" :
+	       S_ISSOCK(m) ? "socket" :
+	       S_ISDIR(m)  ? "directory" : "file";
 }
 
 /*
- * A FIFO or character device written in place: what is there (st, through the link if via_link)
- * is checked before the open, which can block (a FIFO without a reader), and is the same
- * file as the descriptor after it. 1: not such a file (the link is replaced by a file).
+ * A FIFO or character device written in place: what is there (st, through the link if
+ * via_link) is checked before the open, which can block (a FIFO without a reader), and is
+ * the same file as the descriptor after it. 1: not such a file (the link is replaced by a
+ * file).
  */
 static int open_in_place(struct cli_output *o, const struct stat *st, bool via_link)
 {
@@ -206,8 +211,8 @@ static int open_path(struct cli_output *o)
 			return -errno;
 	} else if (S_ISLNK(st.st_mode)) {
 		if (!trusted_owner(st.st_uid)) {
-			elog("cannot write %s: a symbolic link of another user (uid %u), not followed: "
-			     "give a path of your own", o->path, (unsigned)st.st_uid);
+			elog("cannot write %s: a symbolic link of another user (uid %u), not "
+			     "followed: give a path of your own", o->path, (unsigned)st.st_uid);
 			return -EPERM;
 		}
 		/* ours (/dev/stdout is root's): to a FIFO or a device, written in place */
