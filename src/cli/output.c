@@ -181,9 +181,9 @@ static int create_beside(struct cli_output *o, const char *dir, const char *pref
 	return open_stream(o);
 }
 
-static int split_path(struct cli_output *o, char **ret_dir)
+static int split_path(struct cli_output *o, const char *path, char **ret_dir)
 {
-	char *for_base = strdup(o->path), *for_dir = strdup(o->path);
+	char *for_base = strdup(path), *for_dir = strdup(path);
 	int err = 0;
 
 	if (for_base && for_dir) {
@@ -197,11 +197,42 @@ static int split_path(struct cli_output *o, char **ret_dir)
 	return err;
 }
 
+/* A link to a descriptor (/dev/stdout, /proc/self/fd/1): what it leads to is no path of its own. */
+static bool fd_link(const char *path)
+{
+	char to[64];
+	ssize_t n;
+
+	if (!strncmp(path, "/proc/", 6) || !strncmp(path, "/dev/fd/", 8))
+		return true;
+	n = readlink(path, to, sizeof(to) - 1);
+	to[n > 0 ? n : 0] = 0;
+	return !strncmp(to, "/proc/", 6) || !strncmp(to, "/dev/fd/", 8);
+}
+
+/* Through a descriptor's link to a regular file (a shell's > or >>): appended in place. */
+static int open_appended(struct cli_output *o, const struct stat *st)
+{
+	struct stat fst;
+	int fd = open(o->path, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &fst) || fst.st_dev != st->st_dev || fst.st_ino != st->st_ino) {
+		close(fd);
+		return -EAGAIN;
+	}
+	o->fd = fd;
+	o->dirfd = -1;
+	return open_stream(o);
+}
+
 static int open_path(struct cli_output *o)
 {
 	struct stat st;
 	mode_t mask = umask(0), mode;
-	char *dir = NULL, *prefix = NULL;
+	char *dir = NULL, *prefix = NULL, *real = NULL;
+	const char *target = o->path; /* the file replaced */
 	int err;
 
 	umask(mask);
@@ -218,7 +249,15 @@ static int open_path(struct cli_output *o)
 		/* ours (/dev/stdout is root's): to a FIFO or a device, written in place */
 		if (!stat(o->path, &st) && (err = open_in_place(o, &st, true)) <= 0)
 			return err;
-		/* to a regular file or nothing: the link is replaced, its target left alone */
+		if (!access(o->path, F_OK) && fd_link(o->path))
+			return open_appended(o, &st);
+		/* to a file: that file is replaced (its mode not copied); to nothing: the link */
+		if (!access(o->path, F_OK)) {
+			real = realpath(o->path, NULL);
+			if (!real)
+				return -errno;
+			target = real;
+		}
 	} else if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
 		return open_in_place(o, &st, false);
 	} else if (S_ISDIR(st.st_mode)) {
@@ -232,7 +271,7 @@ static int open_path(struct cli_output *o)
 	} else if (st.st_uid == geteuid()) {
 		mode = st.st_mode & 0777; /* our own file keeps its permissions, not set-id bits */
 	}
-	err = split_path(o, &dir);
+	err = split_path(o, target, &dir);
 	if (!err && asprintf(&prefix, ".%s.", o->base) < 0) {
 		prefix = NULL;
 		err = -ENOMEM;
@@ -241,6 +280,7 @@ static int open_path(struct cli_output *o)
 		err = create_beside(o, dir, prefix, mode);
 	free(dir);
 	free(prefix);
+	free(real);
 	return err;
 }
 

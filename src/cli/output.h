@@ -6,14 +6,16 @@
  * else a random hidden name, O_EXCL) and put in place only when complete, so a failed write
  * (a full disk) leaves neither a truncated file nor a clobbered old one.
  *
- * A link is never followed into a file: the new file replaces the link. A FIFO or a
- * character device (/dev/null, /dev/stdout, a terminal) is written in place when it, and the
- * link that leads to it if any, belong to root, to schedprof's user or to the sudo caller;
- * anyone else's is refused, as is a block device, so that another user cannot plant a link
- * or a FIFO in a shared directory (/tmp) to have a run written where they choose. A new
- * file's mode is the umask's, or the replaced file's permission bits (no set-id bits) when
- * that file is schedprof's user's; under sudo it belongs to the invoking user. Write errors
- * keep their errno (ENOSPC, EPIPE), not stdio's EIO.
+ * A link is followed only when it belongs to root, to schedprof's user or to the sudo caller
+ * (another user's is refused), to the file it leads to, which is replaced. A FIFO or a
+ * character device (/dev/null, /dev/stdout to a pipe, a terminal) is written in place when
+ * it, and the link to it if any, belong to one of those; anyone else's is refused, as is a
+ * block device, so that another user cannot plant a link or a FIFO in a shared directory
+ * (/tmp) to have a run written where they choose. A descriptor's link (/dev/stdout,
+ * /proc/self/fd/N) to a file is appended to in place, as the shell opened it. A new file's
+ * mode is the umask's, or the replaced file's permission bits (no set-id bits) when that
+ * file is schedprof's user's and no link led to it; under sudo it belongs to the invoking
+ * user. Write errors keep their errno (ENOSPC, EPIPE), not stdio's EIO.
  */
 #ifndef SCHEDPROF_OUTPUT_H
 #define SCHEDPROF_OUTPUT_H

@@ -100,21 +100,32 @@ chmod 4777 "$TMP/suid.json"
 	fail "report over another user's file exited $?"
 [ "$(stat -c %u:%a "$TMP/suid.json")" = "0:644" ] ||
 	fail "the new file took the old one's owner or mode: $(stat -c %u:%a "$TMP/suid.json")"
-# our own link to a file: the link is replaced, its target left alone
+# our own link to a file: the file it leads to is replaced (a new file, of the umask's mode,
+# not the old one's), the link stays
 echo keep > "$TMP/target"
+chmod 4755 "$TMP/target"
 ln -s "$TMP/target" "$TMP/mylink.json"
-"$SCHEDPROF" report -f json -o "$TMP/mylink.json" "$FIXTURES/run_a.json" || fail "report over our own link exited $?"
-[ "$(cat "$TMP/target")" = keep ] && [ -f "$TMP/mylink.json" ] && [ ! -L "$TMP/mylink.json" ] ||
-	fail "our own link was followed, not replaced"
-# what a user names on purpose: /dev/stdout (a link of root's to a pipe), our own FIFO
+(umask 022; "$SCHEDPROF" report -f json -o "$TMP/mylink.json" "$FIXTURES/run_a.json") ||
+	fail "report through our own link exited $?"
+[ -L "$TMP/mylink.json" ] && [ "$(head -c 1 "$TMP/target")" = "{" ] ||
+	fail "our own link was not followed to its file"
+[ "$(stat -c %a "$TMP/target")" = 644 ] || fail "the file behind our link kept mode $(stat -c %a "$TMP/target")"
+# what a user names on purpose: /dev/stdout (a link of root's) to a pipe, and to a file the
+# shell opened (> truncates, >> appends: written in place, /dev stays as it was), our own FIFO
 n=$("$SCHEDPROF" report -o /dev/stdout "$FIXTURES/run_a.json" | wc -c)
 [ "$n" -gt 100 ] || fail "-o /dev/stdout wrote $n bytes"
+echo first > "$TMP/stdout.txt"
+"$SCHEDPROF" report -o /dev/stdout "$FIXTURES/run_a.json" >> "$TMP/stdout.txt" ||
+	fail "-o /dev/stdout >> file exited $?"
+[ "$(head -n 1 "$TMP/stdout.txt")" = first ] && [ "$(wc -l < "$TMP/stdout.txt")" -gt 5 ] ||
+	fail "-o /dev/stdout >> file: $(head -c 200 "$TMP/stdout.txt")"
+[ -L /dev/stdout ] || fail "/dev/stdout is no longer a link"
 mkfifo "$TMP/myfifo"
 (timeout 10 cat "$TMP/myfifo" > "$TMP/fromfifo") &
 timeout 10 "$SCHEDPROF" report -o "$TMP/myfifo" "$FIXTURES/run_a.json" || fail "-o our own FIFO exited $?"
 wait
 [ -p "$TMP/myfifo" ] && [ "$(wc -c < "$TMP/fromfifo")" -gt 100 ] || fail "our own FIFO was not written in place"
-pass "a file replaced takes neither owner nor set-uid mode; own link replaced; /dev/stdout and own FIFO written"
+pass "a file replaced takes neither owner nor set-uid mode; own link followed; /dev/stdout and own FIFO written"
 
 # the fallback save: an unguessable name, mode 0600, never through a planted link
 for i in $(seq 0 300); do run_nobody ln -sf "$TMP/victim" "$SHARED/schedprof-run-$(($$ + i)).json"; done
