@@ -7,6 +7,7 @@
 # sudo the files belong to the invoking user. Links, FIFOs and devices another user planted
 # (as nobody, through setpriv) are refused; the fallback name cannot be guessed.
 . "$(dirname "$0")/lib.sh"
+FIXTURES=${FIXTURES:?FIXTURES must name tests/fixtures}
 require_bpf
 
 start=$(date +%s%N)
