@@ -293,18 +293,7 @@ for args in "report $A" "report -f json $FULL" "diff $A $B" "diff -f json $A $FU
 done
 # the reader goes away in the middle of a report larger than a pipe holds (`| head -c 1`):
 # 141 and quiet too, not "Input/output error"
-python3 - "$MIN" "$IN/big.json" <<'PY' || fail "cannot write the big run"
-import json, sys
-d = json.load(open(sys.argv[1]))
-s = d["schedules"]
-for i in range(4000):
-    s["callers"].append({"caller": "func_%d" % i, "wait": None, "count": 1, "offcpu_ns": 1,
-                         "max_ns": 1, "comms": {"cat": {"count": 1, "offcpu_ns": 1, "max_ns": 1}},
-                         "stacks": []})
-s["total"] += 4000
-s["voluntary"] += 4000
-json.dump(d, open(sys.argv[2], "w"))
-PY
+big_run "$MIN" "$IN/big.json"
 # head_closed ARGS...: schedprof ARGS into a pipe of 4 KiB whose reader reads one byte and
 # closes it (`| head -c 1`, on a pipe smaller than the report); prints "STATUS STDERR-BYTES"
 head_closed() {

@@ -40,7 +40,12 @@ pass "full disk: old file kept, nothing partial left, run saved in $(basename "$
 "$SCHEDPROF" report -f json -o "$TMP/full/new.json" "$saved" 2>"$TMP/err"
 [ $? = 1 ] || fail "report into a full disk exited 0"
 [ "$(ls -A "$TMP/full")" = run.json ] || fail "report left: $(ls -A "$TMP/full")"
-pass "report into a full disk: exit 1, no partial file"
+# a table (stdio's ferror() alone says EIO) of 4000 rows, beyond the disk: the write's errno
+big_run "$FIXTURES/run_min.json" "$TMP/big.json"
+"$SCHEDPROF" report -n 0 -o "$TMP/full/new.txt" "$TMP/big.json" 2>"$TMP/err"
+[ $? = 1 ] && [ "$(cat "$TMP/err")" = "schedprof report: cannot write the report to $TMP/full/new.txt: No space left on device" ] ||
+	fail "a table into a full disk: $(cat "$TMP/err")"
+pass "report into a full disk: exit 1, no partial file, 'No space left on device'"
 
 "$SCHEDPROF" trace --views schedules -o /dev/null -- true || fail "-o /dev/null exited $?"
 [ -c /dev/null ] || fail "/dev/null is no longer a character device"
