@@ -141,17 +141,23 @@ int cli_write_output(const char *path, const char *what, cli_write_fn write_fn, 
 int cli_output_write(struct cli_output *out, const char *what, cli_write_fn write_fn,
 		     const void *ctx)
 {
+	bool to_stdout = !out->path;
+	char *path = out->path ? strdup(out->path) : NULL; /* the output's, gone by the end */
 	int err = write_fn(ctx, out->f), cerr;
 
+	/* ENOSPC, EPIPE: what the write met, not ferror's EIO */
+	if (err && cli_output_error(out))
+		err = -cli_output_error(out);
 	if (err)
 		cli_output_abort(out);
 	else if ((cerr = cli_output_commit(out)))
 		err = cerr;
-	if (err == -EPIPE && !out->path)
-		return -EPIPE;
+	if (err == -EPIPE && to_stdout)
+		return -EPIPE; /* the reader went away (| head): a quiet exit */
 	if (err)
-		elog("cannot write the %s%s%s: %s", what, out->path ? " to " : "",
-		     out->path ? out->path : "", strerror(-err));
+		elog("cannot write the %s%s%s: %s", what, path ? " to " : "", path ? path : "",
+		     strerror(-err));
+	free(path);
 	return err;
 }
 
@@ -167,12 +173,12 @@ static int write_run(const void *ctx, FILE *f)
 	return render_run(ro->run, ro->ro, f);
 }
 
-int cli_output_write_run(struct cli_output *out, const struct sp_run *run,
+int cli_output_write_run(struct cli_output *out, const char *what, const struct sp_run *run,
 			 const struct render_opts *ro)
 {
 	struct run_output ctx = { run, ro };
 
-	return cli_output_write(out, "report", write_run, &ctx);
+	return cli_output_write(out, what, write_run, &ctx);
 }
 
 int cli_write_run(const struct sp_run *run, const struct render_opts *ro, const char *path)

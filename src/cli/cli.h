@@ -94,8 +94,8 @@ struct cli_output;
 int cli_output_write(struct cli_output *out, const char *what, cli_write_fn write_fn,
 		     const void *ctx);
 
-/* The run rendered with ro into out, as cli_output_write(). */
-int cli_output_write_run(struct cli_output *out, const struct sp_run *run,
+/* The run rendered with ro into out, as cli_output_write() ("the WHAT" in its error). */
+int cli_output_write_run(struct cli_output *out, const char *what, const struct sp_run *run,
 			 const struct render_opts *ro);
 
 /* The run rendered with ro into path (NULL: stdout), as cli_write_output(). */

@@ -49,7 +49,10 @@ static int print_interval(void *ctx, const struct sp_run *iv, const struct sp_ru
 	}
 	/* each interval as it ends: a reader of the lines sees it now */
 	if (!err && fflush(out))
-		err = errno == EPIPE ? -EPIPE : -EIO;
+		err = -EIO;
+	/* out keeps its write's errno (output.h): EPIPE is a quiet end, ENOSPC said as such */
+	if (err == -EIO && ferror(out) && errno > 0)
+		err = -errno;
 	if (err && err != -EPIPE)
 		elog("cannot write interval %llu: %s", (unsigned long long)iv->interval.index,
 		     strerror(-err));

@@ -329,30 +329,24 @@ static int parse_interval(struct trace_opts *o, const char *arg)
 }
 
 /* A size in bytes with an optional K, M or G suffix (powers of 1024): 4 KiB to 2 GiB. */
+/* A size of 4K to 2G: bytes, or a number with K, M or G; every refusal names the range. */
 static int parse_size(const char *arg, uint64_t *ret, const char *name)
 {
 	static const char units[] = "KMG";
-	size_t len = strlen(arg);
+	size_t len = strlen(arg), digits;
 	const char *u = len ? strchr(units, arg[len - 1] & ~0x20) : NULL;
-	char num[32];
-	uint64_t v;
-	int err;
+	unsigned int shift = u && *u ? 10 * (unsigned int)(u - units + 1) : 0;
+	uint64_t v = 0;
 
-	if (!len || len >= sizeof(num) || (u && len == 1) ||
-	    (!u && (arg[len - 1] < '0' || arg[len - 1] > '9')))
-		return cli_usage_error(&trace_cmd, "%s: '%s' is not a size (a number of bytes, or "
-					      "with K, M or G)", name, arg);
-	memcpy(num, arg, len + 1);
-	if (u && *u)
-		num[len - 1] = 0;
-	err = cli_parse_number(&trace_cmd, name, num, 1, 1ULL << 31, &v);
-	if (err)
-		return err;
-	if (u && *u)
-		v <<= 10 * (u - units + 1);
-	if (v < 4096 || v > (1ULL << 31))
+	digits = len - (shift ? 1 : 0);
+	if (!digits || strspn(arg, "0123456789") != digits)
+		return cli_usage_error(&trace_cmd, "%s: '%s' is not a size (4K to 2G: a number of "
+					      "bytes, or with K, M or G)", name, arg);
+	for (size_t i = 0; i < digits && v <= (1ULL << 31); i++)
+		v = v * 10 + (uint64_t)(arg[i] - '0');
+	if (v > (1ULL << 31) >> shift || (v << shift) < 4096)
 		return cli_usage_error(&trace_cmd, "%s: %s is out of range (4K to 2G)", name, arg);
-	*ret = v;
+	*ret = v << shift;
 	return 0;
 }
 

@@ -339,7 +339,7 @@ int attach_ids_cache_store(const char *dir, const struct attach_kbtf *k,
 
 	if (err)
 		return err;
-	err = boot_cache_store(dir, ATTACH_CACHE, ATTACH_MAGIC, buf, len);
+	err = boot_cache_store_shared(dir, ATTACH_CACHE, ATTACH_MAGIC, buf, len);
 	free(buf);
 	return err;
 }

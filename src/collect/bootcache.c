@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Per-boot caches of what start-up learns about the kernel (bootcache.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -147,8 +148,24 @@ int boot_cache_load_alloc(const char *dir, const char *name, const char *magic, 
 	return 0;
 }
 
-int boot_cache_store(const char *dir, const char *name, const char *magic, const void *data,
-		     size_t size)
+/*
+ * /run/schedprof, root's and 0755: anyone may read the shared caches in it, nobody else write.
+ * An older 0700 one of ours is opened up when a shared cache goes in.
+ */
+static int make_dir(bool shared)
+{
+	struct stat st;
+
+	if (mkdir(BOOT_CACHE_DIR, 0755) && errno != EEXIST)
+		return -errno;
+	if (!shared || lstat(BOOT_CACHE_DIR, &st) || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 07777) == 0755)
+		return 0;
+	return chmod(BOOT_CACHE_DIR, 0755) ? -errno : 0;
+}
+
+static int store(const char *dir, const char *name, const char *magic, const void *data,
+		 size_t size, bool shared)
 {
 	struct cache_header h;
 	char path[4096], tmp[4200];
@@ -157,15 +174,17 @@ int boot_cache_store(const char *dir, const char *name, const char *magic, const
 	err = make_header(&h, magic, size);
 	if (err)
 		return err;
-	if (!dir && mkdir(BOOT_CACHE_DIR, 0700) && errno != EEXIST)
-		return -errno;
+	if (!dir && (err = make_dir(shared)))
+		return err;
 	cache_path(dir, name, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;
-	if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
-	    write(fd, data, size) != (ssize_t)size)
+	if (shared && fchmod(fd, 0644)) /* the umask aside */
+		err = -errno;
+	else if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
+		 write(fd, data, size) != (ssize_t)size)
 		err = -EIO;
 	else if (fsync(fd))
 		err = -errno;
@@ -175,4 +194,16 @@ int boot_cache_store(const char *dir, const char *name, const char *magic, const
 	if (err)
 		unlink(tmp);
 	return err;
+}
+
+int boot_cache_store(const char *dir, const char *name, const char *magic, const void *data,
+		     size_t size)
+{
+	return store(dir, name, magic, data, size, false);
+}
+
+int boot_cache_store_shared(const char *dir, const char *name, const char *magic,
+			    const void *data, size_t size)
+{
+	return store(dir, name, magic, data, size, true);
 }

@@ -20,8 +20,18 @@ int boot_cache_load(const char *dir, const char *name, const char *magic, void *
  */
 int boot_cache_load_alloc(const char *dir, const char *name, const char *magic, size_t max,
 			  void **ret_data, size_t *ret_size);
-/* Writes it atomically (creating /run/schedprof when dir is NULL). 0 or -errno. */
+/*
+ * Writes it atomically (creating /run/schedprof, 0755, when dir is NULL), readable by its
+ * writer only (0600): for what holds kernel addresses (KASLR), which a user that
+ * kernel.kptr_restrict hides them from must not read here. 0 or -errno.
+ */
 int boot_cache_store(const char *dir, const char *name, const char *magic, const void *data,
 		     size_t size);
+/*
+ * The same, readable by anyone (0644): for what anyone can learn anyway (what the kernel's
+ * world-readable BTF says), so that a run with capabilities but not root uses root's.
+ */
+int boot_cache_store_shared(const char *dir, const char *name, const char *magic,
+			    const void *data, size_t size);
 
 #endif

@@ -495,7 +495,7 @@ static int make_cache(const char *dir, const void *elf, size_t elf_size, const c
 	/* this boot's answer for this object either way: not made again at every start-up */
 	if (err == -ESRCH || err == -EOPNOTSUPP) {
 		h.btf_hash = CORE_NONE;
-		boot_cache_store(dir, CORE_CACHE, CORE_MAGIC, &h, sizeof(h));
+		boot_cache_store_shared(dir, CORE_CACHE, CORE_MAGIC, &h, sizeof(h));
 		return -ENOTSUP;
 	}
 	if (err)
@@ -513,7 +513,7 @@ static int make_cache(const char *dir, const void *elf, size_t elf_size, const c
 	*ret_buf = buf;
 	*ret_size = sizeof(h) + len;
 	/* not cached: made again next time, nothing is wrong with this run */
-	boot_cache_store(dir, CORE_CACHE, CORE_MAGIC, buf, *ret_size);
+	boot_cache_store_shared(dir, CORE_CACHE, CORE_MAGIC, buf, *ret_size);
 	return 0;
 }
 

@@ -52,7 +52,7 @@ static int preempt_rq_off(int64_t *ret)
 
 	if (boot_cache_load(NULL, PREEMPT_CACHE, PREEMPT_MAGIC, &c, sizeof(c))) {
 		c.found = !kfeatures_preempt_rq_off_file(NULL, &c.off);
-		if (boot_cache_store(NULL, PREEMPT_CACHE, PREEMPT_MAGIC, &c, sizeof(c)))
+		if (boot_cache_store_shared(NULL, PREEMPT_CACHE, PREEMPT_MAGIC, &c, sizeof(c)))
 			dlog("cannot cache the preempt count's place in /run/schedprof");
 	}
 	*ret = c.off;

@@ -86,6 +86,7 @@ struct tracer {
 	struct cli_output out, save; /* -o (or stdout) and --save, opened before the trace */
 	bool launched, reaped;
 	bool left_running; /* -d ended the trace, not the command */
+	uint64_t still_running; /* the command's processes alive when it was reaped */
 	bool ended_at_end; /* -d with --kill-on-end ended the command */
 	int status;
 	struct rusage ru;
@@ -141,6 +142,25 @@ static bool targets_gc(struct tracer *t, bool check_proc)
 	}
 	sp_records_free(&tgids);
 	return any;
+}
+
+/* The traced processes but the reaped command that are alive: what its end leaves running. */
+static uint64_t targets_left(struct tracer *t)
+{
+	struct sp_records tgids;
+	uint64_t n = 0;
+
+	if (!map_dump(t->targ_tgids_fd, &tgids) && !tgids.failed) {
+		for (size_t i = 0; i < tgids.n; i++) {
+			const __u32 *key = sp_records_key(&tgids, i);
+			const struct sp_target *v = sp_records_value(&tgids, i);
+
+			if (v->live && (pid_t)*key != t->launch.pid && target_pid_alive((pid_t)*key))
+				n++;
+		}
+	}
+	sp_records_free(&tgids);
+	return n;
 }
 
 static bool targets_alive(struct tracer *t)
@@ -351,7 +371,7 @@ static int probe_features(struct tracer *t)
 			     strerror(-err));
 			return err;
 		}
-		if (boot_cache_store(NULL, FEATURES_CACHE, FEATURES_MAGIC, &t->features,
+		if (boot_cache_store_shared(NULL, FEATURES_CACHE, FEATURES_MAGIC, &t->features,
 				     sizeof(t->features)))
 			dlog("cannot cache the kernel features in /run/schedprof");
 	}
@@ -987,6 +1007,7 @@ static void fill_command_info(struct sp_target_info *ti, const struct trace_opts
 	if (!t->reaped)
 		return;
 	ti->has_rusage = true;
+	ti->still_running = t->still_running;
 	ti->user_ns = timeval_ns(&t->ru.ru_utime);
 	ti->sys_ns = timeval_ns(&t->ru.ru_stime);
 	ti->exit_status = command_status(t);
@@ -1021,17 +1042,22 @@ static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const 
 }
 
 /*
- * A run that could not be written where asked is not lost: its JSON goes to a file of its
- * own ($TMPDIR or /tmp), and one line names it.
+ * A run that could not be written where asked is not lost: its JSON goes to a new file of its
+ * own ($TMPDIR or /tmp), of a name nobody can plant in advance, readable by its owner only,
+ * and one line names it.
  */
 static void save_fallback(const struct sp_run *run, const struct render_opts *json)
 {
 	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	struct cli_output out;
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/schedprof-run-%d.json", dir, (int)getpid());
-	if (!cli_write_run(run, json, path))
+	if (cli_output_open_unique(&out, dir, "schedprof-run-", ".json"))
+		return;
+	snprintf(path, sizeof(path), "%s", out.path);
+	if (!cli_output_write_run(&out, "run", run, json))
 		notice("the run is saved in %s: schedprof report %s renders it", path, path);
+	cli_output_abort(&out);
 }
 
 /*
@@ -1049,10 +1075,10 @@ static int write_outputs(struct tracer *t, const struct sp_run *run, const struc
 		if (err && err != -EPIPE)
 			elog("cannot write the report: %s", strerror(-err));
 	} else {
-		err = cli_output_write_run(&t->out, run, &o->render);
+		err = cli_output_write_run(&t->out, "report", run, &o->render);
 	}
 	if (o->save)
-		serr = cli_output_write_run(&t->save, run, &json);
+		serr = cli_output_write_run(&t->save, "saved run", run, &json);
 	if (err && err != -EPIPE && serr)
 		save_fallback(run, &json);
 	return err ?: (o->save ? serr : 0);
@@ -1413,6 +1439,8 @@ int trace_run(const struct trace_opts *opts, const struct trace_hooks *h)
 	t.wall0 = wall0;
 	say_attached(&t, o, t0 - begin);
 	settle_command(&t, o, wait_for_end(&t, o, t0));
+	if (t.reaped)
+		t.still_running = targets_left(&t);
 	if (h && h->ended)
 		h->ended(h->ctx);
 	err = tracer_report(&t, o, &run, t0, wall0, &exit_code);

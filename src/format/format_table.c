@@ -54,6 +54,11 @@ static void print_header(const struct sp_run *run, FILE *f)
 			sp_pct(t->user_ns + t->sys_ns, run->elapsed_ns), run->ncpus);
 	}
 	fprintf(f, "  [%s, %s]\n", run->kernel ? run->kernel : "?", run->hostname ? run->hostname : "?");
+	if (t->mode == SP_TARGET_COMMAND && t->still_running)
+		fprintf(f, "note: %" PRIu64 " process%s of the command %s still running when it "
+			   "ended (a daemon, a background job): not traced after its end\n",
+			t->still_running, t->still_running == 1 ? "" : "es",
+			t->still_running == 1 ? "was" : "were");
 }
 
 /*

@@ -745,13 +745,23 @@ static void put_legend(struct page *p)
 
 /* ---- tables ---- */
 
+/* Under a figure derived from the timeline, when events were lost. */
+static void put_incomplete(struct page *p)
+{
+	if (p->tl->lost)
+		pf(p, "<p class=\"warn\">From incomplete data: %" PRIu64 " events were lost.</p>\n",
+		   p->tl->lost);
+}
+
 static void put_tables(struct page *p)
 {
 	const struct sp_timeline *tl = p->tl;
 	uint64_t total;
 	char b1[32];
 
-	ps(p, "<h2>Critical path</h2>\n<p>");
+	ps(p, "<h2>Critical path</h2>\n");
+	put_incomplete(p);
+	ps(p, "<p>");
 	put_dur(p, tl->cp_total_ns);
 	pf(p, " in %zu steps, from task %d backwards from ", tl->ncp, tl->end_tid);
 	put_dur(p, tl->end_ns);
@@ -768,7 +778,9 @@ static void put_tables(struct page *p)
 		put_dur(p, r->ns);
 		pf(p, "</td><td class=\"n\">%s%%</td></tr>\n", fx1(pct(r->ns, tl->cp_total_ns), b1));
 	}
-	ps(p, "</table>\n<h2>Parallelism</h2>\n<table><tr><th>tasks</th><th>running</th>"
+	ps(p, "</table>\n<h2>Parallelism</h2>\n");
+	put_incomplete(p);
+	ps(p, "<table><tr><th>tasks</th><th>running</th>"
 	      "<th>share</th><th>runnable</th><th>share</th></tr>\n");
 	total = 0;
 	for (size_t i = 0; i < tl->nrunning; i++)
@@ -786,6 +798,7 @@ static void put_tables(struct page *p)
 		pf(p, "</td><td class=\"n\">%s%%</td></tr>\n", fx1(pct(b, total), b1));
 	}
 	ps(p, "</table>\n<h2>Serial phases</h2>\n");
+	put_incomplete(p);
 	if (!tl->nserial)
 		ps(p, "<p>None: no 100 ms or more with one task running while CPUs were idle.</p>\n");
 	else
@@ -864,8 +877,8 @@ static int put_page(struct page *p)
 	put_title(p, run);
 	ps(p, "</h1>\n<p class=\"meta\">elapsed ");
 	put_dur(p, run->elapsed_ns);
-	pf(p, ", %d CPUs, %zu tasks, %zu segments, critical path ", run->ncpus, tl->ntasks,
-		tl->nsegs);
+	pf(p, ", %d CPUs, %zu tasks, %zu segments, critical path%s ", run->ncpus, tl->ntasks,
+		tl->nsegs, tl->lost ? " (from incomplete data)" : "");
 	put_dur(p, tl->cp_total_ns);
 	ps(p, ", kernel ");
 	put_text(p, run->kernel);
@@ -875,8 +888,9 @@ static int put_page(struct page *p)
 	      "their colours by their shares of its time.</p>\n");
 	if (tl->lost)
 		pf(p, "<p class=\"warn\">%" PRIu64 " events were lost (the ring buffer was full: "
-			   "a bigger --timeline-buffer keeps them); the lanes have gaps.</p>\n",
-			tl->lost);
+			   "a bigger --timeline-buffer keeps them); the lanes have gaps, and the "
+			   "critical path, the parallelism and the serial phases come from "
+			   "incomplete data.</p>\n", tl->lost);
 	pf(p, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		   "height=\"%d\" viewBox=\"0 0 %d %d\">\n", SVG_W, height, SVG_W, height);
 	put_legend(p);

@@ -383,6 +383,8 @@ struct sp_target_info {
 	int exit_status;/* COMMAND mode: the job's exit status (128+sig when signalled) */
 	bool has_rusage;
 	uint64_t user_ns, sys_ns; /* COMMAND mode: the job's CPU time (children included) */
+	/* COMMAND mode: its processes still running when it ended (a daemon): untraced after */
+	uint64_t still_running;
 };
 
 /*

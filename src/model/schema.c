@@ -129,6 +129,9 @@ static const struct sp_field target_fields[] = {
 	/* the job's CPU time: both or neither */
 	RUSAGE("user_ns", user_ns),
 	RUSAGE("sys_ns", sys_ns),
+	/* written only when not 0 (absent in older files) */
+	{ .key = "still_running", .type = SP_T_U64, .flags = SP_SPARSE,
+	  .off = offsetof(struct sp_target_info, still_running), .when = is_command },
 };
 static const struct sp_schema target_schema = SP_SCHEMA_OF("target", target_fields);
 
@@ -151,7 +154,7 @@ static const struct sp_field run_fields[] = {
 	SP_STR_NULL(struct sp_run, "version", version),
 	SP_STR_NULL(struct sp_run, "kernel", kernel),
 	SP_STR_NULL(struct sp_run, "hostname", hostname),
-	SP_INT(struct sp_run, "ncpus", ncpus, INT_MIN, INT_MAX),
+	SP_INT(struct sp_run, "ncpus", ncpus, 1, 65536), /* a machine has at least one */
 	SP_U64(struct sp_run, "start_unix_ns", start_unix_ns),
 	SP_U64(struct sp_run, "elapsed_ns", elapsed_ns),
 	SP_STR_NULL(struct sp_run, "options", options),

@@ -114,9 +114,27 @@ static const struct sp_field cp_rank_fields[] = {
 #undef T
 static const struct sp_schema cp_rank_schema = SP_SCHEMA_OF("cp_rank", cp_rank_fields);
 
+/* Events were lost: the critical path and the parallelism come from a timeline with gaps. */
+static bool tl_incomplete(const void *obj)
+{
+	return ((const struct sp_timeline *)obj)->lost > 0;
+}
+
+static int write_incomplete(struct json_writer *w, const struct sp_field *f, const void *obj)
+{
+	(void)obj;
+	jw_kv_bool(w, f->key, true);
+	return 0;
+}
+
+/* written when lost > 0, not read back: it follows from lost */
+#define INCOMPLETE { .key = "incomplete", .type = SP_T_CUSTOM, .write = write_incomplete, \
+		     .when = tl_incomplete }
+
 #define T struct sp_timeline
 /* "critical_path" and "parallelism" group members of struct sp_timeline itself (offset 0) */
 static const struct sp_field cp_fields[] = {
+	INCOMPLETE,
 	SP_U64(T, "total_ns", cp_total_ns),
 	SP_LINES(T, "segments", cp, ncp, cp_cap, cp_seg_schema),
 	SP_LINES(T, "ranked", cp_ranks, ncp_ranks, cp_ranks_cap, cp_rank_schema),
@@ -148,6 +166,7 @@ static const struct sp_schema serial_schema = SP_SCHEMA_OF("serial_phase", seria
 
 #define T struct sp_timeline
 static const struct sp_field par_fields[] = {
+	INCOMPLETE,
 	SP_LINES(T, "running", running, nrunning, running_cap, running_schema),
 	SP_LINES(T, "runnable", runnable, nrunnable, runnable_cap, runnable_schema),
 	SP_LINES(T, "serial_phases", serial, nserial, serial_cap, serial_schema),
@@ -210,7 +229,8 @@ static int print_critical_path(const struct sp_run *run, const struct render_opt
 	for (size_t i = 0; i < tl->ntasks && !end_comm; i++)
 		if (tl->tasks[i].tid == tl->end_tid)
 			end_comm = tl->tasks[i].comm;
-	fprintf(f, "critical path: %s of %s elapsed, back from the end of %s (tid %d) at %s\n",
+	fprintf(f, "critical path%s: %s of %s elapsed, back from the end of %s (tid %d) at %s\n",
+		tl->lost ? " (from incomplete data: events lost)" : "",
 		fmt_duration(tl->cp_total_ns, d1, sizeof(d1)),
 		fmt_duration(run->elapsed_ns, d2, sizeof(d2)), end_comm ? end_comm : "?", tl->end_tid,
 		fmt_duration(tl->end_ns, d3, sizeof(d3)));
@@ -300,7 +320,8 @@ static int print_parallelism(const struct sp_run *run, FILE *f)
 		all = sp_sat_add(all, tl->running[i].ns);
 	for (size_t i = 0; i < tl->nrunnable; i++)
 		all_q = sp_sat_add(all_q, tl->runnable[i].ns);
-	fprintf(f, "parallelism: %.2f tasks running on average (%d CPUs), %.2f runnable\n",
+	fprintf(f, "parallelism%s: %.2f tasks running on average (%d CPUs), %.2f runnable\n",
+		tl->lost ? " (from incomplete data: events lost)" : "",
 		sp_par_mean(tl->running, tl->nrunning), run->ncpus,
 		sp_par_mean(tl->runnable, tl->nrunnable));
 	err = sp_par_pairs(tl->running, tl->nrunning, tl->runnable, tl->nrunnable, &p, &np);
@@ -326,8 +347,8 @@ static void print_serial(const struct sp_run *run, const struct render_opts *o, 
 	size_t n = sp_rows_shown(tl->nserial, o);
 	char d1[32], d2[32];
 
-	fprintf(f, "serial phases (one task running or runnable, CPUs idle, at least 100ms): %zu, %s",
-		tl->nserial, fmt_duration(tl->serial_ns, d1, sizeof(d1)));
+	fprintf(f, "serial phases (one task running or runnable, CPUs idle, at least 100ms%s): "
+		   "%zu, %s", tl->lost ? "; from incomplete data: events lost" : "", tl->nserial, fmt_duration(tl->serial_ns, d1, sizeof(d1)));
 	if (run->elapsed_ns)
 		fprintf(f, " (%.1f%% of elapsed)", sp_pct(tl->serial_ns, run->elapsed_ns));
 	fputc('\n', f);

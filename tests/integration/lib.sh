@@ -31,6 +31,23 @@ jget() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
+# big_run SMALL OUT: SMALL (run_min.json) with 4000 more one-schedule callers: a report larger
+# than a pipe or a small disk holds
+big_run() {
+	python3 - "$1" "$2" <<'PY' || fail "cannot write the big run $2"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["schedules"]
+for i in range(4000):
+    s["callers"].append({"caller": "func_%d" % i, "wait": None, "count": 1, "offcpu_ns": 1,
+                         "max_ns": 1, "comms": {"cat": {"count": 1, "offcpu_ns": 1, "max_ns": 1}},
+                         "stacks": []})
+s["total"] += 4000
+s["voluntary"] += 4000
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+
 # count for a caller, optionally restricted to one comm: caller_count FILE CALLER [COMM]
 caller_count() {
 	python3 - "$@" <<'PY'

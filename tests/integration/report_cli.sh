@@ -184,4 +184,37 @@ assert rows[0]["name"] == "anon_pipe_read" and rows[0]["a"] == 7900000000 and ro
 assert d["summary"]["elapsed_ns"]["delta"] == -4900000000
 PY
 pass "diff of a run with itself is all zeros; diff -f json"
+jget() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+# a timeline that lost events: its derived figures say they come from incomplete data, in the
+# table, the JSON (read back too) and the timeline page; without losses they do not
+TL=$FIXTURES/run_tl.json
+python3 - "$TL" "$TMP/tl_lost.json" <<'PY' || fail "cannot write the lossy timeline"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["timeline"]["lost"] = 17
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run 0 "$SCHEDPROF" report --views timeline "$TMP/tl_lost.json"
+cp "$TMP/out" "$TMP/tl_lost.txt"
+for what in "critical path" parallelism "serial phases"; do
+	grep -Eq "^$what \((.*; )?from incomplete data: events lost\):" "$TMP/tl_lost.txt" ||
+		fail "the table's $what does not say it comes from incomplete data"
+done
+run 0 "$SCHEDPROF" report --views timeline "$TL"
+cp "$TMP/out" "$TMP/tl.txt"
+! grep -q "incomplete" "$TMP/tl.txt" || fail "a timeline without losses is called incomplete"
+run 0 "$SCHEDPROF" report -f json -o "$TMP/tl_lost_out.json" "$TMP/tl_lost.json"
+[ "$(jget "$TMP/tl_lost_out.json" '(d["timeline"]["critical_path"].get("incomplete"), d["timeline"]["parallelism"].get("incomplete"))')" = "(True, True)" ] ||
+	fail "the JSON's critical_path and parallelism do not say incomplete"
+run 0 "$SCHEDPROF" report -f json -o "$TMP/tl_out.json" "$TL"
+[ "$(jget "$TMP/tl_out.json" '"incomplete" in d["timeline"]["critical_path"]')" = False ] ||
+	fail "the JSON says incomplete without losses"
+run 0 "$SCHEDPROF" report --views timeline "$TMP/tl_lost_out.json"
+run 0 "$SCHEDPROF" report -f timeline -o "$TMP/tl_lost.html" "$TMP/tl_lost.json"
+[ "$(grep -c 'From incomplete data: 17 events were lost' "$TMP/tl_lost.html")" = 3 ] &&
+	grep -q 'critical path (from incomplete data)' "$TMP/tl_lost.html" ||
+	fail "the timeline page does not mark its derived figures"
+pass "lost timeline events: critical path, parallelism, serial phases marked (table, JSON, page)"
 echo "PASS: report and diff"

@@ -46,6 +46,10 @@ mut(full, "prof_classes.json", lambda d: d["profile"].update(other=60))
 mut(full, "prof_target.json", lambda d: d["profile"].update(target=840, other=60))
 mut(full, "prof_stacks.json", lambda d: d["profile"]["functions"][0]["stacks"][0].update(count=10**9))
 mut(full, "locks_total.json", lambda d: d["locks"].update(total=32))
+mut(mn, "ncpus0.json", lambda d: d.update(ncpus=0))
+mut(mn, "ncpus_neg.json", lambda d: d.update(ncpus=-2))
+mut(mn, "ncpus_big.json", lambda d: d.update(ncpus=10**6))
+mut(full, "prof_cpus0.json", lambda d: d["profile"].update(cpus=0))
 mut(full, "locks_stacks.json", lambda d: d["locks"]["contentions"][0]["stacks"][0].update(count=99))
 PY
 : > "$IN/empty.json"
@@ -151,6 +155,13 @@ CASES=$(cat <<'EOF'
 -   | 2 | unknown or incomplete option '--output' | trace -a --output
 -   | 2 | unknown or incomplete option '--bogus' | trace --bogus
 -   | 2 | unknown or incomplete option '-x' | trace -x -a
+# ---- trace --timeline-buffer: every refusal in one form, naming the range ----
+-   | 2 | ^schedprof trace: --timeline-buffer: 3K is out of range \(4K to 2G\)$ | trace --timeline --timeline-buffer 3K -a
+-   | 2 | ^schedprof trace: --timeline-buffer: 0 is out of range \(4K to 2G\)$ | trace --timeline --timeline-buffer 0 -a
+-   | 2 | ^schedprof trace: --timeline-buffer: 99999999999999999999 is out of range \(4K to 2G\)$ | trace --timeline --timeline-buffer 99999999999999999999 -a
+-   | 2 | ^schedprof trace: --timeline-buffer: 2147483649 is out of range \(4K to 2G\)$ | trace --timeline --timeline-buffer 2147483649 -a
+-   | 2 | ^schedprof trace: --timeline-buffer: '-1' is not a size \(4K to 2G: a number of bytes, or with K, M or G\)$ | trace --timeline --timeline-buffer -1 -a
+-   | 2 | ^schedprof trace: --timeline-buffer: 'M' is not a size \(4K to 2G: | trace --timeline --timeline-buffer M -a
 # ---- report ----
 -   | 2 | ^schedprof report: give one saved run: FILE\.json$ | report
 -   | 2 | give one saved run | report $A $B
@@ -180,6 +191,10 @@ CASES=$(cat <<'EOF'
 -   | 1 | profile\.functions\[0\]: its stacks count [0-9]+, more than its samples | report $IN/prof_stacks.json
 -   | 1 | locks: the contentions' count \+ failed \+ lost \(31\) are not the total 32$ | report $IN/locks_total.json
 -   | 1 | locks\.contentions\[0\]: its stacks count [0-9]+, more than its count \+ failed 31$ | report $IN/locks_stacks.json
+-   | 1 | ^schedprof report: .*/ncpus0\.json: ncpus: expected an integer from 1 to 65536$ | report $IN/ncpus0.json
+-   | 1 | ncpus: expected an integer from 1 to 65536$ | report -o $D/out.txt $IN/ncpus_neg.json
+-   | 1 | ncpus: expected an integer from 1 to 65536$ | report $IN/ncpus_big.json
+-   | 1 | profile\.cpus: expected an integer from 1 to 65536$ | report $IN/prof_cpus0.json
 -   | 1 | ^schedprof report: .*/empty\.json: | report $IN/empty.json
 -   | 1 | ^schedprof report: /nonexistent/run\.json: | report /nonexistent/run.json
 -   | 1 | ^schedprof report: cannot write /nonexistent/dir/out\.txt: No such file or directory$ | report -o /nonexistent/dir/out.txt $A
@@ -209,6 +224,7 @@ bpf | 1 | ^schedprof agent: cannot use the spool directory .*/sp-theirs: it belo
 bpf | 1 | ^schedprof agent: cannot use the spool directory .*/sp-1777: it is writable by its group or others \(mode 1777\) | agent --spool $IN/sp-1777 -d 1 --sink ndjson:/dev/null
 bpf | 1 | ^schedprof agent: cannot use the spool directory .*/sp-seq: its seq file holds 'x', not a sequence number | agent --spool $IN/sp-seq -d 1 --sink ndjson:/dev/null
 bpf | 1 | its seq file holds '18446744073709551615', not a sequence number | agent --spool $IN/sp-seqmax -d 1 --sink ndjson:/dev/null
+-   | 1 | ^schedprof diff: .*/ncpus0\.json: ncpus: expected an integer from 1 to 65536$ | diff $A $IN/ncpus0.json
 # ---- with BPF: runtime errors before anything starts ----
 bpf | 1 | ^schedprof: no such process: [0-9]+$ | trace -o $D/out.txt -p $DEAD
 bpf | 127 | ^schedprof: cannot execute /nonexistent: | trace -o $D/out.txt -- /nonexistent
@@ -292,7 +308,43 @@ for args in "report $A" "report -f json $FULL" "diff $A $B" "diff -f json $A $FU
 	got=$(closed_stdout $args)
 	[ "$got" = "141 0" ] || { echo "FAIL case $n: $args to a closed pipe: status, stderr bytes: $got" >&2; bad=$((bad + 1)); }
 done
+# the reader goes away in the middle of a report larger than a pipe holds (`| head -c 1`):
+# 141 and quiet too, not "Input/output error"
+big_run "$MIN" "$IN/big.json"
+# head_closed ARGS...: schedprof ARGS into a pipe of 4 KiB whose reader reads one byte and
+# closes it (`| head -c 1`, on a pipe smaller than the report); prints "STATUS STDERR-BYTES"
+head_closed() {
+	TMP=$TMP \
+	python3 - "$SCHEDPROF" "$@" <<'PY'
+import fcntl, os, subprocess, sys
+r, w = os.pipe()
+fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ
+err = open(os.environ["TMP"] + "/err", "wb")
+p = subprocess.Popen(sys.argv[1:], stdout=w, stderr=err, stdin=subprocess.DEVNULL)
+os.close(w)
+os.read(r, 1)
+os.close(r)
+p.wait()
+err.close()
+print(p.returncode, os.path.getsize(os.environ["TMP"] + "/err"))
+PY
+}
+for args in "report $IN/big.json -n 0" "report -f json $IN/big.json" "diff $IN/big.json $MIN -n 0"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	got=$(head_closed $args)
+	[ "$got" = "141 0" ] || { echo "FAIL case $n: $args | head -c 1: status, stderr bytes: $got: $(cat "$TMP/err")" >&2; bad=$((bad + 1)); }
+done
 if [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ]; then
+	n=$((n + 1))
+	# ... and trace, which then saves no copy of the run aside: the user closed the pipe
+	mkdir "$TMP/tmpdir"
+	got=$(TMPDIR=$TMP/tmpdir head_closed trace -a -d 0.5 -n 0 --stacks)
+	[ "$got" = "141 0" ] && [ -z "$(ls -A "$TMP/tmpdir")" ] ||
+		{ echo "FAIL case $n: trace -a -n 0 --stacks | head -c 1: $got, left $(ls -A "$TMP/tmpdir"): $(cat "$TMP/err")" >&2; bad=$((bad + 1)); }
+	n=$((n + 1))
+	got=$(head_closed trace -i 0.3 -a -d 1 -n 0 --stacks)
+	[ "$got" = "141 0" ] || { echo "FAIL case $n: trace -i ... | head -c 1: $got: $(cat "$TMP/err")" >&2; bad=$((bad + 1)); }
 	n=$((n + 1))
 	got=$(closed_stdout trace --views schedules -- true)
 	[ "$got" = "141 0" ] || { echo "FAIL case $n: trace to a closed pipe: $got" >&2; bad=$((bad + 1)); }

@@ -93,3 +93,33 @@ tail -n 1 "$TMP/err" | grep -qx "$marker" || fail "as uid 65534: $(cat "$TMP/err
 t=$(jget "$D/user.json" 'd["schedules"]["total"]')
 [ "$t" -gt 0 ] || fail "CAP_BPF + CAP_PERFMON as uid 65534: no schedules in the report"
 pass "uid 65534 with CAP_BPF + CAP_PERFMON only: warned up front, the run is kept ($t schedules)"
+
+# ---- the per-boot caches root made: what the kernel's world-readable BTF says (attach IDs,
+# CO-RE BTF, features, the preempt count's place) is shared, 0644, and a run as uid 65534 with
+# CAP_BPF + CAP_PERFMON uses it; the scheduler's text ranges (kernel addresses: KASLR) stay
+# root's, 0600, so such a run names callers [unknown] (its warning says so) ----
+RUN=/run/schedprof
+rm -f "$RUN/features.cache" "$RUN/preempt.cache" "$RUN/attach.cache" "$RUN/core.btf"
+"$SCHEDPROF" trace --views schedules -o /dev/null -- true || fail "root's run exited $?"
+[ "$(stat -c %u:%a "$RUN")" = 0:755 ] || fail "$RUN is $(stat -c %u:%a "$RUN"), not root's 0755"
+for f in features.cache preempt.cache attach.cache core.btf; do
+	[ "$(stat -c %u:%a "$RUN/$f")" = 0:644 ] || fail "$RUN/$f is $(stat -c %u:%a "$RUN/$f"), not root's 0644"
+done
+[ "$(stat -c %a "$RUN/fold.cache")" = 600 ] || fail "$RUN/fold.cache (kernel addresses) is $(stat -c %a "$RUN/fold.cache")"
+mkdir "$D/u"
+chown 65534 "$D/u"
+chmod 755 "$D" "$TMP"
+setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,+bpf,+perfmon \
+	--ambient-caps=-all,+bpf,+perfmon "$SCHEDPROF" trace -v --views schedules -f json \
+	-o "$D/u/u.json" -- sleep 0.1 > /dev/null 2> "$TMP/err"
+rc=$?
+[ $rc = 0 ] || fail "uid 65534 after root's run: exit $rc: $(grep -v libbpf "$TMP/err" | head -5)"
+grep -q "attach IDs from the boot's cache" "$TMP/err" || fail "uid 65534 did not use root's attach IDs: $(grep -i attach "$TMP/err")"
+grep -q "CO-RE BTF from the boot's cache" "$TMP/err" || fail "uid 65534 did not use root's CO-RE BTF: $(grep -i co-re "$TMP/err")"
+grep -q "cannot cache the kernel features\|cannot cache the preempt" "$TMP/err" &&
+	fail "uid 65534 did not read root's features or preempt caches"
+if $hidden; then
+	grep -q "the callers of schedule() and locks as \[unknown\]" "$TMP/err" ||
+		fail "uid 65534 without CAP_SYSLOG is not told its callers are [unknown]"
+fi
+pass "uid 65534 with CAP_BPF + CAP_PERFMON reads root's BTF caches (0644); fold.cache stays 0600"

@@ -6,7 +6,8 @@
 #   the terminal's Ctrl-C reaches the command once, not twice;
 # - -d leaves the command running and says so (exit 0); --kill-on-end ends it;
 # - schedprof killed before the command's exec: the command never runs;
-# - kill -9 of schedprof: none of its BPF programs, links or maps is left, nor its command;
+# - kill -9 of schedprof: none of its BPF programs, links or maps is left, nor its command,
+#   nor a temporary file of -o or --save;
 # - two tracers at once both count a known workload exactly;
 # - on a terminal without -d, one line says what is traced and "Ctrl-C to stop"; never
 #   without a terminal.
@@ -228,3 +229,28 @@ work=$!
 "$SCHEDPROF" trace -p $work -o /dev/null 2> "$TMP/err"
 [ ! -s "$TMP/err" ] || { cat "$TMP/err"; fail "stderr not a terminal: a line was printed"; }
 pass "one 'Ctrl-C to stop' line on a terminal without -d; none with -d or without a terminal"
+
+# 8. kill -9 of schedprof: no temporary file of -o or --save is left in their directory
+mkdir "$TMP/out9"
+"$SCHEDPROF" trace -a -o "$TMP/out9/run.txt" --save "$TMP/out9/run.json" 2>/dev/null &
+sp=$!
+wait_attached $sp
+kill -9 $sp
+wait $sp 2>/dev/null
+[ -z "$(ls -A "$TMP/out9")" ] || fail "kill -9 left in the output directory: $(ls -A "$TMP/out9")"
+pass "kill -9: nothing left of -o and --save in their directory"
+
+# 9. a daemon the command started (setsid) outlives it: the trace ends with the command, and
+# the report says how many of its processes were still running then (text and JSON)
+"$SCHEDPROF" trace --views schedules -f json -o "$TMP/daemon.json" -- \
+	sh -c 'setsid sleep 3 </dev/null >/dev/null 2>&1 & setsid sleep 3 </dev/null >/dev/null 2>&1 & sleep 0.2' ||
+	fail "trace of a command leaving daemons exited $?"
+[ "$(jget "$TMP/daemon.json" 'd["target"].get("still_running")')" = 2 ] ||
+	fail "target.still_running is $(jget "$TMP/daemon.json" 'd["target"].get("still_running")'), expected 2"
+"$SCHEDPROF" report "$TMP/daemon.json" | grep -q "^note: 2 processes of the command were still running when it ended" ||
+	fail "the table does not say that 2 processes were left running: $("$SCHEDPROF" report "$TMP/daemon.json" | head -4)"
+"$SCHEDPROF" trace --views schedules -f json -o "$TMP/nodaemon.json" -- sh -c 'sleep 0.1 & wait' ||
+	fail "trace exited $?"
+[ "$(jget "$TMP/nodaemon.json" '"still_running" in d["target"]')" = False ] ||
+	fail "a command that waited for its children: still_running is written"
+pass "2 setsid daemons left running: target.still_running = 2 and a note; none: no key"

@@ -5,7 +5,8 @@
 # q quits with exit 0, the terminal's main screen back, and no BPF program or link of it left
 # (the ids its fds held are gone from the kernel). Ctrl-C and SIGTERM end it the same way, a
 # fatal signal (SIGQUIT) gives the terminal back first, Ctrl-Z hands it to the shell; with
-# -- COMMAND, q ends the command. Not a terminal: exit 1 with a line that says so.
+# -- COMMAND, q ends the command (exit 0) and Ctrl-C exits with the command's status (130),
+# as trace does. Not a terminal: exit 1 with a line that says so.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 command -v tmux >/dev/null || skip_or_fail "needs tmux (scripts/setup.sh --tests installs it)"
@@ -204,7 +205,8 @@ pass "SIGTERM: exit 0; SIGQUIT: exit 131; both: main screen back, BPF gone"
 
 # Ctrl-Z hands the terminal back to the shell, fg takes it again
 SESSION=jobs
-tm new-session -d -s jobs -x 160 -y 50 "bash --norc --noprofile -i"
+# bash says "Stopped" in the C locale only (de_DE: "Angehalten")
+tm new-session -d -s jobs -x 160 -y 50 "env LC_ALL=C bash --norc --noprofile -i"
 sleep 0.5
 tm send-keys -t jobs "$SCHEDPROF top -i 0.3 -a --views schedules" Enter
 wait_pane '^schedules: ' 8
@@ -233,3 +235,19 @@ rc=$(wait_exit cmd)
 [ "$rc" = 0 ] || fail "q with -- COMMAND: exit status $rc"
 kill -0 "$C" 2>/dev/null && fail "the command ($C) still runs after q"
 pass "q with -- COMMAND: exit 0, the command ended"
+
+# -- COMMAND and Ctrl-C: the terminal's SIGINT reaches the command, which dies of it, and top
+# exits as trace does, with the command's status (130); q above is top's own quit (0)
+SESSION=cmdint
+start_top cmdint -i 0.3 --views schedules -- sleep 600
+wait_pane 'top: command .*sleep' 5
+P=$(cat "$TMP/cmdint.pid")
+C=$(pgrep -P "$P" | head -n 1)
+[ -n "$C" ] || fail "no command under top"
+sleep 0.5
+tm send-keys -t cmdint C-c
+rc=$(wait_exit cmdint)
+[ "$rc" = 130 ] || fail "Ctrl-C with -- COMMAND: exit status $rc, expected 130"
+kill -0 "$C" 2>/dev/null && fail "the command ($C) still runs after Ctrl-C"
+[ "$(tm display -p -t cmdint '#{alternate_on}')" = 0 ] || fail "Ctrl-C: still on the alternate screen"
+pass "Ctrl-C with -- COMMAND: exit 130 (the command's SIGINT), the command ended"

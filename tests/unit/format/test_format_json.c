@@ -165,6 +165,7 @@ START_TEST(invalid_utf8_escaped)
 
 	sp_run_init(&run);
 	run.schema = strdup(SP_SCHEMA);
+	run.ncpus = 1;
 	run.sched.present = true;
 	run.sched.total = 1;
 	r = sp_sched_add_row(&run.sched);

@@ -37,6 +37,7 @@ static void add_row(struct sp_run *run, const char *caller, uint64_t count, uint
 static void make_run(struct sp_run *run)
 {
 	sp_run_init(run);
+	run->ncpus = 2; /* a saved run's machine has CPUs (read back in caller_cache) */
 	run->locks.present = true;
 	run->locks.available = true;
 	add_row(run, "a_caller", 10, 500000, 100000, 0);

@@ -152,9 +152,12 @@ START_TEST(table_edges)
 		"\ntimeline: 0 tasks, 0 segments, 100 events (ring buffer 64.0 KiB)\n"
 		"  note: 12 events lost (the ring buffer was full: give it more room); the timeline "
 		"and what follows from it have gaps\n"
-		"critical path: 0ns of 0ns elapsed, back from the end of ? (tid 77) at 0ns\n"
-		"parallelism: 0.00 tasks running on average (4 CPUs), 0.00 runnable\n"
-		"serial phases (one task running or runnable, CPUs idle, at least 100ms): 0, 0ns\n"));
+		"critical path (from incomplete data: events lost): 0ns of 0ns elapsed, back from "
+		"the end of ? (tid 77) at 0ns\n"
+		"parallelism (from incomplete data: events lost): 0.00 tasks running on average "
+		"(4 CPUs), 0.00 runnable\n"
+		"serial phases (one task running or runnable, CPUs idle, at least 100ms; from "
+		"incomplete data: events lost): 0, 0ns\n"));
 	ck_assert_ptr_null(strstr(out, "SHARE"));
 	free(out);
 	sp_run_free(&run);
