@@ -154,7 +154,10 @@ static const struct sp_field run_fields[] = {
 	SP_STR_NULL(struct sp_run, "version", version),
 	SP_STR_NULL(struct sp_run, "kernel", kernel),
 	SP_STR_NULL(struct sp_run, "hostname", hostname),
-	SP_INT(struct sp_run, "ncpus", ncpus, 1, 65536), /* a machine has at least one */
+	/* a machine has at least one; 0 is unknown (a run made from the warehouse's rows), which
+	 * is not written, so a file that says 0 is refused */
+	{ .key = "ncpus", .type = SP_T_INT, .flags = SP_SPARSE, .off = offsetof(struct sp_run, ncpus),
+	  .min = 1, .max = 65536 },
 	SP_U64(struct sp_run, "start_unix_ns", start_unix_ns),
 	SP_U64(struct sp_run, "elapsed_ns", elapsed_ns),
 	SP_STR_NULL(struct sp_run, "options", options),
@@ -235,6 +238,8 @@ static bool is_zero(const struct sp_field *f, const void *p)
 		return !*(const uint64_t *)p;
 	case SP_T_UINT:
 		return !*(const unsigned int *)p;
+	case SP_T_INT:
+		return !*(const int *)p;
 	case SP_T_BOOL:
 		return !*(const bool *)p;
 	default:

@@ -52,7 +52,7 @@ enum {
 				* (consecutive fields of one .group_off) is there when any of its
 				* keys is, and then sets the bool and needs every key */
 	SP_INLINE = 1u << 6,   /* ARRAY: each element on one line (a long array of small ones) */
-	SP_SPARSE = 1u << 7,   /* STR, HEX, U64, UINT, BOOL: written only when not NULL/0/false,
+	SP_SPARSE = 1u << 7,   /* STR, HEX, U64, UINT, INT, BOOL: written only when not NULL/0/false,
 				* absent reads as that */
 };
 

@@ -14,7 +14,7 @@ static const struct sp_field row_fields[] = {
 	SP_STR(T, "caller", caller),
 	SP_STR(T, "kind", kind),
 	SP_STR(T, "lock", lock),
-	SP_STR(T, "lock_source", source),
+	SP_STR_NULL(T, "lock_source", source), /* null: unknown (the warehouse keeps no source) */
 	SP_U64(T, "count", count),
 	SP_U64(T, "wait_ns", wait_ns),
 	SP_U64(T, "max_ns", max_ns),

@@ -49,7 +49,9 @@ static int write_comms(struct json_writer *w, const struct sp_field *f, const vo
 #define T struct sp_profile_view
 static const struct sp_field view_fields[] = {
 	SP_UINT(T, "hz", hz, 1, UINT_MAX),
-	SP_INT(T, "cpus", cpus, 1, 65536), /* the CPUs sampled: at least one */
+	/* the CPUs sampled: at least one; 0 is unknown (the warehouse's rows), not written */
+	{ .key = "cpus", .type = SP_T_INT, .flags = SP_SPARSE, .off = offsetof(T, cpus), .min = 1,
+	  .max = 65536 },
 	SP_BOOL(T, "callchains", callchains),
 	SP_U64(T, "total", total),
 	SP_U64(T, "idle", idle),

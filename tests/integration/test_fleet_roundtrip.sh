@@ -31,6 +31,10 @@ ivs=$(ch s1 "SELECT uniqExact(seq) FROM schedprof.schedules FINAL WHERE host = '
 "$SCHEDPROF" report "$TMP/saved.json" -f table -n 0 > "$TMP/saved.txt" || fail "report saved.json"
 "$SCHEDPROF" report --from "$(ch_url s1)" -f table -n 0 > "$TMP/wh.txt" ||
 	fail "report --from"
+# the warehouse knows no CPU count: its saved run must read back all the same
+"$SCHEDPROF" report --from "$(ch_url s1)" -f json -o "$TMP/wh.json" || fail "report --from -f json"
+"$SCHEDPROF" report "$TMP/wh.json" -f table -n 0 > "$TMP/wh2.txt" ||
+	fail "report of report --from's JSON: exit $?"
 # kept FILE [bycomm]: the parts of the tables both can print; bycomm: of the --by comm
 # tables, with each comm's line (blank lines part the comm groups, not the views)
 kept() {
