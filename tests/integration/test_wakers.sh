@@ -10,11 +10,13 @@ WAKEWORK=${WAKEWORK:?WAKEWORK must name the workload binary}
 N=2000
 
 # wakers FILE CALLER COMM: "count woken-by-COMM-from-FUNCTION ... " of the row, JSON wakers
+# (the row of the wait itself, not of a lock taken on the way: PREEMPT_RT's pipe mutex and
+# tasklist_lock are rt locks, rows of the same caller in the rt-mutex class)
 wakers() {
 	python3 - "$@" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-rows = [r for r in d["schedules"]["callers"] if r["caller"] == sys.argv[2]]
+rows = [r for r in d["schedules"]["callers"] if r["caller"] == sys.argv[2] and r["wait"] in (None, "pipe")]
 if not rows:
     sys.exit("no row " + sys.argv[2])
 r = rows[0]
