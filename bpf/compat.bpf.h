@@ -31,6 +31,75 @@ struct address_space___pre68 {
 	spinlock_t private_lock;
 } __attribute__((preserve_access_index));
 
+/* Linux 6.6 to 6.10: inode.i_ctime_sec and i_ctime_nsec were __i_ctime; before 6.6 i_ctime. */
+struct inode___pre611 {
+	struct timespec64 __i_ctime;
+} __attribute__((preserve_access_index));
+
+struct inode___pre66 {
+	struct timespec64 i_ctime;
+} __attribute__((preserve_access_index));
+
+/*
+ * ino's change time into *sec and *nsec, through whichever field the running kernel has
+ * (direct loads: ino is a BTF pointer); 0 when it has none of them.
+ */
+static __always_inline void sp_inode_ctime(struct inode *ino, __s64 *sec, __u32 *nsec)
+{
+	if (bpf_core_field_exists(struct inode, i_ctime_sec)) {
+		*sec = ino->i_ctime_sec;
+		*nsec = ino->i_ctime_nsec;
+	} else if (bpf_core_field_exists(struct inode___pre611, __i_ctime)) {
+		struct inode___pre611 *o = (void *)ino;
+
+		*sec = o->__i_ctime.tv_sec;
+		*nsec = o->__i_ctime.tv_nsec;
+	} else if (bpf_core_field_exists(struct inode___pre66, i_ctime)) {
+		struct inode___pre66 *o = (void *)ino;
+
+		*sec = o->i_ctime.tv_sec;
+		*nsec = o->i_ctime.tv_nsec;
+	} else {
+		*sec = 0;
+		*nsec = 0;
+	}
+}
+
+/*
+ * PREEMPT_RT: a mutex is an rt_mutex_base (rtmutex), an rw_semaphore an rwbase_rt (rwbase: a
+ * readers count and an rt_mutex_base), a spinlock_t an rt_mutex_base at its address. A
+ * contention names the rt_mutex_base inside the lock (LCB_F_RT), the rwbase_rt while a
+ * writer waits for readers (LCB_F_RT | READ or WRITE), or the spinlock_t (LCB_F_RT | SPIN).
+ */
+struct rwbase_rt___sp {
+	struct rt_mutex_base rtmutex;
+} __attribute__((preserve_access_index));
+
+struct rw_semaphore___rt {
+	struct rwbase_rt___sp rwbase;
+} __attribute__((preserve_access_index));
+
+struct mutex___rt {
+	struct rt_mutex_base rtmutex;
+} __attribute__((preserve_access_index));
+
+/* PREEMPT_RT: where a mutex's rt_mutex_base is in it. */
+static __always_inline bool sp_rt_mutex_off(__u64 *off)
+{
+	return sp_field_off(off, mutex___rt, rtmutex);
+}
+
+/* PREEMPT_RT: where an rw_semaphore's rwbase_rt is, and the rt_mutex_base inside it. */
+static __always_inline bool sp_rt_rwsem_base_off(__u64 *off)
+{
+	return sp_field_off(off, rw_semaphore___rt, rwbase);
+}
+
+static __always_inline bool sp_rt_rwsem_mutex_off(__u64 *off)
+{
+	return sp_field_off(off, rw_semaphore___rt, rwbase.rtmutex);
+}
+
 /* A runqueue's lock. */
 static __always_inline bool sp_rq_lock_off(__u64 *off)
 {

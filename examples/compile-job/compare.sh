@@ -55,8 +55,10 @@ summ() {
 		intab && NF == 0 { intab = 0 }
 		# a row: COUNT first, WAIT and CALLER last (the columns between depend on the run)
 		intab && NF >= 6 && $1 ~ /^[0-9]+$/ {
-			# anon_pipe_read on recent kernels (6.18 here), pipe_read/pipe_wait on older ones
-			if ($NF == "anon_pipe_read" || $NF == "pipe_read" || $NF == "pipe_wait")
+			# anon_pipe_read on recent kernels (6.18 here), pipe_read/pipe_wait on older ones;
+			# asleep for data (wait "pipe"), not on the pipe mutex (PREEMPT_RT: "rt-mutex")
+			if (($NF == "anon_pipe_read" || $NF == "pipe_read" || $NF == "pipe_wait") &&
+			    $(NF - 1) == "pipe")
 				rd += $1
 			if ($(NF - 1) == "io")
 				io += $1

@@ -40,6 +40,10 @@ static const struct {
 	{ "__down_common*", SP_WAIT_SEMAPHORE },
 	{ "rt_mutex_slowlock*", SP_WAIT_RTMUTEX },
 	{ "__rt_mutex_slowlock*", SP_WAIT_RTMUTEX },
+	/* PREEMPT_RT: spinlock_t and rwlock_t (rtlock), a writer waiting for an rwsem's readers */
+	{ "rtlock_slowlock*", SP_WAIT_RTMUTEX },
+	{ "rwbase_write_lock*", SP_WAIT_RTMUTEX },
+	{ "__rwbase_read_lock*", SP_WAIT_RTMUTEX },
 	{ "percpu_rwsem_wait*", SP_WAIT_PERCPU_RWSEM },
 	{ "__percpu_down_read*", SP_WAIT_PERCPU_RWSEM },
 	{ "percpu_down_write*", SP_WAIT_PERCPU_RWSEM },
