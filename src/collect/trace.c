@@ -32,6 +32,7 @@
 #include "corebtf.h"
 #include "commands.h"
 #include "foldcfg.h"
+#include "featprobe.h"
 #include "kfeatures.h"
 #include "ksyms.h"
 #include "log.h"
@@ -335,8 +336,6 @@ static double ms_since(uint64_t t0)
 #define CORE_BTF_ENV "SCHEDPROF_CORE_BTF"
 /* For tests: milliseconds to hold the command before its exec (the lifecycle test kills then). */
 #define HOLD_ENV "SCHEDPROF_TEST_HOLD_MS"
-#define FEATURES_CACHE "features.cache"
-#define FEATURES_MAGIC "schedprof-feat-1"
 
 /* The kernel features (kfeatures.h) each view's programs need. */
 static unsigned int view_needs(unsigned int view, const struct trace_opts *o)
@@ -354,26 +353,22 @@ static unsigned int view_needs(unsigned int view, const struct trace_opts *o)
 	return 0;
 }
 
-/* Reads the kernel's features from its BTF; 0, or -ENOTSUP when nothing can run on it. */
+/*
+ * The kernel's features, probed once per boot (featprobe.h); 0, or -ENOTSUP when nothing can
+ * run on it.
+ */
 static int probe_features(struct tracer *t)
 {
 	const char *lock_btf = getenv(LOCK_BTF_ENV);
 	struct sp_features lf;
 	char line[160];
+	bool cached;
 	int err, miss;
 
-	/* parsing the kernel's BTF takes ~10 ms: once per boot */
-	if (boot_cache_load(NULL, FEATURES_CACHE, FEATURES_MAGIC, &t->features,
-			    sizeof(t->features))) {
-		err = kfeatures_probe_file(NULL, &t->features);
-		if (err) {
-			elog("cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
-			     strerror(-err));
-			return err;
-		}
-		if (boot_cache_store(NULL, FEATURES_CACHE, FEATURES_MAGIC, &t->features,
-				     sizeof(t->features)))
-			dlog("cannot cache the kernel features in /run/schedprof");
+	err = featprobe_get(&t->features, &cached);
+	if (err) {
+		elog("cannot probe the kernel's BPF features: %s", strerror(-err));
+		return err;
 	}
 	if (lock_btf && *lock_btf) {
 		err = kfeatures_probe_file(lock_btf, &lf);
@@ -381,14 +376,28 @@ static int probe_features(struct tracer *t)
 			dlog("cannot read %s: %s", lock_btf, strerror(-err));
 		t->features.has[SP_FEAT_LOCK_TP] = !err && lf.has[SP_FEAT_LOCK_TP];
 	}
-	/* the traced-task set, which every view uses */
-	miss = kfeatures_first_missing(&t->features, SP_FEAT(SP_FEAT_TASK_STORAGE));
+	/* the traced-task set and the tracepoints, which every view uses */
+	miss = kfeatures_first_missing(&t->features, SP_FEAT(SP_FEAT_TP_BTF) |
+						     SP_FEAT(SP_FEAT_TRUSTED_TASK) |
+						     SP_FEAT(SP_FEAT_TASK_STORAGE));
 	if (miss >= 0) {
 		kfeatures_describe(miss, line, sizeof(line));
 		elog("%s", line);
 		return -ENOTSUP;
 	}
 	return 0;
+}
+
+/*
+ * The ways the programs take by the kernel's features (rodata, before load): the faster one
+ * where the probe found the feature, else the older one.
+ */
+static void apply_features(struct schedprof_bpf *skel, const struct sp_features *f)
+{
+	/* the user stacks read the task's process once through an untrusted pointer */
+	skel->rodata->ustack_untrusted = f->has[SP_FEAT_ARG_UNTRUSTED];
+	dlog("user stacks: the task's mm and group leader read through %s task pointer",
+	     f->has[SP_FEAT_ARG_UNTRUSTED] ? "an untrusted" : "the trusted");
 }
 
 /* One line per missing feature, naming the views it stops: "...: no schedules, locks views". */
@@ -464,6 +473,8 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 	if (!skel)
 		return -errno;
 	t->ctx.skel = skel;
+	t->ctx.features = &t->features;
+	apply_features(skel, &t->features);
 	skel->rodata->targ_all = o->mode == SP_TARGET_ALL || o->all;
 	/* -a -- COMMAND: the schedules and locks count every task, the profile's target is the job */
 	skel->rodata->targ_all_cmd = o->all && o->mode == SP_TARGET_COMMAND;
