@@ -33,6 +33,7 @@
 #include "commands.h"
 #include "foldcfg.h"
 #include "featprobe.h"
+#include "prog_budget.h"
 #include "kfeatures.h"
 #include "ksyms.h"
 #include "log.h"
@@ -124,6 +125,7 @@ struct tracer {
 	struct sp_delta_stats iv_stats; /* what did not subtract, over every interval */
 	uint64_t t0, wall0;
 	int iv_err;
+	bool budget; /* the verifier budget's one program loaded (prog_budget.h): done */
 };
 
 static int add_target(struct tracer *t, int pid)
@@ -682,8 +684,9 @@ static int tracer_setup(struct tracer *t, uint64_t t0)
 static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 {
 	/* and this thread's CPU time: what a loaded machine does not stretch */
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC), cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC), cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID), load0;
 	struct attach_ids_stats ids;
+	const char *budget;
 	char line[200];
 	int err;
 
@@ -706,11 +709,23 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 		if (err)
 			return err;
 		dlog("opened and configured in %.1f ms", ms_since(t0));
+		budget = prog_budget_mode();
+		if (budget) {
+			t->budget = true;
+			err = prog_budget_select(t->skel->obj, budget);
+			if (err)
+				return err > 0 ? -ECANCELED : err;
+		}
 		/* the tp_btf/iter targets' IDs from the boot's cache, not libbpf's parse (attach_ids.h) */
 		attach_ids_arm(NULL, NULL, t->skel->obj, t->core_btf.fd >= 0);
 		refusal_reset(&load_refusal);
 		test_refuse(t->skel);
+		load0 = now_ns(CLOCK_MONOTONIC);
 		err = schedprof_bpf__load(t->skel);
+		/* the budget's one program: said, refused or not, and never loaded again */
+		if (budget)
+			err = prog_budget_report(t->skel->obj, budget, err, ms_since(load0)) ?:
+			      -ECANCELED;
 		attach_ids_done(&ids);
 		attach_ids_describe(&ids, line, sizeof(line));
 		dlog("%s", line);
@@ -719,6 +734,8 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 		core_btf_close(&t->core_btf);
 		if (!err)
 			break;
+		if (budget)
+			return err;
 		if (!load_refusal.prog[0]) {
 			elog("cannot load the BPF programs: %s%s", strerror(-err),
 			     log_get_level() < LOG_LIBBPF ? " (-vv shows the verifier's log)" : "");
@@ -1540,6 +1557,8 @@ int trace_run(const struct trace_opts *opts, const struct trace_hooks *h)
 		h->ended(h->ctx);
 	err = tracer_report(&t, o, &run, t0, wall0, &exit_code);
 out:
+	if (t.budget)
+		exit_code = err == -ECANCELED ? EXIT_SUCCESS : EXIT_FAILURE;
 	if (t.launched && !t.reaped && exit_code != EXIT_NOEXEC && (err || stop_count) &&
 	    !t.left_running)
 		target_launch__abort(&t.launch);
