@@ -56,15 +56,15 @@ int BPF_PROG(fp_switch_tp, bool preempt, struct task_struct *prev, struct task_s
 
 /*
  * Trusted task pointers: current from bpf_get_current_task_btf() and a tp_btf task argument,
- * read directly and walked (task->group_leader, task->mm), as every view reads them.
+ * read directly and walked to the group leader, as every view reads them. (Each walk costs
+ * the verifier a search of the kernel's BTF: one is enough to tell.)
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(fp_trusted_task, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
-	struct mm_struct *mm = cur->mm;
 
-	return (cur->group_leader->tgid ^ next->tgid ^ (mm ? (int)mm->start_code : 0)) & 1;
+	return (cur->group_leader->tgid ^ next->tgid) & 1;
 }
 
 /* BPF task storage, keyed by current and by a tp_btf task argument */
