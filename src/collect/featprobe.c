@@ -139,6 +139,18 @@ int featprobe_run(struct sp_features *f)
 /* For the tests: features to take as missing, so that the older ways run on a new kernel. */
 #define FEATURES_OFF_ENV "SCHEDPROF_TEST_FEATURES_OFF"
 
+/* Appends " key" (no space first) to buf of size len, filled to *n; what does not fit is cut. */
+static void append_key(char *buf, size_t len, size_t *n, const char *key)
+{
+	int w;
+
+	if (*n + 1 >= len)
+		return;
+	w = snprintf(buf + *n, len - *n, "%s%s", *n ? " " : "", key);
+	if (w > 0)
+		*n = *n + (size_t)w < len ? *n + (size_t)w : len - 1;
+}
+
 int featprobe_get(struct sp_features *f, bool *ret_cached)
 {
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
@@ -150,8 +162,10 @@ int featprobe_get(struct sp_features *f, bool *ret_cached)
 
 	if (!cached) {
 		err = featprobe_run(&got);
-		if (err)
+		if (err) {
+			elog("cannot probe the kernel's BPF features: %s", strerror(-err));
 			return err;
+		}
 		if (kfeatures_cache_store(NULL, &got))
 			dlog("cannot cache the kernel features in /run/schedprof");
 	}
@@ -168,11 +182,10 @@ int featprobe_get(struct sp_features *f, bool *ret_cached)
 	}
 #endif
 	for (int i = 0; i < SP_FEAT__MAX; i++) {
-		char *buf = got.has[i] ? have : lack;
-		size_t *n = got.has[i] ? &nh : &nl;
-
-		*n += (size_t)snprintf(buf + *n, *n < sizeof(have) ? sizeof(have) - *n : 0, "%s%s",
-				       *n ? " " : "", kfeatures_key(i));
+		if (got.has[i])
+			append_key(have, sizeof(have), &nh, kfeatures_key(i));
+		else
+			append_key(lack, sizeof(lack), &nl, kfeatures_key(i));
 	}
 	dlog("kernel features from %s in %.1f ms: %s; missing: %s",
 	     cached ? "the boot's cache" : "the probes", (now_ns(CLOCK_MONOTONIC) - t0) / 1e6,

@@ -17,7 +17,7 @@ int featprobe_run(struct sp_features *f);
 
 /*
  * The features from the boot's cache, else probed and cached. *ret_cached says which; -v
- * logs them and where they came from. 0 or -errno (f untouched).
+ * logs them and where they came from. 0 or -errno (f untouched), said in one line.
  */
 int featprobe_get(struct sp_features *f, bool *ret_cached);
 

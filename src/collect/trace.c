@@ -368,10 +368,8 @@ static int probe_features(struct tracer *t)
 	int err, miss;
 
 	err = featprobe_get(&t->features, &cached);
-	if (err) {
-		elog("cannot probe the kernel's BPF features: %s", strerror(-err));
+	if (err)
 		return err;
-	}
 	if (lock_btf && *lock_btf) {
 		err = kfeatures_probe_file(lock_btf, &lf);
 		if (err)
