@@ -13,7 +13,10 @@
 #   verifier_budget.sh update   replaces this kernel's rows in the table with those
 #
 # Kernels are matched by major.minor and flavour: "6.1", "6.1-rt", "6.12", "6.18". SCHEDPROF
-# names the built binary; BUDGET_TABLE the table (default: beside this script).
+# names the built binary; BUDGET_TABLE the table (default: beside this script); BUDGET_REPS
+# loads each program that many times (default 1) and keeps the fastest load: load_ms is the
+# object's load with that one program (its maps' creation included), and only the verified
+# instructions are checked (a TCG guest's times are not comparable with a host's).
 . "$(dirname "$0")/../integration/lib.sh"
 require_bpf
 TABLE=${BUDGET_TABLE:-$(dirname "$0")/verifier-budget.tsv}
@@ -62,12 +65,16 @@ done
 
 # 2. each alone: "PROG<TAB>OPTIONS<TAB>KERNEL<TAB>INSNS<TAB>MS" (INSNS "refused": not loaded)
 for prog in "${all[@]}"; do
-	# shellcheck disable=SC2086
-	SCHEDPROF_TEST_LOAD_ONLY=$prog "$SCHEDPROF" trace -d 1 ${opts_of[$prog]} > "$TMP/one" 2>"$TMP/one.err"
-	IFS=$'\t' read -r tag name insns ms < <(grep "^budget" "$TMP/one")
-	[ "${tag:-}" = budget ] && [ "$name" = "$prog" ] || fail "$prog alone: no budget line: $(cat "$TMP/one.err")"
-	[ "$insns" = refused ] && ms=-
-	printf '%s\t%s\t%s\t%s\t%s\n' "$prog" "${opts_of[$prog]}" "$KERNEL" "$insns" "$ms"
+	best=
+	for _ in $(seq "${BUDGET_REPS:-1}"); do
+		# shellcheck disable=SC2086
+		SCHEDPROF_TEST_LOAD_ONLY=$prog "$SCHEDPROF" trace -d 1 ${opts_of[$prog]} > "$TMP/one" 2>"$TMP/one.err"
+		IFS=$'\t' read -r tag name insns ms < <(grep "^budget" "$TMP/one")
+		[ "${tag:-}" = budget ] && [ "$name" = "$prog" ] || fail "$prog alone: no budget line: $(cat "$TMP/one.err")"
+		[ "$insns" = refused ] && { ms=-; best=-; break; }
+		[ -z "$best" ] || awk -v a="$ms" -v b="$best" 'BEGIN { exit !(a < b) }' && best=$ms
+	done
+	printf '%s\t%s\t%s\t%s\t%s\n' "$prog" "${opts_of[$prog]}" "$KERNEL" "$insns" "$best"
 done > "$TMP/rows"
 
 case "$MODE" in
@@ -76,11 +83,10 @@ record)
 	exit 0
 	;;
 update)
-	{ grep '^#' "$TMP/rows" "$TABLE" 2>/dev/null | sed 's/^[^:]*://' || true
+	{ grep '^#' "$TABLE" 2>/dev/null || printf '# program\toptions\tkernel\tverified_insns\tload_ms\n'
 	  grep -v '^#' "$TABLE" 2>/dev/null | awk -F'\t' -v k="$KERNEL" '$3 != k' || true
 	  cat "$TMP/rows"; } > "$TMP/new"
-	[ -s "$TABLE" ] || { printf '# program\toptions\tkernel\tverified_insns\tload_ms\n'; cat "$TMP/new"; } > "$TMP/new2"
-	[ -s "$TABLE" ] && mv "$TMP/new" "$TABLE" || mv "$TMP/new2" "$TABLE"
+	cat "$TMP/new" > "$TABLE"
 	echo "updated $TABLE: $(wc -l < "$TMP/rows") rows for $KERNEL"
 	exit 0
 	;;
