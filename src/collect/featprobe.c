@@ -52,6 +52,16 @@ static bool in_set(const struct probe *p, enum probe_set set, const struct probe
 	return set == PROBES_ALL || (set == PROBES_NEEDS && !p->way) || p == one;
 }
 
+/* Whether a probe of the set names name among its programs (maps: among its maps). */
+static bool wanted(enum probe_set set, const struct probe *one, const char *name, bool maps)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
+		if (in_set(&probes[i], set, one) &&
+		    named(maps ? probes[i].maps : probes[i].progs, 2, name))
+			return true;
+	return false;
+}
+
 /*
  * Loads the probes of set (one: PROBES_ONE's) together, their maps only. Each load parses
  * the kernel's BTF again (libbpf's), which is most of its time: the fewer, the cheaper.
@@ -66,22 +76,10 @@ static int load_probes(enum probe_set set, const struct probe *one)
 
 	if (!skel)
 		return -errno;
-	bpf_object__for_each_program(prog, skel->obj) {
-		bool on = false;
-
-		for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
-			on |= in_set(&probes[i], set, one) &&
-			      named(probes[i].progs, 2, bpf_program__name(prog));
-		bpf_program__set_autoload(prog, on);
-	}
-	bpf_object__for_each_map(map, skel->obj) {
-		bool on = false;
-
-		for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
-			on |= in_set(&probes[i], set, one) &&
-			      named(probes[i].maps, 2, bpf_map__name(map));
-		bpf_map__set_autocreate(map, on);
-	}
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, wanted(set, one, bpf_program__name(prog), false));
+	bpf_object__for_each_map(map, skel->obj)
+		bpf_map__set_autocreate(map, wanted(set, one, bpf_map__name(map), true));
 	err = sp_probes__load(skel);
 	sp_probes__destroy(skel);
 	return err;

@@ -5,7 +5,6 @@
  * cache of what the probes found (its text form, its file).
  */
 #include <check.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <errno.h>
 #include <stdint.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 
+#include "../unit.h"
 #include "bootcache.h"
 #include "kfeatures.h"
 
@@ -299,21 +299,12 @@ static char dir[64];
 
 static void cache_setup(void)
 {
-	strcpy(dir, "/tmp/sp_kfeat_XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	unit_tmpdir_make(dir, sizeof(dir), "kfeat");
 }
 
 static void cache_teardown(void)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(dirfd(d), e->d_name, 0);
-	if (d)
-		closedir(d);
-	rmdir(dir);
+	unit_tmpdir_remove(dir);
 }
 
 /* The file: what was stored comes back, for this boot; a damaged file is not used. */
