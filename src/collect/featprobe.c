@@ -149,7 +149,7 @@ static void append_key(char *buf, size_t len, size_t *n, const char *key)
 		*n = *n + (size_t)w < len ? *n + (size_t)w : len - 1;
 }
 
-int featprobe_get(struct sp_features *f, bool *ret_cached)
+int featprobe_get(struct sp_features *f)
 {
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	struct sp_features got;
@@ -189,6 +189,5 @@ int featprobe_get(struct sp_features *f, bool *ret_cached)
 	     cached ? "the boot's cache" : "the probes", (now_ns(CLOCK_MONOTONIC) - t0) / 1e6,
 	     have[0] ? have : "none", lack[0] ? lack : "none");
 	*f = got;
-	*ret_cached = cached;
 	return 0;
 }

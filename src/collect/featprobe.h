@@ -8,17 +8,15 @@
 #ifndef SCHEDPROF_FEATPROBE_H
 #define SCHEDPROF_FEATPROBE_H
 
-#include <stdbool.h>
-
 struct sp_features;
 
 /* Probes the running kernel into f: 0, or -errno when it could not tell (no privilege). */
 int featprobe_run(struct sp_features *f);
 
 /*
- * The features from the boot's cache, else probed and cached. *ret_cached says which; -v
- * logs them and where they came from. 0 or -errno (f untouched), said in one line.
+ * The features from the boot's cache, else probed and cached; -v logs them and where they
+ * came from. 0 or -errno (f untouched), said in one line.
  */
-int featprobe_get(struct sp_features *f, bool *ret_cached);
+int featprobe_get(struct sp_features *f);
 
 #endif

@@ -364,10 +364,9 @@ static int probe_features(struct tracer *t)
 	const char *lock_btf = getenv(LOCK_BTF_ENV);
 	struct sp_features lf;
 	char line[160];
-	bool cached;
 	int err, miss;
 
-	err = featprobe_get(&t->features, &cached);
+	err = featprobe_get(&t->features);
 	if (err)
 		return err;
 	if (lock_btf && *lock_btf) {
@@ -466,7 +465,8 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 	bool any = false, sw_on, no_tgids;
 	int err;
 
-	err = probe_features(t);
+	/* reopened without a refused program: the features are the same */
+	err = t->reopened ? 0 : probe_features(t);
 	if (err)
 		return err;
 	skel = t->skel = open_object(t);
