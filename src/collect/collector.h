@@ -15,6 +15,7 @@
 #include "trace_opts.h"
 
 struct ksyms;
+struct sp_features;
 struct schedprof_bpf;
 
 /* Shared by every collector of one trace. */
@@ -26,6 +27,8 @@ struct trace_ctx {
 	struct sp_fold_cfg fold_cfg;
 	int fold_err;
 	int ncpus;
+	/* the running kernel's features (kfeatures.h), probed before configure */
+	const struct sp_features *features;
 	/* in configure: why the kernel cannot run this view (kfeatures.h), else NULL */
 	const char *unavailable;
 	/*

@@ -1,28 +1,150 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Kernel features from BTF: enumerators of the kernel's own enums (helpers, map types) and
- * the BTF typedefs the kernel emits for each tracepoint (btf_trace_<name>), which tp_btf
- * programs attach to. Reading BTF needs no privilege: the unit tests run it on
+ * Kernel features: their names, the per-boot cache of what the probes found (featprobe.c),
+ * and what the kernel's BTF says of some: enumerators of the kernel's own enums (helpers, map
+ * types) and the BTF typedefs the kernel emits for each tracepoint (btf_trace_<name>), which
+ * tp_btf programs attach to. Reading BTF needs no privilege: the unit tests run it on
  * /sys/kernel/btf/vmlinux and on small BTF files they build.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "bootcache.h"
 #include "kfeatures.h"
 #include "vmlinux_btf.h"
 
+#define FEATURES_CACHE "kfeatures.cache"
+/* text, a line per feature (the file features.cache held the older binary form) */
+#define FEATURES_MAGIC "schedprof-feat-2"
+
 static const struct {
+	const char *key;
 	const char *what;
 	const char *since;
 } feature_info[SP_FEAT__MAX] = {
-	[SP_FEAT_TASK_STORAGE] = { "BPF task storage", "5.11" },
-	[SP_FEAT_RINGBUF] = { "BPF ring buffer", "5.8" },
-	[SP_FEAT_LOOP] = { "bpf_loop()", "5.17" },
-	[SP_FEAT_SWITCH_TP] = { "prev_state in the sched_switch tracepoint", "5.18" },
-	[SP_FEAT_LOCK_TP] = { "lock:contention_begin tracepoint", "5.19" },
+	[SP_FEAT_TASK_STORAGE] = { "task_storage", "BPF task storage", "5.11" },
+	[SP_FEAT_RINGBUF] = { "ringbuf", "BPF ring buffer", "5.8" },
+	[SP_FEAT_LOOP] = { "bpf_loop", "bpf_loop()", "5.17" },
+	[SP_FEAT_SWITCH_TP] = { "switch_prev_state", "prev_state in the sched_switch tracepoint",
+				"5.18" },
+	[SP_FEAT_LOCK_TP] = { "contention_tp", "lock:contention_begin tracepoint", "5.19" },
+	[SP_FEAT_TP_BTF] = { "tp_btf", "BTF-typed tracepoint programs (tp_btf)", "5.5" },
+	[SP_FEAT_TRUSTED_TASK] = { "trusted_task",
+				   "bpf_get_current_task_btf() and trusted task arguments",
+				   "5.11" },
+	[SP_FEAT_ITER_TASK] = { "iter_task", "BPF task iterator", "5.8" },
+	[SP_FEAT_MEM_KEY] = { "mem_key", "map keys in non-stack memory", "6.2" },
+	[SP_FEAT_ARG_UNTRUSTED] = { "arg_untrusted", "__arg_untrusted arguments", "6.17" },
 };
+
+const char *kfeatures_key(enum sp_feature feat)
+{
+	return (unsigned int)feat < SP_FEAT__MAX ? feature_info[feat].key : NULL;
+}
+
+int kfeatures_encode(const struct sp_features *f, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < SP_FEAT__MAX; i++) {
+		int w = snprintf(buf + n, len > n ? len - n : 0, "%s %d\n", feature_info[i].key,
+				 f->has[i] ? 1 : 0);
+
+		if (w < 0 || (size_t)w >= (len > n ? len - n : 0))
+			return -ENOSPC;
+		n += (size_t)w;
+	}
+	return (int)n;
+}
+
+/* The feature whose key is the len bytes at s, or -1. */
+static int feature_by_key(const char *s, size_t len)
+{
+	for (int i = 0; i < SP_FEAT__MAX; i++)
+		if (strlen(feature_info[i].key) == len && !memcmp(feature_info[i].key, s, len))
+			return i;
+	return -1;
+}
+
+int kfeatures_decode(const char *buf, size_t len, struct sp_features *f)
+{
+	bool seen[SP_FEAT__MAX] = {};
+	struct sp_features got = {};
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos), *sp;
+		size_t n;
+		int i;
+
+		if (!nl)
+			return -EINVAL; /* every line ends: a cut file is not this cache */
+		n = (size_t)(nl - line);
+		sp = memchr(line, ' ', n);
+		if (!sp || (size_t)(nl - sp) != 2 || (sp[1] != '0' && sp[1] != '1'))
+			return -EINVAL;
+		i = feature_by_key(line, (size_t)(sp - line));
+		if (i < 0 || seen[i])
+			return -EINVAL;
+		seen[i] = true;
+		got.has[i] = sp[1] == '1';
+		pos += n + 1;
+	}
+	for (int i = 0; i < SP_FEAT__MAX; i++)
+		if (!seen[i])
+			return -EINVAL;
+	*f = got;
+	return 0;
+}
+
+/* Room for every line: the longest key, a space, a digit and the newline, per feature. */
+#define FEATURES_TEXT_MAX (SP_FEAT__MAX * 32)
+
+int kfeatures_cache_load(const char *dir, struct sp_features *f)
+{
+	void *buf;
+	size_t size;
+	int err = boot_cache_load_alloc(dir, FEATURES_CACHE, FEATURES_MAGIC, FEATURES_TEXT_MAX,
+					&buf, &size);
+
+	if (err)
+		return err;
+	err = kfeatures_decode(buf, size, f) ? -ENOENT : 0;
+	free(buf);
+	return err;
+}
+
+int kfeatures_cache_store(const char *dir, const struct sp_features *f)
+{
+	char buf[FEATURES_TEXT_MAX + 1];
+	int n = kfeatures_encode(f, buf, sizeof(buf));
+
+	/* no addresses: shared, so a CAP_BPF user starts from root's probes */
+	return n < 0 ? n : boot_cache_store_shared(dir, FEATURES_CACHE, FEATURES_MAGIC, buf,
+						    (size_t)n);
+}
+
+int kfeatures_force_off(struct sp_features *f, const char *list)
+{
+	struct sp_features out = *f;
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		int i = feature_by_key(p, n);
+
+		if (i < 0)
+			return -EINVAL;
+		out.has[i] = false;
+		p += n;
+		p += *p == ',';
+	}
+	*f = out;
+	return 0;
+}
 
 /* Whether the enum `type` has the enumerator `name`. */
 static bool has_enumerator(const struct btf *btf, const char *type, const char *name)
@@ -72,6 +194,13 @@ void kfeatures_probe(const struct btf *btf, struct sp_features *f)
 	f->has[SP_FEAT_SWITCH_TP] = sw && btf_vlen(sw) >= 5;
 	/* contention_end came with it */
 	f->has[SP_FEAT_LOCK_TP] = tp_proto(btf, "contention_begin") != NULL;
+	f->has[SP_FEAT_TP_BTF] = tp_proto(btf, "sched_process_fork") != NULL;
+	f->has[SP_FEAT_TRUSTED_TASK] = has_enumerator(btf, "bpf_func_id",
+						      "BPF_FUNC_get_current_task_btf");
+	f->has[SP_FEAT_ITER_TASK] = btf__find_by_name_kind(btf, "bpf_iter_task", BTF_KIND_FUNC) > 0;
+	/* what the verifier takes (the ways) is not in BTF: only a probe tells, so the old ways */
+	f->has[SP_FEAT_MEM_KEY] = false;
+	f->has[SP_FEAT_ARG_UNTRUSTED] = false;
 }
 
 int kfeatures_probe_file(const char *path, struct sp_features *f)

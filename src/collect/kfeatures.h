@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Kernel features the BPF programs need, read from the kernel's BTF at start-up (as perf's
- * off-CPU code does), so that a missing one is named in one line with the Linux version
- * that brings it, instead of a verifier log, and the views that do not need it still run.
+ * Kernel features the BPF programs need or choose a faster way by, found once per boot by
+ * loading a tiny probe program for each (featprobe.h) and cached (kfeatures_cache_*()), so
+ * that a missing one is named in one line with the Linux version that brings it, instead of
+ * a verifier log, the views that do not need it still run, and a backported kernel gets the
+ * fast way while a kernel whose release is new but lacks the feature gets the old one. The
+ * release is never asked. The kernel's BTF answers here too (kfeatures_probe()): the tests
+ * use it to stand in a BTF file for the running kernel's.
  */
 #ifndef SCHEDPROF_KFEATURES_H
 #define SCHEDPROF_KFEATURES_H
@@ -19,6 +23,12 @@ enum sp_feature {
 	SP_FEAT_LOOP,		/* bpf_loop(): the stack walks */
 	SP_FEAT_SWITCH_TP,	/* tp_btf sched_switch with its prev_state argument */
 	SP_FEAT_LOCK_TP,	/* lock:contention_begin/end */
+	SP_FEAT_TP_BTF,		/* tp_btf programs: every view */
+	SP_FEAT_TRUSTED_TASK,	/* bpf_get_current_task_btf(), tp_btf task arguments: every view */
+	SP_FEAT_ITER_TASK,	/* iter/task: the sleeps in progress at the stop (schedules) */
+	/* ways, not needs: without them the programs take an older, slower way */
+	SP_FEAT_MEM_KEY,	/* map keys and values in task storage or a global's argument */
+	SP_FEAT_ARG_UNTRUSTED,	/* __arg_untrusted arguments: the user stacks read the task once */
 	SP_FEAT__MAX,
 };
 
@@ -27,6 +37,27 @@ enum sp_feature {
 struct sp_features {
 	bool has[SP_FEAT__MAX];
 };
+
+/* "task_storage": the feature's name in the cache and in -v's lines; NULL when out of range */
+const char *kfeatures_key(enum sp_feature feat);
+
+/*
+ * The cache (bootcache.h: this boot and kernel release), dir NULL: /run/schedprof. Its data
+ * is text, a line "KEY 0|1" per feature: a file that lacks a feature, names one twice or one
+ * unknown (written by another version) is not this cache, and the probes run again.
+ * Load: 0, -ENOENT (no valid cache) or -errno; store: 0 or -errno.
+ */
+int kfeatures_cache_load(const char *dir, struct sp_features *f);
+int kfeatures_cache_store(const char *dir, const struct sp_features *f);
+/* The text itself: its length (at most len - 1, NUL-terminated), or -ENOSPC. */
+int kfeatures_encode(const struct sp_features *f, char *buf, size_t len);
+/* 0, or -EINVAL (f untouched) */
+int kfeatures_decode(const char *buf, size_t len, struct sp_features *f);
+/*
+ * Turns off the features named in list ("mem_key,arg_untrusted"), for the tests to run the
+ * older ways on a kernel that has the new ones. 0, or -EINVAL naming no feature (f untouched).
+ */
+int kfeatures_force_off(struct sp_features *f, const char *list);
 
 /* Fills f from btf (a kernel's, as btf__load_vmlinux_btf() returns it). */
 void kfeatures_probe(const struct btf *btf, struct sp_features *f);

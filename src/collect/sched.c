@@ -29,6 +29,7 @@ struct sched_state {
 	struct bpf_link *waking_link, *wakeup_new_link;
 	bool stopped;
 	int stop_err;			 /* the iterator's, reported at read */
+	bool no_iter;			 /* the kernel has no task iterator (kfeatures.h) */
 	struct sp_records in_progress;	 /* __u32 pid -> struct sp_sleep, at the stop */
 	const struct trace_opts *opts;
 	bool ustacks;			 /* --stacks: the user stacks too (bpf/ustack.bpf.h) */
@@ -92,6 +93,11 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 		return -ENOMEM;
 	st->skel = skel;
 	sp_records_init(&st->in_progress, sizeof(__u32), sizeof(struct sp_sleep));
+	/* without the task iterator the view runs, and the sleeps still open are not charged */
+	if (!ctx->features->has[SP_FEAT_ITER_TASK]) {
+		bpf_program__set_autoload(skel->progs.sp_sched_stop, false);
+		st->no_iter = true;
+	}
 	skel->rodata->switch_sched = 1;
 	skel->rodata->wake_walk = o->wakers;
 	/* full stacks (-g, --stacks, a format that draws them) walk every voluntary switch */
@@ -229,7 +235,7 @@ static void sched_detach(void *state)
 	bpf_link__destroy(st->waking_link);
 	bpf_link__destroy(st->wakeup_new_link);
 	st->waking_link = st->wakeup_new_link = NULL;
-	st->stop_err = read_in_progress(st);
+	st->stop_err = st->no_iter ? -ENOTSUP : read_in_progress(st);
 }
 
 static void sched_destroy(void *state)
@@ -271,9 +277,15 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	int err;
 
 	/* the stop's part (in-progress tasks, budget) only after the detach, not between */
-	if (st->stop_err)
+	if (st->no_iter) {
+		char why[160];
+
+		kfeatures_describe(SP_FEAT_ITER_TASK, why, sizeof(why));
+		wlog("the sleeps in progress at the stop are not charged: %s", why);
+	} else if (st->stop_err) {
 		wlog("the sleeps in progress at the stop are not charged (task iterator: %s)",
 		     strerror(-st->stop_err));
+	}
 	/* the end of the run's window: its start (trace_t0) + elapsed, as the report says */
 	m.t0 = skel->bss->trace_t0;
 	m.stop = m.t0 && run->elapsed_ns ? m.t0 + run->elapsed_ns : skel->bss->sched_stop_ns;

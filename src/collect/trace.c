@@ -32,6 +32,8 @@
 #include "corebtf.h"
 #include "commands.h"
 #include "foldcfg.h"
+#include "featprobe.h"
+#include "prog_budget.h"
 #include "kfeatures.h"
 #include "ksyms.h"
 #include "log.h"
@@ -124,6 +126,7 @@ struct tracer {
 	struct sp_delta_stats iv_stats; /* what did not subtract, over every interval */
 	uint64_t t0, wall0;
 	int iv_err;
+	bool budget; /* the verifier budget's one program loaded (prog_budget.h): done */
 };
 
 static int add_target(struct tracer *t, int pid)
@@ -355,8 +358,6 @@ static double ms_since(uint64_t t0)
 #define CORE_BTF_ENV "SCHEDPROF_CORE_BTF"
 /* For tests: milliseconds to hold the command before its exec (the lifecycle test kills then). */
 #define HOLD_ENV "SCHEDPROF_TEST_HOLD_MS"
-#define FEATURES_CACHE "features.cache"
-#define FEATURES_MAGIC "schedprof-feat-1"
 
 /* The kernel features (kfeatures.h) each view's programs need. */
 static unsigned int view_needs(unsigned int view, const struct trace_opts *o)
@@ -374,7 +375,10 @@ static unsigned int view_needs(unsigned int view, const struct trace_opts *o)
 	return 0;
 }
 
-/* Reads the kernel's features from its BTF; 0, or -ENOTSUP when nothing can run on it. */
+/*
+ * The kernel's features, probed once per boot (featprobe.h); 0, or -ENOTSUP when nothing can
+ * run on it.
+ */
 static int probe_features(struct tracer *t)
 {
 	const char *lock_btf = getenv(LOCK_BTF_ENV);
@@ -382,33 +386,37 @@ static int probe_features(struct tracer *t)
 	char line[160];
 	int err, miss;
 
-	/* parsing the kernel's BTF takes ~10 ms: once per boot */
-	if (boot_cache_load(NULL, FEATURES_CACHE, FEATURES_MAGIC, &t->features,
-			    sizeof(t->features))) {
-		err = kfeatures_probe_file(NULL, &t->features);
-		if (err) {
-			elog("cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
-			     strerror(-err));
-			return err;
-		}
-		if (boot_cache_store_shared(NULL, FEATURES_CACHE, FEATURES_MAGIC, &t->features,
-				     sizeof(t->features)))
-			dlog("cannot cache the kernel features in /run/schedprof");
-	}
+	err = featprobe_get(&t->features);
+	if (err)
+		return err;
 	if (lock_btf && *lock_btf) {
 		err = kfeatures_probe_file(lock_btf, &lf);
 		if (err)
 			dlog("cannot read %s: %s", lock_btf, strerror(-err));
 		t->features.has[SP_FEAT_LOCK_TP] = !err && lf.has[SP_FEAT_LOCK_TP];
 	}
-	/* the traced-task set, which every view uses */
-	miss = kfeatures_first_missing(&t->features, SP_FEAT(SP_FEAT_TASK_STORAGE));
+	/* the traced-task set and the tracepoints, which every view uses */
+	miss = kfeatures_first_missing(&t->features, SP_FEAT(SP_FEAT_TP_BTF) |
+						     SP_FEAT(SP_FEAT_TRUSTED_TASK) |
+						     SP_FEAT(SP_FEAT_TASK_STORAGE));
 	if (miss >= 0) {
 		kfeatures_describe(miss, line, sizeof(line));
 		elog("%s", line);
 		return -ENOTSUP;
 	}
 	return 0;
+}
+
+/*
+ * The ways the programs take by the kernel's features (rodata, before load): the faster one
+ * where the probe found the feature, else the older one.
+ */
+static void apply_features(struct schedprof_bpf *skel, const struct sp_features *f)
+{
+	/* the user stacks read the task's process once through an untrusted pointer */
+	skel->rodata->ustack_untrusted = f->has[SP_FEAT_ARG_UNTRUSTED];
+	dlog("user stacks: the task's mm and group leader read through %s task pointer",
+	     f->has[SP_FEAT_ARG_UNTRUSTED] ? "an untrusted" : "the trusted");
 }
 
 /* One line per missing feature, naming the views it stops: "...: no schedules, locks views". */
@@ -477,13 +485,16 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 	bool any = false, sw_on, no_tgids;
 	int err;
 
-	err = probe_features(t);
+	/* reopened without a refused program: the features are the same */
+	err = t->reopened ? 0 : probe_features(t);
 	if (err)
 		return err;
 	skel = t->skel = open_object(t);
 	if (!skel)
 		return -errno;
 	t->ctx.skel = skel;
+	t->ctx.features = &t->features;
+	apply_features(skel, &t->features);
 	skel->rodata->targ_all = o->mode == SP_TARGET_ALL || o->all;
 	/* -a -- COMMAND: the schedules and locks count every task, the profile's target is the job */
 	skel->rodata->targ_all_cmd = o->all && o->mode == SP_TARGET_COMMAND;
@@ -691,8 +702,9 @@ static int tracer_setup(struct tracer *t, uint64_t t0)
 static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 {
 	/* and this thread's CPU time: what a loaded machine does not stretch */
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC), cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC), cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID), load0;
 	struct attach_ids_stats ids;
+	const char *budget;
 	char line[200];
 	int err;
 
@@ -715,11 +727,23 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 		if (err)
 			return err;
 		dlog("opened and configured in %.1f ms", ms_since(t0));
+		budget = prog_budget_mode();
+		if (budget) {
+			t->budget = true;
+			err = prog_budget_select(t->skel->obj, budget);
+			if (err)
+				return err > 0 ? -ECANCELED : err;
+		}
 		/* the tp_btf/iter targets' IDs from the boot's cache, not libbpf's parse (attach_ids.h) */
 		attach_ids_arm(NULL, NULL, t->skel->obj, t->core_btf.fd >= 0);
 		refusal_reset(&load_refusal);
 		test_refuse(t->skel);
+		load0 = now_ns(CLOCK_MONOTONIC);
 		err = schedprof_bpf__load(t->skel);
+		/* the budget's one program: said, refused or not, and never loaded again */
+		if (budget)
+			err = prog_budget_report(t->skel->obj, budget, err, ms_since(load0)) ?:
+			      -ECANCELED;
 		attach_ids_done(&ids);
 		attach_ids_describe(&ids, line, sizeof(line));
 		dlog("%s", line);
@@ -728,6 +752,8 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 		core_btf_close(&t->core_btf);
 		if (!err)
 			break;
+		if (budget)
+			return err;
 		if (!load_refusal.prog[0]) {
 			elog("cannot load the BPF programs: %s%s", strerror(-err),
 			     log_get_level() < LOG_LIBBPF ? " (-vv shows the verifier's log)" : "");
@@ -1557,6 +1583,8 @@ int trace_run(const struct trace_opts *opts, const struct trace_hooks *h)
 		h->ended(h->ctx);
 	err = tracer_report(&t, o, &run, t0, wall0, &exit_code);
 out:
+	if (t.budget)
+		exit_code = err == -ECANCELED ? EXIT_SUCCESS : EXIT_FAILURE;
 	if (t.launched && !t.reaped && exit_code != EXIT_NOEXEC && (err || stop_count) &&
 	    !t.left_running)
 		target_launch__abort(&t.launch);

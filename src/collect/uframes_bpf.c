@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "log.h"
@@ -38,27 +37,6 @@ bool uframes_full_stacks(const struct trace_opts *o)
 	}
 }
 
-/*
- * Whether the BPF side reads the task's process through an untrusted pointer (ustack.bpf.h,
- * sp_utask_get()): the kernel takes __arg_untrusted from Linux 6.17. UFRAMES_TRUSTED_ENV set:
- * never (the tests run the older kernels' way with it).
- */
-static bool uframes_untrusted_ok(void)
-{
-	static int ok = -1;
-	struct utsname u;
-	unsigned int major, minor;
-
-	if (ok < 0) {
-		ok = !getenv(UFRAMES_TRUSTED_ENV) && !uname(&u) &&
-		     sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
-		     (major > 6 || (major == 6 && minor >= 17));
-		dlog("user stacks: the task's mm and group leader read through %s task pointer",
-		     ok ? "an untrusted" : "the trusted");
-	}
-	return ok;
-}
-
 void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_opts *o, bool stacks)
 {
 	bpf_map__set_max_entries(skel->maps.prof_seen, SP_PROF_SEEN);
@@ -70,7 +48,6 @@ void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_opts *o, bo
 	skel->rodata->ustack_timed = getenv(UFRAMES_TIMING_ENV) != NULL;
 	/* the bench's too: --stacks with kernel stacks only, what the user stacks cost is compared to */
 	skel->rodata->ustack_off = getenv(UFRAMES_OFF_ENV) != NULL;
-	skel->rodata->ustack_untrusted = uframes_untrusted_ok();
 	if (!stacks)
 		return;
 	bpf_map__set_max_entries(skel->maps.prof_ustacks, o->max_stacks);

@@ -18,8 +18,6 @@ struct usyms;
 #define UFRAMES_TIMING_ENV "SCHEDPROF_USTACK_TIMING"
 /* Set: --stacks takes no user stacks (the bench compares the cost against it). */
 #define UFRAMES_OFF_ENV "SCHEDPROF_USTACK_OFF"
-/* Set: read the task's process through the trusted task pointer, as on kernels before 6.17 */
-#define UFRAMES_TRUSTED_ENV "SCHEDPROF_USTACK_TRUSTED"
 
 /* Whether the schedules and locks views keep full stacks (then with their user stacks). */
 bool uframes_full_stacks(const struct trace_opts *o);

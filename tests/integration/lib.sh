@@ -27,6 +27,16 @@ require_bpf() {
 }
 
 # jq-like access to the JSON report with python3: jget FILE EXPR (EXPR sees the document as d)
+# probed_has FEATURE LOG: whether a -v run's log (LOG) lists FEATURE (kfeatures.c's key) among
+# the kernel features found (by the probes or from the boot's cache).
+probed_has() {
+	local line
+	line=$(grep -m1 "kernel features from " "$2") || fail "no kernel features line in $2"
+	line=${line#*: }
+	case " ${line%%;*} " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 jget() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }

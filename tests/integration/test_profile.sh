@@ -62,23 +62,25 @@ esac
 #     named by the kernel's build-id lookup and the following ones from the caches; every
 #     sp_prof_unique_burn stack, however named, reaches main through child_main; the periodic
 #     re-validation against the kernel found no cached page that named a frame differently.
-#     Twice with -g and once for the leaves only: as this kernel runs it (from Linux 6.17 the
-#     task's mm and group leader are read through an untrusted pointer, which costs the
-#     verifier no BTF search), and with SCHEDPROF_USTACK_TRUSTED through the trusted task
-#     pointer, as older kernels run it (bpf/ustack.bpf.h, sp_utask_get()).
-IFS=. read -r kmaj kmin _ <<<"$(uname -r)"
-if [ "$kmaj" -gt 6 ] || { [ "$kmaj" -eq 6 ] && [ "${kmin%%[!0-9]*}" -ge 17 ]; }; then
-	kread="an untrusted"
-else
-	kread="the trusted"
-fi
-ucache_run() { # NAME READ ENV-ASSIGNMENTS... -- TRACE-OPTIONS...
+#     Twice with -g and once for the leaves only: the way the kernel's probe chose (with
+#     __arg_untrusted, from Linux 6.17 or a kernel that has it backported, the task's mm and
+#     group leader are read through an untrusted pointer, which costs the verifier no BTF
+#     search), and with the probe's answer overridden to "missing" (SCHEDPROF_TEST_FEATURES_OFF,
+#     a test build's) through the trusted task pointer, as older kernels run it
+#     (bpf/ustack.bpf.h, sp_utask_get()).
+ucache_run() { # NAME READ ENV-ASSIGNMENTS... -- TRACE-OPTIONS...  (READ "probe": as probed)
 	local name=$1 read=$2 envs=() hit miss check stale
 	shift 2
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
 	env "${envs[@]}" "$SCHEDPROF" trace -vv -F 999 --views profile "$@" -f json -o "$TMP/uc.json" \
 		-- "$PROFWORK" forks 10 50 2>"$TMP/uc.log" || fail "$name: -F 999 run"
+	if [ "$read" = probe ]; then
+		if probed_has arg_untrusted "$TMP/uc.log"; then read="an untrusted"; else read="the trusted"; fi
+	else
+		grep -q "kernel features taken as missing (SCHEDPROF_TEST_FEATURES_OFF): arg_untrusted" \
+			"$TMP/uc.log" || fail "$name: the override was not applied (not a test build?)"
+	fi
 	grep -q "user stacks: the task's mm and group leader read through $read task pointer" \
 		"$TMP/uc.log" || fail "$name: not read through $read task pointer"
 	check_profile "$TMP/uc.json"
@@ -100,9 +102,9 @@ if "-g" in sys.argv[2].split():
 PY
 	pass "$name: user-frame caches: $hit samples named from them, $miss + $check by the kernel, 0 stale; sp_prof_unique_burn named${*:+ ($*)}"
 }
-ucache_run "-g" "$kread" -- -g
-ucache_run "-g, trusted task pointer" "the trusted" SCHEDPROF_USTACK_TRUSTED=1 -- -g
-ucache_run "leaves, trusted task pointer" "the trusted" SCHEDPROF_USTACK_TRUSTED=1 --
+ucache_run "-g" probe -- -g
+ucache_run "-g, trusted task pointer" "the trusted" SCHEDPROF_TEST_FEATURES_OFF=arg_untrusted -- -g
+ucache_run "leaves, trusted task pointer" "the trusted" SCHEDPROF_TEST_FEATURES_OFF=arg_untrusted --
 "$SCHEDPROF" trace --by comm --views profile -- "$PROFWORK" forks 10 50 > "$TMP/comm.txt" || fail "--by comm run"
 awk '/^sp_prof_child:/{f=1;next} /^[^ ]/{f=0} f&&/sp_prof_unique_burn/{print;exit}' "$TMP/comm.txt" |
 	grep -q sp_prof_unique_burn || fail "--by comm: no sp_prof_unique_burn under sp_prof_child"

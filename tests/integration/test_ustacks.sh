@@ -17,17 +17,19 @@ WFW_RE='^ns_condwait::Waiter<int>::wait_for_work\(\)$'
 #    the row, go from the kernel's frames to the user's, and reach the known function (in the
 #    workload's binary) and its caller condwait_thread, although the C library it blocks in
 #    has no frame pointers.
-#    Twice: as this kernel runs it, and with the task's mm and group leader read through the
-#    trusted task pointer, as kernels before 6.17 run it (bpf/ustack.bpf.h, sp_utask_get()).
+#    Twice: the way this kernel's probe chose, and with the task's mm and group leader read
+#    through the trusted task pointer, as kernels without __arg_untrusted run it
+#    (bpf/ustack.bpf.h, sp_utask_get()): the probe's answer overridden by a test build's
+#    SCHEDPROF_TEST_FEATURES_OFF.
 bin=$(readlink -f "$CONDWAIT")
 for trusted in "" 1; do
-	env ${trusted:+SCHEDPROF_USTACK_TRUSTED=1} "$SCHEDPROF" trace -v --views schedules --stacks -f json \
+	env ${trusted:+SCHEDPROF_TEST_FEATURES_OFF=arg_untrusted} "$SCHEDPROF" trace -v --views schedules --stacks -f json \
 		-o "$TMP/cw.json" -- "$CONDWAIT" 30 10 >/dev/null 2>"$TMP/cw.err" ||
 		fail "schedprof exited $?: $(cat "$TMP/cw.err")"
-	if [ -n "$trusted" ]; then
-		grep -q "read through the trusted task pointer" "$TMP/cw.err" ||
-			fail "SCHEDPROF_USTACK_TRUSTED: the task is not read through the trusted pointer"
-	fi
+	# the way taken is the probe's (or the override's) answer
+	if [ -z "$trusted" ] && probed_has arg_untrusted "$TMP/cw.err"; then way="an untrusted"; else way="the trusted"; fi
+	grep -q "read through $way task pointer" "$TMP/cw.err" ||
+		fail "${trusted:+arg_untrusted taken as missing: }the task is not read through $way pointer"
 	python3 - "$TMP/cw.json" "$bin" "$WFW_RE" <<'PY' || fail "schedules${trusted:+ (trusted task pointer)}: no user frames reaching wait_for_work under the futex row"
 import json, re, sys
 d = json.load(open(sys.argv[1]))

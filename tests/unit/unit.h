@@ -8,13 +8,37 @@
 #define SCHEDPROF_TEST_UNIT_H
 
 #include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "model_json.h"
 #include "render.h"
 
 #define FIX(name) FIXTURES_DIR "/" name
+
+/* A new empty directory /tmp/sp_TAG_XXXXXX, its path into dir (len bytes). */
+static inline void unit_tmpdir_make(char *dir, size_t len, const char *tag)
+{
+	ck_assert_int_lt(snprintf(dir, len, "/tmp/sp_%s_XXXXXX", tag), (int)len);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+/* Removes dir and the files in it (a test's directory holds no subdirectory). */
+static inline void unit_tmpdir_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
 
 /* Runs s; the exit status of main. */
 static inline int unit_run(Suite *s)

@@ -28,22 +28,12 @@ static char dir[64];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/sp_bootcache_XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	unit_tmpdir_make(dir, sizeof(dir), "bootcache");
 }
 
 static void teardown(void)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	while (d && (e = readdir(d))) {
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(dirfd(d), e->d_name, 0);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
+	unit_tmpdir_remove(dir);
 }
 
 static size_t entries(void)
