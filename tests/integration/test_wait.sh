@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# A parent waiting for K live children shows do_wait K times.
+# A parent waiting for K live children shows do_wait K times, and its K children do_exit K times.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 K=300
@@ -9,6 +9,10 @@ K=300
 callers_verified "$TMP/run.json" $K
 n=$(caller_count "$TMP/run.json" do_wait sp_waiter)
 assert_between "do_wait count of sp_waiter" "$n" $K $((K * 101 / 100))
+# each child leaves the CPU for the last time in do_exit(): exactly once each
+e=$(caller_count "$TMP/run.json" do_exit sp_child)
+[ "$e" = $K ] || fail "do_exit count of sp_child is $e, expected exactly $K"
+pass "do_exit count of sp_child: $e"
 # each child's nanosleep shows under the child's comm, and exits show do_exit-style callers
 c=$(caller_count "$TMP/run.json" hrtimer_nanosleep sp_child)
 [ "$c" -ge $K ] || fail "hrtimer_nanosleep count of sp_child is $c, expected >= $K"
