@@ -134,7 +134,8 @@ check_profile "$TMP/f999.json"
 total=$(jget "$TMP/f999.json" 'd["profile"]["total"]')
 el=$(jget "$TMP/f999.json" 'd["elapsed_ns"]')
 exp=$(( 999 * online * el / 1000000000 ))
-assert_between "-F 999 samples over ${el} ns on $online CPUs" "$total" $(( exp * 85 / 100 )) $(( exp * 110 / 100 ))
+# (an emulated CPU, SCHEDPROF_TEST_SLOW, misses more periods: the lower bound is divided by it)
+assert_between "-F 999 samples over ${el} ns on $online CPUs" "$total" $(( exp * 85 / 100 / SLOW )) $(( exp * 110 / 100 ))
 [ "$(jget "$TMP/f999.json" 'd["profile"]["hz"]')" = 999 ] || fail "hz not recorded"
 
 # 5. Idle. The issue's "-a while the machine idles (-- sleep 2)" means system-wide sampling over
@@ -152,7 +153,7 @@ sys_idle=$(( 100 * (i1 - i0) / (t1 - t0) ))
 read -r idle other total <<<"$(jget "$TMP/idle.json" '" ".join(str(x) for x in (100 * d["profile"]["idle"] // max(d["profile"]["total"], 1), d["profile"]["other"], d["profile"]["total"]))')"
 [ "$other" = 0 ] || fail "-a: $other samples classed as other (everything but idle is target)"
 exp=$(( 99 * online * 2 ))
-assert_between "-a -d 2 samples" "$total" $(( exp / 3 )) $(( exp * 115 / 100 ))
+assert_between "-a -d 2 samples" "$total" $(( exp / 3 / SLOW )) $(( exp * 115 / 100 ))
 d=$(( idle - sys_idle )); d=${d#-}
 [ "$d" -le 25 ] || fail "idle share $idle% but /proc/stat says $sys_idle%"
 if [ "$sys_idle" -ge 90 ]; then
