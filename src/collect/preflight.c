@@ -11,6 +11,7 @@
 #include <linux/capability.h>
 #include <bpf/libbpf.h>
 #include "foldcfg.h"
+#include "ksyms.h"
 #include "log.h"
 #include "preflight.h"
 #include "util.h"
@@ -86,16 +87,9 @@ void preflight_kallsyms_why(char *buf, size_t len)
 /* 0: addresses readable; 1: hidden (all zero); -errno: unreadable or empty (-ENODATA). */
 static int kallsyms_state(void)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
-	unsigned long long addr;
-	int n, err;
+	int shown = ksyms__file_shows_addresses("/proc/kallsyms");
 
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%llx", &addr);
-	err = n == 1 ? 0 : ferror(f) ? -EIO : -ENODATA;
-	fclose(f);
-	return err ? err : addr ? 0 : 1;
+	return shown < 0 ? shown : !shown;
 }
 
 int preflight_kallsyms(bool strict, bool *ret_warned)
