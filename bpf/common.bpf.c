@@ -11,6 +11,8 @@ struct sp_fold_cfg fold_cfg = {};
 
 __u64 trace_t0 = 0;
 
+const volatile __u64 sp_zeros[SP_ZEROS_BYTES / 8] = {};
+
 const volatile __u32 switch_sched = 0;
 const volatile __u32 switch_locks = 0;
 

@@ -74,6 +74,20 @@ extern __u64 trace_t0;
  */
 int fold_class(__u64 ip);
 
+/*
+ * Zeros, to create map values from: in .rodata, a map value, which every kernel takes as a
+ * helper's value (before Linux 6.2 not a global function's pointer argument, nor
+ * task-storage memory), and not on the 512-byte BPF stack (before ~6.13 a program and its
+ * callees share it). Never written.
+ */
+#define SP_ZEROS_BYTES 256
+extern const volatile __u64 sp_zeros[SP_ZEROS_BYTES / 8];
+#define SP_ZEROS(type)									\
+	({										\
+		_Static_assert(sizeof(type) <= SP_ZEROS_BYTES, "sp_zeros is too small");	\
+		(const void *)sp_zeros;							\
+	})
+
 /* ---- helpers ---- */
 
 /* Counts one event that could not be recorded (the drop counters in .bss). */

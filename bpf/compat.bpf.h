@@ -31,6 +31,40 @@ struct address_space___pre68 {
 	spinlock_t private_lock;
 } __attribute__((preserve_access_index));
 
+/* Linux 6.6 to 6.10: inode.i_ctime_sec and i_ctime_nsec were __i_ctime; before 6.6 i_ctime. */
+struct inode___pre611 {
+	struct timespec64 __i_ctime;
+} __attribute__((preserve_access_index));
+
+struct inode___pre66 {
+	struct timespec64 i_ctime;
+} __attribute__((preserve_access_index));
+
+/*
+ * ino's change time into *sec and *nsec, through whichever field the running kernel has
+ * (direct loads: ino is a BTF pointer); 0 when it has none of them.
+ */
+static __always_inline void sp_inode_ctime(struct inode *ino, __s64 *sec, __u32 *nsec)
+{
+	if (bpf_core_field_exists(struct inode, i_ctime_sec)) {
+		*sec = ino->i_ctime_sec;
+		*nsec = ino->i_ctime_nsec;
+	} else if (bpf_core_field_exists(struct inode___pre611, __i_ctime)) {
+		struct inode___pre611 *o = (void *)ino;
+
+		*sec = o->__i_ctime.tv_sec;
+		*nsec = o->__i_ctime.tv_nsec;
+	} else if (bpf_core_field_exists(struct inode___pre66, i_ctime)) {
+		struct inode___pre66 *o = (void *)ino;
+
+		*sec = o->i_ctime.tv_sec;
+		*nsec = o->i_ctime.tv_nsec;
+	} else {
+		*sec = 0;
+		*nsec = 0;
+	}
+}
+
 /* A runqueue's lock. */
 static __always_inline bool sp_rq_lock_off(__u64 *off)
 {

@@ -101,14 +101,20 @@ static __always_inline struct sp_sleep *task_sleep(struct task_struct *t, __u64 
  * preempted and voluntary keys hold different constants), which halved its load time.
  */
 
-/* Counts a row. */
+/*
+ * Counts a row. The key is copied to the stack: before Linux 6.2 a map helper takes no key
+ * from a global function's argument (memory to the verifier); the value to create from is
+ * sp_zeros (208 bytes on the stack overflowed sp_switch_full's 512 there).
+ */
 __noinline int count_caller(struct sp_caller_key *key)
 {
-	struct sp_caller_val zero = {}, *v;
+	struct sp_caller_key k;
+	struct sp_caller_val *v;
 
 	if (!key)
 		return 0;
-	v = sp_lookup_or_init(&callers, key, &zero);
+	k = *key;
+	v = sp_lookup_or_init(&callers, &k, SP_ZEROS(struct sp_caller_val));
 	if (v)
 		v->count++; /* this CPU's copy */
 	else
@@ -272,9 +278,10 @@ static __always_inline __u64 in_window(__u64 a, __u64 b)
  * branches: five compares each made two verifier paths, and the slot (an index) kept them
  * apart, 2^5 walks of the rest of charge_offcpu().
  */
-static __always_inline __u32 runq_slot(__u64 v)
+static __always_inline __u64 runq_slot(__u64 v)
 {
-	__u32 r = 0, shift;
+	/* 64-bit throughout: before Linux 6.2 a 32-bit compare does not bound a 64-bit index */
+	__u64 r = 0, shift;
 
 	shift = SP_GT(v, 0xffffffffULL) << 5;
 	v >>= shift;
@@ -312,6 +319,7 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 	struct sp_caller_val *v;
 	struct sp_stack_val *sv;
 	struct sp_stack_key sk = {};
+	struct sp_caller_key key;
 	__u64 delta, wake, ts, runnable, blocked, runq, latest, wblocked;
 	__u64 idle, preempted, woken, hist, norow;
 
@@ -344,7 +352,8 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 	blocked = delta - runq;
 	hist = (SP_GT_MASK(now, runnable) | woken | preempted) & 1; /* a run-queue wait ended */
 	wblocked = in_window(ts, runnable) & ~idle;
-	v = bpf_map_lookup_elem(&callers, &s->key); /* this CPU's copy: plain adds */
+	key = s->key; /* on the stack: see count_caller() */
+	v = bpf_map_lookup_elem(&callers, &key); /* this CPU's copy: plain adds */
 	norow = !v;
 	if (v) {
 		v->offcpu_ns += delta;

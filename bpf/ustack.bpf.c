@@ -83,15 +83,15 @@ __noinline int sp_ucache_learn_g(struct sp_uscratch *s, __u32 nr, __u32 known, _
 	return 0;
 }
 
-/* ustack.bpf.h's sp_user_walk_g() and sp_user_stack_keep_g(). */
+/* ustack.bpf.h's sp_user_walk_g() and sp_user_stack_hash_g(). */
 __noinline int sp_user_walk_g(struct sp_uscratch *s)
 {
 	return s ? sp_user_walk(bpf_get_current_task_btf(), s) : 0;
 }
 
-__noinline __u64 sp_user_stack_keep_g(struct sp_uscratch *s, __u32 nr)
+__noinline __u64 sp_user_stack_hash_g(struct sp_uscratch *s, __u32 nr)
 {
-	return s ? sp_user_stack_keep_in(s, nr) : 0;
+	return s ? sp_user_stack_hash_in(s, nr) : 0;
 }
 
 /* ustack.bpf.h's sp_user_begin_g(): only called with ustack_untrusted (see sp_utask_read()). */

@@ -36,6 +36,7 @@
 
 #include <bpf/bpf_core_read.h>
 #include "common.bpf.h"
+#include "compat.bpf.h"
 #include "schedprof/profile.h"
 
 #ifdef SP_USTACK_DEFINE /* in ustack.bpf.c */
@@ -157,7 +158,7 @@ struct sp_uscratch {
 	__u32 get_xwhole; /* ucache_get: the executable's SP_PROF_XCACHE_WHOLE entry exists */
 	__u32 get_miss, get_start; /* sp_ucache_lookup_g()'s answer: ucwalk's miss and start */
 	__u32 first;		   /* sp_user_plan_in(): the scan's first word in the text */
-	__u32 keep_raw;		   /* sp_user_stack_keep_in(): some frame is a raw IP */
+	__u32 keep_raw;		   /* sp_user_stack_hash_in(): some frame is a raw IP */
 };
 
 /*
@@ -194,8 +195,7 @@ static __always_inline void sp_utask_fill(struct task_struct *task, struct sp_ut
 	ino = f->f_inode;
 	if (!ino)
 		return;
-	ut->exe.ctime_sec = ino->i_ctime_sec;
-	ut->exe.ctime_nsec = ino->i_ctime_nsec;
+	sp_inode_ctime(ino, &ut->exe.ctime_sec, &ut->exe.ctime_nsec);
 	ut->exe.generation = ino->i_generation;
 	ut->exe.dev = ino->i_sb->s_dev;
 	ut->exe.ino = ino->i_ino;
@@ -740,32 +740,35 @@ static __always_inline __u32 sp_user_frames(void *ctx, struct task_struct *task,
 }
 
 /*
- * Keeps s->u (nr frames) in prof_ustacks: returns its key (0 when the map is full) and sets
- * s->keep_raw when some frame is a raw IP. sp_user_stack_keep_g() (ustack.bpf.c) is the same
- * as a global function, walked once by the verifier.
+ * Sets s->u.nr to nr and returns the hash s->u is kept under; sets s->keep_raw when some
+ * frame is a raw IP. sp_user_stack_hash_g() (ustack.bpf.c) is the same as a global function,
+ * walked once by the verifier.
  */
-static __always_inline __u64 sp_user_stack_keep_in(struct sp_uscratch *s, __u32 nr)
+static __always_inline __u64 sp_user_stack_hash_in(struct sp_uscratch *s, __u32 nr)
 {
 	struct uwalk uw = { .u = &s->u, .hash = 0x84222325cbf29ce4ULL, .nr = nr };
 
 	s->u.nr = nr;
 	bpf_loop(SP_PROF_UDEPTH, sp_uframe_step, &uw, 0);
 	s->keep_raw = uw.raw;
-	return sp_stack_keep(&prof_ustacks, uw.hash, &s->u);
+	return uw.hash;
 }
 
-__u64 sp_user_stack_keep_g(struct sp_uscratch *s, __u32 nr);
+__u64 sp_user_stack_hash_g(struct sp_uscratch *s, __u32 nr);
 
 /*
  * Keeps s->u (nr frames) in prof_ustacks: returns its key (0 when the map is full, counted in
- * *map_full) and sets *raw when some frame is a raw IP.
+ * *map_full) and sets *raw when some frame is a raw IP. The keeping is here, not in the
+ * global function: s must be a map value for the update (before Linux 6.2 a helper takes no
+ * value from a global function's argument, which the verifier types as plain memory).
  */
 static __always_inline __u64 sp_user_stack_keep(struct sp_uscratch *s, __u32 nr, __u32 *raw,
 						 __u64 *map_full)
 {
-	__u64 id = sp_user_stack_keep_g(s, nr);
+	__u64 id = sp_user_stack_hash_g(s, nr);
 
 	asm volatile("" ::: "memory");
+	id = sp_stack_keep(&prof_ustacks, id, &s->u);
 	*raw |= s->keep_raw;
 	if (!id)
 		__sync_fetch_and_add(map_full, 1);

@@ -11,6 +11,7 @@
 #include <linux/capability.h>
 #include <bpf/libbpf.h>
 #include "foldcfg.h"
+#include "ksyms.h"
 #include "log.h"
 #include "preflight.h"
 #include "util.h"
@@ -83,19 +84,25 @@ void preflight_kallsyms_why(char *buf, size_t len)
 		snprintf(buf, len, "kernel.kptr_restrict = %d", restrict_);
 }
 
+void preflight_perf_why(int err, char *buf, size_t len)
+{
+	int paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
+
+	buf[0] = '\0';
+	if ((err != -EACCES && err != -EPERM) || paranoid <= 2 ||
+	    has_cap(effective_caps(), CAP_SYS_ADMIN))
+		return;
+	snprintf(buf, len, " (kernel.perf_event_paranoid = %d: this kernel lets only CAP_SYS_ADMIN "
+		 "open perf events: run as root, set kernel.perf_event_paranoid to 2, or trace "
+		 "with --no-profile)", paranoid);
+}
+
 /* 0: addresses readable; 1: hidden (all zero); -errno: unreadable or empty (-ENODATA). */
 static int kallsyms_state(void)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
-	unsigned long long addr;
-	int n, err;
+	int shown = ksyms__file_shows_addresses("/proc/kallsyms");
 
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%llx", &addr);
-	err = n == 1 ? 0 : ferror(f) ? -EIO : -ENODATA;
-	fclose(f);
-	return err ? err : addr ? 0 : 1;
+	return shown < 0 ? shown : !shown;
 }
 
 int preflight_kallsyms(bool strict, bool *ret_warned)

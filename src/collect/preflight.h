@@ -32,6 +32,13 @@ int preflight_kallsyms(bool strict, bool *ret_warned);
 void preflight_kallsyms_why(char *buf, size_t len);
 
 /*
+ * Why perf_event_open() was refused (err -EACCES or -EPERM), for the end of a message: with
+ * kernel.perf_event_paranoid above 2 (Debian's default 3), Debian's kernels let only
+ * CAP_SYS_ADMIN open perf events, CAP_PERFMON or not. "" when that is not the case.
+ */
+void preflight_perf_why(int err, char *buf, size_t len);
+
+/*
  * The memory the object's maps can take once full (max_entries x (key + value + the kernel's
  * per-entry overhead), plus hash buckets), against half of MemAvailable: the other half is
  * for their copy in user space when they are read. -ENOMEM after one line saying what fits.

@@ -20,6 +20,7 @@
 #include "cpulist.h"
 #include "log.h"
 #include "maps.h"
+#include "preflight.h"
 #include "profile_rows.h"
 #include "uframes_bpf.h"
 #include "usyms.h"
@@ -169,9 +170,12 @@ static int prof_attach(void *state, struct trace_ctx *ctx)
 		int fd = open_cpu_clock(st->cpus[i], st->hz);
 
 		if (fd < 0) {
+			char why[200];
+
+			preflight_perf_why(fd, why, sizeof(why));
 			elog("cannot open a %u Hz cpu-clock event on CPU %d: %s%s", st->hz,
 			     st->cpus[i], strerror(-fd),
-			     fd == -EINVAL ? " (above kernel.perf_event_max_sample_rate?)" : "");
+			     fd == -EINVAL ? " (above kernel.perf_event_max_sample_rate?)" : why);
 			return fd;
 		}
 		link = bpf_program__attach_perf_event(prog, fd);

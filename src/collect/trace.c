@@ -37,6 +37,7 @@
 #include "log.h"
 #include "maps.h"
 #include "preflight.h"
+#include "refusal.h"
 #include "run_delta.h"
 #include "target.h"
 #include "trace.h"
@@ -57,8 +58,21 @@ static volatile sig_atomic_t stop_signal, stop_by_tty, stop_count;
 /* Shown at the default level, without "warning:": what happens to the user's command, and -d's. */
 #define notice(...) log_msg(LOG_ERROR, __VA_ARGS__)
 
+/* What the verifier refused at the last load (libbpf says it whatever the log level). */
+static struct refusal load_refusal;
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	if (refusal_wants(fmt)) {
+		char *msg = NULL;
+		va_list aq;
+
+		va_copy(aq, ap);
+		if (vasprintf(&msg, fmt, aq) >= 0)
+			refusal_feed(&load_refusal, msg);
+		va_end(aq);
+		free(msg);
+	}
 	return log_libbpf((int)level, fmt, ap);
 }
 
@@ -95,6 +109,12 @@ struct tracer {
 	bool fold_cached; /* fold configuration from the boot's cache: no need to wait */
 	int ksyms_err;
 	bool ksyms_warned; /* kallsyms gives no addresses, and the start-up said so */
+	/*
+	 * Per collector: why its view is left out after the verifier refused one of its
+	 * programs ("" while it is not); the object is opened again without it.
+	 */
+	char refused[ARRAY_SIZE(collectors)][320];
+	bool reopened; /* tracer_open() ran before: what it reported once is not repeated */
 	struct core_btf core_btf; /* CO-RE relocates against it (corebtf.h), open until loaded */
 	/* -i: the hooks, the cumulative run at the last interval's end, and where it ended */
 	const struct trace_hooks *hooks;
@@ -481,6 +501,20 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 			c->disable(skel);
 			continue;
 		}
+		if (t->refused[i][0] && miss < 0) {
+			t->ctx.unavailable = t->refused[i];
+			err = c->configure(&t->ctx, &t->state[i]);
+			t->ctx.unavailable = NULL;
+			if (err == -ENOTSUP) {
+				c->destroy(t->state[i]);
+				t->state[i] = NULL;
+				c->disable(skel);
+				continue;
+			}
+			if (err)
+				return err;
+			continue;
+		}
 		if (miss >= 0) {
 			kfeatures_describe(miss, why, sizeof(why));
 			snprintf(names[miss] + strlen(names[miss]), sizeof(names[miss]) - strlen(names[miss]),
@@ -499,7 +533,9 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 			return err;
 		any = true;
 	}
-	report_unavailable(names);
+	if (!t->reopened)
+		report_unavailable(names);
+	t->reopened = true;
 	if (!any) {
 		elog("none of the selected views can run on this kernel");
 		return -ENOTSUP;
@@ -542,6 +578,85 @@ static void probe_cpu_rqs(struct tracer *t)
 		locks += t->skel->bss->sp_cpu_rq_lock[cpu] != 0;
 	}
 	dlog("runqueues found for %d of %d CPUs, their locks for %d", found, t->ctx.ncpus, locks);
+}
+
+/* For tests: a program to have the verifier refuse (loaded as a socket filter, it cannot be). */
+#define REFUSE_ENV "SCHEDPROF_TEST_REFUSE"
+
+static void test_refuse(struct schedprof_bpf *skel)
+{
+	const char *name = getenv(REFUSE_ENV);
+	struct bpf_program *p = name && *name ? bpf_object__find_program_by_name(skel->obj, name)
+					      : NULL;
+
+	if (p)
+		bpf_program__set_type(p, BPF_PROG_TYPE_SOCKET_FILTER);
+}
+
+/*
+ * The collector whose view owns program `name`, or -1 (the programs every view shares). The
+ * sched_switch builds hold every view's part: the first selected view that is still in.
+ * Told on a fresh copy of the object (after a load, even a failed one, libbpf changes no
+ * autoload flag): the program is the view's when its disable() turns the program off.
+ */
+static int refused_owner(struct tracer *t, const char *name)
+{
+	struct schedprof_bpf *skel;
+	struct bpf_program *p;
+	int owner = -1;
+
+	if (!strcmp(name, bpf_program__name(t->skel->progs.sp_switch)) ||
+	    !strcmp(name, bpf_program__name(t->skel->progs.sp_switch_tl)) ||
+	    !strcmp(name, bpf_program__name(t->skel->progs.sp_switch_full))) {
+		for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
+			if (t->state[i] && !t->refused[i][0] && collectors[i] != &profile_collector)
+				return (int)i;
+		return -1;
+	}
+	skel = schedprof_bpf__open();
+	p = skel ? bpf_object__find_program_by_name(skel->obj, name) : NULL;
+	for (size_t i = 0; p && i < ARRAY_SIZE(collectors) && owner < 0; i++) {
+		if (!t->state[i] || t->refused[i][0])
+			continue;
+		bpf_program__set_autoload(p, true);
+		collectors[i]->disable(skel);
+		if (!bpf_program__autoload(p))
+			owner = (int)i;
+	}
+	schedprof_bpf__destroy(skel);
+	return owner;
+}
+
+/*
+ * After the verifier refused a program (load_refusal): its view is left out, in one line
+ * naming the program and the verifier's error, and the object is closed for tracer_open()
+ * to open again without it. -err when the program is one every view needs.
+ */
+static int leave_out_refused(struct tracer *t, int err)
+{
+	/* without a log the load failed before the verifier ran (its attach target, its type) */
+	bool verifier = load_refusal.line[0];
+	const char *vv = log_get_level() < LOG_LIBBPF ? " (-vv shows its log)" : "";
+	int owner = refused_owner(t, load_refusal.prog);
+	char why[sizeof(t->refused[0])];
+
+	snprintf(why, sizeof(why), "the kernel%s refused program %s: %s",
+		 verifier ? "'s verifier" : "", load_refusal.prog,
+		 verifier ? load_refusal.line : strerror(-err));
+	if (owner < 0) {
+		elog("%s%s", why, vv);
+		return err;
+	}
+	snprintf(t->refused[owner], sizeof(t->refused[owner]), "%s", why);
+	wlog("%s: no %s view%s", why, collectors[owner]->view->name, vv);
+	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
+		if (t->state[i])
+			collectors[i]->destroy(t->state[i]);
+		t->state[i] = NULL;
+	}
+	schedprof_bpf__destroy(t->skel);
+	t->skel = t->ctx.skel = NULL;
+	return 0;
 }
 
 /* After load: each selected collector's configuration that needs kallsyms. */
@@ -587,23 +702,32 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 	t->fold_cached = fold_cfg_cache_load(NULL, &t->ctx.fold_cfg) == 0;
 	if (!t->fold_cached && (err = ksyms_start(t)))
 		return err;
-	err = tracer_open(t, o) ?: preflight_map_memory(t->skel->obj, o);
-	if (err)
-		return err;
-	dlog("opened and configured in %.1f ms", ms_since(t0));
-	/* the tp_btf/iter targets' IDs from the boot's cache, not libbpf's parse (attach_ids.h) */
-	attach_ids_arm(NULL, NULL, t->skel->obj, t->core_btf.fd >= 0);
-	err = schedprof_bpf__load(t->skel);
-	attach_ids_done(&ids);
-	attach_ids_describe(&ids, line, sizeof(line));
-	dlog("%s", line);
-	dlog("loaded at %.1f ms (%.1f ms of CPU)", ms_since(t0),
-	     (now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0) / 1e6);
-	core_btf_close(&t->core_btf);
-	if (err) {
-		elog("cannot load the BPF programs: %s%s", strerror(-err),
-		     log_get_level() < LOG_LIBBPF ? " (-vv shows the verifier's log)" : "");
-		return err;
+	for (;;) {
+		err = tracer_open(t, o) ?: preflight_map_memory(t->skel->obj, o);
+		if (err)
+			return err;
+		dlog("opened and configured in %.1f ms", ms_since(t0));
+		/* the tp_btf/iter targets' IDs from the boot's cache, not libbpf's parse (attach_ids.h) */
+		attach_ids_arm(NULL, NULL, t->skel->obj, t->core_btf.fd >= 0);
+		refusal_reset(&load_refusal);
+		test_refuse(t->skel);
+		err = schedprof_bpf__load(t->skel);
+		attach_ids_done(&ids);
+		attach_ids_describe(&ids, line, sizeof(line));
+		dlog("%s", line);
+		dlog("loaded at %.1f ms (%.1f ms of CPU)", ms_since(t0),
+		     (now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0) / 1e6);
+		core_btf_close(&t->core_btf);
+		if (!err)
+			break;
+		if (!load_refusal.prog[0]) {
+			elog("cannot load the BPF programs: %s%s", strerror(-err),
+			     log_get_level() < LOG_LIBBPF ? " (-vv shows the verifier's log)" : "");
+			return err;
+		}
+		err = leave_out_refused(t, err);
+		if (err)
+			return err;
 	}
 	t->targ_tgids_fd = bpf_map__fd(t->skel->maps.targ_tgids);
 	/* kallsyms itself is needed only to symbolize the report: join later if we can */

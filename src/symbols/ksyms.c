@@ -1036,6 +1036,30 @@ bool ksyms__restricted(const struct ksyms *ks)
 	return ks && ks->restricted;
 }
 
+int ksyms__file_shows_addresses(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long long addr;
+	char line[512], type;
+	int ret = -ENODATA;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c", &addr, &type) == 2 && type && strchr("tTwW", type)) {
+			ret = addr != 0;
+			break;
+		}
+		/* the rest of an overlong line is not a line of its own */
+		while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
+			;
+	}
+	if (ret == -ENODATA && ferror(f))
+		ret = -EIO;
+	fclose(f);
+	return ret;
+}
+
 size_t ksyms__skipped(const struct ksyms *ks)
 {
 	return ks ? ks->skipped : 0;

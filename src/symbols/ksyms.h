@@ -76,6 +76,14 @@ const struct ksym *ksyms__map_data(const struct ksyms *ks, uint64_t addr, uint64
 
 /* True when every address read as 0 (kptr_restrict, or not privileged). */
 bool ksyms__restricted(const struct ksyms *ks);
+/*
+ * Whether the kallsyms file at path shows this process addresses, without loading it: 1 when
+ * its first text symbol (t T w W) has a non-zero address, 0 when it reads 0 (hidden:
+ * kptr_restrict, or not privileged). Not the first line: x86-64 kernels before 6.15 start
+ * with per-CPU symbols at offsets from 0 ("0000000000000000 A fixed_percpu_data") even when
+ * every address is shown. -ENODATA without a text symbol, -errno when it cannot be read.
+ */
+int ksyms__file_shows_addresses(const char *path);
 /* Lines rejected while loading: malformed, or names longer than KSYMS_NAME_MAX. */
 size_t ksyms__skipped(const struct ksyms *ks);
 

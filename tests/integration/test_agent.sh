@@ -18,8 +18,7 @@ require_bpf
 require_clickhouse
 [ -x "$SPWORK" ] || fail "SPWORK must name the built spwork"
 PER=4000 # blocks per run of the workload
-caller=anon_pipe_read
-grep -qw anon_pipe_read /proc/kallsyms || caller=pipe_read
+caller=$(pipe_read_fn)
 
 # agent_start NAME ARGS...: an agent in the background (pid in $TMP/NAME.pid, stderr NAME.err).
 # It traces this script and its descendants (-p $$), not the whole system: other tests on

@@ -16,6 +16,5 @@ wait $tree || fail "workload failed"
 start=$(date +%s)
 wait $sp || { cat "$TMP/err"; fail "schedprof -p exited $?"; }
 [ $(( $(date +%s) - start )) -lt 10 ] || fail "schedprof did not stop when the tree exited"
-n=$(caller_count "$TMP/run.json" anon_pipe_read sp_grandchild)
-[ "$n" = 0 ] && n=$(caller_count "$TMP/run.json" pipe_read sp_grandchild)
-assert_between "grandchild anon_pipe_read count" "$n" $((N * 99 / 100)) $((N * 101 / 100))
+n=$(caller_count "$TMP/run.json" "$(pipe_read_fn)" sp_grandchild)
+assert_between "grandchild $(pipe_read_fn) count" "$n" $((N * 99 / 100)) $((N * 101 / 100))

@@ -54,8 +54,8 @@ kept() {
 kept "$TMP/saved.txt" > "$TMP/saved.kept"
 kept "$TMP/wh.txt" > "$TMP/wh.kept"
 [ "$(grep -c '^s ' "$TMP/saved.kept")" -ge 2 ] || { cat "$TMP/saved.txt"; fail "the saved run has too few schedules rows to compare"; }
-grep -q "^s 2000 .* pipe anon_pipe_read$" "$TMP/saved.kept" ||
-	grep -q "^s 2000 .* pipe pipe_read$" "$TMP/saved.kept" || fail "the saved run has no pipe row of 2000"
+grep -q "^s 2000 .* pipe $(pipe_read_fn)$" "$TMP/saved.kept" ||
+	fail "the saved run has no $(pipe_read_fn) row of 2000"
 diff -u "$TMP/saved.kept" "$TMP/wh.kept" > "$TMP/diff" || {
 	cat "$TMP/saved.txt" "$TMP/wh.txt" "$TMP/diff"
 	fail "report --from differs from report saved.json"

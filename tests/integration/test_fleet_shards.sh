@@ -21,8 +21,7 @@
 require_bpf
 require_clickhouse
 [ -x "$SPWORK" ] || fail "SPWORK must name the built spwork"
-caller=anon_pipe_read
-grep -qw anon_pipe_read /proc/kallsyms || caller=pipe_read
+caller=$(pipe_read_fn)
 
 start_cluster s1 s2
 [ "$(ch s1 "SELECT count() FROM system.clusters WHERE cluster = 'fleet'")" = 2 ] ||

@@ -15,7 +15,7 @@ N=60000
 # move between rows (and then trace says so): the profile's rows are compared without it
 renamed=0
 grep -q 'rows changed names between intervals' "$TMP/err" && renamed=1
-python3 - "$TMP/lines.json" "$TMP/final.json" "$N" "$renamed" <<'PY' || exit 1
+python3 - "$TMP/lines.json" "$TMP/final.json" "$N" "$renamed" "$(pipe_read_fn)" <<'PY' || exit 1
 import json, sys
 from collections import Counter
 lines = [json.loads(l) for l in open(sys.argv[1])]
@@ -89,7 +89,7 @@ elif "locks" in final:
 # the reader's pipe row: in several intervals, N in all
 def pipe_count(d):
     return sum(r["comms"].get("sp_pipe_reader", {}).get("count", 0)
-               for r in d["schedules"]["callers"] if r["caller"] in ("anon_pipe_read", "pipe_read"))
+               for r in d["schedules"]["callers"] if r["caller"] == sys.argv[5])
 per = [pipe_count(d) for d in lines]
 if sum(1 for c in per if c) < 2:
     fail("the pipe row is in %d interval(s), expected several: %r" % (sum(1 for c in per if c), per))

@@ -208,11 +208,10 @@ wait $work || fail "workload failed"
 wait $a || { cat "$TMP/err.a"; fail "tracer A exited $?"; }
 wait $b || { cat "$TMP/err.b"; fail "tracer B exited $?"; }
 for f in a b; do
-	n=$(caller_count "$TMP/$f.json" anon_pipe_read sp_grandchild)
-	[ "$n" = 0 ] && n=$(caller_count "$TMP/$f.json" pipe_read sp_grandchild)
-	[ "$n" = $N ] || fail "tracer $f: anon_pipe_read = $n, expected $N"
+	n=$(caller_count "$TMP/$f.json" "$(pipe_read_fn)" sp_grandchild)
+	[ "$n" = $N ] || fail "tracer $f: $(pipe_read_fn) = $n, expected $N"
 done
-pass "two tracers at once: each counts $N anon_pipe_read"
+pass "two tracers at once: each counts $N $(pipe_read_fn)"
 
 # 7. the attached line: on a terminal without -d only
 sleep 3 &

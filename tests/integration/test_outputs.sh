@@ -28,7 +28,7 @@ trace_pair() {
 }
 
 trace_pair table -f table
-grep -q 'anon_pipe_read\|pipe_read' "$TMP/table.live" || fail "the table has no pipe_read row"
+grep -qw "$(pipe_read_fn)" "$TMP/table.live" || fail "the table has no $(pipe_read_fn) row"
 trace_pair stacks -f table --stacks -n 0
 trace_pair bycomm -f table --by comm
 trace_pair folded -f folded

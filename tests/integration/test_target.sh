@@ -9,6 +9,7 @@
 # - a target gone before attach is an error that says so.
 . "$(dirname "$0")/lib.sh"
 require_bpf
+PR=$(pipe_read_fn)
 
 # rows as "caller comm count" lines
 rows() {
@@ -46,9 +47,9 @@ sleep 0.3 # the /proc walk that adds the process follows the attach
 touch "$TMP/go"
 wait $work || fail "workload failed"
 wait $sp || { cat "$TMP/err"; fail "schedprof -p exited $?"; }
-n=$(caller_count "$TMP/thr.json" anon_pipe_read sp_thr_reader)
-[ "$n" = $N ] || fail "-p PID after its main thread exited: anon_pipe_read = $n, expected $N"
-pass "-p PID after its main thread exited: anon_pipe_read = $n"
+n=$(caller_count "$TMP/thr.json" "$PR" sp_thr_reader)
+[ "$n" = $N ] || fail "-p PID after its main thread exited: $PR = $n, expected $N"
+pass "-p PID after its main thread exited: $PR = $n"
 
 # 3. -p TID of a non-leader thread: its process is traced, and one line says so
 rm -f "$TMP/go"
@@ -74,9 +75,9 @@ grep -q "^schedprof: warning: $tid is a thread of process $work: tracing process
 	|| { cat "$TMP/err"; fail "-p TID did not say it traces the process"; }
 [ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err"; fail "-p TID: more than one line"; }
 [ "$(jget "$TMP/tid.json" 'd["target"]["pids"]')" = "[$work]" ] || fail "-p TID: target.pids"
-n=$(caller_count "$TMP/tid.json" anon_pipe_read sp_thr_reader)
-[ "$n" = $N ] || fail "-p TID: anon_pipe_read = $n, expected $N"
-pass "-p TID traces its process: anon_pipe_read = $n, one line"
+n=$(caller_count "$TMP/tid.json" "$PR" sp_thr_reader)
+[ "$n" = $N ] || fail "-p TID: $PR = $n, expected $N"
+pass "-p TID traces its process: $PR = $n, one line"
 
 # 4. tasks asleep since before attach: their final do_exit is counted (3 sleep + 1 sh)
 sh -c 'sleep 2 & sleep 2 & sleep 2 & wait' &

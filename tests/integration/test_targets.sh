@@ -5,6 +5,7 @@
 #   task, the profile's target class is the command's tree only.
 . "$(dirname "$0")/lib.sh"
 require_bpf
+PR=$(pipe_read_fn)
 [ -n "$SPWORK" ] || fail "SPWORK must name the workload binary"
 
 # 1. -a -- spwork pipe N, with a spinner outside the command
@@ -15,9 +16,9 @@ sleep 0.3
 "$SCHEDPROF" trace -a -f json -o "$TMP/all.json" -- "$SPWORK" pipe $N 2> "$TMP/err" \
 	|| { cat "$TMP/err"; fail "trace -a -- spwork pipe exited $?"; }
 wait $spin
-n=$(caller_count "$TMP/all.json" anon_pipe_read sp_pipe_reader)
-[ "$n" = $N ] || fail "-a -- COMMAND: anon_pipe_read of sp_pipe_reader = $n, expected $N"
-pass "-a -- COMMAND: anon_pipe_read of sp_pipe_reader = $n"
+n=$(caller_count "$TMP/all.json" "$PR" sp_pipe_reader)
+[ "$n" = $N ] || fail "-a -- COMMAND: $PR of sp_pipe_reader = $n, expected $N"
+pass "-a -- COMMAND: $PR of sp_pipe_reader = $n"
 python3 - "$TMP/all.json" <<'PY' || fail "-a -- COMMAND: wrong target split (see above)"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -64,13 +65,13 @@ out=$!
 wait $out
 kill -INT $sp
 wait $sp || { cat "$TMP/err"; fail "trace --cgroup exited $?"; }
-n=$(caller_count "$TMP/cg.json" anon_pipe_read)
-[ "$n" = $N ] || fail "--cgroup: anon_pipe_read = $n, expected $N (the reader in the child cgroup only)"
+n=$(caller_count "$TMP/cg.json" "$PR")
+[ "$n" = $N ] || fail "--cgroup: $PR = $n, expected $N (the reader in the child cgroup only)"
 [ "$(jget "$TMP/cg.json" 'd["target"]["mode"]')" = cgroup ] || fail "--cgroup: target mode is not cgroup"
 [ "$(jget "$TMP/cg.json" 'd["target"]["cgroup"]')" = "$CG" ] || fail "--cgroup: target.cgroup is not $CG"
 "$SCHEDPROF" report "$TMP/cg.json" | head -1 | grep -q "^cgroup: $CG and descendants$" \
 	|| fail "report does not name the cgroup"
-pass "--cgroup: anon_pipe_read = $n (a child cgroup's reader; the outside one not counted)"
+pass "--cgroup: $PR = $n (a child cgroup's reader; the outside one not counted)"
 
 # 4. --cgroup by absolute path, and the cgroup's root task list is empty: 0 total, exit 0
 "$SCHEDPROF" trace --cgroup "$CG" -d 0.3 --views schedules -f json -o "$TMP/cg0.json" \
@@ -83,12 +84,12 @@ pass "--cgroup with an absolute path: an empty cgroup counts nothing"
 "$SCHEDPROF" trace --cgroup "$CG" --views schedules -f json -o "$TMP/cgc.json" -- \
 	sh -c "echo \$\$ > '$CG/child/cgroup.procs' && exec '$SPWORK' pipe $N > /dev/null; exit 9" \
 	2> "$TMP/err" || { cat "$TMP/err"; fail "trace --cgroup -- COMMAND exited $?"; }
-n=$(caller_count "$TMP/cgc.json" anon_pipe_read sp_pipe_reader)
-[ "$n" = $N ] || fail "--cgroup -- COMMAND: anon_pipe_read = $n, expected $N"
+n=$(caller_count "$TMP/cgc.json" "$PR" sp_pipe_reader)
+[ "$n" = $N ] || fail "--cgroup -- COMMAND: $PR = $n, expected $N"
 "$SCHEDPROF" trace --cgroup "$CG" --views schedules -o /dev/null -- sh -c 'exit 5'
 rc=$?
 [ $rc = 5 ] || fail "--cgroup -- sh -c 'exit 5' exited $rc"
-pass "--cgroup PATH -- COMMAND: anon_pipe_read = $n, ended with the command, its status kept"
+pass "--cgroup PATH -- COMMAND: $PR = $n, ended with the command, its status kept"
 
 # 5. -t TID: that thread only (as perf -t): not its process's other threads, and the trace
 #    ends when it exits. spwork threads: sp_thr_reader blocks exactly N times, sp_thr_writer
@@ -113,8 +114,8 @@ wait_attached $sp
 touch "$TMP/go"
 wait $work || fail "workload failed"
 wait $sp || { cat "$TMP/err"; fail "trace -t exited $?"; }
-n=$(caller_count "$TMP/tid.json" anon_pipe_read sp_thr_reader)
-[ "$n" = $N ] || fail "-t: anon_pipe_read = $n, expected $N"
+n=$(caller_count "$TMP/tid.json" "$PR" sp_thr_reader)
+[ "$n" = $N ] || fail "-t: $PR = $n, expected $N"
 [ "$(caller_count "$TMP/tid.json" do_exit sp_thr_reader)" = 1 ] || fail "-t: the thread's do_exit not counted once"
 python3 - "$TMP/tid.json" "$reader" <<'PY' || fail "-t counted other threads"
 import json, sys
@@ -124,7 +125,7 @@ assert comms == {"sp_thr_reader"}, sorted(comms)
 assert d["target"] == {"mode": "tids", "tids": [int(sys.argv[2])]}, d["target"]
 PY
 "$SCHEDPROF" report "$TMP/tid.json" | head -1 | grep -q "^threads: $reader$" || fail "report does not name the thread"
-pass "-t TID: anon_pipe_read = $n, only that thread, ended with it"
+pass "-t TID: $PR = $n, only that thread, ended with it"
 
 # 6. -t READER,WRITER: both threads, still not the main thread
 rm -f "$TMP/go"
@@ -138,15 +139,15 @@ wait_attached $sp
 touch "$TMP/go"
 wait $work || fail "workload failed"
 wait $sp || { cat "$TMP/err"; fail "trace -t two threads exited $?"; }
-n=$(caller_count "$TMP/tid2.json" anon_pipe_read sp_thr_reader)
-[ "$n" = $N ] || fail "-t two threads: anon_pipe_read = $n, expected $N"
+n=$(caller_count "$TMP/tid2.json" "$PR" sp_thr_reader)
+[ "$n" = $N ] || fail "-t two threads: $PR = $n, expected $N"
 python3 - "$TMP/tid2.json" <<'PY' || fail "-t with two threads: wrong comms"
 import json, sys
 d = json.load(open(sys.argv[1]))
 comms = {c for r in d["schedules"]["callers"] for c in r["comms"]}
 assert comms == {"sp_thr_reader", "sp_thr_writer"}, sorted(comms)
 PY
-pass "-t READER,WRITER: anon_pipe_read = $n, both threads and no other"
+pass "-t READER,WRITER: $PR = $n, both threads and no other"
 
 # 7. -p PID -- COMMAND: the PID for as long as the command runs; the command is not traced,
 #    and its status is schedprof's
@@ -160,8 +161,8 @@ sleep 0.2
 rc=$?
 wait $work || fail "workload failed"
 [ $rc = 7 ] || { cat "$TMP/err"; fail "-p PID -- COMMAND exited $rc, not the command's 7"; }
-n=$(caller_count "$TMP/pc.json" anon_pipe_read sp_thr_reader)
-[ "$n" = $N ] || fail "-p PID -- COMMAND: anon_pipe_read = $n, expected $N"
+n=$(caller_count "$TMP/pc.json" "$PR" sp_thr_reader)
+[ "$n" = $N ] || fail "-p PID -- COMMAND: $PR = $n, expected $N"
 python3 - "$TMP/pc.json" <<'PY' || fail "-p PID -- COMMAND traced the command"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -169,7 +170,7 @@ comms = {c for r in d["schedules"]["callers"] for c in r["comms"]}
 assert comms <= {"sp_threads", "sp_thr_reader", "sp_thr_writer"}, sorted(comms)
 assert d["target"]["mode"] == "pids", d["target"]
 PY
-pass "-p PID -- COMMAND: anon_pipe_read = $n, the command not traced, its status 7"
+pass "-p PID -- COMMAND: $PR = $n, the command not traced, its status 7"
 
 # 8. -p PID -- COMMAND ends with the command, the PID still running
 sleep 30 &

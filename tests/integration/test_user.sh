@@ -6,6 +6,7 @@
 # command never inherits schedprof's ambient capabilities, and its counts stay exact.
 . "$(dirname "$0")/lib.sh"
 require_bpf
+PR=$(pipe_read_fn)
 command -v setpriv >/dev/null || skip_or_fail "needs setpriv (util-linux)"
 nobody=$(id -u nobody) nogroup=$(id -g nobody)
 
@@ -29,9 +30,9 @@ SUDO_UID=$nobody SUDO_GID=$nogroup SUDO_USER=nobody "$SCHEDPROF" trace --views s
 	-o "$TMP/run.json" -- sh -c "touch '$TMP/build/made' && exec '$SPWORK' pipe 300" ||
 	fail "under sudo: trace of spwork exited $?"
 [ "$(stat -c %u "$TMP/build/made")" = "$nobody" ] || fail "the command's file is owned by $(stat -c %u "$TMP/build/made")"
-n=$(caller_count "$TMP/run.json" anon_pipe_read)
-[ "$n" -ge 300 ] && [ "$n" -le 303 ] || fail "as nobody: anon_pipe_read = $n, expected 300..303"
-pass "under sudo: files the command makes are the user's; counts exact ($n anon_pipe_read)"
+n=$(caller_count "$TMP/run.json" "$PR")
+[ "$n" -ge 300 ] && [ "$n" -le 303 ] || fail "as nobody: $PR = $n, expected 300..303"
+pass "under sudo: files the command makes are the user's; counts exact ($n $PR)"
 
 [ "$(SUDO_UID=$nobody SUDO_GID=$nogroup SUDO_USER=nobody who --as-root | head -1)" = 0 ] ||
 	fail "--as-root does not keep root"

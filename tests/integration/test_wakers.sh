@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 # Wakers (issue #10): a consumer blocked in a pipe read is woken by the producer's write.
-# With --wakers, its anon_pipe_read row names the producer's comm and anon_pipe_write in at
+# With --wakers, its pipe read row names the producer's comm and the pipe write in at
 # least 99% of its wake-ups; without, the comm alone (function null). As make: a parent in
 # do_wait is woken by its exiting children, from the exit path (do_notify_parent).
 . "$(dirname "$0")/lib.sh"
@@ -26,17 +26,16 @@ PY
 	"$WAKEWORK" pipe $N || fail "schedprof exited $?"
 callers_verified "$TMP/w.json" 1
 [ "$(jget "$TMP/w.json" 'd["schedules"].get("wakers")')" = True ] || fail "schedules.wakers is not true"
-caller=anon_pipe_read
-[ "$(jget "$TMP/w.json" 'len([r for r in d["schedules"]["callers"] if r["caller"] == "anon_pipe_read"])')" = 1 ] \
-	|| caller=pipe_read
+caller=$(pipe_read_fn)
 read -r n ws <<<"$(wakers "$TMP/w.json" $caller ww_consumer)" || fail "no $caller row"
 echo "$caller: $n sleeps of ww_consumer, wakers $ws"
 # (a read finds a byte already there now and then on a busy machine: no sleep)
 assert_between "$caller sleeps of ww_consumer" "$n" $((N / 2)) "$N"
+writer=${caller/%_read/_write} # the kernel's pair: anon_pipe_write, or pipe_write
 by=$(python3 -c 'import json,sys; print(sum(w["count"] for w in json.loads(sys.argv[1])
-	if w["comm"] == "ww_producer" and w["function"] in ("anon_pipe_write", "pipe_write")))' "$ws")
-[ $((by * 100)) -ge $((n * 99)) ] || fail "woken by ww_producer from anon_pipe_write $by times of $n (< 99%)"
-pass "$by of $n wake-ups by ww_producer from anon_pipe_write"
+	if w["comm"] == "ww_producer" and w["function"] == sys.argv[2]))' "$ws" "$writer")
+[ $((by * 100)) -ge $((n * 99)) ] || fail "woken by ww_producer from $writer $by times of $n (< 99%)"
+pass "$by of $n wake-ups by ww_producer from $writer"
 
 # without --wakers: the comm, no function
 "$SCHEDPROF" trace --views schedules -f json -o "$TMP/c.json" -- "$WAKEWORK" pipe 500 \

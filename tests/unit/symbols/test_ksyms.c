@@ -355,6 +355,52 @@ static char *write_temp(const char *content)
 	return path;
 }
 
+/* ksyms__file_shows_addresses() of a file with this content */
+static int shows(const char *content)
+{
+	char *path = write_temp(content);
+	int r = ksyms__file_shows_addresses(path);
+
+	unlink(path);
+	return r;
+}
+
+/*
+ * Whether addresses are shown is told by the first text symbol, not the first line: x86-64
+ * before 6.15 starts with per-CPU symbols at offsets from 0, addresses shown or not.
+ */
+START_TEST(test_file_shows_addresses)
+{
+	char long_line[1024];
+
+	ck_assert_int_eq(ksyms__file_shows_addresses(FIXTURE), 1);
+	ck_assert_int_eq(ksyms__file_shows_addresses(FIXTURE_RESTRICTED), 0);
+	/* 6.1's shape, as root with kernel.kptr_restrict = 0 */
+	ck_assert_int_eq(shows("0000000000000000 A fixed_percpu_data\n"
+			       "0000000000000000 A __per_cpu_start\n"
+			       "0000000000001000 A cpu_debug_store\n"
+			       "0000000000002000 A irq_stack_backing_store\n"
+			       "ffffffffa5e00000 T startup_64\n"
+			       "ffffffffa5e00000 T _stext\n"), 1);
+	/* hidden on such a kernel: everything reads 0 */
+	ck_assert_int_eq(shows("0000000000000000 A fixed_percpu_data\n"
+			       "0000000000000000 A cpu_debug_store\n"
+			       "0000000000000000 T startup_64\n"), 0);
+	ck_assert_int_eq(shows("0000000000000000 A fixed_percpu_data\n"
+			       "ffffffff81000000 W weak_fn\n"), 1);
+	/* the rest of an overlong line is not read as a line: here it would say "shown" */
+	snprintf(long_line, sizeof(long_line), "0000000000000000 A %0700d T tail\n"
+		 "0000000000000000 T startup_64\n", 0);
+	memset(long_line + 19, 'a', 700);
+	ck_assert_int_eq(shows(long_line), 0);
+	ck_assert_int_eq(shows("0000000000000000 A fixed_percpu_data\n"
+			       "ffffffff82000000 D some_data\n"), -ENODATA);
+	ck_assert_int_eq(shows(""), -ENODATA);
+	ck_assert_int_eq(ksyms__file_shows_addresses(FIXTURES_DIR "/no_such_kallsyms.txt"),
+			 -ENOENT);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 	const char *path;
@@ -509,6 +555,7 @@ static Suite *ksyms_suite(void)
 
 	tc = tcase_create("files");
 	tcase_add_test(tc, test_restricted);
+	tcase_add_test(tc, test_file_shows_addresses);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_shuffled);
 	tcase_add_test(tc, test_real_kallsyms);
