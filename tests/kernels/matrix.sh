@@ -116,18 +116,20 @@ exec bash '$here/suite.sh'
 EOF
 	t0=$(date +%s)
 	log "$k: booting under $accel, -smp $smp"
-	if boot "$k" "$d" "$accel" "$limit"; then
-		secs=$(($(date +%s) - t0))
+	boot "$k" "$d" "$accel" "$limit"
+	ok=$?
+	secs=$(($(date +%s) - t0))
+	# what the suite finished, also when the guest did not
+	n=$(grep -c '^passed' "$d/results" 2>/dev/null) f=$(grep -c '^failed' "$d/results" 2>/dev/null)
+	passed=$((passed + ${n:-0})) failed=$((failed + ${f:-0}))
+	if [ "$ok" = 0 ]; then
 		sed "s/^/$k: /" "$d/log"
-		n=$(grep -c '^passed' "$d/results" 2>/dev/null) f=$(grep -c '^failed' "$d/results" 2>/dev/null)
-		passed=$((passed + ${n:-0})) failed=$((failed + ${f:-0}))
 		if [ ! -s "$d/results" ]; then
 			log "FAIL $k: the guest ran the suite but wrote no results (rc $(cat "$d/rc"))"
 			failed=$((failed + 1))
 		fi
 		log "$k: ${n:-0} passed, ${f:-0} failed in $secs s"
 	else
-		secs=$(($(date +%s) - t0))
 		failed=$((failed + 1))
 		log "FAIL $k: the guest did not finish its suite within ${limit} s (it did not boot, hung or timed out after $secs s)"
 		[ -s "$d/log" ] && { log "$k: the suite's output so far:"; tail -20 "$d/log"; }
