@@ -74,6 +74,13 @@ cp=$(jget "$TMP/tail.json" 'd["timeline"]["critical_path"]["total_ns"] // 100000
 # upper bounds: 10% over, x SCHEDPROF_TEST_SLOW (an emulated CPU forks and starts slowly)
 assert_between "critical path (ms)" "$cp" 1800 $((2000 + 200 * SLOW))
 phases=$(jget "$TMP/tail.json" '"; ".join("%s %d" % (p["comm"], p["ns"] // 1000000) for p in d["timeline"]["parallelism"]["serial_phases"])')
+# an emulated CPU (SCHEDPROF_TEST_SLOW > 1) starts the job so slowly that its start alone is
+# a phase (serialtail 232 ms under TCG): phases of other tasks under 50 ms x SLOW are let be
+# there, never on hardware speed
+if [ "$SLOW" -gt 1 ]; then
+	phases=$(echo "$phases" | awk -v max=$((50 * SLOW)) 'BEGIN { RS = "; " } { sub(/\n$/, "") }
+		$1 == "sp_tail" || $2 >= max { printf "%s%s", n++ ? "; " : "", $0 }')
+fi
 read -r comm ms <<< "${phases%%;*}"
 # waiting for a CPU while alone means other load on the machine, which breaks the phase
 busy=$(jget "$TMP/tail.json" 'sum(s["ns"] for s in d["timeline"]["segments"] if s["tid"] == '"$tail_tid"' and s["state"] == "runnable") // 1000000')
