@@ -14,7 +14,8 @@ RECIPE=1
 # what schedprof, its tests (run by meson test --no-rebuild) and examples/compile-job need
 # in the guest
 PKGS="libbpf1 libelf1 libdw1 zlib1g liblzma5 libbz2-1.0 libcurl4 libdebuginfod1 libcap2-bin
-jq procps kmod initramfs-tools python3 meson bpftool strace time util-linux make gcc libc6-dev"
+jq procps kmod initramfs-tools python3 meson golang-go bpftool strace time util-linux make gcc
+libc6-dev"
 # the matrix: label, then how the kernel is chosen (bookworm's metapackages; 6.12 by its exact
 # package name from bookworm-backports, so that the rt metapackage stays at 6.1)
 KERNELS="6.1:linux-image-amd64 6.1-rt:linux-image-rt-amd64 6.12:backports:linux-image-amd64"
