@@ -166,6 +166,22 @@ for k in ks:
     if not res[k]:
         cells = ["(no results: the guest did not finish)"]
     print(k.ljust(w) + "  " + "  ".join(cells))
+# each program's ns per run as a ratio to the empty program in the same guest (progcost.sh)
+cost, rows = {}, []
+for k in ks:
+    p = os.path.join(out, k, "progcost.txt")
+    for line in open(p) if os.path.exists(p) else []:
+        cfg, rest = line.rstrip("\n").split("\t")
+        name, cnt, ns, ratio = rest.split()
+        cost[(cfg, name, k)] = ratio + (" (%s ns)" % ns if cfg == "floor" else "")
+        if (cfg, name) not in rows:
+            rows.append((cfg, name))
+if rows:
+    print("\nBPF ns per run / the empty tp_btf program's (bpf_stats, spwork pipe):")
+    print("| build | program | " + " | ".join(ks) + " |")
+    print("|---|---|" + "---|" * len(ks))
+    for cfg, name in rows:
+        print("| %s | %s | %s |" % (cfg, name, " | ".join(cost.get((cfg, name, k), "-") for k in ks)))
 PY
 log "accelerator $accel; total $(($(date +%s) - t_start)) s"
 echo "${passed} passed, ${failed} failed"

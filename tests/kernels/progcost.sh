@@ -57,7 +57,7 @@ for cfg in "-a" "-a -g --timeline --wakers"; do
 	s=$(measure "$SP" trace $cfg -o /dev/null) || exit 1
 	[ -n "$s" ] || { echo "progcost: trace $cfg holds no program" >&2; exit 1; }
 	while read -r name cnt ns; do
-		[ "$cnt" -gt 0 ] || { echo "'trace $cfg' $name 0 - -"; continue; }
+		[ "$cnt" -gt 0 ] || { printf 'trace %s\t%s 0 - -\n' "$cfg" "$name"; continue; }
 		awk -v c="trace $cfg" -v n="$name" -v cnt="$cnt" -v ns="$ns" -v f="$fper" \
 			'BEGIN { printf "%s\t%s %d %d %.2f\n", c, n, cnt, ns / cnt, ns / cnt / f }'
 	done <<< "$s"
