@@ -72,13 +72,13 @@ lock_callers_verified() {
 	callers_verified "$1" "${2:-0}" locks
 }
 
-# wait_attached PID: until the process holds a bpf_link (at most 10 s)
+# wait_attached PID: until the process holds a bpf_link (at most 10 s x SLOW)
 wait_attached() {
-	for _ in $(seq 200); do
+	for _ in $(seq $((200 * SLOW))); do
 		ls -l /proc/$1/fd 2>/dev/null | grep -q 'bpf_link' && return 0
 		sleep 0.05
 	done
-	fail "schedprof ($1) did not attach within 10 s"
+	fail "schedprof ($1) did not attach within $((10 * SLOW)) s"
 }
 
 # The running kernel's function for a read that blocks on a pipe, from /proc/kallsyms (cached in

@@ -170,9 +170,15 @@ fi
 perf_fds() { find /proc/"$1"/fd -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l; }
 for opts in "--no-profile" "--views schedules" ""; do
 	# shellcheck disable=SC2086
-	"$SCHEDPROF" trace $opts -a -d 2 > /dev/null & sp=$!
-	sleep 1
-	n=$(perf_fds $sp)
+	"$SCHEDPROF" trace $opts -a -d $((2 * SLOW)) > /dev/null & sp=$!
+	# the events are opened in the attach phase: after the first link, give it 1 s (x SLOW)
+	wait_attached $sp
+	for _ in $(seq $((20 * SLOW))); do
+		n=$(perf_fds $sp)
+		[ -n "$opts" ] || [ "$n" != "$online" ] || break
+		sleep 0.05
+	done
+	kill -INT $sp # the count is taken: stop it before its -d
 	wait $sp || fail "trace $opts -a exited $?"
 	if [ -z "$opts" ]; then
 		[ "$n" = "$online" ] || fail "default views: $n perf events open, expected $online"
