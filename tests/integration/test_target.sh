@@ -82,8 +82,9 @@ n=$(caller_count "$TMP/tid.json" "$PR" sp_thr_reader)
 [ "$n" = $N ] || fail "-p TID: $PR = $n, expected $N"
 pass "-p TID traces its process: $PR = $n, one line"
 
-# 4. tasks asleep since before attach: their final do_exit is counted (3 sleep + 1 sh)
-sh -c 'sleep 2 & sleep 2 & sleep 2 & wait' &
+# 4. tasks asleep since before attach: their final do_exit is counted (3 sleep + 1 sh); they
+#    sleep past the attach: 2 s, x SLOW for an emulated CPU's slow start-up
+sh -c "sleep $((2 * SLOW)) & sleep $((2 * SLOW)) & sleep $((2 * SLOW)) & wait" &
 work=$!
 sleep 0.2 # the three sleeps are forked, and asleep
 "$SCHEDPROF" trace -p $work -d 60 --views schedules -f json -o "$TMP/sleep.json" 2> "$TMP/err" &
