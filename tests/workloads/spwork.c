@@ -6,7 +6,8 @@
  *   spwork pipe N        a reader ("sp_pipe_reader") blocks exactly N times in pipe_read:
  *                        the writer writes each byte only once /proc/PID/wchan shows the
  *                        reader asleep in the pipe
- *   spwork wait K        a parent ("sp_waiter") waits K times for a child that is still alive
+ *   spwork wait K        a parent ("sp_waiter") waits K times for a child that is still alive:
+ *                        each child exits only once wchan shows its parent asleep in the wait
  *   spwork spin SECONDS  two CPU-bound tasks ("sp_spin") pinned to CPU 0
  *   spwork tree FILE N   waits until FILE exists, then forks a child that forks a grandchild
  *                        ("sp_grandchild") doing `pipe N`
@@ -55,8 +56,8 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* true once the task sleeps in a pipe read (wchan is only shown for a dequeued task) */
-static int asleep_in_pipe(pid_t pid)
+/* true once the task sleeps in one of the functions (wchan is only shown for a dequeued task) */
+static int asleep_in(pid_t pid, const char *fn1, const char *fn2)
 {
 	char path[64], buf[128];
 	ssize_t n;
@@ -72,7 +73,12 @@ static int asleep_in_pipe(pid_t pid)
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
-	return strstr(buf, "pipe_read") != NULL || strstr(buf, "pipe_wait") != NULL;
+	return strstr(buf, fn1) != NULL || strstr(buf, fn2) != NULL;
+}
+
+static int asleep_in_pipe(pid_t pid)
+{
+	return asleep_in(pid, "pipe_read", "pipe_wait");
 }
 
 static int do_pipe(long n, const char *reader_name)
@@ -122,13 +128,21 @@ static int do_wait(long k)
 			die("fork");
 		if (pid == 0) {
 			struct timespec ts = { 0, 3 * 1000 * 1000 };
+			double t0 = now();
 
 			set_name("sp_child");
 			nanosleep(&ts, NULL);
+			/* the parent must be asleep in its wait: a slow machine (TCG) may not be there yet */
+			while (!asleep_in(getppid(), "do_wait", "kernel_wait4")) {
+				if (now() - t0 > 10)
+					_exit(4);
+			}
 			_exit(0);
 		}
 		if (waitpid(pid, &status, 0) != pid)
 			die("waitpid");
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			return 1;
 	}
 	return 0;
 }
