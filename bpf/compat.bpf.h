@@ -65,6 +65,41 @@ static __always_inline void sp_inode_ctime(struct inode *ino, __s64 *sec, __u32 
 	}
 }
 
+/*
+ * PREEMPT_RT: a mutex is an rt_mutex_base (rtmutex), an rw_semaphore an rwbase_rt (rwbase: a
+ * readers count and an rt_mutex_base), a spinlock_t an rt_mutex_base at its address. A
+ * contention names the rt_mutex_base inside the lock (LCB_F_RT), the rwbase_rt while a
+ * writer waits for readers (LCB_F_RT | READ or WRITE), or the spinlock_t (LCB_F_RT | SPIN).
+ */
+struct rwbase_rt___sp {
+	struct rt_mutex_base rtmutex;
+} __attribute__((preserve_access_index));
+
+struct rw_semaphore___rt {
+	struct rwbase_rt___sp rwbase;
+} __attribute__((preserve_access_index));
+
+struct mutex___rt {
+	struct rt_mutex_base rtmutex;
+} __attribute__((preserve_access_index));
+
+/* PREEMPT_RT: where a mutex's rt_mutex_base is in it. */
+static __always_inline bool sp_rt_mutex_off(__u64 *off)
+{
+	return sp_field_off(off, mutex___rt, rtmutex);
+}
+
+/* PREEMPT_RT: where an rw_semaphore's rwbase_rt is, and the rt_mutex_base inside it. */
+static __always_inline bool sp_rt_rwsem_base_off(__u64 *off)
+{
+	return sp_field_off(off, rw_semaphore___rt, rwbase);
+}
+
+static __always_inline bool sp_rt_rwsem_mutex_off(__u64 *off)
+{
+	return sp_field_off(off, rw_semaphore___rt, rwbase.rtmutex);
+}
+
 /* A runqueue's lock. */
 static __always_inline bool sp_rq_lock_off(__u64 *off)
 {

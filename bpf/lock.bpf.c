@@ -204,6 +204,10 @@ static __always_inline __u32 name_from_task(__u64 l, struct task_struct *t)
 		if (bpf_core_field_exists(struct rw_semaphore, wait_lock) &&
 		    l == mm + bpf_core_field_offset(struct mm_struct, mmap_lock.wait_lock))
 			return SP_LNAME_MMAP_LOCK_WAIT;
+		/* PREEMPT_RT: the rt_mutex_base inside it */
+		if (sp_rt_rwsem_mutex_off(&off) &&
+		    l == mm + bpf_core_field_offset(struct mm_struct, mmap_lock) + off)
+			return SP_LNAME_MMAP_LOCK;
 	}
 	p = (__u64)BPF_CORE_READ(t, sighand);
 	if (p && l == p + bpf_core_field_offset(struct sighand_struct, siglock))
@@ -288,45 +292,21 @@ static __always_inline bool is_dentry(__u64 d)
 	return sb && parent && RD64(parent, dentry, d_sb) == sb && is_super_block(sb);
 }
 
-/* Locks inside objects recognised by their layout, tried by kind. */
-static __always_inline __u32 name_by_layout(__u64 l, __u32 flags)
+/*
+ * The locks of each kind inside objects recognised by their layout. Global functions, each
+ * verified once: name_by_layout() reaches them by more than one kind (PREEMPT_RT's).
+ */
+__noinline __u32 lock_name_mutex(__u64 m)
 {
-	__u64 off;
+	if (is_pipe(m - bpf_core_field_offset(struct pipe_inode_info, mutex)))
+		return SP_LNAME_PIPE_MUTEX;
+	if (is_file(m - bpf_core_field_offset(struct file, f_pos_lock)))
+		return SP_LNAME_FILE_POS_LOCK;
+	return SP_LNAME_NONE;
+}
 
-	if (flags & SP_LCB_F_MUTEX) {
-		if (is_pipe(l - bpf_core_field_offset(struct pipe_inode_info, mutex)))
-			return SP_LNAME_PIPE_MUTEX;
-		if (is_file(l - bpf_core_field_offset(struct file, f_pos_lock)))
-			return SP_LNAME_FILE_POS_LOCK;
-		return SP_LNAME_NONE;
-	}
-	if (flags & (SP_LCB_F_RT | SP_LCB_F_PERCPU))
-		return SP_LNAME_NONE;
-	if (flags & SP_LCB_F_SPIN) {
-		if (flags & (SP_LCB_F_READ | SP_LCB_F_WRITE))
-			return SP_LNAME_NONE;
-		if (is_task(l - bpf_core_field_offset(struct task_struct, pi_lock)))
-			return SP_LNAME_TASK_PI_LOCK;
-		if (is_inode(l - bpf_core_field_offset(struct inode, i_lock)))
-			return SP_LNAME_INODE_LOCK;
-		if (is_dentry(l - bpf_core_field_offset(struct dentry, d_lockref.lock)))
-			return SP_LNAME_DENTRY_LOCK;
-		if (is_inode_mapping(l - bpf_core_field_offset(struct address_space, i_pages.xa_lock)))
-			return SP_LNAME_MAPPING_PAGES;
-		/* buffer heads of a block device or file */
-		if (sp_mapping_private_lock_off(&off) && is_inode_mapping(l - off))
-			return SP_LNAME_MAPPING_PRIVATE;
-		/* the wait_lock inside a sleeping lock (its waiters' list) */
-		if (bpf_core_field_exists(struct rw_semaphore, wait_lock) &&
-		    is_inode(l - bpf_core_field_offset(struct inode, i_rwsem.wait_lock)))
-			return SP_LNAME_INODE_RWSEM_WAIT;
-		if (bpf_core_field_exists(struct mutex, wait_lock) &&
-		    is_pipe(l - bpf_core_field_offset(struct pipe_inode_info, mutex.wait_lock)))
-			return SP_LNAME_PIPE_MUTEX_WAIT;
-		return SP_LNAME_NONE;
-	}
-	if (!(flags & (SP_LCB_F_READ | SP_LCB_F_WRITE)))
-		return SP_LNAME_NONE; /* semaphore */
+__noinline __u32 lock_name_rwsem(__u64 l)
+{
 	if (is_inode(l - bpf_core_field_offset(struct inode, i_rwsem)))
 		return SP_LNAME_INODE_RWSEM;
 	if (is_inode_mapping(l - bpf_core_field_offset(struct address_space, i_mmap_rwsem)))
@@ -334,6 +314,68 @@ static __always_inline __u32 name_by_layout(__u64 l, __u32 flags)
 	if (is_super_block(l - bpf_core_field_offset(struct super_block, s_umount)))
 		return SP_LNAME_SB_UMOUNT;
 	return SP_LNAME_NONE;
+}
+
+__noinline __u32 lock_name_spin(__u64 l)
+{
+	__u64 off;
+
+	if (is_task(l - bpf_core_field_offset(struct task_struct, pi_lock)))
+		return SP_LNAME_TASK_PI_LOCK;
+	if (is_inode(l - bpf_core_field_offset(struct inode, i_lock)))
+		return SP_LNAME_INODE_LOCK;
+	if (is_dentry(l - bpf_core_field_offset(struct dentry, d_lockref.lock)))
+		return SP_LNAME_DENTRY_LOCK;
+	if (is_inode_mapping(l - bpf_core_field_offset(struct address_space, i_pages.xa_lock)))
+		return SP_LNAME_MAPPING_PAGES;
+	/* buffer heads of a block device or file */
+	if (sp_mapping_private_lock_off(&off) && is_inode_mapping(l - off))
+		return SP_LNAME_MAPPING_PRIVATE;
+	/* the wait_lock inside a sleeping lock (its waiters' list) */
+	if (bpf_core_field_exists(struct rw_semaphore, wait_lock) &&
+	    is_inode(l - bpf_core_field_offset(struct inode, i_rwsem.wait_lock)))
+		return SP_LNAME_INODE_RWSEM_WAIT;
+	if (bpf_core_field_exists(struct mutex, wait_lock) &&
+	    is_pipe(l - bpf_core_field_offset(struct pipe_inode_info, mutex.wait_lock)))
+		return SP_LNAME_PIPE_MUTEX_WAIT;
+	return SP_LNAME_NONE;
+}
+
+/*
+ * PREEMPT_RT's locks (compat.bpf.h), as the lock they are part of: a spinlock_t is at its
+ * rt_mutex_base's address; an rwbase_rt is an rw_semaphore's; an rt_mutex_base is a
+ * mutex's, an rw_semaphore's, or (6.1 says LCB_F_RT alone for it too) a spinlock_t's.
+ */
+static __always_inline __u32 name_rt(__u64 l, __u32 flags)
+{
+	__u64 off;
+	__u32 n = SP_LNAME_NONE;
+
+	if (flags & SP_LCB_F_SPIN)
+		return (flags & (SP_LCB_F_READ | SP_LCB_F_WRITE)) ? SP_LNAME_NONE : lock_name_spin(l);
+	if (flags & (SP_LCB_F_READ | SP_LCB_F_WRITE))
+		return sp_rt_rwsem_base_off(&off) ? lock_name_rwsem(l - off) : SP_LNAME_NONE;
+	if (sp_rt_mutex_off(&off))
+		n = lock_name_mutex(l - off);
+	if (n == SP_LNAME_NONE && sp_rt_rwsem_mutex_off(&off))
+		n = lock_name_rwsem(l - off);
+	return n != SP_LNAME_NONE ? n : lock_name_spin(l);
+}
+
+/* Locks inside objects recognised by their layout, tried by kind. */
+static __always_inline __u32 name_by_layout(__u64 l, __u32 flags)
+{
+	if (flags & SP_LCB_F_PERCPU)
+		return SP_LNAME_NONE;
+	if (flags & SP_LCB_F_RT)
+		return name_rt(l, flags);
+	if (flags & SP_LCB_F_MUTEX)
+		return lock_name_mutex(l);
+	if (flags & SP_LCB_F_SPIN)
+		return (flags & (SP_LCB_F_READ | SP_LCB_F_WRITE)) ? SP_LNAME_NONE : lock_name_spin(l);
+	if (!(flags & (SP_LCB_F_READ | SP_LCB_F_WRITE)))
+		return SP_LNAME_NONE; /* semaphore */
+	return lock_name_rwsem(l);
 }
 
 /*
@@ -380,6 +422,7 @@ __noinline __u32 lock_name(__u64 l, __u32 flags)
 #define SP_MUTEX_FLAGS 0x07ULL	       /* kernel/locking/mutex.h MUTEX_FLAGS */
 #define SP_RWSEM_READER_OWNED 0x01ULL  /* kernel/locking/rwsem.c */
 #define SP_RWSEM_OWNER_FLAGS 0x03ULL
+#define SP_RT_MUTEX_HAS_WAITERS 0x01ULL /* kernel/locking/rtmutex.c */
 
 static __always_inline void read_owner(struct sp_lock_task *r, __u64 l, __u32 flags)
 {
@@ -390,6 +433,10 @@ static __always_inline void read_owner(struct sp_lock_task *r, __u64 l, __u32 fl
 		if (!bpf_core_field_exists(struct mutex, owner))
 			return;
 		o = RD64(l, mutex, owner) & ~SP_MUTEX_FLAGS;
+	} else if ((flags & SP_LCB_F_RT) &&
+		   !(flags & (SP_LCB_F_READ | SP_LCB_F_WRITE | SP_LCB_F_PERCPU))) {
+		/* PREEMPT_RT: an rt_mutex_base (a mutex's, an rwsem's, a spinlock_t's) */
+		o = RD64(l, rt_mutex_base, owner) & ~SP_RT_MUTEX_HAS_WAITERS;
 	} else if ((flags & (SP_LCB_F_READ | SP_LCB_F_WRITE)) &&
 		   !(flags & (SP_LCB_F_SPIN | SP_LCB_F_RT | SP_LCB_F_PERCPU))) {
 		if (!bpf_core_field_exists(struct rw_semaphore, owner))

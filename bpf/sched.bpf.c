@@ -526,7 +526,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 		pc = pcpu_here();
 		if (pc)
 			pc->counts.total++;
-		if (prev_state == 0) { /* TASK_RUNNING: preempted, whatever the flag says */
+		if (prev_state == 0) { /* TASK_RUNNING: preempted (SP_SWITCH_STATE) or yielded */
 			if (pc)
 				pc->counts.preempted++;
 			key.caller = SP_CALLER_PREEMPTED;
@@ -746,23 +746,32 @@ static __always_inline int sched_switch(void *ctx, struct task_struct *prev,
 	return 0;
 }
 
+/*
+ * prev's state for the parts: TASK_RUNNING when it was preempted. A task preempted after it
+ * set a sleeping state (between set_current_state() and schedule(), as in every lock's wait
+ * loop) is not dequeued (__schedule(): a preemption dequeues no task), so it waits for a
+ * CPU, not for its wake-up; its prev_state still says the sleeping state. Common on
+ * PREEMPT_RT in the lock slow paths (counted as sleeps, their caller preempt_schedule_thunk).
+ */
+#define SP_SWITCH_STATE(preempt, prev_state) ((preempt) ? 0 : (prev_state))
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	return sched_switch(ctx, prev, next, prev_state, true, false);
+	return sched_switch(ctx, prev, next, SP_SWITCH_STATE(preempt, prev_state), true, false);
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sp_switch_tl, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	return sched_switch(ctx, prev, next, prev_state, true, true);
+	return sched_switch(ctx, prev, next, SP_SWITCH_STATE(preempt, prev_state), true, true);
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sp_switch_full, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	return sched_switch(ctx, prev, next, prev_state, false, true);
+	return sched_switch(ctx, prev, next, SP_SWITCH_STATE(preempt, prev_state), false, true);
 }

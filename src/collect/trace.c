@@ -501,37 +501,25 @@ static int tracer_open(struct tracer *t, const struct trace_opts *o)
 			c->disable(skel);
 			continue;
 		}
-		if (t->refused[i][0] && miss < 0) {
-			t->ctx.unavailable = t->refused[i];
-			err = c->configure(&t->ctx, &t->state[i]);
-			t->ctx.unavailable = NULL;
-			if (err == -ENOTSUP) {
-				c->destroy(t->state[i]);
-				t->state[i] = NULL;
-				c->disable(skel);
-				continue;
-			}
-			if (err)
-				return err;
-			continue;
-		}
 		if (miss >= 0) {
 			kfeatures_describe(miss, why, sizeof(why));
 			snprintf(names[miss] + strlen(names[miss]), sizeof(names[miss]) - strlen(names[miss]),
 				 "%s%s", names[miss][0] ? ", " : "", c->view->name);
 		}
-		t->ctx.unavailable = miss >= 0 ? why : NULL;
+		/* a view whose program the verifier refused at an earlier load: out, said (leave_out_refused()) */
+		t->ctx.unavailable = miss >= 0 ? why : t->refused[i][0] ? t->refused[i] : NULL;
 		err = c->configure(&t->ctx, &t->state[i]);
-		t->ctx.unavailable = NULL;
-		if (err == -ENOTSUP && miss >= 0) {
+		if (err == -ENOTSUP && t->ctx.unavailable) {
+			t->ctx.unavailable = NULL;
 			c->destroy(t->state[i]);
 			t->state[i] = NULL;
 			c->disable(skel);
 			continue;
 		}
+		any |= !err && !t->refused[i][0];
+		t->ctx.unavailable = NULL;
 		if (err)
 			return err;
-		any = true;
 	}
 	if (!t->reopened)
 		report_unavailable(names);

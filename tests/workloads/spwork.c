@@ -116,18 +116,21 @@ static int do_wait(long k)
 		if (pid < 0)
 			die("fork");
 		if (pid == 0) {
-			static const char *const wait_fns[] = { "do_wait", NULL };
+			static const char *const wait_fns[] = { "do_wait", "kernel_wait4", NULL };
 			struct timespec ts = { 0, 3 * 1000 * 1000 };
 
 			set_name("sp_child");
 			nanosleep(&ts, NULL);
 			/* exit once the parent sleeps in do_wait, so that it blocks there exactly
 			 * once per child however slow the CPU (an exit before it sleeps is no wait) */
-			nap_until_asleep(getppid(), wait_fns, 10);
+			if (nap_until_asleep(getppid(), wait_fns, 10))
+				_exit(4);
 			_exit(0);
 		}
 		if (waitpid(pid, &status, 0) != pid)
 			die("waitpid");
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			return 1; /* the child never saw its parent asleep in the wait */
 	}
 	return 0;
 }
