@@ -7,13 +7,14 @@
 # A guest that does not boot, hangs or times out is a failure, with its console's tail.
 # usage: sudo tests/kernels/matrix.sh [-k LABELS] [-o DIR] [-s SMP] [-t SECONDS] [-c CMD.SH]
 #                                     [TEST...]
-#   -k  kernels by label, comma-separated (default 6.1,6.1-rt,6.12: tests/kernels/image.sh)
+#   -k  kernels by label, comma-separated (default 6.1,6.1-rt,6.12: tests/kernels/image.sh);
+#       LABEL=T1+T2 runs only those tests on that kernel
 #   -o  where each kernel's results go (DIR/LABEL: results, logs/, console.log; default a
 #       temporary directory, removed at the end)
 #   -s  guest CPUs (default 2)   -t  the time a guest may take (default 1500 s)
 #   -c  run CMD.SH (sh, as root, in /out) in each guest instead of the suite: its output is
 #       DIR/LABEL/log
-#   TEST  meson test names (default: the ground-truth tests below)
+#   TEST  meson test names, trace-a, compare, progcost (default: all of DEFAULT_TESTS)
 # env: BUILD (the build dir, inside this tree; default ./build), SP_KERNELS_ACCEL
 #   (auto, kvm or tcg; default auto), SP_KERNELS_CACHE (image.sh)
 set -uo pipefail
@@ -21,9 +22,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 labels=6.1,6.1-rt,6.12 out="" smp=2 limit=1500 cmd=""
 # pipe ping-pong, fork/wait/exit, the run-queue split, the locks view, the profile and -g,
-# user stacks, the timeline's critical path, wakers, -p/--cgroup targets, the outputs
+# user stacks, the timeline's critical path, wakers, -p/--cgroup targets (meson tests); then
+# the README's trace -a -d 1, examples/compile-job/compare.sh, and the programs' BPF cost
 DEFAULT_TESTS="bpf-pipe bpf-wait bpf-runq bpf-locks bpf-profile bpf-ustacks bpf-timeline
-bpf-wakers bpf-target bpf-targets"
+bpf-wakers bpf-target bpf-targets trace-a compare progcost"
 usage() { echo "usage: $0 [-k LABELS] [-o DIR] [-s SMP] [-t SECONDS] [-c CMD.SH] [TEST...]" >&2; exit 2; }
 while getopts "k:o:s:t:c:h" o; do
 	case $o in
@@ -88,6 +90,7 @@ boot() {
 # guest hangs in its real-mode setup, or -cpu host is refused
 accel=${SP_KERNELS_ACCEL:-auto}
 first=${labels%%,*}
+first=${first%%=*}
 if [ "$accel" = auto ]; then
 	accel=tcg why="no /dev/kvm"
 	if [ -w /dev/kvm ]; then
@@ -109,15 +112,20 @@ slow=1 tmult=1
 [ "$accel" = tcg ] && slow=10 tmult=4
 
 passed=0 failed=0
-IFS=, read -ra ks <<< "$labels"
-for k in "${ks[@]}"; do
+IFS=, read -ra specs <<< "$labels"
+ks=()
+for spec in "${specs[@]}"; do
+	k=${spec%%=*} kt=$tests
+	[ "$k" = "$spec" ] || kt=${spec#*=}
+	kt=${kt//+/ }
+	ks+=("$k")
 	d=$out/$k
 	rm -rf "$d"
 	mkdir -p "$d"
 	# the suite runs from a copy: bash reads a script as it goes, and the tree may change
 	cp "$here/suite.sh" "$d/suite.sh"
 	cat > "$d/cmd.sh" <<EOF
-export SRC='$top' BUILD='$BUILD' TESTS='$(echo $tests)' SCHEDPROF_TEST_SLOW=$slow TIMEOUT_MULT=$tmult
+export SRC='$top' BUILD='$BUILD' TESTS='$(echo $kt)' SCHEDPROF_TEST_SLOW=$slow TIMEOUT_MULT=$tmult
 exec bash /out/suite.sh
 EOF
 	[ -z "$cmd" ] || { echo "export SRC='$top' BUILD='$BUILD' SCHEDPROF_TEST_SLOW=$slow"; cat "$cmd"; } > "$d/cmd.sh"
