@@ -30,8 +30,9 @@ PY
 }
 
 # 1. 40 children, each ~50 ms in sp_prof_unique_burn, all exited before the report: the function
-#    is named, in the workload's binary, and holds the majority of the job's samples.
-"$SCHEDPROF" trace -f json -o "$TMP/forks.json" -- "$PROFWORK" forks 40 50 || fail "schedprof exited $?"
+#    is named, in the workload's binary, and holds the majority of the job's samples. An
+#    emulated CPU forks and execs SCHEDPROF_TEST_SLOW times slower: each burns 50 ms x SLOW.
+"$SCHEDPROF" trace -f json -o "$TMP/forks.json" -- "$PROFWORK" forks 40 $((50 * SLOW)) || fail "schedprof exited $?"
 check_profile "$TMP/forks.json"
 bin=$(readlink -f "$PROFWORK")
 read -r n tgt obj comm <<<"$(jget "$TMP/forks.json" '" ".join(str(x) for x in ([(f["samples"], d["profile"]["target"], f["object"], max(f["comms"], key=lambda c: f["comms"][c]["samples"])) for f in d["profile"]["functions"] if f["function"] == "sp_prof_unique_burn"] or [(0, d["profile"]["target"], "-", "-")])[0])')"
