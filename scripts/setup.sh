@@ -1,16 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 # Installs what schedprof needs from Debian (only what is missing) and builds it in ./build.
-# usage: sudo scripts/setup.sh [--tests] [--bench]
-#   --tests adds what the test suite uses; --bench what bench/*.sh run and compare against
+# usage: sudo scripts/setup.sh [--tests] [--bench] [--kernels]
+#   --tests adds what the test suite uses; --bench what bench/*.sh run and compare against;
+#   --kernels what the kernel matrix (tests/kernels/matrix.sh) builds and boots its guests with
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tests=false bench=false
+tests=false bench=false kernels=false
 for a in "$@"; do
 	case $a in
 	--tests) tests=true ;;
 	--bench) bench=true ;;
-	*) echo "usage: $0 [--tests] [--bench]" >&2; exit 2 ;;
+	--kernels) kernels=true ;;
+	*) echo "usage: $0 [--tests] [--bench] [--kernels]" >&2; exit 2 ;;
 	esac
 done
 
@@ -57,6 +59,10 @@ fi
 if $bench; then
 	# bench/compare.sh: perf, offcputime (libbpf-tools), bpftrace, jq, /usr/bin/time (time)
 	install linux-perf libbpf-tools bpftrace jq time util-linux
+fi
+if $kernels; then
+	# tests/kernels/image.sh: debootstrap, mkfs.ext4 -d; matrix.sh: qemu-system-x86_64
+	install qemu-system-x86 debootstrap e2fsprogs
 fi
 # the test suite (and its fuzz targets): required with --tests, left out of a new build without
 features=disabled

@@ -6,6 +6,10 @@ set -u
 SCHEDPROF=${SCHEDPROF:?SCHEDPROF must name the built binary}
 SPWORK=${SPWORK:-}
 TMP=$(mktemp -d /tmp/schedprof-test.XXXXXX)
+# SCHEDPROF_TEST_SLOW: how many times slower than hardware the CPU runs (the kernel matrix,
+# tests/kernels/, sets 10 under TCG). Timing bounds (latencies, sample rates) widen by it;
+# counts never do.
+SLOW=${SCHEDPROF_TEST_SLOW:-1}
 trap 'rm -rf "$TMP"' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -95,13 +99,23 @@ lock_callers_verified() {
 	callers_verified "$1" "${2:-0}" locks
 }
 
-# wait_attached PID: until the process holds a bpf_link (at most 10 s)
+# wait_attached PID: until the process holds a bpf_link (at most 10 s x SLOW)
 wait_attached() {
-	for _ in $(seq 200); do
+	for _ in $(seq $((200 * SLOW))); do
 		ls -l /proc/$1/fd 2>/dev/null | grep -q 'bpf_link' && return 0
 		sleep 0.05
 	done
-	fail "schedprof ($1) did not attach within 10 s"
+	fail "schedprof ($1) did not attach within $((10 * SLOW)) s"
+}
+
+# The running kernel's function for a read that blocks on a pipe, from /proc/kallsyms (cached in
+# $PIPE_READ): anon_pipe_read on newer kernels, pipe_read on older ones (6.1, 6.12).
+pipe_read_fn() {
+	if [ -z "${PIPE_READ:-}" ]; then
+		PIPE_READ=$(awk '$3 == "anon_pipe_read" && ($2 == "t" || $2 == "T") { f = 1; exit }
+			END { print f ? "anon_pipe_read" : "pipe_read" }' /proc/kallsyms)
+	fi
+	echo "$PIPE_READ"
 }
 
 # The running kernel's function for a read that blocks on a pipe, from /proc/kallsyms (cached in

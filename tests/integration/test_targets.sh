@@ -10,11 +10,14 @@ PR=$(pipe_read_fn)
 
 # 1. -a -- spwork pipe N, with a spinner outside the command
 N=500
-"$SPWORK" spin 4 &
+# the spinner outlives the traced command: 4 s, x SLOW for an emulated CPU's slow start-up,
+# stopped (it and its child) once the trace is over
+"$SPWORK" spin $((4 * SLOW)) &
 spin=$!
 sleep 0.3
 "$SCHEDPROF" trace -a -f json -o "$TMP/all.json" -- "$SPWORK" pipe $N 2> "$TMP/err" \
 	|| { cat "$TMP/err"; fail "trace -a -- spwork pipe exited $?"; }
+kill $(pgrep -P $spin) $spin 2>/dev/null
 wait $spin
 n=$(caller_count "$TMP/all.json" "$PR" sp_pipe_reader)
 [ "$n" = $N ] || fail "-a -- COMMAND: $PR of sp_pipe_reader = $n, expected $N"

@@ -68,21 +68,29 @@ read -r tail_tid par_tid <<< "$(jget "$TMP/tail.json" '" ".join(str([t["tid"] fo
 pass "the job ends with sp_tail_main ($main_tid); workers sp_tail $tail_tid, sp_par $par_tid"
 # the command waited for sp_tail in do_wait, and the wake-up names it
 woke=$(jget "$TMP/tail.json" 'max([s["ns"] for s in d["timeline"]["segments"] if s["tid"] == '"$main_tid"' and s["state"] == "blocked" and s.get("waker_tid") == '"$tail_tid"' and s["wait"] == "child"] or [0])')
-assert_between "sp_tail_main waiting for sp_tail, after sp_par (ms)" $((woke / 1000000)) 900 1100
+assert_between "sp_tail_main waiting for sp_tail, after sp_par (ms)" $((woke / 1000000)) 900 $((1000 + 100 * SLOW))
 
 cp=$(jget "$TMP/tail.json" 'd["timeline"]["critical_path"]["total_ns"] // 1000000')
-assert_between "critical path (ms)" "$cp" 1800 2200
+# upper bounds: 10% over, x SCHEDPROF_TEST_SLOW (an emulated CPU forks and starts slowly)
+assert_between "critical path (ms)" "$cp" 1800 $((2000 + 200 * SLOW))
 phases=$(jget "$TMP/tail.json" '"; ".join("%s %d" % (p["comm"], p["ns"] // 1000000) for p in d["timeline"]["parallelism"]["serial_phases"])')
+# an emulated CPU (SCHEDPROF_TEST_SLOW > 1) starts the job so slowly that its start alone is
+# a phase (serialtail 232 ms under TCG): phases of other tasks under 50 ms x SLOW are let be
+# there, never on hardware speed
+if [ "$SLOW" -gt 1 ]; then
+	phases=$(echo "$phases" | awk -v max=$((50 * SLOW)) 'BEGIN { RS = "; " } { sub(/\n$/, "") }
+		$1 == "sp_tail" || $2 >= max { printf "%s%s", n++ ? "; " : "", $0 }')
+fi
 read -r comm ms <<< "${phases%%;*}"
 # waiting for a CPU while alone means other load on the machine, which breaks the phase
 busy=$(jget "$TMP/tail.json" 'sum(s["ns"] for s in d["timeline"]["segments"] if s["tid"] == '"$tail_tid"' and s["state"] == "runnable") // 1000000')
 [ "$comm" = sp_tail ] && [ "$phases" = "$comm $ms" ] ||
 	fail "serial phases: '$phases', expected one, of sp_tail (sp_tail waited $busy ms for a CPU: other load on the machine?)"
-assert_between "serial phase of sp_tail (ms)" "$ms" 900 1100
+assert_between "serial phase of sp_tail (ms)" "$ms" 900 $((1000 + 100 * SLOW))
 # the critical path runs through sp_tail's run, not sp_par's: running, or waiting for a CPU
 # when other load takes it (at a load average of 27, 557 ms of its 2 s were running)
 ontail=$(jget "$TMP/tail.json" 'sum(s["ns"] for s in d["timeline"]["critical_path"]["segments"] if s["tid"] == '"$tail_tid"' and s["state"] != "blocked") // 1000000')
-assert_between "sp_tail running or runnable on the critical path (ms)" "$ontail" 1800 2200
+assert_between "sp_tail running or runnable on the critical path (ms)" "$ontail" 1800 $((2000 + 200 * SLOW))
 
 # A ping-pong through a pipe (some 100k events a second) into a one-page buffer: events are
 # lost, counted in the run and said in the report; the segments still tile each task's life.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# A parent waiting for K live children shows do_wait K times.
+# A parent waiting for K live children shows do_wait K times, and its K children do_exit K times.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 K=300
@@ -10,7 +10,12 @@ callers_verified "$TMP/run.json" $K
 # (the waits for a child: on PREEMPT_RT do_wait also sleeps on tasklist_lock, an rt lock,
 # whose row is do_wait's under the rt-mutex class)
 n=$(jget "$TMP/run.json" 'sum(r["comms"].get("sp_waiter", {}).get("count", 0) for r in d["schedules"]["callers"] if r["caller"] == "do_wait" and r["wait"] is None)')
-assert_between "do_wait count of sp_waiter" "$n" $K $((K * 101 / 100))
+# each child exits only once the parent sleeps in do_wait (spwork): exactly K waits
+assert_between "do_wait count of sp_waiter" "$n" $K $K
+# each child leaves the CPU for the last time in do_exit(): exactly once each
+e=$(caller_count "$TMP/run.json" do_exit sp_child)
+[ "$e" = $K ] || fail "do_exit count of sp_child is $e, expected exactly $K"
+pass "do_exit count of sp_child: $e"
 # each child's nanosleep shows under the child's comm, and exits show do_exit-style callers
 c=$(caller_count "$TMP/run.json" hrtimer_nanosleep sp_child)
 [ "$c" -ge $K ] || fail "hrtimer_nanosleep count of sp_child is $c, expected >= $K"

@@ -7,7 +7,8 @@
  *                        the writer writes each byte only once /proc/PID/wchan shows the
  *                        reader asleep in the pipe
  *   spwork wait K        a parent ("sp_waiter") waits K times for a child that is still alive:
- *                        each child exits only once wchan shows its parent asleep in the wait
+ *                        each child ("sp_child") sleeps 3 ms, then exits once wchan shows
+ *                        the parent asleep in do_wait
  *   spwork spin SECONDS  two CPU-bound tasks ("sp_spin") pinned to CPU 0
  *   spwork tree FILE N   waits until FILE exists, then forks a child that forks a grandchild
  *                        ("sp_grandchild") doing `pipe N`
@@ -36,6 +37,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "wchan.h"
 
 static void die(const char *what)
 {
@@ -56,29 +58,16 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* true once the task sleeps in one of the functions (wchan is only shown for a dequeued task) */
-static int asleep_in(pid_t pid, const char *fn1, const char *fn2)
-{
-	char path[64], buf[128];
-	ssize_t n;
-	int fd;
+static const char *const pipe_fns[] = { "pipe_read", "pipe_wait", NULL };
 
-	/* /proc/TID/wchan also works for a thread (the entry is hidden, not missing) */
-	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		die("open wchan");
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	return strstr(buf, fn1) != NULL || strstr(buf, fn2) != NULL;
-}
-
+/* true once the task sleeps in a pipe read */
 static int asleep_in_pipe(pid_t pid)
 {
-	return asleep_in(pid, "pipe_read", "pipe_wait");
+	int r = asleep_in(pid, pipe_fns);
+
+	if (r < 0)
+		die("open wchan");
+	return r;
 }
 
 static int do_pipe(long n, const char *reader_name)
@@ -127,22 +116,21 @@ static int do_wait(long k)
 		if (pid < 0)
 			die("fork");
 		if (pid == 0) {
+			static const char *const wait_fns[] = { "do_wait", "kernel_wait4", NULL };
 			struct timespec ts = { 0, 3 * 1000 * 1000 };
-			double t0 = now();
 
 			set_name("sp_child");
 			nanosleep(&ts, NULL);
-			/* the parent must be asleep in its wait: a slow machine (TCG) may not be there yet */
-			while (!asleep_in(getppid(), "do_wait", "kernel_wait4")) {
-				if (now() - t0 > 10)
-					_exit(4);
-			}
+			/* exit once the parent sleeps in do_wait, so that it blocks there exactly
+			 * once per child however slow the CPU (an exit before it sleeps is no wait) */
+			if (nap_until_asleep(getppid(), wait_fns, 10))
+				_exit(4);
 			_exit(0);
 		}
 		if (waitpid(pid, &status, 0) != pid)
 			die("waitpid");
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			return 1;
+			return 1; /* the child never saw its parent asleep in the wait */
 	}
 	return 0;
 }

@@ -10,8 +10,8 @@
  *                          200 us, which a consumer ("ww_consumer") reads one at a time:
  *                          every read blocks, and only a write wakes it
  *   wakework wait K        a parent ("ww_parent") waits K times for a child ("ww_child")
- *                          that sleeps 3 ms and exits: each wait blocks in do_wait until
- *                          the child's exit wakes it
+ *                          that sleeps 3 ms and exits once wchan shows the parent asleep
+ *                          in do_wait: each wait blocks there until the child's exit wakes it
  *   wakework budget        one process ("ww_budget"), three threads for as long as it runs:
  *                          two burn CPU ("ww_burn"), one sleeps 5 ms at a time ("ww_nap");
  *                          it prints its pid, then runs until killed
@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "wchan.h"
 
 static void die(const char *what)
 {
@@ -149,12 +150,20 @@ static int do_wait(long k)
 		if (pid < 0)
 			die("fork");
 		if (pid == 0) {
+			static const char *const wait_fns[] = { "do_wait", "kernel_wait4", NULL };
+
 			set_name("ww_child");
 			nap(3 * 1000 * 1000);
+			/* exit once the parent sleeps in do_wait: one wait blocks per child, however
+			 * slow the CPU */
+			if (nap_until_asleep(getppid(), wait_fns, 10))
+				_exit(4);
 			_exit(0);
 		}
 		if (waitpid(pid, &status, 0) != pid)
 			die("waitpid");
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			return 1; /* the child never saw its parent asleep in the wait */
 	}
 	return 0;
 }

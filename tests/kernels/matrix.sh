@@ -1,0 +1,196 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The kernel matrix: boots each of Debian's packaged kernels (image.sh builds and caches the
+# guest) under qemu-system-x86_64 and runs suite.sh inside on this tree's build, which the
+# guest sees at the same path over 9p. KVM when it boots a stock kernel here, else TCG.
+# Prints one line per kernel and test, a table kernel x test, and "N passed, N failed".
+# A guest that does not boot, hangs or times out is a failure, with its console's tail.
+# usage: sudo tests/kernels/matrix.sh [-k LABELS] [-o DIR] [-s SMP] [-t SECONDS] [-c CMD.SH]
+#                                     [TEST...]
+#   -k  kernels by label, comma-separated (default 6.1,6.1-rt,6.12: tests/kernels/image.sh);
+#       LABEL=T1+T2 runs only those tests on that kernel
+#   -o  where each kernel's results go (DIR/LABEL: results, logs/, console.log; default a
+#       temporary directory, removed at the end)
+#   -s  guest CPUs (default 2)   -t  the time a guest may take (default 1500 s)
+#   -c  run CMD.SH (sh, as root, in /out) in each guest instead of the suite: its output is
+#       DIR/LABEL/log
+#   TEST  meson test names, trace-a, compare, progcost (default: all of DEFAULT_TESTS)
+# env: BUILD (the build dir, inside this tree; default ./build), SP_KERNELS_ACCEL
+#   (auto, kvm or tcg; default auto), SP_KERNELS_CACHE (image.sh)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+labels=6.1,6.1-rt,6.12 out="" smp=2 limit=1500 cmd=""
+# pipe ping-pong, fork/wait/exit, the run-queue split, the locks view, the profile and -g,
+# user stacks, the timeline's critical path, wakers, -p/--cgroup targets (meson tests); then
+# the README's trace -a -d 1, examples/compile-job/compare.sh, and the programs' BPF cost
+DEFAULT_TESTS="bpf-pipe bpf-wait bpf-runq bpf-locks bpf-profile bpf-ustacks bpf-timeline
+bpf-wakers bpf-target bpf-targets trace-a compare progcost"
+usage() { echo "usage: $0 [-k LABELS] [-o DIR] [-s SMP] [-t SECONDS] [-c CMD.SH] [TEST...]" >&2; exit 2; }
+while getopts "k:o:s:t:c:h" o; do
+	case $o in
+	k) labels=$OPTARG ;; o) out=$OPTARG ;; s) smp=$OPTARG ;; t) limit=$OPTARG ;;
+	c) cmd=$(cd "$(dirname "$OPTARG")" && pwd)/$(basename "$OPTARG") ;; *) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+tests=${*:-$DEFAULT_TESTS}
+[[ $smp =~ ^[1-9][0-9]*$ && $limit =~ ^[1-9][0-9]*$ ]] || usage
+log() { echo "matrix: $*"; }
+die() { log "$*"; echo "0 passed, 1 failed"; exit 1; }
+[ "$(id -u)" = 0 ] || die "run it as root (the image is built in a chroot)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found: sudo scripts/setup.sh --kernels"
+BUILD=$(cd "${BUILD:-$top/build}" 2>/dev/null && pwd) || die "no build dir: sudo scripts/setup.sh --tests"
+[ -x "$BUILD/src/schedprof" ] || die "$BUILD/src/schedprof not built: sudo scripts/setup.sh --tests"
+case $BUILD/ in
+"$top"/*) ;;
+*) die "BUILD=$BUILD is outside $top: the guest sees only this tree" ;;
+esac
+t_start=$(date +%s)
+img=$("$here/image.sh") || die "the guest image could not be built (above)"
+log "image: $img ($(($(date +%s) - t_start)) s)"
+# the empty program that the programs' costs are measured against
+mkdir -p "$BUILD/kernels"
+clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" -c "$top/bench/floor.bpf.c" \
+	-o "$BUILD/kernels/floor.bpf.o" && cc -O2 -o "$BUILD/kernels/floor" "$top/bench/floor.c" -lbpf ||
+	die "cannot build bench/floor"
+
+if [ -z "$out" ]; then
+	out=$(mktemp -d /tmp/schedprof-matrix.XXXXXX)
+	trap 'rm -rf "$out"' EXIT
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+# boot LABEL DIR ACCEL SECONDS: runs DIR/cmd.sh in the guest of kernel LABEL; 0 when the guest
+# ran it to its end (DIR/rc written)
+boot() {
+	local rel dir=$2 accel
+	rel=$(awk -v l="$1" '$1 == l { print $2 }' "$img/kernels")
+	[ -n "$rel" ] || { echo "no kernel labelled $1 in $img/kernels" > "$dir/console.log"; return 1; }
+	case $3 in
+	kvm) accel=(-enable-kvm -cpu max) ;;
+	*) accel=(-accel tcg,thread=multi -cpu max) ;;
+	esac
+	echo "$top" > "$dir/src"
+	date +%s > "$dir/now"
+	rm -f "$dir/rc"
+	timeout -k 5 "$4" qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m 3G \
+		-kernel "$img/vmlinuz-$rel" -initrd "$img/initrd.img-$rel" \
+		-append "root=/dev/vda rw console=ttyS0 init=/sbin/sp-init quiet panic=-1" \
+		-drive file="$img/root.img",format=raw,if=virtio,cache=unsafe -snapshot \
+		-virtfs local,path="$top",mount_tag=src,security_model=passthrough,id=src \
+		-virtfs local,path="$dir",mount_tag=out,security_model=passthrough,id=out \
+		-nic none -no-reboot -display none -monitor none -serial file:"$dir/console.log" \
+		> "$dir/qemu.log" 2>&1
+	[ -f "$dir/rc" ]
+}
+
+# KVM only when a stock kernel boots under it: on some hypervisors /dev/kvm opens but the
+# guest hangs in its real-mode setup, or -cpu host is refused
+accel=${SP_KERNELS_ACCEL:-auto}
+first=${labels%%,*}
+first=${first%%=*}
+if [ "$accel" = auto ]; then
+	accel=tcg why="no /dev/kvm"
+	if [ -w /dev/kvm ]; then
+		mkdir -p "$out/kvm-probe"
+		echo true > "$out/kvm-probe/cmd.sh"
+		if boot "$first" "$out/kvm-probe" kvm 30; then
+			accel=kvm why="a $first guest booted under KVM"
+		else
+			tail=$(tail -c 300 "$out/kvm-probe/console.log" 2>/dev/null | tr -s '\r\n' '  ')
+			why="a $first guest did not reach its init under KVM within 30 s (console: ${tail:-empty})"
+		fi
+	fi
+	log "accelerator: $accel: $why"
+else
+	log "accelerator: $accel (SP_KERNELS_ACCEL)"
+fi
+# under TCG the CPU runs about 10x slower: timing bounds widen by that (never counts)
+slow=1 tmult=1
+[ "$accel" = tcg ] && slow=10 tmult=4
+
+passed=0 failed=0
+IFS=, read -ra specs <<< "$labels"
+ks=()
+for spec in "${specs[@]}"; do
+	k=${spec%%=*} kt=$tests
+	[ "$k" = "$spec" ] || kt=${spec#*=}
+	kt=${kt//+/ }
+	ks+=("$k")
+	d=$out/$k
+	rm -rf "$d"
+	mkdir -p "$d"
+	# the suite runs from a copy: bash reads a script as it goes, and the tree may change
+	cp "$here/suite.sh" "$d/suite.sh"
+	cat > "$d/cmd.sh" <<EOF
+export SRC='$top' BUILD='$BUILD' TESTS='$(echo $kt)' SCHEDPROF_TEST_SLOW=$slow TIMEOUT_MULT=$tmult
+exec bash /out/suite.sh
+EOF
+	[ -z "$cmd" ] || { echo "export SRC='$top' BUILD='$BUILD' SCHEDPROF_TEST_SLOW=$slow"; cat "$cmd"; } > "$d/cmd.sh"
+	t0=$(date +%s)
+	log "$k: booting under $accel, -smp $smp"
+	boot "$k" "$d" "$accel" "$limit"
+	ok=$?
+	secs=$(($(date +%s) - t0))
+	# what the suite finished, also when the guest did not
+	n=$(grep -c '^passed' "$d/results" 2>/dev/null) f=$(grep -c '^failed' "$d/results" 2>/dev/null)
+	passed=$((passed + ${n:-0})) failed=$((failed + ${f:-0}))
+	if [ "$ok" = 0 ]; then
+		sed "s/^/$k: /" "$d/log"
+		if [ ! -s "$d/results" ] && [ -z "$cmd" ]; then
+			log "FAIL $k: the guest ran the suite but wrote no results (rc $(cat "$d/rc"))"
+			failed=$((failed + 1))
+		fi
+		log "$k: ${n:-0} passed, ${f:-0} failed in $secs s"
+	else
+		failed=$((failed + 1))
+		log "FAIL $k: the guest did not finish its suite within ${limit} s (it did not boot, hung or timed out after $secs s)"
+		[ -s "$d/log" ] && { log "$k: the suite's output so far:"; tail -20 "$d/log"; }
+		log "$k: console tail:"
+		tail -25 "$d/console.log" 2>/dev/null
+		[ -s "$d/qemu.log" ] && { log "$k: qemu:"; tail -5 "$d/qemu.log"; }
+	fi
+done
+
+# the table: one row per kernel, one column per test
+python3 - "$out" "${ks[@]}" <<'PY'
+import os, sys
+out, ks = sys.argv[1], sys.argv[2:]
+res, names = {}, []
+for k in ks:
+    res[k] = {}
+    p = os.path.join(out, k, "results")
+    for line in open(p) if os.path.exists(p) else []:
+        r, n = line.split()
+        res[k][n] = "pass" if r == "passed" else "FAIL"
+        if n not in names:
+            names.append(n)
+w = max([len(k) for k in ks] + [6])
+print("\n" + "kernel".ljust(w) + "  " + "  ".join(names))
+for k in ks:
+    cells = [res[k].get(n, "-").ljust(len(n)) for n in names]
+    if not res[k]:
+        cells = ["(no results: the guest did not finish)"]
+    print(k.ljust(w) + "  " + "  ".join(cells))
+# each program's ns per run as a ratio to the empty program in the same guest (progcost.sh)
+cost, rows = {}, []
+for k in ks:
+    p = os.path.join(out, k, "progcost.txt")
+    for line in open(p) if os.path.exists(p) else []:
+        cfg, rest = line.rstrip("\n").split("\t")
+        name, cnt, ns, ratio = rest.split()
+        cost[(cfg, name, k)] = ratio + (" (%s ns)" % ns if cfg == "floor" else "")
+        if (cfg, name) not in rows:
+            rows.append((cfg, name))
+if rows:
+    print("\nBPF ns per run / the empty tp_btf program's (bpf_stats, spwork pipe):")
+    print("| build | program | " + " | ".join(ks) + " |")
+    print("|---|---|" + "---|" * len(ks))
+    for cfg, name in rows:
+        print("| %s | %s | %s |" % (cfg, name, " | ".join(cost.get((cfg, name, k), "-") for k in ks)))
+PY
+log "accelerator $accel; total $(($(date +%s) - t_start)) s"
+echo "${passed} passed, ${failed} failed"
+[ "$failed" = 0 ]
