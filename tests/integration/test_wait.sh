@@ -18,7 +18,10 @@ e=$(caller_count "$TMP/run.json" do_exit sp_child)
 pass "do_exit count of sp_child: $e"
 # each child's nanosleep shows under the child's comm, and exits show do_exit-style callers
 c=$(caller_count "$TMP/run.json" hrtimer_nanosleep sp_child)
-[ "$c" -ge $K ] || fail "hrtimer_nanosleep count of sp_child is $c, expected >= $K"
+# a 3 ms nanosleep may expire before it blocks on an emulated CPU (SCHEDPROF_TEST_SLOW > 1)
+min=$K
+[ "$SLOW" -gt 1 ] && min=$((K * 9 / 10))
+[ "$c" -ge $min ] || fail "hrtimer_nanosleep count of sp_child is $c, expected >= $min"
 pass "hrtimer_nanosleep of the short-lived children: $c"
 # tiny maps: nothing is lost silently; every schedule is in a row or in lost_rows, and the
 # stacks that did not fit are counted (stacks are kept with --stacks only: issue #11)
