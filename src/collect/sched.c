@@ -274,6 +274,7 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	struct sched_maps m = {};
 	struct sp_sched_counts c = {};
 	struct uframes uf = { .run = run };
+	bool strict;
 	int err;
 
 	/* the stop's part (in-progress tasks, budget) only after the detach, not between */
@@ -329,10 +330,12 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 				  &m.ustacks, &v->user_truncated, &v->user_missing);
 	map_dump_report("schedules", "rows", &m.callers, &m.stack_counts, &m.stacks);
 	sched_maps_free(&m);
-	if (d->task_storage_fail)
+	/* with --strict, the run's one closing line names the kernel side's losses instead */
+	strict = ctx->opts && ctx->opts->strict;
+	if (d->task_storage_fail && !strict)
 		wlog("%llu sleeps have no off-CPU time (task storage could not be created)",
 		     (unsigned long long)d->task_storage_fail);
-	if (d->waker_map_full || m.wakers.failed)
+	if ((d->waker_map_full && !strict) || m.wakers.failed)
 		wlog("%llu wake-ups are counted in their rows but under no waker (--max-callers)",
 		     (unsigned long long)(d->waker_map_full + m.wakers.failed));
 	if (d->switch_in_missed)
