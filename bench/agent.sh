@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# bench/agent.sh -- what `schedprof agent` costs (issue #13, "Performance"):
+# bench/agent.sh -- what `schedprof agent` costs ("Performance"):
 #   idle     the agent on an idle machine at -i IDLE_INTERVAL (default 60 s) for IDLE_S
 #            (default 3 intervals + 5 s), all views, into a real ClickHouse server started
 #            on loopback (tests/integration/clickhouse_lib.sh; ndjson to a file without one):

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# bench/callers.sh -- BPF cost of sp_switch per run with the caller cache (issue #11), with
+# bench/callers.sh -- BPF cost of sp_switch per run with the caller cache, with
 # --verify-callers, and with full stacks (--stacks: a stack walk per voluntary switch), from
 # bpf_stats (run_time_ns / run_cnt of this run's sp_switch, found through schedprof's own
 # file descriptors) while a pinned `perf bench sched pipe` runs under
@@ -23,7 +23,7 @@
 #
 # usage: sudo bench/callers.sh [-r ROUNDS] [-l LOOPS] [-u]   (env SCHEDPROF: the binary;
 #        OTHER: a second binary, e.g. main's, measured in each round as well;
-#        KSTACKS: a binary without user stacks, e.g. main before issue #12, measured too;
+#        KSTACKS: a binary without user stacks, e.g. a build older than user stacks, measured too;
 #        BASE: a binary from before a change, measured with --stacks too: its user stacks'
 #        cost is printed against the same kernel-stacks runs, the before/after comparison)
 #        -u: the user-stack runs only (full-stacks, kernel-stacks, timed)

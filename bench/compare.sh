@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# bench/compare.sh -- schedprof side by side with the other system-wide tracers (issue #11), in
+# bench/compare.sh -- schedprof side by side with the other system-wide tracers, in
 # ONE interleaved run, on four workloads. Per tracer and workload it prints the slowdown
 # (traced / untraced), the BPF ns per sched_switch (bpf_stats), start-up (launch to attached),
 # peak RSS, stop time and report time.

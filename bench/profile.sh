@@ -3,7 +3,7 @@
 #
 # bench/profile.sh -- cost of schedprof's profile view (system-wide `trace -a --views profile`) at
 # 99 Hz and 999 Hz, with and without -g, against untraced runs and against
-# `perf record -F 99 -a -g`, on a CPU-bound workload (tests/profwork loop: a fixed amount of
+# `perf record -F 99 -a -g`, on a CPU-bound workload (build/tests/profwork loop: a fixed amount of
 # computation on every CPU) and on a `make -j2` of examples/compile-job (many short processes).
 # Then the BPF program's own run time per sample (kernel.bpf_stats_enabled, restored on exit),
 # which a loaded machine does not blur, and the tracer's report time after a 60 s system-wide

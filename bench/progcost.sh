@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# bench/progcost.sh -- BPF cost of each of schedprof's programs (issue #11): run count and
+# bench/progcost.sh -- BPF cost of each of schedprof's programs: run count and
 # run time per run of every program a `schedprof trace -a ARGS` holds, from bpf_stats
 # (kernel.bpf_stats_enabled=1, restored on exit), while one workload runs. Less sensitive to
 # other load on the machine than a wall-clock slowdown: it counts only the programs' own time.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# bench/rss.sh -- schedprof's memory (issue #11: peak RSS at most 16 MB for the schedules
+# bench/rss.sh -- schedprof's memory (peak RSS at most 16 MB for the schedules
 # view): the peak RSS (/usr/bin/time %M) of `--version`, of the schedules view and of all
 # views, system-wide, for `-- sleep 0.3` and for `-d 3`; and the kallsyms table's memory and
 # load time (bench/ksyms_load.c built against each tree's core library). Peak RSS hardly

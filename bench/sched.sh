@@ -24,7 +24,7 @@ STOP_TIMEOUT_S=${STOP_TIMEOUT_S:-60}
 PIPE_LOOPS=${PIPE_LOOPS:-160000}
 MAKE_CFLAGS=${MAKE_CFLAGS:--O2 -pipe}
 MAKE_N=${MAKE_N:-40}
-SP_VIEWS=${SP_VIEWS:-schedules}		# schedprof --views: the view under test (issue #2)
+SP_VIEWS=${SP_VIEWS:-schedules}		# schedprof --views: the view under test
 ROUNDS=5 WFILTER="" TFILTER="" OUT="" SEED="" COST_RUNS=3 DO_COST=1 MAXLOAD="" STARTUP_ONLY=0
 
 usage() {

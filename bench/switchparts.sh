@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# bench/switchparts.sh -- where sp_switch's time goes (issue #11): builds schedprof at each
+# bench/switchparts.sh -- where sp_switch's time goes: builds schedprof at each
 # given revision with bpf_ktime_get_ns() timing around the parts of the schedules view's
 # switch (patched into a scratch copy; the product is never built with it), then traces
 # ONLY the workload (trace --views schedules -- CMD) and prints each part's ns per call,

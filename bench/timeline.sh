@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The cost of --timeline per switch and per wake-up (issue #10): the pinned pipe benchmark
+# The cost of --timeline per switch and per wake-up: the pinned pipe benchmark
 # under `schedprof trace --views schedules`, then with --timeline, RUNS times each, with
 # bpf_stats on; each line is one run's sp_switch (and tl_waking) run time per event, read
 # from schedprof's own program fds while it traces, and the benchmark's usecs/op.

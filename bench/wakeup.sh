@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# bench/wakeup.sh -- BPF cost of the schedules view's wake-up programs (issue #10): run time
+# bench/wakeup.sh -- BPF cost of the schedules view's wake-up programs: run time
 # per event of sp_waking (sched_waking), sp_wakeup_new and sp_switch, from bpf_stats, while a
 # pinned `perf bench sched pipe` runs under `schedprof trace -a --views schedules`, with and
 # without --wakers (bench/progcost.sh does each measurement). Every wake-up of the benchmark is

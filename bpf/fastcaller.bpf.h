@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The caller fast path (issue #11), shared by the programs that key rows by caller: sp_switch
+ * The caller fast path, shared by the programs that key rows by caller: sp_switch
  * (sched.bpf.c, a voluntary switch) and lock_begin (lock.bpf.c, a lock contention). Without
  * full stacks, the caller is found from the raw words of the task's kernel stack, read with
  * one bpf_probe_read_kernel() from the tracepoint's argument array (a local of

@@ -174,7 +174,7 @@ static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key)
 }
 
 /*
- * --stacks: the user stack under the kernel stack (issue #12). Kept apart from the rest: a
+ * --stacks: the user stack under the kernel stack. Kept apart from the rest: a
  * voluntary switch's kept stack becomes a (kernel, user) pair of ustack.bpf.h, whose key
  * stands for the stack in stack_counts and in the task's storage, so nothing else changes.
  */
@@ -190,7 +190,7 @@ static __always_inline __u64 sched_user_stack(void *ctx, struct task_struct *pre
 }
 
 /*
- * The caller fast path (issue #11, fastcaller.bpf.h): without full stacks (--stacks, -g, or
+ * The caller fast path (fastcaller.bpf.h): without full stacks (--stacks, -g, or
  * a format that draws them), most voluntary switches are attributed without a full walk.
  * sp_switch's own start (bpf_trace_run4()'s argument array) and scratch; the learned frame
  * distances are shared with lock_begin.

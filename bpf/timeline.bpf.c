@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * --timeline (issue #10): wake-up, fork, exec and exit events of the traced tasks (the switch
+ * --timeline: wake-up, fork, exec and exit events of the traced tasks (the switch
  * events come from sched.bpf.c sp_switch, see timeline.bpf.h). Loaded only with --timeline.
  *
  * The fork, exec and exit programs are attached after target.bpf.c's (programs on one

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * --timeline (issue #10): the traced tasks' state changes into the `tl_events` ring buffer
+ * --timeline: the traced tasks' state changes into the `tl_events` ring buffer
  * (include/schedprof/timeline.h). timeline.bpf.c defines the buffer, the counters and the
  * wake-up, fork, exec and exit programs; the switch events come from the one sched_switch
  * program (sched.bpf.c sp_switch, after the schedules view's fold, whose caller they carry).

@@ -776,7 +776,7 @@ static __always_inline __u64 sp_user_stack_keep(struct sp_uscratch *s, __u32 nr,
 }
 
 /*
- * The callers that a library without frame pointers hides (issue #12). A task blocks in the
+ * The callers that a library without frame pointers hides. A task blocks in the
  * C library (pthread_cond_wait, read), which Debian builds without frame pointers: the
  * frame-pointer walk stops at the library's leaf, or skips the caller (the library left the
  * frame pointer of the caller's frame in place, so the walk finds the caller's caller), and

@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: BSD-2-Clause
--- schedprof agent (issue #13): one ClickHouse node. `schedprof agent --create-schema` runs these
+-- schedprof agent: one ClickHouse node. `schedprof agent --create-schema` runs these
 -- statements (embedded in the binary) against the database of --sink clickhouse://HOST:PORT/DB
 -- ("schedprof" is replaced by DB); `clickhouse-client --multiquery < schema.sql` does the same.
 --

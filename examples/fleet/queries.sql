@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: BSD-2-Clause
--- Fleet questions asked of the schedprof warehouse in SQL (issue #13). They run as they are
+-- Fleet questions asked of the schedprof warehouse in SQL. They run as they are
 -- on one server (sql/schema.sql) and on a cluster (sql/cluster/: the same names are the
 -- Distributed tables), on ClickHouse 18.16 and later; tests/integration/test_fleet_shards.sh
 -- runs each against the two-shard example cluster and checks its answer.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * The caller fast path (issue #11, bpf/fastcaller.bpf.h), as its loaders see it: the size of
+ * The caller fast path (bpf/fastcaller.bpf.h), as its loaders see it: the size of
  * the learned frame distances' map, and what one attribution did (sp_fast_post()'s answer,
  * which each program adds to its own counters).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * Types shared by bpf/profile.bpf.c and its loader (src/profile.c): the sampled-PC profile.
+ * Types shared by bpf/profile.bpf.c and its loader (src/collect/profile.c): the sampled-PC profile.
  * Fixed width, padded: keys are compared byte by byte by the hash maps.
  */
 #ifndef SCHEDPROF_PROFILE_H

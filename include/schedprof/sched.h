@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* Types shared by bpf/sched.bpf.c and its loader (src/sched.c). Fixed width, padded. */
+/* Types shared by bpf/sched.bpf.c and its loader (src/collect/sched.c). Fixed width, padded. */
 #ifndef SCHEDPROF_SCHED_H
 #define SCHEDPROF_SCHED_H
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * `schedprof agent` (issue #13): trace continuously, in intervals (trace -i's draining:
+ * `schedprof agent`: trace continuously, in intervals (trace -i's draining:
  * trace.h's interval hook, run_delta.h), and hand each interval's rows (agent_rows.h),
  * stamped with host, boot id, kernel, the interval's times and a sequence number, to a sink
  * (sink.h) through a bounded on-disk spool (spool.h). The tracing thread only writes the

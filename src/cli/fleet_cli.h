@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The fleet options of `report` and `diff` (issue #13): --from clickhouse://HOST:PORT/DB reads
+ * The fleet options of `report` and `diff`: --from clickhouse://HOST:PORT/DB reads
  * the warehouse instead of a saved run, --host and --since/--until select its rows, and diff's
  * --vs-host/--vs-since/--vs-until select the other side. Credentials as the agent's: the
  * environment or --password-file, never the command line.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The timeline's collector (--timeline, issue #10): the traced tasks' state changes stream
+ * The timeline's collector (--timeline): the traced tasks' state changes stream
  * through the tl_events ring buffer (bpf/timeline.bpf.[ch]; the switch events come from the
  * shared sp_switch, whose schedules part it turns on for the callers' fold). The buffer is
  * drained while tracing, so its size bounds only the bursts between two drains, and

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* User stacks from BPF into model frames (uframes.h, contract C3). */
+/* User stacks from BPF into model frames (uframes.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,7 +27,7 @@ static void note_object(struct uframes *uf, const char *path, const char *hex)
 	sp_object_list_add(&uf->run->objects, path, hex);
 }
 
-/* "<basename(object)>+0x<hex>" (contract C1): a frame in a known object that no symbol covers. */
+/* "<basename(object)>+0x<hex>": a frame in a known object that no symbol covers. */
 static void name_by_offset(struct uframe *f, uint64_t where)
 {
 	const char *base = strrchr(f->object, '/');

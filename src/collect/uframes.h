@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * User stacks from BPF into model frames (contract C3, issue #12): the one place that names
+ * User stacks from BPF into model frames: the one place that names
  * a user frame, for the profile, schedules and locks row builders. A frame comes as
  * (build-id, file offset), or as a raw IP of a process image (tgid, exec_id) that usyms
  * snapshotted while it lived (include/schedprof/profile.h struct sp_uframe). Each frame gets

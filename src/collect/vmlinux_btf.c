@@ -5,7 +5,7 @@
  *
  * libbpf 1.1 (Debian 12's) reads the 5.5 MB file into one buffer, in 4 KiB reads (sysfs hands
  * out a page per read), then btf_new() copies it into a second: 11 MB at once, for about 15 ms,
- * the highest point of a schedules-view run's memory (issue #11: peak RSS). The mapping is the
+ * the highest point of a schedules-view run's memory (peak RSS). The mapping is the
  * kernel's own pages (remap_pfn_range: no RSS), so only libbpf's copy is resident: about half
  * the memory and less than half the time. The struct btf is the same: btf__new() of the same bytes.
  *

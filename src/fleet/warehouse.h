@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The fleet warehouse read back (issue #13): the rows the agent stored in ClickHouse
+ * The fleet warehouse read back: the rows the agent stored in ClickHouse
  * (sql/schema.sql, or the cluster form sql/cluster/), selected by host and time, summed into
  * one struct sp_run that every format renders. No I/O here: warehouse_sql() writes the
  * queries, warehouse_add_result() reads their answers (TabSeparated), so unit tests feed it

@@ -256,7 +256,7 @@ static void put_run_line(const char *tag, const char *name, const struct sp_run 
 		run->hostname ? run->hostname : "?", run->ncpus);
 }
 
-/* ---- issue #10: the budget and the parallelism, when both runs have them ---- */
+/* ---- the budget and the parallelism, when both runs have them ---- */
 
 static bool have_budgets(const struct sp_diff *d)
 {

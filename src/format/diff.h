@@ -64,7 +64,7 @@ struct sp_diff_opts {
 };
 
 /*
- * The human report: run summary, totals (with the budget's, issue #10), then one ranked
+ * The human report: run summary, totals (with the budget's), then one ranked
  * table per view, then the parallelism profiles when both runs have a timeline. 0 or -EIO.
  */
 int sp_diff_write_table(const struct sp_diff *d, const struct sp_diff_opts *o, FILE *f);

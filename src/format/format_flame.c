@@ -80,7 +80,7 @@ static void flame_free(struct flame *fl)
 	free(fl->nodes);
 }
 
-/* The kind of a sample's frame i: contract C1's rule (sp_frame_kind(), model.h). */
+/* The kind of a sample's frame i: the rule of sp_frame_kind() (model.h). */
 static enum kind sample_frame_kind(const struct sp_sample *s, size_t i)
 {
 	/* a sample carries no frame infos: a stack row of its frames and objects, read only */

@@ -7,7 +7,7 @@
  *   locks      contentions/count  delay/nanoseconds   (period type contentions/count)
  * Frames keep their object as the mapping (with the build-id when the run knows it), and
  * every sample has a "comm" label, and a "pid" one when the stack's process is known.
- * Frames with their identity (issue #12, struct sp_frame_info) are Locations at their
+ * Frames with their identity (struct sp_frame_info) are Locations at their
  * address (a user frame's file offset, a kernel frame's address) in a mapping of their object
  * with its build-id (the kernel's is "[kernel.kallsyms]"); the demangled name is the
  * Function's name and the symbol table's its system_name; file and line go on the Function

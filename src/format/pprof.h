@@ -4,7 +4,7 @@
  * protobuf out, loadable by `go tool pprof`, Pyroscope and Parca. It knows nothing about
  * schedprof's views; format_pprof maps the run model onto it.
  *
- * A frame with its address (issue #12: a user frame's offset in its file, a kernel frame's
+ * A frame with its address (a user frame's offset in its file, a kernel frame's
  * address) is a Location at that address in a Mapping of its object that spans the whole
  * address space from 0 with file offset 0 (pprof's convention for "already adjusted", so the
  * address is symbolized as it is), with the object's build-id: pprof, Parca or a
@@ -32,7 +32,7 @@ struct pprof_frame {
 	const char *function; /* symbol name, e.g. "anon_pipe_read" or "[unknown]"; not NULL */
 	const char *object;   /* mapping file: "[kernel]", "/usr/bin/cc1", NULL = "[kernel]" */
 	const char *build_id; /* hex build-id of object, or NULL */
-	/* what else is known of the frame (issue #12); 0, NULL, false: unknown */
+	/* what else is known of the frame; 0, NULL, false: unknown */
 	uint64_t addr;		 /* its address in the mapping (file offset, kernel address) */
 	const char *system_name; /* the symbol table's name when function is demangled */
 	const char *file;	 /* source file */

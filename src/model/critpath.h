@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Why the job took as long as it did (issue #10), from a timeline's tasks and segments
+ * Why the job took as long as it did, from a timeline's tasks and segments
  * (model.h struct sp_timeline): the critical path backwards from the job's end, following
  * each wake-up to its waker and each task's start to its parent; its time ranked by
  * (comm, state, caller); the parallelism profile (time with n tasks running, n runnable);

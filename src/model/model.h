@@ -30,7 +30,7 @@ struct sp_comm_list {
 };
 
 /*
- * What a frame is beyond its name (issue #12): enough to symbolize it again later (report,
+ * What a frame is beyond its name: enough to symbolize it again later (report,
  * pprof, a debuginfod-backed server). Every member may be unknown (0, NULL, false).
  */
 struct sp_frame_info {
@@ -63,7 +63,7 @@ struct sp_stack_list {
 
 /* ---- schedules view ---- */
 
-/* Who ended a row's sleeps (issue #10): the waker's comm, and its function with --wakers. */
+/* Who ended a row's sleeps: the waker's comm, and its function with --wakers. */
 struct sp_waker {
 	char *comm;	/* the waking task's comm; "[irq]", "[softirq]" in interrupt context */
 	char *function; /* first frame outside the wake-up machinery, "[timer]"; NULL: not walked */
@@ -81,14 +81,14 @@ struct sp_sched_row {
 	uint64_t count;
 	uint64_t offcpu_ns;  /* = blocked_ns + runq_ns */
 	uint64_t max_ns;
-	/* issue #10: OFF-CPU split at the wake-up (all of it RUNQ for [preempted]) */
+	/* OFF-CPU split at the wake-up (all of it RUNQ for [preempted]) */
 	uint64_t blocked_ns; /* switch-out to wake-up */
 	uint64_t runq_ns;    /* wake-up to switch-in: waiting for a CPU */
 	uint64_t runq_p50_ns, runq_p99_ns, runq_max_ns; /* from the in-kernel log2 histogram */
 	uint64_t unfinished; /* sleeps still in progress at the end, charged up to it */
 	/*
 	 * blocked_ns .. unfinished were measured: the collector sets it on every row it fills
-	 * them in (a run saved before issue #10 has none). JSON: those keys are written, and
+	 * them in (a run saved by an older version has none). JSON: those keys are written, and
 	 * read, as a group when it is true.
 	 */
 	bool has_runq;
@@ -98,7 +98,7 @@ struct sp_sched_row {
 };
 
 /*
- * The job's time budget (issue #10): every traced task's time in the window, on a CPU,
+ * The job's time budget: every traced task's time in the window, on a CPU,
  * waiting for one, or blocked (by wait class). For a fixed set of tasks the three add up
  * to tasks x elapsed.
  */
@@ -119,7 +119,7 @@ struct sp_budget {
 };
 
 /*
- * The caller fast path (issue #11): voluntary switches (lock contentions) attributed from the
+ * The caller fast path: voluntary switches (lock contentions) attributed from the
  * raw stack words, how many of those a full walk checked too, and how many it disagreed with.
  */
 struct sp_caller_cache {
@@ -148,7 +148,7 @@ struct sp_sched_view {
 	size_t nrows, cap;
 };
 
-/* ---- profile view (sampled PCs, issue #3) ---- */
+/* ---- profile view (sampled PCs) ---- */
 struct sp_profile_row {
 	char *function; /* "do_syscall_64", "main", "[unknown]" */
 	char *object;	/* "[kernel]", "[ext4]", "/usr/bin/cc1", "[vdso]", "[unknown]" */
@@ -175,7 +175,7 @@ struct sp_profile_view {
 	size_t nrows, cap;
 };
 
-/* ---- locks view (contention and sleepers, issue #4) ---- */
+/* ---- locks view (contention and sleepers) ---- */
 struct sp_lock_row {
 	char *caller; /* first frame outside lock and scheduler text */
 	char *kind;   /* "spinlock", "rwlock-read", "rwsem-write", "mutex", ... */
@@ -235,10 +235,10 @@ struct sp_lock_view {
 	uint64_t unpaired; /* begins whose end never came (lost while attaching, nesting) */
 	struct sp_sleeper_group *groups;
 	size_t ngroups, groups_cap;
-	struct sp_caller_cache cache; /* issue #11: lock_begin's caller fast path */
+	struct sp_caller_cache cache; /* lock_begin's caller fast path */
 };
 
-/* ---- timeline (--timeline, issue #10): the traced tasks' states over time ---- */
+/* ---- timeline (--timeline): the traced tasks' states over time ---- */
 
 enum sp_tl_state { SP_TL_RUNNING = 0, SP_TL_RUNNABLE, SP_TL_BLOCKED };
 /* "running", "runnable", "blocked" (the JSON's names); "?" out of range */
@@ -449,7 +449,7 @@ void sp_comm_list_free(struct sp_comm_list *l);
 void sp_stack_list_merge_last(struct sp_stack_list *l);
 /*
  * What makes two stack rows one: the same comm, pid and frame names (and the frames'
- * objects, when with_objects), and (issue #12) the same frame identities: both rows without
+ * objects, when with_objects), and the same frame identities: both rows without
  * info, or both with info whose addr and build_id agree frame by frame (a row with info and
  * one without are never alike). Their hash (seed: whatever else keys them) and their test,
  * for every index of stacks (the merges here, the collectors' row builders).

@@ -43,7 +43,7 @@ const struct sp_schema sp_comm_samples = SP_SCHEMA_OF("comm_samples", comm_sampl
 	{ .key = "objects", .type = SP_T_STRS, .flags = SP_PARALLEL,                             \
 	  .off = offsetof(struct sp_stack_row, objects),                                         \
 	  .n_off = offsetof(struct sp_stack_row, nframes), .what = "frames" },                   \
-	/* issue #12: what each frame is beyond its name; absent in older runs */               \
+	/* what each frame is beyond its name; absent in older runs */               \
 	{ .key = "frame_info", .type = SP_T_ARRAY, .flags = SP_PARALLEL | SP_INLINE,             \
 	  .off = offsetof(struct sp_stack_row, info),                                            \
 	  .n_off = offsetof(struct sp_stack_row, nframes), .size = sizeof(struct sp_frame_info), \

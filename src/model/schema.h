@@ -162,7 +162,7 @@ int sp_schema_read(struct sp_reader *r, const struct sp_schema *s, const struct 
  * The invariants of a run's totals, as README "JSON" documents them: schedules total =
  * voluntary + preempted + idle = the callers' counts + lost_rows; profile total = idle +
  * target + other, target = the functions' samples + lost; locks total = the contentions'
- * count + failed + lost; a row's stacks count at most the row; (issue #10) a schedules row
+ * count + failed + lost; a row's stacks count at most the row; a schedules row
  * with has_runq: blocked_ns + runq_ns = offcpu_ns, unfinished <= count; the budget's
  * blocked_ns = the sum of its classes; a timeline task's segments each start where the one
  * before it ends (or later, when events were lost). 0, or -EINVAL with the first

@@ -11,7 +11,7 @@
  * the field descriptors of its rows and of the view (schema.h), print_table, the walk, diff[]
  * and totals[], closed by SP_VIEW_COMMON(member); then its line in sp_views[] (view.c) and
  * the file in src/meson.build. JSON write and read, free, UTF-8 fix-up, the round-trip test
- * (tests/unit/test_schema.c), table, folded, diff and --views pick it up from there.
+ * (tests/unit/model/test_schema.c), table, folded, diff and --views pick it up from there.
  */
 #ifndef SCHEDPROF_VIEW_H
 #define SCHEDPROF_VIEW_H
@@ -31,7 +31,7 @@
 struct sp_view_row {
 	const char *name;   /* the one frame of the remainders: caller, function */
 	const char *object; /* its object, NULL = [kernel] */
-	const struct sp_frame_info *info; /* its identity (issue #12), or NULL */
+	const struct sp_frame_info *info; /* its identity, or NULL */
 	const struct sp_comm_list *comms;
 	const struct sp_stack_list *stacks;
 };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* The locks view (see view.h): contentions and sleepers, issue #4. */
+/* The locks view (see view.h): contentions and sleepers. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -75,14 +75,14 @@ static const struct sp_field view_fields[] = {
 	SP_U64(T, "failed", failed),
 	SP_U64(T, "lost", lost),
 	SP_U64(T, "missing_stacks", missing_stacks),
-	/* --stacks, issue #12: written only when not 0 */
+	/* --stacks: written only when not 0 */
 	{ .key = "user_truncated", .type = SP_T_U64, .flags = SP_SPARSE,
 	  .off = offsetof(T, user_truncated) },
 	{ .key = "user_missing", .type = SP_T_U64, .flags = SP_SPARSE,
 	  .off = offsetof(T, user_missing) },
 	SP_U64(T, "missed", missed),
 	SP_U64(T, "unpaired", unpaired),
-	/* issue #11: only when the caller fast path was on (absent in older files) */
+	/* only when the caller fast path was on (absent in older files) */
 	{ .key = "caller_cache", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
 	  .off = offsetof(T, cache), .group_off = offsetof(T, cache.present), .sub = &cache_schema },
 	SP_ARRAY(T, "contentions", rows, nrows, cap, row_schema),

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* The profile view (see view.h): sampled on-CPU functions, issue #3. */
+/* The profile view (see view.h): sampled on-CPU functions. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -14,7 +14,7 @@
 static const struct sp_field row_fields[] = {
 	SP_STR(T, "function", function),
 	SP_STR(T, "object", object),
-	SP_FRAME_INFO(T, "info", info), /* issue #12: absent in older runs */
+	SP_FRAME_INFO(T, "info", info), /* absent in older runs */
 	SP_U64(T, "samples", samples),
 	SP_COMMS(T, "comms", comms, sp_comm_samples),
 	SP_STACKS(T, stacks, sp_stack_plain),

@@ -9,7 +9,7 @@
 
 /* ---- JSON ---- */
 
-/* The wakers of a row (issue #10): function null without --wakers. */
+/* The wakers of a row: function null without --wakers. */
 #define T struct sp_waker
 static const struct sp_field waker_fields[] = {
 	SP_STR(T, "comm", comm),
@@ -19,7 +19,7 @@ static const struct sp_field waker_fields[] = {
 #undef T
 static const struct sp_schema waker_schema = SP_SCHEMA_OF("waker", waker_fields);
 
-/* The OFF-CPU split at the wake-up (issue #10): all or none, as has_runq says. */
+/* The OFF-CPU split at the wake-up: all or none, as has_runq says. */
 #define RUNQ(k, M)                                                                               \
 	{ .key = k, .type = SP_T_U64, .flags = SP_GROUP, .off = offsetof(struct sp_sched_row, M), \
 	  .group_off = offsetof(struct sp_sched_row, has_runq) }
@@ -94,7 +94,7 @@ static const struct sp_field view_fields[] = {
 	SP_U64(T, "preempted", preempted),
 	SP_U64(T, "idle", idle),
 	SP_U64(T, "missing_stacks", missing_stacks),
-	/* --stacks, issue #12: written only when not 0 */
+	/* --stacks: written only when not 0 */
 	{ .key = "user_truncated", .type = SP_T_U64, .flags = SP_SPARSE,
 	  .off = offsetof(T, user_truncated) },
 	{ .key = "user_missing", .type = SP_T_U64, .flags = SP_SPARSE,
@@ -103,10 +103,10 @@ static const struct sp_field view_fields[] = {
 	/* --wakers: written only when true, absent (false) in older files */
 	{ .key = "wakers", .type = SP_T_BOOL, .flags = SP_GROUP | SP_OPTIONAL, .off = offsetof(T, wakers),
 	  .group_off = offsetof(T, wakers) },
-	/* issue #11: only when the caller fast path was on */
+	/* only when the caller fast path was on */
 	{ .key = "caller_cache", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
 	  .off = offsetof(T, cache), .group_off = offsetof(T, cache.present), .sub = &cache_schema },
-	/* issue #10: only when measured */
+	/* only when measured */
 	{ .key = "budget", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
 	  .off = offsetof(T, budget), .group_off = offsetof(T, budget.present), .sub = &budget_schema },
 	SP_ARRAY(T, "callers", rows, nrows, cap, row_schema),
@@ -116,7 +116,7 @@ static const struct sp_schema view_schema = SP_SCHEMA_OF("schedules", view_field
 
 /* ---- table ---- */
 
-/* The run has the OFF-CPU split (a run from before issue #10 has not): its columns. */
+/* The run has the OFF-CPU split (an older run has not): its columns. */
 static bool has_runq(const struct sp_sched_view *v)
 {
 	for (size_t i = 0; i < v->nrows; i++)

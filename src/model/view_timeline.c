@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The timeline view (see view.h), issue #10, only with --timeline: the traced tasks' states
+ * The timeline view (see view.h), only with --timeline: the traced tasks' states
  * over time (tasks, segments) and what critpath.c computes from them (the critical path and
  * its ranking, the parallelism profile, the serial phases). It has no stacks: the stack
  * formats draw the other views and skip it.

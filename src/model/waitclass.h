@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The wait classes of the time budget (issue #10): what a blocked task waited for, from its
+ * The wait classes of the time budget: what a blocked task waited for, from its
  * row's caller and wait kind. One rule for the budget (struct sp_budget_blocked), the
  * timeline's blocked segments and every output that groups by class.
  */

@@ -55,7 +55,7 @@ int buildid_cache__resolve(struct buildid_cache *c, const uint8_t *build_id, siz
 			   const char **ret_path);
 
 /*
- * What lookups add (issue #12): DWARF file:line and inlined calls (lines), and libdebuginfod for
+ * What lookups add: DWARF file:line and inlined calls (lines), and libdebuginfod for
  * build-ids without a local debug file (debuginfod; only when DEBUGINFOD_URLS is set).
  */
 void buildid_cache__set_opts(struct buildid_cache *c, bool lines, bool debuginfod);

@@ -58,7 +58,7 @@ struct usym_inline {
 };
 
 /*
- * A resolved frame. Every string lives until usyms__free(). The fields after sym_off (issue #12)
+ * A resolved frame. Every string lives until usyms__free(). The fields after sym_off
  * are 0/NULL when unknown or not asked for.
  */
 struct usym {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libFuzzer target for the saved-run reader (src/model_json.c) and everything that renders
+ * libFuzzer target for the saved-run reader (src/model/model_json.c) and everything that renders
  * what it accepts. For every input:
  *  1. sp_run_from_json() either fails with one line of error text, or succeeds;
  *  2. an accepted run is written back as JSON, read again and written again: the two

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 # Golden outputs: every format of `report` and `diff` on the fixture runs, compared byte for
-# byte with tests/golden/expected/ (recorded before the structure change of issue #8, so a
+# byte with tests/golden/expected/ (recorded by an earlier build on purpose, so a
 # refactoring that changes any output fails here).
 #   golden.sh            compare (SCHEDPROF, FIXTURES from the environment)
 #   golden.sh --record   write the expected files again (after an intended output change)
@@ -32,8 +32,8 @@ O() { # binary formats go to a file
 	echo "exit $?" >>"$OUT/$name.err"
 }
 
-# run_tl, run_tl_b: issue #10's fields (run-queue split, wakers, budget, timeline)
-# run_user: issue #12's frame identities (user frames, build-ids, addresses, inlined frames)
+# run_tl, run_tl_b: the time dimension's fields (run-queue split, wakers, budget, timeline)
+# run_user: frame identities (user frames, build-ids, addresses, inlined frames)
 for run in run_a run_b run_full run_min run_tl run_tl_b run_user; do
 	f=$FIXTURES/$run.json
 	R "$run.table" "$f"
@@ -53,7 +53,7 @@ for run in run_a run_b run_full run_min run_tl run_tl_b run_user; do
 	O "$run.html" -f html "$f"
 	O "$run.html-time" -f html --value time "$f"
 done
-# --lines: source positions and inlined frames under the rows (issue #12)
+# --lines: source positions and inlined frames under the rows
 f=$FIXTURES/run_user.json
 R run_user.table-lines --stacks --lines "$f"
 R run_full.table-lines --stacks --lines "$FIXTURES/run_full.json"
@@ -84,7 +84,7 @@ D diff-tl-schedules-json --views schedules -f json "$FIXTURES/run_tl.json" "$FIX
 D diff-a-tl "$FIXTURES/run_a.json" "$FIXTURES/run_tl.json"
 D diff-tl-a-json -f json "$FIXTURES/run_tl.json" "$FIXTURES/run_a.json"
 D diff-full-min-profile-time --views profile --value time "$FIXTURES/run_full.json" "$FIXTURES/run_min.json"
-# differential flame graphs (issue #12); a deep stack too thin to set the height (run_deep)
+# differential flame graphs; a deep stack too thin to set the height (run_deep)
 D diff-ab-html -f html "$FIXTURES/run_a.json" "$FIXTURES/run_b.json"
 D diff-full-min-html-time -f html --value time "$FIXTURES/run_full.json" "$FIXTURES/run_min.json"
 D diff-full-deep-html -f html --views profile "$FIXTURES/run_full.json" "$FIXTURES/run_deep.json"

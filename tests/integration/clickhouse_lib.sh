@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# Real ClickHouse servers for the tests (issue #13): each one on free loopback ports with a
+# Real ClickHouse servers for the tests: each one on free loopback ports with a
 # temporary config and data directory, killed when the test exits (also on failure).
 # Source after lib.sh (or alone: it makes its own $TMP). Several servers at once:
 #   ch_alloc a; ch_alloc b                 # ports known before any start (for remote_servers)

@@ -82,8 +82,8 @@ PY
 }
 
 # callers_verified FILE [MIN] [VIEW]: a --verify-callers run: every caller taken from the cache
-# was checked by a full stack walk, none differed, and at least MIN came from the cache
-# (issue #11). VIEW: schedules (the default) or locks.
+# was checked by a full stack walk, none differed, and at least MIN came from the cache.
+# VIEW: schedules (the default) or locks.
 callers_verified() {
 	local view=${3:-schedules} fast ver mis
 	read -r fast ver mis <<< "$(jget "$1" '" ".join(str(d["'"$view"'"]["caller_cache"][k]) for k in ("fast", "verified", "mismatched"))')"

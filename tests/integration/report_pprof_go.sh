@@ -86,7 +86,7 @@ grep -q 'Showing nodes accounting for 30, 100% of 30 total' <<<"$out" || fail "l
 pprof l.pb.gz -raw
 grep -q '^contentions/count delay/nanoseconds$' <<<"$out" || fail "locks sample types"
 echo "ok: locks view"
-# issue #12: frames with their identity (run_user.json): real addresses in mappings with
+# frames with their identity (run_user.json): real addresses in mappings with
 # build-ids, the kernel's mapping, demangled names with their mangled system_name, file:line,
 # an inlined frame as a second Line of one Location, and the unresolved cc1+0x1a2b3c keeping its
 # placeholder name in cc1's mapping with [FN]: cc1 has named frames, and a mapping without [FN]

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# `report` re-symbolizes saved runs (issue #12): a run whose libc and C++ frames were saved
+# `report` re-symbolizes saved runs: a run whose libc and C++ frames were saved
 # unresolved ("libc.so.6+0x...", as a trace prints them while libc6-dbg is missing) renders
 # with their names once the debug file is there: libc's internal _int_malloc (only in
 # libc6-dbg's .symtab) in the profile table, the folded stacks and the JSON, the C++ frame

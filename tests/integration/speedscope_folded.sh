@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# `report -f folded` read by a real client (issue #12, item 7): speedscope (the npm package in
+# `report -f folded` read by a real client: speedscope (the npm package in
 # headless Chromium, offline; see speedscope_lib.sh) imports the collapsed stacks of saved runs
 # and shows the same total as the table. Read from the page speedscope draws, its sandwich
 # view (the table of every function with its total and self weight): the file's name in the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# schedprof agent against real sinks (issue #13). A reader that blocks exactly N times on a pipe
+# schedprof agent against real sinks. A reader that blocks exactly N times on a pipe
 # (spwork pipe) while an agent traces this script's tree (-p: see agent_start) in 1 s
 # intervals:
 #   ndjson     the rows of table schedules for (anon_pipe_read, sp_pipe_reader) add up to N;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# schedprof agent with bad sinks (issue #13): each gives one clear line, tracing goes on (the
+# schedprof agent with bad sinks: each gives one clear line, tracing goes on (the
 # intervals keep coming into the spool) and the exit status is the documented one:
 #   unreachable port   one "cannot send interval ... Connection refused" line; exit 0; the
 #                      intervals stay in the spool;

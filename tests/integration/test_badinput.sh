@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Bad input, table-driven (issue #9): every option of trace, report and diff, and each input
+# Bad input, table-driven: every option of trace, report and diff, and each input
 # defect of the issue. A case is one line of the table below:
 #
 #   NEED | STATUS | PATTERN | ARGS

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The time budget (issue #10): for a fixed set of tasks (three threads that live through the
+# The time budget: for a fixed set of tasks (three threads that live through the
 # whole trace: two burn CPU, one sleeps 5 ms at a time), on CPU + waiting for a CPU +
 # blocked adds up to tasks x elapsed within 1%, and the sleeps are in the "sleep" class.
 # A sleep still in progress at the stop is charged up to it and marked (unfinished).

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Capabilities (issue #9, defect 3): what is missing is named before anything starts, and a run
+# Capabilities: what is missing is named before anything starts, and a run
 # without CAP_SYSLOG says up front that kernel functions will be addresses, then completes.
 # Root drops capabilities with capsh and setpriv (util-linux); the command writes a marker, so
 # the order of the lines and whether it ran at all can be checked.

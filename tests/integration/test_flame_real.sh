@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The flame graphs of a real run (issue #12): a make -j2 of the bundled compile job, profiled
+# The flame graphs of a real run: a make -j2 of the bundled compile job, profiled
 # at 997 Hz with call stacks (a few thousand samples, so one deep stack of a few samples is a
 # sliver far below a pixel). Every graph's height fits its deepest level at least 12 px wide
 # in all (flame_check.py fit), the thin towers above it are hidden, never cut from the file; kernel
@@ -26,7 +26,7 @@ trace_job a
 for f in a.html a.svg; do
 	python3 "$here/flame_check.py" fit "$TMP/$f" || fail "$f: the height does not fit the frames drawn"
 done
-# what the height would be if every frame in the file counted (the rule before issue #12)
+# what the height would be if every frame in the file counted (the rule before the fit)
 python3 - "$TMP/a.svg" <<'PY' || fail "the profile graph lacks kernel or user frames"
 import re, sys
 doc = open(sys.argv[1]).read()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Bad server for report/diff --from (issue #13): nothing listening, refused credentials (wrong
+# Bad server for report/diff --from: nothing listening, refused credentials (wrong
 # password, none where one is needed, an unreadable --password-file), a database without the
 # schema, each give exit 4 (2 for a URL with credentials in it) and exactly one line on
 # stderr saying which, with the server's own reason; the right password reads the rows.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# Shared by the fleet tests (test_fleet_*.sh, issue #13), sourced after lib.sh: the servers of
+# Shared by the fleet tests (test_fleet_*.sh), sourced after lib.sh: the servers of
 # clickhouse_lib.sh, and the example cluster `fleet` (examples/fleet/cluster.xml, the file a
 # user copies) over two of them. Rows go in as the agent sends them: JSONEachRow over HTTP.
 . "$(dirname "${BASH_SOURCE[0]}")/clickhouse_lib.sh"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The example cluster's files as examples/fleet/README.md installs them (issue #13): two
+# The example cluster's files as examples/fleet/README.md installs them: two
 # servers from copies of Debian's /etc/clickhouse-server, each with shardN.xml and cluster.xml
 # in config.d/ (only their ports and paths changed, to free ones under $TMP), the DDL of
 # sql/cluster/ through clickhouse-client as the README gives it, then a row in through one

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Round trip (issue #13): one real agent traces a workload (two runs of spwork pipe, a pause
+# Round trip: one real agent traces a workload (two runs of spwork pipe, a pause
 # between them: several 1 s intervals) and sends its intervals to a real server; the same
 # agent saves the whole run with --save (the sum of the intervals it sent). Then
 # `report --from ... -f table` prints the same table as `report saved.json -f table` for the

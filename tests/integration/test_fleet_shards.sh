@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Two shards (issue #13): two clickhouse-servers on this machine form the example 2-shard
+# Two shards: two clickhouse-servers on this machine form the example 2-shard
 # cluster (examples/fleet/), with the cluster DDL (sql/cluster/, no --create-schema).
 #
 # Part 1, real agents: two `schedprof agent`s with different --hostname values, each tracing

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# JIT code named through /tmp/perf-PID.map (issue #12): jitspin runs a loop from anonymous
+# JIT code named through /tmp/perf-PID.map: jitspin runs a loop from anonymous
 # executable memory that its perf map names; the profile shows that name, in the map file,
 # for most of the job's samples, both while tracing and after the process exited.
 . "$(dirname "$0")/lib.sh"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Debug files in a real trace (issue #12): with libc6-dbg installed, the profile names libc's
+# Debug files in a real trace: with libc6-dbg installed, the profile names libc's
 # internal allocator functions (_int_malloc, _int_free: not in libc's .dynsym, so only the
 # debug file's .symtab has them), and they take most of mallocspin's samples instead of an
 # unnamed libc row. mallocspin turns off MALLOC_PERTURB_ (meson test sets it; it makes glibc

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# libcurl is loaded (dlopen) by the fleet commands only (issue #11, peak RSS): the binary does
+# libcurl is loaded (dlopen) by the fleet commands only (peak RSS): the binary does
 # not link it; where it is loaded it works (a refused connection, not a load error); where it
 # cannot be loaded, `report --from` exits 4 and the agent 1, each with one line naming the
 # library and its package. The last case hides the real library in a private mount namespace

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The life of a trace and of its command (issue #9, defect 6 and deliverables 3 and 5):
+# The life of a trace and of its command:
 # - SIGINT, SIGTERM and SIGHUP each give a complete report (-- COMMAND and -p);
 # - a command that ignores the signal: one line, then a second signal SIGTERM, a third SIGKILL;
 #   the terminal's Ctrl-C reaches the command once, not twice;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# --lines with real BPF and real DWARF (issue #12): inlspin (-O2 -g, frame pointers) spends its
+# --lines with real BPF and real DWARF: inlspin (-O2 -g, frame pointers) spends its
 # time in inl_spin_inner(), an always_inline function the compiler inlines into
 # inl_spin_outer(), half of it in its own loop and half in inl_spin_leaf() that it calls.
 # With `trace --views profile -g --lines` the samples' stacks hold the inlined function as a

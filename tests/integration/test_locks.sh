@@ -9,7 +9,7 @@
 #    and the waits that gave up (ret < 0) counted apart;
 #  - the report's totals add up, --sort and --lock-stacks work; a burst of 64 sleepers loses
 #    no row (lock_sleepers and lock_owners are allocated on use);
-#  - without --lock-stacks the callers come from the cache (issue #11): run with
+#  - without --lock-stacks the callers come from the cache: run with
 #    --verify-callers, every one is checked by a full walk and none differs;
 #  - a kernel without the tracepoints: the view says so, the other views still run.
 # On PREEMPT_RT, where mutexes, rwsems and spinlock_t are rt-mutexes, the same locks are

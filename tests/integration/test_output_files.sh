@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Output files (issue #9, defect 2): -o and --save are opened before tracing, so a typo fails
+# Output files: -o and --save are opened before tracing, so a typo fails
 # at once; they are written to a temporary file renamed into place, so a full disk leaves no
 # truncated file and does not clobber the old one; a run that cannot be written where asked
 # is saved to a fallback file that one line names; /dev/null is written, not replaced; under

@@ -152,7 +152,7 @@ pass "profile pprof pid labels: $(echo $spin_pids)"
 grep -q '^schedules ' "$TMP/diff.txt" || fail "diff has no schedules line"
 pass "diff: a run against itself is all zeros"
 
-# terminal safety (issue #9, defect 7): a process names itself with escape sequences and a
+# terminal safety: a process names itself with escape sequences and a
 # newline; the table shows them escaped (no raw control byte reaches the terminal, no forged
 # line), the saved run keeps the name exactly, and report renders the same table again
 evil=$'ev\e[31mil\nX'

@@ -22,7 +22,7 @@ assert p["total"] == p["idle"] + p["target"] + p["other"], p
 rows = sum(f["samples"] for f in p["functions"])
 assert rows + p["lost"] == p["target"], (rows, p["lost"], p["target"])
 assert sum(c["samples"] for c in p["comms"].values()) == rows
-# unnamed: "[unknown]", or a frame of a known object no symbol covers, "cc1+0x1a2b3c" (issue #12)
+# unnamed: "[unknown]", or a frame of a known object no symbol covers, "cc1+0x1a2b3c"
 unk = sum(f["samples"] for f in p["functions"]
           if f["function"] == "[unknown]" or re.search(r"\+0x[0-9a-f]+$", f["function"]))
 assert unk == p["unsymbolized"], (unk, p["unsymbolized"])

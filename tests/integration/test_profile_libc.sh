@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The profile's -g stacks reach the application through the C library (issue #12): libcspin
+# The profile's -g stacks reach the application through the C library: libcspin
 # (frame pointers) spends its time in malloc/free (libc without frame pointers) under
 # libc_spin_churn() <- main. The frame-pointer walk alone stops in libc or goes astray there
 # (about 1 in 10 of these samples reached main before the profile recovered the hidden callers

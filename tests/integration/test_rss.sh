@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Peak RSS (issue #11: at most 16 MB for the schedules view). What keeps it there, each
+# Peak RSS (at most 16 MB for the schedules view). What keeps it there, each
 # checked on its own: libcurl not mapped by commands that do not talk to ClickHouse
 # (`--version` stays small), libbpf's reads of the kernel's BTF going through
 # src/collect/vmlinux_btf.c (one copy of it, not two), and the whole: the peak of a

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Run-queue latency (issue #10): a sleeper that wakes every 10 ms, pinned to one CPU with two
+# Run-queue latency: a sleeper that wakes every 10 ms, pinned to one CPU with two
 # CPU hogs, waits for the CPU after its wake-ups: its row (hrtimer_nanosleep) has RUNQ > 0,
 # BLOCKED + RUNQ = OFF-CPU, and a p99 bounded by the scheduler's slice (the base slice, which
 # the kernel checks only at a tick: base slice + 2 ticks, one for the tick and one for the

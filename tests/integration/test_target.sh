@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The traced set at its edges (issue #9, defects 1 and 4):
+# The traced set at its edges:
 # - `-- COMMAND`: nothing before the command's exec is counted (the launcher's gate wait is
 #   schedprof's), and its final do_exit switch always is;
 # - `-p PID` keeps tracing after the main thread exits while other threads run;

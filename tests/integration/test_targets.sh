@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Targets in perf's habits (issue #9, deliverable 1):
+# Targets in perf's habits:
 # - `-a -- COMMAND`: the whole system for as long as COMMAND runs; the schedules count every
 #   task, the profile's target class is the command's tree only.
 . "$(dirname "$0")/lib.sh"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# --timeline (issue #10): the serial tail. Two workers burn 1 s together, then sp_tail burns
+# --timeline: the serial tail. Two workers burn 1 s together, then sp_tail burns
 # 1 s alone: a critical path of about 2 s and one serial phase of about 1 s named sp_tail.
 # The segments tile each task's life; a ring buffer too small for a busy job loses events,
 # and the run and the report say so.

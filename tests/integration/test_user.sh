@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Who the command runs as (issue #9): under sudo, the user who ran sudo (SUDO_UID, SUDO_GID,
+# Who the command runs as: under sudo, the user who ran sudo (SUDO_UID, SUDO_GID,
 # that user's groups, HOME and USER), so `sudo schedprof trace -- make` leaves no root-owned
 # files; --user picks another, --as-root keeps root; without sudo, as schedprof itself. The
 # command never inherits schedprof's ambient capabilities, and its counts stay exact.

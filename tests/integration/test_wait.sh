@@ -24,7 +24,7 @@ min=$K
 [ "$c" -ge $min ] || fail "hrtimer_nanosleep count of sp_child is $c, expected >= $min"
 pass "hrtimer_nanosleep of the short-lived children: $c"
 # tiny maps: nothing is lost silently; every schedule is in a row or in lost_rows, and the
-# stacks that did not fit are counted (stacks are kept with --stacks only: issue #11)
+# stacks that did not fit are counted (stacks are kept with --stacks only)
 "$SCHEDPROF" trace --views schedules --stacks --max-stacks 2 --max-callers 3 -f json -o "$TMP/small.json" \
 	-- "$SPWORK" wait 50 || fail "schedprof with tiny maps exited $?"
 read -r total rows lost missing <<< "$(jget "$TMP/small.json" '" ".join(str(x) for x in (d["schedules"]["total"], sum(r["count"] for r in d["schedules"]["callers"]), d["schedules"]["lost_rows"], d["schedules"]["missing_stacks"]))')"
@@ -32,7 +32,7 @@ read -r total rows lost missing <<< "$(jget "$TMP/small.json" '" ".join(str(x) f
 [ "$missing" -gt 0 ] || fail "2 stack slots, yet missing_stacks = 0"
 [ $((rows + lost)) = "$total" ] || fail "rows $rows + lost $lost != total $total"
 # a full row map with room for stacks: the stacks of lost rows show under no row, so every
-# output adds up to the total and no row's stacks exceed it (issue #9, defect 5)
+# output adds up to the total and no row's stacks exceed it
 "$SCHEDPROF" trace --views schedules --stacks --max-callers 3 -f json -o "$TMP/lostrows.json" \
 	-- "$SPWORK" wait 50 || fail "schedprof with a tiny row map exited $?"
 bad=$(jget "$TMP/lostrows.json" '[(r["caller"], c, sum(s["count"] for s in r["stacks"] if s["comm"] == c), v["count"]) for r in d["schedules"]["callers"] for c, v in r["comms"].items() if sum(s["count"] for s in r["stacks"] if s["comm"] == c) > v["count"]]')

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Wakers (issue #10): a consumer blocked in a pipe read is woken by the producer's write.
+# Wakers: a consumer blocked in a pipe read is woken by the producer's write.
 # With --wakers, its pipe read row names the producer's comm and the pipe write in at
 # least 99% of its wake-ups; without, the comm alone (function null). As make: a parent in
 # do_wait is woken by its exiting children, from the exit path (do_notify_parent).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * A thread that blocks in pthread_cond_wait under a known C++ function (issue #12): the
+ * A thread that blocks in pthread_cond_wait under a known C++ function: the
  * schedules view's futex row must reach it through the user stack.
  *
  *   condwait ROUNDS SLEEP_MS   a waiter thread waits ROUNDS times in

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A CPU-bound workload whose hot loop is an inlined function (issue #12, --lines), built
+ * A CPU-bound workload whose hot loop is an inlined function (--lines), built
  * -O2 -g with frame pointers: main() calls the noinline inl_spin_outer(), which calls the
  * always_inline inl_spin_inner() in a loop for MS milliseconds, inlined into inl_spin_outer()
  * (DW_TAG_inlined_subroutine). About half the samples' PCs are in inl_spin_inner()'s own loop,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A stand-in for a JIT (issue #12, perf maps): copies a small x86-64 countdown loop into
+ * A stand-in for a JIT (perf maps): copies a small x86-64 countdown loop into
  * anonymous PROT_EXEC memory, names it in /tmp/perf-PID.map as a JIT runtime would
  * ("START SIZE name", hex), and runs it for about SECONDS (default 1) of CPU time.
  * usage: jitspin [SECONDS]

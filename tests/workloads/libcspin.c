@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Spends its time in the C library (malloc, free: Debian builds libc without frame pointers)
- * under libc_spin_churn() <- main, which are built with frame pointers (issue #12): the
+ * under libc_spin_churn() <- main, which are built with frame pointers: the
  * profile's -g stacks must reach them through the library's frames. Its locals are small, so
  * the caller's frame record is near the stack pointer. usage: libcspin [SECONDS]
  * Prints "libcspin: N" (the number of allocations).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Workloads for the run-queue, wakers and budget tests (issue #10), each under known
+ * Workloads for the run-queue, wakers and budget tests, each under known
  * process names:
  *
  *   wakework runq SECONDS CPU HOGS  HOGS CPU-bound processes ("ww_hog") and a sleeper

@@ -242,7 +242,7 @@ START_TEST(wrong_record_size)
 }
 END_TEST
 
-/* A row record with the issue #10 fields: hist[i] waits in slot i. */
+/* A row record with the run-queue fields: hist[i] waits in slot i. */
 static void add_split(uint64_t caller, const char *comm, uint64_t count, uint64_t blocked,
 		      uint64_t runq, uint64_t runq_max, uint64_t window_blocked,
 		      const uint32_t *hist, int nslots)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * User frames into model frames (src/collect/uframes.c, contract C3): a frame as build-id +
+ * User frames into model frames (src/collect/uframes.c): a frame as build-id +
  * file offset of this test's own binary (named, with its identity), an offset no symbol
  * covers ("<object>+0x<offset>"), an unknown build-id ("[unknown]"), raw IPs through the
  * process snapshot, and the schedules/locks stacks: a (kernel, user) pair appended and

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Unit tests for the pprof writer. The encoded profile is decoded back by a tiny protobuf
- * reader written here (varint and length-delimited walk only), independent of src/pprof.c,
+ * reader written here (varint and length-delimited walk only), independent of src/format/pprof.c,
  * so field numbers, ids, dedup and the varint encoding are checked on the wire.
  */
 #include <check.h>

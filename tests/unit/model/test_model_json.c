@@ -933,7 +933,7 @@ START_TEST(test_invariants_issue10)
 }
 END_TEST
 
-/* A file from before issue #10 reads as before: no split, no wakers, budget or timeline. */
+/* An older file, without the run-queue split, reads as before: no wakers, budget or timeline. */
 START_TEST(test_issue10_old_files)
 {
 	struct sp_run run;
@@ -1086,7 +1086,7 @@ START_TEST(test_frame_info)
 	free(s1);
 	sp_run_free(&live);
 
-	/* runs from before issue #12: no info anywhere */
+	/* runs from before frame identities: no info anywhere */
 	load_ok(FIX("run_full.json"), &old);
 	for (size_t i = 0; i < old.sched.nrows; i++)
 		for (size_t j = 0; j < old.sched.rows[i].stacks.n; j++)

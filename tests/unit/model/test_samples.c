@@ -82,7 +82,7 @@ START_TEST(test_samples_edges)
 }
 END_TEST
 
-/* What the samples of run_user's profile carry of their frames' identities (issue #12). */
+/* What the samples of run_user's profile carry of their frames' identities. */
 struct seen_info {
 	size_t n;
 	uint64_t addr[8], leaf_line[8];

@@ -4,7 +4,7 @@
  * keys (the run itself is not reordered), -n, contentions that gave up, the notes, an
  * unavailable view, --lock-stacks with the lock's source and its owners, and the sleepers
  * by group (singular and plural) or, in a run without groups, by caller; lock_begin's caller
- * cache (issue #11) in the header and the JSON.
+ * cache in the header and the JSON.
  */
 #include <check.h>
 #include <stdlib.h>

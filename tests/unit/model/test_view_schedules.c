@@ -3,7 +3,7 @@
  * The schedules view's table (src/model/view_schedules.c) on a run built by hand: the
  * summary line (idle only when there is some), the notes for missing stacks and lost rows,
  * the columns (no wait class as "-"), -n, --by comm, and
- * --stacks with times; issue #10: the BLOCKED/RUNQ columns only when the rows have the
+ * --stacks with times; the BLOCKED/RUNQ columns only when the rows have the
  * split, the budget lines, the wakers and the sleeps in progress under a row.
  */
 #include <check.h>

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * What issue #12 added to user symbolization: separate debug files by build-id (libc6-dbg) and
- * by .gnu_debuglink (CRC checked), function starts from .eh_frame in stripped files, C++ and
- * Rust demangling, DWARF file:line and inlined calls, and /tmp/perf-PID.map for JIT code.
+ * User symbolization beyond an object's own symbol table: separate debug files by build-id
+ * (libc6-dbg) and by .gnu_debuglink (CRC checked), function starts from .eh_frame in
+ * stripped files, C++ and Rust demangling, DWARF file:line and inlined calls, and
+ * /tmp/perf-PID.map for JIT code.
  * Expected addresses come from nm (binutils), not from the code under test.
  */
 #include <check.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Tests for elfsyms (procmaps and buildid_cache have their own files), on ELF files built at test time from
- * tests/unit/symtarget.c (PIE, non-PIE, stripped, debug-only, no build-id). Expected symbol
+ * tests/unit/symbols/symtarget.c (PIE, non-PIE, stripped, debug-only, no build-id). Expected symbol
  * addresses and sizes come from a separate libelf walk written here; expected file offsets come
  * from running the target and reading its /proc/PID/maps, so they are what the kernel reports.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Kernel frames into model strings (src/kstack.c) on the fixture kallsyms: names with pseudo
- * callers and the raw fallback, objects, comms, stack rows from the first scheduler or lock
+ * Kernel frames into model strings (src/symbols/kstack.c) on the fixture kallsyms: names with
+ * pseudo callers and the raw fallback, objects, comms, stack rows from the first scheduler or lock
  * frame. The merging of stack rows that symbolize alike is model.c's (model/test_model.c).
  */
 #include <check.h>
