@@ -27,7 +27,7 @@ __u64 sp_cpu_rq_lock[SP_MAX_CPUS];
  * that CPU's runqueue and its lock, reached from whatever task runs there.
  * - sp_preempt_count() then needs no pointer chase through current at every wake-up (nor
  *   the verifier its search, at load, of the kernel's BTF for what such a load may be
- *   trusted with: ~1.7 ms of sp_waking's 2.2).
+ *   trusted with, which was most of sp_waking's verification).
  * - The locks view names contention on any CPU's runqueue lock. Typed __ksym `runqueues`
  *   would be simpler, but needs the per-CPU symbol in kallsyms (CONFIG_KALLSYMS_ALL), which
  *   many kernels lack.
@@ -50,8 +50,7 @@ int sp_cpu_probe(void *ctx)
 /*
  * ip's wait class: a global function of its own, so its loop over the lock ranges (walked
  * once per range by the verifier) is walked once, not once per way fold_class() reached it
- * (the text's answer, the I/O ranges' exits: 582 -> ~200 verified instructions in each
- * program that folds).
+ * (the text's answer, the I/O ranges' exits), in each program that folds.
  */
 __noinline int fold_wait(__u64 ip)
 {

@@ -160,7 +160,7 @@ static __always_inline __s64 sp_preempt_count(struct task_struct *t, __u32 has_r
 		/*
 		 * This CPU's runqueue as sp_cpu_probe found it (common.bpf.c), else through t
 		 * (current) with probe reads: a direct load of t->se.cfs_rq through the trusted
-		 * pointer made the verifier search the kernel's BTF by name at load (~1.7 ms).
+		 * pointer made the verifier search the kernel's BTF by name at load.
 		 */
 		cpu = bpf_get_smp_processor_id();
 		rq = cpu < SP_MAX_CPUS ? sp_cpu_rq[cpu & (SP_MAX_CPUS - 1)] : 0;

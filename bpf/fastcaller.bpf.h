@@ -6,7 +6,7 @@
  * one bpf_probe_read_kernel() from the tracepoint's argument array (a local of
  * bpf_trace_runN() on that stack: the program's own locals may be on a private per-CPU
  * stack, 6.12+ for large BPF frames) up to the stack's top, instead of a bpf_get_stack() (an
- * ORC unwind, ~1.2 us whatever the depth, several us cold).
+ * ORC unwind: the largest cost a switch can have, whatever the depth, more when cold).
  *
  * The real return addresses sit at distances that depend only on the return address itself
  * (the frame ORC records for it): learned from the full walks, in frame_dist. Each full walk
@@ -60,9 +60,8 @@
  * The checks by a full walk back off: the first after SP_REVALIDATE fast attributions on a
  * CPU, each one that agrees doubles the distance to the next, up to SP_REVALIDATE_MAX; a
  * mismatch starts over at SP_REVALIDATE. A full walk on task-heavy work is a cold ORC
- * unwind of 6-20 us, not the pipe's 1.2: at every 64th, the checks were the largest part
- * of a switch on messaging (~150 ns of it), for a net that had caught nothing after its
- * first few hundred.
+ * unwind, several times a warm one: checks at a fixed rate would stay a large part of a
+ * switch's cost long after the cache has shown it agrees.
  */
 #define SP_REVALIDATE 64
 #define SP_REVALIDATE_MAX 4096

@@ -9,7 +9,7 @@
  * - Wait time: per task for sleeping locks (the waiter may sleep and wake elsewhere), per
  *   CPU for spinning ones; pairing in include/schedprof/lock_pair.h (mutexes emit several
  *   begins for one end). The clock starts when the begin program has walked the stack, so
- *   the walk (~1.5 us here) is not reported as lock wait. An end with ret < 0 (a signal or
+ *   the walk is not reported as lock wait. An end with ret < 0 (a signal or
  *   a timeout: the waiter gave up) is counted apart and adds no wait.
  * - Sleepers: between begin and end of a sleeping lock, lock_on_switch (lock.bpf.h, a part
  *   of the one sched_switch program) adds up the time the task spent switched out while
@@ -37,8 +37,8 @@
 
 /*
  * The totals, per CPU (summed by user space, lock.c read_totals()): every end counts one,
- * and an atomic add on one shared line made each end wait for the line the other CPU had
- * just written (measured: ~40 ns of lock_end's ~370 on messaging).
+ * and an atomic add on one shared line would make each end wait for the line the other CPU
+ * had just written.
  */
 SP_SCRATCH_MAP(lock_counts, struct sp_lock_counts);
 struct sp_lock_drops lock_drops;
@@ -54,7 +54,7 @@ SP_SCRATCH_MAP(lock_spin, struct sp_lock_spin_stack);
  * process context, so the allocator's per-CPU cache (refilled by an irq_work, which runs
  * as soon as interrupts are on) is refilled between any two inserts on a CPU; a spinning
  * lock's end (lock_stat's rows) may come several times in one region with interrupts off.
- * Preallocated, they cost ~0.5 ms each at every start. A row that cannot be allocated is
+ * Preallocated, each would be zeroed at every start. A row that cannot be allocated is
  * counted (sleeper_map_full, owner_map_full) and said.
  */
 SP_HASH_MAP_LAZY(lock_sleepers, SP_DEF_CALLERS, struct sp_lock_sleep_key,
@@ -66,7 +66,7 @@ SP_HASH_MAP_LAZY(lock_owners, SP_DEF_CALLERS, struct sp_lock_owner_key, struct s
  * layout matched": the checks through the waiting task still run each time for such an
  * address, since a task that can reach it may come later. Allocated on use: only a cache (a
  * name that cannot be kept is found again at the next contention), and preallocated its
- * SP_DEF_CALLERS entries cost ~0.5 ms of every start.
+ * SP_DEF_CALLERS entries would be zeroed at every start.
  */
 SP_HASH_MAP_LAZY(lock_names, SP_DEF_CALLERS, __u64, __u32);
 
@@ -380,7 +380,7 @@ static __always_inline __u32 name_by_layout(__u64 l, __u32 flags)
 
 /*
  * A global (non-inlined) function is verified once, on its own: inlined into lock_begin,
- * the naming probes multiplied its verification paths and took ~125 ms of start-up.
+ * the naming probes multiplied its verification paths, then the largest part of start-up.
  */
 __noinline __u32 lock_name_task(__u64 l)
 {
@@ -465,8 +465,8 @@ static __always_inline void read_owner(struct sp_lock_task *r, __u64 l, __u32 fl
 /*
  * In two builds, of which user space loads one (lock.c), as sp_switch: lock_begin finds the
  * caller by the fast path, lock_begin_full walks every contention and keeps its stack. Each
- * holds only its own code (the other's, behind a flag, was ~1,500 instructions of dead code
- * for the verifier to remove at every load).
+ * holds only its own code (the other's, behind a flag, would be dead code for the verifier
+ * to remove at every load).
  */
 static __always_inline int contention_begin(void *ctx, void *lock, unsigned int flags,
 					    const bool fast)
@@ -550,7 +550,7 @@ static __always_inline void *row_get(void *map, const void *key, const void *fir
  * Counts an ended contention: the totals, its row, and its stack, sleeper and owner rows.
  * The comm is copied from the task itself (as the schedules view does), not by a helper call.
  * The rows stay shared maps, lock_stat's preallocated: per-CPU rows allocated on use were
- * measured slower (a messaging run creates ~500 rows, and each insert allocates) and lost
+ * slower (each new row's insert allocates, and a busy run creates many) and lost
  * rows when a burst of inserts emptied the allocator's per-CPU cache; preallocated per CPU,
  * they cost SP_DEF_CALLERS values per CPU at every start for no measurable gain. (The
  * sleepers' and owners' rows are allocated on use: see their maps.)

@@ -148,8 +148,8 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, bool callchai
 
 /*
  * Two programs, one loaded (src/collect/profile.c): the leaf only, and with -g the stacks. One
- * program with a flag made the verifier remove the other's code as dead at every load (~1,000
- * of its 1,800 instructions without -g: ~0.6 of its 1.9 ms).
+ * program with a flag made the verifier remove the other's code as dead at every load (most
+ * of its instructions without -g).
  */
 SEC("perf_event")
 int prof_sample(struct bpf_perf_event_data *ctx)
@@ -167,7 +167,7 @@ int prof_sample_g(struct bpf_perf_event_data *ctx)
  * A traced task exec'd: user space registers the new image's files while it lives. The task is
  * current (exec_binprm() fires the tracepoint for current). A raw tracepoint, not tp_btf: its
  * arguments are not needed, and tp_btf's load costs the kernel a search of its BTF by name
- * for the tracepoint (bpf_check_attach_target(): ~0.3 ms).
+ * for the tracepoint (bpf_check_attach_target()).
  */
 SEC("raw_tp/sched_process_exec")
 int prof_exec(void *ctx)

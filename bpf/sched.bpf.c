@@ -5,8 +5,8 @@
  * cpuidle text (the rule the kernel uses for wchan). Folding happens here, so the counts by
  * caller are exact and never depend on the stack map's capacity.
  *
- * Cost: a kernel stack walk costs ~1.3 us before the first frame on this class of machine,
- * whatever the depth, so it is paid only for voluntary switches of traced tasks; preemptions
+ * Cost: a kernel stack walk (an ORC unwind) is the largest cost a switch can have, whatever
+ * the depth, so it is paid only for voluntary switches of traced tasks; preemptions
  * (prev_state == TASK_RUNNING) and the idle task are classified without one. Without full
  * stacks, most voluntary switches need none either: see "The caller fast path" below.
  *
@@ -713,10 +713,10 @@ int sp_sched_stop(struct bpf_iter__task *ctx)
  * voluntary switch's caller by the fast path (caller_fast), sp_switch_tl too, with the
  * timeline's part (--timeline), and sp_switch_full walks every one and keeps its stack (full
  * stacks: --stacks, -g, a format that draws them; the timeline's part behind its flag).
- * Each holds only its own code: with the others' behind flags, the verifier was handed
- * ~1,900 instructions of dead code (the full walk, the stack keeping, the user stacks'
- * subprograms, the timeline) at every load, and its removal, one memmove of the whole
- * program per dead range, cost more than the checks of the live part.
+ * Each holds only its own code: with the others' behind flags, the verifier would be handed
+ * their dead code (the full walk, the stack keeping, the user stacks' subprograms, the
+ * timeline) at every load, and its removal, one memmove of the whole program per dead
+ * range, costs more than the checks of the live part.
  */
 static __always_inline int sched_switch(void *ctx, struct task_struct *prev,
 					struct task_struct *next, unsigned int prev_state,

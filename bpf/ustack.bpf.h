@@ -166,7 +166,7 @@ struct sp_uscratch {
  * without), which only naming frames needs (sp_user_frames()). The loads of the task's mm
  * and group_leader, struct pointers read through a trusted task pointer, make the verifier
  * search the kernel's BTF by name (btf_nested_type_is_trusted(): up to four linear searches
- * of ~0.1-0.3 ms each) at every walk of them; through an untrusted pointer they cost none,
+ * of it) at every walk of them; through an untrusted pointer they cost none,
  * and the loads are the same (faulting-safe, no helper calls).
  */
 static __always_inline void sp_utask_fill(struct task_struct *task, struct sp_utask *ut,
@@ -497,7 +497,8 @@ int sp_user_single_text(struct sp_uscratch *s);
  * The user frame-pointer walk, as the kernel's (x86 perf_callchain_user(): the PC, then the
  * return address of each frame record from the frame pointer on) but stopping where the
  * frame pointer leaves the stack above the stack pointer, instead of at the first read that
- * faults (~1 us per fault on this VM, and the C library leaves garbage in the register).
+ * faults (a fault costs far more than a read, and the C library leaves garbage in the
+ * register).
  * Its frames are the kernel's first ones, so that the kernel's build-id answer for the same
  * stack, cut to them, matches frame by frame.
  */
@@ -1051,8 +1052,8 @@ static long uraw_step(__u64 i, struct uraw_hash *r)
 }
 
 /*
- * The key of ustack_raw for the current task's stack in s (s->ut read). Inline: as a global
- * function it cost ~20 ns more per stack (bench/callers.sh's parts, locks view).
+ * The key of ustack_raw for the current task's stack in s (s->ut read). Inline: a global
+ * function's call would cost every stack more than the hash saves (bench/callers.sh).
  */
 static __always_inline __u64 sp_user_raw_key(struct sp_uscratch *s, __u32 kind, __u32 n)
 {
@@ -1073,7 +1074,7 @@ int sp_user_walk_g(struct sp_uscratch *s);
 
 /*
  * sp_utask_read() without the executable, then with an mm sp_user_walk(), in one global
- * function (ustack.bpf.c): each call costs the stack ~5-10 ns. Its frame count is returned.
+ * function (ustack.bpf.c), so that a stack pays for one call. Its frame count is returned.
  */
 int sp_user_begin_g(struct task_struct *task, struct sp_uscratch *s);
 

@@ -2,7 +2,7 @@
 /*
  * The kernel BTF type IDs our BTF-attached programs name (tp_btf/X: the typedef btf_trace_X,
  * iter/X: the function bpf_iter_X), cached per boot, so that libbpf need not parse the
- * kernel's whole BTF (127k types, 5-6 ms and a 5.5 MB copy) at every start.
+ * kernel's whole BTF (every type, and a copy of the file) at every start.
  *
  * What libbpf 1.1's bpf_object__load() wants of the kernel's BTF (obj->btf_vmlinux):
  *  - bpf_object__load_vmlinux_btf() calls btf__load_vmlinux_btf() when an autoloaded program

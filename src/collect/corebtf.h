@@ -3,9 +3,9 @@
  * A per-boot CO-RE BTF: the part of the kernel's BTF our object's CO-RE relocations can ask
  * about, handed to libbpf as btf_custom_path.
  *
- * libbpf 1.1 finds each relocated local type's candidates by a linear scan of all ~127k vmlinux
- * types (~1.2 ms per type, ~35 ms for our 29 types). Against a BTF of a few hundred types the
- * same relocations take well under a millisecond. The kernel's BTF is still read by libbpf for
+ * libbpf 1.1 finds each relocated local type's candidates by a linear scan of all the vmlinux
+ * types, once per relocated type. Against a BTF of only the candidates the same relocations
+ * are a small fraction of that. The kernel's BTF is still read by libbpf for
  * the tp_btf attach targets; only the CO-RE candidate search moves to the small BTF.
  *
  * What it holds, so that every relocation result is the one the full BTF gives:

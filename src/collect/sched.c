@@ -111,8 +111,8 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	/* (row, waker): a row has few wakers, and a full map only loses the waker's name */
 	bpf_map__set_max_entries(skel->maps.wakers, o->max_callers);
 	/*
-	 * Without full stacks none is kept: the stack maps as small as can be (`stacks`,
-	 * preallocated, was 9 MiB of kernel memory zeroed at every start-up). With them, the
+	 * Without full stacks none is kept: the stack maps as small as can be (`stacks` is
+	 * preallocated: its kernel memory is zeroed at every start-up). With them, the
 	 * caller cache is off and so is its map.
 	 */
 	if (skel->rodata->caller_fast) {

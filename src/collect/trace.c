@@ -106,7 +106,7 @@ struct tracer {
 	bool ended_at_end; /* -d with --kill-on-end ended the command */
 	int status;
 	struct rusage ru;
-	/* kallsyms is read on a thread while libbpf parses BTF and loads (both ~0.1 s) */
+	/* kallsyms is read on a thread while libbpf parses BTF and loads (neither waits) */
 	pthread_t ksyms_thread;
 	bool ksyms_started;
 	bool fold_cached; /* fold configuration from the boot's cache: no need to wait */
@@ -717,7 +717,7 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 	/*
 	 * Without the boot's fold cache, start-up needs kallsyms: read it beside the load.
 	 * With it, kallsyms is needed only for the report: read it once attached, so its
-	 * ~0.1 s of kernel time does not compete with the load for the CPUs.
+	 * kernel time does not compete with the load for the CPUs.
 	 */
 	t->fold_cached = fold_cfg_cache_load(NULL, &t->ctx.fold_cfg) == 0;
 	if (!t->fold_cached && (err = ksyms_start(t)))

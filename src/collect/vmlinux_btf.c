@@ -3,11 +3,11 @@
  * The kernel's BTF parsed from a read-only mapping of /sys/kernel/btf/vmlinux (Linux >= 6.16
  * maps it) instead of from a read copy.
  *
- * libbpf 1.1 (Debian 12's) reads the 5.5 MB file into one buffer, in 4 KiB reads (sysfs hands
- * out a page per read), then btf_new() copies it into a second: 11 MB at once, for about 15 ms,
- * the highest point of a schedules-view run's memory (peak RSS). The mapping is the
- * kernel's own pages (remap_pfn_range: no RSS), so only libbpf's copy is resident: about half
- * the memory and less than half the time. The struct btf is the same: btf__new() of the same bytes.
+ * libbpf 1.1 (Debian 12's) reads the file into one buffer, a page per read (sysfs hands out
+ * no more), then btf_new() copies it into a second: two copies at once, the highest point of
+ * a schedules-view run's memory (peak RSS). The mapping is the kernel's own pages
+ * (remap_pfn_range: no RSS), so only libbpf's copy is resident: about half the memory and
+ * less than half the time. The struct btf is the same: btf__new() of the same bytes.
  *
  * The executable hands this to libbpf too, in place of libbpf's btf__load_vmlinux_btf()
  * (btf_interpose.c). Where the file cannot be mapped (older kernels), libbpf's own does the

@@ -5,9 +5,9 @@
  * the module's number packed in one uint32, the name as a uint32 offset into one string
  * pool), one index per class (text, data) holding the best alias of each distinct address,
  * and a by-name index built at the first lookup by name. About 20 bytes a symbol plus its
- * name, where an array of struct ksym took 40 plus the name: 122k symbols in 4.6 MiB instead
- * of 8.5. A name that ends the previous line's name (schedule after __pfx_schedule, half of
- * a kernel with call padding) is not stored again but points into it.
+ * name, half of what an array of struct ksym takes. A name that ends the previous line's
+ * name (schedule after __pfx_schedule, half of a kernel with call padding) is not stored
+ * again but points into it.
  *
  * struct ksym is what lookups return: made on demand, once per symbol asked for, and kept
  * until ksyms__free(), so a pointer stays valid and two lookups of one symbol give the same
