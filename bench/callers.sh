@@ -8,7 +8,7 @@
 # `schedprof trace -a --views schedules`. Rounds are interleaved; each line also gives the
 # report's cache line (switches from the cache, checked, mismatched).
 #
-# Issue #12's target: user stacks add at most 1 us per voluntary switch with --stacks.
+# The goal: user stacks add at most 1 us per voluntary switch with --stacks.
 # Workload: `perf bench sched pipe -l LOOPS` pinned to CPU 1 (two processes that block in
 # read(2) on a pipe in turn, a voluntary switch per message; their user stacks pass through
 # the C library, which has no frame pointers here, into perf's frames). Each round runs

@@ -10,7 +10,7 @@
  * where image tells the successive programs of one pid apart (the task's exec count), so raw
  * IPs can be named afterwards. The vdso has no file: it is named "[vdso]" and its functions
  * come from the tracer's own vdso, which is the same image for every 64-bit process.
- * Issue #12 added separate debug files (elfsyms.h: build-id, .gnu_debuglink, debuginfod),
+ * Beyond symbol tables: separate debug files (elfsyms.h: build-id, .gnu_debuglink, debuginfod),
  * .eh_frame function starts for stripped code, demangled names, DWARF lines and inlined calls
  * (usyms_opts.lines), and JIT code named by /tmp/perf-PID.map.
  *

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Bad input, table-driven: every option of trace, report and diff, and each input
-# defect of the issue. A case is one line of the table below:
+# Bad input, table-driven: every option of trace, report and diff, and each kind of bad
+# input. A case is one line of the table below:
 #
 #   NEED | STATUS | PATTERN | ARGS
 #

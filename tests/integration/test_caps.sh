@@ -87,7 +87,7 @@ if $hidden; then
 	pass "--strict without CAP_SYSLOG: refused up front, naming CAP_SYSLOG"
 fi
 
-# ---- the case: not root, CAP_BPF + CAP_PERFMON only (ambient, so they survive exec) ----
+# ---- not root, CAP_BPF + CAP_PERFMON only (ambient, so they survive exec) ----
 # (without the profile where perf_event_paranoid > 2 may want CAP_SYS_ADMIN: checked above)
 noprof=()
 [ "$paranoid" -gt 2 ] && noprof=(--no-profile)

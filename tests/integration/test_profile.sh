@@ -41,7 +41,7 @@ read -r n tgt obj comm <<<"$(jget "$TMP/forks.json" '" ".join(str(x) for x in ([
 [ "$comm" = sp_prof_child ] || fail "sp_prof_unique_burn mostly under comm $comm"
 [ $((2 * n)) -gt "$tgt" ] || fail "sp_prof_unique_burn has $n of $tgt target samples: not a majority"
 pass "sp_prof_unique_burn ($obj): $n of $tgt target samples, all 40 children exited before the report"
-# the table says the same, with the issue's header
+# the table says the same, in its header
 "$SCHEDPROF" trace --views profile -- "$PROFWORK" forks 10 50 > "$TMP/forks.txt" || fail "table run"
 grep -Eq '^profile: [0-9]+ samples @ 99 Hz on [0-9]+ CPUs: cpu_idle [0-9.]+%, job [0-9.]+%, other [0-9.]+%$' \
 	"$TMP/forks.txt" || fail "profile header: $(grep '^profile' "$TMP/forks.txt")"
@@ -141,12 +141,12 @@ exp=$(( 999 * online * el / 1000000000 ))
 assert_between "-F 999 samples over ${el} ns on $online CPUs" "$total" $(( exp * 85 / 100 / SLOW )) $(( exp * 110 / 100 ))
 [ "$(jget "$TMP/f999.json" 'd["profile"]["hz"]')" = 999 ] || fail "hz not recorded"
 
-# 5. Idle. The issue's "-a while the machine idles (-- sleep 2)" means system-wide sampling over
-#    an idle period; `-- sleep 2` would make sleep the target (and -a excludes --), so the honest
-#    form is `-a -d 2`. The machine is only idle if nothing else runs: /proc/stat over the same
-#    window says how idle it really was. On a machine that was really idle (>= 90% by
-#    /proc/stat) the idle share must be above 80%; otherwise it must still agree with /proc/stat
-#    within 25 points (idle virtual CPUs can lose ticks, see 4., which biases the share down).
+# 5. Idle: system-wide sampling over an idle period; `-- sleep 2` would make sleep the target
+#    (and -a excludes --), so the honest form is `-a -d 2`. The machine is only idle if nothing
+#    else runs: /proc/stat over the same window says how idle it really was. On a machine that
+#    was really idle (>= 90% by /proc/stat) the idle share must be above 80%; otherwise it must
+#    still agree with /proc/stat within 25 points (idle virtual CPUs can lose ticks, see 4.,
+#    which biases the share down).
 cpu_times() { awk '/^cpu /{i=$5+$6; t=0; for(k=2;k<=NF;k++) t+=$k; print i, t}' /proc/stat; }
 read -r i0 t0 <<<"$(cpu_times)"
 "$SCHEDPROF" trace -a -d 2 --views profile -f json -o "$TMP/idle.json" || fail "-a -d 2 run"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Issue #10's "Outputs" test on a real run: `trace --timeline -f trace-event` and `-f timeline`
+# The timeline outputs on a real run: `trace --timeline -f trace-event` and `-f timeline`
 # of the pipe workload, each saved as JSON too (--save); `report -f X` of that JSON must be
 # byte-identical to the live X. The trace-event file of real data: valid JSON, a thread track
 # per task with its slices tiling its life without overlap, the reader's pipe_read slices, and

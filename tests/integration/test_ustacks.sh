@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Issue #12 with real BPF: user stacks in the schedules and locks views (--stacks), and user
+# With real BPF: user stacks in the schedules and locks views (--stacks), and user
 # frames that keep their identity (object, build-id, offset) after their process exited, and
 # C++ template and namespace functions demangled in the profile table (mangled in pprof).
 . "$(dirname "$0")/lib.sh"

@@ -4,7 +4,7 @@
  * the fixture kallsyms: the wait class (pipe from the caller's name), rows that name alike
  * merged with their comms, stacks that symbolize alike merged, and every count kept:
  * row counts add up to the records', entries the dump lost go to lost_rows/missing_stacks.
- * Issue #10: the BLOCKED/RUNQ split, run-queue percentiles from the log2 histogram, wakers,
+ * The BLOCKED/RUNQ split, run-queue percentiles from the log2 histogram, wakers,
  * the sleeps in progress at the stop, and the budget by wait class.
  */
 #include <errno.h>

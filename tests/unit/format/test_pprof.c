@@ -646,7 +646,7 @@ static const struct dfunction *line_func(const struct dprof *d, uint64_t loc_id,
 }
 
 /*
- * Issue #12: frames with their addresses are Locations at those addresses in mappings from 0
+ * Frames with their addresses are Locations at those addresses in mappings from 0
  * over the whole address space at file offset 0 (one per object and build-id, apart from the
  * synthetic ones), the kernel's named [kernel.kallsyms]; an inline chain is one Location with
  * a Line per frame, innermost first; an unresolved frame in an object with named frames keeps

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The critical path, parallelism and serial phases (src/model/critpath.c) on timelines built
- * by hand: the issue's serial tail, a pipe chain, make forking cc1 and waiting for it, time
+ * by hand: a serial tail, a pipe chain, make forking cc1 and waiting for it, time
  * waiting for a CPU, a sleep without waker, an empty timeline, bad input and cycles; a
  * random timeline checked against a brute-force count; 10^6 segments for speed.
  */
@@ -165,7 +165,7 @@ static void ck_step(const struct sp_cp_seg *c, const char *comm, int tid, enum s
 }
 
 /*
- * The issue's serial tail: sh forks two workers, which burn 1 s in parallel; then one burns
+ * A serial tail: sh forks two workers, which burn 1 s in parallel; then one burns
  * 1 s alone while sh waits for it. sh is woken by the first worker's exit in between.
  */
 static void serial_tail(struct sp_timeline *tl)

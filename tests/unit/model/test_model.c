@@ -161,7 +161,7 @@ static void set_info(struct sp_stack_list *l, uint64_t addr, const char *bid)
 }
 
 /*
- * Issue #12: stacks alike only when their frames' identities (addr, build-id) agree too; a
+ * Stacks alike only when their frames' identities (addr, build-id) agree too; a
  * stack with infos and one without never merge; alike stacks hash alike.
  */
 START_TEST(merge_frame_info)

@@ -874,7 +874,7 @@ START_TEST(test_invariants)
 }
 END_TEST
 
-/* Issue #10's invariants, on the fixtures that have its fields. */
+/* The run-queue split's and the budget's invariants, on the fixtures that have them. */
 START_TEST(test_invariants_issue10)
 {
 	static const char *const files[] = { FIX("run_tl.json"), FIX("run_tl_b.json") };
@@ -1001,7 +1001,7 @@ static void build_live_info(struct sp_run *run)
 }
 
 /*
- * Issue #12: frame infos are written sparsely (a kernel address as a hex string, beyond
+ * Frame infos are written sparsely (a kernel address as a hex string, beyond
  * 2^53), read back strictly and written again byte for byte; a file without them reads with
  * info NULL; wrong lengths and types are one error naming the place.
  */
@@ -1106,7 +1106,7 @@ START_TEST(test_frame_info)
 END_TEST
 
 /*
- * Issue #11: the caller cache's counts are written when the fast path was on, read back, and
+ * The caller cache's counts are written when the fast path was on, read back, and
  * told in the table's header; a file without them (older, or full stacks) reads as absent.
  */
 START_TEST(test_caller_cache)

@@ -471,7 +471,7 @@ static void give_infos(struct sp_run *r, uint64_t base)
 }
 
 /*
- * Issue #12: an interval's stacks carry their frame infos (copied, the cumulative runs
+ * An interval's stacks carry their frame infos (copied, the cumulative runs
  * freed after), and a stack matches the earlier one only with the same identities.
  */
 START_TEST(frame_info_kept)

@@ -216,7 +216,7 @@ START_TEST(sleepers)
 END_TEST
 
 /*
- * Issue #11: lock_begin's caller cache is told in the header and written to the JSON only
+ * lock_begin's caller cache is told in the header and written to the JSON only
  * when the fast path was on, and read back; a run without it has neither.
  */
 START_TEST(caller_cache)
