@@ -195,7 +195,7 @@ int cli_load_run(const char *path, struct sp_run *run)
 
 	/*
 	 * An interval of trace -i: its totals and rows were read a moment apart while tracing
-	 * went on, so they agree only to within the events of that moment (README "Intervals").
+	 * went on, so they agree only to within the events of that moment (docs/trace.md, "Intervals").
 	 */
 	if (sp_run_load_json(path, run, msg, sizeof(msg)) ||
 	    (!run->interval.present && sp_run_check(run, msg, sizeof(msg)))) {

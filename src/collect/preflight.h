@@ -23,8 +23,8 @@ int preflight_caps(void);
 /*
  * Whether /proc/kallsyms gives this process addresses (CAP_SYSLOG, unless
  * kernel.perf_event_paranoid <= 1 with kernel.kptr_restrict = 0). If not, says so up front
- * in one warning (the report then shows kernel functions as addresses: README "Security and
- * limits") and sets *ret_warned; with strict it refuses instead: -EPERM. 0 otherwise.
+ * in one warning (the report then shows kernel functions as addresses: docs/security.md)
+ * and sets *ret_warned; with strict it refuses instead: -EPERM. 0 otherwise.
  */
 int preflight_kallsyms(bool strict, bool *ret_warned);
 
@@ -45,7 +45,7 @@ void preflight_perf_why(int err, char *buf, size_t len);
  */
 int preflight_map_memory(const struct bpf_object *obj, const struct trace_opts *o);
 
-/* The estimate for one map, in bytes (exposed for the test of the numbers in README). */
+/* The estimate for one map, in bytes (docs/security.md has them per entry). */
 unsigned long long preflight_map_bytes(unsigned int type, unsigned int flags, unsigned int key_size,
 				       unsigned int value_size, unsigned long long entries, int ncpus);
 

@@ -68,7 +68,7 @@ struct sp_diff_opts {
  * table per view, then the parallelism profiles when both runs have a timeline. 0 or -EIO.
  */
 int sp_diff_write_table(const struct sp_diff *d, const struct sp_diff_opts *o, FILE *f);
-/* The same as JSON ("schema": "schedprof-diff/1", see README.md). 0 or -errno. */
+/* The same as JSON ("schema": "schedprof-diff/1", see docs/json.md). 0 or -errno. */
 int sp_diff_write_json(const struct sp_diff *d, const struct sp_diff_opts *o, FILE *f);
 /*
  * Differential flame graphs of the compared views with stacks (flame.h): the after run (B)

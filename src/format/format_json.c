@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The saved-run document ("schema": "schedprof/1"), documented in README.md. It holds
+ * The saved-run document ("schema": "schedprof/1"), documented in docs/json.md. It holds
  * everything `schedprof report` needs to render any format again: counts, times, symbolized
  * stacks, target, kernel release, CPU count and options. Row and stack limits (-n) do not
  * apply: a saved run is complete. The keys come from the schema (schema.h, view.h), which

@@ -61,8 +61,8 @@ static const char *build_id(const struct pp *pp, const char *object)
 }
 
 /*
- * A user frame no symbol named: the collectors call it "<basename(object)>+0x<hex>" (README,
- * "JSON"), which is only a placeholder for the address.
+ * A user frame no symbol named: the collectors call it "<basename(object)>+0x<hex>"
+ * (docs/json.md), which is only a placeholder for the address.
  */
 static bool unresolved(const char *name, const char *object)
 {

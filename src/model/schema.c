@@ -889,7 +889,7 @@ int sp_schema_read(struct sp_reader *r, const struct sp_schema *s, const struct 
 	return err;
 }
 
-/* ---- the invariants of a run's totals (README "JSON") ---- */
+/* ---- the invariants of a run's totals (docs/json.md) ---- */
 
 /* The stacks' counts; *ret_over set when they do not fit in 64 bits. */
 static uint64_t sum_stacks(const struct sp_stack_list *l, bool *ret_over)

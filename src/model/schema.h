@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The saved-run JSON schema ("schedprof/1", README.md), defined once: a table of field
+ * The saved-run JSON schema ("schedprof/1", docs/json.md), defined once: a table of field
  * descriptors per model struct (run, target, object, each view's rows, comm maps, stacks).
  * The same tables drive the writer (format_json.c), the strict reader (model_json.c), the
  * model's destructor and UTF-8 fix-up (model.c) and the round-trip test, so a key added to a
@@ -159,7 +159,7 @@ struct sp_reader {
 int sp_schema_read(struct sp_reader *r, const struct sp_schema *s, const struct json_value *o,
 		   void *obj);
 /*
- * The invariants of a run's totals, as README "JSON" documents them: schedules total =
+ * The invariants of a run's totals, as docs/json.md documents them: schedules total =
  * voluntary + preempted + idle = the callers' counts + lost_rows; profile total = idle +
  * target + other, target = the functions' samples + lost; locks total = the contentions'
  * count + failed + lost; a row's stacks count at most the row; a schedules row

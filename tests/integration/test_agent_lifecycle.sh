@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# How an agent ends (README "The agent", "Exit status"):
+# How an agent ends (docs/agent.md, docs/exit-status.md):
 #   closed stdout  `agent --sink ndjson:- | head -2` ends the agent (exit 141), and the
 #                  interval the reader left half-read is not sent again by the next start;
 #   silent server  a server that accepts and never answers does not hold the end past the

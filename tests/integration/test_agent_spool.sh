@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The agent's spool and its ndjson FILE sink at their edges (README "Security and limits"):
+# The agent's spool and its ndjson FILE sink at their edges (docs/security.md):
 #   trust     a spool another user owns (made by nobody through setpriv) or one its group or
 #             others may write (1777) is refused, one line, exit 1; links planted for the
 #             temporary files are never followed; nobody cannot take the spool's lock;

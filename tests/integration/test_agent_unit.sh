@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # dist/schedprof-agent.service: systemd-analyze verify accepts it (ExecStart
 # pointed at the built binary, the man page it names made findable), and its capabilities
-# are exactly those schedprof needs (README "The agent": BPF, PERFMON, SYSLOG, SYS_PTRACE,
+# are exactly those schedprof needs (docs/agent.md: BPF, PERFMON, SYSLOG, SYS_PTRACE,
 # DAC_READ_SEARCH), with no ambient ones and no way to gain more.
 set -u
 SCHEDPROF=${SCHEDPROF:?SCHEDPROF must name the built binary}

@@ -29,7 +29,7 @@ mk 's/{"schema":"schedprof\/1",/{"schema":"schedprof\/1","schema":"schedprof\/1"
 mk 's/"count":2,"offcpu_ns":50,"max_ns":30,"comms"/"count":2,"count":2,"offcpu_ns":50,"max_ns":30,"comms"/' dup_row.json
 mk 's/"comms":{"cat":{"count":2,"offcpu_ns":50,"max_ns":30}}/"comms":{"cat":{"count":2,"offcpu_ns":50,"max_ns":30},"cat":{"count":2,"offcpu_ns":50,"max_ns":30}}/' dup_comm.json
 mk 's/"total":3,/"total":3,"total":4,/' dup_total.json
-# ---- bad runs: broken invariants (README "JSON") ----
+# ---- bad runs: broken invariants (docs/json.md) ----
 python3 - "$MIN" "$FULL" "$IN" <<'PY' || fail "cannot write the bad runs"
 import json, sys
 mn, full, out = sys.argv[1:]

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# HTTP answers are read up to a bound (README "Security and limits"): a server that answers
+# HTTP answers are read up to a bound (docs/security.md): a server that answers
 # with a 200 MB body, as an error (500) or as rows (200), takes neither the agent nor
 # `report --from` past the 32 MB goal. report --from says which in one line (exit 4); the
 # agent keeps its intervals in the spool (exit 0). The agent's case needs BPF (root).

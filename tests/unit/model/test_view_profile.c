@@ -2,7 +2,7 @@
 /*
  * The profile view's table and JSON from a model built by hand (the numbers of the classic
  * study's profile: 66,260 ticks, 54,227 in cpu_idle): header, ranking, notes, --by comm,
- * --stacks, -n, view selection, the JSON keys README documents, and the JSON read back
+ * --stacks, -n, view selection, the JSON keys docs/json.md documents, and the JSON read back
  * rendering the same table.
  */
 #include <check.h>
