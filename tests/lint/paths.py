@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Every repository path that a comment or a page names exists, and README.md stays short.
 
-Comments are those of the C, BPF, shell (and any #! script), Python, meson and SQL files; pages
-are README.md and every other *.md. A path is a word that starts with one of the top-level folders
-below (src/collect/trace.c, tests/unit/, bench/README.md), or, in a page, a relative link
-target ([json](json.md)). Braces expand (src/collect/{trace,lock}.c), `*` globs, and an
-upper-case or <angle-bracketed> part is a placeholder for any name (view_NAME.c,
-test_<name>.c). Fails listing every path that does not exist, as FILE:LINE: PATH.
+Comments are those of the C, BPF, shell (and any #! script), Python, meson and SQL files;
+pages are README.md and every other *.md. A path is a word that starts with one of the
+top-level folders below (src/collect/trace.c, tests/unit/, bench/README.md), or, in a page,
+a relative link target ([json](json.md)), with its #anchor when it has one. Braces expand
+(src/collect/{trace,lock}.c), `*` globs, and an upper-case or <angle-bracketed> part is a
+placeholder for any name (view_NAME.c, test_<name>.c). Fails listing every path that does
+not exist, as FILE:LINE: PATH.
 
 Usage: paths.py [ROOT]   (default: the repository this file is in)
 """
@@ -26,7 +27,7 @@ PATH_RE = re.compile(r'(?<![\w./~$@-])((?:%s)/(?:[\w./+*{},<>-]|\[[a-z]+\]|\$\{?
 # the kernel's headers, named in comments as the kernel's tree names them: only
 # include/schedprof/ is ours
 KERNEL_INCLUDE = re.compile(r'include/(?!schedprof\b)[a-z]')
-LINK_RE = re.compile(r'\]\(([^)\s#]+)(?:#[^)]*)?\)')
+LINK_RE = re.compile(r'\]\(([^)\s#]*)(?:#([^)\s]*))?\)')
 SKIP_DIRS = {'.git', 'fixtures', 'golden', 'corpus', 'corpus_model', 'node_modules'}
 C_EXT = ('.c', '.h', '.cc', '.cpp')
 HASH_EXT = ('.sh', '.py', '.build', '.txt', '.service')
@@ -108,6 +109,26 @@ def exists(root, base, path):
     return False
 
 
+def anchors(path, cache={}):
+    """The anchors GitHub gives the headings of a markdown file (lower case, punctuation
+    dropped, spaces to hyphens, -1, -2 for repeats), outside code blocks."""
+    if path not in cache:
+        seen, out, fence = {}, set(), False
+        with open(path, encoding='utf-8') as f:
+            for l in f:
+                if l.startswith('```'):
+                    fence = not fence
+                m = None if fence else re.match(r'#{1,6} (.*)', l)
+                if not m:
+                    continue
+                a = re.sub(r'[^\w\- ]', '', m.group(1).strip().lower()).replace(' ', '-')
+                n = seen.get(a, 0)
+                seen[a] = n + 1
+                out.add(a if not n else '%s-%d' % (a, n))
+        cache[path] = out
+    return cache[path]
+
+
 def scan(root):
     bad = []
     for d, dirs, files in os.walk(root):
@@ -139,11 +160,15 @@ def scan(root):
                 if not name.endswith('.md'):
                     continue
                 for m in LINK_RE.finditer(chunk):
-                    target = m.group(1)
+                    target, frag = m.group(1), m.group(2)
                     if re.match(r'[a-z]+:', target) or target.startswith('/'):
                         continue  # a URL, or a host's file
-                    if not exists(root, d, target):
+                    if target and not exists(root, d, target):
                         bad.append('%s:%d: %s' % (rel, line, target))
+                        continue
+                    page = os.path.join(d, target) if target else f
+                    if frag and page.endswith('.md') and frag not in anchors(page):
+                        bad.append('%s:%d: %s#%s (no such heading)' % (rel, line, target, frag))
     return bad
 
 
