@@ -125,43 +125,65 @@ static void print_type(struct doc *d, const struct sp_field *fl, const char *par
 	}
 }
 
-/* The first field of s that is an enum, or NULL. */
-static const struct sp_field *enum_field(const struct sp_schema *s)
+/* A struct to ask .when about, zeroed but for one scalar member. */
+static _Alignas(16) unsigned char probe[4096];
+
+/* .when of the zeroed struct with member c set to v (its type's size), or -1: no room. */
+static int ask(const struct sp_field *fl, const struct sp_field *c, uint64_t v)
 {
-	for (size_t i = 0; i < s->nfields; i++)
-		if (s->fields[i].type == SP_T_ENUM)
-			return &s->fields[i];
-	return NULL;
+	size_t size = c->type == SP_T_U64 ? sizeof(uint64_t)
+		      : c->type == SP_T_BOOL ? sizeof(bool) : sizeof(int);
+	bool b = v;
+	int i = (int)v;
+
+	if (c->off + size > sizeof(probe))
+		return -1;
+	memset(probe, 0, sizeof(probe));
+	memcpy(probe + c->off, c->type == SP_T_U64 ? (void *)&v : c->type == SP_T_BOOL ?
+	       (void *)&b : (void *)&i, size);
+	return fl->when(probe);
 }
 
 /*
- * A field written only in some cases (.when): when the struct has an enum, the values it is
- * written for, found by asking .when of a zeroed struct holding each value in turn (the
- * conditions read that enum alone); else a note that the condition is the struct's own.
+ * A field written only in some cases (.when): the member of the same struct that decides it,
+ * found by asking .when of a zeroed struct with one scalar member set at a time (an enum to
+ * each of its values, a bool to true, a number to 1), and for which values it is written;
+ * when no member of the struct changes the answer, a note that the condition lies elsewhere.
  */
 static void print_when(FILE *f, const struct sp_schema *s, const struct sp_field *fl)
 {
-	static _Alignas(16) unsigned char probe[4096];
-	const struct sp_field *e = enum_field(s);
-	bool first = true;
+	int base = ask(fl, &s->fields[0], 0);
 
-	if (!e || e->off + sizeof(int) > sizeof(probe)) {
-		fputs("only in some cases of its object (see docs/json.md)", f);
+	for (size_t k = 0; k < s->nfields; k++) {
+		const struct sp_field *c = &s->fields[k];
+		bool first = true, differs = false;
+
+		if (c->type == SP_T_ENUM) {
+			for (size_t i = 0; i < c->nnames; i++)
+				differs |= c->names[i] && ask(fl, c, i) != base;
+			if (!differs)
+				continue;
+			fprintf(f, "only when `%s` is", c->key);
+			for (size_t i = 0; i < c->nnames; i++) {
+				if (!c->names[i] || ask(fl, c, i) != 1)
+					continue;
+				fprintf(f, "%s `%s`", first ? "" : ",", c->names[i]);
+				first = false;
+			}
+			return;
+		}
+		if (c->type != SP_T_BOOL && c->type != SP_T_U64 && c->type != SP_T_INT &&
+		    c->type != SP_T_UINT)
+			continue;
+		if (ask(fl, c, 1) == base || base < 0)
+			continue;
+		if (c->type == SP_T_BOOL)
+			fprintf(f, "only when `%s` is %s", c->key, base ? "false" : "true");
+		else
+			fprintf(f, "only when `%s` is %s", c->key, base ? "0" : "not 0");
 		return;
 	}
-	fprintf(f, "only when `%s` is", e->key);
-	for (size_t i = 0; i < e->nnames; i++) {
-		int v = (int)i;
-
-		if (!e->names[i])
-			continue;
-		memset(probe, 0, sizeof(probe));
-		memcpy(probe + e->off, &v, sizeof(v));
-		if (!fl->when(probe))
-			continue;
-		fprintf(f, "%s `%s`", first ? "" : ",", e->names[i]);
-		first = false;
-	}
+	fputs("only in some cases of its object (see docs/json.md)", f);
 }
 
 /* The group (SP_GROUP fields of one .group_off in a row) that fl is in: its first and size. */
