@@ -458,6 +458,46 @@ START_TEST(profile_and_locks_grow)
 }
 END_TEST
 
+/*
+ * Every view's caller-cache counts are counters: an interval has its own, in the locks view
+ * as in the schedules view; verify_all is a setting, the budget's tasks a number since the
+ * start.
+ */
+START_TEST(caller_caches_subtract)
+{
+	struct sp_run a, b, d;
+
+	unit_load(FIX("run_full.json"), &a);
+	unit_load(FIX("run_full.json"), &b);
+	sp_run_init(&d);
+	a.sched.cache = (struct sp_caller_cache){ .present = true, .fast = 40, .verified = 2 };
+	b.sched.cache = (struct sp_caller_cache){ .present = true, .fast = 100, .verified = 7,
+						  .mismatched = 1, .verify_all = true };
+	a.locks.cache = (struct sp_caller_cache){ .present = true, .fast = 4, .attributed = 9 };
+	b.locks.cache = (struct sp_caller_cache){ .present = true, .fast = 10, .verified = 3,
+						  .attributed = 12 };
+	a.sched.budget = (struct sp_budget){ .present = true, .tasks = 2, .oncpu_ns = 10 };
+	b.sched.budget = (struct sp_budget){ .present = true, .tasks = 3, .oncpu_ns = 50,
+					     .blocked.io = 9 };
+	ck_assert_int_eq(sp_run_delta(&a, &b, &d, NULL), 0);
+	ck_assert(d.sched.cache.present && d.sched.cache.verify_all);
+	ck_assert_uint_eq(d.sched.cache.fast, 60);
+	ck_assert_uint_eq(d.sched.cache.verified, 5);
+	ck_assert_uint_eq(d.sched.cache.mismatched, 1);
+	ck_assert(d.locks.cache.present);
+	ck_assert_uint_eq(d.locks.cache.fast, 6);
+	ck_assert_uint_eq(d.locks.cache.verified, 3);
+	ck_assert_uint_eq(d.locks.cache.attributed, 3);
+	ck_assert(d.sched.budget.present);
+	ck_assert_uint_eq(d.sched.budget.tasks, 3);
+	ck_assert_uint_eq(d.sched.budget.oncpu_ns, 40);
+	ck_assert_uint_eq(d.sched.budget.blocked.io, 9);
+	sp_run_free(&a);
+	sp_run_free(&b);
+	sp_run_free(&d);
+}
+END_TEST
+
 /* Frame infos on the stacks of the cat row (addr base, build-id "b1"), as a collector sets them. */
 static void give_infos(struct sp_run *r, uint64_t base)
 {
@@ -572,6 +612,7 @@ int main(void)
 	tcase_add_test(tc, unfinished_is_a_state);
 	tcase_add_test(tc, fixture_identity_and_empty);
 	tcase_add_test(tc, profile_and_locks_grow);
+	tcase_add_test(tc, caller_caches_subtract);
 	tcase_add_test(tc, interval_round_trip);
 	tcase_add_test(tc, frame_info_kept);
 	suite_add_tcase(s, tc);
