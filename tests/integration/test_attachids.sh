@@ -148,3 +148,17 @@ SCHEDPROF_CORE_BTF=0 "$SCHEDPROF" trace -v --views schedules -a -d 0.01 -o /dev/
 grep -q "attach IDs: libbpf reads the kernel's BTF (CO-RE relocates" "$TMP/nocore.log" ||
 	fail "SCHEDPROF_CORE_BTF=0: $(grep 'attach IDs' "$TMP/nocore.log")"
 pass "SCHEDPROF_CORE_BTF=0: libbpf reads the whole BTF itself"
+
+# 6. the kill switch of the interposition (src/loader/btf_interpose.c): libbpf's own BTF
+# functions, no self-check, no warning, each program on its own tracepoint (attached checks)
+export SCHEDPROF_BTF_INTERPOSE=0
+attached "$TMP/killed"
+unset SCHEDPROF_BTF_INTERPOSE
+grep -q "attach IDs: SCHEDPROF_BTF_INTERPOSE=0, libbpf's own BTF functions" "$TMP/killed.log" ||
+	fail "SCHEDPROF_BTF_INTERPOSE=0: $(grep 'attach IDs' "$TMP/killed.log")"
+grep -q "replacements of its BTF functions" "$TMP/killed.log" && fail "kill switch warned"
+pass "SCHEDPROF_BTF_INTERPOSE=0: libbpf's own, $(wc -l <"$TMP/killed") programs on their tracepoints"
+# and by default the self-check passed (this libbpf calls the replacements)
+grep -q "the check's lookup gave .* (load 1, lookup 1, free 1)" "$TMP/present.log" ||
+	fail "the self-check did not pass: $(grep 'attach IDs' "$TMP/present.log")"
+pass "the self-check passed with this libbpf"
