@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bootcache.h"
+#include "cache.h"
 #include "collector.h"
 #include "kfeatures.h"
 #include "log.h"
@@ -36,8 +36,6 @@ struct sched_state {
 	struct uframes_live *live;	 /* their usyms, shared with the other views */
 };
 
-#define PREEMPT_CACHE "preempt.cache"
-#define PREEMPT_MAGIC "schedprof-pc-1"
 
 /*
  * Where the wake-up program finds the preempt count (kfeatures_preempt_rq_off()): from the
@@ -51,9 +49,9 @@ static int preempt_rq_off(int64_t *ret)
 		int64_t found;
 	} c = {};
 
-	if (boot_cache_load(NULL, PREEMPT_CACHE, PREEMPT_MAGIC, &c, sizeof(c))) {
+	if (cache_load_fixed(NULL, CACHE_PREEMPT, &c, sizeof(c))) {
 		c.found = !kfeatures_preempt_rq_off_file(NULL, &c.off);
-		if (boot_cache_store_shared(NULL, PREEMPT_CACHE, PREEMPT_MAGIC, &c, sizeof(c)))
+		if (cache_store(NULL, CACHE_PREEMPT, &c, sizeof(c)))
 			dlog("cannot cache the preempt count's place in /run/schedprof");
 	}
 	*ret = c.off;

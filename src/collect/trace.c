@@ -25,7 +25,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "attach_ids.h"
-#include "bootcache.h"
 #include "btf_interpose.h"
 #include "cli.h"
 #include "output.h"

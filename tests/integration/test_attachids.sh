@@ -105,8 +105,8 @@ bpftool btf dump file "$KBTF" >"$TMP/dump" || fail "bpftool btf dump failed"
 python3 - "$CACHE" "$TMP/dump" <<'PY' || fail "cached IDs differ from bpftool's"
 import re, struct, sys
 data = open(sys.argv[1], 'rb').read()
-# bootcache header (136 bytes), then hash, BTF header (24), BTF size, count, pad
-count, = struct.unpack_from('<I', data, 136 + 8 + 24 + 8)
+# the cache header (208 bytes, src/loader/cache.c), then hash, BTF header (24), BTF size, count, pad
+count, = struct.unpack_from('<I', data, 208 + 8 + 24 + 8)
 want = {}
 for line in open(sys.argv[2]):
     m = re.match(r"\[(\d+)\] (TYPEDEF|FUNC) '([^']+)'", line)
@@ -116,7 +116,7 @@ kinds = {8: 'TYPEDEF', 12: 'FUNC'}
 if count < 5:
     sys.exit(f'only {count} entries')
 for i in range(count):
-    off = 136 + 48 + i * 128
+    off = 208 + 48 + i * 128
     name = data[off:off + 116].split(b'\0')[0].decode()
     kind, tid, _ = struct.unpack_from('<III', data, off + 116)
     if want.get((name, kinds.get(kind))) != tid:
@@ -131,7 +131,7 @@ expect "damaged" parsed
 expect "after remaking" cache
 truncate -s $((size - 1)) "$CACHE"
 expect "cut short" parsed
-printf 'XXXXXXXX' | dd of="$CACHE" bs=1 seek=$((16 + 65)) conv=notrunc status=none
+printf 'XXXXXXXX' | dd of="$CACHE" bs=1 seek=$((16 + 4 + 4 + 16)) conv=notrunc status=none
 expect "another boot's" parsed
 chmod 0666 "$CACHE"
 expect "writable by others" parsed
