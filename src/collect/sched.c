@@ -83,12 +83,11 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	const struct trace_opts *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
 	struct sched_state *st;
+	int err;
 
-	if (ctx->unavailable)
-		return -ENOTSUP;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
+	err = collector_state_new(ctx, sizeof(*st), (void **)&st);
+	if (err)
+		return err;
 	st->skel = skel;
 	sp_records_init(&st->in_progress, sizeof(__u32), sizeof(struct sp_sleep));
 	/* without the task iterator the view runs, and the sleeps still open are not charged */
@@ -347,13 +346,5 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 
 const struct collector sched_collector = {
 	.view = &sp_view_schedules,
-	.configure = sched_configure,
-	.disable = sched_disable,
-	.attach = sched_attach,
-	.detach = sched_detach,
-	.read = sched_read,
-	.destroy = sched_destroy,
-	.setup = sched_setup,
-	.poll_fd = sched_poll_fd,
-	.poll = sched_poll,
+	COLLECTOR_OPS(sched),
 };
