@@ -175,19 +175,25 @@ START_TEST(stale_release)
 }
 END_TEST
 
+/* Flips bits of the stored file's byte at off (from the end when negative). */
+static void flip(const char *name, long off, char bits)
+{
+	size_t len;
+	char *buf = slurp(name, &len);
+
+	buf[off < 0 ? (long)len + off : off] ^= bits;
+	spill(name, buf, len);
+	free(buf);
+}
+
 /* Written by another build of schedprof (its build-id in the header): refused. */
 START_TEST(other_build)
 {
 	struct data got = { 0 };
-	size_t len;
-	char *buf;
 
 	ck_assert_int_eq(cache_store(dir, CACHE_FOLD, &D, sizeof(D)), 0);
-	buf = slurp(FOLD, &len);
 	/* the build-id: 40 hex digits after magic, version, kind, name, boot id, release */
-	buf[16 + 4 + 4 + 16 + 40 + 65] ^= 1;
-	spill(FOLD, buf, len);
-	free(buf);
+	flip(FOLD, 16 + 4 + 4 + 16 + 40 + 65, 1);
 	ck_assert_int_eq(cache_load_fixed(dir, CACHE_FOLD, &got, sizeof(got)), -ENOENT);
 }
 END_TEST
@@ -196,14 +202,9 @@ END_TEST
 START_TEST(damaged_data)
 {
 	struct data got = { 0 };
-	size_t len;
-	char *buf;
 
 	ck_assert_int_eq(cache_store(dir, CACHE_FOLD, &D, sizeof(D)), 0);
-	buf = slurp(FOLD, &len);
-	buf[len - 3] ^= 0x20;
-	spill(FOLD, buf, len);
-	free(buf);
+	flip(FOLD, -3, 0x20);
 	ck_assert_int_eq(cache_load_fixed(dir, CACHE_FOLD, &got, sizeof(got)), -ENOENT);
 	ck_assert_uint_eq(got.a, 0);
 	/* stored again: used again */
