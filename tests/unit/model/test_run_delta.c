@@ -14,6 +14,7 @@
 #include "../unit.h"
 #include "model.h"
 #include "run_delta.h"
+#include "view.h"
 
 static char *sdup(const char *s)
 {
@@ -498,6 +499,43 @@ START_TEST(caller_caches_subtract)
 }
 END_TEST
 
+/*
+ * Every U64 of every view says what it is over time as its name does: a maximum ("max") is
+ * SP_MAX, a percentile ("_p50", "_p99") or a number of distinct tasks SP_SINCE; the rest
+ * (counts, times) subtract. A field added with the wrong kind fails here, not in an
+ * interval that reports a maximum's difference.
+ */
+static void check_kinds(const struct sp_schema *s, unsigned int *n)
+{
+	for (size_t i = 0; i < s->nfields; i++) {
+		const struct sp_field *f = &s->fields[i];
+		unsigned int kind = f->flags & (SP_MAX | SP_SINCE | SP_STATE);
+
+		if (f->sub)
+			check_kinds(f->sub, n);
+		if (f->type != SP_T_U64)
+			continue;
+		++*n;
+		if (strstr(f->key, "max"))
+			ck_assert_msg(kind == SP_MAX, "%s.%s: a maximum", s->name, f->key);
+		else if (strstr(f->key, "_p5") || strstr(f->key, "_p9") || !strcmp(f->key, "tasks"))
+			ck_assert_msg(kind == SP_SINCE, "%s.%s: since the start", s->name, f->key);
+		else if (strcmp(f->key, "unfinished"))
+			ck_assert_msg(kind == 0, "%s.%s: a counter", s->name, f->key);
+	}
+}
+
+START_TEST(field_kinds_by_name)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < sp_nviews; i++)
+		if (!sp_views[i]->whole_run)
+			check_kinds(sp_views[i]->schema, &n);
+	ck_assert_uint_gt(n, 50);
+}
+END_TEST
+
 /* Frame infos on the stacks of the cat row (addr base, build-id "b1"), as a collector sets them. */
 static void give_infos(struct sp_run *r, uint64_t base)
 {
@@ -613,6 +651,7 @@ int main(void)
 	tcase_add_test(tc, fixture_identity_and_empty);
 	tcase_add_test(tc, profile_and_locks_grow);
 	tcase_add_test(tc, caller_caches_subtract);
+	tcase_add_test(tc, field_kinds_by_name);
 	tcase_add_test(tc, interval_round_trip);
 	tcase_add_test(tc, frame_info_kept);
 	suite_add_tcase(s, tc);
