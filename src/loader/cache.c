@@ -18,6 +18,7 @@
 
 #define MAGIC "schedprof-cache"
 #define VERSION 1
+#define SHOW_MAX (64u << 20) /* `cache show` reads files up to this size */
 
 static const struct {
 	const char *name;  /* of its file: NAME.cache */
@@ -371,8 +372,12 @@ int cache_show(const char *dir, FILE *f)
 		int fd = cache_open(dir, name, &why);
 
 		if (fd >= 0) {
-			if (!read_checked(fd, (enum cache_kind)k, SIZE_MAX / 2, &data, &n, &why))
+			int err = read_checked(fd, (enum cache_kind)k, SHOW_MAX, &data, &n, &why);
+
+			if (!err)
 				why = NULL;
+			else if (err == -ENOMEM)
+				why = "no memory to read it";
 			close(fd);
 			free(data);
 		}

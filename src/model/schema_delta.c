@@ -10,6 +10,7 @@
  * end are the vanished ones.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hashmap.h"
@@ -175,7 +176,7 @@ static int delta_keyed(const struct sp_field *f, const void *p, const void *c, v
 {
 	const char *pv = p ? *SP_CAT(p, f->off, char *) : NULL, *cv = *SP_CAT(c, f->off, char *);
 	size_t pn = pv ? *SP_CAT(p, f->n_off, size_t) : 0, cn = *SP_CAT(c, f->n_off, size_t);
-	char tmp[512];
+	_Alignas(max_align_t) char tmp[512]; /* one element, before it is known to stay */
 	struct hashmap x;
 	int err = 0;
 
