@@ -49,21 +49,9 @@ static const struct sp_field row_fields[] = {
 static const struct sp_schema row_schema = SP_SCHEMA_OF("sched_row", row_fields);
 
 /* The budget's blocked time by wait class: the keys are sp_wait_class_name()'s. */
-#define T struct sp_budget_blocked
-static const struct sp_field blocked_fields[] = {
-	SP_U64(T, "pipe", pipe),
-	SP_U64(T, "io", io),
-	SP_U64(T, "rwsem-read", rwsem_read),
-	SP_U64(T, "rwsem-write", rwsem_write),
-	SP_U64(T, "mutex", mutex),
-	SP_U64(T, "semaphore", semaphore),
-	SP_U64(T, "rt-mutex", rtmutex),
-	SP_U64(T, "percpu-rwsem", percpu_rwsem),
-	SP_U64(T, "child", child),
-	SP_U64(T, "sleep", sleep),
-	SP_U64(T, "other", other),
-};
-#undef T
+#define BLOCKED(E, name, member) SP_U64(struct sp_budget_blocked, name, member),
+static const struct sp_field blocked_fields[] = { SP_WAIT_CLASSES(BLOCKED) };
+#undef BLOCKED
 static const struct sp_schema blocked_schema = SP_SCHEMA_OF("budget_blocked", blocked_fields);
 
 #define T struct sp_budget
