@@ -283,21 +283,19 @@ static __always_inline __u64 runq_slot(__u64 v)
 	/* 64-bit throughout: before Linux 6.2 a 32-bit compare does not bound a 64-bit index */
 	__u64 r = 0, shift;
 
-	shift = SP_GT(v, 0xffffffffULL) << 5;
-	v >>= shift;
-	r |= shift;
-	shift = SP_GT(v, 0xffffULL) << 4;
-	v >>= shift;
-	r |= shift;
-	shift = SP_GT(v, 0xffULL) << 3;
-	v >>= shift;
-	r |= shift;
-	shift = SP_GT(v, 0xfULL) << 2;
-	v >>= shift;
-	r |= shift;
-	shift = SP_GT(v, 0x3ULL) << 1;
-	v >>= shift;
-	r |= shift;
+	/* halve the width while v has bits above it: each step adds its bit to r */
+#define RUNQ_LOG2_STEP(above, bit) \
+	do {                                \
+		shift = SP_GT(v, above) << bit; \
+		v >>= shift;                \
+		r |= shift;                 \
+	} while (0)
+	RUNQ_LOG2_STEP(0xffffffffULL, 5);
+	RUNQ_LOG2_STEP(0xffffULL, 4);
+	RUNQ_LOG2_STEP(0xffULL, 3);
+	RUNQ_LOG2_STEP(0xfULL, 2);
+	RUNQ_LOG2_STEP(0x3ULL, 1);
+#undef RUNQ_LOG2_STEP
 	r |= (v >> 1);
 	return r < SP_RUNQ_SLOTS ? r : SP_RUNQ_SLOTS - 1;
 }

@@ -13,5 +13,6 @@ int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 
 #endif

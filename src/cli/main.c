@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "diff", cmd_diff, "compare two saved runs, row by row" },
 	{ "top", cmd_top, "a live view of trace's tables, refreshed every interval" },
 	{ "agent", cmd_agent, "trace continuously and stream every interval's rows to a sink" },
+	{ "cache", cmd_cache, "show or clear the per-boot caches in /run/schedprof" },
 };
 
 static void usage(void)

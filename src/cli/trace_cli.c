@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
+#include "cache.h"
 #include "cli.h"
 #include "commands.h"
 #include "render_opts.h"
@@ -73,6 +74,8 @@ static void trace_help(void)
 	       "      --max-callers N  (caller, wait, comm) rows (default %u)\n"
 	       "      --max-stacks N   distinct stacks kept, per stack map (default %u)\n"
 	       "      --max-samples N  distinct sampled (function, comm, stacks) keys (default %u)\n"
+	       "      --no-cache    neither read nor write the per-boot caches in /run/schedprof\n"
+	       "                    (`schedprof cache show` lists them)\n"
 	       "\nPrivileges: root, or CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN); CAP_SYSLOG too to name\n"
 	       "kernel functions (without it they are shown as addresses).\n"
 	       "Exit status 3: --strict and something was lost; 141: standard output was closed\n"
@@ -114,6 +117,7 @@ enum {
 	OPT_TIMELINE_BUFFER,
 	OPT_WAKERS,
 	OPT_VERIFY_CALLERS,
+	OPT_NO_CACHE,
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
@@ -144,6 +148,7 @@ static const struct option trace_long_opts[] = {
 	{ "timeline-buffer", required_argument, NULL, OPT_TIMELINE_BUFFER },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	{ "verify-callers", no_argument, NULL, OPT_VERIFY_CALLERS },
+	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	CLI_LONG_OPTS,
 	{},
 };
@@ -411,6 +416,10 @@ static int trace_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 	limit = limit_of(o, c, &name);
 	if (limit)
 		return parse_number(arg, 1, 1u << 24, limit, name);
+	if (c == OPT_NO_CACHE) {
+		cache_disable(); /* for the whole process: nothing is read or written */
+		return 0;
+	}
 	flag = flag_of(p, c);
 	path = path_of(o, c);
 	if (flag)

@@ -12,12 +12,10 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "attach_ids.h"
-#include "bootcache.h"
+#include "cache.h"
 #include "hashmap.h"
 #include "vmlinux_btf.h"
 
-#define ATTACH_CACHE "attach.cache"
-#define ATTACH_MAGIC "schedprof-att1"
 #define ATTACH_SEED 0x6174746163686964ULL
 
 int attach_ids_add(struct attach_ids *ids, const char *name, uint32_t kind, bool needed)
@@ -321,7 +319,7 @@ int attach_ids_cache_load(const char *dir, struct attach_kbtf *k, struct attach_
 	size_t max = sizeof(struct cache_head) + ATTACH_CACHE_MAX * sizeof(struct cache_entry);
 	void *buf;
 	size_t len;
-	int err = boot_cache_load_alloc(dir, ATTACH_CACHE, ATTACH_MAGIC, max, &buf, &len);
+	int err = cache_load(dir, CACHE_ATTACH, max, &buf, &len);
 
 	if (err)
 		return err;
@@ -339,7 +337,7 @@ int attach_ids_cache_store(const char *dir, const struct attach_kbtf *k,
 
 	if (err)
 		return err;
-	err = boot_cache_store_shared(dir, ATTACH_CACHE, ATTACH_MAGIC, buf, len);
+	err = cache_store(dir, CACHE_ATTACH, buf, len);
 	free(buf);
 	return err;
 }

@@ -20,7 +20,7 @@
  * struct_ops, and CO-RE relocates against the boot's CO-RE BTF (corebtf.h): only the attach
  * targets' IDs are wanted, and attach_ids_arm() checks that before it stands in for the BTF.
  *
- * The cache (/run/schedprof/attach.cache, bootcache.h: this boot and kernel release) holds,
+ * The cache (/run/schedprof/attach.cache, cache.h: this boot, kernel and build) holds,
  * per target name and kind, its ID and the place of its type record in the kernel's BTF file,
  * under the identity of that file (its header and size). Before it is used, each target's
  * record is read back from /sys/kernel/btf/vmlinux at that place (a few small preads): the
@@ -87,7 +87,7 @@ int attach_kbtf_open(const char *path, struct attach_kbtf *ret);
  */
 int attach_ids_check(int fd, const struct attach_kbtf *k, const struct attach_ids *ids);
 
-/* The cache's data (after the bootcache header): *ret_buf malloc'd. Known targets only. */
+/* The cache's data (after the cache.h header): *ret_buf malloc'd. Known targets only. */
 int attach_ids_encode(const struct attach_ids *ids, const struct attach_kbtf *k, void **ret_buf,
 		      size_t *ret_len);
 /* The reverse: -EINVAL when buf is not exactly such data (damaged, cut short, too long). */

@@ -8,6 +8,7 @@
 #ifndef SCHEDPROF_COLLECTOR_H
 #define SCHEDPROF_COLLECTOR_H
 
+#include <stdlib.h>
 #include <linux/types.h>
 #include "model.h"
 #include "view.h"
@@ -74,6 +75,27 @@ struct collector {
  * kernel's BTF, cached once per boot (sched.c). Before load; nothing when it is not found.
  */
 void preempt_count_setup(struct schedprof_bpf *skel);
+
+/*
+ * The operations of a collector whose functions are P_configure() ... P_poll() (every one
+ * has them all): its table is .view and COLLECTOR_OPS(P).
+ */
+#define COLLECTOR_OPS(P)                                                                        \
+	.configure = P##_configure, .disable = P##_disable, .setup = P##_setup,                  \
+	.attach = P##_attach, .detach = P##_detach, .read = P##_read, .destroy = P##_destroy,    \
+	.poll_fd = P##_poll_fd, .poll = P##_poll
+
+/*
+ * configure()'s start for a view that drops out when the kernel cannot run it: -ENOTSUP
+ * then, else *ret a zeroed state of size bytes (or -ENOMEM).
+ */
+static inline int collector_state_new(const struct trace_ctx *ctx, size_t size, void **ret)
+{
+	if (ctx->unavailable)
+		return -ENOTSUP;
+	*ret = calloc(1, size);
+	return *ret ? 0 : -ENOMEM;
+}
 
 extern const struct collector sched_collector;
 extern const struct collector profile_collector;

@@ -13,13 +13,11 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "hashmap.h"
-#include "bootcache.h"
+#include "cache.h"
 #include "elfsyms.h"
 #include "corebtf.h"
 #include "vmlinux_btf.h"
 
-#define CORE_CACHE "core.btf"
-#define CORE_MAGIC "schedprof-core1"
 #define CORE_MAX_SIZE (64u << 20)
 
 /* How a kernel type is copied: whole, or (a struct or union behind a pointer) as a name only. */
@@ -495,7 +493,7 @@ static int make_cache(const char *dir, const void *elf, size_t elf_size, const c
 	/* this boot's answer for this object either way: not made again at every start-up */
 	if (err == -ESRCH || err == -EOPNOTSUPP) {
 		h.btf_hash = CORE_NONE;
-		boot_cache_store_shared(dir, CORE_CACHE, CORE_MAGIC, &h, sizeof(h));
+		cache_store(dir, CACHE_CORE_BTF, &h, sizeof(h));
 		return -ENOTSUP;
 	}
 	if (err)
@@ -513,7 +511,7 @@ static int make_cache(const char *dir, const void *elf, size_t elf_size, const c
 	*ret_buf = buf;
 	*ret_size = sizeof(h) + len;
 	/* not cached: made again next time, nothing is wrong with this run */
-	boot_cache_store_shared(dir, CORE_CACHE, CORE_MAGIC, buf, *ret_size);
+	cache_store(dir, CACHE_CORE_BTF, buf, *ret_size);
 	return 0;
 }
 
@@ -528,7 +526,7 @@ int core_btf_open(const char *dir, const void *elf, size_t elf_size, const char 
 	ret->fd = -1;
 	ret->path[0] = 0;
 	ret->made = false;
-	err = boot_cache_load_alloc(dir, CORE_CACHE, CORE_MAGIC, CORE_MAX_SIZE, &buf, &size);
+	err = cache_load(dir, CACHE_CORE_BTF, CORE_MAX_SIZE, &buf, &size);
 	if (!err)
 		err = cache_check(buf, size, obj_hash);
 	if (err == -ENOTSUP) {

@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 #include <string.h>
-#include "bootcache.h"
+#include "cache.h"
 #include "foldcfg.h"
 #include "ksyms.h"
 #include "util.h"
@@ -209,13 +209,11 @@ int fold_cfg_build(const struct ksyms *ks, struct sp_fold_cfg *cfg)
 	return 0;
 }
 
-#define FOLD_CACHE_MAGIC "schedprof-fold-5"
-#define FOLD_CACHE_NAME "fold.cache"
 
 int fold_cfg_cache_load(const char *dir, struct sp_fold_cfg *cfg)
 {
 	struct sp_fold_cfg got;
-	int err = boot_cache_load(dir, FOLD_CACHE_NAME, FOLD_CACHE_MAGIC, &got, sizeof(got));
+	int err = cache_load_fixed(dir, CACHE_FOLD, &got, sizeof(got));
 
 	if (err)
 		return err;
@@ -228,5 +226,5 @@ int fold_cfg_cache_load(const char *dir, struct sp_fold_cfg *cfg)
 
 int fold_cfg_cache_store(const char *dir, const struct sp_fold_cfg *cfg)
 {
-	return boot_cache_store(dir, FOLD_CACHE_NAME, FOLD_CACHE_MAGIC, cfg, sizeof(*cfg));
+	return cache_store(dir, CACHE_FOLD, cfg, sizeof(*cfg));
 }

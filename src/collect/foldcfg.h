@@ -13,7 +13,7 @@ int fold_cfg_build(const struct ksyms *ks, struct sp_fold_cfg *cfg);
 /*
  * The configuration depends only on the running kernel's addresses, fixed for one boot
  * (KASLR included), while reading /proc/kallsyms costs the kernel a walk of every symbol. It
- * is cached in dir (NULL: /run/schedprof) under the boot id (bootcache.h), so start-up does
+ * is cached in dir (NULL: /run/schedprof) under the boot id (cache.h), so start-up does
  * not wait for kallsyms after the first run of a boot. 0, -ENOENT (no valid cache) or -errno.
  */
 int fold_cfg_cache_load(const char *dir, struct sp_fold_cfg *cfg);

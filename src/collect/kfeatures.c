@@ -12,13 +12,11 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "bootcache.h"
+#include "cache.h"
 #include "kfeatures.h"
 #include "vmlinux_btf.h"
 
-#define FEATURES_CACHE "kfeatures.cache"
-/* text, a line per feature (the file features.cache held the older binary form) */
-#define FEATURES_MAGIC "schedprof-feat-2"
+/* text, a line per feature */
 
 static const struct {
 	const char *key;
@@ -107,8 +105,7 @@ int kfeatures_cache_load(const char *dir, struct sp_features *f)
 {
 	void *buf;
 	size_t size;
-	int err = boot_cache_load_alloc(dir, FEATURES_CACHE, FEATURES_MAGIC, FEATURES_TEXT_MAX,
-					&buf, &size);
+	int err = cache_load(dir, CACHE_FEATURES, FEATURES_TEXT_MAX, &buf, &size);
 
 	if (err)
 		return err;
@@ -123,8 +120,7 @@ int kfeatures_cache_store(const char *dir, const struct sp_features *f)
 	int n = kfeatures_encode(f, buf, sizeof(buf));
 
 	/* no addresses: shared, so a CAP_BPF user starts from root's probes */
-	return n < 0 ? n : boot_cache_store_shared(dir, FEATURES_CACHE, FEATURES_MAGIC, buf,
-						    (size_t)n);
+	return n < 0 ? n : cache_store(dir, CACHE_FEATURES, buf, (size_t)n);
 }
 
 int kfeatures_force_off(struct sp_features *f, const char *list)

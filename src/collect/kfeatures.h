@@ -42,7 +42,7 @@ struct sp_features {
 const char *kfeatures_key(enum sp_feature feat);
 
 /*
- * The cache (bootcache.h: this boot and kernel release), dir NULL: /run/schedprof. Its data
+ * The cache (cache.h: this boot, kernel and build), dir NULL: /run/schedprof. Its data
  * is text, a line "KEY 0|1" per feature: a file that lacks a feature, names one twice or one
  * unknown (written by another version) is not this cache, and the probes run again.
  * Load: 0, -ENOENT (no valid cache) or -errno; store: 0 or -errno.

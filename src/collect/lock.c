@@ -279,13 +279,5 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 
 const struct collector lock_collector = {
 	.view = &sp_view_locks,
-	.configure = lock_configure,
-	.disable = lock_disable,
-	.setup = lock_setup,
-	.attach = lock_attach,
-	.detach = lock_detach,
-	.read = lock_read,
-	.destroy = lock_destroy,
-	.poll_fd = lock_poll_fd,
-	.poll = lock_poll,
+	COLLECTOR_OPS(lock),
 };

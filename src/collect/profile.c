@@ -85,11 +85,9 @@ static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 	struct prof_state *st;
 	int err;
 
-	if (ctx->unavailable)
-		return -ENOTSUP;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
+	err = collector_state_new(ctx, sizeof(*st), (void **)&st);
+	if (err)
+		return err;
 	st->skel = skel;
 	st->opts = o;
 	st->hz = o->hz;
@@ -264,13 +262,5 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 
 const struct collector profile_collector = {
 	.view = &sp_view_profile,
-	.configure = prof_configure,
-	.disable = prof_disable,
-	.setup = prof_setup,
-	.attach = prof_attach,
-	.detach = prof_detach,
-	.read = prof_read,
-	.destroy = prof_destroy,
-	.poll_fd = prof_poll_fd,
-	.poll = prof_poll,
+	COLLECTOR_OPS(prof),
 };

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bootcache.h"
+#include "cache.h"
 #include "collector.h"
 #include "kfeatures.h"
 #include "log.h"
@@ -36,8 +36,6 @@ struct sched_state {
 	struct uframes_live *live;	 /* their usyms, shared with the other views */
 };
 
-#define PREEMPT_CACHE "preempt.cache"
-#define PREEMPT_MAGIC "schedprof-pc-1"
 
 /*
  * Where the wake-up program finds the preempt count (kfeatures_preempt_rq_off()): from the
@@ -51,9 +49,9 @@ static int preempt_rq_off(int64_t *ret)
 		int64_t found;
 	} c = {};
 
-	if (boot_cache_load(NULL, PREEMPT_CACHE, PREEMPT_MAGIC, &c, sizeof(c))) {
+	if (cache_load_fixed(NULL, CACHE_PREEMPT, &c, sizeof(c))) {
 		c.found = !kfeatures_preempt_rq_off_file(NULL, &c.off);
-		if (boot_cache_store_shared(NULL, PREEMPT_CACHE, PREEMPT_MAGIC, &c, sizeof(c)))
+		if (cache_store(NULL, CACHE_PREEMPT, &c, sizeof(c)))
 			dlog("cannot cache the preempt count's place in /run/schedprof");
 	}
 	*ret = c.off;
@@ -85,12 +83,11 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	const struct trace_opts *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
 	struct sched_state *st;
+	int err;
 
-	if (ctx->unavailable)
-		return -ENOTSUP;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
+	err = collector_state_new(ctx, sizeof(*st), (void **)&st);
+	if (err)
+		return err;
 	st->skel = skel;
 	sp_records_init(&st->in_progress, sizeof(__u32), sizeof(struct sp_sleep));
 	/* without the task iterator the view runs, and the sleeps still open are not charged */
@@ -349,13 +346,5 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 
 const struct collector sched_collector = {
 	.view = &sp_view_schedules,
-	.configure = sched_configure,
-	.disable = sched_disable,
-	.attach = sched_attach,
-	.detach = sched_detach,
-	.read = sched_read,
-	.destroy = sched_destroy,
-	.setup = sched_setup,
-	.poll_fd = sched_poll_fd,
-	.poll = sched_poll,
+	COLLECTOR_OPS(sched),
 };

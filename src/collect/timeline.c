@@ -111,12 +111,11 @@ static int tl_configure(struct trace_ctx *ctx, void **ret_state)
 {
 	struct schedprof_bpf *skel = ctx->skel;
 	struct tl_state *st;
+	int err;
 
-	if (ctx->unavailable)
-		return -ENOTSUP;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
+	err = collector_state_new(ctx, sizeof(*st), (void **)&st);
+	if (err)
+		return err;
 	st->skel = skel;
 	st->buffer = buffer_size(ctx->opts->timeline_buffer);
 	if (st->buffer != ctx->opts->timeline_buffer)
@@ -228,13 +227,5 @@ static int tl_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 
 const struct collector timeline_collector = {
 	.view = &sp_view_timeline,
-	.configure = tl_configure,
-	.disable = tl_disable,
-	.setup = tl_setup,
-	.attach = tl_attach,
-	.detach = tl_detach,
-	.read = tl_read,
-	.destroy = tl_destroy,
-	.poll_fd = tl_poll_fd,
-	.poll = tl_poll,
+	COLLECTOR_OPS(tl),
 };

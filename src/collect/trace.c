@@ -25,7 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "attach_ids.h"
-#include "bootcache.h"
+#include "btf_interpose.h"
 #include "cli.h"
 #include "output.h"
 #include "collector.h"
@@ -735,7 +735,8 @@ static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
 				return err > 0 ? -ECANCELED : err;
 		}
 		/* the tp_btf/iter targets' IDs from the boot's cache, not libbpf's parse (attach_ids.h) */
-		attach_ids_arm(NULL, NULL, t->skel->obj, t->core_btf.fd >= 0);
+		if (btf_interpose_ready(false))
+			attach_ids_arm(NULL, NULL, t->skel->obj, t->core_btf.fd >= 0);
 		refusal_reset(&load_refusal);
 		test_refuse(t->skel);
 		load0 = now_ns(CLOCK_MONOTONIC);

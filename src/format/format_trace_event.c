@@ -56,26 +56,33 @@ static void ev_start(struct te *t, const char *ph, int pid, int tid)
 	jw_kv_int(t->w, "tid", tid);
 }
 
-static void put_meta(struct te *t, int pid, int tid, const char *what, const char *name)
+/* A metadata event "what" up to its args object, open: the caller writes the one arg. */
+static void meta_start(struct te *t, int pid, int tid, const char *what)
 {
 	ev_start(t, "M", pid, tid);
 	jw_kv_string(t->w, "name", what);
 	jw_name(t->w, "args");
 	jw_start_object(t->w);
-	jw_kv_string(t->w, "name", name);
+}
+
+static void meta_end(struct te *t)
+{
 	jw_end_object(t->w);
 	jw_end_object(t->w);
 }
 
+static void put_meta(struct te *t, int pid, int tid, const char *what, const char *name)
+{
+	meta_start(t, pid, tid, what);
+	jw_kv_string(t->w, "name", name);
+	meta_end(t);
+}
+
 static void put_sort_index(struct te *t, int pid, int tid, const char *what, int64_t index)
 {
-	ev_start(t, "M", pid, tid);
-	jw_kv_string(t->w, "name", what);
-	jw_name(t->w, "args");
-	jw_start_object(t->w);
+	meta_start(t, pid, tid, what);
 	jw_kv_int(t->w, "sort_index", index);
-	jw_end_object(t->w);
-	jw_end_object(t->w);
+	meta_end(t);
 }
 
 static int cmp_task(const void *pa, const void *pb, void *arg)

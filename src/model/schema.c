@@ -20,7 +20,7 @@
 
 #define COMM_COUNT SP_U64(struct sp_comm_stat, "count", count)
 #define COMM_TIME(k) SP_U64(struct sp_comm_stat, k, time_ns)
-#define COMM_MAX SP_U64(struct sp_comm_stat, "max_ns", max_ns)
+#define COMM_MAX SP_U64_AS(struct sp_comm_stat, "max_ns", max_ns, SP_MAX)
 
 static const struct sp_field comm_offcpu_max[] = { COMM_COUNT, COMM_TIME("offcpu_ns"), COMM_MAX };
 static const struct sp_field comm_wait_max[] = { COMM_COUNT, COMM_TIME("wait_ns"), COMM_MAX };
@@ -70,9 +70,23 @@ static const struct sp_field stack_wait[] = {
 	STACK_HEAD, SP_U64(struct sp_stack_row, "wait_ns", time_ns), STACK_FRAMES
 };
 static const struct sp_field stack_plain[] = { STACK_HEAD, STACK_FRAMES };
-const struct sp_schema sp_stack_offcpu = SP_SCHEMA_OF("stack_offcpu", stack_offcpu);
-const struct sp_schema sp_stack_wait = SP_SCHEMA_OF("stack_wait", stack_wait);
-const struct sp_schema sp_stack_plain = SP_SCHEMA_OF("stack_plain", stack_plain);
+/* Two stacks are one row when they symbolize alike, their frames' objects included. */
+static uint64_t stack_hash(const void *e)
+{
+	return sp_stack_row_hash(e, true, 0);
+}
+
+static bool stack_alike(const void *a, const void *b)
+{
+	return sp_stack_rows_alike(a, b, true);
+}
+
+#define STACK_SCHEMA(n, arr) \
+	{ .name = n, .fields = arr, .nfields = ARRAY_SIZE(arr), .hash = stack_hash, \
+	  .alike = stack_alike }
+const struct sp_schema sp_stack_offcpu = STACK_SCHEMA("stack_offcpu", stack_offcpu);
+const struct sp_schema sp_stack_wait = STACK_SCHEMA("stack_wait", stack_wait);
+const struct sp_schema sp_stack_plain = STACK_SCHEMA("stack_plain", stack_plain);
 
 static const char *const mode_names[] = {
 	[SP_TARGET_ALL] = "system",
@@ -130,7 +144,7 @@ static const struct sp_field target_fields[] = {
 	RUSAGE("user_ns", user_ns),
 	RUSAGE("sys_ns", sys_ns),
 	/* written only when not 0 (absent in older files) */
-	{ .key = "still_running", .type = SP_T_U64, .flags = SP_SPARSE,
+	{ .key = "still_running", .type = SP_T_U64, .flags = SP_SPARSE | SP_WHOLE_RUN,
 	  .off = offsetof(struct sp_target_info, still_running), .when = is_command },
 };
 static const struct sp_schema target_schema = SP_SCHEMA_OF("target", target_fields);
@@ -169,7 +183,7 @@ static const struct sp_field run_fields[] = {
 	  .cap_off = offsetof(struct sp_run, objects.cap), .size = sizeof(struct sp_object),
 	  .sub = &object_schema },
 	/* trace -i: the interval a JSON line holds; absent in a whole run */
-	{ .key = "interval", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
+	{ .key = "interval", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL | SP_WHOLE_RUN,
 	  .off = offsetof(struct sp_run, interval), .group_off = offsetof(struct sp_run, interval.present),
 	  .sub = &interval_schema },
 };

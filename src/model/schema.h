@@ -54,6 +54,19 @@ enum {
 	SP_INLINE = 1u << 6,   /* ARRAY: each element on one line (a long array of small ones) */
 	SP_SPARSE = 1u << 7,   /* STR, HEX, U64, UINT, INT, BOOL: written only when not NULL/0/false,
 				* absent reads as that */
+	/*
+	 * What a field is over time, for the interval of two cumulative reads (sp_schema_delta).
+	 * A U64 is a counter unless marked: it subtracts. Every other scalar is a setting: the
+	 * end's.
+	 */
+	SP_MAX = 1u << 8,      /* U64: a maximum; an interval has the end's, since the start */
+	SP_SINCE = 1u << 9,    /* U64: a value since the start that does not subtract (a
+				* percentile, a number of distinct tasks) */
+	SP_STATE = 1u << 10,   /* U64: a state at the end (sleeps in progress): the end's, and
+				* keeps its row in the interval like a counter that moved */
+	SP_KEY = 1u << 11,     /* STR, INT, STRS: part of the element's identity when two arrays
+				* of it are matched (NULL is a key of its own, unlike "") */
+	SP_WHOLE_RUN = 1u << 12, /* of the whole run: an interval has none (left zero) */
 };
 
 struct sp_schema;
@@ -83,14 +96,24 @@ struct sp_schema {
 	const char *name; /* for tests and messages: "stack", "sched_row" */
 	const struct sp_field *fields;
 	size_t nfields;
+	/* the identity of an element, when its SP_KEY fields cannot say it (a stack); or NULL */
+	uint64_t (*hash)(const void *elem);
+	bool (*alike)(const void *a, const void *b);
 };
 
-#define SP_SCHEMA_OF(n, arr) { n, arr, sizeof(arr) / sizeof((arr)[0]) }
+#define SP_SCHEMA_OF(n, arr) \
+	{ .name = n, .fields = arr, .nfields = sizeof(arr) / sizeof((arr)[0]) }
 
 /* Field constructors: T is the struct, M the member. */
 #define SP_STR(T, k, M) { .key = k, .type = SP_T_STR, .off = offsetof(T, M) }
 #define SP_STR_NULL(T, k, M) { .key = k, .type = SP_T_STR, .flags = SP_NULLABLE, .off = offsetof(T, M) }
 #define SP_U64(T, k, M) { .key = k, .type = SP_T_U64, .off = offsetof(T, M) }
+/* A U64 with its kind over time (SP_MAX, SP_SINCE, SP_STATE); a plain SP_U64 is a counter. */
+#define SP_U64_AS(T, k, M, kind) { .key = k, .type = SP_T_U64, .flags = kind, .off = offsetof(T, M) }
+/* A string that is part of a row's key (SP_KEY); _NULL: null reads as NULL. */
+#define SP_KEY_STR(T, k, M) { .key = k, .type = SP_T_STR, .flags = SP_KEY, .off = offsetof(T, M) }
+#define SP_KEY_STR_NULL(T, k, M) \
+	{ .key = k, .type = SP_T_STR, .flags = SP_KEY | SP_NULLABLE, .off = offsetof(T, M) }
 #define SP_BOOL(T, k, M) { .key = k, .type = SP_T_BOOL, .off = offsetof(T, M) }
 #define SP_INT(T, k, M, lo, hi) { .key = k, .type = SP_T_INT, .off = offsetof(T, M), .min = lo, .max = hi }
 #define SP_UINT(T, k, M, lo, hi) { .key = k, .type = SP_T_UINT, .off = offsetof(T, M), .min = lo, .max = hi }
@@ -154,6 +177,19 @@ struct sp_reader {
 	char *err;
 	size_t errlen;
 };
+
+struct sp_delta_stats;
+/*
+ * *d (zeroed by the caller) = cur - prev for structs of schema s; prev NULL: a copy of cur.
+ * Counters subtract (clamped at 0, counted in st->negative); SP_MAX, SP_SINCE and SP_STATE
+ * values, settings and strings are cur's; SP_WHOLE_RUN fields are left zero. The elements
+ * of an array (or map) with a key are matched by it: an element of cur with no counter or
+ * state left is left out, one of prev that cur lacks counts in st->vanished. An array
+ * without a key is cur's, copied. Strings are malloc'd. 0 or -ENOMEM (*d holds part of the
+ * result: sp_schema_free it).
+ */
+int sp_schema_delta(const struct sp_schema *s, const void *prev, const void *cur, void *d,
+		    struct sp_delta_stats *st);
 
 /* Reads the members of JSON object o into obj. 0, -EINVAL (message in r) or -ENOMEM. */
 int sp_schema_read(struct sp_reader *r, const struct sp_schema *s, const struct json_value *o,

@@ -86,6 +86,7 @@ struct sp_view_ops {
 	size_t off;		/* the view's struct in struct sp_run */
 	size_t present_off;	/* its bool present in struct sp_run */
 	const struct sp_schema *schema;
+	bool whole_run;		/* of the whole run only: an interval's run has none (run_delta.h) */
 	const char *count_name; /* what a count is: "schedules", "samples", "contentions" */
 	const char *time_name;	/* what a time is: "off-CPU", "CPU", "lock wait" */
 	const char *flame_title; /* the flame graph's heading */

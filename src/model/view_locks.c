@@ -11,13 +11,13 @@
 
 #define T struct sp_lock_row
 static const struct sp_field row_fields[] = {
-	SP_STR(T, "caller", caller),
-	SP_STR(T, "kind", kind),
-	SP_STR(T, "lock", lock),
+	SP_KEY_STR(T, "caller", caller),
+	SP_KEY_STR(T, "kind", kind),
+	SP_KEY_STR(T, "lock", lock),
 	SP_STR_NULL(T, "lock_source", source), /* null: unknown (the warehouse keeps no source) */
 	SP_U64(T, "count", count),
 	SP_U64(T, "wait_ns", wait_ns),
-	SP_U64(T, "max_ns", max_ns),
+	SP_U64_AS(T, "max_ns", max_ns, SP_MAX),
 	SP_U64(T, "failed", failed),
 	SP_COMMS(T, "comms", comms, sp_comm_wait_max),
 	SP_COMMS(T, "owners", owners, sp_comm_wait),
@@ -28,22 +28,22 @@ static const struct sp_schema row_schema = SP_SCHEMA_OF("lock_row", row_fields);
 
 /* A sleeper row and a group have the same fields but the first key and the breakdown's. */
 #define SLEEP_FIELDS(T)                              \
-	SP_STR(T, "kind", kind),                     \
-	SP_STR(T, "lock", lock),                     \
-	SP_U64(T, "tasks", tasks),                   \
+	SP_KEY_STR(T, "kind", kind),                 \
+	SP_KEY_STR(T, "lock", lock),                 \
+	SP_U64_AS(T, "tasks", tasks, SP_SINCE),      \
 	SP_U64(T, "count", count),                   \
 	SP_U64(T, "offcpu_ns", offcpu_ns),           \
-	SP_U64(T, "max_ns", max_ns)
+	SP_U64_AS(T, "max_ns", max_ns, SP_MAX)
 
 static const struct sp_field sleeper_fields[] = {
-	SP_STR(struct sp_sleeper_row, "caller", caller),
+	SP_KEY_STR(struct sp_sleeper_row, "caller", caller),
 	SLEEP_FIELDS(struct sp_sleeper_row),
 	SP_COMMS(struct sp_sleeper_row, "comms", comms, sp_comm_offcpu_max),
 };
 static const struct sp_schema sleeper_schema = SP_SCHEMA_OF("sleeper_row", sleeper_fields);
 
 static const struct sp_field group_fields[] = {
-	SP_STR(struct sp_sleeper_group, "comm", comm),
+	SP_KEY_STR(struct sp_sleeper_group, "comm", comm),
 	SLEEP_FIELDS(struct sp_sleeper_group),
 	SP_COMMS(struct sp_sleeper_group, "callers", callers, sp_comm_offcpu_max),
 };

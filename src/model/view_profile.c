@@ -12,8 +12,8 @@
 
 #define T struct sp_profile_row
 static const struct sp_field row_fields[] = {
-	SP_STR(T, "function", function),
-	SP_STR(T, "object", object),
+	SP_KEY_STR(T, "function", function),
+	SP_KEY_STR(T, "object", object),
 	SP_FRAME_INFO(T, "info", info), /* absent in older runs */
 	SP_U64(T, "samples", samples),
 	SP_COMMS(T, "comms", comms, sp_comm_samples),
@@ -31,7 +31,7 @@ static int write_comms(struct json_writer *w, const struct sp_field *f, const vo
 {
 	const struct sp_profile_view *v = obj;
 	const struct sp_field map = SP_COMMS(struct comm_summary, f->key, all, sp_comm_samples);
-	const struct sp_schema one = { "profile_comms", &map, 1 };
+	const struct sp_schema one = { .name = "profile_comms", .fields = &map, .nfields = 1 };
 	struct comm_summary sum = { 0 };
 	int err = 0;
 

@@ -12,31 +12,31 @@
 /* The wakers of a row: function null without --wakers. */
 #define T struct sp_waker
 static const struct sp_field waker_fields[] = {
-	SP_STR(T, "comm", comm),
-	SP_STR_NULL(T, "function", function),
+	SP_KEY_STR(T, "comm", comm),
+	SP_KEY_STR_NULL(T, "function", function),
 	SP_U64(T, "count", count),
 };
 #undef T
 static const struct sp_schema waker_schema = SP_SCHEMA_OF("waker", waker_fields);
 
 /* The OFF-CPU split at the wake-up: all or none, as has_runq says. */
-#define RUNQ(k, M)                                                                               \
-	{ .key = k, .type = SP_T_U64, .flags = SP_GROUP, .off = offsetof(struct sp_sched_row, M), \
-	  .group_off = offsetof(struct sp_sched_row, has_runq) }
+#define RUNQ(k, M, kind)                                                                   \
+	{ .key = k, .type = SP_T_U64, .flags = SP_GROUP | (kind),                                \
+	  .off = offsetof(struct sp_sched_row, M), .group_off = offsetof(struct sp_sched_row, has_runq) }
 
 #define T struct sp_sched_row
 static const struct sp_field row_fields[] = {
-	SP_STR(T, "caller", caller),
-	SP_STR_NULL(T, "wait", wait),
+	SP_KEY_STR(T, "caller", caller),
+	SP_KEY_STR_NULL(T, "wait", wait),
 	SP_U64(T, "count", count),
 	SP_U64(T, "offcpu_ns", offcpu_ns),
-	SP_U64(T, "max_ns", max_ns),
-	RUNQ("blocked_ns", blocked_ns),
-	RUNQ("runq_ns", runq_ns),
-	RUNQ("runq_p50_ns", runq_p50_ns),
-	RUNQ("runq_p99_ns", runq_p99_ns),
-	RUNQ("runq_max_ns", runq_max_ns),
-	RUNQ("unfinished", unfinished),
+	SP_U64_AS(T, "max_ns", max_ns, SP_MAX),
+	RUNQ("blocked_ns", blocked_ns, 0),
+	RUNQ("runq_ns", runq_ns, 0),
+	RUNQ("runq_p50_ns", runq_p50_ns, SP_SINCE),
+	RUNQ("runq_p99_ns", runq_p99_ns, SP_SINCE),
+	RUNQ("runq_max_ns", runq_max_ns, SP_MAX),
+	RUNQ("unfinished", unfinished, SP_STATE),
 	/* by count desc; absent (none) in older files */
 	{ .key = "wakers", .type = SP_T_ARRAY, .flags = SP_NONEMPTY | SP_OPTIONAL | SP_INLINE,
 	  .off = offsetof(T, wakers.v), .n_off = offsetof(T, wakers.n),
@@ -49,26 +49,14 @@ static const struct sp_field row_fields[] = {
 static const struct sp_schema row_schema = SP_SCHEMA_OF("sched_row", row_fields);
 
 /* The budget's blocked time by wait class: the keys are sp_wait_class_name()'s. */
-#define T struct sp_budget_blocked
-static const struct sp_field blocked_fields[] = {
-	SP_U64(T, "pipe", pipe),
-	SP_U64(T, "io", io),
-	SP_U64(T, "rwsem-read", rwsem_read),
-	SP_U64(T, "rwsem-write", rwsem_write),
-	SP_U64(T, "mutex", mutex),
-	SP_U64(T, "semaphore", semaphore),
-	SP_U64(T, "rt-mutex", rtmutex),
-	SP_U64(T, "percpu-rwsem", percpu_rwsem),
-	SP_U64(T, "child", child),
-	SP_U64(T, "sleep", sleep),
-	SP_U64(T, "other", other),
-};
-#undef T
+#define BLOCKED(E, name, member) SP_U64(struct sp_budget_blocked, name, member),
+static const struct sp_field blocked_fields[] = { SP_WAIT_CLASSES(BLOCKED) };
+#undef BLOCKED
 static const struct sp_schema blocked_schema = SP_SCHEMA_OF("budget_blocked", blocked_fields);
 
 #define T struct sp_budget
 static const struct sp_field budget_fields[] = {
-	SP_U64(T, "tasks", tasks),
+	SP_U64_AS(T, "tasks", tasks, SP_SINCE), /* distinct tasks */
 	SP_U64(T, "oncpu_ns", oncpu_ns),
 	SP_U64(T, "runq_ns", runq_ns),
 	SP_U64(T, "blocked_ns", blocked_ns),

@@ -417,5 +417,6 @@ const struct sp_view_ops sp_view_timeline = {
 	.pprof = { { "segments", "time" }, "segments", "count" },
 	/* no stacks: nothing for the stack formats */
 	.walk = { NULL, SP_NONE, SP_NONE, SP_NONE, SP_NONE, SP_NONE },
+	.whole_run = true, /* not split into intervals */
 	SP_VIEW_COMMON(timeline),
 };

@@ -4,19 +4,9 @@
 #include "util.h"
 #include "waitclass.h"
 
-static const char *const class_names[SP_WC__MAX] = {
-	[SP_WC_PIPE] = "pipe",
-	[SP_WC_IO] = "io",
-	[SP_WC_RWSEM_READ] = "rwsem-read",
-	[SP_WC_RWSEM_WRITE] = "rwsem-write",
-	[SP_WC_MUTEX] = "mutex",
-	[SP_WC_SEMAPHORE] = "semaphore",
-	[SP_WC_RTMUTEX] = "rt-mutex",
-	[SP_WC_PERCPU_RWSEM] = "percpu-rwsem",
-	[SP_WC_CHILD] = "child",
-	[SP_WC_SLEEP] = "sleep",
-	[SP_WC_OTHER] = "other",
-};
+#define NAME(E, name, member) [SP_WC_##E] = name,
+static const char *const class_names[SP_WC__MAX] = { SP_WAIT_CLASSES(NAME) };
+#undef NAME
 
 /* Callers that wait for a child, or for time to pass; a prefix ends with '*'. */
 static const char *const child_callers[] = { "do_wait*", "kernel_wait4", "__do_sys_wait4" };
@@ -55,17 +45,9 @@ const char *sp_wait_class_name(enum sp_wait_class c)
 
 uint64_t *sp_budget_slot(struct sp_budget_blocked *b, enum sp_wait_class c)
 {
-	switch (c) {
-	case SP_WC_PIPE: return &b->pipe;
-	case SP_WC_IO: return &b->io;
-	case SP_WC_RWSEM_READ: return &b->rwsem_read;
-	case SP_WC_RWSEM_WRITE: return &b->rwsem_write;
-	case SP_WC_MUTEX: return &b->mutex;
-	case SP_WC_SEMAPHORE: return &b->semaphore;
-	case SP_WC_RTMUTEX: return &b->rtmutex;
-	case SP_WC_PERCPU_RWSEM: return &b->percpu_rwsem;
-	case SP_WC_CHILD: return &b->child;
-	case SP_WC_SLEEP: return &b->sleep;
-	default: return &b->other;
-	}
+#define SLOT(E, name, member) [SP_WC_##E] = offsetof(struct sp_budget_blocked, member),
+	static const size_t slots[SP_WC__MAX] = { SP_WAIT_CLASSES(SLOT) };
+#undef SLOT
+
+	return (uint64_t *)((char *)b + slots[(unsigned int)c < SP_WC__MAX ? c : SP_WC_OTHER]);
 }

@@ -11,20 +11,24 @@
 #include <stdint.h>
 #include "model.h"
 
+/*
+ * Every class, once: X(ENUM, name, member) with its SP_WC_ENUM, its name (the JSON key of
+ * budget.blocked, and the wait a row names for the lock and I/O classes) and its member of
+ * struct sp_budget_blocked. The lock and I/O classes come first, child, sleep and other last.
+ */
+#define SP_WAIT_CLASSES(X)                                                                       \
+	X(PIPE, "pipe", pipe) X(IO, "io", io) X(RWSEM_READ, "rwsem-read", rwsem_read)           \
+	X(RWSEM_WRITE, "rwsem-write", rwsem_write) X(MUTEX, "mutex", mutex)                      \
+	X(SEMAPHORE, "semaphore", semaphore) X(RTMUTEX, "rt-mutex", rtmutex)                     \
+	X(PERCPU_RWSEM, "percpu-rwsem", percpu_rwsem) X(CHILD, "child", child)                   \
+	X(SLEEP, "sleep", sleep) X(OTHER, "other", other)
+
+#define SP_WC_ENUM(E, name, member) SP_WC_##E,
 enum sp_wait_class {
-	SP_WC_PIPE = 0,
-	SP_WC_IO,
-	SP_WC_RWSEM_READ,
-	SP_WC_RWSEM_WRITE,
-	SP_WC_MUTEX,
-	SP_WC_SEMAPHORE,
-	SP_WC_RTMUTEX,
-	SP_WC_PERCPU_RWSEM,
-	SP_WC_CHILD,
-	SP_WC_SLEEP,
-	SP_WC_OTHER,
+	SP_WAIT_CLASSES(SP_WC_ENUM)
 	SP_WC__MAX,
 };
+#undef SP_WC_ENUM
 
 /*
  * The class of a sleep from its row: wait ("pipe", "io", a lock kind as fold_wait_name()

@@ -105,8 +105,8 @@ bpftool btf dump file "$KBTF" >"$TMP/dump" || fail "bpftool btf dump failed"
 python3 - "$CACHE" "$TMP/dump" <<'PY' || fail "cached IDs differ from bpftool's"
 import re, struct, sys
 data = open(sys.argv[1], 'rb').read()
-# bootcache header (136 bytes), then hash, BTF header (24), BTF size, count, pad
-count, = struct.unpack_from('<I', data, 136 + 8 + 24 + 8)
+# the cache header (208 bytes, src/loader/cache.c), then hash, BTF header (24), BTF size, count, pad
+count, = struct.unpack_from('<I', data, 208 + 8 + 24 + 8)
 want = {}
 for line in open(sys.argv[2]):
     m = re.match(r"\[(\d+)\] (TYPEDEF|FUNC) '([^']+)'", line)
@@ -116,7 +116,7 @@ kinds = {8: 'TYPEDEF', 12: 'FUNC'}
 if count < 5:
     sys.exit(f'only {count} entries')
 for i in range(count):
-    off = 136 + 48 + i * 128
+    off = 208 + 48 + i * 128
     name = data[off:off + 116].split(b'\0')[0].decode()
     kind, tid, _ = struct.unpack_from('<III', data, off + 116)
     if want.get((name, kinds.get(kind))) != tid:
@@ -131,7 +131,7 @@ expect "damaged" parsed
 expect "after remaking" cache
 truncate -s $((size - 1)) "$CACHE"
 expect "cut short" parsed
-printf 'XXXXXXXX' | dd of="$CACHE" bs=1 seek=$((16 + 65)) conv=notrunc status=none
+printf 'XXXXXXXX' | dd of="$CACHE" bs=1 seek=$((16 + 4 + 4 + 16)) conv=notrunc status=none
 expect "another boot's" parsed
 chmod 0666 "$CACHE"
 expect "writable by others" parsed
@@ -148,3 +148,17 @@ SCHEDPROF_CORE_BTF=0 "$SCHEDPROF" trace -v --views schedules -a -d 0.01 -o /dev/
 grep -q "attach IDs: libbpf reads the kernel's BTF (CO-RE relocates" "$TMP/nocore.log" ||
 	fail "SCHEDPROF_CORE_BTF=0: $(grep 'attach IDs' "$TMP/nocore.log")"
 pass "SCHEDPROF_CORE_BTF=0: libbpf reads the whole BTF itself"
+
+# 6. the kill switch of the interposition (src/loader/btf_interpose.c): libbpf's own BTF
+# functions, no self-check, no warning, each program on its own tracepoint (attached checks)
+export SCHEDPROF_BTF_INTERPOSE=0
+attached "$TMP/killed"
+unset SCHEDPROF_BTF_INTERPOSE
+grep -q "attach IDs: SCHEDPROF_BTF_INTERPOSE=0, libbpf's own BTF functions" "$TMP/killed.log" ||
+	fail "SCHEDPROF_BTF_INTERPOSE=0: $(grep 'attach IDs' "$TMP/killed.log")"
+grep -q "replacements of its BTF functions" "$TMP/killed.log" && fail "kill switch warned"
+pass "SCHEDPROF_BTF_INTERPOSE=0: libbpf's own, $(wc -l <"$TMP/killed") programs on their tracepoints"
+# and by default the self-check passed (this libbpf calls the replacements)
+grep -q "the check's lookup gave .* (load 1, lookup 1, free 1)" "$TMP/present.log" ||
+	fail "the self-check did not pass: $(grep 'attach IDs' "$TMP/present.log")"
+pass "the self-check passed with this libbpf"

@@ -110,10 +110,10 @@ pass "uid 65534 with CAP_BPF + CAP_PERFMON only: warned up front, the run is kep
 # CAP_BPF + CAP_PERFMON uses it; the scheduler's text ranges (kernel addresses: KASLR) stay
 # root's, 0600, so such a run names callers [unknown] (its warning says so) ----
 RUN=/run/schedprof
-rm -f "$RUN/kfeatures.cache" "$RUN/preempt.cache" "$RUN/attach.cache" "$RUN/core.btf"
+rm -f "$RUN/kfeatures.cache" "$RUN/preempt.cache" "$RUN/attach.cache" "$RUN/core.cache"
 "$SCHEDPROF" trace --views schedules -o /dev/null -- true || fail "root's run exited $?"
 [ "$(stat -c %u:%a "$RUN")" = 0:755 ] || fail "$RUN is $(stat -c %u:%a "$RUN"), not root's 0755"
-for f in kfeatures.cache preempt.cache attach.cache core.btf; do
+for f in kfeatures.cache preempt.cache attach.cache core.cache; do
 	[ "$(stat -c %u:%a "$RUN/$f")" = 0:644 ] || fail "$RUN/$f is $(stat -c %u:%a "$RUN/$f"), not root's 0644"
 done
 [ "$(stat -c %a "$RUN/fold.cache")" = 600 ] || fail "$RUN/fold.cache (kernel addresses) is $(stat -c %a "$RUN/fold.cache")"

@@ -6,7 +6,7 @@
 # back after, and made again -- never used -- when it is damaged, stale, foreign or not ours.
 . "$(dirname "$0")/lib.sh"
 require_bpf
-CACHE=/run/schedprof/core.btf
+CACHE=/run/schedprof/core.cache
 VIEWS=schedules,profile,locks,timeline
 
 # libbpf's CO-RE log lines, type IDs masked (the kernel's differ from the small BTF's): the
@@ -57,9 +57,9 @@ printf '\x01' | dd of="$CACHE" bs=1 seek=$((size - 2)) conv=notrunc status=none
 expect "damaged" "made and cached"
 truncate -s $((size - 1)) "$CACHE"
 expect "cut short" "made and cached"
-printf 'XXXXXXXX' | dd of="$CACHE" bs=1 seek=136 conv=notrunc status=none
+printf 'XXXXXXXX' | dd of="$CACHE" bs=1 seek=208 conv=notrunc status=none
 expect "another object's" "made and cached"
-printf '0.0.1-x\0' | dd of="$CACHE" bs=1 seek=16 conv=notrunc status=none
+printf '0.0.1-x\0' | dd of="$CACHE" bs=1 seek=$((16 + 4 + 4 + 16 + 40)) conv=notrunc status=none
 expect "another kernel's" "made and cached"
 chmod 0666 "$CACHE"
 expect "writable by others" "made and cached"

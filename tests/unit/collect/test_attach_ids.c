@@ -37,7 +37,7 @@ static void setup(void)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
-/* the one file the tests write there (bootcache writes it by a rename) */
+/* the one file the tests write there (cache.c writes it by a rename) */
 static void teardown(void)
 {
 	char path[128];
@@ -180,18 +180,18 @@ START_TEST(cache_files)
 	ck_assert_uint_eq(back.v[0].id, 4711);
 	attach_ids_free(&back);
 	file = read_cache_file(&len);
-	/* truncated anywhere: header (magic, release, boot id) or data */
+	/* truncated anywhere: header (magic, kind, boot id, release, build) or data */
 	for (size_t n = 0; n < len; n += 7) {
 		write_cache_file(file, n);
 		ck_assert_int_eq(attach_ids_cache_load(dir, &k, &back), -ENOENT);
 	}
-	/* another boot's: the boot id is in the bootcache header (after magic and release) */
-	file[16 + 65] ^= 1;
+	/* another boot's: the boot id is in the cache header (after magic, version, kind, name) */
+	file[16 + 4 + 4 + 16] ^= 1;
 	write_cache_file(file, len);
 	ck_assert_int_eq(attach_ids_cache_load(dir, &k, &back), -ENOENT);
-	file[16 + 65] ^= 1;
-	/* another cache's magic */
-	memcpy(file, "schedprof-pc-1\0", 15);
+	file[16 + 4 + 4 + 16] ^= 1;
+	/* another kind's: the kind is in the header */
+	file[16 + 4] ^= 1;
 	write_cache_file(file, len);
 	ck_assert_int_eq(attach_ids_cache_load(dir, &k, &back), -ENOENT);
 	/* garbage */

@@ -17,9 +17,9 @@
 
 #include "corebtf.h"
 
-/* The boot cache's header (bootcache.c), then the CO-RE head: where the fields are. */
-#define HDR_RELEASE 16
-#define HDR_SIZE 136
+/* The cache's header (src/loader/cache.c), then the CO-RE head: where the fields are. */
+#define HDR_RELEASE (16 + 4 + 4 + 16 + 40)
+#define HDR_SIZE 208
 #define OBJ_HASH HDR_SIZE
 #define BTF_START (HDR_SIZE + 16)
 
@@ -229,7 +229,7 @@ static void cache_setup(void)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(kpath, sizeof(kpath), "/sys/kernel/btf/vmlinux");
 	snprintf(fake, sizeof(fake), "%s/vmlinux", dir);
-	snprintf(cpath, sizeof(cpath), "%s/core.btf", dir);
+	snprintf(cpath, sizeof(cpath), "%s/core.cache", dir);
 	raw = btf__raw_data(k, &len);
 	f = fopen(fake, "w");
 	ck_assert_ptr_nonnull(f);

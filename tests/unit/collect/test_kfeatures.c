@@ -17,7 +17,7 @@
 #include <bpf/btf.h>
 
 #include "../unit.h"
-#include "bootcache.h"
+#include "cache.h"
 #include "kfeatures.h"
 
 /* A tracepoint's typedef as the kernel emits it: pointer to a prototype of nargs + 1 params. */
@@ -336,21 +336,22 @@ START_TEST(cache_file)
 END_TEST
 
 /*
- * The older binary form (struct sp_features' five bools, magic schedprof-feat-1) in the same
- * file is not read as this one, and neither is this text under another magic.
+ * What is not this kind's data in this kind's file is not read: the older binary form
+ * (struct sp_features' five bools), and another kind's file renamed to this one's.
  */
 START_TEST(cache_other_format)
 {
 	static const bool old[5] = { true, true, true, true, true };
 	struct sp_features f = of_mask(~0u), got;
-	char buf[1024];
+	char buf[1024], from[128], to[128];
 	int n = kfeatures_encode(&f, buf, sizeof(buf));
 
-	ck_assert_int_eq(boot_cache_store(dir, "kfeatures.cache", "schedprof-feat-1", old,
-					  sizeof(old)), 0);
+	ck_assert_int_eq(cache_store(dir, CACHE_FEATURES, old, sizeof(old)), 0);
 	ck_assert_int_eq(kfeatures_cache_load(dir, &got), -ENOENT);
-	ck_assert_int_eq(boot_cache_store(dir, "kfeatures.cache", "schedprof-feat-1", buf,
-					  (size_t)n), 0);
+	ck_assert_int_eq(cache_store(dir, CACHE_ATTACH, buf, (size_t)n), 0);
+	snprintf(from, sizeof(from), "%s/%s", dir, cache_file_name(CACHE_ATTACH));
+	snprintf(to, sizeof(to), "%s/%s", dir, cache_file_name(CACHE_FEATURES));
+	ck_assert_int_eq(rename(from, to), 0);
 	ck_assert_int_eq(kfeatures_cache_load(dir, &got), -ENOENT);
 }
 END_TEST

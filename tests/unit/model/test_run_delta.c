@@ -14,6 +14,7 @@
 #include "../unit.h"
 #include "model.h"
 #include "run_delta.h"
+#include "view.h"
 
 static char *sdup(const char *s)
 {
@@ -458,6 +459,83 @@ START_TEST(profile_and_locks_grow)
 }
 END_TEST
 
+/*
+ * Every view's caller-cache counts are counters: an interval has its own, in the locks view
+ * as in the schedules view; verify_all is a setting, the budget's tasks a number since the
+ * start.
+ */
+START_TEST(caller_caches_subtract)
+{
+	struct sp_run a, b, d;
+
+	unit_load(FIX("run_full.json"), &a);
+	unit_load(FIX("run_full.json"), &b);
+	sp_run_init(&d);
+	a.sched.cache = (struct sp_caller_cache){ .present = true, .fast = 40, .verified = 2 };
+	b.sched.cache = (struct sp_caller_cache){ .present = true, .fast = 100, .verified = 7,
+						  .mismatched = 1, .verify_all = true };
+	a.locks.cache = (struct sp_caller_cache){ .present = true, .fast = 4, .attributed = 9 };
+	b.locks.cache = (struct sp_caller_cache){ .present = true, .fast = 10, .verified = 3,
+						  .attributed = 12 };
+	a.sched.budget = (struct sp_budget){ .present = true, .tasks = 2, .oncpu_ns = 10 };
+	b.sched.budget = (struct sp_budget){ .present = true, .tasks = 3, .oncpu_ns = 50,
+					     .blocked.io = 9 };
+	ck_assert_int_eq(sp_run_delta(&a, &b, &d, NULL), 0);
+	ck_assert(d.sched.cache.present && d.sched.cache.verify_all);
+	ck_assert_uint_eq(d.sched.cache.fast, 60);
+	ck_assert_uint_eq(d.sched.cache.verified, 5);
+	ck_assert_uint_eq(d.sched.cache.mismatched, 1);
+	ck_assert(d.locks.cache.present);
+	ck_assert_uint_eq(d.locks.cache.fast, 6);
+	ck_assert_uint_eq(d.locks.cache.verified, 3);
+	ck_assert_uint_eq(d.locks.cache.attributed, 3);
+	ck_assert(d.sched.budget.present);
+	ck_assert_uint_eq(d.sched.budget.tasks, 3);
+	ck_assert_uint_eq(d.sched.budget.oncpu_ns, 40);
+	ck_assert_uint_eq(d.sched.budget.blocked.io, 9);
+	sp_run_free(&a);
+	sp_run_free(&b);
+	sp_run_free(&d);
+}
+END_TEST
+
+/*
+ * Every U64 of every view says what it is over time as its name does: a maximum ("max") is
+ * SP_MAX, a percentile ("_p50", "_p99") or a number of distinct tasks SP_SINCE; the rest
+ * (counts, times) subtract. A field added with the wrong kind fails here, not in an
+ * interval that reports a maximum's difference.
+ */
+static void check_kinds(const struct sp_schema *s, unsigned int *n)
+{
+	for (size_t i = 0; i < s->nfields; i++) {
+		const struct sp_field *f = &s->fields[i];
+		unsigned int kind = f->flags & (SP_MAX | SP_SINCE | SP_STATE);
+
+		if (f->sub)
+			check_kinds(f->sub, n);
+		if (f->type != SP_T_U64)
+			continue;
+		++*n;
+		if (strstr(f->key, "max"))
+			ck_assert_msg(kind == SP_MAX, "%s.%s: a maximum", s->name, f->key);
+		else if (strstr(f->key, "_p5") || strstr(f->key, "_p9") || !strcmp(f->key, "tasks"))
+			ck_assert_msg(kind == SP_SINCE, "%s.%s: since the start", s->name, f->key);
+		else if (strcmp(f->key, "unfinished"))
+			ck_assert_msg(kind == 0, "%s.%s: a counter", s->name, f->key);
+	}
+}
+
+START_TEST(field_kinds_by_name)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < sp_nviews; i++)
+		if (!sp_views[i]->whole_run)
+			check_kinds(sp_views[i]->schema, &n);
+	ck_assert_uint_gt(n, 50);
+}
+END_TEST
+
 /* Frame infos on the stacks of the cat row (addr base, build-id "b1"), as a collector sets them. */
 static void give_infos(struct sp_run *r, uint64_t base)
 {
@@ -572,6 +650,8 @@ int main(void)
 	tcase_add_test(tc, unfinished_is_a_state);
 	tcase_add_test(tc, fixture_identity_and_empty);
 	tcase_add_test(tc, profile_and_locks_grow);
+	tcase_add_test(tc, caller_caches_subtract);
+	tcase_add_test(tc, field_kinds_by_name);
 	tcase_add_test(tc, interval_round_trip);
 	tcase_add_test(tc, frame_info_kept);
 	suite_add_tcase(s, tc);
