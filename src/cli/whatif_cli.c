@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* `report --what-if` (whatif_cli.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include "commands.h"
+#include "format_whatif.h"
+#include "log.h"
+#include "whatif_cli.h"
+
+int whatif_cli_opt(const struct cli_cmd *cmd, struct sp_whatif_opts *o, const char *arg)
+{
+	char why[256];
+	int rc = sp_whatif_parse(o, arg, why, sizeof(why));
+
+	if (rc == -ENOMEM)
+		return cli_usage_error(cmd, "--what-if: out of memory");
+	return rc ? cli_usage_error(cmd, "--what-if: %s", why) : 0;
+}
+
+struct whatif_output {
+	const struct sp_whatif *w;
+	enum sp_format format;
+};
+
+static int write_whatif(const void *ctx, FILE *f)
+{
+	const struct whatif_output *out = ctx;
+
+	return out->format == SP_FMT_JSON ? format_whatif_json(out->w, f) :
+					    format_whatif_table(out->w, f);
+}
+
+int whatif_cli_report(const struct cli_cmd *cmd, const struct sp_run *run, const char *path,
+		      const struct sp_whatif_opts *o, const struct render_opts *ro,
+		      const char *output)
+{
+	struct sp_whatif w;
+	struct whatif_output out = { &w, ro->format };
+	char why[512];
+	int rc;
+
+	if (ro->format != SP_FMT_TABLE && ro->format != SP_FMT_JSON)
+		return cli_usage_error(cmd, "--what-if prints a table or -f json");
+	rc = sp_whatif_compute(run, o, &w, why, sizeof(why));
+	if (rc == -ENOMEM) {
+		elog("%s: out of memory for the what-if replays", path);
+		return EXIT_FAILURE;
+	}
+	if (rc)
+		return cli_usage_error(cmd, "%s: %s", path, why);
+	rc = cli_write_output(output, "report", write_whatif, &out);
+	sp_whatif_free(&w);
+	return rc == -EPIPE ? EXIT_PIPE : rc ? EXIT_FAILURE : EXIT_SUCCESS;
+}

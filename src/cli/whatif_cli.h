@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* `report --what-if` (issue #25): its option, and the predictions written for a run. */
+#ifndef SCHEDPROF_WHATIF_CLI_H
+#define SCHEDPROF_WHATIF_CLI_H
+
+#include "cli.h"
+#include "render.h"
+#include "whatif.h"
+
+/* Above the fleet options' values (fleet_cli.h). */
+#define WHATIF_OPT 0x380
+#define WHATIF_LONG_OPTS { "what-if", required_argument, NULL, WHATIF_OPT }
+#define WHATIF_HELP_LINES                                                                        \
+	"      --what-if cpus=LIST | without=CLASS|CALLER|KIND:LOCK   (repeatable; a run traced\n" \
+	"                    with --timeline) the job's wall time predicted on LIST CPUs\n"        \
+	"                    (default " SP_WHATIF_DEFAULT_CPUS "), and without those sleeps\n"     \
+	"                    (table or -f json; docs/what-if.md)\n"
+
+/* Adds --what-if arg to o: 0, or EXIT_USAGE after cmd's usage error. */
+int whatif_cli_opt(const struct cli_cmd *cmd, struct sp_whatif_opts *o, const char *arg);
+
+/*
+ * Writes the predictions for run (read from path) to output (NULL: stdout) in ro's format
+ * (table or json, else a usage error). Returns the exit status: 0, EXIT_USAGE (a spec that
+ * matches nothing or is refused, no timeline: one line says which), EXIT_FAILURE, EXIT_PIPE.
+ */
+int whatif_cli_report(const struct cli_cmd *cmd, const struct sp_run *run, const char *path,
+		      const struct sp_whatif_opts *o, const struct render_opts *ro,
+		      const char *output);
+
+#endif

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* `report --what-if` (whatif.h) as a table or as JSON: {"what_if": {...}}. 0 or -errno. */
+#ifndef SCHEDPROF_FORMAT_WHATIF_H
+#define SCHEDPROF_FORMAT_WHATIF_H
+
+#include <stdio.h>
+#include "whatif.h"
+
+int format_whatif_table(const struct sp_whatif *w, FILE *f);
+int format_whatif_json(const struct sp_whatif *w, FILE *f);
+
+#endif

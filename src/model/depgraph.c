@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The job's dependency graph (depgraph.h).
+ *
+ * One pass over each task's segments cuts its bursts (running segments, with the runnable
+ * ones between them left out: waiting for a CPU is the replay's to decide) at its sleeps and
+ * notes what ended each sleep; a second pass resolves each wake-up and fork to the burst the
+ * waker or parent was in and the CPU time that burst had done by then (a binary search in
+ * that task's running segments); the edges are then sorted by their source burst, so that
+ * the replay fires a burst's edges in order as it runs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "depgraph.h"
+
+#define NONE SIZE_MAX
+
+struct key {
+	int tid;
+	uint64_t start;
+	size_t idx;
+};
+
+/* A running segment: the offsets of wake-ups and forks within bursts come from these. */
+struct run {
+	uint64_t start, ns;
+	uint64_t cum; /* the burst's work before it */
+	uint32_t burst;
+};
+
+/* A release not resolved yet: dst waits for tid at time t (fallback_ns: the sleep's length). */
+struct pend {
+	uint32_t dst;
+	int tid;
+	enum sp_dg_edge_kind kind;
+	uint64_t t, fallback_ns;
+};
+
+struct build {
+	const struct sp_timeline *tl;
+	struct sp_depgraph *g;
+	struct key *keys;
+	struct run *runs;
+	size_t nruns, runs_cap;
+	size_t *run_first, *run_n; /* per task */
+	struct pend *pends;
+	size_t npends, pends_cap;
+	size_t edges_cap, bursts_cap;
+};
+
+static int cmp_key(const void *pa, const void *pb)
+{
+	const struct key *a = pa, *b = pb;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* The index of the first key of tid that started after t. */
+static size_t keys_after(const struct build *b, int tid, uint64_t t)
+{
+	size_t lo = 0, hi = b->tl->ntasks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct key *k = &b->keys[mid];
+
+		if (k->tid < tid || (k->tid == tid && k->start <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* tid's task at t (the last to start by t); with first, tid's first task when none did. */
+static size_t task_at(const struct build *b, int tid, uint64_t t, bool first)
+{
+	size_t i = keys_after(b, tid, t);
+
+	if (i && b->keys[i - 1].tid == tid)
+		return b->keys[i - 1].idx;
+	if (first && i < b->tl->ntasks && b->keys[i].tid == tid)
+		return b->keys[i].idx;
+	return NONE;
+}
+
+static int add_pend(struct build *b, uint32_t dst, int tid, enum sp_dg_edge_kind kind,
+		    uint64_t t, uint64_t fallback)
+{
+	struct pend *p = SP_ARRAY_ADD(b->pends, b->npends, b->pends_cap);
+
+	if (!p)
+		return -ENOMEM;
+	*p = (struct pend){ .dst = dst, .tid = tid, .kind = kind, .t = t, .fallback_ns = fallback };
+	return 0;
+}
+
+/* What lies between two bursts of a task: fixed delays, and the wake-up that ended it. */
+struct gap {
+	uint64_t fixed_ns;
+	bool edge;
+	int tid;
+	enum sp_dg_edge_kind kind;
+	uint64_t t, ns; /* the edge's time, and its sleep's length */
+	uint64_t sleeps; /* fixed sleeps in fixed_ns */
+};
+
+static void gap_fix_edge(struct sp_depgraph *g, struct gap *gp)
+{
+	if (!gp->edge)
+		return;
+	gp->edge = false;
+	gp->fixed_ns += gp->ns;
+	if (gp->kind == SP_DG_WAKE) {
+		g->fixed++;
+		g->fixed_ns += gp->ns;
+	}
+}
+
+/* Cuts task k's segments [a, z) into bursts. */
+static int build_task(struct build *b, size_t k, size_t a, size_t z, sp_dg_drop_fn drop,
+		      void *ctx)
+{
+	const struct sp_timeline *tl = b->tl;
+	const struct sp_tl_task *t = &tl->tasks[k];
+	struct sp_depgraph *g = b->g;
+	struct sp_dg_task *gt = &g->tasks[k];
+	struct gap gp = { 0 };
+	uint64_t cur = t->start_ns;
+	struct sp_dg_burst *open = NULL;
+	int rc;
+
+	gt->tid = t->tid;
+	gt->comm = t->comm;
+	gt->start_ns = t->start_ns;
+	gt->first = (uint32_t)g->nbursts;
+	b->run_first[k] = b->nruns;
+	if (t->parent_tid)
+		gp = (struct gap){ .edge = true, .tid = t->parent_tid, .kind = SP_DG_FORK,
+				   .t = t->start_ns };
+	for (size_t i = a; i < z; i++) {
+		const struct sp_tl_seg *s = &tl->segs[i];
+		struct run *r;
+
+		if (i > a && s->start_ns < cur)
+			return -EINVAL; /* overlapping or out of order */
+		if (s->start_ns > cur) {
+			/* time no segment covers: lost events, a delay as long */
+			gp.fixed_ns += s->start_ns - cur;
+			open = NULL;
+		}
+		cur = s->start_ns + s->ns;
+		if (s->state == SP_TL_RUNNABLE)
+			continue;
+		if (s->state == SP_TL_BLOCKED) {
+			open = NULL;
+			if (s->unfinished)
+				continue;
+			if (drop && drop(s, ctx)) {
+				g->dropped++;
+				g->dropped_ns += s->ns;
+				continue;
+			}
+			gap_fix_edge(g, &gp);
+			if (s->waker_tid && s->waker_tid != t->tid) {
+				gp.edge = true;
+				gp.tid = s->waker_tid;
+				gp.kind = SP_DG_WAKE;
+				gp.t = s->start_ns + s->ns;
+				gp.ns = s->ns;
+			} else {
+				gp.fixed_ns += s->ns;
+				g->fixed++;
+				g->fixed_ns += s->ns;
+			}
+			continue;
+		}
+		if (s->state != SP_TL_RUNNING)
+			return -EINVAL;
+		if (!open) {
+			if (g->nbursts >= UINT32_MAX - 1)
+				return -E2BIG;
+			open = SP_ARRAY_ADD(g->bursts, g->nbursts, b->bursts_cap);
+			if (!open)
+				return -ENOMEM;
+			*open = (struct sp_dg_burst){ .task = (uint32_t)k, .edge = SP_DG_NONE,
+						      .delay_ns = gp.fixed_ns, .start_ns = s->start_ns };
+			if (gp.edge) {
+				rc = add_pend(b, (uint32_t)(g->nbursts - 1), gp.tid, gp.kind, gp.t,
+					      gp.ns);
+				if (rc)
+					return rc;
+			}
+			gp = (struct gap){ 0 };
+		}
+		r = SP_ARRAY_ADD(b->runs, b->nruns, b->runs_cap);
+		if (!r)
+			return -ENOMEM;
+		*r = (struct run){ .start = s->start_ns, .ns = s->ns, .cum = open->work_ns,
+				   .burst = (uint32_t)(g->nbursts - 1) };
+		open->work_ns += s->ns;
+		g->work_ns += s->ns;
+		if (cur > g->end_ns)
+			g->end_ns = cur;
+	}
+	gt->nbursts = (uint32_t)(g->nbursts - gt->first);
+	b->run_n[k] = b->nruns - b->run_first[k];
+	return 0;
+}
+
+/* Resolves p to an edge; a waker that had not run by then makes it a fixed delay. */
+static int resolve(struct build *b, const struct pend *p)
+{
+	struct sp_depgraph *g = b->g;
+	struct sp_dg_burst *dst = &g->bursts[p->dst];
+	size_t k = task_at(b, p->tid, p->t, false), lo, hi;
+	const struct run *r;
+	struct sp_dg_edge *e;
+
+	if (k != NONE && k != dst->task) {
+		lo = b->run_first[k];
+		hi = lo + b->run_n[k];
+		while (lo < hi) { /* the first run starting after t */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (b->runs[mid].start <= p->t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > b->run_first[k]) {
+			uint64_t in;
+
+			r = &b->runs[lo - 1];
+			in = p->t - r->start < r->ns ? p->t - r->start : r->ns;
+			e = SP_ARRAY_ADD(g->edges, g->nedges, b->edges_cap);
+			if (!e)
+				return -ENOMEM;
+			*e = (struct sp_dg_edge){ .src = r->burst, .dst = p->dst,
+						  .offset_ns = r->cum + in, .kind = p->kind };
+			if (p->kind == SP_DG_FORK) {
+				g->forks++;
+				g->tasks[dst->task].forked = true;
+			} else {
+				g->wakes++;
+			}
+			return 0;
+		}
+	}
+	/* the fork of a task whose parent did not run in the window: it starts when it did */
+	dst->delay_ns += p->fallback_ns;
+	if (p->kind == SP_DG_WAKE) {
+		g->fixed++;
+		g->fixed_ns += p->fallback_ns;
+	}
+	return 0;
+}
+
+static int cmp_edge(const void *pa, const void *pb)
+{
+	const struct sp_dg_edge *a = pa, *b = pb;
+
+	if (a->src != b->src)
+		return a->src < b->src ? -1 : 1;
+	if (a->offset_ns != b->offset_ns)
+		return a->offset_ns < b->offset_ns ? -1 : 1;
+	return a->dst < b->dst ? -1 : a->dst > b->dst;
+}
+
+static int build(struct build *b, sp_dg_drop_fn drop, void *ctx)
+{
+	const struct sp_timeline *tl = b->tl;
+	struct sp_depgraph *g = b->g;
+	size_t n = tl->ntasks;
+	bool *seen;
+	int rc = 0;
+
+	if (tl->nsegs >= UINT32_MAX - 1 || n >= UINT32_MAX - 1)
+		return -E2BIG;
+	g->tasks = calloc(n ? n : 1, sizeof(*g->tasks));
+	b->keys = malloc((n ? n : 1) * sizeof(*b->keys));
+	b->run_first = calloc(n ? n : 1, sizeof(*b->run_first));
+	b->run_n = calloc(n ? n : 1, sizeof(*b->run_n));
+	seen = calloc(n ? n : 1, sizeof(*seen));
+	if (!g->tasks || !b->keys || !b->run_first || !b->run_n || !seen) {
+		free(seen);
+		return -ENOMEM;
+	}
+	g->ntasks = n;
+	g->t0 = n ? UINT64_MAX : 0;
+	for (size_t i = 0; i < n; i++) {
+		b->keys[i] = (struct key){ .tid = tl->tasks[i].tid, .start = tl->tasks[i].start_ns,
+					   .idx = i };
+		if (tl->tasks[i].start_ns < g->t0)
+			g->t0 = tl->tasks[i].start_ns;
+	}
+	qsort(b->keys, n, sizeof(*b->keys), cmp_key);
+	for (size_t i = 0; i < tl->nsegs && !rc;) {
+		size_t k = task_at(b, tl->segs[i].tid, tl->segs[i].start_ns, true), z = i + 1;
+
+		if (k == NONE || seen[k]) {
+			rc = -EINVAL; /* a segment of no task, or a task's segments apart */
+			break;
+		}
+		seen[k] = true;
+		while (z < tl->nsegs && tl->segs[z].tid == tl->segs[i].tid &&
+		       task_at(b, tl->segs[z].tid, tl->segs[z].start_ns, true) == k)
+			z++;
+		rc = build_task(b, k, i, z, drop, ctx);
+		i = z;
+	}
+	for (size_t k = 0; k < n && !rc; k++)
+		if (!seen[k]) {
+			g->tasks[k].tid = tl->tasks[k].tid;
+			g->tasks[k].comm = tl->tasks[k].comm;
+			g->tasks[k].start_ns = tl->tasks[k].start_ns;
+			g->tasks[k].first = (uint32_t)g->nbursts;
+		}
+	free(seen);
+	for (size_t i = 0; i < b->npends && !rc; i++)
+		rc = resolve(b, &b->pends[i]);
+	if (rc)
+		return rc;
+	if (g->end_ns < g->t0)
+		g->end_ns = g->t0;
+	qsort(g->edges, g->nedges, sizeof(*g->edges), cmp_edge);
+	for (size_t i = 0; i < g->nedges; i++) {
+		struct sp_dg_burst *src = &g->bursts[g->edges[i].src];
+
+		if (!src->ntrig)
+			src->trig = (uint32_t)i;
+		src->ntrig++;
+		g->bursts[g->edges[i].dst].edge = (uint32_t)i;
+	}
+	return 0;
+}
+
+int sp_depgraph_build(const struct sp_timeline *tl, sp_dg_drop_fn drop, void *ctx,
+		      struct sp_depgraph *g)
+{
+	struct build b = { .tl = tl, .g = g };
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	rc = build(&b, drop, ctx);
+	free(b.keys);
+	free(b.runs);
+	free(b.run_first);
+	free(b.run_n);
+	free(b.pends);
+	if (rc)
+		sp_depgraph_free(g);
+	return rc;
+}
+
+void sp_depgraph_free(struct sp_depgraph *g)
+{
+	free(g->tasks);
+	free(g->bursts);
+	free(g->edges);
+	memset(g, 0, sizeof(*g));
+}
