@@ -26,9 +26,9 @@ int format_whatif_table(const struct sp_whatif *w, FILE *f)
 
 	fprintf(f, "what if: the job's wall time replayed from its timeline on other CPU counts\n");
 	fprintf(f, "  graph: %" PRIu64 " tasks, %" PRIu64 " bursts (%s of CPU), %" PRIu64
-		" wake-ups, %" PRIu64 " forks, %" PRIu64 " fixed sleeps (%s)\n",
+		" wake-ups, %" PRIu64 " forks, %" PRIu64 " exits, %" PRIu64 " fixed sleeps (%s)\n",
 		w->tasks, w->bursts, fmt_duration(base->work_ns, d1, sizeof(d1)), w->wakes,
-		w->forks, w->fixed, fmt_duration(w->fixed_ns, d2, sizeof(d2)));
+		w->forks, w->exits, w->fixed, fmt_duration(w->fixed_ns, d2, sizeof(d2)));
 	fprintf(f, "  traced on %d CPU%s: %s measured, %s replayed (%+.1f%%)\n", w->traced_cpus,
 		w->traced_cpus == 1 ? "" : "s", fmt_duration(w->measured_ns, d1, sizeof(d1)),
 		fmt_duration(w->replayed_ns, d2, sizeof(d2)), rel(w->replayed_ns, w->measured_ns));
@@ -111,6 +111,7 @@ int format_whatif_json(const struct sp_whatif *w, FILE *f)
 	jw_kv_uint(jw, "bursts", w->bursts);
 	jw_kv_uint(jw, "wakes", w->wakes);
 	jw_kv_uint(jw, "forks", w->forks);
+	jw_kv_uint(jw, "exits", w->exits);
 	jw_kv_uint(jw, "fixed", w->fixed);
 	jw_kv_uint(jw, "fixed_ns", w->fixed_ns);
 	jw_kv_uint(jw, "work_ns", base->work_ns);

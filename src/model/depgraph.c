@@ -37,6 +37,13 @@ struct pend {
 	uint64_t t, fallback_ns;
 };
 
+/* A child's exit, for its parent's bursts. */
+struct cexit {
+	size_t parent;
+	uint64_t t;
+	int tid;
+};
+
 struct build {
 	const struct sp_timeline *tl;
 	struct sp_depgraph *g;
@@ -46,6 +53,8 @@ struct build {
 	size_t *run_first, *run_n; /* per task */
 	struct pend *pends;
 	size_t npends, pends_cap;
+	struct cexit *exits; /* by parent, then time */
+	size_t nexits;
 	size_t edges_cap, bursts_cap;
 };
 
@@ -122,6 +131,27 @@ static void gap_fix_edge(struct sp_depgraph *g, struct gap *gp)
 	}
 }
 
+/*
+ * Task k waited for a CPU over s: a child that exited then cuts its burst, and the rest
+ * waits for that exit (the latest, when several did). The exits before s are passed over.
+ */
+static void cut_at_exit(struct build *b, size_t k, const struct sp_tl_seg *s, size_t *at,
+			struct gap *gp, struct sp_dg_burst **open)
+{
+	const struct cexit *e = NULL;
+
+	while (*at < b->nexits && b->exits[*at].parent == k && b->exits[*at].t < s->start_ns)
+		(*at)++;
+	while (*at < b->nexits && b->exits[*at].parent == k &&
+	       b->exits[*at].t <= s->start_ns + s->ns)
+		e = &b->exits[(*at)++];
+	if (!e || (gp->edge && gp->t >= e->t))
+		return;
+	*open = NULL;
+	*gp = (struct gap){ .fixed_ns = gp->fixed_ns, .edge = true, .tid = e->tid,
+			    .kind = SP_DG_EXIT, .t = e->t, .sleeps = gp->sleeps };
+}
+
 /* Cuts task k's segments [a, z) into bursts. */
 static int build_task(struct build *b, size_t k, size_t a, size_t z, sp_dg_drop_fn drop,
 		      void *ctx)
@@ -133,8 +163,18 @@ static int build_task(struct build *b, size_t k, size_t a, size_t z, sp_dg_drop_
 	struct gap gp = { 0 };
 	uint64_t cur = t->start_ns;
 	struct sp_dg_burst *open = NULL;
+	size_t lo = 0, hi = b->nexits, at;
 	int rc;
 
+	while (lo < hi) { /* k's first child exit */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->exits[mid].parent < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	at = lo;
 	gt->tid = t->tid;
 	gt->comm = t->comm;
 	gt->start_ns = t->start_ns;
@@ -155,8 +195,10 @@ static int build_task(struct build *b, size_t k, size_t a, size_t z, sp_dg_drop_
 			open = NULL;
 		}
 		cur = s->start_ns + s->ns;
-		if (s->state == SP_TL_RUNNABLE)
+		if (s->state == SP_TL_RUNNABLE) {
+			cut_at_exit(b, k, s, &at, &gp, &open);
 			continue;
+		}
 		if (s->state == SP_TL_BLOCKED) {
 			open = NULL;
 			if (s->unfinished)
@@ -246,6 +288,8 @@ static int resolve(struct build *b, const struct pend *p)
 			if (p->kind == SP_DG_FORK) {
 				g->forks++;
 				g->tasks[dst->task].forked = true;
+			} else if (p->kind == SP_DG_EXIT) {
+				g->exits++;
 			} else {
 				g->wakes++;
 			}
@@ -258,6 +302,40 @@ static int resolve(struct build *b, const struct pend *p)
 		g->fixed++;
 		g->fixed_ns += p->fallback_ns;
 	}
+	return 0;
+}
+
+static int cmp_exit(const void *pa, const void *pb)
+{
+	const struct cexit *a = pa, *b = pb;
+
+	if (a->parent != b->parent)
+		return a->parent < b->parent ? -1 : 1;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+/* The children's exits, by parent and time. */
+static int collect_exits(struct build *b)
+{
+	const struct sp_timeline *tl = b->tl;
+
+	b->exits = malloc((tl->ntasks ? tl->ntasks : 1) * sizeof(*b->exits));
+	if (!b->exits)
+		return -ENOMEM;
+	for (size_t i = 0; i < tl->ntasks; i++) {
+		const struct sp_tl_task *t = &tl->tasks[i];
+		size_t p;
+
+		if (!t->exited || !t->parent_tid)
+			continue;
+		p = task_at(b, t->parent_tid, t->start_ns, false);
+		if (p == NONE || p == i)
+			continue;
+		b->exits[b->nexits++] = (struct cexit){ .parent = p, .t = t->end_ns, .tid = t->tid };
+	}
+	qsort(b->exits, b->nexits, sizeof(*b->exits), cmp_exit);
 	return 0;
 }
 
@@ -300,6 +378,7 @@ static int build(struct build *b, sp_dg_drop_fn drop, void *ctx)
 			g->t0 = tl->tasks[i].start_ns;
 	}
 	qsort(b->keys, n, sizeof(*b->keys), cmp_key);
+	rc = collect_exits(b);
 	for (size_t i = 0; i < tl->nsegs && !rc;) {
 		size_t k = task_at(b, tl->segs[i].tid, tl->segs[i].start_ns, true), z = i + 1;
 
@@ -353,6 +432,7 @@ int sp_depgraph_build(const struct sp_timeline *tl, sp_dg_drop_fn drop, void *ct
 	free(b.run_first);
 	free(b.run_n);
 	free(b.pends);
+	free(b.exits);
 	if (rc)
 		sp_depgraph_free(g);
 	return rc;

@@ -6,6 +6,9 @@
  *   - a wake-up by a traced task: an edge from the waker's burst, at the CPU time that burst
  *     had done when it woke the sleeper (the child's exit that ends a do_wait is one);
  *   - a fork: an edge from the parent's burst, at the CPU time it had done at the fork;
+ *   - a child's exit while its parent waited for a CPU (it had not gone to sleep in
+ *     do_wait yet, so no wake-up shows it; on one CPU, most exits): the parent's burst is cut
+ *     there, and its rest waits for the exit, as the parent's wait for its child would;
  *   - a sleep that no traced task ended (a timer, I/O, an interrupt, an untraced waker), and
  *     time no segment covers (lost events): a fixed delay, its measured length.
  * replay.h places the bursts on P CPUs again.
@@ -32,7 +35,7 @@ struct sp_dg_burst {
 	uint64_t start_ns; /* measured: where it began running, ns since the run's start */
 };
 
-enum sp_dg_edge_kind { SP_DG_WAKE = 0, SP_DG_FORK };
+enum sp_dg_edge_kind { SP_DG_WAKE = 0, SP_DG_FORK, SP_DG_EXIT };
 
 /* Burst dst waits until burst src has done offset_ns of its work. */
 struct sp_dg_edge {
@@ -59,7 +62,7 @@ struct sp_depgraph {
 	uint64_t t0;	       /* the first task's start */
 	uint64_t end_ns;       /* the last burst's measured end */
 	uint64_t work_ns;      /* the bursts' sum */
-	uint64_t wakes, forks; /* edges of each kind */
+	uint64_t wakes, forks, exits; /* edges of each kind */
 	uint64_t fixed;	       /* sleeps kept as fixed delays */
 	uint64_t fixed_ns;
 	uint64_t dropped;      /* sleeps the filter shortened to zero */

@@ -293,6 +293,7 @@ static int compute(const struct sp_run *run, const struct sp_whatif_opts *o,
 	w->bursts = g.nbursts;
 	w->wakes = g.wakes;
 	w->forks = g.forks;
+	w->exits = g.exits;
 	w->fixed = g.fixed;
 	w->fixed_ns = g.fixed_ns;
 	w->measured_ns = g.end_ns - g.t0;

@@ -222,6 +222,38 @@ START_TEST(test_pipeline)
 }
 END_TEST
 
+/*
+ * make on one CPU: it forks a child that runs 10 ms while make waits for the CPU, and forks
+ * the next only after that child's exit, which no wake-up shows (make never slept). The
+ * exit cuts make's burst: 23 ms on 2 CPUs too, not 12.
+ */
+START_TEST(test_exit_edge)
+{
+	struct sp_timeline tl = { 0 };
+	struct sp_depgraph g;
+
+	task(&tl, 1, 0, 0, 23 * MS);
+	R(&tl, 1, 0, 1);
+	seg(&tl, 1, SP_TL_RUNNABLE, 1 * MS, 11 * MS, "[preempted]", NULL, 0);
+	R(&tl, 1, 11, 12);
+	seg(&tl, 1, SP_TL_RUNNABLE, 12 * MS, 22 * MS, "[preempted]", NULL, 0);
+	R(&tl, 1, 22, 23);
+	task(&tl, 2, 1, 1 * MS, 11 * MS);
+	R(&tl, 2, 1, 11);
+	task(&tl, 3, 1, 12 * MS, 22 * MS);
+	R(&tl, 3, 12, 22);
+	ck_assert_int_eq(sp_depgraph_build(&tl, NULL, NULL, &g), 0);
+	ck_assert_uint_eq(g.exits, 2);
+	ck_assert_uint_eq(g.forks, 2);
+	ck_assert_uint_eq(g.nbursts, 5);
+	sp_depgraph_free(&g);
+	ck_assert_uint_eq(wall(&tl, 1, 0), 23 * MS);
+	ck_assert_uint_eq(wall(&tl, 2, 0), 23 * MS);
+	ck_assert_uint_eq(wall(&tl, 0, 3 * MS), 23 * MS);
+	tl_free(&tl);
+}
+END_TEST
+
 /* Two tasks run 10 ms, sleep 50 ms on a timer, run 10 ms: 70 ms on 2 CPUs, 80 on 1. */
 START_TEST(test_fixed_delay)
 {
@@ -467,6 +499,7 @@ static Suite *replay_suite(void)
 	tcase_add_test(tc, test_chain);
 	tcase_add_test(tc, test_fork_join);
 	tcase_add_test(tc, test_pipeline);
+	tcase_add_test(tc, test_exit_edge);
 	tcase_add_test(tc, test_fixed_delay);
 	tcase_add_test(tc, test_slices);
 	tcase_add_test(tc, test_cycle);
