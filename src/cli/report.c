@@ -119,6 +119,7 @@ static int report_warehouse(const struct runs_opts *o, const struct fleet_opts *
 struct report_extra {
 	struct fleet_opts *fo;
 	struct sp_whatif_opts *wi;
+	bool critical_path;
 };
 
 static int report_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg)
@@ -127,6 +128,10 @@ static int report_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *a
 
 	if (c == WHATIF_OPT)
 		return whatif_cli_opt(cmd, x->wi, arg);
+	if (c == WHATIF_OPT_CRITICAL_PATH) {
+		x->critical_path = true;
+		return 0;
+	}
 	return fleet_opt(cmd, x->fo, c, arg);
 }
 
@@ -141,7 +146,7 @@ int cmd_report(int argc, char **argv)
 	};
 	struct fleet_opts fo = { 0 };
 	struct sp_whatif_opts wi = { 0 };
-	struct report_extra x = { &fo, &wi };
+	struct report_extra x = { &fo, &wi, false };
 	struct resym_cli rs;
 	struct runs_opts o;
 	struct sp_run run;
@@ -160,9 +165,11 @@ int cmd_report(int argc, char **argv)
 	if (!err && !fo.from && (fleet_side_given(&fo, 0) || fo.password_file))
 		err = cli_usage_error(&report_cmd, "--host, --since, --until and --password-file "
 						   "select from the warehouse: give --from");
-	if (!err && fo.from && (wi.ncpus || wi.nwithout))
-		err = cli_usage_error(&report_cmd, "--what-if replays a saved run's timeline: "
-						   "give FILE.json, not --from");
+	if (!err && fo.from && (wi.ncpus || wi.nwithout || x.critical_path))
+		err = cli_usage_error(&report_cmd, "--what-if and --critical-path need a saved "
+						   "run's timeline: give FILE.json, not --from");
+	if (!err && x.critical_path && (wi.ncpus || wi.nwithout))
+		err = cli_usage_error(&report_cmd, "give --what-if or --critical-path, not both");
 	if (!err && fo.from)
 		err = report_warehouse(&o, &fo);
 	if (err || fo.from) {
@@ -182,6 +189,11 @@ int cmd_report(int argc, char **argv)
 		return err;
 	}
 	sp_whatif_opts_free(&wi);
+	if (!err && x.critical_path &&
+	    (err = whatif_cli_critical_path(&report_cmd, &run, o.files[0], &o.render))) {
+		sp_run_free(&run);
+		return err;
+	}
 	if (!err && (missing = render_run_missing(&run, o.render.format))) {
 		sp_run_free(&run);
 		return cli_usage_error(&report_cmd, "%s: %s", o.files[0], missing);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "commands.h"
+#include "cp_stacks.h"
 #include "format_whatif.h"
 #include "log.h"
 #include "whatif_cli.h"
@@ -51,4 +52,29 @@ int whatif_cli_report(const struct cli_cmd *cmd, const struct sp_run *run, const
 	rc = cli_write_output(output, "report", write_whatif, &out);
 	sp_whatif_free(&w);
 	return rc == -EPIPE ? EXIT_PIPE : rc ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int whatif_cli_critical_path(const struct cli_cmd *cmd, struct sp_run *run, const char *path,
+			     struct render_opts *ro)
+{
+	struct sp_run cp;
+	int rc;
+
+	if (ro->format != SP_FMT_FOLDED && ro->format != SP_FMT_PPROF &&
+	    ro->format != SP_FMT_SVG && ro->format != SP_FMT_HTML)
+		return cli_usage_error(cmd, "--critical-path draws stacks: give -f folded, pprof, "
+					    "svg or html");
+	rc = sp_cp_stacks_run(run, &cp);
+	if (rc == -ENODATA)
+		return cli_usage_error(cmd, "%s: no timeline in this run: trace with --timeline",
+				       path);
+	if (rc) {
+		elog("%s: out of memory for the critical path's stacks", path);
+		return EXIT_FAILURE;
+	}
+	sp_run_free(run);
+	*run = cp;
+	ro->views = SP_VIEW_SCHED;
+	ro->value = SP_VALUE_TIME;
+	return 0;
 }

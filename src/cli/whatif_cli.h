@@ -9,12 +9,17 @@
 
 /* Above the fleet options' values (fleet_cli.h). */
 #define WHATIF_OPT 0x380
-#define WHATIF_LONG_OPTS { "what-if", required_argument, NULL, WHATIF_OPT }
+#define WHATIF_OPT_CRITICAL_PATH 0x381
+#define WHATIF_LONG_OPTS                                                                         \
+	{ "what-if", required_argument, NULL, WHATIF_OPT },                                       \
+	{ "critical-path", no_argument, NULL, WHATIF_OPT_CRITICAL_PATH }
 #define WHATIF_HELP_LINES                                                                        \
 	"      --what-if cpus=LIST | without=CLASS|CALLER|KIND:LOCK   (repeatable; a run traced\n" \
 	"                    with --timeline) the job's wall time predicted on LIST CPUs\n"        \
 	"                    (default " SP_WHATIF_DEFAULT_CPUS "), and without those sleeps\n"     \
-	"                    (table or -f json; docs/what-if.md)\n"
+	"                    (table or -f json; docs/what-if.md)\n"                                \
+	"      --critical-path  the critical path's time by comm, state and caller as stacks\n"  \
+	"                    (-f folded, pprof, svg, html; a run traced with --timeline)\n"
 
 /* Adds --what-if arg to o: 0, or EXIT_USAGE after cmd's usage error. */
 int whatif_cli_opt(const struct cli_cmd *cmd, struct sp_whatif_opts *o, const char *arg);
@@ -27,5 +32,13 @@ int whatif_cli_opt(const struct cli_cmd *cmd, struct sp_whatif_opts *o, const ch
 int whatif_cli_report(const struct cli_cmd *cmd, const struct sp_run *run, const char *path,
 		      const struct sp_whatif_opts *o, const struct render_opts *ro,
 		      const char *output);
+
+/*
+ * --critical-path: replaces *run by its critical path as stacks (cp_stacks.h), and sets ro to
+ * draw it (the schedules view, time). 0, or the exit status after one line saying why not
+ * (no timeline, a format that draws no stacks: EXIT_USAGE; EXIT_FAILURE).
+ */
+int whatif_cli_critical_path(const struct cli_cmd *cmd, struct sp_run *run, const char *path,
+			     struct render_opts *ro);
 
 #endif

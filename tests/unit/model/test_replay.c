@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../unit.h"
+#include "cp_stacks.h"
 #include "depgraph.h"
 #include "model.h"
 #include "replay.h"
@@ -491,6 +492,44 @@ START_TEST(test_fixture)
 }
 END_TEST
 
+/*
+ * The fixture's critical path as folded stacks: one line per (comm, state, caller), the
+ * lines adding up to the path's total; no timeline: -ENODATA.
+ */
+START_TEST(test_cp_stacks)
+{
+	struct sp_run run, cp;
+	uint64_t sum = 0;
+	size_t lines = 0;
+	char *out, *line, *save;
+
+	unit_load(FIX("run_tl.json"), &run);
+	ck_assert_uint_gt(run.timeline.ncp_ranks, 1);
+	ck_assert_int_eq(sp_cp_stacks_run(&run, &cp), 0);
+	ck_assert(cp.sched.present);
+	ck_assert_uint_eq(cp.sched.total, run.timeline.ncp_ranks);
+	out = unit_render_fmt(&cp, SP_FMT_FOLDED, SP_VIEW_SCHED, SP_VALUE_TIME, NULL);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *sp = strrchr(line, ' ');
+
+		ck_assert_ptr_nonnull(sp);
+		sum += strtoull(sp + 1, NULL, 10);
+		lines++;
+	}
+	ck_assert_uint_eq(lines, run.timeline.ncp_ranks);
+	ck_assert_uint_eq(sum, run.timeline.cp_total_ns);
+	free(out);
+	out = unit_render_fmt(&cp, SP_FMT_FOLDED, SP_VIEW_SCHED, SP_VALUE_TIME, NULL);
+	ck_assert_ptr_nonnull(strstr(out, "ld;[blocked];io_schedule 100000000\n"));
+	free(out);
+	sp_run_free(&cp);
+	sp_run_free(&run);
+	sp_run_init(&run);
+	ck_assert_int_eq(sp_cp_stacks_run(&run, &cp), -ENODATA);
+	sp_run_free(&run);
+}
+END_TEST
+
 static Suite *replay_suite(void)
 {
 	Suite *s = suite_create("replay");
@@ -508,6 +547,7 @@ static Suite *replay_suite(void)
 	tcase_add_test(tc, test_refuse_child);
 	tcase_add_test(tc, test_options);
 	tcase_add_test(tc, test_fixture);
+	tcase_add_test(tc, test_cp_stacks);
 	suite_add_tcase(s, tc);
 	return s;
 }
