@@ -21,6 +21,10 @@
 	"      --critical-path  the critical path's time by comm, state and caller as stacks\n"  \
 	"                    (-f folded, pprof, svg, html; a run traced with --timeline)\n"
 
+#define WHATIF_DIFF_HELP_LINES                                                                    \
+	"      --what-if cpus=LIST | without=SPEC  (repeatable; runs traced with --timeline)\n"   \
+	"                    both runs' predicted wall times side by side (report --what-if)\n"
+
 /* Adds --what-if arg to o: 0, or EXIT_USAGE after cmd's usage error. */
 int whatif_cli_opt(const struct cli_cmd *cmd, struct sp_whatif_opts *o, const char *arg);
 
@@ -32,6 +36,11 @@ int whatif_cli_opt(const struct cli_cmd *cmd, struct sp_whatif_opts *o, const ch
 int whatif_cli_report(const struct cli_cmd *cmd, const struct sp_run *run, const char *path,
 		      const struct sp_whatif_opts *o, const struct render_opts *ro,
 		      const char *output);
+
+/* diff --what-if: the predictions of runs a and b (read from path_a, path_b) side by side. */
+int whatif_cli_diff(const struct cli_cmd *cmd, const struct sp_run *a, const char *path_a,
+		    const struct sp_run *b, const char *path_b, const struct sp_whatif_opts *o,
+		    enum sp_format format, const char *output);
 
 /*
  * --critical-path: replaces *run by its critical path as stacks (cp_stacks.h), and sets ro to

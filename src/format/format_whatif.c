@@ -93,16 +93,11 @@ static void write_preds(struct json_writer *jw, const struct sp_whatif_case *c, 
 	jw_end_array(jw);
 }
 
-int format_whatif_json(const struct sp_whatif *w, FILE *f)
+/* w as the object of "what_if". */
+static void write_whatif(struct json_writer *jw, const struct sp_whatif *w)
 {
-	struct json_writer *jw = jw_new(f, true);
 	const struct sp_whatif_case *base = &w->cases[0];
-	int rc;
 
-	if (!jw)
-		return -ENOMEM;
-	jw_start_object(jw);
-	jw_name(jw, "what_if");
 	jw_start_object(jw);
 	jw_kv_int(jw, "traced_cpus", w->traced_cpus);
 	jw_kv_uint(jw, "measured_ns", w->measured_ns);
@@ -132,8 +127,76 @@ int format_whatif_json(const struct sp_whatif *w, FILE *f)
 	}
 	jw_end_array(jw);
 	jw_end_object(jw);
+}
+
+/* {"what_if": a} or, with b, {"what_if": {"a": a, "b": b}}. */
+static int write_doc(const struct sp_whatif *a, const struct sp_whatif *b, FILE *f)
+{
+	struct json_writer *jw = jw_new(f, true);
+	int rc;
+
+	if (!jw)
+		return -ENOMEM;
+	jw_start_object(jw);
+	jw_name(jw, "what_if");
+	if (b) {
+		jw_start_object(jw);
+		jw_name(jw, "a");
+		write_whatif(jw, a);
+		jw_name(jw, "b");
+		write_whatif(jw, b);
+		jw_end_object(jw);
+	} else {
+		write_whatif(jw, a);
+	}
 	jw_end_object(jw);
 	rc = jw_finish(jw);
 	jw_free(jw);
 	return rc;
+}
+
+int format_whatif_json(const struct sp_whatif *w, FILE *f)
+{
+	return write_doc(w, NULL, f);
+}
+
+int format_whatif_diff_json(const struct sp_whatif *a, const struct sp_whatif *b, FILE *f)
+{
+	return write_doc(a, b, f);
+}
+
+/* The relative change from a to b, in percent (0 when a is 0). */
+static double change(uint64_t a, uint64_t b)
+{
+	return a ? 100.0 * ((double)b - (double)a) / (double)a : 0;
+}
+
+int format_whatif_diff_table(const struct sp_whatif *a, const struct sp_whatif *b,
+			     const char *name_a, const char *name_b, FILE *f)
+{
+	char d1[32], d2[32];
+
+	fprintf(f, "what if: A %s, B %s\n", name_a, name_b);
+	fprintf(f, "  traced: A %s on %d CPU%s, B %s on %d CPU%s\n",
+		fmt_duration(a->measured_ns, d1, sizeof(d1)), a->traced_cpus,
+		a->traced_cpus == 1 ? "" : "s", fmt_duration(b->measured_ns, d2, sizeof(d2)),
+		b->traced_cpus, b->traced_cpus == 1 ? "" : "s");
+	for (size_t k = 0; k < a->ncases && k < b->ncases; k++) {
+		const struct sp_whatif_case *ca = &a->cases[k], *cb = &b->cases[k];
+
+		if (ca->spec)
+			fprintf(f, "\nwithout %s: %" PRIu64 " and %" PRIu64 " sleeps shortened\n",
+				ca->spec, ca->sleeps, cb->sleeps);
+		fprintf(f, "%s  %-14s %11s %11s %9s\n", ca->spec ? "" : "\n", "CPUs", "A", "B",
+			"change");
+		fprintf(f, "  %-14s %11s %11s %+8.1f%%\n", "critical path",
+			fmt_duration(ca->cp_ns, d1, sizeof(d1)),
+			fmt_duration(cb->cp_ns, d2, sizeof(d2)), change(ca->cp_ns, cb->cp_ns));
+		for (size_t i = 0; i < a->npreds && i < b->npreds; i++)
+			fprintf(f, "  %-14d %11s %11s %+8.1f%%\n", ca->preds[i].cpus,
+				fmt_duration(ca->preds[i].wall_ns, d1, sizeof(d1)),
+				fmt_duration(cb->preds[i].wall_ns, d2, sizeof(d2)),
+				change(ca->preds[i].wall_ns, cb->preds[i].wall_ns));
+	}
+	return ferror(f) ? -EIO : 0;
 }

@@ -8,5 +8,12 @@
 
 int format_whatif_table(const struct sp_whatif *w, FILE *f);
 int format_whatif_json(const struct sp_whatif *w, FILE *f);
+/*
+ * Two runs' predictions side by side (diff --what-if): per case and CPU count A, B and the
+ * change; JSON {"what_if": {"a": ..., "b": ...}}.
+ */
+int format_whatif_diff_table(const struct sp_whatif *a, const struct sp_whatif *b,
+			     const char *name_a, const char *name_b, FILE *f);
+int format_whatif_diff_json(const struct sp_whatif *a, const struct sp_whatif *b, FILE *f);
 
 #endif
