@@ -13,14 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "depgraph.h"
+#include "tl_index.h"
 
-#define NONE SIZE_MAX
-
-struct key {
-	int tid;
-	uint64_t start;
-	size_t idx;
-};
+#define NONE SP_TL_NONE
 
 /* A running segment: the offsets of wake-ups and forks within bursts come from these. */
 struct run {
@@ -47,7 +42,7 @@ struct cexit {
 struct build {
 	const struct sp_timeline *tl;
 	struct sp_depgraph *g;
-	struct key *keys;
+	struct sp_tl_key *keys; /* the tasks by (tid, start) */
 	struct run *runs;
 	size_t nruns, runs_cap;
 	size_t *run_first, *run_n; /* per task */
@@ -58,44 +53,10 @@ struct build {
 	size_t edges_cap, bursts_cap;
 };
 
-static int cmp_key(const void *pa, const void *pb)
-{
-	const struct key *a = pa, *b = pb;
-
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-/* The index of the first key of tid that started after t. */
-static size_t keys_after(const struct build *b, int tid, uint64_t t)
-{
-	size_t lo = 0, hi = b->tl->ntasks;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct key *k = &b->keys[mid];
-
-		if (k->tid < tid || (k->tid == tid && k->start <= t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* tid's task at t (the last to start by t); with first, tid's first task when none did. */
 static size_t task_at(const struct build *b, int tid, uint64_t t, bool first)
 {
-	size_t i = keys_after(b, tid, t);
-
-	if (i && b->keys[i - 1].tid == tid)
-		return b->keys[i - 1].idx;
-	if (first && i < b->tl->ntasks && b->keys[i].tid == tid)
-		return b->keys[i].idx;
-	return NONE;
+	return sp_tl_task_at(b->keys, b->tl->ntasks, tid, t, first);
 }
 
 static int add_pend(struct build *b, uint32_t dst, int tid, enum sp_dg_edge_kind kind,
@@ -361,23 +322,20 @@ static int build(struct build *b, sp_dg_drop_fn drop, void *ctx)
 	if (tl->nsegs >= UINT32_MAX - 1 || n >= UINT32_MAX - 1)
 		return -E2BIG;
 	g->tasks = calloc(n ? n : 1, sizeof(*g->tasks));
-	b->keys = malloc((n ? n : 1) * sizeof(*b->keys));
+	if (sp_tl_keys(tl, &b->keys))
+		return -ENOMEM;
 	b->run_first = calloc(n ? n : 1, sizeof(*b->run_first));
 	b->run_n = calloc(n ? n : 1, sizeof(*b->run_n));
 	seen = calloc(n ? n : 1, sizeof(*seen));
-	if (!g->tasks || !b->keys || !b->run_first || !b->run_n || !seen) {
+	if (!g->tasks || !b->run_first || !b->run_n || !seen) {
 		free(seen);
 		return -ENOMEM;
 	}
 	g->ntasks = n;
 	g->t0 = n ? UINT64_MAX : 0;
-	for (size_t i = 0; i < n; i++) {
-		b->keys[i] = (struct key){ .tid = tl->tasks[i].tid, .start = tl->tasks[i].start_ns,
-					   .idx = i };
+	for (size_t i = 0; i < n; i++)
 		if (tl->tasks[i].start_ns < g->t0)
 			g->t0 = tl->tasks[i].start_ns;
-	}
-	qsort(b->keys, n, sizeof(*b->keys), cmp_key);
 	rc = collect_exits(b);
 	for (size_t i = 0; i < tl->nsegs && !rc;) {
 		size_t k = task_at(b, tl->segs[i].tid, tl->segs[i].start_ns, true), z = i + 1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../unit.h"
+#include "../format/timeline_fixture.h"
 #include "cp_stacks.h"
 #include "depgraph.h"
 #include "model.h"
@@ -18,60 +19,29 @@
 
 #define MS 1000000ULL
 
+/* Frees a timeline built here (its strings malloc'd, as a run's). */
 static void tl_free(struct sp_timeline *tl)
 {
-	for (size_t i = 0; i < tl->ntasks; i++)
-		free(tl->tasks[i].comm);
-	free(tl->tasks);
-	for (size_t i = 0; i < tl->nsegs; i++) {
-		free(tl->segs[i].comm);
-		free(tl->segs[i].caller);
-		free(tl->segs[i].wait);
-	}
-	free(tl->segs);
+	struct sp_run run;
+
+	sp_run_init(&run);
+	run.timeline = *tl;
+	sp_run_free(&run);
 	memset(tl, 0, sizeof(*tl));
-}
-
-static char *dup_or_null(const char *s)
-{
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = strdup(s);
-	ck_assert_ptr_nonnull(d);
-	return d;
 }
 
 static void task(struct sp_timeline *tl, int tid, int parent, uint64_t start, uint64_t end)
 {
-	struct sp_tl_task *t = SP_ARRAY_ADD(tl->tasks, tl->ntasks, tl->tasks_cap);
-
-	ck_assert_ptr_nonnull(t);
-	t->tid = tid;
-	t->pid = tid;
-	t->parent_tid = parent;
-	t->comm = dup_or_null("t");
-	t->start_ns = start;
-	t->end_ns = end;
-	t->exited = true;
+	tlf_task(tl, tid, tid, parent, "t", start, end, true);
 	tl->present = true;
 }
 
+/* A segment on CPU tid % 2 when running; a blocked one of wait, woken by waker (0: none). */
 static void seg(struct sp_timeline *tl, int tid, enum sp_tl_state state, uint64_t start,
 		uint64_t end, const char *caller, const char *wait, int waker)
 {
-	struct sp_tl_seg *s = SP_ARRAY_ADD(tl->segs, tl->nsegs, tl->segs_cap);
-
-	ck_assert_ptr_nonnull(s);
-	s->tid = tid;
-	s->state = state;
-	s->start_ns = start;
-	s->ns = end - start;
-	s->cpu = state == SP_TL_RUNNING ? tid % 2 : -1;
-	s->caller = dup_or_null(caller);
-	s->wait = dup_or_null(wait);
-	s->waker_tid = waker;
+	tlf_woken(tlf_seg(tl, tid, NULL, state, start, end, tid % 2, caller), wait, waker, NULL,
+		  NULL);
 }
 
 #define R(tl, tid, a, b) seg(tl, tid, SP_TL_RUNNING, (a) * MS, (b) * MS, NULL, NULL, 0)
