@@ -108,11 +108,13 @@ pass "without= the lock's sleeps predicts the run without the lock"
 export OUT=$TMP/proj
 make -s -C "$COMPILE_JOB" OUT="$OUT" > /dev/null || fail "the compile job does not build"
 job=(make -s -j2 -C "$COMPILE_JOB" OUT="$OUT")
-pd=() md=() pu=() mu=()
+pd=() md=() pu=() mu=() self=()
 for ((i = 0; i < REPS; i++)); do
 	make -s -C "$COMPILE_JOB" OUT="$OUT" clean
 	trace_run "$TMP/j2.json" "${job[@]}"
 	pd+=("$(predict_ms "$TMP/j2.json" 1)")
+	# the model's error on its own input: how much of the 2-CPU run the machine's load took
+	self+=("$(jget "$TMP/wi.json" '"%+.1f%%" % (100.0 * d["what_if"]["replayed_ns"] / d["what_if"]["measured_ns"] - 100)')")
 	make -s -C "$COMPILE_JOB" OUT="$OUT" clean
 	md+=("$(wall_ms taskset -c 0 "${job[@]}")")
 	make -s -C "$COMPILE_JOB" OUT="$OUT" clean
@@ -122,6 +124,7 @@ for ((i = 0; i < REPS; i++)); do
 	mu+=("$(wall_ms "${job[@]}")")
 done
 echo "compile job -j2: down: predicted ${pd[*]} ms, measured ${md[*]} ms; up: predicted ${pu[*]} ms, measured ${mu[*]} ms"
+echo "compile job -j2: the 2-CPU traces replayed on their 2 CPUs against their own wall time: ${self[*]}"
 check "down: -j2 traced on 2 CPUs, 1 CPU" "$(median "${pd[@]}")" "$(median "${md[@]}")" 10
 check "up: -j2 traced on 1 CPU, 2 CPUs" "$(median "${pu[@]}")" "$(median "${mu[@]}")" 15
 pass "the compile job's predictions down and up"
