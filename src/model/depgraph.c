@@ -365,7 +365,8 @@ static int build(struct build *b, sp_dg_drop_fn drop, void *ctx)
 		return rc;
 	if (g->end_ns < g->t0)
 		g->end_ns = g->t0;
-	qsort(g->edges, g->nedges, sizeof(*g->edges), cmp_edge);
+	if (g->nedges)
+		qsort(g->edges, g->nedges, sizeof(*g->edges), cmp_edge);
 	for (size_t i = 0; i < g->nedges; i++) {
 		struct sp_dg_burst *src = &g->bursts[g->edges[i].src];
 
