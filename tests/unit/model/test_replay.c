@@ -378,6 +378,42 @@ START_TEST(test_without)
 }
 END_TEST
 
+/* without=KIND:LOCK: the sleeps of that kind from the callers the locks view saw on the lock. */
+START_TEST(test_without_lock)
+{
+	struct sp_run run;
+	struct sp_whatif_opts o = { 0 };
+	struct sp_whatif w;
+	struct sp_lock_row *row;
+	char why[256];
+
+	sp_run_init(&run);
+	chain(&run.timeline, "do_unlinkat");
+	free(run.timeline.segs[1].wait);
+	run.timeline.segs[1].wait = strdup("rwsem-write");
+	run.locks.present = run.locks.available = true;
+	row = sp_lock_add_row(&run.locks);
+	ck_assert_ptr_nonnull(row);
+	row->caller = strdup("do_unlinkat");
+	row->kind = strdup("rwsem-write");
+	row->lock = strdup("inode.i_rwsem");
+	ck_assert_int_eq(sp_whatif_parse(&o, "cpus=2", why, sizeof(why)), 0);
+	ck_assert_int_eq(sp_whatif_parse(&o, "without=rwsem-write:inode.i_rwsem", why,
+					 sizeof(why)), 0);
+	ck_assert_int_eq(sp_whatif_compute(&run, &o, &w, why, sizeof(why)), 0);
+	ck_assert_uint_eq(w.cases[1].sleeps, 1);
+	ck_assert_uint_eq(w.cases[1].preds[0].wall_ns, 20 * MS);
+	sp_whatif_free(&w);
+	sp_whatif_opts_free(&o);
+	/* another lock of that kind: none of these sleeps */
+	ck_assert_int_eq(sp_whatif_parse(&o, "without=rwsem-write:other.lock", why, sizeof(why)),
+			 0);
+	ck_assert_int_eq(sp_whatif_compute(&run, &o, &w, why, sizeof(why)), -EINVAL);
+	sp_whatif_opts_free(&o);
+	sp_run_free(&run);
+}
+END_TEST
+
 /* Waiting for a child is refused, by class, caller or a pattern that matches do_wait. */
 START_TEST(test_refuse_child)
 {
@@ -514,6 +550,7 @@ static Suite *replay_suite(void)
 	tcase_add_test(tc, test_cycle);
 	tcase_add_test(tc, test_bad_input);
 	tcase_add_test(tc, test_without);
+	tcase_add_test(tc, test_without_lock);
 	tcase_add_test(tc, test_refuse_child);
 	tcase_add_test(tc, test_options);
 	tcase_add_test(tc, test_fixture);
