@@ -14,10 +14,11 @@
 	{ "what-if", required_argument, NULL, WHATIF_OPT },                                       \
 	{ "critical-path", no_argument, NULL, WHATIF_OPT_CRITICAL_PATH }
 #define WHATIF_HELP_LINES                                                                        \
-	"      --what-if cpus=LIST | without=CLASS|CALLER|KIND:LOCK   (repeatable; a run traced\n" \
-	"                    with --timeline) the job's wall time predicted on LIST CPUs\n"        \
-	"                    (default " SP_WHATIF_DEFAULT_CPUS "), and without those sleeps\n"     \
-	"                    (table or -f json; docs/what-if.md)\n"                                \
+	"      --what-if cpus=LIST  the job's wall time predicted on LIST CPUs (default\n"        \
+	"                    " SP_WHATIF_DEFAULT_CPUS "), from a run traced with --timeline; a\n"   \
+	"                    table or -f json (docs/what-if.md)\n"                                \
+	"      --what-if without=CLASS|CALLER|KIND:LOCK  the same without those sleeps\n"        \
+	"                    (repeatable)\n"                                                      \
 	"      --critical-path  the critical path's time by comm, state and caller as stacks\n"  \
 	"                    (-f folded, pprof, svg, html; a run traced with --timeline)\n"
 
