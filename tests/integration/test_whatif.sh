@@ -77,15 +77,18 @@ grep -q "child" "$TMP/err" || fail "without=do_wait refused without saying why: 
 pass "without=do_wait, cpus=0 and -f folded are refused (exit 2)"
 
 # ---- a serial tail
-p1=() p2=() p4=() m1=() m2=()
+p1=() p2=() p4=() m1=() m2=() cpu=()
 for ((i = 0; i < REPS; i++)); do
 	trace_run "$TMP/tail.json" "$WHATIFWORK" tail 1
+	# the bursts' CPU time (running segments) against the job's rusage: the model's input
+	cpu+=("$(jget "$TMP/tail.json" '"%+.1f%%" % (100.0 * sum(s["ns"] for s in d["timeline"]["segments"] if s["state"] == "running") / (d["target"]["user_ns"] + d["target"]["sys_ns"]) - 100)')")
 	p1+=("$(predict_ms "$TMP/tail.json" 1)")
 	p2+=("$(predict_ms "$TMP/tail.json" 2)")
 	p4+=("$(predict_ms "$TMP/tail.json" 4)")
 	m1+=("$(wall_ms taskset -c 0 "$WHATIFWORK" tail 1)")
 	m2+=("$(wall_ms "$WHATIFWORK" tail 1)")
 done
+echo "serial tail: the traces' running time against the job's rusage: ${cpu[*]}"
 echo "serial tail: predicted 1 CPU ${p1[*]} ms, 2 CPUs ${p2[*]} ms, 4 CPUs ${p4[*]} ms; measured 1 CPU ${m1[*]} ms, 2 CPUs ${m2[*]} ms"
 check "serial tail, 1 CPU" "$(median "${p1[@]}")" "$(median "${m1[@]}")" 5
 check "serial tail, 2 CPUs" "$(median "${p2[@]}")" "$(median "${m2[@]}")" 5
