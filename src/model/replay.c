@@ -101,6 +101,8 @@ struct rp {
 	uint32_t *free_cpus;
 	size_t nfree;
 	struct heap ev, rq;
+	struct heap waits; /* tasks that waited on an edge, by their burst's measured start:
+			    * where force() looks, entries no longer waiting skipped */
 	uint64_t seq, last_end, events;
 	size_t waiting; /* tasks with bursts left */
 };
@@ -132,15 +134,25 @@ static int arm(struct rp *p, uint32_t task, uint64_t now)
 	return push_ev(p, sat_add(now, d), EV_TIMER, task);
 }
 
+/* Task waits for its current burst's edge (kind: that burst, to tell stale entries). */
+static int wait_edge(struct rp *p, uint32_t task)
+{
+	p->ts[task].state = T_WAIT;
+	return hpush(&p->waits, (struct hent){ .t = p->g->bursts[p->ts[task].cur].start_ns,
+					       .seq = p->seq++, .id = task,
+					       .kind = p->ts[task].cur });
+}
+
 /* The burst before task's current one has ended (or the task has started). */
 static int prev_done(struct rp *p, uint32_t task, uint64_t now)
 {
 	const struct sp_dg_burst *b = &p->g->bursts[p->ts[task].cur];
 
-	p->ts[task].state = T_WAIT;
-	if (b->edge == SP_DG_NONE || p->fired[p->ts[task].cur])
+	if (b->edge == SP_DG_NONE || p->fired[p->ts[task].cur]) {
+		p->ts[task].state = T_WAIT;
 		return arm(p, task, now);
-	return 0;
+	}
+	return wait_edge(p, task);
 }
 
 static int fire(struct rp *p, uint32_t burst, uint64_t now)
@@ -231,21 +243,21 @@ static int cpu_stop(struct rp *p, uint32_t c, uint64_t now)
 	return plan(p, c, now);
 }
 
-/* Nothing pending, tasks still waiting on edges: release the one measured first. */
+/*
+ * Nothing pending, tasks still waiting on edges: release the one whose burst was measured
+ * first. An entry of waits whose task has moved on since is dropped.
+ */
 static int force(struct rp *p, uint64_t now, struct sp_replay_result *r)
 {
-	const struct sp_depgraph *g = p->g;
-	uint32_t best = SP_DG_NONE;
+	while (p->waits.n) {
+		struct hent e = hpop(&p->waits);
 
-	for (uint32_t k = 0; k < g->ntasks; k++)
-		if (p->ts[k].state == T_WAIT &&
-		    (best == SP_DG_NONE ||
-		     g->bursts[p->ts[k].cur].start_ns < g->bursts[p->ts[best].cur].start_ns))
-			best = k;
-	if (best == SP_DG_NONE)
-		return -EINVAL; /* cannot happen: every waiting task waits on an edge */
-	r->forced++;
-	return fire(p, p->ts[best].cur, now);
+		if (p->ts[e.id].state != T_WAIT || p->ts[e.id].cur != e.kind)
+			continue;
+		r->forced++;
+		return fire(p, e.kind, now);
+	}
+	return -EINVAL; /* cannot happen: a task waits on an edge only after it was pushed */
 }
 
 static int run(struct rp *p, int ncpus, struct sp_replay_result *r)
@@ -274,7 +286,7 @@ static int run(struct rp *p, int ncpus, struct sp_replay_result *r)
 		p->ts[k].cur = gt->first;
 		p->ts[k].next_trig = g->bursts[gt->first].trig;
 		if (gt->forked)
-			p->ts[k].state = T_WAIT; /* the fork edge releases it */
+			rc = wait_edge(p, k); /* the fork edge releases it */
 		else
 			rc = push_ev(p, gt->start_ns, EV_START, k);
 	}
@@ -329,6 +341,7 @@ int sp_replay(const struct sp_depgraph *g, int cpus, uint64_t slice_ns,
 	free(p.free_cpus);
 	free(p.ev.v);
 	free(p.rq.v);
+	free(p.waits.v);
 	return rc;
 }
 
