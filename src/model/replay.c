@@ -330,6 +330,8 @@ int sp_replay(const struct sp_depgraph *g, int cpus, uint64_t slice_ns,
 
 	memset(r, 0, sizeof(*r));
 	r->cpus = cpus;
+	if (slice_ns && g->work_ns / SP_REPLAY_MAX_SLICES > slice_ns)
+		p.slice = g->work_ns / SP_REPLAY_MAX_SLICES;
 	if (cpus < 0)
 		return -EINVAL;
 	if (!cpus || (size_t)cpus > g->ntasks)

@@ -15,6 +15,11 @@
 
 /* The slice of the replay's round robin: the kernel's base slice (sched/base_slice_ns). */
 #define SP_REPLAY_SLICE_NS 3000000ULL
+/*
+ * At most this many slices of the whole work: a job of more than 3.3 hours of CPU time gets
+ * longer slices (its work / this), so that a replay's events stay bounded whatever the input.
+ */
+#define SP_REPLAY_MAX_SLICES 4000000ULL
 
 struct sp_replay_result {
 	int cpus;	  /* as asked: 0 is unlimited */
@@ -27,7 +32,7 @@ struct sp_replay_result {
 
 /*
  * Replays g on cpus CPUs (0: as many as it can use) with slices of slice_ns (0: no
- * slicing, a burst keeps its CPU to its end). O(e log e) in events (bursts, edges and
+ * slicing, a burst keeps its CPU to its end; at least work / SP_REPLAY_MAX_SLICES). O(e log e) in events (bursts, edges and
  * slices). 0, -EINVAL (cpus < 0) or -ENOMEM.
  */
 int sp_replay(const struct sp_depgraph *g, int cpus, uint64_t slice_ns,

@@ -64,6 +64,9 @@ static int parse_cpus(struct sp_whatif_opts *o, const char *list, char *why, siz
 		if (!k || o->cpus[k - 1] != o->cpus[i])
 			o->cpus[k++] = o->cpus[i];
 	o->ncpus = k;
+	if (k > SP_WHATIF_MAX_COUNTS)
+		return why_fmt(why, len, "cpus=: at most %d CPU counts (each is a replay)",
+			       SP_WHATIF_MAX_COUNTS);
 	return 0;
 }
 
@@ -76,6 +79,9 @@ int sp_whatif_parse(struct sp_whatif_opts *o, const char *arg, char *why, size_t
 
 		if (!arg[8])
 			return why_fmt(why, len, "without= needs a wait class, a caller or KIND:LOCK");
+		if (o->nwithout >= SP_WHATIF_MAX_WITHOUT)
+			return why_fmt(why, len, "at most %d without= (each is a replay per CPU count)",
+				       SP_WHATIF_MAX_WITHOUT);
 		v = realloc(o->without, (o->nwithout + 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;

@@ -14,6 +14,9 @@
 /* The CPU counts predicted when --what-if gives none. */
 #define SP_WHATIF_DEFAULT_CPUS "1,2,4,8,16"
 #define SP_WHATIF_MAX_CPUS 4096
+/* At most this many CPU counts and without cases: each costs a replay of the whole run. */
+#define SP_WHATIF_MAX_COUNTS 64
+#define SP_WHATIF_MAX_WITHOUT 32
 
 struct sp_whatif_opts {
 	int *cpus; /* ascending, each once */
@@ -24,8 +27,8 @@ struct sp_whatif_opts {
 };
 
 /*
- * Adds one --what-if argument to o: "cpus=1,2,4" (1 to SP_WHATIF_MAX_CPUS) or
- * "without=SPEC". 0, -EINVAL with the reason in why, or -ENOMEM.
+ * Adds one --what-if argument to o: "cpus=1,2,4" (1 to SP_WHATIF_MAX_CPUS, at most
+ * SP_WHATIF_MAX_COUNTS of them) or "without=SPEC" (at most SP_WHATIF_MAX_WITHOUT). 0, -EINVAL with the reason in why, or -ENOMEM.
  */
 int sp_whatif_parse(struct sp_whatif_opts *o, const char *arg, char *why, size_t whylen);
 void sp_whatif_opts_free(struct sp_whatif_opts *o);

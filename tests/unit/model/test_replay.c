@@ -359,6 +359,13 @@ START_TEST(test_bad_input)
 	R(&tl, 1, 10, 20);
 	ck_assert_int_eq(sp_depgraph_build(&tl, NULL, NULL, &g), -EINVAL);
 	tl_free(&tl);
+	/* two bursts of 2^62 ns each on 1 CPU in 3 ms slices: longer slices, not 10^12 events */
+	task(&tl, 1, 0, 0, 1ULL << 62);
+	seg(&tl, 1, SP_TL_RUNNING, 0, 1ULL << 62, NULL, NULL, 0);
+	task(&tl, 2, 0, 0, 1ULL << 62);
+	seg(&tl, 2, SP_TL_RUNNING, 0, 1ULL << 62, NULL, NULL, 0);
+	ck_assert_uint_eq(wall(&tl, 1, 3 * MS), 1ULL << 63);
+	tl_free(&tl);
 	/* empty: nothing to replay, a wall of 0 */
 	ck_assert_int_eq(sp_depgraph_build(&tl, NULL, NULL, &g), 0);
 	ck_assert_uint_eq(wall(&tl, 4, 0), 0);
@@ -503,6 +510,20 @@ START_TEST(test_options)
 		ck_assert_msg(why[0], "%s: no reason", bad[i]);
 	}
 	sp_whatif_opts_free(&o);
+	/* at most SP_WHATIF_MAX_COUNTS CPU counts, SP_WHATIF_MAX_WITHOUT cases */
+	{
+		char many[1024];
+		int at = snprintf(many, sizeof(many), "cpus=1");
+
+		for (int i = 2; i <= SP_WHATIF_MAX_COUNTS + 1; i++)
+			at += snprintf(many + at, sizeof(many) - (size_t)at, ",%d", i);
+		ck_assert_int_eq(sp_whatif_parse(&o, many, why, sizeof(why)), -EINVAL);
+		sp_whatif_opts_free(&o);
+		for (int i = 0; i < SP_WHATIF_MAX_WITHOUT; i++)
+			ck_assert_int_eq(sp_whatif_parse(&o, "without=pipe", why, sizeof(why)), 0);
+		ck_assert_int_eq(sp_whatif_parse(&o, "without=pipe", why, sizeof(why)), -EINVAL);
+		sp_whatif_opts_free(&o);
+	}
 	ck_assert_int_eq(sp_whatif_parse(&o, "cpus=8,1,8,2", why, sizeof(why)), 0);
 	ck_assert_uint_eq(o.ncpus, 3);
 	ck_assert_int_eq(o.cpus[0], 1);
