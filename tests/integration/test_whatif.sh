@@ -18,7 +18,7 @@ COMPILE_JOB=${COMPILE_JOB:?COMPILE_JOB must name examples/compile-job}
 REPS=${WHATIF_REPS:-3}
 [ "$(nproc)" -ge 2 ] || skip_or_fail "needs 2 CPUs (the cases compare 1 CPU with 2)"
 command -v taskset > /dev/null || skip_or_fail "needs taskset (util-linux)"
-command -v make > /dev/null && command -v cc > /dev/null || skip_or_fail "needs make and cc"
+{ command -v make && command -v cc; } > /dev/null || skip_or_fail "needs make and cc"
 
 # prio CMD...: CMD in a new session (its own autogroup) at nice -20
 prio() {

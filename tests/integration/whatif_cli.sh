@@ -24,7 +24,7 @@ run() {
 }
 
 run 0 "$SCHEDPROF" report "$TL" --what-if cpus=1,2,4 --what-if without=io
-grep -q "^  1 " "$TMP/out" && grep -q "^without io: " "$TMP/out" || fail "no table: $(cat "$TMP/out")"
+{ grep -q "^  1 " "$TMP/out" && grep -q "^without io: " "$TMP/out"; } || fail "no table: $(cat "$TMP/out")"
 run 0 "$SCHEDPROF" report "$TL" --what-if cpus=4,1,2 -f json
 python3 - "$TMP/out" <<'PY' || fail "the JSON's predictions break their bounds"
 import json, sys
