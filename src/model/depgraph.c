@@ -169,8 +169,13 @@ static int build_task(struct build *b, size_t k, size_t a, size_t z, sp_dg_drop_
 				g->dropped_ns += s->ns;
 				continue;
 			}
-			gap_fix_edge(g, &gp);
+			/*
+			 * A later wake-up replaces the edge (its sleep kept as a delay); a sleep
+			 * without waker adds its delay after the edge: a task forked, then asleep
+			 * on a timer, still waits for its fork.
+			 */
 			if (s->waker_tid && s->waker_tid != t->tid) {
+				gap_fix_edge(g, &gp);
 				gp.edge = true;
 				gp.tid = s->waker_tid;
 				gp.kind = SP_DG_WAKE;

@@ -226,6 +226,38 @@ START_TEST(test_exit_edge)
 }
 END_TEST
 
+/*
+ * A child forked at 10 ms sleeps 5 ms on a timer before it runs: it still waits for its fork.
+ * Replayed on 2 CPUs behind two tasks of 20 ms, the parent runs from 20 to 35 ms and forks at
+ * 30, so the child runs from 35 to 45 ms (not from 20, 10 + 5 ms after its measured start).
+ */
+START_TEST(test_fork_then_sleep)
+{
+	struct sp_timeline tl = { 0 };
+	struct sp_depgraph g;
+
+	for (int t = 3; t <= 4; t++) {
+		task(&tl, t, 0, 0, 20 * MS);
+		R(&tl, t, 0, 20);
+	}
+	task(&tl, 1, 0, 0, 20 * MS);
+	R(&tl, 1, 0, 10);
+	seg(&tl, 1, SP_TL_RUNNABLE, 10 * MS, 15 * MS, "[preempted]", NULL, 0);
+	R(&tl, 1, 15, 20);
+	task(&tl, 2, 1, 10 * MS, 25 * MS);
+	B(&tl, 2, 10, 15, "do_nanosleep", NULL, 0);
+	R(&tl, 2, 15, 25);
+	ck_assert_int_eq(sp_depgraph_build(&tl, NULL, NULL, &g), 0);
+	ck_assert_uint_eq(g.forks, 1);
+	ck_assert(g.tasks[3].forked);
+	ck_assert_uint_eq(g.bursts[g.tasks[3].first].delay_ns, 5 * MS);
+	sp_depgraph_free(&g);
+	ck_assert_uint_eq(wall(&tl, 2, 0), 45 * MS);
+	ck_assert_uint_eq(wall(&tl, 0, 0), 25 * MS);
+	tl_free(&tl);
+}
+END_TEST
+
 /* Two tasks run 10 ms, sleep 50 ms on a timer, run 10 ms: 70 ms on 2 CPUs, 80 on 1. */
 START_TEST(test_fixed_delay)
 {
@@ -616,6 +648,7 @@ static Suite *replay_suite(void)
 	tcase_add_test(tc, test_pipeline);
 	tcase_add_test(tc, test_exit_edge);
 	tcase_add_test(tc, test_fixed_delay);
+	tcase_add_test(tc, test_fork_then_sleep);
 	tcase_add_test(tc, test_slices);
 	tcase_add_test(tc, test_cycle);
 	tcase_add_test(tc, test_bad_input);
