@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The speed of report --what-if (issue #25): a generated 10^6-segment run that 2 CPUs could
+# The speed of report --what-if: a generated 10^6-segment run that 2 CPUs could
 # have produced (bench/gen_whatif.py), reported RUNS times with --what-if cpus=1,2,4,8,16 and
 # RUNS times without (what loading the run and a table cost alone); each line is one run's
 # wall and user seconds and peak RSS (GNU time).

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* `report --what-if` (issue #25): its option, and the predictions written for a run. */
+/* `report --what-if`: its option, and the predictions written for a run. */
 #ifndef SCHEDPROF_WHATIF_CLI_H
 #define SCHEDPROF_WHATIF_CLI_H
 

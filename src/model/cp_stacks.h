@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The critical path as stacks (issue #25: `report -f folded|pprof|html --critical-path`): a run
+ * The critical path as stacks (`report -f folded|pprof|html --critical-path`): a run
  * whose schedules view holds the path's time by (comm, state, caller), so that the stack
  * formats draw it like any other view: "cc1;[running] 2.1s", "make;[blocked];do_wait 0.4s",
  * "ld;[running alone] 0.3s". Timeline segments record no stacks: a step's stack is its state

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The job's dependency graph (issue #25), from a timeline (model.h struct sp_timeline): each
+ * The job's dependency graph, from a timeline (model.h struct sp_timeline): each
  * task's CPU bursts (its running time between two sleeps, the time it waited for a CPU left
  * out) and what released each burst:
  *   - a wake-up by a traced task: an edge from the waker's burst, at the CPU time that burst

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * What if the job ran on P CPUs (issue #25): a discrete-event replay of its dependency graph
+ * What if the job ran on P CPUs: a discrete-event replay of its dependency graph
  * (depgraph.h). A burst becomes runnable when the burst before it in its task has ended, its
  * edge has fired (the waker or parent reached the wake-up or fork) and its fixed delay has
  * passed; runnable bursts take free CPUs earliest runnable first; a burst that has run a

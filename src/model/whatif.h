@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * `report --what-if` (issue #25): the job's wall time predicted on other CPU counts, and
+ * `report --what-if`: the job's wall time predicted on other CPU counts, and
  * without given sleeps, from its timeline: the dependency graph (depgraph.h) replayed
  * (replay.h) once per CPU count and case.
  */

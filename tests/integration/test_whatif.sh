@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# report --what-if (issue #25) against real runs measured here, on this machine's CPUs:
+# report --what-if against real runs measured here, on this machine's CPUs:
 #   - a serial tail (workers of 1 s and 2 s of CPU): 3 s on 1 CPU, 2 s on 2 and 4, within 5%;
 #   - without a lock: 4 threads computing 1 ms, then 1 ms under a shared mutex, 500 times;
 #     without= their futex sleeps predicts the same program without the mutex within 15%;
