@@ -325,17 +325,6 @@ START_TEST(test_cycle)
 }
 END_TEST
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SLOWDOWN 5
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SLOWDOWN 5
-#endif
-#endif
-#ifndef SLOWDOWN
-#define SLOWDOWN 1
-#endif
-
 /*
  * 40,000 pairs of tasks, each pair woken by each other at the same instant: every pair is a
  * cycle that the replay must release, and it does so without a scan of every task per
