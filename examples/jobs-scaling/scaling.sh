@@ -3,7 +3,9 @@
 # jobs-scaling: why does more make -j stop helping? Traces the bundled compile job
 # (examples/compile-job) at several -j with `schedprof trace --timeline -f json` and prints,
 # in the style of the timing studies, real/user/sys, the critical path, the serial time and
-# the mean parallelism per -j; then the top of each critical path (see README.md).
+# the mean parallelism per -j; then the wall times `report --what-if` predicts from each trace
+# on 1 to 16 CPUs beside the ones measured (1 CPU: an untraced run under taskset -c 0); then
+# the top of each critical path (see README.md).
 # usage: sudo examples/jobs-scaling/scaling.sh [-k DIR] [-n ROWS] [JOBS...]
 #   -k DIR   keep the saved runs in DIR (j1.json, j2.json, ...), else a temporary dir
 #   -n ROWS  rows of each critical path shown (default 8)
@@ -63,6 +65,14 @@ for j in "${jobs[@]}"; do
 	echo "tracing make -j$j ..." >&2
 	"$sp" trace --views schedules --timeline -f json -o "$res/j$j.json" -- \
 		make -s -j"$j" -C "$job" OUT="$OUT" CFLAGS="$cflags"
+	# the same -j on 1 CPU, untraced: what --what-if cpus=1 predicts from the trace
+	"${as_user[@]}" make -s -C "$job" OUT="$OUT" clean
+	echo "timing make -j$j on 1 CPU (taskset -c 0) ..." >&2
+	a=$(date +%s%N)
+	"${as_user[@]}" taskset -c 0 make -s -j"$j" -C "$job" OUT="$OUT" CFLAGS="$cflags"
+	b=$(date +%s%N)
+	echo $((b - a)) > "$res/j$j.cpu1"
+	"$sp" report "$res/j$j.json" --what-if cpus=1,2,4,8,16 -f json -o "$res/j$j.whatif.json"
 done
 
 files=()
@@ -135,6 +145,26 @@ for r in runs:
 for r in runs:
     if r["exit"]:
         print("note: make -j%d exited with status %d" % (r["j"], r["exit"]))
+
+def err(p, m):
+    return "%+.0f%%" % (100.0 * (p - m) / m) if p and m else "-"
+
+print()
+print("predicted by schedprof report --what-if from each trace, against measured real")
+print("%4s %9s %9s %6s %9s %9s %6s %9s %9s %9s" % ("-j", "1cpu pred", "1cpu real", "err",
+      "%dcpu pred" % ncpus if ncpus < 10 else "Ncpu pred", "real", "err", "4 CPUs", "8 CPUs",
+      "16 CPUs"))
+for r, f in zip(runs, files):
+    base_f = f[:-5]
+    with open(base_f + ".whatif.json") as fh:
+        w = json.load(fh)["what_if"]
+    with open(base_f + ".cpu1") as fh:
+        m1 = int(fh.read())
+    pred = {p["cpus"]: p["wall_ns"] for p in w["predictions"]}
+    pn = pred.get(ncpus)
+    print("%4d %9s %9s %6s %9s %9s %6s %9s %9s %9s" % (
+        r["j"], t(pred.get(1)), t(m1), err(pred.get(1), m1), t(pn), t(r["real"]),
+        err(pn, r["real"]), t(pred.get(4)), t(pred.get(8)), t(pred.get(16))))
 for r in runs:
     cp = r["cp"] or 0
     print()

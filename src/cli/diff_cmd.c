@@ -14,6 +14,7 @@
 #include "fleet_cli.h"
 #include "log.h"
 #include "render_opts.h"
+#include "whatif_cli.h"
 
 static void diff_help(void)
 {
@@ -32,6 +33,7 @@ static void diff_help(void)
 	       "      --views LIST  views to compare: schedules, profile, locks, timeline\n"
 	       "                    (default: all in either run)\n"
 	       "      --value count|time  compare counts (default) or times\n"
+	       WHATIF_DIFF_HELP_LINES
 	       "\nFrom the fleet warehouse (schedprof agent's rows), A is the selection of --host,\n"
 	       "--since and --until, B the same with the --vs-* options given instead:\n"
 	       FLEET_HELP_LINES
@@ -138,10 +140,49 @@ static int diff_warehouse(const struct runs_opts *o, const struct fleet_opts *fo
 	return err == -EPIPE ? EXIT_PIPE : err ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* diff's own options: --what-if, and the warehouse's. */
+struct diff_extra {
+	struct fleet_opts *fo;
+	struct sp_whatif_opts *wi;
+};
+
+static int diff_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg)
+{
+	struct diff_extra *x = ctx;
+
+	return c == WHATIF_OPT ? whatif_cli_opt(cmd, x->wi, arg) : fleet_opt(cmd, x->fo, c, arg);
+}
+
+/* diff --what-if A B: both runs' predictions side by side. */
+static int diff_whatif(const struct runs_opts *o, struct sp_whatif_opts *wi)
+{
+	struct sp_run a, b;
+	int err;
+
+	err = cli_load_run(o->files[0], &a);
+	if (!err)
+		err = cli_load_run(o->files[1], &b);
+	else
+		sp_run_init(&b);
+	if (!err)
+		err = whatif_cli_diff(&diff_cmd, &a, o->files[0], &b, o->files[1], wi,
+				      o->render.format, o->output);
+	else
+		err = EXIT_FAILURE;
+	sp_run_free(&a);
+	sp_run_free(&b);
+	sp_whatif_opts_free(wi);
+	return err;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option long_opts[] = { RENDER_BASE_LONG_OPTS, FLEET_LONG_OPTS,
-						   FLEET_VS_LONG_OPTS, RUNS_LONG_OPTS };
+						   FLEET_VS_LONG_OPTS,
+						   { "what-if", required_argument, NULL, WHATIF_OPT },
+						   RUNS_LONG_OPTS };
+	struct sp_whatif_opts wi = { 0 };
+	struct diff_extra x = { NULL, &wi };
 	struct sp_run a, b;
 	struct sp_diff d = { 0 };
 	struct fleet_opts fo = { 0 };
@@ -150,19 +191,28 @@ int cmd_diff(int argc, char **argv)
 	enum sp_format fmt;
 	int err;
 
+	x.fo = &fo;
 	err = runs_parse_with(&diff_cmd, argc, argv, long_opts, -2,
-			      "two saved runs: A.json B.json", fleet_opt, &fo, &o);
+			      "two saved runs: A.json B.json", diff_opt, &x, &o);
+	if (!err && fo.from && (wi.ncpus || wi.nwithout))
+		err = cli_usage_error(&diff_cmd, "--what-if needs saved runs' timelines: give "
+						 "A.json B.json, not --from");
 	if (!err)
 		err = check_sources(&o, &fo);
 	if (err || fo.from) {
 		if (!err)
 			err = diff_warehouse(&o, &fo);
 		fleet_opts_free(&fo);
+		sp_whatif_opts_free(&wi);
 		return err == CLI_DONE ? EXIT_SUCCESS : err;
 	}
-	if (!strcmp(o.files[0], "-") && !strcmp(o.files[1], "-"))
+	if (!strcmp(o.files[0], "-") && !strcmp(o.files[1], "-")) {
+		sp_whatif_opts_free(&wi);
 		return cli_usage_error(&diff_cmd, "standard input can be read once: give '-' for "
 						  "one run only");
+	}
+	if (wi.ncpus || wi.nwithout)
+		return diff_whatif(&o, &wi);
 	fmt = o.render.format;
 	if (fmt != SP_FMT_TABLE && fmt != SP_FMT_JSON && fmt != SP_FMT_HTML)
 		return cli_usage_error(&diff_cmd, "diff writes table, json or html only (-f)");

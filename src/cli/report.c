@@ -17,6 +17,7 @@
 #include "log.h"
 #include "render_opts.h"
 #include "resym_cli.h"
+#include "whatif_cli.h"
 
 static void report_help(void)
 {
@@ -35,6 +36,7 @@ static void report_help(void)
 	       "      --strict      exit 3 when the run lost anything (rows, stacks, lock events),\n"
 	       "                    naming the losses\n"
 	       RESYM_CLI_HELP
+	       WHATIF_HELP_LINES
 	       FLEET_HELP_LINES
 	       CLI_HELP_LINES
 	       "\nExamples:\n"
@@ -45,6 +47,7 @@ static void report_help(void)
 	       "  schedprof report run.json -f pprof -o run.pb.gz && go tool pprof -top run.pb.gz\n"
 	       "  schedprof report run.json -f html -o run.html\n"
 	       "  schedprof report run.json -f timeline -o run.html   (traced with --timeline)\n"
+	       "  schedprof report run.json --what-if cpus=1,2,8 --what-if without=pipe\n"
 	       "\nExit status: 0 success, 1 the run cannot be read or the output written, 2 usage "
 	       "error,\n3 --strict and the run lost something, 4 the warehouse cannot be read (no "
 	       "answer,\nrefused credentials, an unreadable --password-file, the server's error: "
@@ -112,15 +115,38 @@ static int report_warehouse(const struct runs_opts *o, const struct fleet_opts *
 							 EXIT_SUCCESS;
 }
 
+/* report's own options: --what-if, and the warehouse's. */
+struct report_extra {
+	struct fleet_opts *fo;
+	struct sp_whatif_opts *wi;
+	bool critical_path;
+};
+
+static int report_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg)
+{
+	struct report_extra *x = ctx;
+
+	if (c == WHATIF_OPT)
+		return whatif_cli_opt(cmd, x->wi, arg);
+	if (c == WHATIF_OPT_CRITICAL_PATH) {
+		x->critical_path = true;
+		return 0;
+	}
+	return fleet_opt(cmd, x->fo, c, arg);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
 		RENDER_LONG_OPTS,
 		{ "strict", no_argument, NULL, CLI_OPT_STRICT },
 		FLEET_LONG_OPTS,
+		WHATIF_LONG_OPTS,
 		RUNS_LONG_OPTS,
 	};
 	struct fleet_opts fo = { 0 };
+	struct sp_whatif_opts wi = { 0 };
+	struct report_extra x = { &fo, &wi, false };
 	struct resym_cli rs;
 	struct runs_opts o;
 	struct sp_run run;
@@ -131,7 +157,7 @@ int cmd_report(int argc, char **argv)
 	if (err)
 		return err;
 	err = runs_parse_with(&report_cmd, argc, argv, long_opts, -1,
-			      "one saved run: FILE.json", fleet_opt, &fo, &o);
+			      "one saved run: FILE.json", report_opt, &x, &o);
 	if (!err && !fo.from && o.nfiles != 1)
 		err = cli_usage_error(&report_cmd, "give one saved run: FILE.json");
 	if (!err && fo.from && o.nfiles)
@@ -139,10 +165,16 @@ int cmd_report(int argc, char **argv)
 	if (!err && !fo.from && (fleet_side_given(&fo, 0) || fo.password_file))
 		err = cli_usage_error(&report_cmd, "--host, --since, --until and --password-file "
 						   "select from the warehouse: give --from");
+	if (!err && fo.from && (wi.ncpus || wi.nwithout || x.critical_path))
+		err = cli_usage_error(&report_cmd, "--what-if and --critical-path need a saved "
+						   "run's timeline: give FILE.json, not --from");
+	if (!err && x.critical_path && (wi.ncpus || wi.nwithout))
+		err = cli_usage_error(&report_cmd, "give --what-if or --critical-path, not both");
 	if (!err && fo.from)
 		err = report_warehouse(&o, &fo);
 	if (err || fo.from) {
 		fleet_opts_free(&fo);
+		sp_whatif_opts_free(&wi);
 		return err == CLI_DONE ? EXIT_SUCCESS : err;
 	}
 	fleet_opts_free(&fo);
@@ -150,6 +182,18 @@ int cmd_report(int argc, char **argv)
 	rs.lines = o.render.lines;
 	if (!err)
 		resym_cli_apply(&run, &rs);
+	if (!err && (wi.ncpus || wi.nwithout)) {
+		err = whatif_cli_report(&report_cmd, &run, o.files[0], &wi, &o.render, o.output);
+		sp_run_free(&run);
+		sp_whatif_opts_free(&wi);
+		return err;
+	}
+	sp_whatif_opts_free(&wi);
+	if (!err && x.critical_path &&
+	    (err = whatif_cli_critical_path(&report_cmd, &run, o.files[0], &o.render))) {
+		sp_run_free(&run);
+		return err;
+	}
 	if (!err && (missing = render_run_missing(&run, o.render.format))) {
 		sp_run_free(&run);
 		return cli_usage_error(&report_cmd, "%s: %s", o.files[0], missing);

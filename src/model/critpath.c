@@ -20,15 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "critpath.h"
+#include "tl_index.h"
 #include "util.h"
 
 #define NONE SIZE_MAX
-
-struct task_key {
-	int tid;
-	uint64_t start;
-	size_t idx;
-};
 
 struct ival {
 	uint64_t a, b;
@@ -44,7 +39,7 @@ struct step {
 
 struct ctx {
 	struct sp_timeline *tl;
-	struct task_key *keys; /* the tasks by (tid, start) */
+	struct sp_tl_key *keys; /* the tasks by (tid, start) */
 	size_t *first, *nseg;  /* per task: its segments */
 	size_t *seg_task;      /* per segment: its task */
 	uint64_t end;	       /* where the job ends */
@@ -117,52 +112,16 @@ static void clear_results(struct sp_timeline *tl)
 	tl->cp_total_ns = 0;
 }
 
-static int cmp_task_key(const void *pa, const void *pb)
-{
-	const struct task_key *a = pa, *b = pb;
-
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return 0;
-}
-
-/* The first key of tid after time t (keys[ret - 1] is the last one that started by t). */
-static size_t key_after(const struct ctx *c, int tid, uint64_t t)
-{
-	size_t lo = 0, hi = c->tl->ntasks;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct task_key *k = &c->keys[mid];
-
-		if (k->tid < tid || (k->tid == tid && k->start <= t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Task tid at time t: the last of that tid to start by t; NONE if none did. */
 static size_t task_at(const struct ctx *c, int tid, uint64_t t)
 {
-	size_t i = key_after(c, tid, t);
-
-	return i && c->keys[i - 1].tid == tid ? c->keys[i - 1].idx : NONE;
+	return sp_tl_task_at(c->keys, c->tl->ntasks, tid, t, false);
 }
 
 /* The task a segment belongs to: tid's task at its start, else tid's first task; NONE. */
 static size_t task_of_seg(const struct ctx *c, const struct sp_tl_seg *s)
 {
-	size_t i = key_after(c, s->tid, s->start_ns);
-
-	if (i && c->keys[i - 1].tid == s->tid)
-		return c->keys[i - 1].idx;
-	if (i < c->tl->ntasks && c->keys[i].tid == s->tid)
-		return c->keys[i].idx;
-	return NONE;
+	return sp_tl_task_at(c->keys, c->tl->ntasks, s->tid, s->start_ns, true);
 }
 
 /* The end of task k's life: its exit, or its last segment's end if later. */
@@ -190,22 +149,18 @@ static int index_timeline(struct ctx *c)
 
 	if (tl->nsegs > UINT32_MAX)
 		return -E2BIG;
-	c->keys = malloc(n * sizeof(*c->keys));
+	if (sp_tl_keys(tl, &c->keys))
+		return -ENOMEM;
 	c->first = calloc(n, sizeof(*c->first));
 	c->nseg = calloc(n, sizeof(*c->nseg));
 	c->seg_task = malloc((tl->nsegs ? tl->nsegs : 1) * sizeof(*c->seg_task));
-	if (!c->keys || !c->first || !c->nseg || !c->seg_task)
+	if (!c->first || !c->nseg || !c->seg_task)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct sp_tl_task *t = &tl->tasks[i];
-
-		if (t->end_ns < t->start_ns)
+	for (size_t i = 0; i < n; i++)
+		if (tl->tasks[i].end_ns < tl->tasks[i].start_ns)
 			return -EINVAL;
-		c->keys[i] = (struct task_key){ .tid = t->tid, .start = t->start_ns, .idx = i };
-	}
-	qsort(c->keys, n, sizeof(*c->keys), cmp_task_key);
 	for (size_t i = 1; i < n; i++)
-		if (!cmp_task_key(&c->keys[i - 1], &c->keys[i]))
+		if (c->keys[i - 1].tid == c->keys[i].tid && c->keys[i - 1].start == c->keys[i].start)
 			return -EINVAL; /* two tasks of one tid starting together: whose segments? */
 	for (size_t i = 0; i < tl->nsegs; i++) {
 		const struct sp_tl_seg *s = &tl->segs[i];

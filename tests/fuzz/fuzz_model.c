@@ -17,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_stacks.h"
 #include "diff.h"
 #include "model_json.h"
 #include "render.h"
+#include "whatif.h"
 
 #define CHECK(cond)								\
 	do {									\
@@ -68,6 +70,52 @@ static void check_diff_self(const struct sp_run *run, enum sp_value value)
 	CHECK(fclose(f) == 0);
 	free(buf);
 	sp_diff_free(&d);
+}
+
+/*
+ * What-if replays of a run with a timeline: predictions within their bounds, or a refusal
+ * with a reason; the critical path's stacks render.
+ */
+static void check_whatif(const struct sp_run *run)
+{
+	static const char *const args[] = { "cpus=1,2,64", "without=pipe", "without=futex_*" };
+	struct sp_whatif_opts o = { 0 };
+	struct sp_whatif w;
+	struct sp_run cp;
+	char why[512];
+	int rc;
+
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
+		CHECK(sp_whatif_parse(&o, args[i], why, sizeof(why)) == 0);
+	why[0] = '\0';
+	rc = sp_whatif_compute(run, &o, &w, why, sizeof(why));
+	CHECK(rc == 0 || rc == -EINVAL || rc == -ENOMEM || rc == -E2BIG ||
+	      (rc == -ENODATA && !run->timeline.present));
+	CHECK(rc == 0 || rc == -ENOMEM || rc == -E2BIG || why[0]);
+	for (size_t k = 0; !rc && k < w.ncases; k++)
+		for (size_t i = 0; i < w.npreds; i++) {
+			/* unlimited CPUs run each burst as early as it can be: a bound, unless
+			 * a cycle of edges was broken (at a time that depends on the rest) */
+			CHECK(w.cases[k].preds[i].forced ||
+			      w.cases[k].preds[i].wall_ns >= w.cases[k].cp_ns);
+			CHECK(w.cases[k].preds[i].wall_ns >= w.cases[k].work_ns /
+							      (uint64_t)w.cases[k].preds[i].cpus);
+		}
+	if (!rc)
+		sp_whatif_free(&w);
+	sp_whatif_opts_free(&o);
+	rc = sp_cp_stacks_run(run, &cp);
+	CHECK(rc == 0 || rc == -ENOMEM || (rc == -ENODATA && !run->timeline.present));
+	if (!rc) {
+		struct render_opts ro = { .format = SP_FMT_FOLDED, .views = SP_VIEW_SCHED,
+					  .nrows = 5, .nstacks = 2, .value = SP_VALUE_TIME };
+		size_t len;
+		int e;
+
+		free(render_mem(&cp, &ro, &len, &e));
+		CHECK(e == 0);
+		sp_run_free(&cp);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -129,6 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	check_diff_self(&run, SP_VALUE_COUNT);
 	check_diff_self(&run, SP_VALUE_TIME);
+	check_whatif(&run);
 	sp_run_free(&run);
 	return 0;
 }

@@ -19,6 +19,18 @@
 
 #define FIX(name) FIXTURES_DIR "/" name
 
+/* How many times slower the sanitizers run the code: speed tests' bounds widen by it. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SLOWDOWN 5
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define SLOWDOWN 5
+#endif
+#endif
+#ifndef SLOWDOWN
+#define SLOWDOWN 1
+#endif
+
 /* A new empty directory /tmp/sp_TAG_XXXXXX, its path into dir (len bytes). */
 static inline void unit_tmpdir_make(char *dir, size_t len, const char *tag)
 {

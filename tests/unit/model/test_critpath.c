@@ -775,17 +775,6 @@ START_TEST(test_random_brute_force)
 }
 END_TEST
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SLOWDOWN 5
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define SLOWDOWN 5
-#endif
-#endif
-#ifndef SLOWDOWN
-#define SLOWDOWN 1
-#endif
-
 static double cpu_seconds(void)
 {
 	struct timespec ts;
