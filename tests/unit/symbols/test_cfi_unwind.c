@@ -2,15 +2,24 @@
 /*
  * The unwinder (src/symbols/cfi_unwind.c): the stacks that the fixture cfistack.c copies of
  * itself, built -O2 -fomit-frame-pointer, unwound by the rows of the fixture and of libc
- * from cfi_dump up to _start (every frame named), the same across a signal handler; and
- * hand-made stacks for each way a walk ends.
+ * from cfi_dump up to _start (every frame named), the same across a signal handler; Debian's
+ * own python3 and bash, built without frame pointers, stopped by ptrace in a system call and
+ * their stacks read through /proc/PID/mem (as an event's copy would be), unwound to _start;
+ * and hand-made stacks for each way a walk ends.
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../unit.h"
 #include "cfi_unwind.h"
@@ -191,6 +200,135 @@ START_TEST(test_unwind_signal_frame)
 }
 END_TEST
 
+/* The system call PID is blocked in (/proc/PID/syscall), or -1. */
+static long blocked_in(pid_t pid)
+{
+	char path[64], buf[256];
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	f = fopen(path, "r");
+	if (f && fgets(buf, sizeof(buf), f) && sscanf(buf, "%ld", &nr) != 1)
+		nr = -1;
+	if (f)
+		fclose(f);
+	return nr;
+}
+
+/*
+ * Runs argv with stdin a pipe kept open, waits until it blocks in system call nr, stops it
+ * (ptrace), copies its registers and stack, and unwinds them: names into names.
+ */
+static void unwind_live(char *const argv[], long nr, char names[][64], size_t max,
+			struct unwind_result *res)
+{
+	struct user_regs_struct ur;
+	struct unwind_regs regs;
+	struct unwind_stack st;
+	const struct proc_map *sm;
+	char path[64];
+	uint64_t ips[64];
+	struct objs os;
+	uint8_t *data;
+	int fds[2], status, i, fd;
+	size_t k, len;
+	pid_t pid;
+
+	ck_assert_uint_le(max, 64);
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		dup2(fds[0], 0);
+		close(fds[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[0]);
+	for (i = 0; i < 1000 && blocked_in(pid) != nr; i++)
+		usleep(10000);
+	ck_assert_msg(blocked_in(pid) == nr, "%s never blocked in system call %ld", argv[0], nr);
+	ck_assert_int_eq(ptrace(PTRACE_SEIZE, pid, 0, 0), 0);
+	ck_assert_int_eq(ptrace(PTRACE_INTERRUPT, pid, 0, 0), 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFSTOPPED(status));
+	ck_assert_int_eq(ptrace(PTRACE_GETREGS, pid, 0, &ur), 0);
+
+	memset(&os, 0, sizeof(os));
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	ck_assert_int_eq(proc_maps__parse_file(path, &os.maps, &os.nmaps), 0);
+	sm = proc_maps__find(os.maps, os.nmaps, ur.rsp);
+	ck_assert_ptr_nonnull(sm);
+	len = sm->end - ur.rsp;
+	if (len > (1 << 20))
+		len = 1 << 20;
+	data = malloc(len);
+	ck_assert_ptr_nonnull(data);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, data, len, (off_t)ur.rsp), (ssize_t)len);
+	close(fd);
+
+	regs = (struct unwind_regs){.ip = ur.rip, .sp = ur.rsp, .bp = ur.rbp};
+	st = (struct unwind_stack){.base = ur.rsp, .data = data, .len = len};
+	cfi_unwind(&regs, &st, find, &os, ips, max, res);
+	for (k = 0; k < res->n; k++)
+		snprintf(names[k], sizeof(names[k]), "%s", name_of(&os, ips[k], k == 0));
+	objs_free(&os);
+	free(data);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	close(fds[1]);
+}
+
+static bool has_frame(char names[][64], size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * python3 (no frame pointers) in time.sleep(): clock_nanosleep, time_sleep, the eval loop,
+ * Py_RunMain, Py_BytesMain (main jumps to it: no frame of its own), libc's start, _start
+ */
+START_TEST(test_unwind_live_python)
+{
+	char *const argv[] = {"python3", "-c", "import time\nwhile True: time.sleep(10)", NULL};
+	char names[64][64];
+	struct unwind_result res;
+
+	unwind_live(argv, 230 /* clock_nanosleep */, names, 64, &res);
+	ck_assert_msg(res.stop == UNWIND_END, "stopped: %s after %zu frames",
+		      unwind_stop_name(res.stop), res.n);
+	ck_assert(has_frame(names, res.n, "Py_RunMain"));
+	ck_assert(has_frame(names, res.n, "Py_BytesMain"));
+	ck_assert_str_eq(names[res.n - 1], "_start");
+	ck_assert_uint_eq(res.fp_frames, 0);
+}
+END_TEST
+
+/* bash (no frame pointers) in the read builtin: read(0) ... main, _start */
+START_TEST(test_unwind_live_bash)
+{
+	char *const argv[] = {"bash", "-c", "read x", NULL};
+	char names[64][64];
+	struct unwind_result res;
+
+	unwind_live(argv, 0 /* read */, names, 64, &res);
+	ck_assert_msg(res.stop == UNWIND_END, "stopped: %s after %zu frames",
+		      unwind_stop_name(res.stop), res.n);
+	ck_assert_uint_ge(res.n, 6);
+	ck_assert(has_frame(names, res.n, "main"));
+	ck_assert_str_eq(names[res.n - 1], "_start");
+}
+END_TEST
+
 /* A stack of words at 0x1000: one object at [0x400000, 0x500000) whose rows come from rows. */
 static const struct cfi_row *hand_rows;
 static size_t hand_n;
@@ -292,6 +430,8 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_unwind_copied_stack);
 	tcase_add_test(tc, test_unwind_signal_frame);
+	tcase_add_test(tc, test_unwind_live_python);
+	tcase_add_test(tc, test_unwind_live_bash);
 	tcase_add_test(tc, test_unwind_stops);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
