@@ -5,8 +5,8 @@
  * against copying the stack above the user SP for an unwinder in user space (perf's way),
  * 4, 8 and 16 KB in one read, 16 KB a page at a time (a read that crosses the stack's top
  * fails whole, and that failure is costly), and 16 KB bounded by the end of the stack's
- * mapping, into a per-CPU buffer. Sending the copy to user space and unwinding it there are
- * not measured here. One program per way; bench/ustackcopy.sh attaches them one at a time.
+ * mapping, into a per-CPU buffer, and the last into a ring buffer record that the loader
+ * consumes. Unwinding the copy in user space is not measured here. One program per way; bench/ustackcopy.sh attaches them one at a time.
  * Needs vmlinux.h (build/bpf).
  */
 #include "vmlinux.h"
@@ -150,6 +150,58 @@ int us_copy16k_vma(void *ctx)
 	if (len > COPY_MAX)
 		len = COPY_MAX;
 	count(b->n = bpf_probe_read_user(b->data, len & (COPY_MAX * 2 - 1), (void *)sp));
+	return 0;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} ring SEC(".maps");
+
+struct rec {
+	__u64 ip, sp, bp, len;
+	__u8 data[COPY_MAX];
+};
+
+/* us_copy16k_vma's copy sent to user space as a ring buffer record with the registers (the
+ * loader consumes it and drops it): what the collector would pay */
+SEC("tp_btf/sched_switch")
+int us_copy16k_ring(void *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct vma_end e = {};
+	struct pt_regs *regs;
+	struct rec *r;
+	__u64 sp, len;
+
+	if (t->flags & 0x00200000 /* PF_KTHREAD */)
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	if (!regs || !(sp = regs->sp))
+		return 0;
+	if (bpf_find_vma(t, sp, vma_end_cb, &e, 0) || e.end <= sp) {
+		count(-1);
+		return 0;
+	}
+	r = bpf_ringbuf_reserve(&ring, sizeof(*r), 0);
+	if (!r) {
+		count(-1);
+		return 0;
+	}
+	len = e.end - sp;
+	if (len > COPY_MAX)
+		len = COPY_MAX;
+	r->ip = regs->ip;
+	r->sp = sp;
+	r->bp = regs->bp;
+	r->len = len;
+	if (bpf_probe_read_user(r->data, len, (void *)sp)) {
+		count(-1);
+		bpf_ringbuf_discard(r, 0);
+		return 0;
+	}
+	count(0);
+	bpf_ringbuf_submit(r, 0);
 	return 0;
 }
 

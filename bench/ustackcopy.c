@@ -13,6 +13,16 @@
 #include <bpf/libbpf.h>
 
 static volatile sig_atomic_t stop;
+static unsigned long long records, bytes;
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	(void)data;
+	records++;
+	bytes += size;
+	return 0;
+}
 
 static void on_signal(int sig)
 {
@@ -24,6 +34,8 @@ int main(int argc, char **argv)
 {
 	struct bpf_object *obj;
 	struct bpf_program *prog, *want = NULL;
+	struct ring_buffer *rb = NULL;
+	struct bpf_map *ring;
 	int err;
 
 	if (argc != 3) {
@@ -56,9 +68,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ustackcopy: attach %s: %s\n", argv[2], strerror(errno));
 		return 1;
 	}
+	/* the ring buffer's records are consumed (and dropped) as a collector would */
+	ring = bpf_object__find_map_by_name(obj, "ring");
+	if (ring && !(rb = ring_buffer__new(bpf_map__fd(ring), on_record, NULL, NULL))) {
+		fprintf(stderr, "ustackcopy: ring buffer: %s\n", strerror(errno));
+		return 1;
+	}
 	fprintf(stderr, "ustackcopy: %s attached\n", argv[2]);
-	while (!stop)
-		pause();
+	while (!stop) {
+		if (rb)
+			ring_buffer__poll(rb, 100);
+		else
+			pause();
+	}
+	if (records)
+		fprintf(stderr, "ustackcopy: %llu records, %llu bytes\n", records, bytes);
+	ring_buffer__free(rb);
 	bpf_object__close(obj);
 	return 0;
 }

@@ -49,11 +49,11 @@ clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"$BUILD/bpf" -c "$HERE/ustackcopy
 	-o "$TMP/us.bpf.o" && cc -O2 -o "$TMP/usload" "$HERE/ustackcopy.c" -lbpf ||
 	{ echo "$0: cannot build the programs" >&2; exit 1; }
 
-PROGS="us_empty us_fpwalk us_fpwalk_bid us_copy4k us_copy8k us_copy16k us_copy16k_paged us_copy16k_vma"
+PROGS="us_empty us_fpwalk us_fpwalk_bid us_copy4k us_copy8k us_copy16k us_copy16k_paged us_copy16k_vma us_copy16k_ring"
 
 # one_run PROG: "PROG ns_per_run ok_percent runs"
 one_run() {
-	local id st bss
+	local id st bss= m
 	"$TMP/usload" "$TMP/us.bpf.o" "$1" 2>"$TMP/err" &
 	LD_PID=$!
 	for _ in $(seq 200); do
@@ -65,8 +65,12 @@ one_run() {
 	sysctl -qw kernel.bpf_stats_enabled=1
 	sh -c "$CMD" > "$TMP/work.txt" 2>&1
 	st=$(bpftool -j prog show id "$id" | jq -r '"\(.run_cnt // 0) \(.run_time_ns // 0)"')
-	bss=$(bpftool -j map dump name us.bss 2>/dev/null |
-		jq -r '.[0].formatted.value[".bss"] | map(to_entries[0].value) | "\(.[0]) \(.[1])"')
+	# the program's own .bss: a previous round's object may still be being freed
+	for m in $(bpftool -j prog show id "$id" | jq -r '.map_ids[]'); do
+		[ "$(bpftool -j map show id "$m" | jq -r .name)" = us.bss ] || continue
+		bss=$(bpftool -j map dump id "$m" |
+			jq -r '.[0].formatted.value[".bss"] | map(to_entries[0].value) | "\(.[0]) \(.[1])"')
+	done
 	sysctl -qw kernel.bpf_stats_enabled="$OLD_STATS"
 	kill -INT $LD_PID
 	wait $LD_PID
