@@ -13,11 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__clang__)
-#define CFI_NOIPA __attribute__((noinline))
-#else
-#define CFI_NOIPA __attribute__((noipa))
-#endif
+#include "cfichain.h"
 
 static const char *out_path;
 static unsigned char stack_copy[1 << 20];
@@ -91,21 +87,6 @@ CFI_NOIPA unsigned long cfi_f8(unsigned long x)
 	return cfi_sink + x;
 }
 
-/* Each level keeps a value live across its call, so that it has a frame of its own. */
-#define CFI_LEVEL(name, next)                                                                  \
-	CFI_NOIPA unsigned long name(unsigned long x)                                          \
-	{                                                                                      \
-		unsigned long keep = x * 2654435761u;                                          \
-		unsigned long r = next(x);                                                     \
-		return r ^ keep;                                                               \
-	}
-CFI_LEVEL(cfi_f7, cfi_f8)
-CFI_LEVEL(cfi_f6, cfi_f7)
-CFI_LEVEL(cfi_f5, cfi_f6)
-CFI_LEVEL(cfi_f4, cfi_f5)
-CFI_LEVEL(cfi_f3, cfi_f4)
-CFI_LEVEL(cfi_f2, cfi_f3)
-CFI_LEVEL(cfi_f1, cfi_f2)
 
 int main(int argc, char **argv)
 {

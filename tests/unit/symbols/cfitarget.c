@@ -11,22 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#if defined(__clang__)
-#define CFI_NOIPA __attribute__((noinline))
-#else
-#define CFI_NOIPA __attribute__((noipa))
-#endif
+#include "cfichain.h"
 
 volatile unsigned long cfi_sink;
-
-/* Each level keeps a value live across its call, so that it has a frame of its own. */
-#define CFI_LEVEL(name, next)                                                                  \
-	CFI_NOIPA unsigned long name(unsigned long x)                                          \
-	{                                                                                      \
-		unsigned long keep = x * 2654435761u;                                          \
-		unsigned long r = next(x + 1);                                                 \
-		return r ^ keep;                                                               \
-	}
 
 CFI_NOIPA unsigned long cfi_f8(unsigned long x)
 {
@@ -36,13 +23,6 @@ CFI_NOIPA unsigned long cfi_f8(unsigned long x)
 		cfi_sink += i;
 	return cfi_sink;
 }
-CFI_LEVEL(cfi_f7, cfi_f8)
-CFI_LEVEL(cfi_f6, cfi_f7)
-CFI_LEVEL(cfi_f5, cfi_f6)
-CFI_LEVEL(cfi_f4, cfi_f5)
-CFI_LEVEL(cfi_f3, cfi_f4)
-CFI_LEVEL(cfi_f2, cfi_f3)
-CFI_LEVEL(cfi_f1, cfi_f2)
 
 /*
  * CFA = rsp + 8, then + 16 past a push; CFA = rbp + 16 with rbp saved at CFA - 16; CFA by an
