@@ -37,19 +37,21 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 	for (;;) {
 		const struct cfi_row *row = NULL;
 		uint64_t cfa, ra, nbp = bp;
+		int rc;
 
 		if (res->n >= max) {
 			res->stop = UNWIND_DEPTH;
 			return;
 		}
-		if (find(ctx, exact ? ip : ip - 1, &row) < 0) {
+		rc = find(ctx, exact ? ip : ip - 1, &row);
+		if (rc < 0 && rc != -E2BIG) {
 			res->stop = UNWIND_NOOBJ;
 			return;
 		}
 		if (!row) {
 			/* no CFI here: a frame pointer chain, if there is one */
 			if (!bp || bp < sp) {
-				res->stop = UNWIND_NOCFI;
+				res->stop = rc ? UNWIND_CUT : UNWIND_NOCFI;
 				return;
 			}
 			if (!rd(stack, bp, &nbp) || !rd(stack, bp + 8, &ra)) {
@@ -58,6 +60,8 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 			}
 			cfa = bp + 16;
 			res->fp_frames++;
+			if (rc)
+				res->fp_cut++;
 		} else {
 			switch (row->cfa) {
 			case CFI_CFA_SP:
@@ -121,8 +125,8 @@ const char *unwind_stop_name(enum unwind_stop s)
 	static const char *const names[UNWIND_STOPS] = {
 		[UNWIND_END] = "end",	      [UNWIND_DEPTH] = "depth",
 		[UNWIND_NOOBJ] = "no-object", [UNWIND_NOCFI] = "no-cfi",
-		[UNWIND_MEMORY] = "memory",   [UNWIND_EXPR] = "expression",
-		[UNWIND_LOOP] = "loop",
+		[UNWIND_CUT] = "table-cut",   [UNWIND_MEMORY] = "memory",
+		[UNWIND_EXPR] = "expression", [UNWIND_LOOP] = "loop",
 	};
 
 	return (unsigned)s < UNWIND_STOPS ? names[s] : "?";

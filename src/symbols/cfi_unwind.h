@@ -21,6 +21,7 @@ enum unwind_stop {
 	UNWIND_DEPTH,	/* the caller's array is full */
 	UNWIND_NOOBJ,	/* an address in no object find() knows */
 	UNWIND_NOCFI,	/* no row, and no frame pointer to follow */
+	UNWIND_CUT,	/* the same where the object's table was cut at its limit */
 	UNWIND_MEMORY,	/* a read outside the stack copy */
 	UNWIND_EXPR,	/* a row of kind CFI_CFA_EXPR, CFI_CFA_REG or CFI_CFA_RA */
 	UNWIND_LOOP,	/* the CFA did not move up the stack */
@@ -40,14 +41,15 @@ struct unwind_stack {
 
 /*
  * The row for address ip of the process (the frame's PC, or its return address - 1), into
- * *row: 0 and a row, 0 and NULL when ip's object has no CFI there, -ENOENT when ip is in no
- * object.
+ * *row: 0 and a row, 0 and NULL when ip's object has no CFI there, -E2BIG when it has no row
+ * there because its table was cut at its limit, -ENOENT when ip is in no object.
  */
 typedef int (*unwind_find_fn)(void *ctx, uint64_t ip, const struct cfi_row **row);
 
 struct unwind_result {
 	size_t n;		/* addresses in ips: the PC, then return addresses */
 	size_t fp_frames;	/* frames found by the frame pointer, where find() had no row */
+	size_t fp_cut;		/* ... of them, where the object's table was cut */
 	size_t signal_frames;	/* signal frames crossed */
 	enum unwind_stop stop;
 };
@@ -57,7 +59,7 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 		unwind_find_fn find, void *ctx, uint64_t *ips, size_t max,
 		struct unwind_result *res);
 
-/* "end", "depth", "no-object", "no-cfi", "memory", "expression", "loop". */
+/* "end", "depth", "no-object", "no-cfi", "table-cut", "memory", "expression", "loop". */
 const char *unwind_stop_name(enum unwind_stop s);
 
 #endif /* SCHEDPROF_CFI_UNWIND_H */

@@ -341,7 +341,8 @@ static int hand_find(void *ctx, uint64_t ip, const struct cfi_row **row)
 	if (ip < 0x400000 || ip >= 0x500000)
 		return -ENOENT;
 	*row = cfi_table_find(&t, ip);
-	return 0;
+	/* as if the object's table had been cut before 0x480000 */
+	return ip >= 0x480000 ? -E2BIG : 0;
 }
 
 static void hand_unwind(const uint64_t *words, size_t nwords, uint64_t ip, uint64_t bp,
@@ -414,9 +415,18 @@ START_TEST(test_unwind_stops)
 	ck_assert_int_eq(res.stop, UNWIND_END);
 	ck_assert_uint_eq(res.fp_frames, 1);
 	ck_assert_uint_eq(ips[1], 0x403010);
+	ck_assert_uint_eq(res.fp_cut, 0);
+	/* the same past the cut: counted as such */
+	hand_unwind(w, 8, 0x488000, 0x1000, ips, 8, &res);
+	ck_assert_int_eq(res.stop, UNWIND_END);
+	ck_assert_uint_eq(res.fp_frames, 1);
+	ck_assert_uint_eq(res.fp_cut, 1);
 	/* no row and no frame pointer */
 	hand_unwind(w, 8, 0x408000, 0, ips, 8, &res);
 	ck_assert_int_eq(res.stop, UNWIND_NOCFI);
+	hand_unwind(w, 8, 0x488000, 0, ips, 8, &res);
+	ck_assert_int_eq(res.stop, UNWIND_CUT);
+	ck_assert_str_eq(unwind_stop_name(UNWIND_CUT), "table-cut");
 	ck_assert_str_eq(unwind_stop_name(UNWIND_NOCFI), "no-cfi");
 	ck_assert_str_eq(unwind_stop_name(UNWIND_STOPS), "?");
 }
