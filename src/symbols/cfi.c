@@ -15,11 +15,17 @@
 #include <unistd.h>
 
 #include "cfi.h"
+#include "elfsyms.h"
 
 /* The x86-64 psABI's DWARF register numbers. */
 #define DW_X86_64_RBP 6
 #define DW_X86_64_RSP 7
 #define DW_X86_64_RA 16
+
+/* The .eh_frame_hdr search table's encodings that we read: almost every linker's. */
+#define EH_PE_PCREL_SDATA4 0x1b
+#define EH_PE_UDATA4 0x03
+#define EH_PE_DATAREL_SDATA4 0x3b
 
 /* One ELF file open for its CFI. */
 struct cfi_src {
@@ -28,10 +34,14 @@ struct cfi_src {
 	Dwarf *dw;	/* its DWARF, for .debug_frame; NULL when it has none */
 	Dwarf_CFI *eh;	/* .eh_frame, NULL when absent */
 	Dwarf_CFI *dbg; /* .debug_frame, NULL when absent */
+	/* where .eh_frame's FDEs start, sorted (.eh_frame_hdr's table); NULL when unknown */
+	uint64_t *starts;
+	size_t nstarts;
 };
 
 static void src_close(struct cfi_src *s)
 {
+	free(s->starts);
 	if (s->eh)
 		dwarf_cfi_end(s->eh);
 	if (s->dw)
@@ -42,6 +52,60 @@ static void src_close(struct cfi_src *s)
 		close(s->fd);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+}
+
+/*
+ * s->starts from .eh_frame_hdr's binary search table, when it has the usual encodings and is
+ * sorted; otherwise none (the compiler then looks up every address of a gap).
+ */
+static void read_fde_starts(struct cfi_src *s)
+{
+	Elf_Scn *scn = elf_section_by_name(s->elf, ".eh_frame_hdr");
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	const uint8_t *p;
+	GElf_Shdr sh;
+	uint32_t n, i;
+
+	if (!d || !d->d_buf || d->d_size < 12 || !gelf_getshdr(scn, &sh))
+		return;
+	p = d->d_buf;
+	if (p[0] != 1 || p[1] != EH_PE_PCREL_SDATA4 || p[2] != EH_PE_UDATA4 ||
+	    p[3] != EH_PE_DATAREL_SDATA4)
+		return;
+	memcpy(&n, p + 8, 4);
+	if (!n || n > (d->d_size - 12) / 8)
+		return;
+	s->starts = malloc(n * sizeof(*s->starts));
+	if (!s->starts)
+		return;
+	for (i = 0; i < n; i++) {
+		int32_t loc;
+
+		memcpy(&loc, p + 12 + 8 * (size_t)i, 4);
+		s->starts[i] = sh.sh_addr + (uint64_t)(int64_t)loc;
+		if (i && s->starts[i] < s->starts[i - 1]) {
+			free(s->starts);
+			s->starts = NULL;
+			return;
+		}
+	}
+	s->nstarts = n;
+}
+
+/* The first FDE start above pc, or hi when none is known below hi. */
+static uint64_t next_start(const struct cfi_src *s, uint64_t pc, uint64_t hi)
+{
+	size_t lo = 0, n = s->nstarts;
+
+	while (lo < n) {
+		size_t mid = lo + (n - lo) / 2;
+
+		if (s->starts[mid] <= pc)
+			lo = mid + 1;
+		else
+			n = mid;
+	}
+	return lo < s->nstarts && s->starts[lo] < hi ? s->starts[lo] : hi;
 }
 
 static int src_open(const char *path, bool want_eh, struct cfi_src *s)
@@ -58,8 +122,11 @@ static int src_open(const char *path, bool want_eh, struct cfi_src *s)
 		src_close(s);
 		return -ENOEXEC;
 	}
-	if (want_eh)
+	if (want_eh) {
 		s->eh = dwarf_getcfi_elf(s->elf);
+		if (s->eh)
+			read_fde_starts(s);
+	}
 	s->dw = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL);
 	if (s->dw)
 		s->dbg = dwarf_getcfi(s->dw);
@@ -230,6 +297,8 @@ static int compile_range(const struct cfi_src *obj, const struct cfi_src *dbg, u
 {
 	Dwarf_CFI *cfis[3] = {obj->eh, obj->dbg, dbg ? dbg->dbg : NULL};
 	uint64_t pc = lo;
+	/* a gap can be skipped to .eh_frame's next FDE when no .debug_frame may cover it */
+	bool skip = obj->starts && !cfis[1] && !cfis[2];
 	int rc;
 
 	while (pc < hi) {
@@ -241,9 +310,9 @@ static int compile_range(const struct cfi_src *obj, const struct cfi_src *dbg, u
 
 		for (i = 0; i < 3 && !lookup(cfis[i], pc, &f, &start, &end, &signal); i++)
 			;
+		t->stats.lookups++;
 		if (!f) {
-			/* no CFI here; gaps between functions are a few bytes of padding */
-			pc++;
+			pc = skip ? next_start(obj, pc, hi) : pc + 1;
 			continue;
 		}
 		if (end > hi)

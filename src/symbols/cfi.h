@@ -58,6 +58,7 @@ struct cfi_stats {
 	uint64_t from_debug;	      /* row ranges read from a .debug_frame */
 	uint64_t code_bytes;	      /* bytes of executable sections */
 	uint64_t covered_bytes;	      /* ... that rows cover */
+	uint64_t lookups;	      /* addresses looked up in libdw (its cost) */
 };
 
 struct cfi_table {

@@ -5,7 +5,7 @@
  * stripped copy and a debug file, and with its .eh_frame overwritten.
  * main -> cfi_f1 -> ... -> cfi_f8 are ordinary compiled code. The cfi_rule_* functions are
  * written in assembly, each with the one CFI rule that its name says, so that every kind of
- * row is present whatever the compiler does; cfi_nocfi has no CFI at all. None of them is
+ * row is present whatever the compiler does; cfi_nocfi and cfi_blob (64 KB) have no CFI. None of them is
  * run.
  */
 #include <stdio.h>
@@ -72,7 +72,13 @@ __asm__(".text\n"
 
 	".globl cfi_nocfi\n.type cfi_nocfi,@function\ncfi_nocfi:\n"
 	"nop\nnop\nnop\nnop\nnop\nnop\nnop\nnop\n"
-	"ret\n.size cfi_nocfi, .-cfi_nocfi\n");
+	"ret\n.size cfi_nocfi, .-cfi_nocfi\n"
+
+	/* 64 KB of code without CFI (as JIT stubs or hand-written code), then a function with */
+	".globl cfi_blob\n.type cfi_blob,@function\ncfi_blob:\n"
+	".fill 65536, 1, 0x90\nret\n.size cfi_blob, .-cfi_blob\n"
+	".globl cfi_after_blob\n.type cfi_after_blob,@function\ncfi_after_blob:\n"
+	".cfi_startproc\nret\n.cfi_endproc\n.size cfi_after_blob, .-cfi_after_blob\n");
 
 int main(int argc, char **argv)
 {

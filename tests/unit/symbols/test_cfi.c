@@ -150,7 +150,12 @@ START_TEST(test_cfi_rule_kinds)
 	assert_kind(&t, CFITARGET_GCC, "_start", 0, CFI_CFA_END, 8);
 	/* no CFI: no row, and counted as not covered */
 	ck_assert_ptr_null(row_at(&t, CFITARGET_GCC, "cfi_nocfi", 0));
-	ck_assert_uint_lt(t.stats.covered_bytes, t.stats.code_bytes);
+	ck_assert_ptr_null(row_at(&t, CFITARGET_GCC, "cfi_blob", 0));
+	ck_assert_ptr_null(row_at(&t, CFITARGET_GCC, "cfi_blob", 65535));
+	ck_assert_uint_lt(t.stats.covered_bytes + 65536, t.stats.code_bytes);
+	/* the function after the gap is found, without a lookup for every byte of the gap */
+	assert_kind(&t, CFITARGET_GCC, "cfi_after_blob", 0, CFI_CFA_SP, 8);
+	ck_assert_uint_lt(t.stats.lookups, 1000);
 	/* the PLT's entries after PLT0 (16 bytes): its CFA expression */
 	sym(CFITARGET_GCC, ".plt", true, &plt, &plt_size);
 	ck_assert_uint_ge(plt_size, 32);
