@@ -10,8 +10,8 @@
 #include "cfi_cache.h"
 #include "elfsyms.h"
 
-/* bumped whenever struct cfi_row or the compiler's rules change */
-#define CFI_CACHE_MAGIC "spcfi1"
+/* bumped whenever struct cfi_row, struct cfi_stats or the compiler's rules change */
+#define CFI_CACHE_MAGIC "spcfi2"
 
 /* The file's data: this header, then n rows of struct disk_row. */
 struct disk_header {
