@@ -6,7 +6,8 @@
  * 4, 8 and 16 KB in one read, 16 KB a page at a time (a read that crosses the stack's top
  * fails whole, and that failure is costly), and 16 KB bounded by the end of the stack's
  * mapping, into a per-CPU buffer, and the last into a ring buffer record that the loader
- * consumes. Unwinding the copy in user space is not measured here. One program per way; bench/ustackcopy.sh attaches them one at a time.
+ * consumes. Unwinding the copy in user space is not measured here. One program per way;
+ * bench/ustackcopy.sh attaches them one at a time.
  * Needs vmlinux.h (build/bpf).
  */
 #include "vmlinux.h"

@@ -33,7 +33,8 @@ esac
 for tool in perf taskset bpftool jq clang cc; do
 	command -v "$tool" >/dev/null || { echo "$0: $tool not found" >&2; exit 1; }
 done
-[ -f "$BUILD/bpf/vmlinux.h" ] || { echo "$0: no $BUILD/bpf/vmlinux.h: build first (ninja -C build)" >&2; exit 1; }
+[ -f "$BUILD/bpf/vmlinux.h" ] ||
+	{ echo "$0: no $BUILD/bpf/vmlinux.h: build first (ninja -C build)" >&2; exit 1; }
 
 OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled)
 TMP=$(mktemp -d /tmp/schedprof-ustackcopy.XXXXXX)
@@ -49,7 +50,8 @@ clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"$BUILD/bpf" -c "$HERE/ustackcopy
 	-o "$TMP/us.bpf.o" && cc -O2 -o "$TMP/usload" "$HERE/ustackcopy.c" -lbpf ||
 	{ echo "$0: cannot build the programs" >&2; exit 1; }
 
-PROGS="us_empty us_fpwalk us_fpwalk_bid us_copy4k us_copy8k us_copy16k us_copy16k_paged us_copy16k_vma us_copy16k_ring"
+PROGS="us_empty us_fpwalk us_fpwalk_bid us_copy4k us_copy8k us_copy16k us_copy16k_paged"
+PROGS+=" us_copy16k_vma us_copy16k_ring"
 
 # one_run PROG: "PROG ns_per_run ok_percent runs"
 one_run() {

@@ -16,11 +16,14 @@
 #define UC_RSP (UC_GREGS + 15 * 8)
 #define UC_RIP (UC_GREGS + 16 * 8)
 
-static bool rd(const struct unwind_stack *s, uint64_t addr, uint64_t *v)
+/* Reads the word at addr of the copy; *used keeps the highest end read. */
+static bool rd(const struct unwind_stack *s, uint64_t addr, uint64_t *v, uint64_t *used)
 {
 	if (addr < s->base || s->len < 8 || addr - s->base > s->len - 8)
 		return false;
 	memcpy(v, s->data + (addr - s->base), 8);
+	if (addr - s->base + 8 > *used)
+		*used = addr - s->base + 8;
 	return true;
 }
 
@@ -31,6 +34,7 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 	uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp;
 	/* the PC itself, not a return address: its row is its own, not its call's */
 	bool exact = true;
+	uint64_t *u = &res->used;
 
 	memset(res, 0, sizeof(*res));
 	ips[res->n++] = ip;
@@ -54,7 +58,7 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 				res->stop = rc ? UNWIND_CUT : UNWIND_NOCFI;
 				return;
 			}
-			if (!rd(stack, bp, &nbp) || !rd(stack, bp + 8, &ra)) {
+			if (!rd(stack, bp, &nbp, u) || !rd(stack, bp + 8, &ra, u)) {
 				res->stop = UNWIND_MEMORY;
 				return;
 			}
@@ -74,8 +78,8 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 				cfa = sp + 8 + ((ip & 15) >= (uint64_t)row->cfa_off ? 8 : 0);
 				break;
 			case CFI_CFA_SIGNAL:
-				if (!rd(stack, sp + UC_RBP, &bp) || !rd(stack, sp + UC_RIP, &ip) ||
-				    !rd(stack, sp + UC_RSP, &sp)) {
+				if (!rd(stack, sp + UC_RBP, &bp, u) || !rd(stack, sp + UC_RIP, &ip, u) ||
+				    !rd(stack, sp + UC_RSP, &sp, u)) {
 					res->stop = UNWIND_MEMORY;
 					return;
 				}
@@ -95,12 +99,12 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 				res->stop = UNWIND_LOOP;
 				return;
 			}
-			if (!rd(stack, cfa - 8, &ra)) {
+			if (!rd(stack, cfa - 8, &ra, u)) {
 				res->stop = UNWIND_MEMORY;
 				return;
 			}
 			if (row->fp == CFI_FP_AT) {
-				if (!rd(stack, cfa + (uint64_t)(int64_t)row->fp_off, &nbp)) {
+				if (!rd(stack, cfa + (uint64_t)(int64_t)row->fp_off, &nbp, u)) {
 					res->stop = UNWIND_MEMORY;
 					return;
 				}

@@ -51,6 +51,7 @@ struct unwind_result {
 	size_t fp_frames;	/* frames found by the frame pointer, where find() had no row */
 	size_t fp_cut;		/* ... of them, where the object's table was cut */
 	size_t signal_frames;	/* signal frames crossed */
+	uint64_t used;		/* bytes of the copy the walk read up to (its last CFA - SP) */
 	enum unwind_stop stop;
 };
 

@@ -5,8 +5,8 @@
  * stripped copy and a debug file, and with its .eh_frame overwritten.
  * main -> cfi_f1 -> ... -> cfi_f8 are ordinary compiled code. The cfi_rule_* functions are
  * written in assembly, each with the one CFI rule that its name says, so that every kind of
- * row is present whatever the compiler does; cfi_nocfi and cfi_blob (64 KB) have no CFI. None of them is
- * run.
+ * row is present whatever the compiler does; cfi_nocfi and cfi_blob (64 KB) have no CFI.
+ * None of them is run.
  */
 #include <stdio.h>
 #include <stdlib.h>

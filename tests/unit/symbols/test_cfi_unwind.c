@@ -99,6 +99,9 @@ static void objs_free(struct objs *os)
 	proc_maps__free(os->maps, os->nmaps);
 }
 
+/* The bytes of the last copy unwind_fixture() read. */
+static size_t copied;
+
 /* Runs cfistack (mode "" or "signal"), unwinds its copy, names its frames into names. */
 static void unwind_fixture(const char *mode, char names[][64], size_t max,
 			   struct unwind_result *res)
@@ -126,6 +129,7 @@ static void unwind_fixture(const char *mode, char names[][64], size_t max,
 	ck_assert_ptr_nonnull(data);
 	ck_assert_uint_eq(fread(data, 1, hdr[3], f), hdr[3]);
 	fclose(f);
+	copied = hdr[3];
 
 	memset(&os, 0, sizeof(os));
 	ck_assert_int_eq(proc_maps__parse_file(maps, &os.maps, &os.nmaps), 0);
@@ -171,6 +175,9 @@ START_TEST(test_unwind_copied_stack)
 	assert_callers(names, res.n, 1);
 	ck_assert_uint_eq(res.fp_frames, 0);
 	ck_assert_uint_eq(res.signal_frames, 0);
+	/* _start's frame is below the environment: not the whole copy */
+	ck_assert_uint_gt(res.used, 8 * 10);
+	ck_assert_uint_lt(res.used, copied);
 
 	/* a short array: cut, and said */
 	unwind_fixture("", names, 4, &res);
