@@ -103,7 +103,11 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 				res->stop = UNWIND_MEMORY;
 				return;
 			}
-			if (row->fp == CFI_FP_AT) {
+			/*
+			 * A slot below SP has been popped already (an epilogue whose CFI does not
+			 * say so): the register holds the caller's FP again.
+			 */
+			if (row->fp == CFI_FP_AT && cfa + (uint64_t)(int64_t)row->fp_off >= sp) {
 				if (!rd(stack, cfa + (uint64_t)(int64_t)row->fp_off, &nbp, u)) {
 					res->stop = UNWIND_MEMORY;
 					return;

@@ -372,6 +372,8 @@ START_TEST(test_unwind_stops)
 		{.pc = 0x405000, .len = 0x100, .cfa = CFI_CFA_FP, .cfa_off = 16,
 		 .fp = CFI_FP_AT, .fp_off = -16},
 		{.pc = 0x406000, .len = 0x20, .cfa = CFI_CFA_PLT, .cfa_off = 11},
+		{.pc = 0x407000, .len = 0x10, .cfa = CFI_CFA_SP, .cfa_off = 8,
+		 .fp = CFI_FP_AT, .fp_off = -16},
 	};
 	uint64_t w[8] = {0}, ips[8];
 	struct unwind_result res;
@@ -414,6 +416,16 @@ START_TEST(test_unwind_stops)
 	ck_assert_int_eq(res.stop, UNWIND_END);
 	ck_assert_uint_eq(res.n, 3);
 	ck_assert_uint_eq(ips[1], 0x40601b);
+	ck_assert_uint_eq(ips[2], 0x403010);
+	/* an epilogue past its pop of FP, whose CFI still says FP is saved at CFA - 16: below
+	 * SP, so FP (0x1010) is the caller's already; then FP + 16 in the caller */
+	memset(w, 0, sizeof(w));
+	w[0] = 0x405010;
+	w[3] = 0x403010;
+	hand_unwind(w, 8, 0x407000, 0x1010, ips, 8, &res);
+	ck_assert_msg(res.stop == UNWIND_END, "stopped: %s", unwind_stop_name(res.stop));
+	ck_assert_uint_eq(res.n, 3);
+	ck_assert_uint_eq(ips[1], 0x405010);
 	ck_assert_uint_eq(ips[2], 0x403010);
 	/* no row: the frame pointer chain (FP = 0x1000: saved FP 0, return address 0x403010) */
 	memset(w, 0, sizeof(w));
