@@ -253,7 +253,7 @@ static void unwind_live(char *const argv[], long nr, char names[][64], size_t ma
 		_exit(127);
 	}
 	close(fds[0]);
-	for (i = 0; i < 1000 && blocked_in(pid) != nr; i++)
+	for (i = 0; i < 3000 && blocked_in(pid) != nr; i++) /* 30 s: a loaded machine */
 		usleep(10000);
 	ck_assert_msg(blocked_in(pid) == nr, "%s never blocked in system call %ld", argv[0], nr);
 	ck_assert_int_eq(ptrace(PTRACE_SEIZE, pid, 0, 0), 0);
