@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Unwinding a copied user stack by CFI rows (cfi_unwind.h). x86-64 only. */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "cfi_unwind.h"
+
+/*
+ * The kernel's rt_sigframe on x86-64: a handler returns into the trampoline with SP at the
+ * struct ucontext, whose uc_mcontext.gregs (after uc_flags, uc_link and uc_stack: 40 bytes)
+ * hold the interrupted registers, REG_RBP 10th, REG_RSP 15th, REG_RIP 16th.
+ */
+#define UC_GREGS 40
+#define UC_RBP (UC_GREGS + 10 * 8)
+#define UC_RSP (UC_GREGS + 15 * 8)
+#define UC_RIP (UC_GREGS + 16 * 8)
+
+/* Reads the word at addr of the copy; *used keeps the highest end read. */
+static bool rd(const struct unwind_stack *s, uint64_t addr, uint64_t *v, uint64_t *used)
+{
+	if (addr < s->base || s->len < 8 || addr - s->base > s->len - 8)
+		return false;
+	memcpy(v, s->data + (addr - s->base), 8);
+	if (addr - s->base + 8 > *used)
+		*used = addr - s->base + 8;
+	return true;
+}
+
+void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack,
+		unwind_find_fn find, void *ctx, uint64_t *ips, size_t max,
+		struct unwind_result *res)
+{
+	uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp;
+	/* the PC itself, not a return address: its row is its own, not its call's */
+	bool exact = true;
+	uint64_t *u = &res->used;
+
+	memset(res, 0, sizeof(*res));
+	ips[res->n++] = ip;
+	for (;;) {
+		const struct cfi_row *row = NULL;
+		uint64_t cfa, ra, nbp = bp;
+		int rc;
+
+		if (res->n >= max) {
+			res->stop = UNWIND_DEPTH;
+			return;
+		}
+		rc = find(ctx, exact ? ip : ip - 1, &row);
+		if (rc < 0 && rc != -E2BIG) {
+			res->stop = UNWIND_NOOBJ;
+			return;
+		}
+		if (!row) {
+			/* no CFI here: a frame pointer chain, if there is one */
+			if (!bp || bp < sp) {
+				res->stop = rc ? UNWIND_CUT : UNWIND_NOCFI;
+				return;
+			}
+			if (!rd(stack, bp, &nbp, u) || !rd(stack, bp + 8, &ra, u)) {
+				res->stop = UNWIND_MEMORY;
+				return;
+			}
+			cfa = bp + 16;
+			res->fp_frames++;
+			if (rc)
+				res->fp_cut++;
+		} else {
+			switch (row->cfa) {
+			case CFI_CFA_SP:
+				cfa = sp + (uint64_t)(int64_t)row->cfa_off;
+				break;
+			case CFI_CFA_FP:
+				cfa = bp + (uint64_t)(int64_t)row->cfa_off;
+				break;
+			case CFI_CFA_PLT:
+				cfa = sp + 8 + ((ip & 15) >= (uint64_t)row->cfa_off ? 8 : 0);
+				break;
+			case CFI_CFA_SIGNAL:
+				if (!rd(stack, sp + UC_RBP, &bp, u) || !rd(stack, sp + UC_RIP, &ip, u) ||
+				    !rd(stack, sp + UC_RSP, &sp, u)) {
+					res->stop = UNWIND_MEMORY;
+					return;
+				}
+				/* the interrupted PC is exact: no call precedes it */
+				res->signal_frames++;
+				ips[res->n++] = ip;
+				exact = true;
+				continue;
+			case CFI_CFA_END:
+				res->stop = UNWIND_END;
+				return;
+			default:
+				res->stop = UNWIND_EXPR;
+				return;
+			}
+			if (cfa <= sp) {
+				res->stop = UNWIND_LOOP;
+				return;
+			}
+			if (!rd(stack, cfa - 8, &ra, u)) {
+				res->stop = UNWIND_MEMORY;
+				return;
+			}
+			/*
+			 * A slot below SP has been popped already (an epilogue whose CFI does not
+			 * say so): the register holds the caller's FP again.
+			 */
+			if (row->fp == CFI_FP_AT && cfa + (uint64_t)(int64_t)row->fp_off >= sp) {
+				if (!rd(stack, cfa + (uint64_t)(int64_t)row->fp_off, &nbp, u)) {
+					res->stop = UNWIND_MEMORY;
+					return;
+				}
+			} else if (row->fp == CFI_FP_UNDEF) {
+				nbp = 0;
+			}
+		}
+		if (!ra) {
+			res->stop = UNWIND_END;
+			return;
+		}
+		ips[res->n++] = ra;
+		ip = ra;
+		sp = cfa;
+		bp = nbp;
+		exact = false;
+	}
+}
+
+const char *unwind_stop_name(enum unwind_stop s)
+{
+	static const char *const names[UNWIND_STOPS] = {
+		[UNWIND_END] = "end",	      [UNWIND_DEPTH] = "depth",
+		[UNWIND_NOOBJ] = "no-object", [UNWIND_NOCFI] = "no-cfi",
+		[UNWIND_CUT] = "table-cut",   [UNWIND_MEMORY] = "memory",
+		[UNWIND_EXPR] = "expression", [UNWIND_LOOP] = "loop",
+	};
+
+	return (unsigned)s < UNWIND_STOPS ? names[s] : "?";
+}

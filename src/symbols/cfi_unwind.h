@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A user stack unwound in user space by the rows of cfi.h (perf's way): from the
+ * registers at an event and a copy of the stack above SP, the return addresses, each frame's
+ * CFA found by its row. Where an object has no row for a frame (JIT or hand-written code)
+ * the frame pointer chain is followed instead, and counted. The walk ends with a reason.
+ *
+ * Pure: the rows come from the caller's find(), memory only from the copy.
+ */
+#ifndef SCHEDPROF_CFI_UNWIND_H
+#define SCHEDPROF_CFI_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cfi.h"
+
+/* Why a walk ended. */
+enum unwind_stop {
+	UNWIND_END,	/* the outermost frame (return address undefined, or 0) */
+	UNWIND_DEPTH,	/* the caller's array is full */
+	UNWIND_NOOBJ,	/* an address in no object find() knows */
+	UNWIND_NOCFI,	/* no row, and no frame pointer to follow */
+	UNWIND_CUT,	/* the same where the object's table was cut at its limit */
+	UNWIND_MEMORY,	/* a read outside the stack copy */
+	UNWIND_EXPR,	/* a row of kind CFI_CFA_EXPR, CFI_CFA_REG or CFI_CFA_RA */
+	UNWIND_LOOP,	/* the CFA did not move up the stack */
+	UNWIND_STOPS
+};
+
+struct unwind_regs {
+	uint64_t ip, sp, bp;
+};
+
+/* A copy of user memory [base, base + len). */
+struct unwind_stack {
+	uint64_t base;
+	const uint8_t *data;
+	size_t len;
+};
+
+/*
+ * The row for address ip of the process (the frame's PC, or its return address - 1), into
+ * *row: 0 and a row, 0 and NULL when ip's object has no CFI there, -E2BIG when it has no row
+ * there because its table was cut at its limit, -ENOENT when ip is in no object.
+ */
+typedef int (*unwind_find_fn)(void *ctx, uint64_t ip, const struct cfi_row **row);
+
+struct unwind_result {
+	size_t n;		/* addresses in ips: the PC, then return addresses */
+	size_t fp_frames;	/* frames found by the frame pointer, where find() had no row */
+	size_t fp_cut;		/* ... of them, where the object's table was cut */
+	size_t signal_frames;	/* signal frames crossed */
+	uint64_t used;		/* bytes of the copy the walk read up to (its last CFA - SP) */
+	enum unwind_stop stop;
+};
+
+/* Unwinds into ips (max entries, max > 0). */
+void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack,
+		unwind_find_fn find, void *ctx, uint64_t *ips, size_t max,
+		struct unwind_result *res);
+
+/* "end", "depth", "no-object", "no-cfi", "table-cut", "memory", "expression", "loop". */
+const char *unwind_stop_name(enum unwind_stop s);
+
+#endif /* SCHEDPROF_CFI_UNWIND_H */
