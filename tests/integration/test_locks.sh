@@ -21,11 +21,14 @@ if [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]; then
 	DIRKINDS="('rt-mutex', 'rt-rw-write')" # the rwsem's rt_mutex_base; waiting for readers
 	DIRKIND=rt-mutex DIRWAIT=rt-mutex MUTEXKIND=rt-mutex
 	MMAPKINDS="('rt-mutex', 'rt-rw-write', 'rt-rw-read')"
+	# the rt rwsem's writer waits in rwbase_write_lock (down_write's tail call: no frame)
+	DIRFRAME=rwbase_write_lock
 else
 	PYRT=False
 	DIRKINDS="('rwsem-write',)"
 	DIRKIND=rwsem-write DIRWAIT=rwsem-write MUTEXKIND=mutex
 	MMAPKINDS="('rwsem-write', 'rwsem-read')"
+	DIRFRAME='rwsem_down_write_slowpath\|down_write'
 fi
 DIRLOCK=${DIRLOCK:?DIRLOCK must name the dirlock workload}
 MUTEXSTORM=${MUTEXSTORM:?MUTEXSTORM must name the mutexstorm workload}
@@ -54,8 +57,46 @@ fi
 callers_verified "$TMP/dir.json" 1
 [ "$(pyq "$TMP/dir.json" 'L["available"]')" = True ] ||
 	skip_or_fail "locks view unavailable: $(pyq "$TMP/dir.json" 'L.get("unavailable")')"
-# lock_begin's callers from the cache (no lock stack kept), each checked by a full walk
-lock_callers_verified "$TMP/dir.json" 50
+# lock_begin's callers from the cache (no lock stack kept), each checked by a full walk.
+# The cache hops a frame only at a distance it always has: a kernel build whose
+# rwsem_down_write_slowpath realigns the stack (and $-16,%rsp: Debian's 6.1 and 6.12) puts
+# the caller 0 or 8 bytes further, by the caller's alignment; the fast path marks the frame
+# variable and walks every such contention (the counts stay exact). No minimum there.
+realigns() { # FUNCTION: 1 when its prologue realigns the stack (/proc/kcore), else 0
+	python3 - "$1" <<'PY'
+import struct, sys
+addr = None
+for line in open("/proc/kallsyms"):
+    a, t, n = line.split()[:3]
+    if n == sys.argv[1] and t in "tT":
+        addr = int(a, 16)
+        break
+code = b""
+try:
+    f = open("/proc/kcore", "rb")
+except OSError:
+    f = None
+if f and addr:
+    eh = f.read(64)
+    phoff, = struct.unpack_from("<Q", eh, 32)
+    phentsize, phnum = struct.unpack_from("<HH", eh, 54)
+    f.seek(phoff)
+    ph = f.read(phentsize * phnum)
+    for i in range(phnum):
+        t, _, off, va, _, fs, _, _ = struct.unpack_from("<IIQQQQQQ", ph, i * phentsize)
+        if t == 1 and va <= addr < va + fs:
+            f.seek(off + addr - va)
+            code = f.read(64)
+            break
+print(1 if bytes.fromhex("4883e4f0") in code else 0)
+PY
+}
+if [ "$(realigns rwsem_down_write_slowpath)" = 1 ]; then
+	lock_callers_verified "$TMP/dir.json" 0
+	pass "rwsem_down_write_slowpath realigns the stack on this kernel: its contentions are walked"
+else
+	lock_callers_verified "$TMP/dir.json" 50
+fi
 VFS='("path_openat","do_unlinkat","open_last_lookups","filename_create","lookup_open","do_filp_open","do_rmdir","do_mkdirat")'
 W="[r for r in L['contentions'] if r['kind'] in $DIRKINDS and r['caller'] in $VFS]"
 n=$(pyq "$TMP/dir.json" "sum(r['count'] for r in $W)")
@@ -115,7 +156,7 @@ counts=$(awk '/^ +COUNT +WAIT/{f=1;next} f&&/^ +[0-9]+ /{print $1} /^$/{f=0}' "$
 [ -n "$counts" ] || fail "no table rows"
 [ "$counts" = "$(printf '%s\n' $counts | sort -rn)" ] || fail "rows not ranked by count: $counts"
 grep -q '^        stack #1: ' "$TMP/dir.txt" || fail "--lock-stacks printed no stack"
-grep -q 'rwsem_down_write_slowpath\|down_write' "$TMP/dir.txt" || fail "no down_write frame in the stacks"
+grep -q "$DIRFRAME" "$TMP/dir.txt" || fail "no $DIRFRAME frame in the stacks"
 # kept stacks: every contention walked, none from the cache
 ! grep -q 'contentions from the cache' "$TMP/dir.txt" || fail "--lock-stacks took callers from the cache"
 pass "table: sleeper sentence, --sort count, --lock-stacks"
@@ -134,7 +175,9 @@ o=$(pyq "$TMP/pipe.json" "sum(v['count'] for r in $M for k, v in r['owners'].ite
 pass "pipe: $n $MUTEXKIND contentions on pipe_inode_info.mutex from $c, owner mutexstorm $o times"
 "$SCHEDPROF" trace --verify-callers --views locks -f json -o "$TMP/fpos.json" -- \
 	"$MUTEXSTORM" fpos 8 1 "$0" > /dev/null || fail "schedprof exited $?"
-lock_callers_verified "$TMP/fpos.json" 5 # a few hundred contentions: some are misses that teach the cache
+# the fast path has learned this path when any caller comes from it: on 6.18 only 3 to 16 of
+# some 260,000 f_pos_lock contentions do (the rest are walked; a minimum of 5 failed 1 run in 4)
+lock_callers_verified "$TMP/fpos.json" 1
 n=$(pyq "$TMP/fpos.json" "sum(r['count'] for r in L['contentions'] if r['kind'] == '$MUTEXKIND' and r['lock'] == 'file.f_pos_lock')")
 [ "$n" -gt 50 ] || fail "f_pos_lock contentions: $n, expected > 50"
 pass "shared fd: $n $MUTEXKIND contentions on file.f_pos_lock"
