@@ -44,6 +44,44 @@ print(eval(sys.argv[2]))
 PY
 }
 
+# The caller cache hops a frame only at a distance it always has. A kernel build whose lock
+# slow path realigns the stack (and $-16,%rsp in its prologue: Debian's 6.1 build
+# of rwsem_down_write_slowpath, __mutex_lock.constprop.0, __down_common) puts its caller 0 or
+# 8 bytes further by the caller's alignment; the fast path marks that frame variable and
+# walks every such contention (the counts stay exact, 0 to 13 of 219 came from the cache).
+# cached_min FUNCTION MIN: MIN, or 0 when a function named FUNCTION* realigns (/proc/kcore;
+# without it, MIN)
+cached_min() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+prefix, want = sys.argv[1], sys.argv[2]
+addrs = []
+for line in open("/proc/kallsyms"):
+    a, t, n = line.split()[:3]
+    if n.startswith(prefix) and t in "tT":
+        addrs.append(int(a, 16))
+try:
+    f = open("/proc/kcore", "rb")
+except OSError:
+    print(want)
+    sys.exit()
+eh = f.read(64)
+phoff, = struct.unpack_from("<Q", eh, 32)
+phentsize, phnum = struct.unpack_from("<HH", eh, 54)
+f.seek(phoff)
+ph = f.read(phentsize * phnum)
+segs = [struct.unpack_from("<IIQQQQQQ", ph, i * phentsize) for i in range(phnum)]
+for addr in addrs:
+    for t, _, off, va, _, fs, _, _ in segs:
+        if t == 1 and va <= addr < va + fs:
+            f.seek(off + addr - va)
+            if bytes.fromhex("4883e4f0") in f.read(64):
+                print(0)
+                sys.exit()
+print(want)
+PY
+}
+
 # --- 1. the directory workload ---
 # on tmpfs when there is one: no journal or disk writeback to disturb the rate
 if [ -d /dev/shm ] && D=$(mktemp -d /dev/shm/schedprof-dirlock.XXXXXX 2>/dev/null); then
@@ -57,46 +95,8 @@ fi
 callers_verified "$TMP/dir.json" 1
 [ "$(pyq "$TMP/dir.json" 'L["available"]')" = True ] ||
 	skip_or_fail "locks view unavailable: $(pyq "$TMP/dir.json" 'L.get("unavailable")')"
-# lock_begin's callers from the cache (no lock stack kept), each checked by a full walk.
-# The cache hops a frame only at a distance it always has: a kernel build whose
-# rwsem_down_write_slowpath realigns the stack (and $-16,%rsp: Debian's 6.1 and 6.12) puts
-# the caller 0 or 8 bytes further, by the caller's alignment; the fast path marks the frame
-# variable and walks every such contention (the counts stay exact). No minimum there.
-realigns() { # FUNCTION: 1 when its prologue realigns the stack (/proc/kcore), else 0
-	python3 - "$1" <<'PY'
-import struct, sys
-addr = None
-for line in open("/proc/kallsyms"):
-    a, t, n = line.split()[:3]
-    if n == sys.argv[1] and t in "tT":
-        addr = int(a, 16)
-        break
-code = b""
-try:
-    f = open("/proc/kcore", "rb")
-except OSError:
-    f = None
-if f and addr:
-    eh = f.read(64)
-    phoff, = struct.unpack_from("<Q", eh, 32)
-    phentsize, phnum = struct.unpack_from("<HH", eh, 54)
-    f.seek(phoff)
-    ph = f.read(phentsize * phnum)
-    for i in range(phnum):
-        t, _, off, va, _, fs, _, _ = struct.unpack_from("<IIQQQQQQ", ph, i * phentsize)
-        if t == 1 and va <= addr < va + fs:
-            f.seek(off + addr - va)
-            code = f.read(64)
-            break
-print(1 if bytes.fromhex("4883e4f0") in code else 0)
-PY
-}
-if [ "$(realigns rwsem_down_write_slowpath)" = 1 ]; then
-	lock_callers_verified "$TMP/dir.json" 0
-	pass "rwsem_down_write_slowpath realigns the stack on this kernel: its contentions are walked"
-else
-	lock_callers_verified "$TMP/dir.json" 50
-fi
+# lock_begin's callers from the cache (no lock stack kept), each checked by a full walk
+lock_callers_verified "$TMP/dir.json" "$(cached_min rwsem_down_write_slowpath 50)"
 VFS='("path_openat","do_unlinkat","open_last_lookups","filename_create","lookup_open","do_filp_open","do_rmdir","do_mkdirat")'
 W="[r for r in L['contentions'] if r['kind'] in $DIRKINDS and r['caller'] in $VFS]"
 n=$(pyq "$TMP/dir.json" "sum(r['count'] for r in $W)")
@@ -164,7 +164,7 @@ pass "table: sleeper sentence, --sort count, --lock-stacks"
 # --- 2. kernel mutexes a user program can force ---
 "$SCHEDPROF" trace --verify-callers --views locks -f json -o "$TMP/pipe.json" -- \
 	"$MUTEXSTORM" pipe 8 1.5 > /dev/null || fail "schedprof exited $?"
-lock_callers_verified "$TMP/pipe.json" 50
+lock_callers_verified "$TMP/pipe.json" "$(cached_min __mutex_lock 50)"
 M="[r for r in L['contentions'] if r['kind'] == '$MUTEXKIND' and r['lock'] == 'pipe_inode_info.mutex']"
 n=$(pyq "$TMP/pipe.json" "sum(r['count'] for r in $M)")
 [ "$n" -gt 50 ] || fail "pipe mutex contentions: $n, expected > 50 ($(pyq "$TMP/pipe.json" "[(r['kind'],r['lock'],r['caller'],r['count']) for r in L['contentions'][:5]]"))"
@@ -177,7 +177,7 @@ pass "pipe: $n $MUTEXKIND contentions on pipe_inode_info.mutex from $c, owner mu
 	"$MUTEXSTORM" fpos 8 1 "$0" > /dev/null || fail "schedprof exited $?"
 # the fast path has learned this path when any caller comes from it: on 6.18 only 3 to 16 of
 # some 260,000 f_pos_lock contentions do (the rest are walked; a minimum of 5 failed 1 run in 4)
-lock_callers_verified "$TMP/fpos.json" 1
+lock_callers_verified "$TMP/fpos.json" "$(cached_min __mutex_lock 1)"
 n=$(pyq "$TMP/fpos.json" "sum(r['count'] for r in L['contentions'] if r['kind'] == '$MUTEXKIND' and r['lock'] == 'file.f_pos_lock')")
 [ "$n" -gt 50 ] || fail "f_pos_lock contentions: $n, expected > 50"
 pass "shared fd: $n $MUTEXKIND contentions on file.f_pos_lock"
