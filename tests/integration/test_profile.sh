@@ -77,10 +77,10 @@ ucache_run() { # NAME READ ENV-ASSIGNMENTS... -- TRACE-OPTIONS...  (READ "probe"
 	# 10 x 50 ms of CPU in the burn, about 500 samples at -F 999. A virtual CPU that its host
 	# runs a fraction of the time counts the time it lost as the task's (TCG has no steal
 	# time) and takes fewer samples in it (the cpu-clock event skips the periods it missed:
-	# 98 to 242 in a loaded 6.1 guest), so an emulated CPU burns SLOW times as long; the
-	# bounds below stay.
+	# 98 to 242 in a loaded 6.1 guest), so an emulated CPU burns 25 ms more per unit of
+	# SLOW (275 ms at 10; 500 ms gave 1,100 to 2,800 samples there); the bounds below stay.
 	env "${envs[@]}" "$SCHEDPROF" trace -vv -F 999 --views profile "$@" -f json -o "$TMP/uc.json" \
-		-- "$PROFWORK" forks 10 $((50 * SLOW)) 2>"$TMP/uc.log" || fail "$name: -F 999 run"
+		-- "$PROFWORK" forks 10 $((25 + 25 * SLOW)) 2>"$TMP/uc.log" || fail "$name: -F 999 run"
 	if [ "$read" = probe ]; then
 		if probed_has arg_untrusted "$TMP/uc.log"; then read="an untrusted"; else read="the trusted"; fi
 	else
