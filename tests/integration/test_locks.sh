@@ -45,7 +45,7 @@ PY
 }
 
 # The caller cache hops a frame only at a distance it always has. A kernel build whose lock
-# slow path realigns the stack (and $-16,%rsp in its prologue: Debian's 6.1 build
+# slow path realigns the stack (and $-16,%rsp in its prologue: Debian's 6.1 and 6.12 builds
 # of rwsem_down_write_slowpath, __mutex_lock.constprop.0, __down_common) puts its caller 0 or
 # 8 bytes further by the caller's alignment; the fast path marks that frame variable and
 # walks every such contention (the counts stay exact, 0 to 13 of 219 came from the cache).
