@@ -42,6 +42,8 @@ struct trace_ctx {
 	uint64_t start_ns;
 	/* -- COMMAND (traced): the command's pid, whose end is the job's; else 0 */
 	int job_tid;
+	/* set by an attach that failed after its own line said why: no second line */
+	bool attach_said;
 };
 
 struct collector {

@@ -159,7 +159,6 @@ static int prof_attach(void *state, struct trace_ctx *ctx)
 						   : st->skel->progs.prof_sample;
 	int err;
 
-	(void)ctx;
 	st->exec_link = bpf_program__attach(st->skel->progs.prof_exec);
 	if (!st->exec_link)
 		return -errno;
@@ -174,6 +173,7 @@ static int prof_attach(void *state, struct trace_ctx *ctx)
 			elog("cannot open a %u Hz cpu-clock event on CPU %d: %s%s", st->hz,
 			     st->cpus[i], strerror(-fd),
 			     fd == -EINVAL ? " (above kernel.perf_event_max_sample_rate?)" : why);
+			ctx->attach_said = true;
 			return fd;
 		}
 		link = bpf_program__attach_perf_event(prog, fd);

@@ -810,7 +810,8 @@ static int tracer_attach(struct tracer *t)
 		if (t->state[i] && collectors[i]->attach)
 			err = collectors[i]->attach(t->state[i], &t->ctx);
 	if (err) {
-		elog("cannot attach the BPF programs: %s", strerror(-err));
+		if (!t->ctx.attach_said)
+			elog("cannot attach the BPF programs: %s", strerror(-err));
 		return err;
 	}
 	/* with the fold cache, kallsyms is read only now (see tracer_prepare) */

@@ -393,6 +393,14 @@ int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 	err = proc_maps__read(pid, &maps, &n);
 	if (err)
 		return err;
+	/*
+	 * A user process always maps something: no mappings means its mm is gone (it is
+	 * exiting, or a zombie). An empty snapshot would replace the one taken while it lived.
+	 */
+	if (!n) {
+		proc_maps__free(maps, n);
+		return -ESRCH;
+	}
 	if (pid_uid(pid, &uid) && hashmap__set(&u->uids, (long)pid, (long)uid, NULL, NULL)) {
 		err = -ENOMEM;
 		goto out;

@@ -89,8 +89,8 @@ void usyms__free(struct usyms *u);
 /*
  * Registers what process pid maps now: its executable files by build-id, and a snapshot of its
  * executable mappings as image `image`. Calling it again for the same (pid, image) replaces
- * the snapshot (libraries mapped since are added). Returns 0, -ESRCH if the process is gone,
- * -ENOMEM, or -errno.
+ * the snapshot (libraries mapped since are added). Returns 0, -ESRCH if the process is gone
+ * or has no mappings left (exiting: the last snapshot stays), -ENOMEM, or -errno.
  */
 int usyms__add_pid(struct usyms *u, int pid, uint64_t image);
 /* Registers one file by its build-id (0, -ENODATA without one, -ENOEXEC, -errno). */

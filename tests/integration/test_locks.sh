@@ -21,11 +21,14 @@ if [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]; then
 	DIRKINDS="('rt-mutex', 'rt-rw-write')" # the rwsem's rt_mutex_base; waiting for readers
 	DIRKIND=rt-mutex DIRWAIT=rt-mutex MUTEXKIND=rt-mutex
 	MMAPKINDS="('rt-mutex', 'rt-rw-write', 'rt-rw-read')"
+	# the rt rwsem's writer waits in rwbase_write_lock (down_write's tail call: no frame)
+	DIRFRAME=rwbase_write_lock
 else
 	PYRT=False
 	DIRKINDS="('rwsem-write',)"
 	DIRKIND=rwsem-write DIRWAIT=rwsem-write MUTEXKIND=mutex
 	MMAPKINDS="('rwsem-write', 'rwsem-read')"
+	DIRFRAME='rwsem_down_write_slowpath\|down_write'
 fi
 DIRLOCK=${DIRLOCK:?DIRLOCK must name the dirlock workload}
 MUTEXSTORM=${MUTEXSTORM:?MUTEXSTORM must name the mutexstorm workload}
@@ -38,6 +41,44 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 L = d.get("locks")
 print(eval(sys.argv[2]))
+PY
+}
+
+# The caller cache hops a frame only at a distance it always has. A kernel build whose lock
+# slow path realigns the stack (and $-16,%rsp in its prologue: Debian's 6.1 and 6.12 builds
+# of rwsem_down_write_slowpath, __mutex_lock.constprop.0, __down_common) puts its caller 0 or
+# 8 bytes further by the caller's alignment; the fast path marks that frame variable and
+# walks every such contention (the counts stay exact, 0 to 13 of 219 came from the cache).
+# cached_min FUNCTION MIN: MIN, or 0 when a function named FUNCTION* realigns (/proc/kcore;
+# without it, MIN)
+cached_min() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+prefix, want = sys.argv[1], sys.argv[2]
+addrs = []
+for line in open("/proc/kallsyms"):
+    a, t, n = line.split()[:3]
+    if n.startswith(prefix) and t in "tT":
+        addrs.append(int(a, 16))
+try:
+    f = open("/proc/kcore", "rb")
+except OSError:
+    print(want)
+    sys.exit()
+eh = f.read(64)
+phoff, = struct.unpack_from("<Q", eh, 32)
+phentsize, phnum = struct.unpack_from("<HH", eh, 54)
+f.seek(phoff)
+ph = f.read(phentsize * phnum)
+segs = [struct.unpack_from("<IIQQQQQQ", ph, i * phentsize) for i in range(phnum)]
+for addr in addrs:
+    for t, _, off, va, _, fs, _, _ in segs:
+        if t == 1 and va <= addr < va + fs:
+            f.seek(off + addr - va)
+            if bytes.fromhex("4883e4f0") in f.read(64):
+                print(0)
+                sys.exit()
+print(want)
 PY
 }
 
@@ -55,7 +96,7 @@ callers_verified "$TMP/dir.json" 1
 [ "$(pyq "$TMP/dir.json" 'L["available"]')" = True ] ||
 	skip_or_fail "locks view unavailable: $(pyq "$TMP/dir.json" 'L.get("unavailable")')"
 # lock_begin's callers from the cache (no lock stack kept), each checked by a full walk
-lock_callers_verified "$TMP/dir.json" 50
+lock_callers_verified "$TMP/dir.json" "$(cached_min rwsem_down_write_slowpath 50)"
 VFS='("path_openat","do_unlinkat","open_last_lookups","filename_create","lookup_open","do_filp_open","do_rmdir","do_mkdirat")'
 W="[r for r in L['contentions'] if r['kind'] in $DIRKINDS and r['caller'] in $VFS]"
 n=$(pyq "$TMP/dir.json" "sum(r['count'] for r in $W)")
@@ -115,7 +156,7 @@ counts=$(awk '/^ +COUNT +WAIT/{f=1;next} f&&/^ +[0-9]+ /{print $1} /^$/{f=0}' "$
 [ -n "$counts" ] || fail "no table rows"
 [ "$counts" = "$(printf '%s\n' $counts | sort -rn)" ] || fail "rows not ranked by count: $counts"
 grep -q '^        stack #1: ' "$TMP/dir.txt" || fail "--lock-stacks printed no stack"
-grep -q 'rwsem_down_write_slowpath\|down_write' "$TMP/dir.txt" || fail "no down_write frame in the stacks"
+grep -q "$DIRFRAME" "$TMP/dir.txt" || fail "no $DIRFRAME frame in the stacks"
 # kept stacks: every contention walked, none from the cache
 ! grep -q 'contentions from the cache' "$TMP/dir.txt" || fail "--lock-stacks took callers from the cache"
 pass "table: sleeper sentence, --sort count, --lock-stacks"
@@ -123,7 +164,7 @@ pass "table: sleeper sentence, --sort count, --lock-stacks"
 # --- 2. kernel mutexes a user program can force ---
 "$SCHEDPROF" trace --verify-callers --views locks -f json -o "$TMP/pipe.json" -- \
 	"$MUTEXSTORM" pipe 8 1.5 > /dev/null || fail "schedprof exited $?"
-lock_callers_verified "$TMP/pipe.json" 50
+lock_callers_verified "$TMP/pipe.json" "$(cached_min __mutex_lock 50)"
 M="[r for r in L['contentions'] if r['kind'] == '$MUTEXKIND' and r['lock'] == 'pipe_inode_info.mutex']"
 n=$(pyq "$TMP/pipe.json" "sum(r['count'] for r in $M)")
 [ "$n" -gt 50 ] || fail "pipe mutex contentions: $n, expected > 50 ($(pyq "$TMP/pipe.json" "[(r['kind'],r['lock'],r['caller'],r['count']) for r in L['contentions'][:5]]"))"
@@ -134,7 +175,9 @@ o=$(pyq "$TMP/pipe.json" "sum(v['count'] for r in $M for k, v in r['owners'].ite
 pass "pipe: $n $MUTEXKIND contentions on pipe_inode_info.mutex from $c, owner mutexstorm $o times"
 "$SCHEDPROF" trace --verify-callers --views locks -f json -o "$TMP/fpos.json" -- \
 	"$MUTEXSTORM" fpos 8 1 "$0" > /dev/null || fail "schedprof exited $?"
-lock_callers_verified "$TMP/fpos.json" 5 # a few hundred contentions: some are misses that teach the cache
+# the fast path has learned this path when any caller comes from it: on 6.18 only 3 to 16 of
+# some 260,000 f_pos_lock contentions do (the rest are walked; a minimum of 5 failed 1 run in 4)
+lock_callers_verified "$TMP/fpos.json" "$(cached_min __mutex_lock 1)"
 n=$(pyq "$TMP/fpos.json" "sum(r['count'] for r in L['contentions'] if r['kind'] == '$MUTEXKIND' and r['lock'] == 'file.f_pos_lock')")
 [ "$n" -gt 50 ] || fail "f_pos_lock contentions: $n, expected > 50"
 pass "shared fd: $n $MUTEXKIND contentions on file.f_pos_lock"

@@ -125,5 +125,11 @@ pass "--strict: lost timeline events exit 3"
 "$SCHEDPROF" trace --timeline --views schedules -f json -o "$TMP/sleep.json" -- sleep 0.1 ||
 	fail "schedprof exited $?"
 wakers=$(jget "$TMP/sleep.json" '",".join(sorted(set(s.get("waker_comm") or "-" for s in d["timeline"]["segments"] if s["state"] == "blocked" and s.get("caller", "").endswith("nanosleep"))))')
-[ "$wakers" = "[irq]" ] || fail "sleep 0.1's nanosleep woken by '$wakers', expected [irq]"
-pass "a nanosleep's wake-up comes from [irq]"
+# On PREEMPT_RT a task's sleep timer is a soft hrtimer (__hrtimer_init_sleeper(), unless the
+# task has a real-time policy): it expires in the timer softirq's thread, ktimers/CPU, a task.
+if [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]; then
+	[[ $wakers =~ ^ktimers/[0-9]+$ ]] || fail "PREEMPT_RT: sleep 0.1's nanosleep woken by '$wakers', expected ktimers/CPU"
+else
+	[ "$wakers" = "[irq]" ] || fail "sleep 0.1's nanosleep woken by '$wakers', expected [irq]"
+fi
+pass "a nanosleep's wake-up comes from $wakers"

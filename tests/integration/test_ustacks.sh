@@ -21,10 +21,13 @@ WFW_RE='^ns_condwait::Waiter<int>::wait_for_work\(\)$'
 #    through the trusted task pointer, as kernels without __arg_untrusted run it
 #    (bpf/ustack.bpf.h, sp_utask_get()): the probe's answer overridden by a test build's
 #    SCHEDPROF_TEST_FEATURES_OFF.
+# The main thread posts every 10 ms: a waiter not yet back in pthread_cond_wait finds the work
+# there and does not block (28 of 30 in a loaded TCG guest), so an emulated CPU posts every
+# 10 x SLOW ms.
 bin=$(readlink -f "$CONDWAIT")
 for trusted in "" 1; do
 	env ${trusted:+SCHEDPROF_TEST_FEATURES_OFF=arg_untrusted} "$SCHEDPROF" trace -v --views schedules --stacks -f json \
-		-o "$TMP/cw.json" -- "$CONDWAIT" 30 10 >/dev/null 2>"$TMP/cw.err" ||
+		-o "$TMP/cw.json" -- "$CONDWAIT" 30 $((10 * SLOW)) >/dev/null 2>"$TMP/cw.err" ||
 		fail "schedprof exited $?: $(cat "$TMP/cw.err")"
 	# the way taken is the probe's (or the override's) answer
 	if [ -z "$trusted" ] && probed_has arg_untrusted "$TMP/cw.err"; then way="an untrusted"; else way="the trusted"; fi

@@ -77,7 +77,7 @@ boot() {
 	rm -f "$dir/rc"
 	timeout -k 5 "$4" qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m 3G \
 		-kernel "$img/vmlinuz-$rel" -initrd "$img/initrd.img-$rel" \
-		-append "root=/dev/vda rw console=ttyS0 init=/sbin/sp-init quiet panic=-1 softlockup_panic=1" \
+		-append "root=/dev/vda rw console=ttyS0 init=/sbin/sp-init quiet panic=-1 softlockup_panic=1 no_timer_check" \
 		-drive file="$img/root.img",format=raw,if=virtio,cache=unsafe -snapshot \
 		-virtfs local,path="$top",mount_tag=src,security_model=passthrough,id=src \
 		-virtfs local,path="$dir",mount_tag=out,security_model=passthrough,id=out \

@@ -142,6 +142,35 @@ START_TEST(test_resolve_ip_after_exit)
 END_TEST
 
 /*
+ * A look at an image whose process is exiting: its mm is gone while /proc/PID still exists
+ * (a zombie here; at the announcement's time, a process inside exit()), so its maps read
+ * empty. That is no snapshot: the one taken while it lived keeps naming its raw IPs.
+ */
+START_TEST(test_snapshot_of_exiting_process)
+{
+	const char *path = targets[0];
+	struct usyms *u;
+	struct child c;
+	siginfo_t info;
+
+	u = usyms__new(&(struct usyms_opts){ .debug_dir = "" });
+	ck_assert_ptr_nonnull(u);
+	child_start(path, &c);
+	ck_assert_int_eq(usyms__add_pid(u, c.pid, 5), 0);
+	close(c.in_fd);
+	/* exited, not reaped: /proc/PID stays, its maps are empty */
+	ck_assert_int_eq(waitid(P_PID, (id_t)c.pid, &info, WEXITED | WNOWAIT), 0);
+	ck_assert_int_eq(usyms__add_pid(u, c.pid, 5), -ESRCH);
+	ck_assert_int_eq(usyms__add_pid(u, c.pid, 7), -ESRCH); /* nor a first one */
+	ck_assert_uint_eq(usyms__nr_images(u), 1);
+	for (int i = 0; i < NFUNCS; i++)
+		ck_assert_str_eq(name_at(u, c.pid, 5, c.addr[i]), func_names[i]);
+	ck_assert_int_eq(waitpid(c.pid, NULL, 0), c.pid);
+	usyms__free(u);
+}
+END_TEST
+
+/*
  * usyms__trim (the agent's, between intervals): an exited process's image stays while raw IPs
  * need it, and goes one trim after the first that found the process gone and none needed it.
  */
@@ -324,6 +353,7 @@ static Suite *usyms_suite(void)
 	tcase_add_test(tc, test_vdso);
 	tcase_add_test(tc, test_deleted_file);
 	tcase_add_test(tc, test_trim_images);
+	tcase_add_test(tc, test_snapshot_of_exiting_process);
 	suite_add_tcase(s, tc);
 	return s;
 }
