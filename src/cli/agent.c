@@ -14,19 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "agent_rows.h"
-#include "cli.h"
-#include "clickhouse.h"
-#include "commands.h"
-#include "log.h"
-#include "preflight.h"
+#include "fleet/agent_rows.h"
+#include "cli/cli.h"
+#include "fleet/clickhouse.h"
+#include "cli/commands.h"
+#include "base/log.h"
+#include "collect/preflight.h"
 #include "schema_sql.h"
-#include "sink.h"
-#include "spool.h"
-#include "trace.h"
-#include "trace_opts.h"
-#include "uframes_bpf.h"
-#include "util.h"
+#include "fleet/sink.h"
+#include "fleet/spool.h"
+#include "collect/trace.h"
+#include "cli/trace_opts.h"
+#include "collect/uframes_bpf.h"
+#include "base/util.h"
 
 /* 1,000 intervals of the compile job (examples/compile-job) fit: see bench/agent.sh */
 #define AGENT_DEF_SPOOL_LIMIT (256ULL << 20)

@@ -8,14 +8,14 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
-#include "output.h"
-#include "commands.h"
-#include "log.h"
-#include "model_json.h"
-#include "render_opts.h"
-#include "schema.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "cli/output.h"
+#include "cli/commands.h"
+#include "base/log.h"
+#include "model/model_json.h"
+#include "cli/render_opts.h"
+#include "model/schema.h"
+#include "base/util.h"
 
 int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
 {

@@ -17,14 +17,14 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
-#include "cli.h"
-#include "commands.h"
-#include "log.h"
-#include "render.h"
-#include "run_delta.h"
-#include "trace.h"
-#include "util.h"
-#include "view.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "base/log.h"
+#include "format/render.h"
+#include "model/run_delta.h"
+#include "collect/trace.h"
+#include "base/util.h"
+#include "model/view.h"
 
 /* ---- trace -i: print each interval ---- */
 

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
-#include "cli.h"
-#include "commands.h"
-#include "render_opts.h"
-#include "trace_opts.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/render_opts.h"
+#include "cli/trace_opts.h"
+#include "base/util.h"
 #include "schedprof/schedprof.h"
 
 static void trace_help(void)

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "model.h"
-#include "render.h"
+#include "model/model.h"
+#include "format/render.h"
 
 struct trace_opts {
 	enum sp_target_mode mode;

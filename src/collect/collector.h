@@ -9,10 +9,10 @@
 #define SCHEDPROF_COLLECTOR_H
 
 #include <linux/types.h>
-#include "model.h"
-#include "view.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "schedprof/fold.h"
-#include "trace_opts.h"
+#include "cli/trace_opts.h"
 
 struct ksyms;
 struct sp_features;

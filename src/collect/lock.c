@@ -11,14 +11,14 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "collector.h"
-#include "lock_rows.h"
-#include "uframes.h"
-#include "uframes_bpf.h"
-#include "lockflags.h"
-#include "log.h"
-#include "maps.h"
-#include "util.h"
+#include "collect/collector.h"
+#include "rows/lock_rows.h"
+#include "rows/uframes.h"
+#include "collect/uframes_bpf.h"
+#include "rows/lockflags.h"
+#include "base/log.h"
+#include "loader/maps.h"
+#include "base/util.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
 

@@ -10,11 +10,11 @@
 #include <linux/bpf.h>
 #include <linux/capability.h>
 #include <bpf/libbpf.h>
-#include "foldcfg.h"
-#include "ksyms.h"
-#include "log.h"
-#include "preflight.h"
-#include "util.h"
+#include "loader/foldcfg.h"
+#include "symbols/ksyms.h"
+#include "base/log.h"
+#include "collect/preflight.h"
+#include "base/util.h"
 #include "schedprof/schedprof.h"
 
 #ifndef CAP_PERFMON

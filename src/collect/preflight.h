@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "trace_opts.h"
+#include "cli/trace_opts.h"
 
 struct bpf_object;
 

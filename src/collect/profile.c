@@ -16,15 +16,15 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "collector.h"
-#include "cpulist.h"
-#include "log.h"
-#include "maps.h"
-#include "preflight.h"
-#include "profile_rows.h"
-#include "uframes_bpf.h"
-#include "usyms.h"
-#include "util.h"
+#include "collect/collector.h"
+#include "base/cpulist.h"
+#include "base/log.h"
+#include "loader/maps.h"
+#include "collect/preflight.h"
+#include "rows/profile_rows.h"
+#include "collect/uframes_bpf.h"
+#include "symbols/usyms.h"
+#include "base/util.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
 

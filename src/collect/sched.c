@@ -12,17 +12,17 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bootcache.h"
-#include "collector.h"
-#include "kfeatures.h"
-#include "log.h"
-#include "maps.h"
-#include "sched_rows.h"
-#include "uframes.h"
-#include "uframes_bpf.h"
+#include "loader/bootcache.h"
+#include "collect/collector.h"
+#include "loader/kfeatures.h"
+#include "base/log.h"
+#include "loader/maps.h"
+#include "rows/sched_rows.h"
+#include "rows/uframes.h"
+#include "collect/uframes_bpf.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
-#include "util.h"
+#include "base/util.h"
 
 struct sched_state {
 	struct schedprof_bpf *skel;

@@ -15,12 +15,12 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "collector.h"
-#include "critpath.h"
-#include "kstack.h"
-#include "log.h"
-#include "tl_build.h"
-#include "util.h"
+#include "collect/collector.h"
+#include "model/critpath.h"
+#include "symbols/kstack.h"
+#include "base/log.h"
+#include "rows/tl_build.h"
+#include "base/util.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
 

@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "model.h"
-#include "trace_opts.h"
+#include "model/model.h"
+#include "cli/trace_opts.h"
 
 struct trace_hooks {
 	void *ctx;

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "log.h"
-#include "maps.h"
-#include "records.h"
-#include "uframes.h"
-#include "uframes_bpf.h"
-#include "usyms.h"
+#include "base/log.h"
+#include "loader/maps.h"
+#include "rows/records.h"
+#include "rows/uframes.h"
+#include "collect/uframes_bpf.h"
+#include "symbols/usyms.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
 

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "trace_opts.h"
+#include "cli/trace_opts.h"
 
 struct schedprof_bpf;
 struct usyms;

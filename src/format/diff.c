@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "diff.h"
-#include "flame.h"
-#include "json_writer.h"
-#include "util.h"
-#include "view.h"
-#include "waitclass.h"
+#include "format/diff.h"
+#include "format/flame.h"
+#include "base/json_writer.h"
+#include "base/util.h"
+#include "model/view.h"
+#include "model/waitclass.h"
 
 int64_t sp_diff_delta(uint64_t a, uint64_t b)
 {

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "model.h"
-#include "render.h"
+#include "model/model.h"
+#include "format/render.h"
 
 struct sp_diff_row {
 	const char *name;   /* caller or function; points into the runs */

@@ -4,8 +4,8 @@
 #define SCHEDPROF_FLAME_H
 
 #include <stdio.h>
-#include "model.h"
-#include "render.h"
+#include "model/model.h"
+#include "format/render.h"
 
 /*
  * One page with, per view of `views` (SP_VIEW_* mask) either run has stacks for, two flame

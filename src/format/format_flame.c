@@ -24,12 +24,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "diff.h"
-#include "flame.h"
-#include "render.h"
-#include "samples.h"
-#include "util.h"
-#include "xmltext.h"
+#include "format/diff.h"
+#include "format/flame.h"
+#include "format/render.h"
+#include "model/samples.h"
+#include "base/util.h"
+#include "format/xmltext.h"
 
 #define FL_WIDTH 1200	 /* SVG width, px */
 #define FL_PAD 10	 /* left and right margin */

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "render.h"
-#include "util.h"
-#include "view.h"
+#include "format/render.h"
+#include "base/util.h"
+#include "model/view.h"
 
 double sp_pct(uint64_t part, uint64_t total)
 {

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "model.h"
+#include "model/model.h"
 
 enum sp_format {
 	SP_FMT_TABLE = 0,

@@ -19,8 +19,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "critpath.h"
-#include "util.h"
+#include "model/critpath.h"
+#include "base/util.h"
 
 #define NONE SIZE_MAX
 

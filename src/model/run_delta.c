@@ -10,9 +10,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hashmap.h"
-#include "run_delta.h"
-#include "util.h"
+#include "base/hashmap.h"
+#include "model/run_delta.h"
+#include "base/util.h"
 
 /* ---- a keyed index over one array of the start ---- */
 

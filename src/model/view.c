@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The table of views (see view.h). */
 #include <string.h>
-#include "view.h"
-#include "util.h"
+#include "model/view.h"
+#include "base/util.h"
 
 /* A new view: its file, and one line here (and its SP_VIEW_* bit in render.h). */
 const struct sp_view_ops *const sp_views[] = {

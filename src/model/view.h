@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "model.h"
-#include "render.h"
-#include "schema.h"
+#include "model/model.h"
+#include "format/render.h"
+#include "model/schema.h"
 
 /* No member: an offset that is not there. */
 #define SP_NONE ((size_t)-1)

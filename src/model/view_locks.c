@@ -4,8 +4,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "view.h"
-#include "util.h"
+#include "model/view.h"
+#include "base/util.h"
 
 /* ---- JSON ---- */
 

@@ -3,9 +3,9 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <string.h>
-#include "view.h"
-#include "util.h"
-#include "waitclass.h"
+#include "model/view.h"
+#include "base/util.h"
+#include "model/waitclass.h"
 
 /* ---- JSON ---- */
 

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "model.h"
+#include "model/model.h"
 
 enum sp_wait_class {
 	SP_WC_PIPE = 0,

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
-#include "model_json.h"
-#include "render.h"
+#include "format/diff.h"
+#include "model/model_json.h"
+#include "format/render.h"
 
 #define CHECK(cond)								\
 	do {									\

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "../unit.h"
-#include "model.h"
-#include "run_delta.h"
+#include "model/model.h"
+#include "model/run_delta.h"
 
 static char *sdup(const char *s)
 {
