@@ -12,7 +12,7 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "schedprof/fold.h"
-#include "cli/trace_opts.h"
+#include "collect/trace.h"
 
 struct ksyms;
 struct sp_features;
@@ -20,7 +20,7 @@ struct schedprof_bpf;
 
 /* Shared by every collector of one trace. */
 struct trace_ctx {
-	const struct trace_opts *opts;
+	const struct trace_config *opts;
 	struct schedprof_bpf *skel;
 	struct ksyms *ksyms; /* NULL in configure (it is read in parallel with the load) */
 	/* built from ksyms on the same thread; fold_err is 0 or -ENOENT (no __sched_text) */

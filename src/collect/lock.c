@@ -27,7 +27,7 @@ struct lock_state {
 	struct bpf_link *begin, *end;
 	bool available;
 	char *why; /* when not available */
-	const struct trace_opts *opts;
+	const struct trace_config *opts;
 	bool ustacks;		   /* --stacks: the waiters' user stacks too (bpf/ustack.bpf.h) */
 	struct uframes_live *live; /* their usyms, shared with the other views */
 };
@@ -49,7 +49,7 @@ static void lock_disable(struct schedprof_bpf *skel)
 /* Without the kernel features (lock:contention_*, Linux 5.19), the view says why it is empty. */
 static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 {
-	const struct trace_opts *o = ctx->opts;
+	const struct trace_config *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
 	struct lock_state *st;
 
@@ -74,7 +74,7 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	bpf_map__set_max_entries(skel->maps.lock_stack_counts, o->max_stacks);
 	bpf_map__set_max_entries(skel->maps.lock_stacks, o->max_stacks);
 	st->opts = o;
-	st->ustacks = uframes_full_stacks(o);
+	st->ustacks = o->full_stacks;
 	skel->rodata->lock_ustacks = st->ustacks;
 	/*
 	 * Kept stacks (--lock-stacks, or full stacks) walk every contention; else the caller
@@ -82,7 +82,7 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	 * shrunk by the schedules view when it has no use for it, is sized again (this view
 	 * configures after it: trace.c collectors[]).
 	 */
-	skel->rodata->lock_caller_fast = !o->render.lock_stacks && !st->ustacks;
+	skel->rodata->lock_caller_fast = !o->lock_stacks && !st->ustacks;
 	skel->rodata->verify_callers = o->verify_callers;
 	/* lock_begin's build with the full walks (bpf/lock.bpf.c) when stacks are kept */
 	bpf_program__set_autoload(skel->progs.lock_begin, skel->rodata->lock_caller_fast);
@@ -273,7 +273,7 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	lock_maps_free(&m);
 	if (err)
 		return err;
-	sp_lock_sort(v, ctx->opts->render.lock_sort);
+	sp_lock_sort(v, ctx->opts->lock_sort);
 	return 0;
 }
 

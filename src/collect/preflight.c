@@ -242,7 +242,7 @@ static bool sized_by(const struct limit *l, size_t nl, const bool *scale, unsign
 	return false;
 }
 
-int preflight_map_memory(const struct bpf_object *obj, const struct trace_opts *o)
+int preflight_map_memory(const struct bpf_object *obj, const struct trace_config *o)
 {
 	const struct limit limits[] = {
 		{ "--max-targets", o->max_targets, SP_DEF_TARGETS },

@@ -37,7 +37,7 @@ _Static_assert(SP_UFRAME_IP == BPF_STACK_BUILD_ID_IP && SP_UFRAME_VALID == BPF_S
 
 struct prof_state {
 	struct schedprof_bpf *skel;
-	const struct trace_opts *opts;
+	const struct trace_config *opts;
 	struct uframes_live *live; /* the usyms and announcements shared with the other views */
 	struct bpf_link *exec_link;
 	struct bpf_link **links; /* one per CPU; each owns its perf event fd */
@@ -80,7 +80,7 @@ static void prof_destroy(void *state)
 
 static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 {
-	const struct trace_opts *o = ctx->opts;
+	const struct trace_config *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
 	struct prof_state *st;
 	int err;

@@ -31,7 +31,7 @@ struct sched_state {
 	int stop_err;			 /* the iterator's, reported at read */
 	bool no_iter;			 /* the kernel has no task iterator (kfeatures.h) */
 	struct sp_records in_progress;	 /* __u32 pid -> struct sp_sleep, at the stop */
-	const struct trace_opts *opts;
+	const struct trace_config *opts;
 	bool ustacks;			 /* --stacks: the user stacks too (bpf/ustack.bpf.h) */
 	struct uframes_live *live;	 /* their usyms, shared with the other views */
 };
@@ -70,19 +70,10 @@ void preempt_count_setup(struct schedprof_bpf *skel)
 	}
 }
 
-/*
- * Whether the run keeps each voluntary switch's full stack: then no caller fast path, and
- * the user stack is taken too.
- */
-static bool sched_full_stacks(const struct trace_opts *o)
-{
-	return uframes_full_stacks(o);
-}
-
 /* Before load: map sizes, and the schedules part of the shared sp_switch program on. */
 static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 {
-	const struct trace_opts *o = ctx->opts;
+	const struct trace_config *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
 	struct sched_state *st;
 
@@ -101,8 +92,8 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	skel->rodata->switch_sched = 1;
 	skel->rodata->wake_walk = o->wakers;
 	/* full stacks (-g, --stacks, a format that draws them) walk every voluntary switch */
-	skel->rodata->caller_fast = !sched_full_stacks(o);
-	if (o->verify_callers && sched_full_stacks(o))
+	skel->rodata->caller_fast = !o->full_stacks;
+	if (o->verify_callers && o->full_stacks)
 		wlog("--verify-callers: full stacks are kept, so every switch is walked and no "
 		     "caller comes from the cache");
 	skel->rodata->verify_callers = o->verify_callers;
@@ -124,7 +115,7 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 		bpf_map__set_max_entries(skel->maps.frame_dist, 1);
 	}
 	st->opts = o;
-	st->ustacks = sched_full_stacks(o);
+	st->ustacks = o->full_stacks;
 	skel->rodata->sched_ustacks = st->ustacks;
 	if (st->ustacks)
 		uframes_bpf_size(skel, o, true);

@@ -24,13 +24,11 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/exitcode.h"
 #include "loader/attach_ids.h"
 #include "loader/bootcache.h"
-#include "cli/cli.h"
-#include "cli/output.h"
 #include "collect/collector.h"
 #include "loader/corebtf.h"
-#include "cli/commands.h"
 #include "loader/foldcfg.h"
 #include "loader/featprobe.h"
 #include "loader/prog_budget.h"
@@ -41,6 +39,7 @@
 #include "collect/preflight.h"
 #include "loader/refusal.h"
 #include "model/run_delta.h"
+#include "model/view.h"
 #include "collect/target.h"
 #include "collect/trace.h"
 #include "base/util.h"
@@ -99,7 +98,8 @@ struct tracer {
 	struct target_launch launch;
 	struct target_user user; /* whom the command runs as */
 	struct target_cgroup cgroup; /* --cgroup, resolved */
-	struct cli_output out, save; /* -o (or stdout) and --save, opened before the trace */
+	const struct trace_sink *sink; /* where the run goes */
+	FILE *out;	/* its stream, for the intervals (open: out != NULL) */
 	bool launched, reaped;
 	bool left_running; /* -d ended the trace, not the command */
 	uint64_t still_running; /* the command's processes alive when it was reaped */
@@ -195,7 +195,7 @@ static bool targets_alive(struct tracer *t)
  * -t: is any of the threads alive? A thread the exit hook saw is dead; one found gone in /proc
  * (it exited before the hook was attached) is marked dead in the map too.
  */
-static bool tids_alive(struct tracer *t, const struct trace_opts *o)
+static bool tids_alive(struct tracer *t, const struct trace_config *o)
 {
 	int fd = bpf_map__fd(t->skel->maps.targ_tids);
 	bool any = false;
@@ -217,7 +217,7 @@ static bool tids_alive(struct tracer *t, const struct trace_opts *o)
 }
 
 /* -t: the threads into the map (before the attach: none of their switches is missed). */
-static int add_tids(struct tracer *t, const struct trace_opts *o)
+static int add_tids(struct tracer *t, const struct trace_config *o)
 {
 	int fd = bpf_map__fd(t->skel->maps.targ_tids);
 
@@ -232,7 +232,7 @@ static int add_tids(struct tracer *t, const struct trace_opts *o)
 }
 
 /* -t, after the attach: a thread that exited meanwhile is said; none left is an error. */
-static int check_tids_attached(struct tracer *t, const struct trace_opts *o)
+static int check_tids_attached(struct tracer *t, const struct trace_config *o)
 {
 	if (!tids_alive(t, o)) {
 		if (o->npids == 1)
@@ -247,7 +247,7 @@ static int check_tids_attached(struct tracer *t, const struct trace_opts *o)
 	return 0;
 }
 
-static int attach_pids(struct tracer *t, const struct trace_opts *o)
+static int attach_pids(struct tracer *t, const struct trace_config *o)
 {
 	int *all = NULL, err;
 	size_t n = 0;
@@ -360,7 +360,7 @@ static double ms_since(uint64_t t0)
 #define HOLD_ENV "SCHEDPROF_TEST_HOLD_MS"
 
 /* The kernel features (kfeatures.h) each view's programs need. */
-static unsigned int view_needs(unsigned int view, const struct trace_opts *o)
+static unsigned int view_needs(unsigned int view, const struct trace_config *o)
 {
 	switch (view) {
 	case SP_VIEW_SCHED:
@@ -478,7 +478,7 @@ static struct bpf_program *switch_prog(struct schedprof_bpf *skel)
  * A view the kernel cannot run is reported (by its collector's state, or not at all when it
  * has none) and the others run.
  */
-static int tracer_open(struct tracer *t, const struct trace_opts *o)
+static int tracer_open(struct tracer *t, const struct trace_config *o)
 {
 	char names[SP_FEAT__MAX][64] = {}; /* the views each missing feature stops */
 	struct schedprof_bpf *skel;
@@ -699,7 +699,7 @@ static int tracer_setup(struct tracer *t, uint64_t t0)
 	return 0;
 }
 
-static int tracer_prepare(struct tracer *t, const struct trace_opts *o)
+static int tracer_prepare(struct tracer *t, const struct trace_config *o)
 {
 	/* and this thread's CPU time: what a loaded machine does not stretch */
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC), cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID), load0;
@@ -891,14 +891,14 @@ static void poll_collectors(struct tracer *t, int ms)
 enum trace_end { END_TARGET, END_DURATION, END_SIGNAL, END_QUIT };
 
 static int tracer_read(struct tracer *t, struct sp_run *run);
-static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const struct tracer *t);
+static void fill_run_info(struct sp_run *run, const struct trace_config *o, const struct tracer *t);
 
 /*
  * The interval that ends at now (ns since the start) from the cumulative run cur: cur minus
  * the run at the last interval's end (run_delta.h), handed to the hooks; cur becomes the
  * start of the next. 0 or -errno.
  */
-static int tracer_interval_of(struct tracer *t, const struct trace_opts *o, struct sp_run *cur,
+static int tracer_interval_of(struct tracer *t, const struct trace_config *o, struct sp_run *cur,
 			      uint64_t now, bool last)
 {
 	struct sp_delta_stats st;
@@ -919,7 +919,7 @@ static int tracer_interval_of(struct tracer *t, const struct trace_opts *o, stru
 		dlog("interval %llu: %llu values smaller than at its start, %llu rows renamed",
 		     (unsigned long long)t->iv_index + 1, (unsigned long long)st.negative,
 		     (unsigned long long)st.vanished);
-	sp_lock_sort(&iv.locks, o->render.lock_sort);
+	sp_lock_sort(&iv.locks, o->lock_sort);
 	iv.interval.present = true;
 	iv.interval.index = ++t->iv_index;
 	iv.interval.start_ns = t->iv_end;
@@ -928,7 +928,7 @@ static int tracer_interval_of(struct tracer *t, const struct trace_opts *o, stru
 	iv.elapsed_ns = now - t->iv_end;
 	iv.target.has_rusage = false; /* the command's CPU time is the whole run's */
 	t->iv_end = now;
-	err = t->hooks->interval(t->hooks->ctx, &iv, cur, last, t->out.f);
+	err = t->hooks->interval(t->hooks->ctx, &iv, cur, last, t->out);
 	sp_run_free(&iv);
 	if (last)
 		return err;
@@ -939,7 +939,7 @@ static int tracer_interval_of(struct tracer *t, const struct trace_opts *o, stru
 }
 
 /* -i: reads every view into a fresh cumulative run while attached, and hands its interval on. */
-static int tracer_interval(struct tracer *t, const struct trace_opts *o)
+static int tracer_interval(struct tracer *t, const struct trace_config *o)
 {
 	int level = log_get_level(), err;
 	struct sp_run cur;
@@ -970,7 +970,7 @@ static int tracer_interval(struct tracer *t, const struct trace_opts *o)
 }
 
 /* Waits, 50 ms at a time, for the end: target gone, -d, a signal, or the hooks' quit. */
-static enum trace_end wait_for_end(struct tracer *t, const struct trace_opts *o, uint64_t t0)
+static enum trace_end wait_for_end(struct tracer *t, const struct trace_config *o, uint64_t t0)
 {
 	uint64_t last_gc = t0, next_iv = t0 + o->interval_ns;
 
@@ -1052,7 +1052,7 @@ static bool command_got_it(pid_t pid)
  * A stop signal with -- COMMAND: pass it on (not a second time) and keep tracing until the
  * command exits; each further signal escalates (SIGTERM, then SIGKILL).
  */
-static void stop_command(struct tracer *t, const struct trace_opts *o)
+static void stop_command(struct tracer *t, const struct trace_config *o)
 {
 	const char *cmd = o->argv[0];
 	pid_t pid = t->launch.pid;
@@ -1084,7 +1084,7 @@ static void stop_command(struct tracer *t, const struct trace_opts *o)
 }
 
 /* -d with --kill-on-end: SIGTERM, then SIGKILL after 2 s (or at once on a stop signal). */
-static void end_command(struct tracer *t, const struct trace_opts *o)
+static void end_command(struct tracer *t, const struct trace_config *o)
 {
 	int count = stop_count;
 
@@ -1104,7 +1104,7 @@ static void end_command(struct tracer *t, const struct trace_opts *o)
 }
 
 /* After the end, the command's fate: waited for (signal), left running or ended (-d). */
-static void settle_command(struct tracer *t, const struct trace_opts *o, enum trace_end end)
+static void settle_command(struct tracer *t, const struct trace_config *o, enum trace_end end)
 {
 	if (!o->argv || t->reaped)
 		return;
@@ -1133,7 +1133,7 @@ static int command_status(const struct tracer *t)
 }
 
 /* With --: the command line, and its exit status and CPU time once reaped. */
-static void fill_command_info(struct sp_target_info *ti, const struct trace_opts *o,
+static void fill_command_info(struct sp_target_info *ti, const struct trace_config *o,
 			      const struct tracer *t)
 {
 	int argc = 0;
@@ -1151,7 +1151,7 @@ static void fill_command_info(struct sp_target_info *ti, const struct trace_opts
 	ti->exit_status = command_status(t);
 }
 
-static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const struct tracer *t)
+static void fill_run_info(struct sp_run *run, const struct trace_config *o, const struct tracer *t)
 {
 	struct utsname u;
 	char host[256] = "";
@@ -1177,49 +1177,6 @@ static void fill_run_info(struct sp_run *run, const struct trace_opts *o, const 
 			run->target.npids = o->npids;
 		}
 	}
-}
-
-/*
- * A run that could not be written where asked is not lost: its JSON goes to a new file of its
- * own ($TMPDIR or /tmp), of a name nobody can plant in advance, readable by its owner only,
- * and one line names it.
- */
-static void save_fallback(const struct sp_run *run, const struct render_opts *json)
-{
-	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	struct cli_output out;
-	char path[PATH_MAX];
-
-	if (cli_output_open_unique(&out, dir, "schedprof-run-", ".json"))
-		return;
-	snprintf(path, sizeof(path), "%s", out.path);
-	if (!cli_output_write_run(&out, "run", run, json))
-		notice("the run is saved in %s: schedprof report %s renders it", path, path);
-	cli_output_abort(&out);
-}
-
-/*
- * The report into the output opened at start-up, then with --save the run as JSON, as
- * -f json writes it; each written whole or not at all (output.h).
- */
-static int write_outputs(struct tracer *t, const struct sp_run *run, const struct trace_opts *o)
-{
-	struct render_opts json = o->render;
-	int err, serr = -ENOENT;
-
-	json.format = SP_FMT_JSON;
-	if (t->hooks && t->hooks->no_report) {
-		err = cli_output_commit(&t->out); /* the intervals were the output */
-		if (err && err != -EPIPE)
-			elog("cannot write the report: %s", strerror(-err));
-	} else {
-		err = cli_output_write_run(&t->out, "report", run, &o->render);
-	}
-	if (o->save)
-		serr = cli_output_write_run(&t->save, "saved run", run, &json);
-	if (err && err != -EPIPE && serr)
-		save_fallback(run, &json);
-	return err ?: (o->save ? serr : 0);
 }
 
 static int check_environment(void)
@@ -1249,7 +1206,7 @@ static void install_signals(void)
  * -p: each PID as its process, once: a thread's TID names its process, which is traced whole
  * (the BPF side keys processes by tgid). 0, or -ESRCH after saying which is missing.
  */
-static int resolve_pids(const struct trace_opts *o, int **ret, size_t *ret_n)
+static int resolve_pids(const struct trace_config *o, int **ret, size_t *ret_n)
 {
 	int *out = calloc(o->npids ? o->npids : 1, sizeof(*out));
 	size_t n = 0;
@@ -1281,7 +1238,7 @@ static int resolve_pids(const struct trace_opts *o, int **ret, size_t *ret_n)
 }
 
 /* -p, once the tree is added: the named processes that are gone, and none left is an error. */
-static int check_pids_attached(struct tracer *t, const struct trace_opts *o)
+static int check_pids_attached(struct tracer *t, const struct trace_config *o)
 {
 	size_t gone = 0;
 
@@ -1301,7 +1258,7 @@ static int check_pids_attached(struct tracer *t, const struct trace_opts *o)
 }
 
 /* Starts the command (held before exec), adds the PIDs or threads, and attaches. 0 or -errno. */
-static int tracer_start(struct tracer *t, const struct trace_opts *o)
+static int tracer_start(struct tracer *t, const struct trace_config *o)
 {
 	int err = 0;
 
@@ -1351,7 +1308,7 @@ static int tracer_start(struct tracer *t, const struct trace_opts *o)
 }
 
 /* With --, lets the command exec now that everything is attached. 0 or -errno. */
-static int tracer_release(struct tracer *t, const struct trace_opts *o)
+static int tracer_release(struct tracer *t, const struct trace_config *o)
 {
 	int err;
 
@@ -1382,7 +1339,7 @@ static int tracer_read(struct tracer *t, struct sp_run *run)
 }
 
 /*
- * --strict: the losses of the run (cli_report_losses()) and those only the tracer sees, in
+ * --strict: the losses of the run (sp_run_losses()) and those only the tracer sees, in
  * .bss: process announcements lost by the ring buffer, untimed sleeps and contentions,
  * sleepers and owners not counted. True (after one line naming them) if there are any.
  */
@@ -1406,15 +1363,20 @@ static bool strict_losses(const struct tracer *t, const struct sp_run *run)
 		{ run->timeline.dropped, "timeline events after its segment limit" },
 	};
 
+	char all[512];
+
 	for (size_t i = 0; i < ARRAY_SIZE(more); i++)
 		if (more[i].n && len < sizeof(extra))
 			len += snprintf(extra + len, sizeof(extra) - len, "%s%llu %s", len ? ", " : "",
 					(unsigned long long)more[i].n, more[i].what);
-	return cli_report_losses(run, extra);
+	if (!sp_run_losses(run, extra, all, sizeof(all)))
+		return false;
+	elog("--strict: the run lost data: %s", all);
+	return true;
 }
 
 /* The exit code once the report is out (ok: written, every view read). */
-static int exit_code_of(const struct tracer *t, const struct trace_opts *o, bool ok)
+static int exit_code_of(const struct tracer *t, const struct trace_config *o, bool ok)
 {
 	if (!ok)
 		return EXIT_FAILURE;
@@ -1432,7 +1394,7 @@ static int exit_code_of(const struct tracer *t, const struct trace_opts *o, bool
  * After the end: detach, read every view and write the report, whatever was read even after
  * a read error. *ret_code gets the exit code once the report is out. 0 or -errno.
  */
-static int tracer_report(struct tracer *t, const struct trace_opts *o, struct sp_run *run,
+static int tracer_report(struct tracer *t, const struct trace_config *o, struct sp_run *run,
 			 uint64_t t0, uint64_t wall0, int *ret_code)
 {
 	int err, werr;
@@ -1458,7 +1420,7 @@ static int tracer_report(struct tracer *t, const struct trace_opts *o, struct sp
 		     "add up to more than the run's (their totals add up exactly)",
 		     (unsigned long long)t->iv_stats.vanished,
 		     (unsigned long long)t->iv_stats.negative);
-	werr = write_outputs(t, run, o);
+	werr = t->sink->write(t->sink->ctx, run, !(t->hooks && t->hooks->no_report));
 	if (t->iv_err == -EPIPE)
 		werr = -EPIPE; /* the reader of the intervals has gone */
 	*ret_code = werr == -EPIPE ? EXIT_PIPE : exit_code_of(t, o, !werr && !err);
@@ -1482,7 +1444,7 @@ static void hold_for_tests(const struct tracer *t)
 }
 
 /* The line that says what is traced: one stderr line on a terminal when only Ctrl-C ends it. */
-static void say_attached(const struct tracer *t, const struct trace_opts *o, uint64_t ns)
+static void say_attached(const struct tracer *t, const struct trace_config *o, uint64_t ns)
 {
 	char what[256];
 
@@ -1495,6 +1457,38 @@ static void say_attached(const struct tracer *t, const struct trace_opts *o, uin
 			notice("tracing %s; Ctrl-C to stop", what);
 	}
 	ilog("tracing %s: attached in %.1f ms", what, ns / 1e6);
+}
+
+const char *trace_target_describe(const struct trace_config *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	switch (o->mode) {
+	case SP_TARGET_COMMAND:
+		snprintf(buf, len, "%scommand %s", o->all ? "the whole system while " : "", o->argv[0]);
+		break;
+	case SP_TARGET_PIDS:
+		n = snprintf(buf, len, "%s", o->npids > 1 ? "PIDs" : "PID");
+		for (size_t i = 0; i < o->npids && n < len; i++)
+			n += snprintf(buf + n, len - n, "%s%d", i ? "," : " ", o->pids[i]);
+		if (n < len)
+			snprintf(buf + n, len - n, " and descendants%s%s%s", o->argv ? " while " : "",
+				 o->argv ? o->argv[0] : "", o->argv ? " runs" : "");
+		break;
+	case SP_TARGET_CGROUP:
+		snprintf(buf, len, "cgroup %s and its descendants%s%s%s", o->cgroup,
+			 o->argv ? " while " : "", o->argv ? o->argv[0] : "", o->argv ? " runs" : "");
+		break;
+	case SP_TARGET_TIDS:
+		n = snprintf(buf, len, "%s", o->npids > 1 ? "threads" : "thread");
+		for (size_t i = 0; i < o->npids && n < len; i++)
+			n += snprintf(buf + n, len - n, "%s%d", i ? "," : " ", o->pids[i]);
+		break;
+	default:
+		snprintf(buf, len, "the whole system");
+		break;
+	}
+	return buf;
 }
 
 /* --cgroup PATH into cg, or one line that says why not: 0 or -errno. */
@@ -1515,11 +1509,12 @@ static int resolve_cgroup(const char *path, struct target_cgroup *cg)
 	return err;
 }
 
-int trace_run(const struct trace_opts *opts, const struct trace_hooks *h)
+int trace_run(const struct trace_config *opts, const struct trace_sink *out,
+	      const struct trace_hooks *h)
 {
 	struct tracer t = { .launch = { .pid = -1, .gate_fd = -1, .error_fd = -1 }, .hooks = h,
-			    .core_btf = { .fd = -1 } };
-	struct trace_opts ro = *opts, *o = &ro; /* with -p resolved to processes */
+			    .sink = out, .core_btf = { .fd = -1 } };
+	struct trace_config ro = *opts, *o = &ro; /* with -p resolved to processes */
 	struct sp_run run;
 	uint64_t t0, wall0, begin = now_ns(CLOCK_MONOTONIC);
 	int err, exit_code = EXIT_FAILURE;
@@ -1547,8 +1542,8 @@ int trace_run(const struct trace_opts *opts, const struct trace_hooks *h)
 		}
 	}
 	/* a mistyped -o or --save fails now, not after the trace */
-	if (cli_output_open(&t.out, o->output) || (o->save && cli_output_open(&t.save, o->save))) {
-		cli_output_abort(&t.out);
+	if (out->open(out->ctx, &t.out)) {
+		out->close(out->ctx);
 		free(ro.pids);
 		return EXIT_FAILURE;
 	}
@@ -1589,27 +1584,9 @@ out:
 	    !t.left_running)
 		target_launch__abort(&t.launch);
 	tracer_destroy(&t);
-	cli_output_abort(&t.out); /* nothing once written; a partial file otherwise */
-	cli_output_abort(&t.save);
+	out->close(out->ctx); /* nothing once written; a partial file otherwise */
 	sp_run_free(&run);
 	sp_run_free(&t.iv_prev);
 	free(ro.pids);
 	return exit_code;
-}
-
-int cmd_trace(int argc, char **argv)
-{
-	struct trace_hooks h;
-	struct trace_opts o;
-	int code;
-
-	code = trace_parse(argc, argv, &o);
-	if (!code && o.interval_ns)
-		trace_interval_printer(&o, &h);
-	if (!code)
-		code = trace_run(&o, o.interval_ns ? &h : NULL);
-	else if (code < 0)
-		code = EXIT_SUCCESS; /* --help */
-	trace_opts_free(&o);
-	return code;
 }

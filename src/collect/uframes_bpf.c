@@ -24,20 +24,7 @@ struct uframes_live {
 /* One trace at a time: the views of that trace share it. */
 static struct uframes_live *live;
 
-bool uframes_full_stacks(const struct trace_opts *o)
-{
-	switch (o->render.format) {
-	case SP_FMT_FOLDED:
-	case SP_FMT_PPROF:
-	case SP_FMT_SVG:
-	case SP_FMT_HTML:
-		return true;
-	default:
-		return o->callchains;
-	}
-}
-
-void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_opts *o, bool stacks)
+void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_config *o, bool stacks)
 {
 	bpf_map__set_max_entries(skel->maps.prof_seen, SP_PROF_SEEN);
 	bpf_map__set_max_entries(skel->maps.prof_ucache, SP_PROF_UCACHE);
@@ -71,7 +58,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	return err == -ENOMEM ? err : 0;
 }
 
-struct uframes_live *uframes_live_get(struct schedprof_bpf *skel, const struct trace_opts *o)
+struct uframes_live *uframes_live_get(struct schedprof_bpf *skel, const struct trace_config *o)
 {
 	struct usyms_opts uo = { .lines = o->lines };
 	int err;

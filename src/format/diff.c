@@ -16,15 +16,6 @@
 #include "model/view.h"
 #include "model/waitclass.h"
 
-int64_t sp_diff_delta(uint64_t a, uint64_t b)
-{
-	if (a > INT64_MAX)
-		a = INT64_MAX;
-	if (b > INT64_MAX)
-		b = INT64_MAX;
-	return (int64_t)b - (int64_t)a;
-}
-
 static double pct_of(int64_t delta, uint64_t total)
 {
 	return total ? 100.0 * (double)delta / (double)total : 0.0;

@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "format/diff.h"
 #include "format/flame.h"
 #include "format/render.h"
 #include "model/samples.h"
@@ -951,6 +950,16 @@ out:
 }
 
 /* ---- differential flame graphs ---- */
+
+int64_t sp_diff_delta(uint64_t a, uint64_t b)
+{
+	if (a > INT64_MAX)
+		a = INT64_MAX;
+	if (b > INT64_MAX)
+		b = INT64_MAX;
+	return (int64_t)b - (int64_t)a;
+}
+
 
 /* The largest change of a frame below the root: what the deepest colour means. */
 static uint64_t max_delta(const struct flame *fl)

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "model/model.h"
-#include "format/render.h"
+#include "model/view_opts.h"
 
 #define SP_FRAME_LOST "[lost]"
 
