@@ -9,8 +9,11 @@
 #define SCHEDPROF_COLLECTOR_H
 
 #include <linux/types.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "model/model.h"
 #include "model/view.h"
+#include "loader/kfeatures.h"
 #include "schedprof/fold.h"
 #include "collect/trace.h"
 
@@ -43,8 +46,29 @@ struct trace_ctx {
 	int job_tid;
 };
 
+/* --strict: the losses only the BPF side counts, said in one line with the run's own. */
+struct trace_losses {
+	char buf[256];
+	size_t len;
+};
+/* Appends "N what" (nothing for 0). */
+void trace_loss_add(struct trace_losses *l, uint64_t n, const char *what);
+
+/*
+ * A view's descriptor on the BPF side: with its model's (view, model/view.h), everything the
+ * engine knows of the view. The order of the collectors does not matter: every view not
+ * selected is disabled before any selected one is configured, and the maps views share are
+ * sized after them all (trace_load.c).
+ */
 struct collector {
 	const struct sp_view_ops *view; /* the view it fills: its name and SP_VIEW_* bit */
+	/* The kernel features (kfeatures.h: SP_FEAT() bits) its programs need with c's options. */
+	unsigned int (*needs)(const struct trace_config *c);
+	/*
+	 * It has a part in the one sched_switch program (bpf/sched.bpf.c sp_switch*, turned on
+	 * by its configure): a refusal of that program is charged to such a view.
+	 */
+	bool switch_part;
 	/*
 	 * Before load: rodata, map sizes. Allocates the collector's state. With
 	 * ctx->unavailable set, either keeps a state that reports the view as unavailable, or
@@ -67,6 +91,9 @@ struct collector {
 	 */
 	int (*poll_fd)(void *state);
 	int (*poll)(void *state, struct trace_ctx *ctx);
+	/* Optional, --strict, after read: what its BPF part lost that the run does not hold. */
+	void (*losses)(void *state, const struct trace_ctx *ctx, const struct sp_run *run,
+		       struct trace_losses *l);
 };
 
 /*

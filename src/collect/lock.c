@@ -78,9 +78,8 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	skel->rodata->lock_ustacks = st->ustacks;
 	/*
 	 * Kept stacks (--lock-stacks, or full stacks) walk every contention; else the caller
-	 * comes from the fast path (bpf/fastcaller.bpf.h), no stack is kept, and frame_dist,
-	 * shrunk by the schedules view when it has no use for it, is sized again (this view
-	 * configures after it: trace.c collectors[]).
+	 * comes from the fast path (bpf/fastcaller.bpf.h: its frame_dist is sized with the
+	 * shared maps, trace_load.c), and no stack is kept.
 	 */
 	skel->rodata->lock_caller_fast = !o->lock_stacks && !st->ustacks;
 	skel->rodata->verify_callers = o->verify_callers;
@@ -90,7 +89,6 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	if (skel->rodata->lock_caller_fast) {
 		bpf_map__set_max_entries(skel->maps.lock_stack_counts, 1);
 		bpf_map__set_max_entries(skel->maps.lock_stacks, 1);
-		bpf_map__set_max_entries(skel->maps.frame_dist, SP_FRAME_DIST_MAX);
 	} else if (o->verify_callers) {
 		wlog("--verify-callers: lock stacks are kept, so every contention is walked and no "
 		     "caller comes from the cache");
@@ -277,8 +275,32 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	return 0;
 }
 
+/* The kernel features its programs need (kfeatures.h). */
+static unsigned int lock_needs(const struct trace_config *c)
+{
+	(void)c;
+	return SP_FEAT(SP_FEAT_LOCK_TP) | SP_FEAT(SP_FEAT_SWITCH_TP) | SP_FEAT(SP_FEAT_LOOP);
+}
+
+/* --strict: the contentions, sleepers and owners its BPF part could not count. */
+static void lock_losses(void *state, const struct trace_ctx *ctx, const struct sp_run *run,
+			struct trace_losses *l)
+{
+	const struct schedprof_bpf__bss *b = ctx->skel->bss;
+
+	(void)state;
+	(void)run;
+	trace_loss_add(l, b->lock_drops.task_storage_fail + b->lock_drops.nest_overflow,
+		       "contentions not timed");
+	trace_loss_add(l, b->lock_drops.sleeper_map_full, "lock sleeps not counted (--max-callers)");
+	trace_loss_add(l, b->lock_drops.owner_map_full, "lock owners not counted (--max-callers)");
+}
+
 const struct collector lock_collector = {
 	.view = &sp_view_locks,
+	.needs = lock_needs,
+	.switch_part = true,
+	.losses = lock_losses,
 	.configure = lock_configure,
 	.disable = lock_disable,
 	.setup = lock_setup,

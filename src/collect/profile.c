@@ -262,8 +262,27 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	return err;
 }
 
+/* The kernel features its programs need (kfeatures.h). */
+static unsigned int prof_needs(const struct trace_config *c)
+{
+	/* bpf_loop() only hashes the -g stacks */
+	return SP_FEAT(SP_FEAT_RINGBUF) | (c->callchains ? SP_FEAT(SP_FEAT_LOOP) : 0);
+}
+
+/* --strict: the process announcements its ring buffer lost. */
+static void prof_losses(void *state, const struct trace_ctx *ctx, const struct sp_run *run,
+			struct trace_losses *l)
+{
+	(void)state;
+	(void)run;
+	trace_loss_add(l, ctx->skel->bss->prof_drops.event_lost,
+		       "process announcements lost (ring buffer full)");
+}
+
 const struct collector profile_collector = {
 	.view = &sp_view_profile,
+	.needs = prof_needs,
+	.losses = prof_losses,
 	.configure = prof_configure,
 	.disable = prof_disable,
 	.setup = prof_setup,

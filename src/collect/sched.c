@@ -112,7 +112,6 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	} else {
 		bpf_map__set_max_entries(skel->maps.stack_counts, o->max_stacks);
 		bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
-		bpf_map__set_max_entries(skel->maps.frame_dist, 1);
 	}
 	st->opts = o;
 	st->ustacks = o->full_stacks;
@@ -156,7 +155,6 @@ static void sched_disable(struct schedprof_bpf *skel)
 	bpf_map__set_max_entries(skel->maps.wakers, 1);
 	bpf_map__set_max_entries(skel->maps.stack_counts, 1);
 	bpf_map__set_max_entries(skel->maps.stacks, 1);
-	bpf_map__set_max_entries(skel->maps.frame_dist, 1);
 }
 
 /* The wake-up programs (the sched_switch program is trace.c's). */
@@ -338,8 +336,30 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	return err;
 }
 
+/* The kernel features its programs need (kfeatures.h). */
+static unsigned int sched_needs(const struct trace_config *c)
+{
+	(void)c;
+	return SP_FEAT(SP_FEAT_SWITCH_TP) | SP_FEAT(SP_FEAT_LOOP);
+}
+
+/* --strict: the sleeps and wake-ups its BPF part could not count. */
+static void sched_losses(void *state, const struct trace_ctx *ctx, const struct sp_run *run,
+			 struct trace_losses *l)
+{
+	const struct schedprof_bpf__bss *b = ctx->skel->bss;
+
+	(void)state;
+	(void)run;
+	trace_loss_add(l, b->sched_drops.task_storage_fail, "sleeps without off-CPU time");
+	trace_loss_add(l, b->sched_drops.waker_map_full, "wake-ups under no waker (--max-callers)");
+}
+
 const struct collector sched_collector = {
 	.view = &sp_view_schedules,
+	.needs = sched_needs,
+	.switch_part = true,
+	.losses = sched_losses,
 	.configure = sched_configure,
 	.disable = sched_disable,
 	.attach = sched_attach,

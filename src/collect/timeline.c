@@ -226,8 +226,28 @@ static int tl_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	return err;
 }
 
+/* The kernel features its programs need (kfeatures.h). */
+static unsigned int tl_needs(const struct trace_config *c)
+{
+	(void)c;
+	return SP_FEAT(SP_FEAT_RINGBUF) | SP_FEAT(SP_FEAT_SWITCH_TP) | SP_FEAT(SP_FEAT_LOOP);
+}
+
+/* --strict: the events its ring buffer lost, and those after its segment limit. */
+static void tl_losses(void *state, const struct trace_ctx *ctx, const struct sp_run *run,
+		      struct trace_losses *l)
+{
+	(void)state;
+	(void)ctx;
+	trace_loss_add(l, run->timeline.lost, "timeline events lost (--timeline-buffer)");
+	trace_loss_add(l, run->timeline.dropped, "timeline events after its segment limit");
+}
+
 const struct collector timeline_collector = {
 	.view = &sp_view_timeline,
+	.needs = tl_needs,
+	.switch_part = true,
+	.losses = tl_losses,
 	.configure = tl_configure,
 	.disable = tl_disable,
 	.setup = tl_setup,

@@ -52,7 +52,7 @@ const struct collector *const collectors[TRACE_NCOLLECTORS] = {
 	&sched_collector,
 	&profile_collector,
 	&lock_collector,
-	&timeline_collector, /* after sched: it turns sp_switch's schedules part on */
+	&timeline_collector,
 };
 
 /* For tests: milliseconds to hold the command before its exec (the lifecycle test kills then). */
@@ -220,38 +220,26 @@ int tracer_read(struct tracer *t, struct sp_run *run)
 	return 0;
 }
 
+void trace_loss_add(struct trace_losses *l, uint64_t n, const char *what)
+{
+	if (n && l->len < sizeof(l->buf))
+		l->len += snprintf(l->buf + l->len, sizeof(l->buf) - l->len, "%s%llu %s",
+				   l->len ? ", " : "", (unsigned long long)n, what);
+}
+
 /*
- * --strict: the losses of the run (sp_run_losses()) and those only the tracer sees, in
- * .bss: process announcements lost by the ring buffer, untimed sleeps and contentions,
- * sleepers and owners not counted. True (after one line naming them) if there are any.
+ * --strict: the losses of the run (sp_run_losses()) and those only the collectors see
+ * (their losses ops). True (after one line naming them) if there are any.
  */
 static bool strict_losses(const struct tracer *t, const struct sp_run *run)
 {
-	const struct schedprof_bpf__bss *b = t->skel->bss;
-	char extra[256] = "";
-	size_t len = 0;
-	struct {
-		uint64_t n;
-		const char *what;
-	} more[] = {
-		{ b->prof_drops.event_lost, "process announcements lost (ring buffer full)" },
-		{ b->sched_drops.task_storage_fail, "sleeps without off-CPU time" },
-		{ b->sched_drops.waker_map_full, "wake-ups under no waker (--max-callers)" },
-		{ b->lock_drops.task_storage_fail + b->lock_drops.nest_overflow,
-		  "contentions not timed" },
-		{ b->lock_drops.sleeper_map_full, "lock sleeps not counted (--max-callers)" },
-		{ b->lock_drops.owner_map_full, "lock owners not counted (--max-callers)" },
-		{ run->timeline.lost, "timeline events lost (--timeline-buffer)" },
-		{ run->timeline.dropped, "timeline events after its segment limit" },
-	};
-
+	struct trace_losses l = { .len = 0 };
 	char all[512];
 
-	for (size_t i = 0; i < ARRAY_SIZE(more); i++)
-		if (more[i].n && len < sizeof(extra))
-			len += snprintf(extra + len, sizeof(extra) - len, "%s%llu %s", len ? ", " : "",
-					(unsigned long long)more[i].n, more[i].what);
-	if (!sp_run_losses(run, extra, all, sizeof(all)))
+	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
+		if (t->state[i] && collectors[i]->losses)
+			collectors[i]->losses(t->state[i], &t->ctx, run, &l);
+	if (!sp_run_losses(run, l.buf, all, sizeof(all)))
 		return false;
 	elog("--strict: the run lost data: %s", all);
 	return true;

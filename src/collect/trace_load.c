@@ -125,22 +125,6 @@ int ksyms_start(struct tracer *t)
 /* For tests: "0" relocates against the kernel's whole BTF, not the boot's CO-RE BTF. */
 #define CORE_BTF_ENV "SCHEDPROF_CORE_BTF"
 
-/* The kernel features (kfeatures.h) each view's programs need. */
-static unsigned int view_needs(unsigned int view, const struct trace_config *o)
-{
-	switch (view) {
-	case SP_VIEW_SCHED:
-		return SP_FEAT(SP_FEAT_SWITCH_TP) | SP_FEAT(SP_FEAT_LOOP);
-	case SP_VIEW_PROFILE: /* bpf_loop() only hashes the -g stacks */
-		return SP_FEAT(SP_FEAT_RINGBUF) | (o->callchains ? SP_FEAT(SP_FEAT_LOOP) : 0);
-	case SP_VIEW_LOCKS:
-		return SP_FEAT(SP_FEAT_LOCK_TP) | SP_FEAT(SP_FEAT_SWITCH_TP) | SP_FEAT(SP_FEAT_LOOP);
-	case SP_VIEW_TIMELINE:
-		return SP_FEAT(SP_FEAT_RINGBUF) | SP_FEAT(SP_FEAT_SWITCH_TP) | SP_FEAT(SP_FEAT_LOOP);
-	}
-	return 0;
-}
-
 /*
  * The kernel's features, probed once per boot (featprobe.h); 0, or -ENOTSUP when nothing can
  * run on it.
@@ -240,6 +224,19 @@ static struct bpf_program *switch_prog(struct schedprof_bpf *skel)
 }
 
 /*
+ * The maps the views share (bpf/shared.bpf.c), sized once every view is configured:
+ * frame_dist, the fast callers' frame distances, is only used by a fast path (the schedules
+ * part's caller_fast, the locks view's lock_caller_fast); without one it takes one entry.
+ */
+static void shared_maps_size(struct schedprof_bpf *skel)
+{
+	bool fast = (skel->rodata->switch_sched && skel->rodata->caller_fast) ||
+		    (skel->rodata->switch_locks && skel->rodata->lock_caller_fast);
+
+	bpf_map__set_max_entries(skel->maps.frame_dist, fast ? SP_FRAME_DIST_MAX : 1);
+}
+
+/*
  * Opens the BPF object: the selected views' collectors configure it, the others disable theirs.
  * A view the kernel cannot run is reported (by its collector's state, or not at all when it
  * has none) and the others run.
@@ -289,15 +286,18 @@ static int tracer_open(struct tracer *t, const struct trace_config *o)
 	/* the command joins the traced set at its exec (sp_exec), not at its fork */
 	if (o->mode != SP_TARGET_COMMAND)
 		bpf_program__set_autoload(skel->progs.sp_exec, false);
+	/* the views not selected first: a selected one may size a map they shrank */
+	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
+		if (!(o->views & collectors[i]->view->bit))
+			collectors[i]->disable(skel);
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
 		const struct collector *c = collectors[i];
-		int miss = kfeatures_first_missing(&t->features, view_needs(c->view->bit, o));
+		int miss;
 		char why[160];
 
-		if (!(o->views & c->view->bit)) {
-			c->disable(skel);
+		if (!(o->views & c->view->bit))
 			continue;
-		}
+		miss = kfeatures_first_missing(&t->features, c->needs(o));
 		if (miss >= 0) {
 			kfeatures_describe(miss, why, sizeof(why));
 			snprintf(names[miss] + strlen(names[miss]), sizeof(names[miss]) - strlen(names[miss]),
@@ -318,6 +318,7 @@ static int tracer_open(struct tracer *t, const struct trace_config *o)
 		if (err)
 			return err;
 	}
+	shared_maps_size(skel);
 	if (!t->reopened)
 		report_unavailable(names);
 	t->reopened = true;
@@ -394,7 +395,7 @@ static int refused_owner(struct tracer *t, const char *name)
 	    !strcmp(name, bpf_program__name(t->skel->progs.sp_switch_tl)) ||
 	    !strcmp(name, bpf_program__name(t->skel->progs.sp_switch_full))) {
 		for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
-			if (t->state[i] && !t->refused[i][0] && collectors[i] != &profile_collector)
+			if (t->state[i] && !t->refused[i][0] && collectors[i]->switch_part)
 				return (int)i;
 		return -1;
 	}
