@@ -102,9 +102,5 @@ struct collector {
  */
 void preempt_count_setup(struct schedprof_bpf *skel);
 
-extern const struct collector sched_collector;
-extern const struct collector profile_collector;
-extern const struct collector lock_collector;
-extern const struct collector timeline_collector;
 
 #endif

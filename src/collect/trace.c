@@ -48,13 +48,6 @@
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
 
-const struct collector *const collectors[TRACE_NCOLLECTORS] = {
-	&sched_collector,
-	&profile_collector,
-	&lock_collector,
-	&timeline_collector,
-};
-
 /* For tests: milliseconds to hold the command before its exec (the lifecycle test kills then). */
 #define HOLD_ENV "SCHEDPROF_TEST_HOLD_MS"
 
@@ -66,7 +59,7 @@ void tracer_destroy(struct tracer *t)
 	bpf_link__destroy(t->exit_link);
 	bpf_link__destroy(t->exec_link);
 	bpf_link__destroy(t->switch_link);
-	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
+	for (size_t i = 0; i < ncollectors; i++)
 		if (t->state[i])
 			collectors[i]->destroy(t->state[i]);
 	schedprof_bpf__destroy(t->skel);
@@ -206,7 +199,7 @@ static int tracer_release(struct tracer *t, const struct trace_config *o)
 
 int tracer_read(struct tracer *t, struct sp_run *run)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
+	for (size_t i = 0; i < ncollectors; i++) {
 		int err;
 
 		if (!t->state[i])
@@ -236,7 +229,7 @@ static bool strict_losses(const struct tracer *t, const struct sp_run *run)
 	struct trace_losses l = { .len = 0 };
 	char all[512];
 
-	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
+	for (size_t i = 0; i < ncollectors; i++)
 		if (t->state[i] && collectors[i]->losses)
 			collectors[i]->losses(t->state[i], &t->ctx, run, &l);
 	if (!sp_run_losses(run, l.buf, all, sizeof(all)))

@@ -287,10 +287,10 @@ static int tracer_open(struct tracer *t, const struct trace_config *o)
 	if (o->mode != SP_TARGET_COMMAND)
 		bpf_program__set_autoload(skel->progs.sp_exec, false);
 	/* the views not selected first: a selected one may size a map they shrank */
-	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
+	for (size_t i = 0; i < ncollectors; i++)
 		if (!(o->views & collectors[i]->view->bit))
 			collectors[i]->disable(skel);
-	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
+	for (size_t i = 0; i < ncollectors; i++) {
 		const struct collector *c = collectors[i];
 		int miss;
 		char why[160];
@@ -394,14 +394,14 @@ static int refused_owner(struct tracer *t, const char *name)
 	if (!strcmp(name, bpf_program__name(t->skel->progs.sp_switch)) ||
 	    !strcmp(name, bpf_program__name(t->skel->progs.sp_switch_tl)) ||
 	    !strcmp(name, bpf_program__name(t->skel->progs.sp_switch_full))) {
-		for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
+		for (size_t i = 0; i < ncollectors; i++)
 			if (t->state[i] && !t->refused[i][0] && collectors[i]->switch_part)
 				return (int)i;
 		return -1;
 	}
 	skel = schedprof_bpf__open();
 	p = skel ? bpf_object__find_program_by_name(skel->obj, name) : NULL;
-	for (size_t i = 0; p && i < ARRAY_SIZE(collectors) && owner < 0; i++) {
+	for (size_t i = 0; p && i < ncollectors && owner < 0; i++) {
 		if (!t->state[i] || t->refused[i][0])
 			continue;
 		bpf_program__set_autoload(p, true);
@@ -435,7 +435,7 @@ static int leave_out_refused(struct tracer *t, int err)
 	}
 	snprintf(t->refused[owner], sizeof(t->refused[owner]), "%s", why);
 	wlog("%s: no %s view%s", why, collectors[owner]->view->name, vv);
-	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
+	for (size_t i = 0; i < ncollectors; i++) {
 		if (t->state[i])
 			collectors[i]->destroy(t->state[i]);
 		t->state[i] = NULL;
@@ -451,7 +451,7 @@ static int tracer_setup(struct tracer *t, uint64_t t0)
 	/* .bss, so written after load: the same configuration for every view that folds */
 	t->skel->bss->fold_cfg = t->ctx.fold_cfg;
 	probe_cpu_rqs(t);
-	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
+	for (size_t i = 0; i < ncollectors; i++) {
 		int err;
 
 		if (!t->state[i] || !collectors[i]->setup)
@@ -572,7 +572,7 @@ int tracer_attach(struct tracer *t)
 		if (!t->switch_link)
 			err = -errno;
 	}
-	for (size_t i = 0; !err && i < ARRAY_SIZE(collectors); i++)
+	for (size_t i = 0; !err && i < ncollectors; i++)
 		if (t->state[i] && collectors[i]->attach)
 			err = collectors[i]->attach(t->state[i], &t->ctx);
 	if (err) {
@@ -590,7 +590,7 @@ void tracer_detach(struct tracer *t)
 	bpf_link__destroy(t->exit_link);
 	bpf_link__destroy(t->exec_link);
 	t->fork_link = t->exit_link = t->exec_link = NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++)
+	for (size_t i = 0; i < ncollectors; i++)
 		if (t->state[i] && collectors[i]->detach)
 			collectors[i]->detach(t->state[i]);
 	/* last: the locks view's sleeps end with its contentions */

@@ -83,11 +83,11 @@ void tracer_reap(struct tracer *t, int options)
  */
 static void poll_collectors(struct tracer *t, int ms)
 {
-	struct pollfd fds[ARRAY_SIZE(collectors) + 1];
-	size_t idx[ARRAY_SIZE(collectors) + 1];
+	struct pollfd fds[TRACE_MAX_COLLECTORS + 1];
+	size_t idx[TRACE_MAX_COLLECTORS + 1];
 	nfds_t n = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
+	for (size_t i = 0; i < ncollectors; i++) {
 		int fd;
 
 		if (!t->state[i] || !collectors[i]->poll_fd)

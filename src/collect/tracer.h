@@ -2,17 +2,20 @@
 /*
  * The trace engine's own state, shared by its files and by nothing else: trace.c (the run,
  * start to report), trace_load.c (open, load, attach), trace_wait.c (signals, intervals, the
- * wait for the end, the command's fate), trace_targets.c (the traced set).
+ * wait for the end, the command's fate), trace_targets.c (the traced set), collectors.c (the
+ * views' collectors).
  */
 #ifndef SCHEDPROF_TRACER_H
 #define SCHEDPROF_TRACER_H
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <bpf/libbpf.h>
 #include "base/log.h"
 #include "base/util.h"
 #include "collect/collector.h"
@@ -23,9 +26,10 @@
 #include "model/model.h"
 #include "model/run_delta.h"
 
-/* The collectors, one per view (trace.c) */
-#define TRACE_NCOLLECTORS 4
-extern const struct collector *const collectors[TRACE_NCOLLECTORS];
+/* The collectors, one per view (collectors.c): ncollectors, at most TRACE_MAX_COLLECTORS */
+#define TRACE_MAX_COLLECTORS 16
+extern const struct collector *const collectors[];
+extern const size_t ncollectors;
 
 /* The first stop signal, whether the terminal sent it (to the whole process group), and how
  * many (trace_wait.c) */
@@ -37,7 +41,7 @@ extern volatile sig_atomic_t stop_signal, stop_by_tty, stop_count;
 struct tracer {
 	struct trace_ctx ctx;
 	struct schedprof_bpf *skel;
-	void *state[TRACE_NCOLLECTORS];
+	void *state[TRACE_MAX_COLLECTORS];
 	struct bpf_link *fork_link, *exit_link, *exec_link;
 	struct bpf_link *switch_link; /* the one sched_switch program, shared by the views */
 	struct sp_features features;
@@ -63,7 +67,7 @@ struct tracer {
 	 * Per collector: why its view is left out after the verifier refused one of its
 	 * programs ("" while it is not); the object is opened again without it.
 	 */
-	char refused[TRACE_NCOLLECTORS][320];
+	char refused[TRACE_MAX_COLLECTORS][320];
 	bool reopened; /* tracer_open() ran before: what it reported once is not repeated */
 	struct core_btf core_btf; /* CO-RE relocates against it (corebtf.h), open until loaded */
 	/* -i: the hooks, the cumulative run at the last interval's end, and where it ended */
