@@ -4,14 +4,9 @@
  * view_timeline.c):
  * name and SP_VIEW_* bit, JSON schema, table printer, diff rows, the rows the stack formats
  * walk (samples.c), the labels of its count and time, its pprof sample types. Every format
- * and the reader go through sp_views[]: adding a view is one new file and one entry there.
+ * and the reader go through sp_views[].
  *
- * A new view, step by step: its struct in model.h (with `bool present`, a member of struct
- * sp_run that its collector fills) and its SP_VIEW_* bit in view_opts.h; then view_NAME.c with
- * the field descriptors of its rows and of the view (schema.h), print_table, the walk, diff[]
- * and totals[], closed by SP_VIEW_COMMON(member); then its line in sp_views[] (view.c) and
- * the file in src/meson.build. JSON write and read, free, UTF-8 fix-up, the round-trip test
- * (tests/unit/test_schema.c), table, folded, diff and --views pick it up from there.
+ * Every file a new view touches, this one included: docs/adding-a-view.md.
  */
 #ifndef SCHEDPROF_VIEW_H
 #define SCHEDPROF_VIEW_H
