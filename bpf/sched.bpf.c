@@ -198,7 +198,7 @@ static __always_inline __u64 sched_user_stack(void *ctx, struct task_struct *pre
 /*
  * Set by user space when no full stack is kept: it then loads sp_switch, not sp_switch_full.
  * No BPF code reads it (each build knows which it is): it is where sched.c, lock.c and
- * trace.c's switch_prog() read the choice back.
+ * trace_load.c's switch_prog() read the choice back.
  */
 const volatile __u32 caller_fast = 0;
 struct sp_fast_start sched_fast_start;
@@ -668,7 +668,7 @@ int sp_sched_stop(struct bpf_iter__task *ctx)
  * of next's pointer). With -a, sched_switch_out() looks prev's up after the caller's walk
  * (with -a it counts every prev, so pt is always set for the parts after it).
  *
- * In three builds, of which user space loads one (trace.c switch_prog()): sp_switch finds a
+ * In three builds, of which user space loads one (trace_load.c switch_prog()): sp_switch finds a
  * voluntary switch's caller by the fast path (caller_fast), sp_switch_tl too, with the
  * timeline's part (--timeline), and sp_switch_full walks every one and keeps its stack (full
  * stacks: --stacks, -g, a format that draws them; the timeline's part behind its flag).

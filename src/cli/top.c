@@ -5,9 +5,9 @@
  *
  * top is plain ANSI: the alternate screen, the cursor home, each line cleared to its end;
  * the terminal in non-canonical mode without echo (ISIG stays on: Ctrl-C is SIGINT, which
- * trace.c turns into a clean end). Whatever way the process leaves (q, a signal that
- * trace.c catches, -d, the target's end, a fatal signal, Ctrl-Z), the terminal gets its
- * settings back.
+ * the engine, collect/trace_wait.c, turns into a clean end). Whatever way the process
+ * leaves (q, a signal the engine catches, -d, the target's end, a fatal signal, Ctrl-Z), the
+ * terminal gets its settings back.
  */
 #include <errno.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A view's BPF side. All views' programs live in one BPF object (one BTF parse, one load);
- * trace.c opens it, lets each selected collector configure it, loads it, then drives the
+ * the engine (trace_load.c) opens it, lets each selected collector configure it, loads it, then drives the
  * collectors: setup (after load), attach, detach, read into the model, destroy. The
  * programs of views that are not selected are never loaded.
  */
@@ -79,7 +79,7 @@ struct collector {
 	void (*disable)(struct schedprof_bpf *skel);
 	/* Optional (NULL: nothing to do), after load, before attach: needs kallsyms (.bss). */
 	int (*setup)(void *state, struct trace_ctx *ctx);
-	/* Optional: the sched_switch program is attached by trace.c for every view. */
+	/* Optional: the sched_switch program is attached by the engine for every view. */
 	int (*attach)(void *state, struct trace_ctx *ctx);
 	void (*detach)(void *state); /* stop counting; maps stay readable */
 	int (*read)(void *state, struct trace_ctx *ctx, struct sp_run *run);

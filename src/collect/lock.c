@@ -59,7 +59,7 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	st->skel = skel;
 	*ret_state = st;
 	if (ctx->unavailable) {
-		st->why = strdup(ctx->unavailable); /* trace.c has said it */
+		st->why = strdup(ctx->unavailable); /* the engine has said it */
 		if (!st->why)
 			return -ENOMEM;
 		lock_disable(skel);
@@ -135,7 +135,7 @@ static int lock_attach(void *state, struct trace_ctx *ctx)
 	(void)ctx;
 	if (!st->available)
 		return 0;
-	/* ends first (and sp_switch, by trace.c): a begin is never left without its pair */
+	/* ends first (and sp_switch, by the engine): a begin is never left without its pair */
 	st->end = bpf_program__attach(st->skel->progs.lock_end);
 	if (!st->end)
 		return -errno;
@@ -257,7 +257,7 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		err = uframes_live_dump(st->live, &uf, skel, &m.pairs, &m.ustacks);
 	if (!err) {
 		/* a copy: the builder reads it many times, .bss is the kernel's */
-		memcpy(rq, skel->bss->sp_cpu_rq_lock, sizeof(rq)); /* trace.c probe_cpu_rqs() */
+		memcpy(rq, skel->bss->sp_cpu_rq_lock, sizeof(rq)); /* trace_load.c probe_cpu_rqs() */
 		err = lock_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg, rq, SP_MAX_CPUS,
 				      st->live ? &uf : NULL);
 	}

@@ -157,7 +157,7 @@ static void sched_disable(struct schedprof_bpf *skel)
 	bpf_map__set_max_entries(skel->maps.stacks, 1);
 }
 
-/* The wake-up programs (the sched_switch program is trace.c's). */
+/* The wake-up programs (the sched_switch program is the engine's: trace_load.c). */
 static int sched_attach(void *state, struct trace_ctx *ctx)
 {
 	struct sched_state *st = state;

@@ -6,7 +6,7 @@
 #include "model/view.h"
 #include "base/util.h"
 
-/* A new view: its file, and one line here (and its SP_VIEW_* bit in render.h). */
+/* A new view: its line here (every file it touches: docs/adding-a-view.md). */
 const struct sp_view_ops *const sp_views[] = {
 	&sp_view_schedules,
 	&sp_view_profile,
