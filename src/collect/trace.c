@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/testhook.h"
 #include "base/exitcode.h"
 #include "loader/attach_ids.h"
 #include "loader/bootcache.h"
@@ -294,7 +295,7 @@ static int tracer_report(struct tracer *t, const struct trace_config *o, struct 
 
 static void hold_for_tests(const struct tracer *t)
 {
-	const char *env = getenv(HOLD_ENV);
+	const char *env = test_hook(HOLD_ENV);
 	uint64_t ms;
 
 	if (!t->launched || !env || parse_u64(env, 0, 60000, &ms))

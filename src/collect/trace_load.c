@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/testhook.h"
 #include "base/exitcode.h"
 #include "loader/attach_ids.h"
 #include "loader/bootcache.h"
@@ -131,7 +132,7 @@ int ksyms_start(struct tracer *t)
  */
 static int probe_features(struct tracer *t)
 {
-	const char *lock_btf = getenv(LOCK_BTF_ENV);
+	const char *lock_btf = test_hook(LOCK_BTF_ENV);
 	struct sp_features lf;
 	char line[160];
 	int err, miss;
@@ -189,7 +190,7 @@ static void report_unavailable(const char names[SP_FEAT__MAX][64])
 static struct schedprof_bpf *open_object(struct tracer *t)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts);
-	const char *env = getenv(CORE_BTF_ENV);
+	const char *env = test_hook(CORE_BTF_ENV);
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	const void *elf;
 	size_t size;
@@ -371,7 +372,7 @@ static void probe_cpu_rqs(struct tracer *t)
 
 static void test_refuse(struct schedprof_bpf *skel)
 {
-	const char *name = getenv(REFUSE_ENV);
+	const char *name = test_hook(REFUSE_ENV);
 	struct bpf_program *p = name && *name ? bpf_object__find_program_by_name(skel->obj, name)
 					      : NULL;
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/testhook.h"
 #include "base/log.h"
 #include "loader/maps.h"
 #include "rows/records.h"
@@ -32,9 +33,9 @@ void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_config *o, 
 	bpf_map__set_max_entries(skel->maps.prof_uimage, SP_PROF_SEEN);
 	bpf_map__set_max_entries(skel->maps.prof_events, SP_PROF_EVENTS_BYTES);
 	/* the bench's: each user stack of the schedules and locks views timed (two clock reads) */
-	skel->rodata->ustack_timed = getenv(UFRAMES_TIMING_ENV) != NULL;
+	skel->rodata->ustack_timed = test_hook(UFRAMES_TIMING_ENV) != NULL;
 	/* the bench's too: --stacks with kernel stacks only, what the user stacks cost is compared to */
-	skel->rodata->ustack_off = getenv(UFRAMES_OFF_ENV) != NULL;
+	skel->rodata->ustack_off = test_hook(UFRAMES_OFF_ENV) != NULL;
 	if (!stacks)
 		return;
 	bpf_map__set_max_entries(skel->maps.prof_ustacks, o->max_stacks);

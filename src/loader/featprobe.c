@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 #include "loader/featprobe.h"
 #include "loader/kfeatures.h"
+#include "base/testhook.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "probes.skel.h"
@@ -167,9 +168,8 @@ int featprobe_get(struct sp_features *f)
 		if (kfeatures_cache_store(NULL, &got))
 			dlog("cannot cache the kernel features in /run/schedprof");
 	}
-#ifdef SCHEDPROF_TEST_HOOKS
 	{
-		const char *off = getenv(FEATURES_OFF_ENV);
+		const char *off = test_hook(FEATURES_OFF_ENV);
 
 		if (off && kfeatures_force_off(&got, off)) {
 			elog("%s: no such feature in \"%s\"", FEATURES_OFF_ENV, off);
@@ -178,7 +178,6 @@ int featprobe_get(struct sp_features *f)
 		if (off && *off)
 			dlog("kernel features taken as missing (%s): %s", FEATURES_OFF_ENV, off);
 	}
-#endif
 	for (int i = 0; i < SP_FEAT__MAX; i++) {
 		if (got.has[i])
 			append_key(have, sizeof(have), &nh, kfeatures_key(i));

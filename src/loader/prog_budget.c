@@ -6,6 +6,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/testhook.h"
 #include "base/log.h"
 #include "loader/prog_budget.h"
 
@@ -13,13 +14,9 @@
 
 const char *prog_budget_mode(void)
 {
-#ifdef SCHEDPROF_TEST_HOOKS
-	const char *m = getenv(LOAD_ONLY_ENV);
+	const char *m = test_hook(LOAD_ONLY_ENV);
 
 	return m && *m ? m : NULL;
-#else
-	return NULL;
-#endif
 }
 
 int prog_budget_select(struct bpf_object *obj, const char *mode)
