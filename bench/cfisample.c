@@ -21,10 +21,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cfi_unwind.h"
-#include "demangle.h"
-#include "elfsyms.h"
-#include "procmaps.h"
+#include "symbols/cfi_unwind.h"
+#include "symbols/demangle.h"
+#include "symbols/elfsyms.h"
+#include "symbols/procmaps.h"
 
 #define MAX_OBJS 256
 #define MAX_FRAMES 256

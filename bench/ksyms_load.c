@@ -3,7 +3,7 @@
  * bench/ksyms_load.c -- the kallsyms table (src/symbols/ksyms.c) of the running kernel: the
  * memory one load keeps (RSS growth, its peak, malloc'ed bytes) and the load time (min and
  * median of N loads). Built against a build's core library by bench/rss.sh:
- *   cc -O2 -D_GNU_SOURCE -Isrc/symbols bench/ksyms_load.c build/src/libspcore.a \
+ *   cc -O2 -D_GNU_SOURCE -Isrc bench/ksyms_load.c build/src/libsp{symbols,model,base}.a \
  *      -lelf -ldw -lz -liberty -ldl -o ksyms_load && sudo ./ksyms_load [N]
  * LOOKUPS=1 also times 1M address lookups and a lookup by name of every 7th symbol.
  */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "ksyms.h"
+#include "symbols/ksyms.h"
 
 static long rss_kb(const char *key)
 {

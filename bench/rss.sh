@@ -30,7 +30,11 @@ IFS=, read -ra T <<< "$TREES"
 for i in "${!T[@]}"; do
 	t=${T[$i]}
 	[ -x "$t/build/src/schedprof" ] || { echo "$0: $t/build/src/schedprof not built" >&2; exit 1; }
-	cc -O2 -D_GNU_SOURCE -I"$t/src/symbols" "$HERE/ksyms_load.c" "$t/build/src/libspcore.a" \
+	# a tree with one library per folder, or an older one with the core in libspcore.a
+	libs=$(ls "$t"/build/src/libspcore.a 2>/dev/null ||
+		echo "$t"/build/src/libsp{symbols,model,base}.a)
+	cc -O2 -D_GNU_SOURCE -I"$t/src" -I"$t/src/symbols" -I"$t/src/base" -I"$t/src/model" \
+		"$HERE/ksyms_load.c" -Wl,--start-group $libs -Wl,--end-group \
 		-lelf -ldw -lz -liberty -ldl -o "$TMP/ksyms_load.$i" || exit 1
 done
 

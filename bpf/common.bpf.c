@@ -23,7 +23,7 @@ __u64 sp_cpu_rq[SP_MAX_CPUS];
 __u64 sp_cpu_rq_lock[SP_MAX_CPUS];
 
 /*
- * Run once on each CPU before attach (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU, trace.c):
+ * Run once on each CPU before attach (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU, trace_load.c):
  * that CPU's runqueue and its lock, reached from whatever task runs there.
  * - sp_preempt_count() then needs no pointer chase through current at every wake-up (nor
  *   the verifier its search, at load, of the kernel's BTF for what such a load may be

@@ -36,7 +36,7 @@
 
 /*
  * Where to fold a stack (include/schedprof/fold.h), written by user space once after load
- * (src/collect/trace.c). Kept out of .rodata on purpose: with known constants the verifier
+ * (src/collect/trace_load.c). Kept out of .rodata on purpose: with known constants the verifier
  * explores every comparison of every frame against every range separately and gives up
  * (1M instructions); as plain data it does not.
  */
@@ -57,7 +57,7 @@ extern const volatile __u32 has_preempt_rq_off;
 extern const volatile __s64 preempt_rq_off;
 /*
  * Each CPU's runqueue address, written once per CPU before attach by sp_cpu_probe (run on
- * that CPU by user space: trace.c) when has_preempt_rq_off; 0 where not known.
+ * that CPU by user space: trace_load.c) when has_preempt_rq_off; 0 where not known.
  */
 extern __u64 sp_cpu_rq[SP_MAX_CPUS];
 

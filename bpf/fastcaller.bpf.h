@@ -43,7 +43,7 @@
  *   is not on the task's stack: SP_FC_OFF) and takes the full walk.
  *
  * One object defines the shared maps, globals and learn_dist() (SP_FASTCALLER_DEFINE, in
- * lock.bpf.c: it is linked before sched.bpf.c); the others declare them extern.
+ * shared.bpf.c, linked before the views); the others declare them extern.
  */
 #ifndef SCHEDPROF_FASTCALLER_BPF_H
 #define SCHEDPROF_FASTCALLER_BPF_H

@@ -29,10 +29,8 @@
 #include "schedprof/sched.h"
 #include "schedprof/lock_pair.h"
 #include "walk.bpf.h"
-#define SP_LOCK_DEFINE
 #include "lock.bpf.h"
 #include "ustack.bpf.h"
-#define SP_FASTCALLER_DEFINE /* the shared frame distances: this object is linked first */
 #include "fastcaller.bpf.h"
 
 /*
@@ -680,5 +678,50 @@ int BPF_PROG(lock_end, void *lock, int ret)
 	if (!r || !sp_pair_task_end(&r->p, l, now, &d))
 		return 0;
 	lock_account(&d, ret, r);
+	return 0;
+}
+
+/*
+ * The locks view's part of sp_switch (bpf/sched.bpf.c calls them: lock.bpf.h): the sleeps
+ * inside a contention.
+ */
+/* The tests of the flags. */
+__noinline int lock_in_needs(struct sp_task *nt)
+{
+	return nt && nt->lock_asleep;
+}
+
+__noinline int lock_out_needs(struct sp_task *pt, __u32 prev_state)
+{
+	return prev_state != 0 && pt && pt->has_lock; /* not TASK_RUNNING: asleep, not preempted */
+}
+
+/* The locks view's part at prev's switch-out (lock.bpf.h): r, prev's lock state, or NULL. */
+__noinline int lock_switch_out(struct sp_task *pt, struct sp_lock_task *r, __u64 now)
+{
+	if (pt && r && r->p.ts) {
+		r->sleep_ts = now;
+		pt->lock_asleep = 1;
+	}
+	return 0;
+}
+
+/* The locks view's part at next's switch-in (lock.bpf.h): r, next's lock state, or NULL. */
+__noinline int lock_switch_in(struct sp_task *nt, struct sp_lock_task *r, __u64 now)
+{
+	__u64 d;
+
+	if (nt)
+		nt->lock_asleep = 0;
+	if (!r || !r->sleep_ts)
+		return 0;
+	d = now - r->sleep_ts;
+	r->sleep_ts = 0;
+	if (!r->p.ts)
+		return 0;
+	r->offcpu_ns += d;
+	r->nsleeps++;
+	if (d > r->max_sleep_ns)
+		r->max_sleep_ns = d;
 	return 0;
 }

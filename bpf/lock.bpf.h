@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The locks view's part of the one sched_switch program (sched.bpf.c sp_switch): the sleeps
- * inside a sleeping-lock contention. lock.bpf.c defines the task storage it shares with
- * lock_begin and lock_end.
+ * inside a sleeping-lock contention, in lock.bpf.c. shared.bpf.c defines the task storage it
+ * shares with lock_begin and lock_end.
  */
 #ifndef SCHEDPROF_LOCK_BPF_H
 #define SCHEDPROF_LOCK_BPF_H
@@ -11,7 +11,7 @@
 #include "target.bpf.h"
 #include "schedprof/lock.h"
 
-#ifdef SP_LOCK_DEFINE /* in lock.bpf.c */
+#ifdef SP_LOCK_DEFINE /* in shared.bpf.c */
 SP_TASK_MAP(lock_task, struct sp_lock_task);
 #else
 extern SP_TASK_MAP(lock_task, struct sp_lock_task);
@@ -39,7 +39,7 @@ static __always_inline struct sp_lock_task *lock_task_get(struct task_struct *t,
  * Asleep inside a contention: switched out not runnable, until switched in again. In two
  * halves, each given the task's `traced` storage (NULL: none), whose flags say whether its
  * lock_task storage needs a lookup (done by sp_switch: r, NULL when not), next's switch-in
- * and prev's switch-out. Global functions (defined in sched.bpf.c): the verifier checks each
+ * and prev's switch-out. Global functions (defined in lock.bpf.c): the verifier checks each
  * once, not once per path of the rest of sp_switch (inlined, their branches doubled the
  * schedules part's walks).
  */

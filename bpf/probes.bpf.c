@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The kernel feature probes (src/collect/featprobe.c): one tiny program per feature, each
+ * The kernel feature probes (src/loader/featprobe.c): one tiny program per feature, each
  * doing what the real programs rely on that feature for, and nothing else. A probe that the
  * kernel loads says the feature is there, whatever the kernel's release says; one it refuses
  * says the programs must take the older way (or leave the view out). Never attached.

@@ -198,7 +198,7 @@ static __always_inline __u64 sched_user_stack(void *ctx, struct task_struct *pre
 /*
  * Set by user space when no full stack is kept: it then loads sp_switch, not sp_switch_full.
  * No BPF code reads it (each build knows which it is): it is where sched.c, lock.c and
- * trace.c's switch_prog() read the choice back.
+ * trace_load.c's switch_prog() read the choice back.
  */
 const volatile __u32 caller_fast = 0;
 struct sp_fast_start sched_fast_start;
@@ -561,47 +561,6 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	s->key = key;
 }
 
-/* The locks view's tests of the flags (lock.bpf.h). */
-__noinline int lock_in_needs(struct sp_task *nt)
-{
-	return nt && nt->lock_asleep;
-}
-
-__noinline int lock_out_needs(struct sp_task *pt, __u32 prev_state)
-{
-	return prev_state != 0 && pt && pt->has_lock; /* not TASK_RUNNING: asleep, not preempted */
-}
-
-/* The locks view's part at prev's switch-out (lock.bpf.h): r, prev's lock state, or NULL. */
-__noinline int lock_switch_out(struct sp_task *pt, struct sp_lock_task *r, __u64 now)
-{
-	if (pt && r && r->p.ts) {
-		r->sleep_ts = now;
-		pt->lock_asleep = 1;
-	}
-	return 0;
-}
-
-/* The locks view's part at next's switch-in (lock.bpf.h): r, next's lock state, or NULL. */
-__noinline int lock_switch_in(struct sp_task *nt, struct sp_lock_task *r, __u64 now)
-{
-	__u64 d;
-
-	if (nt)
-		nt->lock_asleep = 0;
-	if (!r || !r->sleep_ts)
-		return 0;
-	d = now - r->sleep_ts;
-	r->sleep_ts = 0;
-	if (!r->p.ts)
-		return 0;
-	r->offcpu_ns += d;
-	r->nsleeps++;
-	if (d > r->max_sleep_ns)
-		r->max_sleep_ns = d;
-	return 0;
-}
-
 /*
  * --timeline (timeline.bpf.h): the switch, with prev's fold as sched_on_switch just kept it.
  * *pt: prev's storage.
@@ -707,7 +666,7 @@ int sp_sched_stop(struct bpf_iter__task *ctx)
  * of next's pointer). With -a, sched_switch_out() looks prev's up after the caller's walk
  * (with -a it counts every prev, so pt is always set for the parts after it).
  *
- * In three builds, of which user space loads one (trace.c switch_prog()): sp_switch finds a
+ * In three builds, of which user space loads one (trace_load.c switch_prog()): sp_switch finds a
  * voluntary switch's caller by the fast path (caller_fast), sp_switch_tl too, with the
  * timeline's part (--timeline), and sp_switch_full walks every one and keeps its stack (full
  * stacks: --stacks, -g, a format that draws them; the timeline's part behind its flag).

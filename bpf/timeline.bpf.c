@@ -11,7 +11,6 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#define SP_TL_DEFINE
 #include "common.bpf.h"
 #include "compat.bpf.h"
 #include "timeline.bpf.h"

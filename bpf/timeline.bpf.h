@@ -23,7 +23,7 @@
 		__uint(max_entries, SP_TL_DEF_BUFFER);			\
 	} _name SEC(".maps")
 
-#ifdef SP_TL_DEFINE /* in timeline.bpf.c */
+#ifdef SP_TL_DEFINE /* in shared.bpf.c */
 SP_TL_RINGBUF(tl_events);
 #else
 extern SP_TL_RINGBUF(tl_events);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The caller-folding rule, shared by the BPF programs (one frame per bpf_loop() step) and
- * by user space (unit tests on fixture kallsyms, src/collect/foldcfg.c builds the configuration).
+ * by user space (unit tests on fixture kallsyms, src/loader/foldcfg.c builds the configuration).
  *
  * The caller of schedule() is the first frame outside the scheduler, locking and cpuidle
  * text (the rule the kernel uses for wchan). Sleeping-lock slow paths outside those
@@ -45,7 +45,7 @@ struct sp_range {
 	__u64 end;
 };
 
-/* Where to fold a stack: filled from kallsyms by src/collect/foldcfg.c. */
+/* Where to fold a stack: filled from kallsyms by src/loader/foldcfg.c. */
 struct sp_fold_cfg {
 	__u64 text_start[3]; /* __sched_text, __lock_text, __cpuidle_text */
 	__u64 text_end[3];

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hashmap.h"
+#include "base/hashmap.h"
 
 #define HASHMAP_MIN_CAP 16
 

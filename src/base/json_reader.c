@@ -8,8 +8,8 @@
  * temporary stack shared by all levels; when it closes they are copied into the arena
  * as one array of exactly the right size, so the tree has no slack from growing arrays.
  */
-#include "json_escape.h"
-#include "json_reader.h"
+#include "base/json_escape.h"
+#include "base/json_reader.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "util.h"
+#include "base/util.h"
 
 #define NUM_INT		0x1	/* exact integer, magnitude in .u (else a double in .d) */
 #define NUM_NEG		0x2	/* negative integer (or -0) */

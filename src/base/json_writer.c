@@ -4,15 +4,15 @@
  * object/array (its kind and whether it already holds a member) and decides from it
  * where commas, newlines and indentation go.
  */
-#include "json_escape.h"
-#include "json_writer.h"
+#include "base/json_escape.h"
+#include "base/json_writer.h"
 
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "util.h"
+#include "base/util.h"
 
 #define FRAME_OBJECT	0x1	/* the container is an object (else an array) */
 #define FRAME_NONEMPTY	0x2	/* at least one member/element was written */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Diagnostics go to stderr, prefixed with who speaks; reports go to stdout or -o (see log.h). */
 #include <stdio.h>
-#include "log.h"
+#include "base/log.h"
 
 static int log_level = LOG_WARN;
 static const char *log_prefix = "schedprof";

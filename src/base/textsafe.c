@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "textsafe.h"
+#include "base/textsafe.h"
 
 /* Bytes of the control that starts at p (1 for C0/DEL, 2 for a UTF-8 C1), or 0. */
 static size_t control_len(const unsigned char *p)

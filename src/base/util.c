@@ -6,7 +6,7 @@
 #include <pwd.h>
 #include <time.h>
 #include <unistd.h>
-#include "util.h"
+#include "base/util.h"
 
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 {

@@ -14,19 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "agent_rows.h"
-#include "cli.h"
-#include "clickhouse.h"
-#include "commands.h"
-#include "log.h"
-#include "preflight.h"
+#include "fleet/agent_rows.h"
+#include "cli/cli.h"
+#include "fleet/clickhouse.h"
+#include "cli/commands.h"
+#include "base/log.h"
+#include "collect/preflight.h"
 #include "schema_sql.h"
-#include "sink.h"
-#include "spool.h"
-#include "trace.h"
-#include "trace_opts.h"
-#include "uframes_bpf.h"
-#include "util.h"
+#include "fleet/sink.h"
+#include "fleet/spool.h"
+#include "collect/trace.h"
+#include "cli/trace_opts.h"
+#include "collect/uframes_bpf.h"
+#include "base/util.h"
 
 /* 1,000 intervals of the compile job (examples/compile-job) fit: see bench/agent.sh */
 #define AGENT_DEF_SPOOL_LIMIT (256ULL << 20)
@@ -220,10 +220,10 @@ static int agent_parse(int argc, char **argv, struct trace_opts *o, struct agent
 	if (o->output || o->render.format != SP_FMT_TABLE)
 		return cli_usage_error(&agent_cmd, "%s: the agent's output is its --sink",
 				       o->output ? "-o" : "-f");
-	if (o->views & SP_VIEW_TIMELINE)
+	if (o->trace.views & SP_VIEW_TIMELINE)
 		return cli_usage_error(&agent_cmd, "--timeline: the agent sends no timeline");
-	if (!o->interval_ns)
-		o->interval_ns = AGENT_DEF_INTERVAL_S * NSEC_PER_SEC;
+	if (!o->trace.interval_ns)
+		o->trace.interval_ns = AGENT_DEF_INTERVAL_S * NSEC_PER_SEC;
 	if (!a->sink_opts.spec)
 		a->sink_opts.spec = "ndjson:-";
 	if (a->sink_opts.create_schema && strncmp(a->sink_opts.spec, "clickhouse://", 13))
@@ -395,6 +395,8 @@ int cmd_agent(int argc, char **argv)
 	struct agent a = { .spool_limit = AGENT_DEF_SPOOL_LIMIT,
 			   .sink_opts = { .ttl_days = AGENT_DEF_TTL_DAYS, .schema_sql = schema_sql } };
 	struct sink_stats st;
+	struct trace_outputs w;
+	struct trace_sink sink;
 	struct trace_opts o;
 	char defspool[4096], why[512];
 	size_t left;
@@ -470,7 +472,8 @@ int cmd_agent(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	h.ctx = &a;
-	code = trace_run(&o, &h);
+	trace_outputs_sink(&w, &o, &sink);
+	code = trace_run(&o.trace, &sink, &h);
 	closed = sink_closed(a.sink);
 	left = sink_close(a.sink, closed ? 0 : AGENT_FLUSH_WAIT_MS, &st);
 	/* losses no batch carries yet: the next start's first batch */

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cache.h"
-#include "cli.h"
-#include "commands.h"
-#include "log.h"
+#include "loader/cache.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "base/log.h"
 
 static void cache_help(void)
 {

@@ -8,14 +8,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
-#include "output.h"
-#include "commands.h"
-#include "log.h"
-#include "model_json.h"
-#include "render_opts.h"
-#include "schema.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "cli/output.h"
+#include "cli/commands.h"
+#include "base/log.h"
+#include "model/model_json.h"
+#include "cli/render_opts.h"
+#include "model/view.h"
+#include "model/schema.h"
+#include "base/util.h"
 
 int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
 {
@@ -206,39 +207,11 @@ int cli_load_run(const char *path, struct sp_run *run)
 	return 0;
 }
 
-/* Appends ", N what" to buf (at *len) when n is not 0. */
-static void add_loss(char *buf, size_t size, size_t *len, uint64_t n, const char *what)
-{
-	if (!n || *len >= size)
-		return;
-	*len += snprintf(buf + *len, size - *len, "%s%" PRIu64 " %s", *len ? ", " : "", n, what);
-}
-
 bool cli_report_losses(const struct sp_run *run, const char *extra)
 {
-	const struct sp_sched_view *s = &run->sched;
-	const struct sp_profile_view *p = &run->profile;
-	const struct sp_lock_view *l = &run->locks;
-	char buf[512] = "";
-	size_t len = 0;
+	char buf[512];
 
-	if (s->present) {
-		add_loss(buf, sizeof(buf), &len, s->lost_rows, "schedules in no row (--max-callers)");
-		add_loss(buf, sizeof(buf), &len, s->missing_stacks, "schedules without a stack");
-	}
-	if (p->present) {
-		add_loss(buf, sizeof(buf), &len, p->lost, "samples in no row (--max-samples)");
-		add_loss(buf, sizeof(buf), &len, p->missing_stacks, "samples without a stack");
-	}
-	if (l->present) {
-		add_loss(buf, sizeof(buf), &len, l->lost, "contentions in no row (--max-callers)");
-		add_loss(buf, sizeof(buf), &len, l->missing_stacks, "contentions without a stack");
-		add_loss(buf, sizeof(buf), &len, l->missed, "lock events skipped by the kernel");
-		add_loss(buf, sizeof(buf), &len, l->unpaired, "lock begins without an end");
-	}
-	if (extra && *extra && len < sizeof(buf))
-		len += snprintf(buf + len, sizeof(buf) - len, "%s%s", len ? ", " : "", extra);
-	if (!len)
+	if (!sp_run_losses(run, extra, buf, sizeof(buf)))
 		return false;
 	elog("--strict: the run lost data: %s", buf);
 	return true;

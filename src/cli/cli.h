@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "model.h"
-#include "render.h"
+#include "model/model.h"
+#include "format/render.h"
 
 /* A parser's result besides 0 and EXIT_USAGE: --help or --version was printed, exit 0. */
 #define CLI_DONE (-1)

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "clickhouse.h"
-#include "commands.h"
-#include "fleet_cli.h"
-#include "log.h"
+#include "fleet/clickhouse.h"
+#include "cli/commands.h"
+#include "cli/fleet_cli.h"
+#include "base/log.h"
 
 /* Appends the comma-separated hosts of arg to side. */
 static int add_hosts(const struct cli_cmd *cmd, struct fleet_side *side, const char *arg)

@@ -10,8 +10,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "cli.h"
-#include "warehouse.h"
+#include "cli/cli.h"
+#include "fleet/warehouse.h"
 
 /* The warehouse could not be read: no answer, refused credentials, or the server's error. */
 #define EXIT_WAREHOUSE 4

@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
-#include "commands.h"
-#include "target.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "collect/target.h"
+#include "base/util.h"
 
 struct command {
 	const char *name;

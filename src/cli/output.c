@@ -10,9 +10,9 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "log.h"
-#include "output.h"
-#include "util.h"
+#include "base/log.h"
+#include "cli/output.h"
+#include "base/util.h"
 
 /* Every write of f goes here, so that its errno is kept (stdio's ferror() says only "failed"). */
 static ssize_t out_write(void *cookie, const char *buf, size_t n)

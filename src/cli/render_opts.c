@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "commands.h"
-#include "render_opts.h"
-#include "util.h"
+#include "cli/commands.h"
+#include "cli/render_opts.h"
+#include "base/util.h"
 
 void render_opts_init(struct render_opts *o)
 {

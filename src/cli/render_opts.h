@@ -8,8 +8,8 @@
 #define SCHEDPROF_RENDER_OPTS_H
 
 #include <getopt.h>
-#include "cli.h"
-#include "render.h"
+#include "cli/cli.h"
+#include "format/render.h"
 
 /* getopt values of the long-only render options; a command's own start at RENDER_OPT__END. */
 enum {

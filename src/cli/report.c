@@ -11,13 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
-#include "commands.h"
-#include "fleet_cli.h"
-#include "log.h"
-#include "render_opts.h"
-#include "resym_cli.h"
-#include "whatif_cli.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/fleet_cli.h"
+#include "base/log.h"
+#include "cli/render_opts.h"
+#include "cli/resym_cli.h"
+#include "cli/whatif_cli.h"
 
 static void report_help(void)
 {

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* report's re-symbolization options (see resym_cli.h). */
-#include "resym_cli.h"
+#include "cli/resym_cli.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
-#include "debuginfod.h"
-#include "log.h"
-#include "resym.h"
+#include "symbols/debuginfod.h"
+#include "base/log.h"
+#include "symbols/resym.h"
 
 int resym_cli_take(const struct cli_cmd *cmd, int *argc, char **argv, struct resym_cli *o)
 {

@@ -10,8 +10,8 @@
 
 #include <stdbool.h>
 
-#include "cli.h"
-#include "model.h"
+#include "cli/cli.h"
+#include "model/model.h"
 
 struct resym_cli {
 	bool off;	       /* --no-resymbolize */

@@ -5,9 +5,9 @@
  *
  * top is plain ANSI: the alternate screen, the cursor home, each line cleared to its end;
  * the terminal in non-canonical mode without echo (ISIG stays on: Ctrl-C is SIGINT, which
- * trace.c turns into a clean end). Whatever way the process leaves (q, a signal that
- * trace.c catches, -d, the target's end, a fatal signal, Ctrl-Z), the terminal gets its
- * settings back.
+ * the engine, collect/trace_wait.c, turns into a clean end). Whatever way the process
+ * leaves (q, a signal the engine catches, -d, the target's end, a fatal signal, Ctrl-Z), the
+ * terminal gets its settings back.
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,14 +17,15 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
-#include "cli.h"
-#include "commands.h"
-#include "log.h"
-#include "render.h"
-#include "run_delta.h"
-#include "trace.h"
-#include "util.h"
-#include "view.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "base/log.h"
+#include "format/render.h"
+#include "model/run_delta.h"
+#include "collect/trace.h"
+#include "cli/trace_opts.h"
+#include "base/util.h"
+#include "model/view.h"
 
 /* ---- trace -i: print each interval ---- */
 
@@ -279,7 +280,7 @@ static char *render_view(struct top *t, int maxrows, size_t *ret_len)
 	ro.lock_stacks = false;
 	ro.nrows = maxrows > 1 ? (unsigned int)maxrows : 1;
 	ro.lock_sort = t->view == TOP_LOCKS ? (enum sp_lock_sort)t->sort[TOP_LOCKS] : ro.lock_sort;
-	if (!(t->o->views & view_bits[t->view]))
+	if (!(t->o->trace.views & view_bits[t->view]))
 		fprintf(m, "the %s view is not collected (--views)\n", view_names[t->view]);
 	else if (!t->have_last)
 		fputs("waiting for the first interval...\n", m);
@@ -308,7 +309,7 @@ static void draw(struct top *t)
 	snprintf(line, sizeof(line), "schedprof top: %s   elapsed %s   interval %llu (%s)%s",
 		 t->target, fmt_duration(t->elapsed_ns, d1, sizeof(d1)),
 		 (unsigned long long)(t->have_last ? t->last.interval.index : 0),
-		 fmt_duration(t->have_last ? t->last.elapsed_ns : t->o->interval_ns, d2, sizeof(d2)),
+		 fmt_duration(t->have_last ? t->last.elapsed_ns : t->o->trace.interval_ns, d2, sizeof(d2)),
 		 t->paused ? "   [paused]" : "");
 	put_line(f, line, strlen(line), t->cols);
 	snprintf(line, sizeof(line), "since the start: %llu schedules, %llu samples, %llu "
@@ -453,6 +454,8 @@ int cmd_top(int argc, char **argv)
 	struct trace_hooks h = { .fd = STDIN_FILENO, .tick = top_tick, .interval = top_interval,
 				 .ended = top_ended, .no_report = true, .screen = true };
 	struct top t = {};
+	struct trace_outputs w;
+	struct trace_sink sink;
 	struct trace_opts o;
 	int code, err;
 
@@ -467,9 +470,9 @@ int cmd_top(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	t.o = &o;
-	trace_target_describe(&o, t.target, sizeof(t.target));
+	trace_target_describe(&o.trace, t.target, sizeof(t.target));
 	/* the first view collected */
-	for (t.view = 0; t.view < TOP_NVIEWS - 1 && !(o.views & view_bits[t.view]); t.view++)
+	for (t.view = 0; t.view < TOP_NVIEWS - 1 && !(o.trace.views & view_bits[t.view]); t.view++)
 		;
 	t.sort[TOP_LOCKS] = o.render.lock_sort;
 	sp_run_init(&t.last);
@@ -488,7 +491,8 @@ int cmd_top(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	draw(&t);
-	code = trace_run(&o, &h);
+	trace_outputs_sink(&w, &o, &sink);
+	code = trace_run(&o.trace, &sink, &h);
 	tty_restore();
 	dlog("top: %llu screens drawn", (unsigned long long)t.draws);
 	sp_run_free(&t.last);

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
-#include "cache.h"
-#include "cli.h"
-#include "commands.h"
-#include "render_opts.h"
-#include "trace_opts.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/render_opts.h"
+#include "cli/trace_opts.h"
+#include "base/util.h"
+#include "loader/cache.h"
 #include "schedprof/schedprof.h"
 
 static void trace_help(void)
@@ -168,16 +168,16 @@ static uint32_t *limit_of(struct trace_opts *o, int c, const char **ret_name)
 	switch (c) {
 	case OPT_MAX_TARGETS:
 		*ret_name = "--max-targets";
-		return &o->max_targets;
+		return &o->trace.max_targets;
 	case OPT_MAX_CALLERS:
 		*ret_name = "--max-callers";
-		return &o->max_callers;
+		return &o->trace.max_callers;
 	case OPT_MAX_STACKS:
 		*ret_name = "--max-stacks";
-		return &o->max_stacks;
+		return &o->trace.max_stacks;
 	case OPT_MAX_SAMPLES:
 		*ret_name = "--max-samples";
-		return &o->max_samples;
+		return &o->trace.max_samples;
 	default:
 		return NULL;
 	}
@@ -188,23 +188,23 @@ static bool *flag_of(struct trace_parse *p, int c)
 {
 	switch (c) {
 	case OPT_STRICT:
-		return &p->o->strict;
+		return &p->o->trace.strict;
 	case 'a':
 		return &p->have_all;
 	case 'g':
-		return &p->o->callchains;
+		return &p->o->trace.callchains;
 	case OPT_NO_PROFILE:
 		return &p->no_profile;
 	case OPT_KILL_ON_END:
-		return &p->o->kill_on_end;
+		return &p->o->trace.kill_on_end;
 	case OPT_AS_ROOT:
-		return &p->o->as_root;
+		return &p->o->trace.as_root;
 	case OPT_TIMELINE:
 		return &p->timeline;
 	case OPT_WAKERS:
-		return &p->o->wakers;
+		return &p->o->trace.wakers;
 	case OPT_VERIFY_CALLERS:
-		return &p->o->verify_callers;
+		return &p->o->trace.verify_callers;
 	default:
 		return NULL;
 	}
@@ -260,9 +260,9 @@ static int parse_pids(struct trace_opts *o, const char *arg, const char *opt, co
 	size_t cap = 0;
 	int dup;
 
-	free(o->pids);
-	o->pids = NULL;
-	o->npids = 0;
+	free(o->trace.pids);
+	o->trace.pids = NULL;
+	o->trace.npids = 0;
 	for (;;) {
 		size_t len = strcspn(s, ",");
 		char *tok;
@@ -279,15 +279,15 @@ static int parse_pids(struct trace_opts *o, const char *arg, const char *opt, co
 		free(tok);
 		if (err)
 			return err;
-		if (grow((void **)&o->pids, &cap, o->npids + 1, sizeof(*o->pids)))
+		if (grow((void **)&o->trace.pids, &cap, o->trace.npids + 1, sizeof(*o->trace.pids)))
 			return cli_usage_error(&trace_cmd, "out of memory");
-		o->pids[o->npids++] = (int)v;
+		o->trace.pids[o->trace.npids++] = (int)v;
 		s += len;
 		if (!*s)
 			break;
 		s++; /* the comma: something must follow it */
 	}
-	dup = repeated_pid(o->pids, o->npids);
+	dup = repeated_pid(o->trace.pids, o->trace.npids);
 	return dup ? cli_usage_error(&trace_cmd, "%s: %s %d is given twice", opt, what, dup) : 0;
 }
 
@@ -305,7 +305,7 @@ static int parse_duration(struct trace_opts *o, const char *arg)
 	if (*end || !(int_digits + frac_digits))
 		return cli_usage_error(&trace_cmd, "-d: '%s' is not a number of seconds (a decimal "
 					      "number such as 5 or 0.5)", arg);
-	if (parse_seconds(arg, &o->duration_ns) || o->duration_ns > MAX_DURATION_S * NSEC_PER_SEC)
+	if (parse_seconds(arg, &o->trace.duration_ns) || o->trace.duration_ns > MAX_DURATION_S * NSEC_PER_SEC)
 		return cli_usage_error(&trace_cmd, "-d: %s is out of range (more than 0, at most %d "
 					      "seconds)", arg, MAX_DURATION_S);
 	return 0;
@@ -325,9 +325,9 @@ static int parse_interval(struct trace_opts *o, const char *arg)
 	if (*end || !(int_digits + frac_digits))
 		return cli_usage_error(&trace_cmd, "-i: '%s' is not a number of seconds (a decimal "
 					      "number such as 1 or 0.5)", arg);
-	if (parse_seconds(arg, &o->interval_ns) ||
-	    o->interval_ns < MIN_INTERVAL_MS * 1000000ULL ||
-	    o->interval_ns > MAX_DURATION_S * NSEC_PER_SEC)
+	if (parse_seconds(arg, &o->trace.interval_ns) ||
+	    o->trace.interval_ns < MIN_INTERVAL_MS * 1000000ULL ||
+	    o->trace.interval_ns > MAX_DURATION_S * NSEC_PER_SEC)
 		return cli_usage_error(&trace_cmd, "-i: %s is out of range (%g to %d seconds)", arg,
 				       MIN_INTERVAL_MS / 1000.0, MAX_DURATION_S);
 	return 0;
@@ -375,12 +375,12 @@ static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 	case OPT_CGROUP:
 		if (!*arg)
 			return cli_usage_error(&trace_cmd, "--cgroup needs a cgroup v2 path");
-		o->cgroup = arg;
+		o->trace.cgroup = arg;
 		return 0;
 	case OPT_USER:
 		if (!*arg)
 			return cli_usage_error(&trace_cmd, "--user needs a user name or uid");
-		o->user = arg;
+		o->trace.user = arg;
 		return 0;
 	case 'd':
 		return parse_duration(o, arg);
@@ -388,10 +388,10 @@ static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 		return parse_interval(o, arg);
 	case OPT_TIMELINE_BUFFER:
 		p->timeline_buffer = true;
-		return parse_size(arg, &o->timeline_buffer, "--timeline-buffer");
+		return parse_size(arg, &o->trace.timeline_buffer, "--timeline-buffer");
 	default: /* 'F': its range, with the kernel's limit, once the views are known */
 		p->have_freq = true;
-		return parse_number(arg, 1, UINT32_MAX, &o->hz, "-F");
+		return parse_number(arg, 1, UINT32_MAX, &o->trace.hz, "-F");
 	}
 }
 
@@ -410,7 +410,7 @@ static int trace_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 	r = render_opts_parse(cmd, &o->render, c, arg);
 	if (r != -ENOENT) {
 		if (c == RENDER_OPT_VIEWS)
-			o->views = o->render.views; /* the views collected are the views printed */
+			o->trace.views = o->render.views; /* the views collected are the views printed */
 		return r;
 	}
 	limit = limit_of(o, c, &name);
@@ -434,13 +434,13 @@ static int trace_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 static void trace_opts_init(struct trace_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->views = SP_VIEW_ALL;
-	o->max_targets = SP_DEF_TARGETS;
-	o->max_callers = SP_DEF_CALLERS;
-	o->max_stacks = SP_DEF_STACKS;
-	o->hz = SP_PROF_DEF_HZ;
-	o->timeline_buffer = SP_TL_DEF_BUFFER;
-	o->max_samples = SP_DEF_PROF_KEYS;
+	o->trace.views = SP_VIEW_ALL;
+	o->trace.max_targets = SP_DEF_TARGETS;
+	o->trace.max_callers = SP_DEF_CALLERS;
+	o->trace.max_stacks = SP_DEF_STACKS;
+	o->trace.hz = SP_PROF_DEF_HZ;
+	o->trace.timeline_buffer = SP_TL_DEF_BUFFER;
+	o->trace.max_samples = SP_DEF_PROF_KEYS;
 	render_opts_init(&o->render);
 }
 
@@ -453,22 +453,22 @@ static int parse_target(struct trace_parse *p, int argc, char **argv)
 		/* without "--", a view list is no command: it is the old `-v VIEWS` */
 		if (strcmp(argv[optind - 1], "--") && cli_check_stray_views(&trace_cmd, argv[optind]))
 			return EXIT_USAGE;
-		o->argv = &argv[optind];
+		o->trace.argv = &argv[optind];
 		/* -p PIDS -- COMMAND, --cgroup PATH -- COMMAND: for as long as the command runs */
-		o->mode = p->have_pid ? SP_TARGET_PIDS : o->cgroup ? SP_TARGET_CGROUP
+		o->trace.mode = p->have_pid ? SP_TARGET_PIDS : o->trace.cgroup ? SP_TARGET_CGROUP
 			: SP_TARGET_COMMAND;
 	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
 		/* "--" ends the options to name a command: without one it is no -a */
 		return cli_usage_error(&trace_cmd, "no command after '--' (-- COMMAND [ARGS...])");
 	} else {
-		o->mode = p->have_pid ? SP_TARGET_PIDS : p->have_tid ? SP_TARGET_TIDS
-			: o->cgroup ? SP_TARGET_CGROUP : SP_TARGET_ALL;
+		o->trace.mode = p->have_pid ? SP_TARGET_PIDS : p->have_tid ? SP_TARGET_TIDS
+			: o->trace.cgroup ? SP_TARGET_CGROUP : SP_TARGET_ALL;
 	}
 	/* -a -- COMMAND: the whole system, for as long as the command runs */
-	o->all = p->have_all && o->argv;
-	if (p->have_pid + p->have_tid + p->have_all > 1 || (p->have_tid && o->argv))
+	o->trace.all = p->have_all && o->trace.argv;
+	if (p->have_pid + p->have_tid + p->have_all > 1 || (p->have_tid && o->trace.argv))
 		return cli_usage_error(&trace_cmd, "choose one target: -p, -t, -a or -- COMMAND");
-	if (o->cgroup && (p->have_pid || p->have_tid || p->have_all))
+	if (o->trace.cgroup && (p->have_pid || p->have_tid || p->have_all))
 		return cli_usage_error(&trace_cmd, "--cgroup is a target of its own: not with %s",
 				       p->have_pid ? "-p" : p->have_tid ? "-t" : "-a");
 	return 0;
@@ -489,11 +489,11 @@ static int check_freq(const struct trace_opts *o)
 			kmax = 0;
 		fclose(f);
 	}
-	if (kmax && kmax <= SP_PROF_MAX_HZ && o->hz > kmax)
+	if (kmax && kmax <= SP_PROF_MAX_HZ && o->trace.hz > kmax)
 		return cli_usage_error(&trace_cmd, "-F: %u is out of range (1..%u Hz, the kernel's "
-					      "kernel.perf_event_max_sample_rate)", o->hz, kmax);
-	if (o->hz > SP_PROF_MAX_HZ)
-		return cli_usage_error(&trace_cmd, "-F: %u is out of range (1..%u Hz)", o->hz,
+					      "kernel.perf_event_max_sample_rate)", o->trace.hz, kmax);
+	if (o->trace.hz > SP_PROF_MAX_HZ)
+		return cli_usage_error(&trace_cmd, "-F: %u is out of range (1..%u Hz)", o->trace.hz,
 				       SP_PROF_MAX_HZ);
 	return 0;
 }
@@ -510,39 +510,45 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 	if (err)
 		return err;
 	if (p->timeline) { /* collected, and shown: as --views ...,timeline */
-		o->views |= SP_VIEW_TIMELINE;
+		o->trace.views |= SP_VIEW_TIMELINE;
 		o->render.views |= SP_VIEW_TIMELINE;
 	}
-	if (render_format_is_timeline(o->render.format) && !(o->views & SP_VIEW_TIMELINE))
+	if (render_format_is_timeline(o->render.format) && !(o->trace.views & SP_VIEW_TIMELINE))
 		return cli_usage_error(&trace_cmd, "this format draws the timeline: trace with "
 				       "--timeline");
 	/* -F against the kernel's limit, when the profile view samples */
-	if (p->have_freq && !p->no_profile && (o->views & SP_VIEW_PROFILE) && (err = check_freq(o)))
+	if (p->have_freq && !p->no_profile && (o->trace.views & SP_VIEW_PROFILE) && (err = check_freq(o)))
 		return err;
 	if (p->no_profile) {
-		o->views &= ~SP_VIEW_PROFILE;
-		o->render.views = o->views;
-		if (!o->views)
+		o->trace.views &= ~SP_VIEW_PROFILE;
+		o->render.views = o->trace.views;
+		if (!o->trace.views)
 			return cli_usage_error(&trace_cmd, "--no-profile leaves no view to collect");
 	}
 	/* --lines (a render option) also asks the symbol layer for lines and inlined calls */
-	o->lines = o->render.lines;
-	if (o->kill_on_end && (!o->argv || !o->duration_ns))
+	o->trace.lines = o->render.lines;
+	if (o->trace.kill_on_end && (!o->trace.argv || !o->trace.duration_ns))
 		return cli_usage_error(&trace_cmd, "--kill-on-end needs -d and -- COMMAND");
-	if ((o->user || o->as_root) && !o->argv)
+	if ((o->trace.user || o->trace.as_root) && !o->trace.argv)
 		return cli_usage_error(&trace_cmd, "%s needs -- COMMAND",
-				       o->user ? "--user" : "--as-root");
-	if (o->user && o->as_root)
+				       o->trace.user ? "--user" : "--as-root");
+	if (o->trace.user && o->trace.as_root)
 		return cli_usage_error(&trace_cmd, "--user and --as-root exclude each other");
-	if (o->interval_ns && o->render.format != SP_FMT_TABLE && o->render.format != SP_FMT_JSON)
+	if (o->trace.interval_ns && o->render.format != SP_FMT_TABLE && o->render.format != SP_FMT_JSON)
 		return cli_usage_error(&trace_cmd, "-i prints tables or JSON lines: -f table or "
 					      "-f json");
-	if (p->timeline_buffer && !(o->views & SP_VIEW_TIMELINE))
+	if (p->timeline_buffer && !(o->trace.views & SP_VIEW_TIMELINE))
 		return cli_usage_error(&trace_cmd, "--timeline-buffer needs --timeline");
 	if (o->render.stacks)
-		o->callchains = true; /* --stacks prints the profile's stacks: record them */
-	o->cmdline = join_args(argc, argv);
-	return o->cmdline ? 0 : cli_usage_error(&trace_cmd, "out of memory");
+		o->trace.callchains = true; /* --stacks prints the profile's stacks: record them */
+	/* what the output needs of the collectors (the engine knows no render option) */
+	o->trace.full_stacks = o->trace.callchains || o->render.format == SP_FMT_FOLDED ||
+			       o->render.format == SP_FMT_PPROF || o->render.format == SP_FMT_SVG ||
+			       o->render.format == SP_FMT_HTML;
+	o->trace.lock_stacks = o->render.lock_stacks;
+	o->trace.lock_sort = o->render.lock_sort;
+	o->trace.cmdline = join_args(argc, argv);
+	return o->trace.cmdline ? 0 : cli_usage_error(&trace_cmd, "out of memory");
 }
 
 int trace_parse(int argc, char **argv, struct trace_opts *o)
@@ -555,44 +561,12 @@ int trace_parse(int argc, char **argv, struct trace_opts *o)
 	return err ? err : parse_finish(&p, argc, argv);
 }
 
-const char *trace_target_describe(const struct trace_opts *o, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	switch (o->mode) {
-	case SP_TARGET_COMMAND:
-		snprintf(buf, len, "%scommand %s", o->all ? "the whole system while " : "", o->argv[0]);
-		break;
-	case SP_TARGET_PIDS:
-		n = snprintf(buf, len, "%s", o->npids > 1 ? "PIDs" : "PID");
-		for (size_t i = 0; i < o->npids && n < len; i++)
-			n += snprintf(buf + n, len - n, "%s%d", i ? "," : " ", o->pids[i]);
-		if (n < len)
-			snprintf(buf + n, len - n, " and descendants%s%s%s", o->argv ? " while " : "",
-				 o->argv ? o->argv[0] : "", o->argv ? " runs" : "");
-		break;
-	case SP_TARGET_CGROUP:
-		snprintf(buf, len, "cgroup %s and its descendants%s%s%s", o->cgroup,
-			 o->argv ? " while " : "", o->argv ? o->argv[0] : "", o->argv ? " runs" : "");
-		break;
-	case SP_TARGET_TIDS:
-		n = snprintf(buf, len, "%s", o->npids > 1 ? "threads" : "thread");
-		for (size_t i = 0; i < o->npids && n < len; i++)
-			n += snprintf(buf + n, len - n, "%s%d", i ? "," : " ", o->pids[i]);
-		break;
-	default:
-		snprintf(buf, len, "the whole system");
-		break;
-	}
-	return buf;
-}
-
 void trace_opts_free(struct trace_opts *o)
 {
-	free(o->pids);
-	free(o->cmdline);
-	o->pids = NULL;
-	o->cmdline = NULL;
+	free(o->trace.pids);
+	free(o->trace.cmdline);
+	o->trace.pids = NULL;
+	o->trace.cmdline = NULL;
 }
 
 int trace_parse_as(const struct cli_cmd *cmd, int argc, char **argv, const struct option *extra,
@@ -652,7 +626,7 @@ int top_parse(int argc, char **argv, struct trace_opts *o)
 	if (o->output || o->render.format != SP_FMT_TABLE)
 		return cli_usage_error(&trace_cmd, "%s: top draws on the terminal (trace -i prints "
 					      "intervals to a file or pipe)", o->output ? "-o" : "-f");
-	if (!o->interval_ns)
-		o->interval_ns = NSEC_PER_SEC;
+	if (!o->trace.interval_ns)
+		o->trace.interval_ns = NSEC_PER_SEC;
 	return parse_finish(&p, argc, argv);
 }

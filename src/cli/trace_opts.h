@@ -6,38 +6,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "model.h"
-#include "render.h"
+#include "model/model.h"
+#include "collect/trace.h"
+#include "format/render.h"
+#include "cli/output.h"
 
 struct trace_opts {
-	enum sp_target_mode mode;
-	int *pids;    /* -p PIDS, or -t TIDS (SP_TARGET_TIDS) */
-	size_t npids;
-	char **argv; /* COMMAND mode, NULL-terminated (points into main's argv) */
-	bool all;    /* -a -- COMMAND: the whole system while the command runs */
-	const char *cgroup; /* --cgroup PATH, as given */
-	uint64_t duration_ns; /* -d; 0 = until the target ends or a signal */
-	uint64_t interval_ns; /* -i: a report per interval (top: its refresh); 0 = none */
-	unsigned int views;   /* SP_VIEW_* mask of what to collect */
-	/* map sizes */
-	uint32_t max_targets, max_callers, max_stacks;
-	/* profile view */
-	unsigned int hz;   /* -F */
-	bool callchains;   /* -g (or --stacks): kernel and user stacks, not only the leaf */
-	bool lines;	   /* --lines: source file:line and inlined calls of user frames (DWARF) */
-	uint32_t max_samples;
-	bool wakers;	   /* --wakers: the waker's function, a stack walk per wake-up */
-	bool verify_callers; /* --verify-callers: a full walk per switch checks the cached caller */
+	struct trace_config trace; /* what the engine takes (collect/trace.h) */
 	struct render_opts render;
 	const char *output; /* -o; NULL = stdout */
 	const char *save;   /* --save: the run as JSON too, for report and diff */
-	bool kill_on_end;   /* -d with -- COMMAND: end the command at the end (else left running) */
-	const char *user;   /* --user: run COMMAND as this user (else the sudo caller, or as is) */
-	bool as_root;	    /* --as-root: run COMMAND as root even under sudo */
-	char *cmdline;	    /* the trace command line, for the record */
-	bool strict;	    /* --strict: any loss makes the exit status EXIT_LOSS */
-	/* --timeline (views has SP_VIEW_TIMELINE): its ring buffer's size, --timeline-buffer */
-	uint64_t timeline_buffer;
 };
 
 /*
@@ -62,7 +40,15 @@ typedef int (*cli_opt_fn)(const struct cli_cmd *cmd, void *ctx, int c, const cha
 int trace_parse_as(const struct cli_cmd *cmd, int argc, char **argv, const struct option *extra,
 		   cli_opt_fn on_extra, void *ctx, struct trace_opts *o);
 
-/* The target for messages: "command make", "PIDs 12,34 and descendants", "the whole system". */
-const char *trace_target_describe(const struct trace_opts *o, char *buf, size_t len);
+/* trace -i's hooks (top.c): each interval's tables, or one JSON line per interval. */
+void trace_interval_printer(const struct trace_opts *o, struct trace_hooks *h);
+
+/* The report and --save files of o, as a trace's sink (trace_cmd.c). */
+struct trace_outputs {
+	const struct trace_opts *o;
+	struct cli_output out, save; /* -o (or stdout) and --save */
+};
+void trace_outputs_sink(struct trace_outputs *w, const struct trace_opts *o,
+			struct trace_sink *ret);
 
 #endif

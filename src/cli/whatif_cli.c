@@ -2,11 +2,11 @@
 /* `report --what-if` (whatif_cli.h). */
 #include <errno.h>
 #include <stdlib.h>
-#include "commands.h"
-#include "cp_stacks.h"
-#include "format_whatif.h"
-#include "log.h"
-#include "whatif_cli.h"
+#include "cli/commands.h"
+#include "model/cp_stacks.h"
+#include "format/format_whatif.h"
+#include "base/log.h"
+#include "cli/whatif_cli.h"
 
 int whatif_cli_opt(const struct cli_cmd *cmd, struct sp_whatif_opts *o, const char *arg)
 {

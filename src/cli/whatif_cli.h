@@ -3,9 +3,9 @@
 #ifndef SCHEDPROF_WHATIF_CLI_H
 #define SCHEDPROF_WHATIF_CLI_H
 
-#include "cli.h"
-#include "render.h"
-#include "whatif.h"
+#include "cli/cli.h"
+#include "format/render.h"
+#include "model/whatif.h"
 
 /* Above the fleet options' values (fleet_cli.h). */
 #define WHATIF_OPT 0x380

@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A view's BPF side. All views' programs live in one BPF object (one BTF parse, one load);
- * trace.c opens it, lets each selected collector configure it, loads it, then drives the
+ * the engine (trace_load.c) opens it, lets each selected collector configure it, loads it, then drives the
  * collectors: setup (after load), attach, detach, read into the model, destroy. The
  * programs of views that are not selected are never loaded.
  */
 #ifndef SCHEDPROF_COLLECTOR_H
 #define SCHEDPROF_COLLECTOR_H
 
+#include <errno.h>
 #include <stdlib.h>
 #include <linux/types.h>
-#include "model.h"
-#include "view.h"
+#include <stddef.h>
+#include <stdint.h>
+#include "model/model.h"
+#include "model/view.h"
+#include "loader/kfeatures.h"
 #include "schedprof/fold.h"
-#include "trace_opts.h"
+#include "collect/trace.h"
 
 struct ksyms;
 struct sp_features;
@@ -21,7 +25,7 @@ struct schedprof_bpf;
 
 /* Shared by every collector of one trace. */
 struct trace_ctx {
-	const struct trace_opts *opts;
+	const struct trace_config *opts;
 	struct schedprof_bpf *skel;
 	struct ksyms *ksyms; /* NULL in configure (it is read in parallel with the load) */
 	/* built from ksyms on the same thread; fold_err is 0 or -ENOENT (no __sched_text) */
@@ -46,8 +50,29 @@ struct trace_ctx {
 	bool attach_said;
 };
 
+/* --strict: the losses only the BPF side counts, said in one line with the run's own. */
+struct trace_losses {
+	char buf[256];
+	size_t len;
+};
+/* Appends "N what" (nothing for 0). */
+void trace_loss_add(struct trace_losses *l, uint64_t n, const char *what);
+
+/*
+ * A view's descriptor on the BPF side: with its model's (view, model/view.h), everything the
+ * engine knows of the view. The order of the collectors does not matter: every view not
+ * selected is disabled before any selected one is configured, and the maps views share are
+ * sized after them all (trace_load.c).
+ */
 struct collector {
 	const struct sp_view_ops *view; /* the view it fills: its name and SP_VIEW_* bit */
+	/* The kernel features (kfeatures.h: SP_FEAT() bits) its programs need with c's options. */
+	unsigned int (*needs)(const struct trace_config *c);
+	/*
+	 * It has a part in the one sched_switch program (bpf/sched.bpf.c sp_switch*, turned on
+	 * by its configure): a refusal of that program is charged to such a view.
+	 */
+	bool switch_part;
 	/*
 	 * Before load: rodata, map sizes. Allocates the collector's state. With
 	 * ctx->unavailable set, either keeps a state that reports the view as unavailable, or
@@ -58,7 +83,7 @@ struct collector {
 	void (*disable)(struct schedprof_bpf *skel);
 	/* Optional (NULL: nothing to do), after load, before attach: needs kallsyms (.bss). */
 	int (*setup)(void *state, struct trace_ctx *ctx);
-	/* Optional: the sched_switch program is attached by trace.c for every view. */
+	/* Optional: the sched_switch program is attached by the engine for every view. */
 	int (*attach)(void *state, struct trace_ctx *ctx);
 	void (*detach)(void *state); /* stop counting; maps stay readable */
 	int (*read)(void *state, struct trace_ctx *ctx, struct sp_run *run);
@@ -70,6 +95,9 @@ struct collector {
 	 */
 	int (*poll_fd)(void *state);
 	int (*poll)(void *state, struct trace_ctx *ctx);
+	/* Optional, --strict, after read: what its BPF part lost that the run does not hold. */
+	void (*losses)(void *state, const struct trace_ctx *ctx, const struct sp_run *run,
+		       struct trace_losses *l);
 };
 
 /*
@@ -98,10 +126,5 @@ static inline int collector_state_new(const struct trace_ctx *ctx, size_t size, 
 	*ret = calloc(1, size);
 	return *ret ? 0 : -ENOMEM;
 }
-
-extern const struct collector sched_collector;
-extern const struct collector profile_collector;
-extern const struct collector lock_collector;
-extern const struct collector timeline_collector;
 
 #endif

@@ -11,14 +11,14 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "collector.h"
-#include "lock_rows.h"
-#include "uframes.h"
-#include "uframes_bpf.h"
-#include "lockflags.h"
-#include "log.h"
-#include "maps.h"
-#include "util.h"
+#include "collect/collector.h"
+#include "rows/lock_rows.h"
+#include "rows/uframes.h"
+#include "collect/uframes_bpf.h"
+#include "rows/lockflags.h"
+#include "base/log.h"
+#include "loader/maps.h"
+#include "base/util.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
 
@@ -27,7 +27,7 @@ struct lock_state {
 	struct bpf_link *begin, *end;
 	bool available;
 	char *why; /* when not available */
-	const struct trace_opts *opts;
+	const struct trace_config *opts;
 	bool ustacks;		   /* --stacks: the waiters' user stacks too (bpf/ustack.bpf.h) */
 	struct uframes_live *live; /* their usyms, shared with the other views */
 };
@@ -49,7 +49,7 @@ static void lock_disable(struct schedprof_bpf *skel)
 /* Without the kernel features (lock:contention_*, Linux 5.19), the view says why it is empty. */
 static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 {
-	const struct trace_opts *o = ctx->opts;
+	const struct trace_config *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
 	struct lock_state *st;
 
@@ -59,7 +59,7 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	st->skel = skel;
 	*ret_state = st;
 	if (ctx->unavailable) {
-		st->why = strdup(ctx->unavailable); /* trace.c has said it */
+		st->why = strdup(ctx->unavailable); /* the engine has said it */
 		if (!st->why)
 			return -ENOMEM;
 		lock_disable(skel);
@@ -74,15 +74,14 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	bpf_map__set_max_entries(skel->maps.lock_stack_counts, o->max_stacks);
 	bpf_map__set_max_entries(skel->maps.lock_stacks, o->max_stacks);
 	st->opts = o;
-	st->ustacks = uframes_full_stacks(o);
+	st->ustacks = o->full_stacks;
 	skel->rodata->lock_ustacks = st->ustacks;
 	/*
 	 * Kept stacks (--lock-stacks, or full stacks) walk every contention; else the caller
-	 * comes from the fast path (bpf/fastcaller.bpf.h), no stack is kept, and frame_dist,
-	 * shrunk by the schedules view when it has no use for it, is sized again (this view
-	 * configures after it: trace.c collectors[]).
+	 * comes from the fast path (bpf/fastcaller.bpf.h: its frame_dist is sized with the
+	 * shared maps, trace_load.c), and no stack is kept.
 	 */
-	skel->rodata->lock_caller_fast = !o->render.lock_stacks && !st->ustacks;
+	skel->rodata->lock_caller_fast = !o->lock_stacks && !st->ustacks;
 	skel->rodata->verify_callers = o->verify_callers;
 	/* lock_begin's build with the full walks (bpf/lock.bpf.c) when stacks are kept */
 	bpf_program__set_autoload(skel->progs.lock_begin, skel->rodata->lock_caller_fast);
@@ -90,7 +89,6 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	if (skel->rodata->lock_caller_fast) {
 		bpf_map__set_max_entries(skel->maps.lock_stack_counts, 1);
 		bpf_map__set_max_entries(skel->maps.lock_stacks, 1);
-		bpf_map__set_max_entries(skel->maps.frame_dist, SP_FRAME_DIST_MAX);
 	} else if (o->verify_callers) {
 		wlog("--verify-callers: lock stacks are kept, so every contention is walked and no "
 		     "caller comes from the cache");
@@ -137,7 +135,7 @@ static int lock_attach(void *state, struct trace_ctx *ctx)
 	(void)ctx;
 	if (!st->available)
 		return 0;
-	/* ends first (and sp_switch, by trace.c): a begin is never left without its pair */
+	/* ends first (and sp_switch, by the engine): a begin is never left without its pair */
 	st->end = bpf_program__attach(st->skel->progs.lock_end);
 	if (!st->end)
 		return -errno;
@@ -259,7 +257,7 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		err = uframes_live_dump(st->live, &uf, skel, &m.pairs, &m.ustacks);
 	if (!err) {
 		/* a copy: the builder reads it many times, .bss is the kernel's */
-		memcpy(rq, skel->bss->sp_cpu_rq_lock, sizeof(rq)); /* trace.c probe_cpu_rqs() */
+		memcpy(rq, skel->bss->sp_cpu_rq_lock, sizeof(rq)); /* trace_load.c probe_cpu_rqs() */
 		err = lock_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg, rq, SP_MAX_CPUS,
 				      st->live ? &uf : NULL);
 	}
@@ -273,11 +271,35 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	lock_maps_free(&m);
 	if (err)
 		return err;
-	sp_lock_sort(v, ctx->opts->render.lock_sort);
+	sp_lock_sort(v, ctx->opts->lock_sort);
 	return 0;
+}
+
+/* The kernel features its programs need (kfeatures.h). */
+static unsigned int lock_needs(const struct trace_config *c)
+{
+	(void)c;
+	return SP_FEAT(SP_FEAT_LOCK_TP) | SP_FEAT(SP_FEAT_SWITCH_TP) | SP_FEAT(SP_FEAT_LOOP);
+}
+
+/* --strict: the contentions, sleepers and owners its BPF part could not count. */
+static void lock_losses(void *state, const struct trace_ctx *ctx, const struct sp_run *run,
+			struct trace_losses *l)
+{
+	const struct schedprof_bpf__bss *b = ctx->skel->bss;
+
+	(void)state;
+	(void)run;
+	trace_loss_add(l, b->lock_drops.task_storage_fail + b->lock_drops.nest_overflow,
+		       "contentions not timed");
+	trace_loss_add(l, b->lock_drops.sleeper_map_full, "lock sleeps not counted (--max-callers)");
+	trace_loss_add(l, b->lock_drops.owner_map_full, "lock owners not counted (--max-callers)");
 }
 
 const struct collector lock_collector = {
 	.view = &sp_view_locks,
+	.needs = lock_needs,
+	.switch_part = true,
+	.losses = lock_losses,
 	COLLECTOR_OPS(lock),
 };

@@ -10,11 +10,11 @@
 #include <linux/bpf.h>
 #include <linux/capability.h>
 #include <bpf/libbpf.h>
-#include "foldcfg.h"
-#include "ksyms.h"
-#include "log.h"
-#include "preflight.h"
-#include "util.h"
+#include "loader/foldcfg.h"
+#include "symbols/ksyms.h"
+#include "base/log.h"
+#include "collect/preflight.h"
+#include "base/util.h"
 #include "schedprof/schedprof.h"
 
 #ifndef CAP_PERFMON
@@ -242,7 +242,7 @@ static bool sized_by(const struct limit *l, size_t nl, const bool *scale, unsign
 	return false;
 }
 
-int preflight_map_memory(const struct bpf_object *obj, const struct trace_opts *o)
+int preflight_map_memory(const struct bpf_object *obj, const struct trace_config *o)
 {
 	const struct limit limits[] = {
 		{ "--max-targets", o->max_targets, SP_DEF_TARGETS },

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "trace_opts.h"
+#include "collect/trace.h"
 
 struct bpf_object;
 
@@ -43,7 +43,7 @@ void preflight_perf_why(int err, char *buf, size_t len);
  * per-entry overhead), plus hash buckets), against half of MemAvailable: the other half is
  * for their copy in user space when they are read. -ENOMEM after one line saying what fits.
  */
-int preflight_map_memory(const struct bpf_object *obj, const struct trace_opts *o);
+int preflight_map_memory(const struct bpf_object *obj, const struct trace_config *o);
 
 /* The estimate for one map, in bytes (docs/security.md has them per entry). */
 unsigned long long preflight_map_bytes(unsigned int type, unsigned int flags, unsigned int key_size,

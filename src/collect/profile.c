@@ -16,15 +16,15 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "collector.h"
-#include "cpulist.h"
-#include "log.h"
-#include "maps.h"
-#include "preflight.h"
-#include "profile_rows.h"
-#include "uframes_bpf.h"
-#include "usyms.h"
-#include "util.h"
+#include "collect/collector.h"
+#include "base/cpulist.h"
+#include "base/log.h"
+#include "loader/maps.h"
+#include "collect/preflight.h"
+#include "rows/profile_rows.h"
+#include "collect/uframes_bpf.h"
+#include "symbols/usyms.h"
+#include "base/util.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
 
@@ -37,7 +37,7 @@ _Static_assert(SP_UFRAME_IP == BPF_STACK_BUILD_ID_IP && SP_UFRAME_VALID == BPF_S
 
 struct prof_state {
 	struct schedprof_bpf *skel;
-	const struct trace_opts *opts;
+	const struct trace_config *opts;
 	struct uframes_live *live; /* the usyms and announcements shared with the other views */
 	struct bpf_link *exec_link;
 	struct bpf_link **links; /* one per CPU; each owns its perf event fd */
@@ -80,7 +80,7 @@ static void prof_destroy(void *state)
 
 static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 {
-	const struct trace_opts *o = ctx->opts;
+	const struct trace_config *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
 	struct prof_state *st;
 	int err;
@@ -260,7 +260,26 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	return err;
 }
 
+/* The kernel features its programs need (kfeatures.h). */
+static unsigned int prof_needs(const struct trace_config *c)
+{
+	/* bpf_loop() only hashes the -g stacks */
+	return SP_FEAT(SP_FEAT_RINGBUF) | (c->callchains ? SP_FEAT(SP_FEAT_LOOP) : 0);
+}
+
+/* --strict: the process announcements its ring buffer lost. */
+static void prof_losses(void *state, const struct trace_ctx *ctx, const struct sp_run *run,
+			struct trace_losses *l)
+{
+	(void)state;
+	(void)run;
+	trace_loss_add(l, ctx->skel->bss->prof_drops.event_lost,
+		       "process announcements lost (ring buffer full)");
+}
+
 const struct collector profile_collector = {
 	.view = &sp_view_profile,
+	.needs = prof_needs,
+	.losses = prof_losses,
 	COLLECTOR_OPS(prof),
 };

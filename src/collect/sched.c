@@ -12,17 +12,18 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "cache.h"
-#include "collector.h"
-#include "kfeatures.h"
-#include "log.h"
-#include "maps.h"
-#include "sched_rows.h"
-#include "uframes.h"
-#include "uframes_bpf.h"
+#include "loader/cache.h"
+#include "collect/collector.h"
+#include "loader/kfeatures.h"
+#include "base/log.h"
+#include "loader/maps.h"
+#include "rows/sched_rows.h"
+#include "rows/uframes.h"
+#include "collect/uframes_bpf.h"
+#include "loader/cache.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
-#include "util.h"
+#include "base/util.h"
 
 struct sched_state {
 	struct schedprof_bpf *skel;
@@ -31,7 +32,7 @@ struct sched_state {
 	int stop_err;			 /* the iterator's, reported at read */
 	bool no_iter;			 /* the kernel has no task iterator (kfeatures.h) */
 	struct sp_records in_progress;	 /* __u32 pid -> struct sp_sleep, at the stop */
-	const struct trace_opts *opts;
+	const struct trace_config *opts;
 	bool ustacks;			 /* --stacks: the user stacks too (bpf/ustack.bpf.h) */
 	struct uframes_live *live;	 /* their usyms, shared with the other views */
 };
@@ -68,19 +69,10 @@ void preempt_count_setup(struct schedprof_bpf *skel)
 	}
 }
 
-/*
- * Whether the run keeps each voluntary switch's full stack: then no caller fast path, and
- * the user stack is taken too.
- */
-static bool sched_full_stacks(const struct trace_opts *o)
-{
-	return uframes_full_stacks(o);
-}
-
 /* Before load: map sizes, and the schedules part of the shared sp_switch program on. */
 static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 {
-	const struct trace_opts *o = ctx->opts;
+	const struct trace_config *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
 	struct sched_state *st;
 	int err;
@@ -98,8 +90,8 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	skel->rodata->switch_sched = 1;
 	skel->rodata->wake_walk = o->wakers;
 	/* full stacks (-g, --stacks, a format that draws them) walk every voluntary switch */
-	skel->rodata->caller_fast = !sched_full_stacks(o);
-	if (o->verify_callers && sched_full_stacks(o))
+	skel->rodata->caller_fast = !o->full_stacks;
+	if (o->verify_callers && o->full_stacks)
 		wlog("--verify-callers: full stacks are kept, so every switch is walked and no "
 		     "caller comes from the cache");
 	skel->rodata->verify_callers = o->verify_callers;
@@ -118,10 +110,9 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	} else {
 		bpf_map__set_max_entries(skel->maps.stack_counts, o->max_stacks);
 		bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
-		bpf_map__set_max_entries(skel->maps.frame_dist, 1);
 	}
 	st->opts = o;
-	st->ustacks = sched_full_stacks(o);
+	st->ustacks = o->full_stacks;
 	skel->rodata->sched_ustacks = st->ustacks;
 	if (st->ustacks)
 		uframes_bpf_size(skel, o, true);
@@ -162,10 +153,9 @@ static void sched_disable(struct schedprof_bpf *skel)
 	bpf_map__set_max_entries(skel->maps.wakers, 1);
 	bpf_map__set_max_entries(skel->maps.stack_counts, 1);
 	bpf_map__set_max_entries(skel->maps.stacks, 1);
-	bpf_map__set_max_entries(skel->maps.frame_dist, 1);
 }
 
-/* The wake-up programs (the sched_switch program is trace.c's). */
+/* The wake-up programs (the sched_switch program is the engine's: trace_load.c). */
 static int sched_attach(void *state, struct trace_ctx *ctx)
 {
 	struct sched_state *st = state;
@@ -344,7 +334,29 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	return err;
 }
 
+/* The kernel features its programs need (kfeatures.h). */
+static unsigned int sched_needs(const struct trace_config *c)
+{
+	(void)c;
+	return SP_FEAT(SP_FEAT_SWITCH_TP) | SP_FEAT(SP_FEAT_LOOP);
+}
+
+/* --strict: the sleeps and wake-ups its BPF part could not count. */
+static void sched_losses(void *state, const struct trace_ctx *ctx, const struct sp_run *run,
+			 struct trace_losses *l)
+{
+	const struct schedprof_bpf__bss *b = ctx->skel->bss;
+
+	(void)state;
+	(void)run;
+	trace_loss_add(l, b->sched_drops.task_storage_fail, "sleeps without off-CPU time");
+	trace_loss_add(l, b->sched_drops.waker_map_full, "wake-ups under no waker (--max-callers)");
+}
+
 const struct collector sched_collector = {
 	.view = &sp_view_schedules,
+	.needs = sched_needs,
+	.switch_part = true,
+	.losses = sched_losses,
 	COLLECTOR_OPS(sched),
 };

@@ -16,8 +16,8 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "target.h"
-#include "util.h"
+#include "collect/target.h"
+#include "base/util.h"
 
 /*
  * The child's side: held until the parent writes the go byte. EOF instead means the parent

@@ -15,12 +15,12 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "collector.h"
-#include "critpath.h"
-#include "kstack.h"
-#include "log.h"
-#include "tl_build.h"
-#include "util.h"
+#include "collect/collector.h"
+#include "model/critpath.h"
+#include "symbols/kstack.h"
+#include "base/log.h"
+#include "rows/tl_build.h"
+#include "base/util.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
 
@@ -225,7 +225,27 @@ static int tl_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	return err;
 }
 
+/* The kernel features its programs need (kfeatures.h). */
+static unsigned int tl_needs(const struct trace_config *c)
+{
+	(void)c;
+	return SP_FEAT(SP_FEAT_RINGBUF) | SP_FEAT(SP_FEAT_SWITCH_TP) | SP_FEAT(SP_FEAT_LOOP);
+}
+
+/* --strict: the events its ring buffer lost, and those after its segment limit. */
+static void tl_losses(void *state, const struct trace_ctx *ctx, const struct sp_run *run,
+		      struct trace_losses *l)
+{
+	(void)state;
+	(void)ctx;
+	trace_loss_add(l, run->timeline.lost, "timeline events lost (--timeline-buffer)");
+	trace_loss_add(l, run->timeline.dropped, "timeline events after its segment limit");
+}
+
 const struct collector timeline_collector = {
 	.view = &sp_view_timeline,
+	.needs = tl_needs,
+	.switch_part = true,
+	.losses = tl_losses,
 	COLLECTOR_OPS(tl),
 };

@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "log.h"
-#include "maps.h"
-#include "records.h"
-#include "uframes.h"
-#include "uframes_bpf.h"
-#include "usyms.h"
+#include "base/testhook.h"
+#include "base/log.h"
+#include "loader/maps.h"
+#include "rows/records.h"
+#include "rows/uframes.h"
+#include "collect/uframes_bpf.h"
+#include "symbols/usyms.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
 
@@ -24,20 +25,7 @@ struct uframes_live {
 /* One trace at a time: the views of that trace share it. */
 static struct uframes_live *live;
 
-bool uframes_full_stacks(const struct trace_opts *o)
-{
-	switch (o->render.format) {
-	case SP_FMT_FOLDED:
-	case SP_FMT_PPROF:
-	case SP_FMT_SVG:
-	case SP_FMT_HTML:
-		return true;
-	default:
-		return o->callchains;
-	}
-}
-
-void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_opts *o, bool stacks)
+void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_config *o, bool stacks)
 {
 	bpf_map__set_max_entries(skel->maps.prof_seen, SP_PROF_SEEN);
 	bpf_map__set_max_entries(skel->maps.prof_ucache, SP_PROF_UCACHE);
@@ -45,9 +33,9 @@ void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_opts *o, bo
 	bpf_map__set_max_entries(skel->maps.prof_uimage, SP_PROF_SEEN);
 	bpf_map__set_max_entries(skel->maps.prof_events, SP_PROF_EVENTS_BYTES);
 	/* the bench's: each user stack of the schedules and locks views timed (two clock reads) */
-	skel->rodata->ustack_timed = getenv(UFRAMES_TIMING_ENV) != NULL;
+	skel->rodata->ustack_timed = test_hook(UFRAMES_TIMING_ENV) != NULL;
 	/* the bench's too: --stacks with kernel stacks only, what the user stacks cost is compared to */
-	skel->rodata->ustack_off = getenv(UFRAMES_OFF_ENV) != NULL;
+	skel->rodata->ustack_off = test_hook(UFRAMES_OFF_ENV) != NULL;
 	if (!stacks)
 		return;
 	bpf_map__set_max_entries(skel->maps.prof_ustacks, o->max_stacks);
@@ -71,7 +59,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	return err == -ENOMEM ? err : 0;
 }
 
-struct uframes_live *uframes_live_get(struct schedprof_bpf *skel, const struct trace_opts *o)
+struct uframes_live *uframes_live_get(struct schedprof_bpf *skel, const struct trace_config *o)
 {
 	struct usyms_opts uo = { .lines = o->lines };
 	int err;

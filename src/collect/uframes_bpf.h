@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "trace_opts.h"
+#include "collect/trace.h"
 
 struct schedprof_bpf;
 struct usyms;
@@ -19,15 +19,12 @@ struct usyms;
 /* Set: --stacks takes no user stacks (the bench compares the cost against it). */
 #define UFRAMES_OFF_ENV "SCHEDPROF_USTACK_OFF"
 
-/* Whether the schedules and locks views keep full stacks (then with their user stacks). */
-bool uframes_full_stacks(const struct trace_opts *o);
-
 /*
  * Before load, by each view that takes user stacks: sizes the user-frame caches and the
  * announcement ring buffer, and with stacks the user stack and pair maps (max_stacks
  * entries). Until a view asks, they stay at one entry.
  */
-void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_opts *o, bool stacks);
+void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_config *o, bool stacks);
 
 /*
  * After load: the shared usyms and the consumer of the announcements, created by the first
@@ -35,7 +32,7 @@ void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_opts *o, bo
  * buffer's). o->lines asks usyms for source lines and inlined calls.
  */
 struct uframes_live;
-struct uframes_live *uframes_live_get(struct schedprof_bpf *skel, const struct trace_opts *o);
+struct uframes_live *uframes_live_get(struct schedprof_bpf *skel, const struct trace_config *o);
 void uframes_live_put(struct uframes_live *l);
 struct usyms *uframes_live_usyms(struct uframes_live *l);
 /* Between reads (the agent's intervals): the shared usyms' usyms__trim(), if a trace has one. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* An agent interval as warehouse rows: see agent_rows.h. */
-#include "agent_rows.h"
+#include "fleet/agent_rows.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "json_escape.h"
-#include "util.h"
+#include "base/json_escape.h"
+#include "base/util.h"
 
 static const char *const table_names[AT__N] = { "schedules", "profile", "locks", "losses" };
 

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "model.h"
+#include "model/model.h"
 
 enum agent_table { AT_SCHEDULES = 0, AT_PROFILE, AT_LOCKS, AT_LOSSES, AT__N };
 

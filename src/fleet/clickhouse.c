@@ -5,7 +5,7 @@
  * resident shared-library pages, and only the fleet commands need it. Its header still gives
  * the function types, so a change of signature breaks the build rather than the call.
  */
-#include "clickhouse.h"
+#include "fleet/clickhouse.h"
 
 #include <curl/curl.h>
 #include <dlfcn.h>
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 struct ch_client {
 	struct ch_config cfg;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The agent's sinks and their sender thread: see sink.h. */
-#include "sink.h"
+#include "fleet/sink.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent_rows.h"
-#include "clickhouse.h"
-#include "log.h"
-#include "util.h"
+#include "fleet/agent_rows.h"
+#include "fleet/clickhouse.h"
+#include "base/log.h"
+#include "base/util.h"
 
 enum sink_kind { SINK_NDJSON, SINK_CLICKHOUSE };
 

@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "spool.h"
+#include "fleet/spool.h"
 
 struct sink_opts {
 	const char *spec;	   /* --sink */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The agent's on-disk queue: see spool.h. */
-#include "spool.h"
+#include "fleet/spool.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "util.h"
+#include "base/util.h"
 
 struct spool_item {
 	uint64_t seq;

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "util.h"
-#include "warehouse.h"
+#include "base/util.h"
+#include "fleet/warehouse.h"
 
 /* n digits at *s into *ret, advancing *s. */
 static bool digits(const char **s, int n, int *ret)

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "model.h"
+#include "model/model.h"
 
 /*
  * A time for --since/--until: RFC 3339 ("2026-11-30T22:00:00Z", "...+01:00", fractions

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "clickhouse.h"
-#include "warehouse.h"
+#include "fleet/clickhouse.h"
+#include "fleet/warehouse.h"
 
 int warehouse_load(const struct ch_config *cfg, const struct warehouse_select *sel,
 		   struct warehouse_run *w, char *msg, size_t msgsize)

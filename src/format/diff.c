@@ -9,21 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "diff.h"
-#include "flame.h"
-#include "json_writer.h"
-#include "util.h"
-#include "view.h"
-#include "waitclass.h"
-
-int64_t sp_diff_delta(uint64_t a, uint64_t b)
-{
-	if (a > INT64_MAX)
-		a = INT64_MAX;
-	if (b > INT64_MAX)
-		b = INT64_MAX;
-	return (int64_t)b - (int64_t)a;
-}
+#include "format/diff.h"
+#include "format/flame.h"
+#include "base/json_writer.h"
+#include "base/util.h"
+#include "model/view.h"
+#include "model/waitclass.h"
 
 static double pct_of(int64_t delta, uint64_t total)
 {

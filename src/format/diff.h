@@ -13,8 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "model.h"
-#include "render.h"
+#include "model/model.h"
+#include "format/flame.h"
+#include "format/render.h"
 
 struct sp_diff_row {
 	const char *name;   /* caller or function; points into the runs */
@@ -55,8 +56,6 @@ int sp_diff_build(const struct sp_run *a, const struct sp_run *b, unsigned int v
 /* Accepts a zeroed or half-built diff. The runs stay the caller's. */
 void sp_diff_free(struct sp_diff *d);
 
-/* B - A, and that as a percentage of total (NaN-free: 0 when total is 0). */
-int64_t sp_diff_delta(uint64_t a, uint64_t b);
 
 struct sp_diff_opts {
 	const char *name_a, *name_b; /* how the runs are called (file names) */

@@ -3,9 +3,10 @@
 #ifndef SCHEDPROF_FLAME_H
 #define SCHEDPROF_FLAME_H
 
+#include <stdint.h>
 #include <stdio.h>
-#include "model.h"
-#include "render.h"
+#include "model/model.h"
+#include "format/render.h"
 
 /*
  * One page with, per view of `views` (SP_VIEW_* mask) either run has stacks for, two flame
@@ -18,5 +19,11 @@
  */
 int flame_diff_html(const struct sp_run *a, const struct sp_run *b, unsigned int views,
 		    enum sp_value value, const char *name_a, const char *name_b, FILE *f);
+
+/*
+ * B - A, each saturated at INT64_MAX: the change the graphs colour by, and the one diff's
+ * tables print (diff.h takes it from here: diff.c draws through this file, not the reverse).
+ */
+int64_t sp_diff_delta(uint64_t a, uint64_t b);
 
 #endif

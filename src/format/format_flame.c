@@ -24,12 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "diff.h"
-#include "flame.h"
-#include "render.h"
-#include "samples.h"
-#include "util.h"
-#include "xmltext.h"
+#include "format/flame.h"
+#include "format/render.h"
+#include "model/samples.h"
+#include "base/util.h"
+#include "format/xmltext.h"
 
 #define FL_WIDTH 1200	 /* SVG width, px */
 #define FL_PAD 10	 /* left and right margin */
@@ -951,6 +950,16 @@ out:
 }
 
 /* ---- differential flame graphs ---- */
+
+int64_t sp_diff_delta(uint64_t a, uint64_t b)
+{
+	if (a > INT64_MAX)
+		a = INT64_MAX;
+	if (b > INT64_MAX)
+		b = INT64_MAX;
+	return (int64_t)b - (int64_t)a;
+}
+
 
 /* The largest change of a frame below the root: what the deepest colour means. */
 static uint64_t max_delta(const struct flame *fl)

@@ -17,8 +17,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include "render.h"
-#include "samples.h"
+#include "format/render.h"
+#include "model/samples.h"
 
 static void put_name(const char *s, FILE *f)
 {

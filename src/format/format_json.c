@@ -8,10 +8,10 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include "json_writer.h"
-#include "render.h"
-#include "schema.h"
-#include "view.h"
+#include "base/json_writer.h"
+#include "format/render.h"
+#include "model/schema.h"
+#include "model/view.h"
 
 static int write_json(const struct sp_run *run, const struct render_opts *opts, FILE *f,
 		      bool pretty)

@@ -20,12 +20,12 @@
 #include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "hashmap.h"
-#include "pprof.h"
-#include "render.h"
-#include "samples.h"
-#include "view.h"
-#include "util.h"
+#include "base/hashmap.h"
+#include "format/pprof.h"
+#include "format/render.h"
+#include "model/samples.h"
+#include "model/view.h"
+#include "base/util.h"
 
 struct pp {
 	struct pprof *p;

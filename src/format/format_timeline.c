@@ -23,10 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "render.h"
-#include "timeline.h"
-#include "util.h"
-#include "xmltext.h"
+#include "format/render.h"
+#include "format/timeline.h"
+#include "base/util.h"
+#include "format/xmltext.h"
 
 /* ---- shared with format_trace_event.c ---- */
 

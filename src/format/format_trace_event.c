@@ -23,10 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json_writer.h"
-#include "render.h"
-#include "timeline.h"
-#include "util.h"
+#include "base/json_writer.h"
+#include "format/render.h"
+#include "format/timeline.h"
+#include "base/util.h"
 
 /* Above the kernel's PID_MAX_LIMIT (2^22): no traced task has it. */
 #define TE_CP_PID 4194305

@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include "json_writer.h"
-#include "format_whatif.h"
-#include "util.h"
+#include "base/json_writer.h"
+#include "format/format_whatif.h"
+#include "base/util.h"
 
 static double rel(uint64_t a, uint64_t b)
 {

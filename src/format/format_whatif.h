@@ -4,7 +4,7 @@
 #define SCHEDPROF_FORMAT_WHATIF_H
 
 #include <stdio.h>
-#include "whatif.h"
+#include "model/whatif.h"
 
 int format_whatif_table(const struct sp_whatif *w, FILE *f);
 int format_whatif_json(const struct sp_whatif *w, FILE *f);

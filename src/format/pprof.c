@@ -27,8 +27,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "hashmap.h"
-#include "pprof.h"
+#include "base/hashmap.h"
+#include "format/pprof.h"
 
 enum {
 	WT_VARINT = 0,

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model_json.h"
-#include "render.h"
-#include "util.h"
-#include "view.h"
+#include "model/model_json.h"
+#include "format/render.h"
+#include "base/util.h"
+#include "model/view.h"
 
 static const struct {
 	const char *name;

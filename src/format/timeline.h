@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "model.h"
+#include "model/model.h"
 
 /* The end of [start, start + ns), at most UINT64_MAX (a hostile saved run may overflow). */
 static inline uint64_t sp_tl_end(uint64_t start, uint64_t ns)

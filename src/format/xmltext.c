@@ -2,8 +2,8 @@
 /* Text inside the HTML and SVG outputs (xmltext.h). */
 #include <errno.h>
 #include <string.h>
-#include "util.h"
-#include "xmltext.h"
+#include "base/util.h"
+#include "format/xmltext.h"
 
 static int put(const char *s, size_t len, FILE *f)
 {

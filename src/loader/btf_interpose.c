@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attach_ids.h"
-#include "btf_interpose.h"
-#include "log.h"
-#include "vmlinux_btf.h"
+#include "loader/attach_ids.h"
+#include "loader/btf_interpose.h"
+#include "base/log.h"
+#include "loader/vmlinux_btf.h"
 
 /*
  * What the replacements do: ours (unarmed until the check passed: then only the BTF from a

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "cache.h"
-#include "hashmap.h"
+#include "loader/cache.h"
+#include "base/hashmap.h"
 
 #define MAGIC "schedprof-cache"
 #define VERSION 1

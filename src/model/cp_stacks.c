@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cp_stacks.h"
-#include "util.h"
+#include "model/cp_stacks.h"
+#include "base/util.h"
 
 /* The label of a rank's row, the leaf of its stack. */
 static const char *label(const struct sp_cp_rank *r)

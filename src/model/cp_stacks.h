@@ -9,7 +9,7 @@
 #ifndef SCHEDPROF_CP_STACKS_H
 #define SCHEDPROF_CP_STACKS_H
 
-#include "model.h"
+#include "model/model.h"
 
 /*
  * out (initialized here) becomes a run with run's header (host, kernel, target, times) and a

@@ -19,9 +19,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "critpath.h"
-#include "tl_index.h"
-#include "util.h"
+#include "model/critpath.h"
+#include "base/util.h"
+#include "model/tl_index.h"
 
 #define NONE SIZE_MAX
 

@@ -10,7 +10,7 @@
 #ifndef SCHEDPROF_CRITPATH_H
 #define SCHEDPROF_CRITPATH_H
 
-#include "model.h"
+#include "model/model.h"
 
 /* Serial phases shorter than this are not reported. */
 #define SP_SERIAL_MIN_NS 100000000ULL

@@ -12,8 +12,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "depgraph.h"
-#include "tl_index.h"
+#include "model/depgraph.h"
+#include "model/tl_index.h"
 
 #define NONE SP_TL_NONE
 

@@ -5,13 +5,13 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hashmap.h"
-#include "model.h"
-#include "strpool.h"
-#include "textsafe.h"
-#include "schema.h"
-#include "util.h"
-#include "view.h"
+#include "base/hashmap.h"
+#include "model/model.h"
+#include "model/strpool.h"
+#include "base/textsafe.h"
+#include "model/schema.h"
+#include "base/util.h"
+#include "model/view.h"
 
 void sp_run_init(struct sp_run *run)
 {

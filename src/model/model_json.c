@@ -12,12 +12,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "json_reader.h"
-#include "model_json.h"
-#include "strpool.h"
-#include "schema.h"
-#include "util.h"
-#include "view.h"
+#include "base/json_reader.h"
+#include "model/model_json.h"
+#include "model/strpool.h"
+#include "model/schema.h"
+#include "base/util.h"
+#include "model/view.h"
 
 /* The schema name first: a file of another kind or version says so before anything else. */
 static int read_schema(struct sp_reader *r, const struct json_value *doc)

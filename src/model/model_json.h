@@ -13,7 +13,7 @@
 #define SCHEDPROF_MODEL_JSON_H
 
 #include <stddef.h>
-#include "model.h"
+#include "model/model.h"
 
 /* Largest file sp_run_load_json() reads (the parsed tree takes about 10 times as much). */
 #define SP_RUN_JSON_MAX_SIZE (512u << 20)

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "replay.h"
+#include "model/replay.h"
 
 enum { EV_START, EV_TIMER, EV_CPU };
 

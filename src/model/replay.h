@@ -11,7 +11,7 @@
 #define SCHEDPROF_REPLAY_H
 
 #include <stdint.h>
-#include "depgraph.h"
+#include "model/depgraph.h"
 
 /* The slice of the replay's round robin: the kernel's base slice (sched/base_slice_ns). */
 #define SP_REPLAY_SLICE_NS 3000000ULL

@@ -4,8 +4,8 @@
  * view by view through the field descriptors (sp_schema_delta): the schema says which field
  * is a counter, a maximum, a value since the start or a state, and which fields key a row.
  */
-#include "run_delta.h"
-#include "view.h"
+#include "model/run_delta.h"
+#include "model/view.h"
 
 int sp_run_delta(const struct sp_run *prev, const struct sp_run *cur, struct sp_run *ret,
 		 struct sp_delta_stats *stats)

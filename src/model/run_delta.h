@@ -15,7 +15,7 @@
 #define SCHEDPROF_RUN_DELTA_H
 
 #include <stdint.h>
-#include "model.h"
+#include "model/model.h"
 
 /* What did not subtract cleanly: the caller says so (the totals stay exact anyway). */
 struct sp_delta_stats {

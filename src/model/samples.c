@@ -4,10 +4,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hashmap.h"
-#include "samples.h"
-#include "util.h"
-#include "view.h"
+#include "base/hashmap.h"
+#include "model/samples.h"
+#include "base/util.h"
+#include "model/view.h"
 
 const char *sp_view_name(unsigned int view)
 {

@@ -20,8 +20,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "model.h"
-#include "render.h"
+#include "model/model.h"
+#include "model/view_opts.h"
 
 #define SP_FRAME_LOST "[lost]"
 

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model.h"
-#include "schema.h"
-#include "strpool.h"
-#include "textsafe.h"
-#include "util.h"
+#include "model/model.h"
+#include "model/schema.h"
+#include "model/strpool.h"
+#include "base/textsafe.h"
+#include "base/util.h"
 
 /* ---- the shared descriptors ---- */
 

@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "json_reader.h"
-#include "json_writer.h"
+#include "base/json_reader.h"
+#include "base/json_writer.h"
 
 struct sp_run;
 

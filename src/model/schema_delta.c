@@ -13,11 +13,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hashmap.h"
-#include "model.h"
-#include "run_delta.h"
-#include "schema.h"
-#include "util.h"
+#include "base/hashmap.h"
+#include "model/model.h"
+#include "model/run_delta.h"
+#include "model/schema.h"
+#include "base/util.h"
 
 static uint64_t sub(uint64_t cur, uint64_t prev, struct sp_delta_stats *st)
 {

@@ -10,11 +10,11 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include "model.h"
-#include "schema.h"
-#include "schema_doc.h"
-#include "util.h"
-#include "view.h"
+#include "model/model.h"
+#include "model/schema.h"
+#include "model/schema_doc.h"
+#include "base/util.h"
+#include "model/view.h"
 
 /* Far more than the run's sub-schemas (about 40): a longer list is a programming error. */
 #define MAX_SCHEMAS 128

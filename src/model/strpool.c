@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hashmap.h"
-#include "strpool.h"
+#include "base/hashmap.h"
+#include "model/strpool.h"
 
 #define BLOCK_SIZE (256 * 1024)
 

@@ -2,7 +2,7 @@
 /* A timeline's tasks by (tid, start) (tl_index.h). */
 #include <errno.h>
 #include <stdlib.h>
-#include "tl_index.h"
+#include "model/tl_index.h"
 
 static int cmp_key(const void *pa, const void *pb)
 {

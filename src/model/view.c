@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The table of views (see view.h). */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
-#include "view.h"
-#include "util.h"
+#include "model/view.h"
+#include "base/util.h"
 
-/* A new view: its file, and one line here (and its SP_VIEW_* bit in render.h). */
+/* A new view: its line here (every file it touches: docs/adding-a-view.md). */
 const struct sp_view_ops *const sp_views[] = {
 	&sp_view_schedules,
 	&sp_view_profile,
@@ -42,6 +44,30 @@ void *sp_view_data(struct sp_run *run, const struct sp_view_ops *v)
 const void *sp_view_cdata(const struct sp_run *run, const struct sp_view_ops *v)
 {
 	return (const char *)run + v->off;
+}
+
+size_t sp_run_losses(const struct sp_run *run, const char *extra, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (size_t i = 0; i < sp_nviews; i++) {
+		const struct sp_view_ops *v = sp_views[i];
+
+		if (!sp_view_present(run, v))
+			continue;
+		for (size_t j = 0; j < v->nlosses && len < size; j++) {
+			uint64_t n = SP_VIEW_U64(run, v->losses[j].off);
+
+			if (n)
+				len += snprintf(buf + len, size - len, "%s%" PRIu64 " %s",
+						len ? ", " : "", n, v->losses[j].what);
+		}
+	}
+	if (extra && *extra && len < size)
+		len += snprintf(buf + len, size - len, "%s%s", len ? ", " : "", extra);
+	return len < size ? len : size - 1;
 }
 
 size_t sp_view_rows(const struct sp_view_ops *view, const struct sp_run *run, const char *key,

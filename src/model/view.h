@@ -4,14 +4,9 @@
  * view_timeline.c):
  * name and SP_VIEW_* bit, JSON schema, table printer, diff rows, the rows the stack formats
  * walk (samples.c), the labels of its count and time, its pprof sample types. Every format
- * and the reader go through sp_views[]: adding a view is one new file and one entry there.
+ * and the reader go through sp_views[].
  *
- * A new view, step by step: its struct in model.h (with `bool present`, a member of struct
- * sp_run that its collector fills) and its SP_VIEW_* bit in render.h; then view_NAME.c with
- * the field descriptors of its rows and of the view (schema.h), print_table, the walk, diff[]
- * and totals[], closed by SP_VIEW_COMMON(member); then its line in sp_views[] (view.c) and
- * the file in src/meson.build. JSON write and read, free, UTF-8 fix-up, the round-trip test
- * (tests/unit/model/test_schema.c), table, folded, diff and --views pick it up from there.
+ * Every file a new view touches, this one included: docs/adding-a-view.md.
  */
 #ifndef SCHEDPROF_VIEW_H
 #define SCHEDPROF_VIEW_H
@@ -20,9 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "model.h"
-#include "render.h"
-#include "schema.h"
+#include "model/model.h"
+#include "model/view_opts.h"
+#include "model/view_print.h"
+#include "model/schema.h"
 
 /* No member: an offset that is not there. */
 #define SP_NONE ((size_t)-1)
@@ -80,6 +76,12 @@ struct sp_view_pprof {
 	const char *period_type, *period_unit;
 };
 
+/* A loss the run counts for a view: --strict names it ("schedules in no row (--max-callers)"). */
+struct sp_view_loss {
+	size_t off;	  /* its uint64_t in struct sp_run */
+	const char *what; /* what a unit of it is, with the option that raises the limit */
+};
+
 struct sp_view_ops {
 	const char *name;	/* --views name, JSON key, headings: "schedules" */
 	unsigned int bit;	/* SP_VIEW_* */
@@ -107,6 +109,10 @@ struct sp_view_ops {
 	size_t ndiff;
 	const struct sp_view_total *totals;
 	size_t ntotals;
+
+	/* what the run lost (--strict), in the order said */
+	const struct sp_view_loss *losses;
+	size_t nlosses;
 };
 
 extern const struct sp_view_ops sp_view_schedules, sp_view_profile, sp_view_locks, sp_view_timeline;
@@ -129,6 +135,13 @@ size_t sp_view_rows(const struct sp_view_ops *view, const struct sp_run *run, co
 		    const char **ret_rows, size_t *ret_size);
 /* A row of the walk's array in the stack walk's terms. */
 void sp_view_walk_row(const struct sp_view_walk *w, const void *row, struct sp_view_row *ret);
+
+/*
+ * The losses of the views run holds, then extra (what only the tracer knows, e.g. "2 ring
+ * buffer drops"; NULL: none), as "N what, N what" into buf: its length, 0 when nothing was
+ * lost.
+ */
+size_t sp_run_losses(const struct sp_run *run, const char *extra, char *buf, size_t size);
 
 /* The view of one SP_VIEW_* bit, or NULL. */
 const struct sp_view_ops *sp_view_find(unsigned int bit);

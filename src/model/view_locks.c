@@ -4,8 +4,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "view.h"
-#include "util.h"
+#include "model/view.h"
+#include "base/util.h"
 
 /* ---- JSON ---- */
 
@@ -238,6 +238,13 @@ static const struct sp_view_total totals[] = {
 	{ "lock contentions", "lock_contentions", offsetof(struct sp_run, locks.total), false },
 };
 
+static const struct sp_view_loss losses[] = {
+	{ offsetof(struct sp_run, locks.lost), "contentions in no row (--max-callers)" },
+	{ offsetof(struct sp_run, locks.missing_stacks), "contentions without a stack" },
+	{ offsetof(struct sp_run, locks.missed), "lock events skipped by the kernel" },
+	{ offsetof(struct sp_run, locks.unpaired), "lock begins without an end" },
+};
+
 const struct sp_view_ops sp_view_locks = {
 	.name = "locks",
 	.bit = SP_VIEW_LOCKS,
@@ -247,6 +254,8 @@ const struct sp_view_ops sp_view_locks = {
 	.pprof = { { "contentions", "delay" }, "contentions", "count" },
 	.walk = { "contentions", offsetof(R, caller), SP_NONE, offsetof(R, comms),
 		  offsetof(R, stacks), offsetof(struct sp_lock_view, lost) },
+	.losses = losses,
+	.nlosses = ARRAY_SIZE(losses),
 	SP_VIEW_COMMON(locks),
 };
 #undef R

@@ -5,8 +5,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include "view.h"
-#include "util.h"
+#include "model/view.h"
+#include "base/util.h"
 
 /* ---- JSON ---- */
 
@@ -218,6 +218,11 @@ static const struct sp_view_total totals[] = {
 	{ "  target", "profile_target", offsetof(struct sp_run, profile.target), false },
 };
 
+static const struct sp_view_loss losses[] = {
+	{ offsetof(struct sp_run, profile.lost), "samples in no row (--max-samples)" },
+	{ offsetof(struct sp_run, profile.missing_stacks), "samples without a stack" },
+};
+
 const struct sp_view_ops sp_view_profile = {
 	.name = "profile",
 	.bit = SP_VIEW_PROFILE,
@@ -229,6 +234,8 @@ const struct sp_view_ops sp_view_profile = {
 		  offsetof(R, stacks), offsetof(struct sp_profile_view, lost) },
 	.walk_info_off = offsetof(R, info),
 	.period_ns = period_ns,
+	.losses = losses,
+	.nlosses = ARRAY_SIZE(losses),
 	SP_VIEW_COMMON(profile),
 };
 #undef R

@@ -3,9 +3,9 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <string.h>
-#include "view.h"
-#include "util.h"
-#include "waitclass.h"
+#include "model/view.h"
+#include "base/util.h"
+#include "model/waitclass.h"
 
 /* ---- JSON ---- */
 
@@ -333,6 +333,11 @@ static const struct sp_view_total totals[] = {
 	{ "  preempted", "preempted", offsetof(struct sp_run, sched.preempted), false },
 };
 
+static const struct sp_view_loss losses[] = {
+	{ offsetof(struct sp_run, sched.lost_rows), "schedules in no row (--max-callers)" },
+	{ offsetof(struct sp_run, sched.missing_stacks), "schedules without a stack" },
+};
+
 const struct sp_view_ops sp_view_schedules = {
 	.name = "schedules",
 	.bit = SP_VIEW_SCHED,
@@ -342,6 +347,8 @@ const struct sp_view_ops sp_view_schedules = {
 	.pprof = { { "schedules", "offcpu" }, "schedules", "count" },
 	.walk = { "callers", offsetof(R, caller), SP_NONE, offsetof(R, comms), offsetof(R, stacks),
 		  offsetof(struct sp_sched_view, lost_rows) },
+	.losses = losses,
+	.nlosses = ARRAY_SIZE(losses),
 	SP_VIEW_COMMON(sched),
 };
 #undef R

@@ -10,8 +10,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include "view.h"
-#include "util.h"
+#include "model/view.h"
+#include "base/util.h"
 
 /* ---- JSON ---- */
 

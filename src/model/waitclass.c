@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The wait classes of the time budget (waitclass.h). */
 #include <string.h>
-#include "util.h"
-#include "waitclass.h"
+#include "base/util.h"
+#include "model/waitclass.h"
 
 #define NAME(E, name, member) [SP_WC_##E] = name,
 static const char *const class_names[SP_WC__MAX] = { SP_WAIT_CLASSES(NAME) };

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "model.h"
+#include "model/model.h"
 
 /*
  * Every class, once: X(ENUM, name, member) with its SP_WC_ENUM, its name (the JSON key of

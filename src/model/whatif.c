@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "depgraph.h"
-#include "replay.h"
-#include "util.h"
-#include "waitclass.h"
-#include "whatif.h"
+#include "model/depgraph.h"
+#include "model/replay.h"
+#include "base/util.h"
+#include "model/waitclass.h"
+#include "model/whatif.h"
 
 static int why_fmt(char *why, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "model.h"
+#include "model/model.h"
 
 /* The CPU counts predicted when --what-if gives none. */
 #define SP_WHATIF_DEFAULT_CPUS "1,2,4,8,16"

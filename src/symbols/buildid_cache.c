@@ -5,7 +5,7 @@
  * reads it once, and the objects, keyed by build-id, each with its candidate paths and its
  * lazily loaded symbols.
  */
-#include "buildid_cache.h"
+#include "symbols/buildid_cache.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "debuginfod.h"
-#include "elfsyms.h"
-#include "hashmap.h"
-#include "procmaps.h"
-#include "usyms.h"
+#include "symbols/debuginfod.h"
+#include "symbols/elfsyms.h"
+#include "base/hashmap.h"
+#include "symbols/procmaps.h"
+#include "symbols/usyms.h"
 
 struct bc_file { /* the identity fields come first: they are the key (FILE_KEY_SIZE) */
 	dev_t dev;

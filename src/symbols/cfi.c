@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cfi.h"
-#include "elfsyms.h"
+#include "symbols/cfi.h"
+#include "symbols/elfsyms.h"
 
 /* The x86-64 psABI's DWARF register numbers. */
 #define DW_X86_64_RBP 6

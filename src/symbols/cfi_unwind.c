@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "cfi_unwind.h"
+#include "symbols/cfi_unwind.h"
 
 /*
  * The kernel's rt_sigframe on x86-64: a handler returns into the trampoline with SP at the

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfi.h"
+#include "symbols/cfi.h"
 
 /* Why a walk ended. */
 enum unwind_stop {

@@ -3,7 +3,7 @@
  * libdebuginfod through dlopen() (see debuginfod.h). Its header gives the function types, so a
  * change of signature breaks the build rather than the call.
  */
-#include "debuginfod.h"
+#include "symbols/debuginfod.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Demangling through libiberty (see demangle.h). */
-#include "demangle.h"
+#include "symbols/demangle.h"
 
 #include <errno.h>
 #include <stdlib.h>

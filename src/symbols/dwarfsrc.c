@@ -5,7 +5,7 @@
  * first, whose DW_TAG_inlined_subroutine entries are the inlined calls: each one's
  * DW_AT_call_file/DW_AT_call_line is the position in the scope that inlined it.
  */
-#include "dwarfsrc.h"
+#include "symbols/dwarfsrc.h"
 
 #include <dwarf.h>
 #include <errno.h>
@@ -17,9 +17,9 @@
 
 #include <elfutils/libdw.h>
 
-#include "addrsearch.h"
-#include "demangle.h"
-#include "hashmap.h"
+#include "symbols/addrsearch.h"
+#include "symbols/demangle.h"
+#include "base/hashmap.h"
 
 /* An address range of a unit, for files without .debug_aranges. */
 struct cu_range {

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "usyms.h"
+#include "symbols/usyms.h"
 
 struct dwarf_src;
 

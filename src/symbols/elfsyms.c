@@ -10,7 +10,7 @@
  * not open again, keep their descriptor; so do the first ELF_KEEP_FDS files whose names are
  * read, so that the lookups of an interval do not reopen them.
  */
-#include "elfsyms.h"
+#include "symbols/elfsyms.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,12 +27,12 @@
 #include <elfutils/libdwelf.h>
 #include <zlib.h>
 
-#include "addrsearch.h"
-#include "debuginfod.h"
-#include "demangle.h"
-#include "dwarfsrc.h"
-#include "hashmap.h"
-#include "usyms.h"
+#include "symbols/addrsearch.h"
+#include "symbols/debuginfod.h"
+#include "symbols/demangle.h"
+#include "symbols/dwarfsrc.h"
+#include "base/hashmap.h"
+#include "symbols/usyms.h"
 
 struct elf_sym_ent {
 	uint64_t addr;

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kstack.h"
-#include "ksyms.h"
+#include "symbols/kstack.h"
+#include "symbols/ksyms.h"
 
 char *kstack_name(const struct ksyms *ks, uint64_t ip)
 {

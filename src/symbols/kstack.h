@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "model.h"
+#include "model/model.h"
 #include "schedprof/fold.h"
 #include "schedprof/limits.h"
 #include "schedprof/sched.h"

@@ -18,7 +18,7 @@
  * it in place, then computes the sizes. Few passes and little memory keep it fast: the page
  * faults of fresh memory are a large part of the cost.
  */
-#include "ksyms.h"
+#include "symbols/ksyms.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,8 +26,8 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "hashmap.h"
-#include "util.h"
+#include "base/hashmap.h"
+#include "base/util.h"
 
 #define KALLSYMS_PATH "/proc/kallsyms"
 /* seq_file hands out as much as the read asks for: big reads mean fewer syscalls. */

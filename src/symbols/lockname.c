@@ -4,9 +4,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include "ksyms.h"
-#include "lockname.h"
-#include "util.h"
+#include "symbols/ksyms.h"
+#include "symbols/lockname.h"
+#include "base/util.h"
 #include "schedprof/lock.h"
 
 #define T LOCKNAME_TASK

@@ -4,7 +4,7 @@
  *   start-end perms pgoff major:minor inode [padding path]
  * with hex numbers except the decimal inode; the path runs to the end of the line.
  */
-#include "procmaps.h"
+#include "symbols/procmaps.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* Parses at least one digit in base 16 or 10, stopping at the first non-digit. */
 static bool parse_num(const char **p, unsigned int base, uint64_t *ret)

@@ -4,7 +4,7 @@
  * (sp_run.strings): every string set here goes through it then, and rows dropped by a merge
  * free only their arrays.
  */
-#include "resym.h"
+#include "symbols/resym.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,10 +13,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "demangle.h"
-#include "hashmap.h"
-#include "strpool.h"
-#include "usyms.h"
+#include "symbols/demangle.h"
+#include "base/hashmap.h"
+#include "model/strpool.h"
+#include "symbols/usyms.h"
 
 struct resym {
 	struct sp_run *run;

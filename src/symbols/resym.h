@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 struct sp_resym_opts {
 	const char *debug_dir; /* NULL: /usr/lib/debug; "" disables */

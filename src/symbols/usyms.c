@@ -5,7 +5,7 @@
  * with their executable mappings; and, through buildid_cache, the objects by build-id with
  * their lazily loaded symbols.
  */
-#include "usyms.h"
+#include "symbols/usyms.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,11 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "addrsearch.h"
-#include "buildid_cache.h"
-#include "elfsyms.h"
-#include "hashmap.h"
-#include "procmaps.h"
+#include "symbols/addrsearch.h"
+#include "symbols/buildid_cache.h"
+#include "symbols/elfsyms.h"
+#include "base/hashmap.h"
+#include "symbols/procmaps.h"
 
 /* A mapped file, by identity as /proc/PID/maps prints it (the first fields: FILE_KEY_SIZE). */
 struct us_file {

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_reader.h"
-#include "json_writer.h"
+#include "base/json_reader.h"
+#include "base/json_writer.h"
 
 #define CHECK(cond)								\
 	do {									\

@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_stacks.h"
-#include "diff.h"
-#include "model_json.h"
-#include "render.h"
-#include "whatif.h"
+#include "format/diff.h"
+#include "model/model_json.h"
+#include "format/render.h"
+#include "model/cp_stacks.h"
+#include "model/whatif.h"
 
 #define CHECK(cond)								\
 	do {									\

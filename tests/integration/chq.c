@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clickhouse.h"
+#include "fleet/clickhouse.h"
 
 static char *slurp(const char *path, size_t *ret_len)
 {

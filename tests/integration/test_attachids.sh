@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The boot's cache of the tp_btf/iter attach targets' IDs (src/collect/attach_ids.c) on the
+# The boot's cache of the tp_btf/iter attach targets' IDs (src/loader/attach_ids.c) on the
 # running kernel: made when absent, then used -- the load no longer maps or reads the kernel's
 # BTF (strace), only a few small preads check the cached records --, its IDs are those the
 # whole BTF gives (bpftool btf dump), and each program is attached to its own tracepoint

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The per-boot CO-RE BTF (src/collect/corebtf.c) on the running kernel: every CO-RE relocation
+# The per-boot CO-RE BTF (src/loader/corebtf.c) on the running kernel: every CO-RE relocation
 # of every program loaded (all views; -a and a command, which loads the fork/exit/exec hooks)
 # comes out the same as against the kernel's whole BTF; the cache is made once per boot, read
 # back after, and made again -- never used -- when it is damaged, stale, foreign or not ours.

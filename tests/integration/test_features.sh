@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The kernel features found by probe programs (src/collect/featprobe.c, bpf/probes.bpf.c),
+# The kernel features found by probe programs (src/loader/featprobe.c, bpf/probes.bpf.c),
 # once per boot: the first run probes and caches, the next reads the cache and finds the
 # same; a damaged cache is probed again; the probes agree with bpftool's own feature probe
 # where both look; and each way and view follows the answer, which a test build's

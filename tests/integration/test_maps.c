@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The map walker (src/collect/maps.c) on real BPF maps (root): batch and one-by-one dumps
+ * The map walker (src/loader/maps.c) on real BPF maps (root): batch and one-by-one dumps
  * give every entry exactly once with its value, empty maps give none, per-CPU maps give one
  * value per possible CPU. Exit 77 (skipped) without root, a failure under CI=true.
  */
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "maps.h"
+#include "loader/maps.h"
 
 struct key {
 	__u32 a;

@@ -3,7 +3,7 @@
 # Peak RSS (at most 16 MB for the schedules view). What keeps it there, each
 # checked on its own: libcurl not mapped by commands that do not talk to ClickHouse
 # (`--version` stays small), libbpf's reads of the kernel's BTF going through
-# src/collect/vmlinux_btf.c (one copy of it, not two), and the whole: the peak of a
+# src/loader/vmlinux_btf.c (one copy of it, not two), and the whole: the peak of a
 # system-wide schedules-view trace, and that of all views (printed, not judged: it grows
 # with what runs on the machine).
 . "$(dirname "$0")/lib.sh"

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "schema_doc.h"
+#include "model/schema_doc.h"
 
 static int check(const char *path)
 {

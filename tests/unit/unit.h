@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "model_json.h"
-#include "render.h"
+#include "model/model_json.h"
+#include "format/render.h"
 
 #define FIX(name) FIXTURES_DIR "/" name
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hashmap.h"
+#include "base/hashmap.h"
 
 /* Few buckets on purpose: long probe runs, wrap-around and shifts across them. */
 static uint64_t bad_hash(long key, void *ctx)

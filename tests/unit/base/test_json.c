@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "json_reader.h"
-#include "json_writer.h"
+#include "base/json_reader.h"
+#include "base/json_writer.h"
 
 /* ---- helpers ---- */
 

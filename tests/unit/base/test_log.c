@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "../unit.h"
-#include "log.h"
+#include "base/log.h"
 
 #define ck_assert_logged(expect, ...)                                                            \
 	do {                                                                                     \

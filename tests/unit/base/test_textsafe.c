@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "render.h"
-#include "textsafe.h"
+#include "model/model.h"
+#include "format/render.h"
+#include "base/textsafe.h"
 #include "../unit.h"
 
 static void esc(const char *in, const char *want)

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "../unit.h"
-#include "util.h"
+#include "base/util.h"
 
 START_TEST(u64_accepts)
 {

@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "../unit.h"
-#include "cli.h"
-#include "commands.h"
-#include "log.h"
-#include "render_opts.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "base/log.h"
+#include "cli/render_opts.h"
 
 static int helps;
 

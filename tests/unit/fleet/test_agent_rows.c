@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "../unit.h"
-#include "agent_rows.h"
-#include "sink.h"
-#include "spool.h"
-#include "util.h"
+#include "fleet/agent_rows.h"
+#include "fleet/sink.h"
+#include "fleet/spool.h"
+#include "base/util.h"
 
 static const struct agent_stamp stamp = {
 	.host = "h1", .boot_id = "b-1", .kernel = "6.1.0",

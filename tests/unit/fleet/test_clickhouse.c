@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "../unit.h"
-#include "clickhouse.h"
-#include "util.h"
+#include "fleet/clickhouse.h"
+#include "base/util.h"
 
 START_TEST(urls)
 {

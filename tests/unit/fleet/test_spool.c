@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../unit.h"
-#include "spool.h"
+#include "fleet/spool.h"
 
 static char base[64];
 

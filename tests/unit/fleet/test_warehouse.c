@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../unit.h"
-#include "warehouse.h"
+#include "fleet/warehouse.h"
 
 static int64_t t(const char *s)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pprof.h"
+#include "format/pprof.h"
 
 #define DEMO  "/usr/bin/demo"
 #define DEMO_BUILD_ID "0123456789abcdef0123456789abcdef01234567"

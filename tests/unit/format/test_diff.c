@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
-#include "json_reader.h"
-#include "model_json.h"
+#include "format/diff.h"
+#include "base/json_reader.h"
+#include "model/model_json.h"
 
 #define FIX(name) FIXTURES_DIR "/" name
 #define ALL_VIEWS (SP_VIEW_SCHED | SP_VIEW_PROFILE | SP_VIEW_LOCKS)

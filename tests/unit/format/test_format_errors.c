@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
-#include "model_json.h"
-#include "render.h"
+#include "format/diff.h"
+#include "model/model_json.h"
+#include "format/render.h"
 
 #define FIX(name) FIXTURES_DIR "/" name
 

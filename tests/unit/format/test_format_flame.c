@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../unit.h"
-#include "diff.h"
+#include "format/diff.h"
 
 static void no_fetch(const char *doc)
 {

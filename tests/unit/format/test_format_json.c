@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "../unit.h"
-#include "json_reader.h"
-#include "util.h"
+#include "base/json_reader.h"
+#include "base/util.h"
 
 static char *slurp(const char *path, size_t *ret_len)
 {

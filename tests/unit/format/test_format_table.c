@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../unit.h"
-#include "render.h"
+#include "format/render.h"
 
 /* s starts with pre */
 #define ck_assert_starts(s, pre) ck_assert_msg(!strncmp(s, pre, strlen(pre)), "starts: %.200s", s)

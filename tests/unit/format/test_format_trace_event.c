@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "../unit.h"
-#include "json_reader.h"
-#include "timeline.h"
+#include "base/json_reader.h"
+#include "format/timeline.h"
 #include "timeline_fixture.h"
 
 #define CP_PID 4194305

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "pprof.h"
+#include "format/pprof.h"
 
 /*
  * Check's ck_assert*() record every passing check through the fork pipe, far too slow for the

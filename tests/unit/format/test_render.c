@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "../unit.h"
-#include "render.h"
-#include "util.h"
+#include "format/render.h"
+#include "base/util.h"
 
 static const struct {
 	const char *name;

@@ -23,8 +23,8 @@
 #include <check.h>
 #include <stdint.h>
 #include <string.h>
-#include "model.h"
-#include "util.h"
+#include "model/model.h"
+#include "base/util.h"
 
 #define US 1000ULL
 

@@ -17,8 +17,8 @@
 #include <bpf/libbpf.h>
 
 #include "../unit.h"
-#include "attach_ids.h"
-#include "btf_interpose.h"
+#include "loader/attach_ids.h"
+#include "loader/btf_interpose.h"
 
 static bool interposed(void)
 {

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "../unit.h"
-#include "cache.h"
+#include "loader/cache.h"
 
 struct data {
 	unsigned long long a, b;

@@ -12,8 +12,8 @@
 #include <time.h>
 
 #include "../unit.h"
-#include "critpath.h"
-#include "model.h"
+#include "model/critpath.h"
+#include "model/model.h"
 
 #define US 1000ULL
 #define MS 1000000ULL

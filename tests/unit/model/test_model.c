@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../unit.h"
-#include "model.h"
+#include "model/model.h"
 
 /* ---- stack rows alike ---- */
 

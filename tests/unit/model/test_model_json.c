@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "../unit.h"
-#include "model_json.h"
-#include "schema.h"
-#include "render.h"
+#include "model/model_json.h"
+#include "model/schema.h"
+#include "format/render.h"
 
 #define FIX(name) FIXTURES_DIR "/" name
 

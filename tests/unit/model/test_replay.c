@@ -12,11 +12,11 @@
 
 #include "../unit.h"
 #include "../format/timeline_fixture.h"
-#include "cp_stacks.h"
-#include "depgraph.h"
-#include "model.h"
-#include "replay.h"
-#include "whatif.h"
+#include "model/cp_stacks.h"
+#include "model/depgraph.h"
+#include "model/model.h"
+#include "model/replay.h"
+#include "model/whatif.h"
 
 #define MS 1000000ULL
 

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "../unit.h"
-#include "model.h"
-#include "run_delta.h"
-#include "view.h"
+#include "model/model.h"
+#include "model/run_delta.h"
+#include "model/view.h"
 
 static char *sdup(const char *s)
 {

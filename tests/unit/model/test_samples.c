@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../unit.h"
-#include "samples.h"
+#include "model/samples.h"
 
 static int count_samples(const struct sp_sample *s, void *arg)
 {

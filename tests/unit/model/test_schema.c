@@ -21,12 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_reader.h"
-#include "json_writer.h"
-#include "model_json.h"
-#include "render.h"
-#include "schema.h"
-#include "view.h"
+#include "base/json_reader.h"
+#include "base/json_writer.h"
+#include "model/model_json.h"
+#include "format/render.h"
+#include "model/schema.h"
+#include "model/view.h"
 
 #define NPASSES 6
 #define NELEMS 2 /* elements of every array and map */

@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "../unit.h"
-#include "samples.h"
-#include "schema.h"
-#include "view.h"
+#include "model/samples.h"
+#include "model/schema.h"
+#include "model/view.h"
 
 /*
  * The field of s at off, of type t (MAP and ARRAY fields sit at their list's v), or of an

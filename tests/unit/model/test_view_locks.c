@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../unit.h"
-#include "model.h"
+#include "model/model.h"
 
 #define ck_assert_before(a, b) ck_assert(((a) != NULL) && ((b) != NULL) && ((a) < (b)))
 

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_reader.h"
-#include "model.h"
-#include "model_json.h"
-#include "render.h"
+#include "base/json_reader.h"
+#include "model/model.h"
+#include "model/model_json.h"
+#include "format/render.h"
 
 /* a and b both found, a first */
 #define ck_assert_before(a, b) ck_assert(((a) != NULL) && ((b) != NULL) && ((a) < (b)))

@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "../unit.h"
-#include "diff.h"
-#include "json_reader.h"
-#include "model.h"
-#include "schema.h"
-#include "view.h"
+#include "format/diff.h"
+#include "base/json_reader.h"
+#include "model/model.h"
+#include "model/schema.h"
+#include "model/view.h"
 
 #define MS 1000000ULL
 

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "elfsyms.h"
+#include "symbols/elfsyms.h"
 
 #define NFUNCS 3
 static const char *const func_names[NFUNCS] = { "sp_target_alpha", "sp_target_beta",

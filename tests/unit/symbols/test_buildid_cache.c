@@ -23,10 +23,10 @@
 #include <unistd.h>
 
 #include "../unit.h"
-#include "buildid_cache.h"
-#include "elfsyms.h"
-#include "procmaps.h"
-#include "usyms.h"
+#include "symbols/buildid_cache.h"
+#include "symbols/elfsyms.h"
+#include "symbols/procmaps.h"
+#include "symbols/usyms.h"
 
 #if !defined(SYMTARGET_PIE) || !defined(SYMTARGET_NOPIE) || !defined(SYMTARGET_NOPIE_STRIPPED) || \
 	!defined(SYMTARGET_NOPIE_DEBUG) || !defined(SYMTARGET_NOID)

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "../unit.h"
-#include "cfi.h"
+#include "symbols/cfi.h"
 
 /* The address and size of symbol name in path's .symtab, or of section name when sect. */
 static void sym(const char *path, const char *name, bool sect, uint64_t *addr, uint64_t *size)

@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #include "../unit.h"
-#include "cfi_unwind.h"
-#include "elfsyms.h"
-#include "procmaps.h"
+#include "symbols/cfi_unwind.h"
+#include "symbols/elfsyms.h"
+#include "symbols/procmaps.h"
 
 #define MAX_OBJS 16
 

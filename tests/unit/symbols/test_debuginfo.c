@@ -16,12 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "demangle.h"
-#include "elfsyms.h"
-#include "model.h"
-#include "resym.h"
-#include "procmaps.h"
-#include "usyms.h"
+#include "symbols/demangle.h"
+#include "symbols/elfsyms.h"
+#include "model/model.h"
+#include "symbols/resym.h"
+#include "symbols/procmaps.h"
+#include "symbols/usyms.h"
 
 #include "symtarget_fixture.h"
 

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfsyms.h"
-#include "usyms.h"
+#include "symbols/elfsyms.h"
+#include "symbols/usyms.h"
 
 #if !defined(SYMTARGET_NOPIE) || !defined(SYMTARGET_NOPIE_STRIPPED)
 #error "the target paths must be defined by tests/meson.build"

@@ -19,10 +19,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "buildid_cache.h"
-#include "elfsyms.h"
-#include "procmaps.h"
-#include "usyms.h"
+#include "symbols/buildid_cache.h"
+#include "symbols/elfsyms.h"
+#include "symbols/procmaps.h"
+#include "symbols/usyms.h"
 
 #ifndef FIXTURES_DIR
 #error "FIXTURES_DIR must be defined"

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "foldcfg.h"
-#include "ksyms.h"
-#include "kstack.h"
-#include "model.h"
+#include "loader/foldcfg.h"
+#include "symbols/ksyms.h"
+#include "symbols/kstack.h"
+#include "model/model.h"
 
 static struct ksyms *ks;
 static struct sp_fold_cfg cfg;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ksyms.h"
+#include "symbols/ksyms.h"
 
 #define FIXTURE FIXTURES_DIR "/kallsyms.txt"
 #define FIXTURE_RESTRICTED FIXTURES_DIR "/kallsyms_restricted.txt"

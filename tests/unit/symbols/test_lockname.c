@@ -12,8 +12,8 @@
 #include <linux/types.h>
 
 #include "../unit.h"
-#include "ksyms.h"
-#include "lockname.h"
+#include "symbols/ksyms.h"
+#include "symbols/lockname.h"
 #include "schedprof/lock.h"
 
 static struct ksyms *ks;

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "../unit.h"
-#include "procmaps.h"
+#include "symbols/procmaps.h"
 
 START_TEST(test_maps_fixture)
 {

@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "elfsyms.h"
-#include "procmaps.h"
-#include "usyms.h"
+#include "symbols/elfsyms.h"
+#include "symbols/procmaps.h"
+#include "symbols/usyms.h"
 
 #define NFUNCS 3
 static const char *const func_names[NFUNCS] = { "sp_target_alpha", "sp_target_beta",

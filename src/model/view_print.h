@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The table helpers the views' printers share (view_NAME.c print_table, format_table.c). */
+#ifndef SCHEDPROF_VIEW_PRINT_H
+#define SCHEDPROF_VIEW_PRINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "model/model.h"
+#include "model/view_opts.h"
+
+double sp_pct(uint64_t part, uint64_t total);
+/* The rows shown of n: at most -n (0: all). */
+size_t sp_rows_shown(size_t n, const struct render_opts *o);
+/*
+ * The notes on what the stacks of a view's events (what: "schedules", "contentions") lack:
+ * no kernel stack, no user frames, a truncated user stack; nothing for a count of 0.
+ */
+void sp_print_stack_notes(const char *what, uint64_t missing, uint64_t user_missing,
+			  uint64_t user_truncated, FILE *f);
+/* "(N more rows: -n 0 shows all)" when shown < n. */
+void sp_print_more_rows(size_t shown, size_t n, FILE *f);
+/*
+ * The first --stack-rows stacks of a row whose total is total (merged across the pids of a
+ * comm): count, share, time_label and time when time_label is set, comm; then the frames.
+ * 0 or -ENOMEM.
+ */
+int sp_print_stack_list(const struct sp_stack_list *stacks, uint64_t total,
+			const char *time_label, const struct render_opts *o, FILE *f);
+
+#endif

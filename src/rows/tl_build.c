@@ -1,0 +1,731 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The timeline's tasks and segments from the --timeline events (tl_build.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+#include "base/hashmap.h"
+#include "rows/sched_rows.h"
+#include "rows/tl_build.h"
+#include "base/util.h"
+#include "model/waitclass.h"
+#include "schedprof/fold.h"
+#include "schedprof/timeline.h"
+
+#define NONE UINT32_MAX
+/* include/linux/sched.h: the state of a task's very last switch-out */
+#define TL_TASK_DEAD 0x80
+/*
+ * A wake-up that reached the buffer while its task still ran ends the sleep that begins at
+ * the task's next switch-out if it comes within this: the wake-up raced that switch-out on
+ * another CPU (microseconds apart). Later, it was a wake-up that found the task awake.
+ */
+#define PENDING_NS 1000000ULL
+
+/* The fixed callers of runnable segments (and of a sleep that began before the trace). */
+enum { CALLER_PREEMPTED = 0, CALLER_WOKEN, CALLER_NEW, CALLER_UNKNOWN, CALLER__FIXED };
+static const char *const fixed_callers[CALLER__FIXED] = { "[preempted]", "[woken]", "[new]",
+							  "[unknown]" };
+/* The fixed comms of wakers in interrupt context, first in the comm table. */
+enum { COMM_IRQ = 0, COMM_SOFTIRQ, COMM__FIXED };
+static const char *const fixed_comms[COMM__FIXED] = { "[irq]", "[softirq]" };
+
+struct comm {
+	char s[TASK_COMM_LEN + 1];
+};
+
+/* A closed segment, with its strings as ids (the model's come at the end). */
+struct seg {
+	uint64_t start, ns;
+	uint32_t task, comm, caller, waker_comm;
+	int32_t cpu, waker_tid;
+	uint8_t state, wait, unfinished, pad;
+};
+
+struct task {
+	int tid, pid, parent_tid;
+	uint32_t comm;
+	uint64_t start, end;
+	bool exiting; /* its exit event came: a switch-out in TASK_DEAD will be its last */
+	bool ended;   /* no more segments: exited, or cut by the end or the limit */
+	bool exited;
+	uint64_t exit_ts;
+	uint32_t nsegs;
+	/* the open segment */
+	uint8_t state, wait;
+	int32_t cpu;
+	uint32_t caller, seg_comm;
+	uint64_t seg_start;
+	int32_t waker_tid;   /* blocked, once woken */
+	uint32_t waker_comm; /* NONE: not woken */
+	/* a wake-up that came while it ran (PENDING_NS) */
+	bool pending;
+	uint64_t wake_ts;
+	int32_t pend_waker_tid;
+	uint32_t pend_waker_comm;
+};
+
+struct tl_builder {
+	uint64_t t0;
+	size_t max_segs;
+	struct task *tasks;
+	size_t ntasks, tasks_cap, alive;
+	struct hashmap by_tid; /* tid -> index of its latest task */
+	struct comm *comms;
+	size_t ncomms, comms_cap;
+	struct hashmap comm_ids; /* comm index (the key) -> 0; the index -1 is the probe */
+	const char *probe;
+	uint64_t *callers; /* ip of each caller id from CALLER__FIXED on */
+	size_t ncallers, callers_cap;
+	struct hashmap caller_ids; /* ip -> caller id */
+	struct seg *segs;
+	size_t nsegs, segs_cap;
+	struct tl_counts counts;
+	bool truncated;
+};
+
+/* ---- interning ---- */
+
+static const char *comm_of(const struct tl_builder *b, long key)
+{
+	return key == -1 ? b->probe : b->comms[key].s;
+}
+
+static uint64_t comm_hash(long key, void *ctx)
+{
+	const char *s = comm_of(ctx, key);
+
+	return hashmap_hash_bytes(s, strlen(s), 0);
+}
+
+static bool comm_equal(long a, long c, void *ctx)
+{
+	return !strcmp(comm_of(ctx, a), comm_of(ctx, c));
+}
+
+static uint32_t comm_add(struct tl_builder *b, const char *s)
+{
+	struct hashmap_entry *e;
+	struct comm *c;
+
+	b->probe = s;
+	e = hashmap__find_entry(&b->comm_ids, -1);
+	if (e)
+		return (uint32_t)e->key;
+	if (grow((void **)&b->comms, &b->comms_cap, b->ncomms + 1, sizeof(*b->comms)))
+		return NONE;
+	c = &b->comms[b->ncomms];
+	snprintf(c->s, sizeof(c->s), "%s", s);
+	if (hashmap__add(&b->comm_ids, (long)b->ncomms, 0))
+		return NONE;
+	return (uint32_t)b->ncomms++;
+}
+
+/* The id of a TASK_COMM_LEN comm from BPF (not always NUL-terminated). */
+static uint32_t comm_id(struct tl_builder *b, const char raw[TASK_COMM_LEN])
+{
+	char s[TASK_COMM_LEN + 1];
+
+	memcpy(s, raw, TASK_COMM_LEN);
+	s[TASK_COMM_LEN] = 0;
+	return comm_add(b, s);
+}
+
+/* Does the raw comm read as comm id? (the common case: no lookup) */
+static bool comm_is(const struct tl_builder *b, uint32_t id, const char raw[TASK_COMM_LEN])
+{
+	return id != NONE && !strncmp(b->comms[id].s, raw, TASK_COMM_LEN);
+}
+
+static uint32_t caller_id(struct tl_builder *b, uint64_t ip)
+{
+	long id;
+
+	if (hashmap__find(&b->caller_ids, (long)ip, &id))
+		return (uint32_t)id;
+	if (grow((void **)&b->callers, &b->callers_cap, b->ncallers + 1, sizeof(*b->callers)))
+		return NONE;
+	b->callers[b->ncallers] = ip;
+	id = (long)(CALLER__FIXED + b->ncallers);
+	if (hashmap__add(&b->caller_ids, (long)ip, id))
+		return NONE;
+	b->ncallers++;
+	return (uint32_t)id;
+}
+
+/* ---- life cycle ---- */
+
+struct tl_builder *tl_builder_new(uint64_t t0, size_t max_segs)
+{
+	struct tl_builder *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->t0 = t0;
+	b->max_segs = max_segs ? max_segs : SP_TL_MAX_SEGS;
+	hashmap__init(&b->by_tid, hashmap_long_hash, hashmap_long_equal, NULL);
+	hashmap__init(&b->comm_ids, comm_hash, comm_equal, b);
+	hashmap__init(&b->caller_ids, hashmap_long_hash, hashmap_long_equal, NULL);
+	for (int i = 0; i < COMM__FIXED; i++) {
+		if (comm_add(b, fixed_comms[i]) != (uint32_t)i) {
+			tl_builder_free(b);
+			return NULL;
+		}
+	}
+	return b;
+}
+
+void tl_builder_free(struct tl_builder *b)
+{
+	if (!b)
+		return;
+	hashmap__clear(&b->by_tid);
+	hashmap__clear(&b->comm_ids);
+	hashmap__clear(&b->caller_ids);
+	free(b->tasks);
+	free(b->comms);
+	free(b->callers);
+	free(b->segs);
+	free(b);
+}
+
+void tl_builder_counts(const struct tl_builder *b, struct tl_counts *ret)
+{
+	*ret = b->counts;
+}
+
+/* ---- segments ---- */
+
+/* Closes t's open segment at ts (never before its start); nothing for an empty one. */
+static int seg_close(struct tl_builder *b, struct task *t, uint64_t ts, bool unfinished)
+{
+	struct seg *s;
+
+	if (ts <= t->seg_start)
+		return 0;
+	s = SP_ARRAY_ADD(b->segs, b->nsegs, b->segs_cap);
+	if (!s)
+		return -ENOMEM;
+	s->start = t->seg_start;
+	s->ns = ts - t->seg_start;
+	s->task = (uint32_t)(t - b->tasks);
+	s->comm = t->seg_comm;
+	s->state = t->state;
+	s->cpu = t->state == SP_TL_RUNNING ? t->cpu : -1;
+	s->caller = t->state == SP_TL_RUNNING ? NONE : t->caller;
+	s->wait = t->state == SP_TL_BLOCKED ? t->wait : 0;
+	s->waker_tid = t->state == SP_TL_BLOCKED ? t->waker_tid : 0;
+	s->waker_comm = t->state == SP_TL_BLOCKED ? t->waker_comm : NONE;
+	s->unfinished = unfinished;
+	t->nsegs++;
+	return 0;
+}
+
+static void seg_open(struct task *t, uint64_t ts, enum sp_tl_state state, int cpu,
+		     uint32_t caller, uint32_t wait)
+{
+	t->seg_start = ts;
+	t->state = (uint8_t)state;
+	t->cpu = cpu;
+	t->caller = caller;
+	t->wait = (uint8_t)(wait < SP_WAIT__MAX ? wait : SP_WAIT_NONE);
+	t->seg_comm = t->comm;
+	t->waker_tid = 0;
+	t->waker_comm = NONE;
+}
+
+/* t is in state from ts on (times never go back within a task). */
+static int transition(struct tl_builder *b, struct task *t, uint64_t ts, enum sp_tl_state state,
+		      int cpu, uint32_t caller, uint32_t wait)
+{
+	int err;
+
+	if (ts < t->seg_start)
+		ts = t->seg_start;
+	err = seg_close(b, t, ts, false);
+	if (!err)
+		seg_open(t, ts, state, cpu, caller, wait);
+	return err;
+}
+
+/* t has no more segments: its open one ends at ts. */
+static int task_end(struct tl_builder *b, struct task *t, uint64_t ts, bool unfinished)
+{
+	if (ts < t->seg_start)
+		ts = t->seg_start;
+	t->end = ts;
+	t->ended = true;
+	b->alive--;
+	return seg_close(b, t, ts, unfinished);
+}
+
+/* ---- tasks ---- */
+
+static struct task *task_new(struct tl_builder *b, int tid, int pid, uint64_t start,
+			     uint32_t comm)
+{
+	struct task *t = SP_ARRAY_ADD(b->tasks, b->ntasks, b->tasks_cap);
+
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->pid = pid;
+	t->comm = comm;
+	t->start = start;
+	b->alive++;
+	if (hashmap__set(&b->by_tid, tid, (long)(t - b->tasks), NULL, NULL))
+		return NULL;
+	return t;
+}
+
+static struct task *task_find(const struct tl_builder *b, int tid)
+{
+	long i;
+
+	return hashmap__find(&b->by_tid, tid, &i) ? &b->tasks[i] : NULL;
+}
+
+/* What a task first seen in an event was doing since the trace began (or its tid's reuse). */
+struct hint {
+	enum sp_tl_state state;
+	int cpu;
+	uint32_t caller;
+};
+
+/*
+ * The live task tid, or a new one alive since the start in hint's state until ts. raw: its
+ * comm as the event gives it, taken as its comm from now on (NULL: none). NULL on ENOMEM.
+ */
+static struct task *task_get(struct tl_builder *b, int tid, int pid, const char *raw,
+			     uint64_t ts, struct hint h)
+{
+	struct task *t = task_find(b, tid);
+	uint32_t comm;
+
+	if (t && !t->ended) {
+		if (raw && !comm_is(b, t->comm, raw)) {
+			comm = comm_id(b, raw);
+			if (comm == NONE)
+				return NULL;
+			t->comm = comm;
+		}
+		return t;
+	}
+	comm = raw ? comm_id(b, raw) : NONE;
+	if (raw && comm == NONE)
+		return NULL;
+	/* a tid seen before has ended: a new task under it, known from now on */
+	t = task_new(b, tid, pid, t ? (ts > t->end ? ts : t->end) : 0, comm);
+	if (t)
+		seg_open(t, t->start, h.state, h.state == SP_TL_RUNNING ? h.cpu : -1, h.caller, 0);
+	return t;
+}
+
+/* ---- events ---- */
+
+static uint64_t rel(const struct tl_builder *b, uint64_t ts)
+{
+	return ts > b->t0 ? ts - b->t0 : 0;
+}
+
+static int on_switch_out(struct tl_builder *b, const struct sp_tl_switch *e, uint64_t ts)
+{
+	struct hint h = { SP_TL_RUNNING, e->h.cpu, NONE };
+	struct task *t = task_get(b, (int)e->prev_tid, (int)e->prev_pid, e->prev_comm, ts, h);
+	uint32_t caller;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	/* after its exit event a task may still sleep or be preempted (in exit_mm, ...) */
+	if (e->prev_state & TL_TASK_DEAD) {
+		t->exited = true;
+		return task_end(b, t, ts, false);
+	}
+	if (e->prev_state == 0) {
+		t->pending = false;
+		return transition(b, t, ts, SP_TL_RUNNABLE, -1, CALLER_PREEMPTED, 0);
+	}
+	caller = caller_id(b, e->caller);
+	if (caller == NONE)
+		return -ENOMEM;
+	if (t->pending && (ts > t->wake_ts ? ts - t->wake_ts : t->wake_ts - ts) < PENDING_NS) {
+		/* woken on another CPU as it went to sleep: asleep until the wake-up, if at all */
+		t->pending = false;
+		err = transition(b, t, ts, SP_TL_BLOCKED, -1, caller, e->wait);
+		if (err)
+			return err;
+		t->waker_tid = t->pend_waker_tid;
+		t->waker_comm = t->pend_waker_comm;
+		return transition(b, t, t->wake_ts, SP_TL_RUNNABLE, -1, CALLER_WOKEN, 0);
+	}
+	t->pending = false;
+	return transition(b, t, ts, SP_TL_BLOCKED, -1, caller, e->wait);
+}
+
+static int on_switch_in(struct tl_builder *b, const struct sp_tl_switch *e, uint64_t ts)
+{
+	struct hint h = { SP_TL_RUNNABLE, -1, CALLER_UNKNOWN };
+	struct task *t = task_get(b, (int)e->next_tid, (int)e->next_pid, e->next_comm, ts, h);
+
+	if (!t)
+		return -ENOMEM;
+	t->pending = false;
+	return transition(b, t, ts, SP_TL_RUNNING, e->h.cpu, NONE, 0);
+}
+
+static int on_wake(struct tl_builder *b, const struct sp_tl_wake *e, uint64_t ts)
+{
+	struct hint h = { SP_TL_BLOCKED, -1, CALLER_UNKNOWN };
+	struct task *t = task_get(b, (int)e->tid, (int)e->pid, e->comm, ts, h);
+	uint32_t waker_comm;
+	int32_t waker_tid = 0;
+
+	if (!t)
+		return -ENOMEM;
+	if (e->ctx == SP_TL_CTX_IRQ) {
+		waker_comm = COMM_IRQ;
+	} else if (e->ctx == SP_TL_CTX_SOFTIRQ) {
+		waker_comm = COMM_SOFTIRQ;
+	} else {
+		waker_comm = comm_id(b, e->waker_comm);
+		if (waker_comm == NONE)
+			return -ENOMEM;
+		waker_tid = e->waker_traced ? (int32_t)e->waker_tid : 0;
+	}
+	switch (t->state) {
+	case SP_TL_BLOCKED:
+		t->waker_tid = waker_tid;
+		t->waker_comm = waker_comm;
+		return transition(b, t, ts, SP_TL_RUNNABLE, -1, CALLER_WOKEN, 0);
+	case SP_TL_RUNNING:
+		t->pending = true;
+		t->wake_ts = ts;
+		t->pend_waker_tid = waker_tid;
+		t->pend_waker_comm = waker_comm;
+		return 0;
+	default: /* runnable already: a new task's first wake-up, or a second one */
+		return 0;
+	}
+}
+
+static int on_fork(struct tl_builder *b, const struct sp_tl_fork *e, uint64_t ts)
+{
+	struct hint h = { SP_TL_RUNNING, e->h.cpu, NONE };
+	struct task *t = task_get(b, (int)e->parent_tid, (int)e->parent_pid, NULL, ts, h);
+	uint32_t comm = comm_id(b, e->comm);
+	int parent_tid = (int)e->parent_tid;
+	int err;
+
+	if (!t || comm == NONE)
+		return -ENOMEM;
+	if (t->comm == NONE)
+		t->comm = t->seg_comm = comm; /* first seen here: the child has its comm */
+	t = task_find(b, (int)e->tid);
+	/* its tid still names a task that did not end: that one's end was lost, it ends now */
+	if (t && !t->ended && (err = task_end(b, t, ts, false)))
+		return err;
+	if (t && t->end > ts) /* one tid, one task at a time */
+		ts = t->end;
+	t = task_new(b, (int)e->tid, (int)e->pid, ts, comm);
+	if (!t)
+		return -ENOMEM;
+	t->parent_tid = parent_tid;
+	seg_open(t, ts, SP_TL_RUNNABLE, -1, CALLER_NEW, 0);
+	return 0;
+}
+
+static int on_task_event(struct tl_builder *b, const struct sp_tl_task_ev *e, uint64_t ts)
+{
+	struct hint h = { SP_TL_RUNNING, e->h.cpu, NONE };
+	struct task *t = task_get(b, (int)e->tid, (int)e->pid, NULL, ts, h);
+	uint32_t comm;
+
+	if (!t)
+		return -ENOMEM;
+	if (e->h.type == SP_TL_EV_EXIT) {
+		if (t->comm == NONE && (t->comm = t->seg_comm = comm_id(b, e->comm)) == NONE)
+			return -ENOMEM;
+		t->exiting = true;
+		t->exit_ts = ts;
+		return 0;
+	}
+	/* exec, rename: a new comm from here on; the running segment is split there */
+	comm = comm_id(b, e->comm);
+	if (comm == NONE)
+		return -ENOMEM;
+	if (t->comm == NONE)
+		t->seg_comm = comm;
+	t->comm = comm;
+	if (t->state == SP_TL_RUNNING && t->seg_comm != comm)
+		return transition(b, t, ts, SP_TL_RUNNING, t->cpu, NONE, 0);
+	return 0;
+}
+
+/* The segment limit: every live task is cut at ts, later events are dropped. */
+static int truncate_at(struct tl_builder *b, uint64_t ts)
+{
+	int err = 0;
+
+	b->truncated = true;
+	b->counts.truncated_ns = ts ? ts : 1;
+	for (size_t i = 0; i < b->ntasks && !err; i++)
+		if (!b->tasks[i].ended)
+			err = task_end(b, &b->tasks[i], ts, true);
+	return err;
+}
+
+static const size_t ev_size[] = {
+	[SP_TL_EV_SWITCH] = sizeof(struct sp_tl_switch),
+	[SP_TL_EV_WAKE] = sizeof(struct sp_tl_wake),
+	[SP_TL_EV_WAKE_NEW] = sizeof(struct sp_tl_wake),
+	[SP_TL_EV_FORK] = sizeof(struct sp_tl_fork),
+	[SP_TL_EV_EXEC] = sizeof(struct sp_tl_task_ev),
+	[SP_TL_EV_EXIT] = sizeof(struct sp_tl_task_ev),
+	[SP_TL_EV_RENAME] = sizeof(struct sp_tl_task_ev),
+};
+
+int tl_builder_add(struct tl_builder *b, const void *data, size_t size)
+{
+	const struct sp_tl_hdr *h = data;
+	const struct sp_tl_switch *sw = data;
+	uint64_t ts;
+	int err;
+
+	b->counts.events++;
+	if (size < sizeof(*h) || !h->type || h->type >= ARRAY_SIZE(ev_size) ||
+	    size < ev_size[h->type]) {
+		b->counts.bad++;
+		return -EINVAL;
+	}
+	if (b->truncated) {
+		b->counts.dropped++;
+		return 0;
+	}
+	ts = rel(b, h->ts);
+	/* room for this event's segments (3 at most) and for cutting every live task */
+	if (b->nsegs + 3 + b->alive + 2 > b->max_segs) {
+		b->counts.dropped++;
+		return truncate_at(b, ts);
+	}
+	switch (h->type) {
+	case SP_TL_EV_SWITCH:
+		err = 0;
+		if (sw->prev_tid)
+			err = on_switch_out(b, sw, ts);
+		if (!err && sw->next_tid)
+			err = on_switch_in(b, sw, ts);
+		return err;
+	case SP_TL_EV_WAKE:
+	case SP_TL_EV_WAKE_NEW:
+		return on_wake(b, data, ts);
+	case SP_TL_EV_FORK:
+		return on_fork(b, data, ts);
+	default:
+		return on_task_event(b, data, ts);
+	}
+}
+
+/* ---- the model ---- */
+
+struct names {
+	char **callers; /* by caller id */
+	size_t n;
+	const char **classes; /* by caller id * SP_WAIT__MAX + wait: the wait class, lazily */
+};
+
+static void names_free(struct names *nm)
+{
+	for (size_t i = 0; nm->callers && i < nm->n; i++)
+		free(nm->callers[i]);
+	free(nm->callers);
+	free(nm->classes);
+}
+
+static int names_fill(struct tl_builder *b, struct names *nm, tl_name_fn name, void *arg)
+{
+	nm->n = CALLER__FIXED + b->ncallers;
+	nm->callers = calloc(nm->n, sizeof(*nm->callers));
+	nm->classes = calloc(nm->n * SP_WAIT__MAX, sizeof(*nm->classes));
+	if (!nm->callers || !nm->classes)
+		return -ENOMEM;
+	for (size_t i = 0; i < nm->n; i++) {
+		nm->callers[i] = i < CALLER__FIXED ? xstrdup(fixed_callers[i])
+						   : name(arg, b->callers[i - CALLER__FIXED]);
+		if (!nm->callers[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static const char *class_of(struct names *nm, uint32_t caller, uint8_t wait)
+{
+	const char **c = &nm->classes[(size_t)caller * SP_WAIT__MAX + wait];
+	const char *name = nm->callers[caller];
+
+	if (!*c)
+		*c = sp_wait_class_name(sp_wait_class(name, sched_wait_name(wait, name)));
+	return *c;
+}
+
+/* Dup of s into *ret; false on ENOMEM. */
+static bool dup_to(char **ret, const char *s)
+{
+	*ret = xstrdup(s);
+	return *ret != NULL;
+}
+
+static int seg_fill(struct tl_builder *b, struct names *nm, const struct seg *s,
+		    struct sp_tl_seg *o)
+{
+	o->tid = b->tasks[s->task].tid;
+	o->state = (enum sp_tl_state)s->state;
+	o->start_ns = s->start;
+	o->ns = s->ns;
+	o->cpu = s->cpu;
+	o->unfinished = s->unfinished;
+	o->waker_tid = s->waker_tid;
+	if (s->comm != NONE && !dup_to(&o->comm, b->comms[s->comm].s))
+		return -ENOMEM;
+	if (s->state == SP_TL_RUNNING)
+		return 0;
+	if (!dup_to(&o->caller, nm->callers[s->caller]))
+		return -ENOMEM;
+	if (s->state != SP_TL_BLOCKED)
+		return 0;
+	if (!dup_to(&o->wait, class_of(nm, s->caller, s->wait)))
+		return -ENOMEM;
+	if (s->waker_comm != NONE && !dup_to(&o->waker_comm, b->comms[s->waker_comm].s))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Tasks by start, then as first seen. */
+static int cmp_task(const void *pa, const void *pb, void *arg)
+{
+	const struct tl_builder *b = arg;
+	uint32_t a = *(const uint32_t *)pa, c = *(const uint32_t *)pb;
+	uint64_t sa = b->tasks[a].start, sc = b->tasks[c].start;
+
+	if (sa != sc)
+		return sa < sc ? -1 : 1;
+	return (a > c) - (a < c);
+}
+
+/* The tasks (in order) and their segments, each task's together, in time order. */
+static int fill_model(struct tl_builder *b, struct names *nm, const uint32_t *order,
+		      struct sp_timeline *tl)
+{
+	size_t *pos = calloc(b->ntasks ? b->ntasks : 1, sizeof(*pos)), at = 0;
+	int err = 0;
+
+	tl->tasks = calloc(b->ntasks ? b->ntasks : 1, sizeof(*tl->tasks));
+	tl->segs = calloc(b->nsegs ? b->nsegs : 1, sizeof(*tl->segs));
+	if (!pos || !tl->tasks || !tl->segs) {
+		free(pos);
+		return -ENOMEM;
+	}
+	tl->tasks_cap = b->ntasks ? b->ntasks : 1;
+	tl->segs_cap = b->nsegs ? b->nsegs : 1;
+	for (size_t k = 0; k < b->ntasks && !err; k++) {
+		const struct task *t = &b->tasks[order[k]];
+		struct sp_tl_task *o = &tl->tasks[tl->ntasks++];
+
+		pos[order[k]] = at;
+		at += t->nsegs;
+		o->tid = t->tid;
+		o->pid = t->pid;
+		o->parent_tid = t->parent_tid;
+		o->start_ns = t->start;
+		o->end_ns = t->end;
+		o->exited = t->exited;
+		if (t->comm != NONE && !dup_to(&o->comm, b->comms[t->comm].s))
+			err = -ENOMEM;
+	}
+	for (size_t i = 0; i < b->nsegs && !err; i++) {
+		const struct seg *s = &b->segs[i];
+
+		err = seg_fill(b, nm, s, &tl->segs[pos[s->task]++]);
+		tl->nsegs++;
+	}
+	free(pos);
+	return err;
+}
+
+/* Where the job ends, and the task the critical path starts from (see tl_builder_finish). */
+static void job_end(const struct tl_builder *b, uint64_t end_ns, int job_tid,
+		    struct sp_timeline *tl)
+{
+	const struct task *t = job_tid ? task_find(b, job_tid) : NULL;
+	const struct task *last = NULL, *alive = NULL;
+
+	if (t) {
+		tl->end_ns = t->end;
+		tl->end_tid = t->tid;
+		return;
+	}
+	for (size_t i = 0; i < b->ntasks; i++) {
+		const struct task *c = &b->tasks[i];
+
+		if (!c->exited) {
+			/* still alive: the one running at the end, else the last to change */
+			if (!alive || (c->state == SP_TL_RUNNING) > (alive->state == SP_TL_RUNNING) ||
+			    ((c->state == SP_TL_RUNNING) == (alive->state == SP_TL_RUNNING) &&
+			     c->seg_start > alive->seg_start))
+				alive = c;
+		} else if (!last || c->end > last->end) {
+			last = c;
+		}
+	}
+	if (alive) {
+		tl->end_ns = end_ns;
+		tl->end_tid = alive->tid;
+	} else if (last) {
+		tl->end_ns = last->end;
+		tl->end_tid = last->tid;
+	} else {
+		tl->end_ns = end_ns;
+		tl->end_tid = 0;
+	}
+}
+
+int tl_builder_finish(struct tl_builder *b, uint64_t end_ns, int job_tid, tl_name_fn name,
+		      void *arg, struct sp_timeline *tl)
+{
+	struct names nm = {};
+	uint32_t *order;
+	int err = 0;
+
+	if (b->truncated)
+		end_ns = b->counts.truncated_ns;
+	for (size_t i = 0; i < b->ntasks && !err; i++) {
+		struct task *t = &b->tasks[i];
+
+		if (t->ended)
+			continue;
+		/* its exit came, not its last switch (lost, or after the end): it ran until then */
+		if (t->exiting) {
+			t->exited = true;
+			err = task_end(b, t, t->exit_ts, false);
+		} else {
+			err = task_end(b, t, end_ns, true);
+		}
+	}
+	order = malloc((b->ntasks ? b->ntasks : 1) * sizeof(*order));
+	if (err || !order) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < b->ntasks; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, b->ntasks, sizeof(*order), cmp_task, b);
+	job_end(b, end_ns, job_tid, tl);
+	err = names_fill(b, &nm, name, arg);
+	if (!err)
+		err = fill_model(b, &nm, order, tl);
+	names_free(&nm);
+	free(order);
+	return err;
+}
