@@ -80,8 +80,9 @@ d = json.load(open(sys.argv[1]))
 by = {}
 for r in d["schedules"]["callers"]:
     by[r["caller"]] = by.get(r["caller"], 0) + r["count"]
-name = max(by, key=lambda k: (by[k], k))
-print(by[name], name)
+# every caller with the largest count: go tool pprof orders a tie its own way
+m = max(by.values())
+print(m, "|".join(sorted(k for k in by if by[k] == m)))
 PY
 )
 (cd "$tmpgo" && go tool pprof -symbolize=none -top -nodefraction=0 -sample_index=schedules \
@@ -89,7 +90,10 @@ PY
 grep -q "Showing nodes accounting for $total, 100% of $total total" "$TMP/top.txt" ||
 	fail "pprof total is not $total: $(head -12 "$TMP/top.txt")"
 got=$(awk '$1 == "flat" && $2 == "flat%" { h = 1; next } h { print $1, $NF; exit }' "$TMP/top.txt")
-[ "$got" = "$top" ] || fail "pprof top row '$got', the table's top caller is '$top'"
+case "|${top#* }|" in
+*"|${got#* }|"*) [ "${got%% *}" = "${top%% *}" ] ;;
+*) false ;;
+esac || fail "pprof top row '$got', the table's top caller (count and names) is '$top'"
 (cd "$tmpgo" && go tool pprof -symbolize=none -raw "$TMP/pprof.live") > "$TMP/raw.txt" 2>"$TMP/go.err" ||
 	fail "go tool pprof -raw: $(cat "$TMP/go.err")"
 grep -q '^schedules/count offcpu/nanoseconds$' "$TMP/raw.txt" || fail "pprof -raw sample types"
