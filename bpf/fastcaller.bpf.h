@@ -76,7 +76,7 @@ struct sp_frame_dist {
 
 #ifdef SP_FASTCALLER_DEFINE
 const volatile __u32 verify_callers = 0;  /* --verify-callers: every attribution is checked */
-const volatile __u64 kstack_size = 16384; /* THREAD_SIZE */
+const volatile __u64 kstack_size = 16384; /* THREAD_SIZE, a power of two */
 SP_HASH_MAP(frame_dist, SP_FRAME_DIST_MAX, __u64, struct sp_frame_dist);
 __u32 frame_dist_gen = 1;
 __u64 frame_dist_full = 0; /* a frame's distance could not be learned (frame_dist full) */
@@ -188,12 +188,19 @@ static long fast_hop(__u64 i, struct sp_hop_ctx *c)
 static __always_inline bool fast_read(struct sp_raw *r, __u64 words)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	__u64 base = (__u64)t->stack, sp = r->sp, len;
+	__u64 base = (__u64)t->stack, sp = r->sp, off, len;
 
 	r->nw = 0;
-	if (!base || sp < base || sp >= base + kstack_size || (sp & 7))
+	/*
+	 * The stack is kstack_size-aligned (THREAD_ALIGN), so sp's offset in it is sp's low bits.
+	 * base is only compared, never subtracted from: newer verifiers type a void * member read
+	 * through a BTF pointer as untrusted memory, and a difference with it stays a pointer,
+	 * which a helper's size argument refuses.
+	 */
+	off = sp & (kstack_size - 1);
+	if (!base || sp - off != base || (sp & 7))
 		return false;
-	len = base + kstack_size - sp;
+	len = kstack_size - off;
 	if (len > words * 8)
 		len = words * 8;
 	if (len > sizeof(r->w))
