@@ -28,6 +28,9 @@ for a in "$@"; do
 	esac
 done
 log() { echo "image: $*" >&2; }
+# the image's directory is the only line on stdout (matrix.sh reads it): what the tools
+# print while building goes to stderr (mkfs.ext4 -q still says "Creating regular file")
+exec 3>&1 1>&2
 [ "$(id -u)" = 0 ] || { log "run it as root (debootstrap, chroot)"; exit 1; }
 for t in debootstrap mkfs.ext4 sha256sum; do
 	command -v $t >/dev/null || { log "$t not found: sudo scripts/setup.sh --kernels"; exit 1; }
@@ -38,7 +41,7 @@ key=$( { echo "recipe $RECIPE"; echo "$PKGS"; echo "$KERNELS"; cat "$here/init.s
 dir=$cache/$key
 if ! $rebuild && [ -f "$dir/kernels" ] && [ -f "$dir/root.img" ]; then
 	log "cached: $dir"
-	echo "$dir"
+	echo "$dir" >&3
 	exit 0
 fi
 
@@ -68,7 +71,7 @@ flock 9
 # another run may have built it while this one waited
 if ! $rebuild && [ -f "$dir/kernels" ] && [ -f "$dir/root.img" ]; then
 	log "cached: $dir"
-	echo "$dir"
+	echo "$dir" >&3
 	exit 0
 fi
 # older recipes' images: only the newest is kept
@@ -159,4 +162,4 @@ mv "$dir/root.img.tmp" "$dir/root.img"
 sort "$dir/kernels.tmp" > "$dir/kernels"
 rm -f "$dir/kernels.tmp"
 log "built $dir in $(($(date +%s) - start)) s: $(tr '\n' ' ' < "$dir/kernels")"
-echo "$dir"
+echo "$dir" >&3
