@@ -26,6 +26,7 @@
 #include "common.bpf.h"
 #include "compat.bpf.h"
 #include "target.bpf.h"
+#include "schedprof/progs.h"
 #include "schedprof/sched.h"
 #include "schedprof/lock_pair.h"
 #include "walk.bpf.h"
@@ -513,17 +514,15 @@ static __always_inline int contention_begin(void *ctx, void *lock, unsigned int 
 	return 0;
 }
 
-SEC("tp_btf/contention_begin")
-int BPF_PROG(lock_begin, void *lock, unsigned int flags)
-{
-	return contention_begin(ctx, lock, flags, true);
-}
-
-SEC("tp_btf/contention_begin")
-int BPF_PROG(lock_begin_full, void *lock, unsigned int flags)
-{
-	return contention_begin(ctx, lock, flags, false);
-}
+/* One program a build (include/schedprof/progs.h): lock_begin, lock_begin_full. */
+#define SP_LOCK_BEGIN_PROG(program, build, provides, options)                                  \
+	SEC("tp_btf/contention_begin")                                                          \
+	int BPF_PROG(build, void *lock, unsigned int flags)                                     \
+	{                                                                                       \
+		return contention_begin(ctx, lock, flags,                                       \
+					!SP_BUILD_HAS(provides, SP_BUILD_FULL_WALKS));          \
+	}
+SP_LOCK_BEGIN_BUILDS(SP_LOCK_BEGIN_PROG)
 
 /*
  * The row of key in map, to add this contention to; NULL when there is nothing more to do:

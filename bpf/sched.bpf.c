@@ -31,6 +31,7 @@
 #include "common.bpf.h"
 #include "compat.bpf.h"
 #include "target.bpf.h"
+#include "schedprof/progs.h"
 #include "schedprof/sched.h"
 #include "walk.bpf.h"
 #include "lock.bpf.h"
@@ -198,7 +199,7 @@ static __always_inline __u64 sched_user_stack(void *ctx, struct task_struct *pre
 /*
  * Set by user space when no full stack is kept: it then loads sp_switch, not sp_switch_full.
  * No BPF code reads it (each build knows which it is): it is where sched.c, lock.c and
- * trace_load.c's switch_prog() read the choice back.
+ * trace_load.c's switch_needs() read the choice back.
  */
 const volatile __u32 caller_fast = 0;
 struct sp_fast_start sched_fast_start;
@@ -666,7 +667,7 @@ int sp_sched_stop(struct bpf_iter__task *ctx)
  * of next's pointer). With -a, sched_switch_out() looks prev's up after the caller's walk
  * (with -a it counts every prev, so pt is always set for the parts after it).
  *
- * In three builds, of which user space loads one (trace_load.c switch_prog()): sp_switch finds a
+ * In three builds (include/schedprof/progs.h), of which user space loads one: sp_switch finds a
  * voluntary switch's caller by the fast path (caller_fast), sp_switch_tl too, with the
  * timeline's part (--timeline), and sp_switch_full walks every one and keeps its stack (full
  * stacks: --stacks, -g, a format that draws them; the timeline's part behind its flag).
@@ -712,23 +713,14 @@ static __always_inline int sched_switch(void *ctx, struct task_struct *prev,
  */
 #define SP_SWITCH_STATE(preempt, prev_state) ((preempt) ? 0 : (prev_state))
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
-{
-	return sched_switch(ctx, prev, next, SP_SWITCH_STATE(preempt, prev_state), true, false);
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sp_switch_tl, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
-{
-	return sched_switch(ctx, prev, next, SP_SWITCH_STATE(preempt, prev_state), true, true);
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sp_switch_full, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
-{
-	return sched_switch(ctx, prev, next, SP_SWITCH_STATE(preempt, prev_state), false, true);
-}
+/* One program a build (include/schedprof/progs.h): sp_switch, sp_switch_tl, sp_switch_full. */
+#define SP_SWITCH_PROG(program, build, provides, options)                                      \
+	SEC("tp_btf/sched_switch")                                                              \
+	int BPF_PROG(build, bool preempt, struct task_struct *prev, struct task_struct *next,   \
+		     unsigned int prev_state)                                                   \
+	{                                                                                       \
+		return sched_switch(ctx, prev, next, SP_SWITCH_STATE(preempt, prev_state),      \
+				    !SP_BUILD_HAS(provides, SP_BUILD_FULL_WALKS),               \
+				    SP_BUILD_HAS(provides, SP_BUILD_TIMELINE));                 \
+	}
+SP_SWITCH_BUILDS(SP_SWITCH_PROG)
