@@ -87,6 +87,7 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 		/* the count through memory: one verifier state from here, not one per return */
 		s->us.nw = sp_user_frames(ctx, task, &s->us, callchains, false, 0, false,
 					  &prof_drops.ustack_fail);
+		/* verifier: the count from memory, one state from here, not one per return */
 		asm volatile("" ::: "memory");
 		nu = s->us.nw;
 	}

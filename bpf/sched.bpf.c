@@ -107,6 +107,7 @@ static __always_inline struct sp_sleep *task_sleep(struct task_struct *t, __u64 
  * from a global function's argument (memory to the verifier); the value to create from is
  * sp_zeros (208 bytes on the stack overflowed sp_switch_full's 512 there).
  */
+/* verifier: global, checked once, not per path of sp_switch (halved its load time) */
 __noinline int count_caller(struct sp_caller_key *key)
 {
 	struct sp_caller_key k;
@@ -123,6 +124,7 @@ __noinline int count_caller(struct sp_caller_key *key)
 	return 0;
 }
 
+/* verifier: global, as count_caller() */
 __noinline int count_stack(struct sp_caller_key *ck, __u64 stack, __u32 tgid)
 {
 	struct sp_stack_key key = { .stack = stack, .tgid = tgid };
@@ -142,6 +144,7 @@ __noinline int count_stack(struct sp_caller_key *ck, __u64 stack, __u32 tgid)
 }
 
 /* Counts the wake-up that ended s's sleep under its row and its waker. */
+/* verifier: global, as count_caller() */
 __noinline int count_waker(struct sp_sleep *s)
 {
 	struct sp_waker_key k = {};
@@ -206,11 +209,13 @@ struct sp_fast_start sched_fast_start;
 SP_SCRATCH_MAP(raw_buf, struct sp_raw);
 
 /* The fast path's halves as global functions, each verified once (as lock_begin's). */
+/* verifier: global, verified once, as lock_fast_pre() */
 __noinline int sched_fast_pre(void)
 {
 	return sp_fast_pre(&raw_buf, &sched_fast_start);
 }
 
+/* verifier: global, as sched_fast_pre() */
 __noinline int sched_fast_post(int pre, int walked, struct sp_fold_state *out)
 {
 	if (!out)
@@ -249,6 +254,7 @@ static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key,
  */
 static __always_inline __u64 sp_opaque(__u64 x)
 {
+	/* verifier: the compiler cannot see through it, so emits no branch for the verifier */
 	asm volatile("" : "+r"(x));
 	return x;
 }
@@ -312,6 +318,7 @@ static __always_inline __u64 runq_slot(__u64 v)
  * sleep, and waited for it to be off its CPU: woken before it blocked); with no wake-up seen
  * (the wake-up program did not run: its tracepoint was busy on that CPU) all is BLOCKED.
  */
+/* verifier: global, as count_caller() */
 __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 {
 	struct sp_budget_counts *b;
