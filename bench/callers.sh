@@ -30,6 +30,9 @@
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/builds.sh
+. "$HERE/builds.sh"
+SWITCH_BUILDS=$(prog_builds sp_switch | paste -sd "|")
 SCHEDPROF=${SCHEDPROF:-$HERE/../build/src/schedprof}
 OTHER=${OTHER:-}
 KSTACKS=${KSTACKS:-}
@@ -66,7 +69,7 @@ find_switch() {
 	local p
 	for _ in $(seq "$1"); do
 		for p in $(grep -h '^prog_id' /proc/$SP_PID/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u); do
-			bpftool prog show id "$p" | grep -q 'name sp_switch' && { echo "$p"; return; }
+			bpftool prog show id "$p" | grep -qE "name ($SWITCH_BUILDS) " && { echo "$p"; return; }
 		done
 		sleep 0.1
 	done

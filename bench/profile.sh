@@ -27,6 +27,8 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
+# shellcheck source=bench/builds.sh
+. "$HERE/builds.sh"
 SCHEDPROF=${SCHEDPROF:-$TOP/build/src/schedprof}
 PROFWORK=${PROFWORK:-$TOP/build/tests/profwork}
 PERF=${PERF:-perf}
@@ -183,7 +185,7 @@ done
 
 # ---- BPF cost: prof_sample's run time per sample, from the kernel's own accounting ----
 # (the perf interrupt around it is not included: compare the slowdown tables for that)
-prog_stats() { # TRACER-PID -> "run_cnt run_time_ns" of its prof_sample (-g: prof_sample_g) program
+prog_stats() { # TRACER-PID -> "run_cnt run_time_ns" of its build of prof_sample (bench/builds.sh)
 	local ids
 	ids=$(sed -n 's/^prog_id:[[:space:]]*//p' /proc/"$1"/fdinfo/* 2>/dev/null | sort -u | tr '\n' ' ')
 	bpftool -j prog show | python3 -c '
@@ -191,9 +193,9 @@ import json, sys
 ids = set(int(i) for i in sys.argv[1].split())
 cnt = ns = 0
 for p in json.load(sys.stdin):
-    if p["id"] in ids and p.get("name") in ("prof_sample", "prof_sample_g"):
+    if p["id"] in ids and p.get("name") in sys.argv[2].split():
         cnt += p.get("run_cnt", 0); ns += p.get("run_time_ns", 0)
-print(cnt, ns)' "$ids"
+print(cnt, ns)' "$ids" "$(prog_builds prof_sample | tr '\n' ' ')"
 }
 if ((DO_COST)); then
 	COST=$OUT/cost.csv

@@ -7,6 +7,8 @@
 # Needs root and perf; measure on a quiet machine.
 #   bench/timeline.sh [RUNS]    (SCHEDPROF: the binary, default build/src/schedprof)
 set -u
+# shellcheck source=bench/builds.sh
+. "$(dirname "$0")/builds.sh"
 SCHEDPROF=${SCHEDPROF:-build/src/schedprof}
 RUNS=${1:-3}
 TMP=$(mktemp -d /tmp/schedprof-bench.XXXXXX)
@@ -30,7 +32,8 @@ run() {
 		sleep 0.05
 	done
 	wait $pid
-	python3 - "$TMP/stats" "$TMP/progs" "$label" "$(awk '/usecs\/op/ { print $1 }' "$TMP/bench")" <<'PY'
+	python3 - "$TMP/stats" "$TMP/progs" "$label" "$(awk '/usecs\/op/ { print $1 }' "$TMP/bench")" \
+		"$(prog_builds sp_switch | tr '\n' ' ')tl_waking" <<'PY'
 import collections, json, sys
 progs = collections.defaultdict(dict)
 for line in open(sys.argv[1]):
@@ -41,8 +44,8 @@ names = {p["id"]: p.get("name", "?") for p in json.load(open(sys.argv[2]))}
 out = []
 for p in progs.values():
     name = names.get(p.get("prog_id"))
-    # sp_switch_tl: the build of sp_switch with the timeline's part (bpf/sched.bpf.c)
-    if name in ("sp_switch", "sp_switch_tl", "tl_waking") and p.get("run_cnt"):
+    # sp_switch's builds (include/schedprof/progs.h), and tl_waking
+    if name in sys.argv[5].split() and p.get("run_cnt"):
         out.append("%s %.0f ns/run (%d runs)" % (name, p["run_time_ns"] / p["run_cnt"], p["run_cnt"]))
 print("%-9s %s us/op; %s" % (sys.argv[3], sys.argv[4], ", ".join(sorted(out))))
 PY

@@ -52,12 +52,14 @@ int sp_cpu_probe(void *ctx)
  * once per range by the verifier) is walked once, not once per way fold_class() reached it
  * (the text's answer, the I/O ranges' exits), in each program that folds.
  */
+/* verifier: global: its loop over the lock ranges walked once, not per path into fold_class() */
 __noinline int fold_wait(__u64 ip)
 {
 	return (int)sp_fold_wait_of(&fold_cfg, ip);
 }
 
 /* ip's class for the fold: bit 0 in the scheduler's text, its wait class above (common.bpf.h). */
+/* verifier: global, checked once for every fold of every program, not at each call */
 __noinline int fold_class(__u64 ip)
 {
 	return sp_fold_in_text(&fold_cfg, ip) | fold_wait(ip) << 1;

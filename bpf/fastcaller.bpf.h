@@ -240,6 +240,7 @@ static __always_inline int fast_try(struct sp_raw *r, struct sp_fast_start *star
  * learning callbacks reach it.
  */
 #ifdef SP_FASTCALLER_DEFINE
+/* verifier: global, checked once, not at each place the learning callbacks reach it */
 __noinline int learn_dist(__u64 ip, __s32 dist)
 {
 	struct sp_frame_dist nv = { .dist = dist }, *d;
@@ -396,6 +397,7 @@ static __always_inline void sp_fast_at(void *raw_scratch, void *ctx)
 	r = bpf_map_lookup_elem(raw_scratch, &zero);
 	if (r) {
 		r->sp = (__u64)ctx;
+		/* verifier: ctx kept through the scratch, read back by the halves as a scalar */
 		asm volatile("" ::: "memory");
 	}
 }

@@ -26,6 +26,7 @@
 #include "common.bpf.h"
 #include "compat.bpf.h"
 #include "target.bpf.h"
+#include "schedprof/progs.h"
 #include "schedprof/sched.h"
 #include "schedprof/lock_pair.h"
 #include "walk.bpf.h"
@@ -125,11 +126,13 @@ static __always_inline __u64 lock_user_stack(void *ctx, __u64 kstack)
  * inlined they were verified on both (lock_begin 2.5k -> 4.8k verified instructions). The
  * full walk between them needs the program's context, so it stays inline.
  */
+/* verifier: global, not verified on both of lock_begin's states (inlined: 2.5k -> 4.8k insns) */
 __noinline int lock_fast_pre(void)
 {
 	return sp_fast_pre(&lock_raw_buf, &lock_fast_start);
 }
 
+/* verifier: global, as lock_fast_pre() */
 __noinline __u64 lock_fast_post(int pre, int walked)
 {
 	struct sp_lock_cache_counts *c;
@@ -294,6 +297,7 @@ static __always_inline bool is_dentry(__u64 d)
  * The locks of each kind inside objects recognised by their layout. Global functions, each
  * verified once: name_by_layout() reaches them by more than one kind (PREEMPT_RT's).
  */
+/* verifier: global, verified once however many lock kinds reach it (PREEMPT_RT's) */
 __noinline __u32 lock_name_mutex(__u64 m)
 {
 	if (is_pipe(m - bpf_core_field_offset(struct pipe_inode_info, mutex)))
@@ -303,6 +307,7 @@ __noinline __u32 lock_name_mutex(__u64 m)
 	return SP_LNAME_NONE;
 }
 
+/* verifier: global, as lock_name_mutex() */
 __noinline __u32 lock_name_rwsem(__u64 l)
 {
 	if (is_inode(l - bpf_core_field_offset(struct inode, i_rwsem)))
@@ -314,6 +319,7 @@ __noinline __u32 lock_name_rwsem(__u64 l)
 	return SP_LNAME_NONE;
 }
 
+/* verifier: global, as lock_name_mutex() */
 __noinline __u32 lock_name_spin(__u64 l)
 {
 	__u64 off;
@@ -380,11 +386,13 @@ static __always_inline __u32 name_by_layout(__u64 l, __u32 flags)
  * A global (non-inlined) function is verified once, on its own: inlined into lock_begin,
  * the naming probes multiplied its verification paths, then the largest part of start-up.
  */
+/* verifier: global: inlined, the naming probes multiplied lock_begin's paths */
 __noinline __u32 lock_name_task(__u64 l)
 {
 	return name_from_task(l, bpf_get_current_task_btf());
 }
 
+/* verifier: global, as lock_name_task() */
 __noinline __u32 lock_name_layout(__u64 l, __u32 flags)
 {
 	return name_by_layout(l, flags);
@@ -394,6 +402,7 @@ __noinline __u32 lock_name_layout(__u64 l, __u32 flags)
  * The two kinds of probes are global functions too: the verifier walked the rest of
  * lock_name() once per name each of them can return.
  */
+/* verifier: global, its probes' answers walked once, not on each path of contention_begin() */
 __noinline __u32 lock_name(__u64 l, __u32 flags)
 {
 	__u32 *cached = bpf_map_lookup_elem(&lock_names, &l), n;
@@ -513,17 +522,15 @@ static __always_inline int contention_begin(void *ctx, void *lock, unsigned int 
 	return 0;
 }
 
-SEC("tp_btf/contention_begin")
-int BPF_PROG(lock_begin, void *lock, unsigned int flags)
-{
-	return contention_begin(ctx, lock, flags, true);
-}
-
-SEC("tp_btf/contention_begin")
-int BPF_PROG(lock_begin_full, void *lock, unsigned int flags)
-{
-	return contention_begin(ctx, lock, flags, false);
-}
+/* One program a build (include/schedprof/progs.h): lock_begin, lock_begin_full. */
+#define SP_LOCK_BEGIN_PROG(program, build, provides, options)                                  \
+	SEC("tp_btf/contention_begin")                                                          \
+	int BPF_PROG(build, void *lock, unsigned int flags)                                     \
+	{                                                                                       \
+		return contention_begin(ctx, lock, flags,                                       \
+					!SP_BUILD_HAS(provides, SP_BUILD_FULL_WALKS));          \
+	}
+SP_LOCK_BEGIN_BUILDS(SP_LOCK_BEGIN_PROG)
 
 /*
  * The row of key in map, to add this contention to; NULL when there is nothing more to do:
@@ -556,6 +563,7 @@ static __always_inline void *row_get(void *map, const void *key, const void *fir
  * A global function, verified once: lock_end reaches it from a spinning lock's end and a
  * sleeping one's, and inlined twice it was verified twice.
  */
+/* verifier: global, verified once for lock_end's two ends (spinning, sleeping), not twice */
 __noinline int lock_account(struct sp_lock_pending *d, int ret, struct sp_lock_task *r)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
@@ -686,17 +694,20 @@ int BPF_PROG(lock_end, void *lock, int ret)
  * inside a contention.
  */
 /* The tests of the flags. */
+/* verifier: global, so the test is not hoisted above switch_locks into the schedules part */
 __noinline int lock_in_needs(struct sp_task *nt)
 {
 	return nt && nt->lock_asleep;
 }
 
+/* verifier: global, as lock_in_needs() */
 __noinline int lock_out_needs(struct sp_task *pt, __u32 prev_state)
 {
 	return prev_state != 0 && pt && pt->has_lock; /* not TASK_RUNNING: asleep, not preempted */
 }
 
 /* The locks view's part at prev's switch-out (lock.bpf.h): r, prev's lock state, or NULL. */
+/* verifier: global, checked once, not per path of sp_switch (inlined: the walks doubled) */
 __noinline int lock_switch_out(struct sp_task *pt, struct sp_lock_task *r, __u64 now)
 {
 	if (pt && r && r->p.ts) {
@@ -707,6 +718,7 @@ __noinline int lock_switch_out(struct sp_task *pt, struct sp_lock_task *r, __u64
 }
 
 /* The locks view's part at next's switch-in (lock.bpf.h): r, next's lock state, or NULL. */
+/* verifier: global, as lock_switch_out() */
 __noinline int lock_switch_in(struct sp_task *nt, struct sp_lock_task *r, __u64 now)
 {
 	__u64 d;

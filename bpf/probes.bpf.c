@@ -140,6 +140,7 @@ int fp_iter_task(struct bpf_iter__task *ctx)
  * Map keys and values in memory the verifier types as mem (task storage, a global function's
  * pointer argument), not the stack: taken from Linux 6.2 on.
  */
+/* verifier: global on purpose, not a split: its argument is the memory this probe asks about */
 __noinline int fp_mem_lookup(struct fp_key *k)
 {
 	return k && bpf_map_lookup_elem(&fp_hash, k) != 0;
@@ -163,6 +164,7 @@ int BPF_PROG(fp_mem_key, bool preempt, struct task_struct *prev, struct task_str
  * refuse it: 6.8 to the tag's release do not know the tag, older ones take the argument for
  * plain memory, which a task pointer is not.
  */
+/* verifier: global on purpose, not a split: its tagged argument is what this probe asks about */
 __noinline int fp_untrusted_read(struct task_struct *task __arg_untrusted)
 {
 	struct mm_struct *mm = task->mm;

@@ -15,6 +15,7 @@
 #include "common.bpf.h"
 #include "target.bpf.h"
 #include "ustack.bpf.h"
+#include "schedprof/progs.h"
 #include "schedprof/profile.h"
 
 struct sp_prof_counts prof_counts;
@@ -86,6 +87,7 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 		/* the count through memory: one verifier state from here, not one per return */
 		s->us.nw = sp_user_frames(ctx, task, &s->us, callchains, false, 0, false,
 					  &prof_drops.ustack_fail);
+		/* verifier: the count from memory, one state from here, not one per return */
 		asm volatile("" ::: "memory");
 		nu = s->us.nw;
 	}
@@ -147,21 +149,17 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, bool callchai
 }
 
 /*
- * Two programs, one loaded (src/collect/profile.c): the leaf only, and with -g the stacks. One
- * program with a flag made the verifier remove the other's code as dead at every load (most
- * of its instructions without -g).
+ * Two builds, one loaded (include/schedprof/progs.h): prof_sample, the leaf only, and with -g
+ * prof_sample_g, the stacks. One program with a flag made the verifier remove the other's
+ * code as dead at every load (most of its instructions without -g).
  */
-SEC("perf_event")
-int prof_sample(struct bpf_perf_event_data *ctx)
-{
-	return sample(ctx, false);
-}
-
-SEC("perf_event")
-int prof_sample_g(struct bpf_perf_event_data *ctx)
-{
-	return sample(ctx, true);
-}
+#define SP_PROF_SAMPLE_PROG(program, build, provides, options)                                 \
+	SEC("perf_event")                                                                       \
+	int build(struct bpf_perf_event_data *ctx)                                              \
+	{                                                                                       \
+		return sample(ctx, SP_BUILD_HAS(provides, SP_BUILD_CALLCHAINS));                \
+	}
+SP_PROF_SAMPLE_BUILDS(SP_PROF_SAMPLE_PROG)
 
 /*
  * A traced task exec'd: user space registers the new image's files while it lives. The task is

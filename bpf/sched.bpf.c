@@ -31,6 +31,7 @@
 #include "common.bpf.h"
 #include "compat.bpf.h"
 #include "target.bpf.h"
+#include "schedprof/progs.h"
 #include "schedprof/sched.h"
 #include "walk.bpf.h"
 #include "lock.bpf.h"
@@ -106,6 +107,7 @@ static __always_inline struct sp_sleep *task_sleep(struct task_struct *t, __u64 
  * from a global function's argument (memory to the verifier); the value to create from is
  * sp_zeros (208 bytes on the stack overflowed sp_switch_full's 512 there).
  */
+/* verifier: global, checked once, not per path of sp_switch (halved its load time) */
 __noinline int count_caller(struct sp_caller_key *key)
 {
 	struct sp_caller_key k;
@@ -122,6 +124,7 @@ __noinline int count_caller(struct sp_caller_key *key)
 	return 0;
 }
 
+/* verifier: global, as count_caller() */
 __noinline int count_stack(struct sp_caller_key *ck, __u64 stack, __u32 tgid)
 {
 	struct sp_stack_key key = { .stack = stack, .tgid = tgid };
@@ -141,6 +144,7 @@ __noinline int count_stack(struct sp_caller_key *ck, __u64 stack, __u32 tgid)
 }
 
 /* Counts the wake-up that ended s's sleep under its row and its waker. */
+/* verifier: global, as count_caller() */
 __noinline int count_waker(struct sp_sleep *s)
 {
 	struct sp_waker_key k = {};
@@ -198,18 +202,20 @@ static __always_inline __u64 sched_user_stack(void *ctx, struct task_struct *pre
 /*
  * Set by user space when no full stack is kept: it then loads sp_switch, not sp_switch_full.
  * No BPF code reads it (each build knows which it is): it is where sched.c, lock.c and
- * trace_load.c's switch_prog() read the choice back.
+ * trace_load.c's switch_needs() read the choice back.
  */
 const volatile __u32 caller_fast = 0;
 struct sp_fast_start sched_fast_start;
 SP_SCRATCH_MAP(raw_buf, struct sp_raw);
 
 /* The fast path's halves as global functions, each verified once (as lock_begin's). */
+/* verifier: global, verified once, as lock_fast_pre() */
 __noinline int sched_fast_pre(void)
 {
 	return sp_fast_pre(&raw_buf, &sched_fast_start);
 }
 
+/* verifier: global, as sched_fast_pre() */
 __noinline int sched_fast_post(int pre, int walked, struct sp_fold_state *out)
 {
 	if (!out)
@@ -248,6 +254,7 @@ static __always_inline void fast_caller(void *ctx, struct sp_caller_key *key,
  */
 static __always_inline __u64 sp_opaque(__u64 x)
 {
+	/* verifier: the compiler cannot see through it, so emits no branch for the verifier */
 	asm volatile("" : "+r"(x));
 	return x;
 }
@@ -311,6 +318,7 @@ static __always_inline __u64 runq_slot(__u64 v)
  * sleep, and waited for it to be off its CPU: woken before it blocked); with no wake-up seen
  * (the wake-up program did not run: its tracepoint was busy on that CPU) all is BLOCKED.
  */
+/* verifier: global, as count_caller() */
 __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 {
 	struct sp_budget_counts *b;
@@ -666,7 +674,7 @@ int sp_sched_stop(struct bpf_iter__task *ctx)
  * of next's pointer). With -a, sched_switch_out() looks prev's up after the caller's walk
  * (with -a it counts every prev, so pt is always set for the parts after it).
  *
- * In three builds, of which user space loads one (trace_load.c switch_prog()): sp_switch finds a
+ * In three builds (include/schedprof/progs.h), of which user space loads one: sp_switch finds a
  * voluntary switch's caller by the fast path (caller_fast), sp_switch_tl too, with the
  * timeline's part (--timeline), and sp_switch_full walks every one and keeps its stack (full
  * stacks: --stacks, -g, a format that draws them; the timeline's part behind its flag).
@@ -712,23 +720,14 @@ static __always_inline int sched_switch(void *ctx, struct task_struct *prev,
  */
 #define SP_SWITCH_STATE(preempt, prev_state) ((preempt) ? 0 : (prev_state))
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sp_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
-{
-	return sched_switch(ctx, prev, next, SP_SWITCH_STATE(preempt, prev_state), true, false);
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sp_switch_tl, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
-{
-	return sched_switch(ctx, prev, next, SP_SWITCH_STATE(preempt, prev_state), true, true);
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sp_switch_full, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
-{
-	return sched_switch(ctx, prev, next, SP_SWITCH_STATE(preempt, prev_state), false, true);
-}
+/* One program a build (include/schedprof/progs.h): sp_switch, sp_switch_tl, sp_switch_full. */
+#define SP_SWITCH_PROG(program, build, provides, options)                                      \
+	SEC("tp_btf/sched_switch")                                                              \
+	int BPF_PROG(build, bool preempt, struct task_struct *prev, struct task_struct *next,   \
+		     unsigned int prev_state)                                                   \
+	{                                                                                       \
+		return sched_switch(ctx, prev, next, SP_SWITCH_STATE(preempt, prev_state),      \
+				    !SP_BUILD_HAS(provides, SP_BUILD_FULL_WALKS),               \
+				    SP_BUILD_HAS(provides, SP_BUILD_TIMELINE));                 \
+	}
+SP_SWITCH_BUILDS(SP_SWITCH_PROG)

@@ -26,6 +26,7 @@ const volatile __u32 ustack_untrusted = 0;
  * calls it; a kernel older than 6.8 verifies it all the same, where the task is plain memory
  * and the loads would not verify: the flag makes them dead code there.
  */
+/* verifier: global for __arg_untrusted (6.8 on): the task read as an untrusted pointer */
 __noinline int sp_utask_read(struct task_struct *task __arg_untrusted, struct sp_utask *ut,
 			     __u32 exe)
 {
@@ -37,6 +38,7 @@ __noinline int sp_utask_read(struct task_struct *task __arg_untrusted, struct sp
 }
 
 /* ustack.bpf.h's sp_user_plan(): the plan, walked once by the verifier. */
+/* verifier: global, walked once whatever paths reach it (inline, once per path) */
 __noinline int sp_user_plan_g(struct sp_uscratch *s, __u32 nr, __u64 f1, __u32 walked)
 {
 	if (!s)
@@ -46,12 +48,14 @@ __noinline int sp_user_plan_g(struct sp_uscratch *s, __u32 nr, __u64 f1, __u32 w
 }
 
 /* ustack.bpf.h's sp_user_single_text(). */
+/* verifier: global, as sp_user_plan_g() */
 __noinline int sp_user_single_text(struct sp_uscratch *s)
 {
 	return s && single_text_segment(bpf_get_current_task_btf(), s);
 }
 
 /* ustack.bpf.h's sp_ucache_lookup_g(): the caches' answer for frames [0, nr) of s->uip. */
+/* verifier: global, as sp_user_plan_g() */
 __noinline int sp_ucache_lookup_g(struct sp_uscratch *s, __u32 nr)
 {
 	struct ucwalk w = {};
@@ -67,6 +71,7 @@ __noinline int sp_ucache_lookup_g(struct sp_uscratch *s, __u32 nr)
 }
 
 /* ustack.bpf.h's sp_ucache_learn_g(): the kernel's answer for nr frames into the caches. */
+/* verifier: global, as sp_user_plan_g() */
 __noinline int sp_ucache_learn_g(struct sp_uscratch *s, __u32 nr, __u32 known, __u32 start,
 				 __u32 check)
 {
@@ -84,17 +89,20 @@ __noinline int sp_ucache_learn_g(struct sp_uscratch *s, __u32 nr, __u32 known, _
 }
 
 /* ustack.bpf.h's sp_user_walk_g() and sp_user_stack_hash_g(). */
+/* verifier: global, as sp_user_plan_g() */
 __noinline int sp_user_walk_g(struct sp_uscratch *s)
 {
 	return s ? sp_user_walk(bpf_get_current_task_btf(), s) : 0;
 }
 
+/* verifier: global, as sp_user_plan_g() */
 __noinline __u64 sp_user_stack_hash_g(struct sp_uscratch *s, __u32 nr)
 {
 	return s ? sp_user_stack_hash_in(s, nr) : 0;
 }
 
 /* ustack.bpf.h's sp_user_begin_g(): only called with ustack_untrusted (see sp_utask_read()). */
+/* verifier: global for __arg_untrusted, as sp_utask_read() */
 __noinline int sp_user_begin_g(struct task_struct *task __arg_untrusted, struct sp_uscratch *s)
 {
 	if (!s || !ustack_untrusted)

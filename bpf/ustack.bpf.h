@@ -579,6 +579,7 @@ static __always_inline __u32 sp_user_walk(struct task_struct *task, struct sp_us
 	w.lo = sp - 1;
 	/* the count from memory: the verifier sees a bounded number, not 1, 2, 3... */
 	s->nw = 1;
+	/* verifier: the count from memory, a bounded number, not 1, 2, 3... */
 	asm volatile("" ::: "memory");
 	w.nr = s->nw;
 	bpf_loop(SP_PROF_UDEPTH, ufp_step, &w, 0);
@@ -768,6 +769,7 @@ static __always_inline __u64 sp_user_stack_keep(struct sp_uscratch *s, __u32 nr,
 {
 	__u64 id = sp_user_stack_hash_g(s, nr);
 
+	/* verifier: the id and s->u read back after the global function, one state */
 	asm volatile("" ::: "memory");
 	id = sp_stack_keep(&prof_ustacks, id, &s->u);
 	*raw |= s->keep_raw;
@@ -920,6 +922,7 @@ static __always_inline __u32 sp_user_plan_in(struct task_struct *task, struct sp
 	bpf_loop(SP_USCAN_WORDS / SP_USCAN_STEP, uscan_first, &c, 0);
 	/* through memory: one verifier state for the word found, not one per way to find it */
 	s->first = c.first;
+	/* verifier: the word found through memory, one state, not one per way */
 	asm volatile("" ::: "memory");
 	c.first = s->first;
 	if (c.first >= SP_USCAN_WORDS)
@@ -935,6 +938,7 @@ static __always_inline __u32 sp_user_plan_in(struct task_struct *task, struct sp
 		return SP_UREC_CALLER;
 	}
 	s->n = 2; /* from memory, as in sp_user_walk() */
+	/* verifier: the count from memory, as in sp_user_walk() */
 	asm volatile("" ::: "memory");
 	c.n = s->n;
 	uscan_push(&c, s->scan[(c.rec + 1) & (SP_USCAN_WORDS - 1)]);
@@ -959,6 +963,7 @@ int sp_user_plan_g(struct sp_uscratch *s, __u32 nr, __u64 f1, __u32 walked);
 static __always_inline void sp_user_plan(struct sp_uscratch *s, __u32 nr, __u64 f1, bool walked)
 {
 	sp_user_plan_g(s, nr, f1, walked);
+	/* verifier: the plan's answer read back from memory, one path from here */
 	asm volatile("" ::: "memory");
 }
 
@@ -1107,6 +1112,7 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
 	bool check, same;
 	__u64 key;
 
+	/* verifier: s->nw read from memory, one state for the callers' counts */
 	asm volatile("" ::: "memory");
 	nw = s->nw;
 	if (t)

@@ -18,6 +18,7 @@
 #include "rows/lockflags.h"
 #include "base/log.h"
 #include "loader/maps.h"
+#include "loader/prog_builds.h"
 #include "base/util.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
@@ -30,13 +31,13 @@ struct lock_state {
 	const struct trace_config *opts;
 	bool ustacks;		   /* --stacks: the waiters' user stacks too (bpf/ustack.bpf.h) */
 	struct uframes_live *live; /* their usyms, shared with the other views */
+	struct bpf_program *begin_prog; /* the build of lock_begin loaded (lock_configure()) */
 };
 
 /* Not selected or unavailable: no program, and maps as small as can be. */
 static void lock_disable(struct schedprof_bpf *skel)
 {
-	bpf_program__set_autoload(skel->progs.lock_begin, false);
-	bpf_program__set_autoload(skel->progs.lock_begin_full, false);
+	sp_prog_build_load(skel->obj, "lock_begin", 0, false);
 	bpf_program__set_autoload(skel->progs.lock_end, false);
 	bpf_map__set_max_entries(skel->maps.lock_stat, 1);
 	bpf_map__set_max_entries(skel->maps.lock_sleepers, 1);
@@ -83,9 +84,10 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	 */
 	skel->rodata->lock_caller_fast = !o->lock_stacks && !st->ustacks;
 	skel->rodata->verify_callers = o->verify_callers;
-	/* lock_begin's build with the full walks (bpf/lock.bpf.c) when stacks are kept */
-	bpf_program__set_autoload(skel->progs.lock_begin, skel->rodata->lock_caller_fast);
-	bpf_program__set_autoload(skel->progs.lock_begin_full, !skel->rodata->lock_caller_fast);
+	/* lock_begin's build with the full walks (include/schedprof/progs.h) when stacks are kept */
+	st->begin_prog = sp_prog_build_load(skel->obj, "lock_begin",
+					    skel->rodata->lock_caller_fast ? 0 : SP_BUILD_FULL_WALKS,
+					    true);
 	if (skel->rodata->lock_caller_fast) {
 		bpf_map__set_max_entries(skel->maps.lock_stack_counts, 1);
 		bpf_map__set_max_entries(skel->maps.lock_stacks, 1);
@@ -122,12 +124,6 @@ static int lock_setup(void *state, struct trace_ctx *ctx)
 	return st->live ? 0 : -errno;
 }
 
-/* The build of lock_begin that is loaded (lock_configure()). */
-static struct bpf_program *begin_prog(struct schedprof_bpf *skel)
-{
-	return skel->rodata->lock_caller_fast ? skel->progs.lock_begin : skel->progs.lock_begin_full;
-}
-
 static int lock_attach(void *state, struct trace_ctx *ctx)
 {
 	struct lock_state *st = state;
@@ -139,7 +135,7 @@ static int lock_attach(void *state, struct trace_ctx *ctx)
 	st->end = bpf_program__attach(st->skel->progs.lock_end);
 	if (!st->end)
 		return -errno;
-	st->begin = bpf_program__attach(begin_prog(st->skel));
+	st->begin = bpf_program__attach(st->begin_prog);
 	return st->begin ? 0 : -errno;
 }
 
@@ -179,7 +175,7 @@ static uint64_t prog_misses(struct bpf_program *p)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
-	int fd = bpf_program__fd(p);
+	int fd = p ? bpf_program__fd(p) : -1;
 
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
 		return 0;
@@ -234,7 +230,7 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	v->lost = d->row_map_full;
 	v->missing_stacks = d->stack_fail + d->stack_map_full + d->stackagg_map_full;
 	v->unpaired = d->unpaired;
-	v->missed = prog_misses(begin_prog(skel)) + prog_misses(skel->progs.lock_end);
+	v->missed = prog_misses(st->begin_prog) + prog_misses(skel->progs.lock_end);
 	err = read_cache(st, ctx->ncpus, &v->cache);
 	if (err)
 		wlog("the locks view's caller cache counters could not be read: %s", strerror(-err));

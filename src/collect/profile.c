@@ -20,6 +20,7 @@
 #include "base/cpulist.h"
 #include "base/log.h"
 #include "loader/maps.h"
+#include "loader/prog_builds.h"
 #include "collect/preflight.h"
 #include "rows/profile_rows.h"
 #include "collect/uframes_bpf.h"
@@ -46,6 +47,7 @@ struct prof_state {
 	size_t ncpus;
 	unsigned int hz;
 	bool callchains;
+	struct bpf_program *sample; /* the build of prof_sample loaded */
 };
 
 /* ---- while tracing: register what the announced processes map (uframes_bpf.h) ---- */
@@ -102,9 +104,9 @@ static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 		err = -ENOMEM;
 		goto fail;
 	}
-	/* one of the two sampling programs: the leaf only, or with -g the stacks */
-	bpf_program__set_autoload(skel->progs.prof_sample, !o->callchains);
-	bpf_program__set_autoload(skel->progs.prof_sample_g, o->callchains);
+	/* one build of the sampling program: the leaf only, or with -g the stacks */
+	st->sample = sp_prog_build_load(skel->obj, "prof_sample",
+					o->callchains ? SP_BUILD_CALLCHAINS : 0, true);
 	bpf_map__set_max_entries(skel->maps.prof_samples, o->max_samples);
 	bpf_map__set_max_entries(skel->maps.prof_kstacks, o->callchains ? o->max_stacks : 1);
 	uframes_bpf_size(skel, o, o->callchains);
@@ -121,8 +123,7 @@ fail:
  */
 static void prof_disable(struct schedprof_bpf *skel)
 {
-	bpf_program__set_autoload(skel->progs.prof_sample, false);
-	bpf_program__set_autoload(skel->progs.prof_sample_g, false);
+	sp_prog_build_load(skel->obj, "prof_sample", 0, false);
 	bpf_program__set_autoload(skel->progs.prof_exec, false);
 	bpf_map__set_max_entries(skel->maps.prof_samples, 1);
 	bpf_map__set_max_entries(skel->maps.prof_kstacks, 1);
@@ -155,8 +156,7 @@ static int open_cpu_clock(int cpu, unsigned int hz)
 static int prof_attach(void *state, struct trace_ctx *ctx)
 {
 	struct prof_state *st = state;
-	struct bpf_program *prog = st->callchains ? st->skel->progs.prof_sample_g
-						   : st->skel->progs.prof_sample;
+	struct bpf_program *prog = st->sample;
 	int err;
 
 	st->exec_link = bpf_program__attach(st->skel->progs.prof_exec);

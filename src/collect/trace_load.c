@@ -30,6 +30,7 @@
 #include "loader/foldcfg.h"
 #include "loader/featprobe.h"
 #include "loader/prog_budget.h"
+#include "loader/prog_builds.h"
 #include "loader/kfeatures.h"
 #include "symbols/ksyms.h"
 #include "base/log.h"
@@ -213,16 +214,13 @@ static struct schedprof_bpf *open_object(struct tracer *t)
 }
 
 /*
- * The build of the one sched_switch program to load (bpf/sched.bpf.c): with the schedules
- * view's full walks when stacks are kept, else with the timeline's part when it is on.
+ * What the one sched_switch program's build must provide (include/schedprof/progs.h): the
+ * schedules view's full walks when stacks are kept, the timeline's part when it is on.
  */
-static struct bpf_program *switch_prog(struct schedprof_bpf *skel)
+static unsigned int switch_needs(struct schedprof_bpf *skel)
 {
-	if (skel->rodata->switch_sched && !skel->rodata->caller_fast)
-		return skel->progs.sp_switch_full;
-	if (skel->rodata->switch_timeline)
-		return skel->progs.sp_switch_tl;
-	return skel->progs.sp_switch;
+	return (skel->rodata->switch_sched && !skel->rodata->caller_fast ? SP_BUILD_FULL_WALKS : 0) |
+	       (skel->rodata->switch_timeline ? SP_BUILD_TIMELINE : 0);
 }
 
 /*
@@ -330,10 +328,7 @@ static int tracer_open(struct tracer *t, const struct trace_config *o)
 	}
 	/* the parts of sp_switch are switched on by the views' configure; one build is loaded */
 	sw_on = skel->rodata->switch_sched || skel->rodata->switch_locks;
-	bpf_program__set_autoload(skel->progs.sp_switch, false);
-	bpf_program__set_autoload(skel->progs.sp_switch_tl, false);
-	bpf_program__set_autoload(skel->progs.sp_switch_full, false);
-	bpf_program__set_autoload(switch_prog(skel), sw_on);
+	sp_prog_build_load(skel->obj, "sp_switch", switch_needs(skel), sw_on);
 	/*
 	 * each CPU's runqueue, for the preempt count (preempt_count_setup(): some view's), and
 	 * its lock, for the locks view's names
@@ -393,9 +388,7 @@ static int refused_owner(struct tracer *t, const char *name)
 	struct bpf_program *p;
 	int owner = -1;
 
-	if (!strcmp(name, bpf_program__name(t->skel->progs.sp_switch)) ||
-	    !strcmp(name, bpf_program__name(t->skel->progs.sp_switch_tl)) ||
-	    !strcmp(name, bpf_program__name(t->skel->progs.sp_switch_full))) {
+	if (sp_prog_is_build_of(name, "sp_switch")) {
 		for (size_t i = 0; i < ncollectors; i++)
 			if (t->state[i] && !t->refused[i][0] && collectors[i]->switch_part)
 				return (int)i;
@@ -569,8 +562,8 @@ int tracer_attach(struct tracer *t)
 			err = -errno;
 	}
 	/* before the views' own programs: a lock contention never starts without it */
-	sw = switch_prog(t->skel);
-	if (!err && bpf_program__autoload(sw)) {
+	sw = sp_prog_build_find(t->skel->obj, "sp_switch", switch_needs(t->skel));
+	if (!err && sw && bpf_program__autoload(sw)) {
 		t->switch_link = bpf_program__attach(sw);
 		if (!t->switch_link)
 			err = -errno;

@@ -9,6 +9,7 @@
 #include "base/testhook.h"
 #include "base/log.h"
 #include "loader/prog_budget.h"
+#include "loader/prog_builds.h"
 
 #define LOAD_ONLY_ENV "SCHEDPROF_TEST_LOAD_ONLY"
 
@@ -27,6 +28,9 @@ int prog_budget_select(struct bpf_object *obj, const char *mode)
 		bpf_object__for_each_program(prog, obj)
 			printf("prog\t%s\t%d\n", bpf_program__name(prog),
 			       bpf_program__autoload(prog) ? 1 : 0);
+		for (size_t i = 0; i < sp_nprog_builds; i++)
+			printf("build\t%s\t%s\t%s\n", sp_prog_builds[i].program,
+			       sp_prog_builds[i].build, sp_prog_builds[i].options);
 		return 1;
 	}
 	bpf_object__for_each_program(prog, obj)

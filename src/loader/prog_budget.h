@@ -3,7 +3,9 @@
  * The verifier budget's side in trace (tests/kernels/verifier_budget.sh), a test build's:
  * with SCHEDPROF_TEST_LOAD_ONLY set, trace configures the BPF object as its options select,
  * then, instead of tracing:
- *  - "list": prints every program of the object, and whether these options load it;
+ *  - "list": prints every program of the object, and whether these options load it, then
+ *    the builds' table (loader/prog_builds.h): each build's program and the options that
+ *    load it;
  *  - a program's name: loads that program alone (with every map, sized by the options) and
  *    prints its verified instructions (bpf_prog_info, Linux 5.16) and the load's time.
  * Nothing is attached. One load per process: a second load in the same process would meet

@@ -23,9 +23,9 @@ TABLE=${BUDGET_TABLE:-$(dirname "$0")/verifier-budget.tsv}
 MODE=${1:-check}
 GROWTH_PCT=20
 
-# The option sets, in order: each program is measured under the first that selects it. The
-# fuller builds' options come first where one program has several (sp_waking walks with
-# --wakers).
+# The option sets, in order: each program is measured under the first that selects it
+# (sp_waking walks with --wakers), but for the builds of one program
+# (include/schedprof/progs.h), each measured under the options its row names.
 OPTION_SETS=(
 	"-a --wakers"
 	"-a --timeline"
@@ -45,14 +45,20 @@ kernel_key() {
 }
 KERNEL=$(kernel_key)
 
-# 1. the programs, and which options select each (the first set that does)
-declare -A opts_of=()
+# 1. the programs, and which options select each (the builds': their row's; else the first
+# set that does)
+declare -A opts_of=() build_of=()
 all=()
 for set in "${OPTION_SETS[@]}"; do
 	# shellcheck disable=SC2086 # the set is words
 	SCHEDPROF_TEST_LOAD_ONLY=list "$SCHEDPROF" trace -d 1 $set > "$TMP/list" 2>"$TMP/list.err" ||
 		fail "trace $set, list: $(cat "$TMP/list.err")"
 	grep -q "^prog" "$TMP/list" || fail "trace $set listed no program (not a test build?)"
+	while IFS=$'\t' read -r tag program build options; do
+		[ "$tag" = build ] || continue
+		opts_of[$build]=$options
+		build_of[$build]=$program
+	done < "$TMP/list"
 	while IFS=$'\t' read -r tag prog on; do
 		[ "$tag" = prog ] || continue
 		[ ${#all[@]} -gt 0 ] && [[ " ${all[*]} " == *" $prog "* ]] || all+=("$prog")
@@ -61,6 +67,15 @@ for set in "${OPTION_SETS[@]}"; do
 done
 for prog in "${all[@]}"; do
 	[ -n "${opts_of[$prog]:-}" ] || fail "no option set of $0 selects $prog: add one to OPTION_SETS"
+done
+for build in "${!build_of[@]}"; do
+	[[ " ${all[*]} " == *" $build "* ]] ||
+		fail "build $build of ${build_of[$build]} (include/schedprof/progs.h) is not in the object"
+	# shellcheck disable=SC2086 # the options are words
+	SCHEDPROF_TEST_LOAD_ONLY=list "$SCHEDPROF" trace -d 1 ${opts_of[$build]} > "$TMP/list" 2>&1 ||
+		fail "trace ${opts_of[$build]}, list: $(cat "$TMP/list")"
+	grep -q "^prog	$build	1$" "$TMP/list" ||
+		fail "build $build: its options '${opts_of[$build]}' (include/schedprof/progs.h) do not load it"
 done
 
 # 2. each alone: "PROG<TAB>OPTIONS<TAB>KERNEL<TAB>INSNS<TAB>MS" (INSNS "refused": not loaded)

@@ -9,29 +9,8 @@
 #include "loader/foldcfg.h"
 #include "rows/sched_rows.h"
 #include "symbols/ksyms.h"
-
-static struct ksyms *ks;
-static struct sp_fold_cfg cfg;
-
-static uint64_t A(const char *name, uint64_t off)
-{
-	const struct ksym *s = ksyms__get(ks, name);
-
-	ck_assert_msg(s, "fixture lacks %s", name);
-	return s->addr + off;
-}
-
-static void setup(void)
-{
-	ks = ksyms__load(FIXTURES_DIR "/kallsyms_fold.txt");
-	ck_assert_ptr_nonnull(ks);
-	ck_assert_int_eq(fold_cfg_build(ks, &cfg), 0);
-}
-
-static void teardown(void)
-{
-	ksyms__free(ks);
-}
+#include "../unit.h"
+#include "../kallsyms_fixture.h"
 
 /* Folds a leaf-first stack as the BPF program does; returns the caller's name. */
 static const char *fold(const uint64_t *ips, size_t n, __u32 *ret_wait)
@@ -273,10 +252,8 @@ int main(void)
 {
 	Suite *s = suite_create("fold");
 	TCase *tc = tcase_create("fold");
-	SRunner *sr;
-	int failed;
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, fixture_load, fixture_free);
 	tcase_add_test(tc, sections);
 	tcase_add_test(tc, pipe_reader);
 	tcase_add_test(tc, rwsem_write);
@@ -289,9 +266,5 @@ int main(void)
 	tcase_add_test(tc, cache_round_trip);
 	tcase_add_test(tc, wakers);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -9,34 +9,8 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
-#include "loader/foldcfg.h"
-#include "symbols/ksyms.h"
 #include "rows/records.h"
-
-static struct ksyms *ks;
-static struct sp_fold_cfg cfg;
-
-static void fixture_load(void)
-{
-	ks = ksyms__load(FIXTURES_DIR "/kallsyms_fold.txt");
-	ck_assert_ptr_nonnull(ks);
-	ck_assert_int_eq(fold_cfg_build(ks, &cfg), 0);
-}
-
-static void fixture_free(void)
-{
-	ksyms__free(ks);
-	ks = NULL;
-}
-
-/* The address of name + off in the fixture. */
-static uint64_t A(const char *name, uint64_t off)
-{
-	const struct ksym *s = ksyms__get(ks, name);
-
-	ck_assert_msg(s, "fixture lacks %s", name);
-	return s->addr + off;
-}
+#include "../kallsyms_fixture.h"
 
 /* A comm as BPF writes it: TASK_COMM_LEN bytes, NUL-terminated only when shorter. */
 #define SET_COMM(dst, s) memcpy(dst, s, strnlen(s, sizeof(dst)))

@@ -18,6 +18,7 @@
 #include "symbols/ksyms.h"
 #include "symbols/kstack.h"
 #include "rows/rows.h"
+#include "../kallsyms_fixture.h"
 
 /* ---- rows by key ---- */
 
@@ -260,20 +261,19 @@ END_TEST
 /* A kernel stack record symbolized into a row's list, merged with the one alike. */
 START_TEST(add_kstack)
 {
-	struct ksyms *ks = ksyms__load(FIXTURES_DIR "/kallsyms_fold.txt");
-	struct sp_fold_cfg cfg;
 	struct sp_stack st = { .nr = 3 };
 	struct sp_stack_row proto = { .comm = "cat", .pid = 7, .count = 2, .time_ns = 20 };
-	struct kstack_src src = { .st = &st, .ks = ks, .cfg = &cfg, .from = KSTACK_FROM_SCHED };
+	struct kstack_src src = { .st = &st, .from = KSTACK_FROM_SCHED };
 	struct sview v = { 0 };
 	struct stack_index x;
 	struct sp_stack_list *l = &v.rows[1].stacks;
 
-	ck_assert_ptr_nonnull(ks);
-	ck_assert_int_eq(fold_cfg_build(ks, &cfg), 0);
-	st.ip[0] = ksyms__get(ks, "__schedule")->addr + 0x10;
-	st.ip[1] = ksyms__get(ks, "schedule")->addr + 0x10;
-	st.ip[2] = ksyms__get(ks, "anon_pipe_read")->addr + 0x10;
+	fixture_load();
+	src.ks = ks;
+	src.cfg = &cfg;
+	st.ip[0] = A("__schedule", 0x10);
+	st.ip[1] = A("schedule", 0x10);
+	st.ip[2] = A("anon_pipe_read", 0x10);
 	stack_index_init(&x, list_of, &v, false);
 	ck_assert_int_eq(stack_index_add_kstack(&x, 1, &proto, &src), 0);
 	ck_assert_int_eq(stack_index_add_kstack(&x, 1, &proto, &src), 0);
@@ -290,7 +290,7 @@ START_TEST(add_kstack)
 	ck_assert_uint_eq(l->n, 2);
 	stack_index_free(&x);
 	free_sview(&v);
-	ksyms__free(ks);
+	fixture_free();
 }
 END_TEST
 

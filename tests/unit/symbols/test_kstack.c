@@ -12,30 +12,8 @@
 #include "symbols/ksyms.h"
 #include "symbols/kstack.h"
 #include "model/model.h"
-
-static struct ksyms *ks;
-static struct sp_fold_cfg cfg;
-
-static uint64_t A(const char *name, uint64_t off)
-{
-	const struct ksym *s = ksyms__get(ks, name);
-
-	ck_assert_msg(s, "fixture lacks %s", name);
-	return s->addr + off;
-}
-
-static void setup(void)
-{
-	ks = ksyms__load(FIXTURES_DIR "/kallsyms_fold.txt");
-	ck_assert_ptr_nonnull(ks);
-	ck_assert_int_eq(fold_cfg_build(ks, &cfg), 0);
-}
-
-static void teardown(void)
-{
-	ksyms__free(ks);
-	ks = NULL;
-}
+#include "../unit.h"
+#include "../kallsyms_fixture.h"
 
 static void check_name(uint64_t ip, const char *want)
 {
@@ -198,10 +176,8 @@ int main(void)
 {
 	Suite *s = suite_create("kstack");
 	TCase *tc = tcase_create("kstack");
-	SRunner *sr;
-	int failed;
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, fixture_load, fixture_free);
 	tcase_add_test(tc, names);
 	tcase_add_test(tc, objects);
 	tcase_add_test(tc, comms);
@@ -209,9 +185,5 @@ int main(void)
 	tcase_add_test(tc, fill_from_lock_text);
 	tcase_add_test(tc, fill_edges);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }
