@@ -5,13 +5,17 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/hashmap.h"
 #include "symbols/cfi.h"
+#include "symbols/procmaps.h"
 #include "symbols/ucfi.h"
 #include "symbols/usyms.h"
 
@@ -107,10 +111,45 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The vdso has no file: it is the tracer's own (the kernel maps one image into every 64-bit
+ * process), copied into a memfd that path names. The fd, or -1.
+ */
+static int vdso_file(char *path, size_t len)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	struct proc_map *maps;
+	const struct proc_map *m;
+	size_t n, done = 0;
+	int fd = -1;
+
+	if (!base || proc_maps__read(getpid(), &maps, &n))
+		return -1;
+	m = proc_maps__find(maps, n, base);
+	if (m)
+		fd = memfd_create("schedprof-vdso", MFD_CLOEXEC);
+	while (fd >= 0 && done < m->end - base) {
+		ssize_t w = write(fd, (const char *)base + done, m->end - base - done);
+
+		if (w <= 0) {
+			close(fd);
+			fd = -1;
+			break;
+		}
+		done += (size_t)w;
+	}
+	proc_maps__free(maps, n);
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
 /* The object of a mapping, its table compiled on first sight; NULL only on ENOMEM. */
 static struct ucfi_obj *obj_get(struct ucfi *c, const struct usyms_mapping *m)
 {
 	struct ucfi_obj key = { .dev = m->dev, .inode = m->inode }, *o;
+	char vpath[64];
+	const char *path;
+	int vfd = -1;
 	uint64_t t0;
 	long found;
 	int err;
@@ -127,14 +166,23 @@ static struct ucfi_obj *obj_get(struct ucfi *c, const struct usyms_mapping *m)
 		return NULL;
 	}
 	c->st.objects++;
-	if (read_loads(m->path, o)) {
+	path = m->path;
+	if (!m->dev && !m->inode && !strcmp(m->path, "[vdso]")) {
+		vfd = vdso_file(vpath, sizeof(vpath));
+		path = vpath;
+	}
+	if ((path == vpath && vfd < 0) || read_loads(path, o)) {
+		if (vfd >= 0)
+			close(vfd);
 		c->st.unreadable++;
 		o->none = true;
 		return o;
 	}
 	t0 = mono_ns();
-	err = cfi_compile(m->path, NULL, c->max_rows, &o->t);
+	err = cfi_compile(path, NULL, c->max_rows, &o->t);
 	c->st.compile_ns += mono_ns() - t0;
+	if (vfd >= 0)
+		close(vfd);
 	if (err == -ENOMEM) {
 		cfi_table_free(&o->t);
 		o->none = true;
@@ -195,7 +243,7 @@ static int find(void *ctx, uint64_t ip, const struct cfi_row **row)
 	*row = NULL;
 	err = usyms__map_ip(w->u, w->pid, w->image, ip, &m);
 	if (err == -ENOENT) {
-		/* JIT code or the vdso: frame pointers, if any */
+		/* JIT code: frame pointers, if any */
 		w->nofile++;
 		return 0;
 	}

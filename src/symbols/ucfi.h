@@ -5,7 +5,7 @@
  * (cfi.h) compiled on first use and held for the run, keyed by the file's identity (device,
  * inode), within a bound on the bytes held. An object over the bound, or whose file cannot
  * be read, has no rows: its frames follow frame pointers (cfi_unwind.h), as do addresses in
- * no file (JIT code, the vdso). Not thread-safe.
+ * no file (JIT code). The vdso's rows are those of the tracer's own vdso. Not thread-safe.
  */
 #ifndef SCHEDPROF_UCFI_H
 #define SCHEDPROF_UCFI_H
@@ -36,7 +36,7 @@ struct ucfi_stats {
 	uint64_t stacks;	  /* stacks unwound */
 	uint64_t stops[UNWIND_STOPS]; /* ... by why their walk ended */
 	uint64_t fp_frames;	  /* frames found by frame pointer where no row was */
-	uint64_t nofile_frames;	  /* ... of which in no file (JIT code, the vdso) */
+	uint64_t nofile_frames;	  /* ... of which in no file (JIT code) */
 };
 
 /* NULL + errno (ENOMEM). opts may be NULL. */

@@ -741,10 +741,16 @@ int usyms__map_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip,
 		return -ESRCH;
 	((struct us_image *)found)->used = true;
 	m = image_find((const struct us_image *)found, ip);
-	if (!m || !m->file)
+	if (!m)
 		return -ENOENT;
-	ret->path = m->file->path;
 	ret->offset = m->pgoff + (ip - m->start);
+	if (!m->file) { /* the vdso */
+		ret->path = vdso_name;
+		ret->dev = 0;
+		ret->inode = 0;
+		return 0;
+	}
+	ret->path = m->file->path;
 	ret->dev = ((uint64_t)m->file->dev_major << 32) | m->file->dev_minor;
 	ret->inode = m->file->inode;
 	return 0;

@@ -115,8 +115,9 @@ int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, str
  * Where ip of image `image` of pid is mapped, without naming it (an unwinder's question, once
  * per frame): 0 with the file's path as mapped, ip's file offset and the file's identity
  * (device, inode: what a per-object cache keys by), -ESRCH when that image was never
- * snapshotted, -ENOENT when no file mapping covers ip (anonymous memory: JIT code; the vdso,
- * which has no file, is -ENOENT too).
+ * snapshotted, -ENOENT when no file mapping covers ip (anonymous memory: JIT code). The vdso
+ * has no file: its path is "[vdso]", device and inode 0, and its image is the tracer's own
+ * (the same for every 64-bit process).
  */
 struct usyms_mapping {
 	const char *path; /* valid until usyms__free() or usyms__trim() */
