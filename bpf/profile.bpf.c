@@ -54,6 +54,110 @@ static __always_inline void count_key(struct sp_prof_key *key)
 		sp_drop(prof_drops.key_map_full);
 }
 
+/*
+ * -g: bytes of the user stack copied per sample for user space to unwind (struct
+ * sp_prof_ucopy); 0: the frames are walked here by frame pointers. Set before load.
+ */
+const volatile __u32 prof_ucopy_max = 0;
+
+/* The copies, sized by user space with -g (one page otherwise). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} prof_ucopies SEC(".maps");
+
+#define UCOPY_PAGE 4096ULL
+
+struct vma_end {
+	__u64 end;
+};
+
+static long ucopy_vma_end(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	((struct vma_end *)data)->end = vma->vm_end;
+	return 0;
+}
+
+/*
+ * -g: sends key with the task's user registers and its stack from SP to the end of the
+ * stack's mapping (a read past it would fail whole), at most prof_ucopy_max bytes. False
+ * when no copy was sent (counted, unless the task has no user stack): the caller walks
+ * frame pointers instead, so a full ring buffer costs depth, never a sample.
+ */
+static __always_inline bool ucopy_send(struct task_struct *task, struct sp_prof_key *key)
+{
+	__u64 max = prof_ucopy_max, sp, len;
+	struct vma_end e = {};
+	struct sp_prof_ucopy *r;
+	struct pt_regs *regs;
+	__u32 flags = 0;
+
+	/* a known constant for the verifier (read-only .rodata): the record's size */
+	if (!max || max > SP_PROF_UCOPY_MAX || (task->flags & (PF_KTHREAD | PF_USER_WORKER)))
+		return false;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs)
+		return false;
+	sp = regs->sp;
+	if (bpf_find_vma(task, sp, ucopy_vma_end, &e, 0) || e.end <= sp) {
+		sp_drop(prof_drops.ucopy_busy);
+		return false;
+	}
+	len = e.end - sp;
+	if (len > max) {
+		len = max;
+		flags |= SP_UCOPY_F_CUT;
+	}
+	/* a page more than the copy: the verifier's bound of the page-wise read below */
+	r = bpf_ringbuf_reserve(&prof_ucopies, sizeof(*r) + max + UCOPY_PAGE, 0);
+	if (!r) {
+		sp_drop(prof_drops.ucopy_lost);
+		return false;
+	}
+	if (bpf_probe_read_user(r->data, len, (void *)sp)) {
+		/*
+		 * Some page is not readable here (a fault would be needed): the pages before
+		 * it, which hold the innermost frames.
+		 */
+		__u64 off = 0, chunk;
+
+		for (__u64 i = 0; i < max / UCOPY_PAGE + 1; i++) {
+			if (off >= len || off > max)
+				break;
+			chunk = UCOPY_PAGE - ((sp + off) & (UCOPY_PAGE - 1));
+			if (chunk > len - off)
+				chunk = len - off;
+			/*
+			 * Bounded against a constant, which clang would drop as implied: Linux
+			 * 6.1's verifier learns no bound from comparing two variables (len - off).
+			 */
+			asm volatile("if %[c] <= 4096 goto +1; %[c] = 4096" : [c] "+r"(chunk));
+			if (bpf_probe_read_user(r->data + off, chunk, (void *)(sp + off)))
+				break;
+			off += chunk;
+		}
+		if (!off) {
+			bpf_ringbuf_discard(r, 0);
+			sp_drop(prof_drops.ucopy_fail);
+			return false;
+		}
+		sp_drop(prof_drops.ucopy_part);
+		len = off;
+		flags |= SP_UCOPY_F_PART;
+	}
+	key->flags |= SP_PROF_F_RAW_IP;
+	key->tgid = task->tgid;
+	key->exec_id = (__u32)task->self_exec_id;
+	__builtin_memcpy(&r->key, key, sizeof(*key));
+	r->ip = regs->ip;
+	r->sp = sp;
+	r->bp = regs->bp;
+	r->len = len;
+	r->flags = flags;
+	bpf_ringbuf_submit(r, 0);
+	return true;
+}
+
 /* callchains (-g): full kernel and user stacks; without it, the leaf only. */
 static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_struct *task,
 				   bool callchains)
@@ -81,6 +185,26 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 	if (nk)
 		key->kip = s->k.ip[0];
 
+	if (callchains) {
+		key->pid = task->tgid; /* -g stacks are per process; flat counts merge across them */
+		if (nk) {
+			struct kwalk kw = { .k = &s->k, .hash = SP_HASH_SEED, .nr = nk };
+
+			s->k.nr = nk;
+			bpf_loop(SP_PROF_KDEPTH, kframe_step, &kw, 0);
+			key->kstack = sp_stack_keep(&prof_kstacks, kw.hash, &s->k);
+			if (!key->kstack) {
+				key->flags |= SP_PROF_F_KSTACK_LOST;
+				sp_drop(prof_drops.kstack_map_full);
+			}
+		}
+		/* the user stack unwound in user space, which counts the sample */
+		if (ucopy_send(task, key)) {
+			sp_user_maybe_announce(task, 1, bpf_ktime_get_ns(), &prof_drops.event_lost);
+			return;
+		}
+	}
+
 	/* User frames: the leaf of a user-mode sample, or the whole stack with -g. */
 	if (!nk || callchains) {
 		sp_utask_get(task, &s->us.ut, true);
@@ -99,27 +223,11 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 		raw = key->uleaf.status == SP_UFRAME_IP;
 	}
 
-	if (callchains) {
-		if (nk) {
-			struct kwalk kw = { .k = &s->k, .hash = SP_HASH_SEED, .nr = nk };
-
-			s->k.nr = nk;
-			bpf_loop(SP_PROF_KDEPTH, kframe_step, &kw, 0);
-			key->kstack = sp_stack_keep(&prof_kstacks, kw.hash, &s->k);
-			if (!key->kstack) {
-				key->flags |= SP_PROF_F_KSTACK_LOST;
-				sp_drop(prof_drops.kstack_map_full);
-			}
-		}
-		if (nu) {
-			key->ustack = sp_user_stack_keep(&s->us, nu, &raw,
-							 &prof_drops.ustack_map_full);
-			if (!key->ustack)
-				key->flags |= SP_PROF_F_USTACK_LOST;
-		}
+	if (callchains && nu) {
+		key->ustack = sp_user_stack_keep(&s->us, nu, &raw, &prof_drops.ustack_map_full);
+		if (!key->ustack)
+			key->flags |= SP_PROF_F_USTACK_LOST;
 	}
-	if (callchains)
-		key->pid = task->tgid; /* -g stacks are per process; flat counts merge across them */
 	if (raw) {
 		key->flags |= SP_PROF_F_RAW_IP;
 		key->tgid = task->tgid;

@@ -19,6 +19,9 @@
 #define SP_PROF_UCACHE 16384	/* user code pages whose build-id + offset are cached */
 #define SP_PROF_XCACHE 4096	/* executables (or their text pages) cached across processes */
 #define SP_PROF_UCACHE_CHECK 32	/* every Nth sample per CPU takes the kernel's build-id path */
+#define SP_PROF_UCOPY_DEF 16384	/* -g: bytes of user stack copied per sample (--ustack-copy) */
+#define SP_PROF_UCOPY_MAX 65536	/* ... at most */
+#define SP_PROF_UCOPY_RING (8 << 20) /* the ring buffer of the copies (about 500 of 16 KiB) */
 
 /* Status of a user frame: the kernel's BPF_STACK_BUILD_ID_{EMPTY,VALID,IP}. */
 #define SP_UFRAME_EMPTY 0
@@ -84,6 +87,31 @@ struct sp_prof_drops {
 	__u64 kstack_map_full;	/* -g: counted, but no kernel stack kept */
 	__u64 ustack_map_full;	/* -g: counted, but no user stack kept */
 	__u64 event_lost;	/* process notifications lost (ring buffer full) */
+	/* -g with stack copies: samples whose user stack was walked by frame pointers instead */
+	__u64 ucopy_lost;	/* the copies' ring buffer was full */
+	__u64 ucopy_busy;	/* the stack's mapping not found (its mm's lock busy) */
+	__u64 ucopy_fail;	/* the stack not readable */
+	__u64 ucopy_part;	/* copied, but only up to a page not readable (counted too) */
+};
+
+/*
+ * -g's user stack as a copy (perf's way): the registers and the stack from SP up to the end
+ * of its mapping, at most prof_ucopy_max bytes, sent with the sample's key for user space to
+ * unwind by the objects' call frame information (src/symbols/cfi_unwind.h) and count. The
+ * key's kernel part is final; user space fills uleaf and ustack, which BPF leaves empty, and
+ * names the frames as raw IPs of (tgid, exec_id), which the key carries (SP_PROF_F_RAW_IP).
+ * The record is reserved whole (sizeof + prof_ucopy_max + a page); data[len..] is not
+ * written.
+ */
+#define SP_UCOPY_F_CUT 0x1  /* the stack's mapping goes on past the copy */
+#define SP_UCOPY_F_PART 0x2 /* the copy ends at a page the kernel could not read there */
+
+struct sp_prof_ucopy {
+	struct sp_prof_key key;
+	__u64 ip, sp, bp; /* the task's user registers */
+	__u32 len;	  /* bytes of data, the stack from sp */
+	__u32 flags;	  /* SP_UCOPY_F_* */
+	__u8 data[];
 };
 
 /*

@@ -67,6 +67,10 @@ static void trace_help(void)
 	       "  -g, --call-graph  record kernel and user stacks (user stacks are as deep as frame\n"
 	       "                    pointers allow); --stacks implies it, and with it the\n"
 	       "                    schedules and locks stacks reach the user code too\n"
+	       "      --ustack-copy BYTES  -g: the user stack copied per sample, from its SP, and\n"
+	       "                    unwound by the binaries' call frame information, so that code\n"
+	       "                    without frame pointers has whole stacks (default %u, at most\n"
+	       "                    %u; 0: frame pointers only)\n"
 	       "      --no-profile  do not sample at all\n"
 	       "\nLimits (nothing is dropped silently: the report counts what did not fit; values whose\n"
 	       "maps would need more than half of MemAvailable are refused before anything starts):\n"
@@ -92,7 +96,8 @@ static void trace_help(void)
 	       "  schedprof trace --views locks -d 10 -p $(pgrep -o postgres)\n"
 	       "\nExit status: the command's (with --; 0 when -d ended the trace), 0 otherwise;\n"
 	       "1 runtime error; 2 usage error; 127 the command could not be executed.\n",
-	       render_opts_help(), SP_TL_DEF_BUFFER >> 20, SP_PROF_DEF_HZ, SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS,
+	       render_opts_help(), SP_TL_DEF_BUFFER >> 20, SP_PROF_DEF_HZ, SP_PROF_UCOPY_DEF,
+	       SP_PROF_UCOPY_MAX, SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS,
 	       SP_DEF_PROF_KEYS);
 }
 
@@ -118,6 +123,7 @@ enum {
 	OPT_WAKERS,
 	OPT_VERIFY_CALLERS,
 	OPT_NO_CACHE,
+	OPT_USTACK_COPY,
 };
 
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
@@ -149,6 +155,7 @@ static const struct option trace_long_opts[] = {
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	{ "verify-callers", no_argument, NULL, OPT_VERIFY_CALLERS },
 	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
+	{ "ustack-copy", required_argument, NULL, OPT_USTACK_COPY },
 	CLI_LONG_OPTS,
 	{},
 };
@@ -416,6 +423,9 @@ static int trace_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 	limit = limit_of(o, c, &name);
 	if (limit)
 		return parse_number(arg, 1, 1u << 24, limit, name);
+	if (c == OPT_USTACK_COPY)
+		return parse_number(arg, 0, SP_PROF_UCOPY_MAX, &o->trace.ustack_copy,
+				    "--ustack-copy");
 	if (c == OPT_NO_CACHE) {
 		cache_disable(); /* for the whole process: nothing is read or written */
 		return 0;
@@ -441,6 +451,7 @@ static void trace_opts_init(struct trace_opts *o)
 	o->trace.hz = SP_PROF_DEF_HZ;
 	o->trace.timeline_buffer = SP_TL_DEF_BUFFER;
 	o->trace.max_samples = SP_DEF_PROF_KEYS;
+	o->trace.ustack_copy = SP_PROF_UCOPY_DEF;
 	render_opts_init(&o->render);
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -24,6 +25,7 @@
 #include "collect/preflight.h"
 #include "rows/profile_rows.h"
 #include "collect/uframes_bpf.h"
+#include "collect/ucopy.h"
 #include "symbols/usyms.h"
 #include "base/util.h"
 #include "schedprof/schedprof.h"
@@ -45,6 +47,8 @@ struct prof_state {
 	size_t nlinks;
 	int *cpus;
 	size_t ncpus;
+	struct ucopy *ucopy; /* -g with stack copies: their unwinding */
+	int epfd;	     /* ... readable when the announcements or the copies wait */
 	unsigned int hz;
 	bool callchains;
 	struct bpf_program *sample; /* the build of prof_sample loaded */
@@ -54,13 +58,20 @@ struct prof_state {
 
 static int prof_poll_fd(void *state)
 {
-	return uframes_live_poll_fd(((struct prof_state *)state)->live);
+	struct prof_state *st = state;
+
+	return st->epfd >= 0 ? st->epfd : uframes_live_poll_fd(st->live);
 }
 
+/* The announcements first: a copy's process is then snapshotted already, mostly. */
 static int prof_poll(void *state, struct trace_ctx *ctx)
 {
+	struct prof_state *st = state;
+	int err;
+
 	(void)ctx;
-	return uframes_live_poll(((struct prof_state *)state)->live);
+	err = uframes_live_poll(st->live);
+	return ucopy__poll(st->ucopy) ?: err;
 }
 
 /* ---- lifecycle ---- */
@@ -75,6 +86,9 @@ static void prof_destroy(void *state)
 		bpf_link__destroy(st->links[i]);
 	free(st->links);
 	bpf_link__destroy(st->exec_link);
+	ucopy__free(st->ucopy);
+	if (st->epfd >= 0)
+		close(st->epfd);
 	uframes_live_put(st->live);
 	free(st->cpus);
 	free(st);
@@ -94,6 +108,7 @@ static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 	st->opts = o;
 	st->hz = o->hz;
 	st->callchains = o->callchains;
+	st->epfd = -1;
 	err = cpulist_read(CPU_ONLINE_PATH, &st->cpus, &st->ncpus);
 	if (err) {
 		elog("cannot read the online CPUs from %s: %s", CPU_ONLINE_PATH, strerror(-err));
@@ -110,6 +125,10 @@ static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 	bpf_map__set_max_entries(skel->maps.prof_samples, o->max_samples);
 	bpf_map__set_max_entries(skel->maps.prof_kstacks, o->callchains ? o->max_stacks : 1);
 	uframes_bpf_size(skel, o, o->callchains);
+	if (o->callchains && o->ustack_copy) {
+		skel->rodata->prof_ucopy_max = o->ustack_copy;
+		bpf_map__set_max_entries(skel->maps.prof_ucopies, SP_PROF_UCOPY_RING);
+	}
 	*ret_state = st;
 	return 0;
 fail:
@@ -135,7 +154,24 @@ static int prof_setup(void *state, struct trace_ctx *ctx)
 
 	(void)ctx;
 	st->live = uframes_live_get(st->skel, st->opts);
-	return st->live ? 0 : -errno;
+	if (!st->live)
+		return -errno;
+	if (!st->skel->rodata->prof_ucopy_max)
+		return 0;
+	st->ucopy = ucopy__new(bpf_map__fd(st->skel->maps.prof_ucopies),
+			       uframes_live_usyms(st->live));
+	if (!st->ucopy)
+		return -errno;
+	/* one fd for the wait loop: both ring buffers' */
+	st->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (st->epfd < 0)
+		return -errno;
+	if (epoll_ctl(st->epfd, EPOLL_CTL_ADD, uframes_live_poll_fd(st->live),
+		      &(struct epoll_event){ .events = EPOLLIN }) ||
+	    epoll_ctl(st->epfd, EPOLL_CTL_ADD, ucopy__poll_fd(st->ucopy),
+		      &(struct epoll_event){ .events = EPOLLIN }))
+		return -errno;
+	return 0;
 }
 
 static int open_cpu_clock(int cpu, unsigned int hz)
@@ -211,8 +247,11 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	uint64_t events, gone;
 	int err;
 
-	/* announcements still queued: their processes are likely gone, but not all */
+	/* announcements and copies still queued: their processes are likely gone, but not all */
 	uframes_live_poll(st->live);
+	err = ucopy__poll(st->ucopy);
+	if (err)
+		return err;
 	uframes_live_stats(st->live, &events, &gone);
 	v->present = true;
 	v->hz = st->hz;
@@ -229,6 +268,13 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	if (!err && st->callchains)
 		err = map_dump(bpf_map__fd(skel->maps.prof_kstacks), &m.kstacks) ?:
 		      map_dump(bpf_map__fd(skel->maps.prof_ustacks), &m.ustacks);
+	if (!err && st->ucopy) {
+		if (!m.samples.key_size)
+			sp_records_init(&m.samples, sizeof(struct sp_prof_key), sizeof(__u64));
+		if (!m.ustacks.key_size)
+			sp_records_init(&m.ustacks, sizeof(__u64), sizeof(struct sp_prof_ustack));
+		err = ucopy__flush(st->ucopy, &m.samples, &m.ustacks);
+	}
 	if (!err)
 		err = profile_rows_build(run, &m, ctx->ksyms, uframes_live_usyms(st->live),
 					 st->callchains, &u);
@@ -254,6 +300,8 @@ static int prof_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		     " (re-validation, %" PRIu64 " found a cached page changed)",
 		     (uint64_t)c->hit, (uint64_t)c->miss, (uint64_t)c->check, (uint64_t)c->stale);
 	}
+	if (st->ucopy)
+		ucopy__report(st->ucopy, d->ucopy_lost, d->ucopy_busy, d->ucopy_fail);
 	if (d->event_lost)
 		wlog("%llu process announcements were lost (ring buffer full): some user frames may "
 		     "stay unnamed", (unsigned long long)d->event_lost);

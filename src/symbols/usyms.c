@@ -730,6 +730,32 @@ static int resolve_file(struct usyms *u, struct us_file *f, uint64_t off, struct
 	return 0;
 }
 
+int usyms__map_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip,
+		  struct usyms_mapping *ret)
+{
+	struct us_image key = { .image = image, .pid = pid };
+	const struct us_map *m;
+	long found;
+
+	if (!hashmap__find(&u->images, (long)&key, &found))
+		return -ESRCH;
+	((struct us_image *)found)->used = true;
+	m = image_find((const struct us_image *)found, ip);
+	if (!m)
+		return -ENOENT;
+	ret->offset = m->pgoff + (ip - m->start);
+	if (!m->file) { /* the vdso */
+		ret->path = vdso_name;
+		ret->dev = 0;
+		ret->inode = 0;
+		return 0;
+	}
+	ret->path = m->file->path;
+	ret->dev = ((uint64_t)m->file->dev_major << 32) | m->file->dev_minor;
+	ret->inode = m->file->inode;
+	return 0;
+}
+
 int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, struct usym *ret_sym)
 {
 	struct us_image key = { .image = image, .pid = pid };

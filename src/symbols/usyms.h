@@ -112,6 +112,22 @@ int usyms__resolve_build_id(struct usyms *u, const uint8_t *id, size_t id_len, u
 int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, struct usym *ret_sym);
 
 /*
+ * Where ip of image `image` of pid is mapped, without naming it (an unwinder's question, once
+ * per frame): 0 with the file's path as mapped, ip's file offset and the file's identity
+ * (device, inode: what a per-object cache keys by), -ESRCH when that image was never
+ * snapshotted, -ENOENT when no file mapping covers ip (anonymous memory: JIT code). The vdso
+ * has no file: its path is "[vdso]", device and inode 0, and its image is the tracer's own
+ * (the same for every 64-bit process).
+ */
+struct usyms_mapping {
+	const char *path; /* valid until usyms__free() or usyms__trim() */
+	uint64_t offset;
+	uint64_t dev, inode;
+};
+int usyms__map_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip,
+		  struct usyms_mapping *ret);
+
+/*
  * The same with the build-id in hex (as saved runs keep it, struct sp_frame_info): for `report`
  * re-symbolizing with the debug files known now. -EINVAL for a malformed hex string.
  */

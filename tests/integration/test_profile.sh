@@ -68,7 +68,8 @@ esac
 #     group leader are read through an untrusted pointer, which costs the verifier no BTF
 #     search), and with the probe's answer overridden to "missing" (SCHEDPROF_TEST_FEATURES_OFF,
 #     a test build's) through the trusted task pointer, as older kernels run it
-#     (bpf/ustack.bpf.h, sp_utask_get()).
+#     (bpf/ustack.bpf.h, sp_utask_get()). -g walks frame pointers here (--ustack-copy 0): with
+#     copies, user space names the frames (test_cfi.sh).
 ucache_run() { # NAME READ ENV-ASSIGNMENTS... -- TRACE-OPTIONS...  (READ "probe": as probed)
 	local name=$1 read=$2 envs=() hit miss check stale
 	shift 2
@@ -114,8 +115,8 @@ if "-g" in sys.argv[2].split():
 PY
 	pass "$name: user-frame caches: $hit samples named from them, $miss + $check by the kernel, 0 stale; sp_prof_unique_burn named${*:+ ($*)}"
 }
-ucache_run "-g" probe -- -g
-ucache_run "-g, trusted task pointer" "the trusted" SCHEDPROF_TEST_FEATURES_OFF=arg_untrusted -- -g
+ucache_run "-g" probe -- -g --ustack-copy 0
+ucache_run "-g, trusted task pointer" "the trusted" SCHEDPROF_TEST_FEATURES_OFF=arg_untrusted -- -g --ustack-copy 0
 ucache_run "leaves, trusted task pointer" "the trusted" SCHEDPROF_TEST_FEATURES_OFF=arg_untrusted --
 "$SCHEDPROF" trace --by comm --views profile -- "$PROFWORK" forks 10 50 > "$TMP/comm.txt" || fail "--by comm run"
 awk '/^sp_prof_child:/{f=1;next} /^[^ ]/{f=0} f&&/sp_prof_unique_burn/{print;exit}' "$TMP/comm.txt" |

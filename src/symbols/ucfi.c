@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Copied user stacks unwound by their objects' CFI (ucfi.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/hashmap.h"
+#include "symbols/cfi.h"
+#include "symbols/procmaps.h"
+#include "symbols/ucfi.h"
+#include "symbols/usyms.h"
+
+#define MAX_LOADS 8 /* PT_LOAD segments kept to turn file offsets into link-time addresses */
+
+struct ucfi_load {
+	uint64_t offset, vaddr, filesz;
+};
+
+struct ucfi_obj { /* dev and inode are the key (KEY_SIZE) */
+	uint64_t dev, inode;
+	struct cfi_table t;
+	struct ucfi_load loads[MAX_LOADS];
+	size_t nloads;
+	bool cut;  /* the table was cut at max_rows */
+	bool none; /* no rows: unreadable, or over the bound */
+};
+
+#define KEY_SIZE offsetof(struct ucfi_obj, t)
+
+struct ucfi {
+	struct hashmap objs; /* struct ucfi_obj * by (dev, inode) -> itself */
+	size_t max_bytes, max_rows;
+	struct ucfi_stats st;
+	int err; /* the first -ENOMEM of a walk */
+};
+
+struct ucfi *ucfi__new(const struct ucfi_opts *opts)
+{
+	struct ucfi *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	hashmap__init(&c->objs, hashmap_mem_hash, hashmap_mem_equal, (void *)KEY_SIZE);
+	c->max_bytes = opts && opts->max_bytes ? opts->max_bytes : UCFI_DEF_BYTES;
+	c->max_rows = opts && opts->max_rows ? opts->max_rows : UCFI_DEF_ROWS;
+	return c;
+}
+
+static void obj_entry_free(long key, long value)
+{
+	struct ucfi_obj *o = (struct ucfi_obj *)value;
+
+	(void)key;
+	cfi_table_free(&o->t);
+	free(o);
+}
+
+void ucfi__free(struct ucfi *c)
+{
+	if (!c)
+		return;
+	hashmap__clear_with(&c->objs, obj_entry_free);
+	free(c);
+}
+
+/* The PT_LOAD segments of path into o: 0 or -errno (-ENOEXEC: not an ELF file). */
+static int read_loads(const char *path, struct ucfi_obj *o)
+{
+	size_t n = 0;
+	GElf_Phdr ph;
+	Elf *e;
+	int fd, err = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOEXEC;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	for (size_t i = 0; i < n && o->nloads < MAX_LOADS; i++) {
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		o->loads[o->nloads++] = (struct ucfi_load){ .offset = ph.p_offset,
+							    .vaddr = ph.p_vaddr,
+							    .filesz = ph.p_filesz };
+	}
+out:
+	elf_end(e);
+	close(fd);
+	return err;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The vdso has no file: it is the tracer's own (the kernel maps one image into every 64-bit
+ * process), copied into a memfd that path names. The fd, or -1.
+ */
+static int vdso_file(char *path, size_t len)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	struct proc_map *maps;
+	const struct proc_map *m;
+	size_t n, done = 0;
+	int fd = -1;
+
+	if (!base || proc_maps__read(getpid(), &maps, &n))
+		return -1;
+	m = proc_maps__find(maps, n, base);
+	if (m)
+		fd = memfd_create("schedprof-vdso", MFD_CLOEXEC);
+	while (fd >= 0 && done < m->end - base) {
+		ssize_t w = write(fd, (const char *)base + done, m->end - base - done);
+
+		if (w <= 0) {
+			close(fd);
+			fd = -1;
+			break;
+		}
+		done += (size_t)w;
+	}
+	proc_maps__free(maps, n);
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
+/* The object of a mapping, its table compiled on first sight; NULL only on ENOMEM. */
+static struct ucfi_obj *obj_get(struct ucfi *c, const struct usyms_mapping *m)
+{
+	struct ucfi_obj key = { .dev = m->dev, .inode = m->inode }, *o;
+	char vpath[64];
+	const char *path;
+	int vfd = -1;
+	uint64_t t0;
+	long found;
+	int err;
+
+	if (hashmap__find(&c->objs, (long)&key, &found))
+		return (struct ucfi_obj *)found;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->dev = m->dev;
+	o->inode = m->inode;
+	if (hashmap__add(&c->objs, (long)o, (long)o)) {
+		free(o);
+		return NULL;
+	}
+	c->st.objects++;
+	path = m->path;
+	if (!m->dev && !m->inode && !strcmp(m->path, "[vdso]")) {
+		vfd = vdso_file(vpath, sizeof(vpath));
+		path = vpath;
+	}
+	if ((path == vpath && vfd < 0) || read_loads(path, o)) {
+		if (vfd >= 0)
+			close(vfd);
+		c->st.unreadable++;
+		o->none = true;
+		return o;
+	}
+	t0 = mono_ns();
+	err = cfi_compile(path, NULL, c->max_rows, &o->t);
+	c->st.compile_ns += mono_ns() - t0;
+	if (vfd >= 0)
+		close(vfd);
+	if (err == -ENOMEM) {
+		cfi_table_free(&o->t);
+		o->none = true;
+		c->err = -ENOMEM;
+		return o;
+	}
+	if (err == -E2BIG) {
+		o->cut = true;
+		c->st.cut++;
+	} else if (err) {
+		cfi_table_free(&o->t);
+		c->st.unreadable++;
+		o->none = true;
+		return o;
+	}
+	if (c->st.bytes + o->t.n * sizeof(*o->t.rows) > c->max_bytes) {
+		/* over the bound: frame pointers only, and the rows given back */
+		cfi_table_free(&o->t);
+		c->st.over++;
+		o->none = true;
+		o->cut = true;
+		return o;
+	}
+	c->st.bytes += o->t.n * sizeof(*o->t.rows);
+	return o;
+}
+
+/* A file offset of o as its link-time address; false when no PT_LOAD holds it. */
+static bool obj_vaddr(const struct ucfi_obj *o, uint64_t off, uint64_t *ret)
+{
+	for (size_t i = 0; i < o->nloads; i++) {
+		const struct ucfi_load *l = &o->loads[i];
+
+		if (off >= l->offset && off - l->offset < l->filesz) {
+			*ret = l->vaddr + (off - l->offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+struct walk {
+	struct ucfi *c;
+	struct usyms *u;
+	int pid;
+	uint64_t image;
+	size_t nofile; /* find() answered "no row" for an address in no file */
+};
+
+static int find(void *ctx, uint64_t ip, const struct cfi_row **row)
+{
+	struct walk *w = ctx;
+	struct usyms_mapping m;
+	struct ucfi_obj *o;
+	uint64_t va;
+	int err;
+
+	*row = NULL;
+	err = usyms__map_ip(w->u, w->pid, w->image, ip, &m);
+	if (err == -ENOENT) {
+		/* JIT code: frame pointers, if any */
+		w->nofile++;
+		return 0;
+	}
+	if (err)
+		return -ENOENT;
+	o = obj_get(w->c, &m);
+	if (!o)
+		return w->c->err = -ENOMEM;
+	if (o->none || !obj_vaddr(o, m.offset, &va))
+		return o->cut ? -E2BIG : 0;
+	*row = cfi_table_find(&o->t, va);
+	return !*row && o->cut ? -E2BIG : 0;
+}
+
+int ucfi__unwind(struct ucfi *c, struct usyms *u, int pid, uint64_t image,
+		 const struct unwind_regs *regs, const struct unwind_stack *stack, uint64_t *ips,
+		 size_t max, struct unwind_result *res)
+{
+	struct walk w = { .c = c, .u = u, .pid = pid, .image = image };
+
+	c->err = 0;
+	cfi_unwind(regs, stack, find, &w, ips, max, res);
+	c->st.stacks++;
+	c->st.stops[res->stop]++;
+	c->st.fp_frames += res->fp_frames;
+	c->st.nofile_frames += w.nofile < res->fp_frames ? w.nofile : res->fp_frames;
+	return c->err;
+}
+
+void ucfi__stats(const struct ucfi *c, struct ucfi_stats *ret)
+{
+	*ret = c->st;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A process's copied user stack unwound by the call frame information of the objects it
+ * maps: the mappings from the usyms snapshot of the process image, each object's rows
+ * (cfi.h) compiled on first use and held for the run, keyed by the file's identity (device,
+ * inode), within a bound on the bytes held. An object over the bound, or whose file cannot
+ * be read, has no rows: its frames follow frame pointers (cfi_unwind.h), as do addresses in
+ * no file (JIT code). The vdso's rows are those of the tracer's own vdso. Not thread-safe.
+ */
+#ifndef SCHEDPROF_UCFI_H
+#define SCHEDPROF_UCFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols/cfi_unwind.h"
+
+struct usyms;
+struct ucfi;
+
+#define UCFI_DEF_BYTES (64u << 20) /* rows held, all objects together */
+#define UCFI_DEF_ROWS (1u << 20)   /* rows of one object: more are cut (-E2BIG) */
+
+struct ucfi_opts {
+	size_t max_bytes; /* 0: UCFI_DEF_BYTES */
+	size_t max_rows;  /* 0: UCFI_DEF_ROWS */
+};
+
+struct ucfi_stats {
+	uint64_t objects;	  /* tables compiled (empty ones too) */
+	uint64_t over;		  /* objects whose table did not fit max_bytes: frame pointers */
+	uint64_t cut;		  /* tables cut at max_rows */
+	uint64_t unreadable;	  /* objects whose file could not be read (gone, not ELF) */
+	uint64_t bytes;		  /* rows held */
+	uint64_t compile_ns;	  /* time spent compiling, all objects */
+	uint64_t stacks;	  /* stacks unwound */
+	uint64_t stops[UNWIND_STOPS]; /* ... by why their walk ended */
+	uint64_t fp_frames;	  /* frames found by frame pointer where no row was */
+	uint64_t nofile_frames;	  /* ... of which in no file (JIT code) */
+};
+
+/* NULL + errno (ENOMEM). opts may be NULL. */
+struct ucfi *ucfi__new(const struct ucfi_opts *opts);
+void ucfi__free(struct ucfi *c);
+
+/*
+ * Unwinds the copy of image `image` of pid into ips (max > 0 entries) and *res, through u's
+ * snapshot of its mappings (usyms__map_ip). 0, or -ENOMEM (res holds what was unwound).
+ */
+int ucfi__unwind(struct ucfi *c, struct usyms *u, int pid, uint64_t image,
+		 const struct unwind_regs *regs, const struct unwind_stack *stack, uint64_t *ips,
+		 size_t max, struct unwind_result *res);
+
+void ucfi__stats(const struct ucfi *c, struct ucfi_stats *ret);
+
+#endif /* SCHEDPROF_UCFI_H */

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * main -> f1 -> ... -> f8, which spins until it has had argv[1] seconds of CPU (default 3:
+ * CPU time, so that a loaded machine only makes it take longer, not sample it less). Built
+ * without frame pointers (-O2 -fomit-frame-pointer, and by clang -O2): only the call frame
+ * information unwinds it. Each function does work after its call so that no call becomes
+ * a tail call, and is noinline so that each keeps its frame.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+static volatile unsigned long sink;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) unsigned long f8(double secs)
+{
+	double end = now() + secs;
+	unsigned long n = 0;
+
+	while (now() < end)
+		for (int i = 0; i < 1000000; i++)
+			sink = sink * 31 + (unsigned long)i, n++;
+	return n;
+}
+
+#define LEVEL(f, g)                                                                        \
+	__attribute__((noinline)) unsigned long f(double secs)                             \
+	{                                                                                  \
+		unsigned long r = g(secs);                                                 \
+		sink += r;                                                                 \
+		return r + 1;                                                              \
+	}
+LEVEL(f7, f8)
+LEVEL(f6, f7)
+LEVEL(f5, f6)
+LEVEL(f4, f5)
+LEVEL(f3, f4)
+LEVEL(f2, f3)
+LEVEL(f1, f2)
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 3;
+
+	return f1(secs) ? 0 : 1;
+}
