@@ -102,7 +102,10 @@ boot() {
 		# then the end of it
 		[ "${dir##*/}" = kvm-probe ] || "$here/vcpudump.sh" "$dir/gdb.sock" "$dir/kallsyms" > "$dir/vcpus.txt" 2>&1
 		kill "$qpid" 2>/dev/null
-		sleep 5
+		for _ in 1 2 3 4 5; do
+			kill -0 "$qpid" 2>/dev/null || break
+			sleep 1
+		done
 		kill -9 "$qpid" 2>/dev/null
 	fi
 	wait "$qpid" 2>/dev/null
