@@ -67,8 +67,11 @@ read -r end_tid main_tid <<< "$(jget "$TMP/tail.json" '"%d %d" % (d["timeline"][
 read -r tail_tid par_tid <<< "$(jget "$TMP/tail.json" '" ".join(str([t["tid"] for t in d["timeline"]["tasks"] if t["comm"] == c][0]) for c in ("sp_tail", "sp_par"))')"
 pass "the job ends with sp_tail_main ($main_tid); workers sp_tail $tail_tid, sp_par $par_tid"
 # the command waited for sp_tail in do_wait, and the wake-up names it
-woke=$(jget "$TMP/tail.json" 'max([s["ns"] for s in d["timeline"]["segments"] if s["tid"] == '"$main_tid"' and s["state"] == "blocked" and s.get("waker_tid") == '"$tail_tid"' and s["wait"] == "child"] or [0])')
-assert_between "sp_tail_main waiting for sp_tail, after sp_par (ms)" $((woke / 1000000)) 900 $((1000 + 100 * SLOW))
+waited() { # FILE: the longest wait of sp_tail_main in do_wait that sp_tail's exit ended (ms)
+	jget "$1" '(lambda t, tid: max([s["ns"] for s in t["segments"] if s["tid"] == tid["sp_tail_main"] and s["state"] == "blocked" and s.get("waker_tid") == tid["sp_tail"] and s["wait"] == "child"] or [0]) // 1000000)(d["timeline"], {x["comm"]: x["tid"] for x in d["timeline"]["tasks"]})'
+}
+woke=$(waited "$TMP/tail.json")
+assert_between "sp_tail_main waiting for sp_tail, after sp_par (ms)" "$woke" 900 $((1000 + 100 * SLOW))
 
 cp=$(jget "$TMP/tail.json" 'd["timeline"]["critical_path"]["total_ns"] // 1000000')
 # upper bounds: 10% over, x SCHEDPROF_TEST_SLOW (an emulated CPU forks and starts slowly)
@@ -91,6 +94,32 @@ assert_between "serial phase of sp_tail (ms)" "$ms" 900 $((1000 + 100 * SLOW))
 # when other load takes it (at a load average of 27, 557 ms of its 2 s were running)
 ontail=$(jget "$TMP/tail.json" 'sum(s["ns"] for s in d["timeline"]["critical_path"]["segments"] if s["tid"] == '"$tail_tid"' and s["state"] != "blocked") // 1000000')
 assert_between "sp_tail running or runnable on the critical path (ms)" "$ontail" 1800 $((2000 + 200 * SLOW))
+
+# sp_par late, as a worker that waits for a CPU ends late (on an emulated CPU of a loaded
+# host, 123 ms): stopped from its start for 1.3 s, past the end of its second of burning,
+# it ends about 300 ms late. sp_tail still runs a second alone after it, and the command
+# waits that second for it.
+"$SCHEDPROF" trace --timeline --views schedules -f json -o "$TMP/late.json" -- "$SERIALTAIL" 1 &
+sp=$!
+# sp_par is serialtail's first child, serialtail schedprof's: found in /proc without a fork
+# per look (pgrep takes an emulated CPU a second, as long as sp_par lives)
+cmd="" par=""
+for _ in $(seq $((200 * SLOW))); do
+	for f in /proc/$sp/task/*/children; do
+		[ -n "$cmd" ] || read -r cmd _ < "$f" 2>/dev/null
+	done
+	[ -n "$cmd" ] && read -r par _ < "/proc/$cmd/task/$cmd/children" 2>/dev/null && [ -n "$par" ] && break
+	sleep 0.05
+done
+[ -n "$par" ] || fail "no sp_par to stop"
+kill -STOP "$par"
+sleep 1.3
+kill -CONT "$par"
+wait $sp || fail "schedprof exited $? (sp_par stopped)"
+read -r late_gap <<< "$(jget "$TMP/late.json" '(lambda e: (e["sp_tail"] - e["sp_par"]) // 1000000)({x["comm"]: x["end_ns"] for x in d["timeline"]["tasks"]})')"
+assert_between "sp_par stopped: sp_tail ends after sp_par (ms)" "$late_gap" 900 $((1000 + 100 * SLOW))
+assert_between "sp_par stopped: sp_tail_main waiting for sp_tail, after sp_par (ms)" "$(waited "$TMP/late.json")" 900 $((1000 + 100 * SLOW))
+pass "sp_par ended late (stopped): sp_tail ran alone $late_gap ms after it, and was waited for"
 
 # A ping-pong through a pipe (some 100k events a second) into a one-page buffer: events are
 # lost, counted in the run and said in the report; the segments still tile each task's life.

@@ -55,9 +55,14 @@ clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" -c "$top/bench/flo
 	-o "$BUILD/kernels/floor.bpf.o" && cc -O2 -o "$BUILD/kernels/floor" "$top/bench/floor.c" -lbpf ||
 	die "cannot build bench/floor"
 
+# a guest runs in the background (boot): it ends with this script, however that ends
+qpid="" tmpout=""
+trap '[ -z "$qpid" ] || kill "$qpid" 2>/dev/null; [ -z "$tmpout" ] || rm -rf "$tmpout"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 if [ -z "$out" ]; then
 	out=$(mktemp -d /tmp/schedprof-matrix.XXXXXX)
-	trap 'rm -rf "$out"' EXIT
+	tmpout=$out
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -75,14 +80,37 @@ boot() {
 	echo "$top" > "$dir/src"
 	date +%s > "$dir/now"
 	rm -f "$dir/rc"
-	timeout -k 5 "$4" qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m 3G \
+	rm -f "$dir/gdb.sock"
+	# the gdb stub (a socket in DIR: no port to share with other runs) lets vcpudump.sh show
+	# where a stalled guest's CPUs are, once its time is up
+	qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m 3G \
 		-kernel "$img/vmlinuz-$rel" -initrd "$img/initrd.img-$rel" \
 		-append "root=/dev/vda rw console=ttyS0 init=/sbin/sp-init quiet panic=-1 softlockup_panic=1 no_timer_check" \
 		-drive file="$img/root.img",format=raw,if=virtio,cache=unsafe -snapshot \
 		-virtfs local,path="$top",mount_tag=src,security_model=passthrough,id=src \
 		-virtfs local,path="$dir",mount_tag=out,security_model=passthrough,id=out \
+		-gdb unix:"$dir/gdb.sock",server=on,wait=off \
 		-nic none -no-reboot -display none -monitor none -serial file:"$dir/console.log" \
-		> "$dir/qemu.log" 2>&1
+		> "$dir/qemu.log" 2>&1 &
+	qpid=$!
+	local end=$(($(date +%s) + $4))
+	while kill -0 "$qpid" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
+		sleep 1
+	done
+	if kill -0 "$qpid" 2>/dev/null; then
+		# its time is up: where its CPUs are (not for the KVM probe's hang in real mode),
+		# then the end of it
+		[ "${dir##*/}" = kvm-probe ] || "$here/vcpudump.sh" "$dir/gdb.sock" "$dir/kallsyms" > "$dir/vcpus.txt" 2>&1
+		kill "$qpid" 2>/dev/null
+		for _ in 1 2 3 4 5; do
+			kill -0 "$qpid" 2>/dev/null || break
+			sleep 1
+		done
+		kill -9 "$qpid" 2>/dev/null
+	fi
+	wait "$qpid" 2>/dev/null
+	qpid=""
+	rm -f "$dir/gdb.sock"
 	[ -f "$dir/rc" ]
 }
 
@@ -124,11 +152,14 @@ for spec in "${specs[@]}"; do
 	mkdir -p "$d"
 	# the suite runs from a copy: bash reads a script as it goes, and the tree may change
 	cp "$here/suite.sh" "$d/suite.sh"
+	# the guest's kernel text symbols, for vcpudump.sh should the guest stall
+	syms="grep ' [tT] ' /proc/kallsyms > /out/kallsyms 2>/dev/null"
 	cat > "$d/cmd.sh" <<EOF
+$syms
 export SRC='$top' BUILD='$BUILD' TESTS='$(echo $kt)' SCHEDPROF_TEST_SLOW=$slow TIMEOUT_MULT=$tmult
 exec bash /out/suite.sh
 EOF
-	[ -z "$cmd" ] || { echo "export SRC='$top' BUILD='$BUILD' SCHEDPROF_TEST_SLOW=$slow"; cat "$cmd"; } > "$d/cmd.sh"
+	[ -z "$cmd" ] || { echo "$syms"; echo "export SRC='$top' BUILD='$BUILD' SCHEDPROF_TEST_SLOW=$slow"; cat "$cmd"; } > "$d/cmd.sh"
 	t0=$(date +%s)
 	log "$k: booting under $accel, -smp $smp"
 	boot "$k" "$d" "$accel" "$limit"
@@ -150,6 +181,7 @@ EOF
 		[ -s "$d/log" ] && { log "$k: the suite's output so far:"; tail -20 "$d/log"; }
 		log "$k: console tail:"
 		tail -25 "$d/console.log" 2>/dev/null
+		[ -s "$d/vcpus.txt" ] && { log "$k: its CPUs when its time was up (tests/kernels/vcpudump.sh):"; head -80 "$d/vcpus.txt"; }
 		[ -s "$d/qemu.log" ] && { log "$k: qemu:"; tail -5 "$d/qemu.log"; }
 	fi
 done

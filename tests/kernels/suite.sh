@@ -23,6 +23,38 @@ result() { # result NAME passed|failed [WHY]
 	echo "$1: $2${3:+ ($3)}"
 }
 
+# A stall shows itself on the console: the kernel's hung-task detector reports every task
+# blocked 60 s (not only the first 10), and when no test has finished for STALL_SECS (600:
+# the longest test takes about 450 s under TCG) the tasks with their kernel stacks (sysrq t)
+# and the CPUs' (sysrq l) are printed, once. A guest whose CPUs spin with interrupts off runs
+# none of this: matrix.sh's vcpudump.sh shows those when the guest's time is up. meson's
+# output is the progress: a line per finished test (unbuffered, below).
+echo 60 > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+echo -1 > /proc/sys/kernel/hung_task_warnings 2>/dev/null
+watchdog() {
+	local size=-1 still=0 n
+	while sleep 30; do
+		n=$(stat -c %s "$OUT/logs/meson.log" 2>/dev/null || echo 0)
+		if [ "$n" != "$size" ]; then
+			size=$n still=0
+			continue
+		fi
+		still=$((still + 30))
+		[ "$still" -ge "${STALL_SECS:-600}" ] || continue
+		{
+			echo "suite: no test finished for $still s: the tasks, then their stacks and the CPUs'"
+			ps -eo pid,ppid,stat,pcpu,wchan:32,etime,args
+		} > /dev/console 2>&1
+		echo 7 > /proc/sys/kernel/printk
+		echo 1 > /proc/sys/kernel/sysrq
+		echo l > /proc/sysrq-trigger
+		echo t > /proc/sysrq-trigger
+		return
+	done
+}
+watchdog &
+watchdog_pid=$!
+
 want() { case " $TESTS " in *" $1 "*) return 0 ;; esac; return 1; }
 meson_tests=""
 for t in $TESTS; do
@@ -32,7 +64,7 @@ done
 # the ground-truth tests through meson, which knows their workloads and timeouts
 if [ -n "$meson_tests" ]; then
 	# shellcheck disable=SC2086 # a list of names
-	meson test -C "$BUILD" --no-rebuild --logbase "guest-$(uname -r)" \
+	PYTHONUNBUFFERED=1 meson test -C "$BUILD" --no-rebuild --logbase "guest-$(uname -r)" \
 		--timeout-multiplier "${TIMEOUT_MULT:-1}" --print-errorlogs $meson_tests > "$OUT/logs/meson.log" 2>&1
 	json=$BUILD/meson-logs/guest-$(uname -r).json
 	cp "$json" "$OUT/testlog.json" 2>/dev/null
@@ -112,4 +144,5 @@ check_progcost() {
 want trace-a && check_trace_a
 want compare && check_compare
 want progcost && check_progcost
+kill "$watchdog_pid" 2>/dev/null
 grep -c '^passed' "$OUT/results" | { read -r n; echo "guest: $n passed, $(grep -c '^failed' "$OUT/results") failed"; }
