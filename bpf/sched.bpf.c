@@ -66,6 +66,23 @@ SP_SCRATCH_MAP(stack_buf, struct sp_walk);
 SP_SCRATCH_MAP(wake_buf, struct sp_wake_walk);
 SP_SCRATCH_MAP(sched_pcpu, struct sp_sched_pcpu);
 
+/*
+ * CPU quotas: set by user space when a cgroup had a CFS quota at the start (cgroup v1
+ * cpu.cfs_quota_us, v2 cpu.max). Only then does a preempted switch-out read its task's group's
+ * bandwidth state (and its switch-in charge it): without a quota neither is in the program.
+ */
+const volatile __u32 quota_check = 0;
+/* The throttled time by the cgroup id of the throttled tasks' own group (user space names it). */
+SP_HASH_MAP(throttled_cgs, SP_MAX_THROTTLED_CGS, __u64, __u64);
+/* The preempted tasks throttled now, by pid (struct sp_task's throttled says which). */
+SP_HASH_MAP(throttled_tasks, SP_MAX_THROTTLED_TASKS, __u32, struct sp_throttled);
+/*
+ * Set by user space when the kernel's task clock leaves out steal (and IRQ) time
+ * (CONFIG_PARAVIRT_TIME_ACCOUNTING, CONFIG_IRQ_TIME_ACCOUNTING): a slice's wall time minus its
+ * sum_exec_runtime's advance is then what the CPU did for others while it was the task's.
+ */
+const volatile __u32 steal_split = 0;
+
 /* This CPU's counters and share of the budget (summed by user space). */
 static __always_inline struct sp_sched_pcpu *pcpu_here(void)
 {
@@ -301,6 +318,30 @@ static __always_inline __u64 runq_slot(__u64 v)
 }
 
 /*
+ * A preempted task's wait while its group cgroup cg was throttled, at most limit of it (see
+ * throttled_since()), to its row v (this CPU's copy, may be NULL), the budget and cg.
+ */
+static __always_inline void charge_throttled(__u64 cg, __u64 limit, struct sp_caller_val *v,
+					     __u64 runq, __u64 windowed)
+{
+	struct sp_budget_counts *b = budget_here();
+	__u64 zero = 0, *ns;
+
+	/* the wait ends after the unthrottle: its part from then on was for a CPU */
+	if (limit < runq)
+		runq = limit;
+	if (limit < windowed)
+		windowed = limit;
+	if (v)
+		v->throttled_ns += runq;
+	if (b)
+		b->throttled_ns += windowed;
+	ns = sp_lookup_or_init(&throttled_cgs, &cg, &zero);
+	if (ns)
+		__sync_fetch_and_add(ns, windowed);
+}
+
+/*
  * Charges s's time off CPU, from its switch-out to its switch-in now, to its row, stack,
  * waker and the budget. (At the stop, user space charges what is still in progress the same
  * way: sched_rows.c sched_split().)
@@ -311,7 +352,7 @@ static __always_inline __u64 runq_slot(__u64 v)
  * sleep, and waited for it to be off its CPU: woken before it blocked); with no wake-up seen
  * (the wake-up program did not run: its tracepoint was busy on that CPU) all is BLOCKED.
  */
-__noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
+__noinline int charge_offcpu(struct sp_sleep *s, __u64 now, __u64 thr_cg, __u64 thr_limit)
 {
 	struct sp_budget_counts *b;
 	struct sp_caller_val *v;
@@ -372,6 +413,8 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 			b->blocked_norow_ns += wblocked & -norow;
 		}
 	}
+	if (quota_check && thr_cg)
+		charge_throttled(thr_cg, thr_limit, v, runq, in_window(runnable, now));
 	if (woken)
 		count_waker(s);
 	if (!s->stack)
@@ -450,6 +493,77 @@ static __always_inline struct sp_sleep *task_first_seen(struct task_struct *t, _
 	return s;
 }
 
+/*
+ * A slice's wall time [in, now] minus its runtime (sum_exec_runtime since the pick:
+ * prev_sum_exec_runtime is set then, set_next_entity()), both up to date at the switch; 0 for
+ * a slice that began before the window (its wall time there is cut, its runtime not).
+ */
+static __always_inline __u64 slice_stolen(struct task_struct *p, __u64 in, __u64 now)
+{
+	__u64 t0 = trace_t0;
+
+	if (!t0 || in < t0)
+		return 0;
+	return (now - in) - (p->se.sum_exec_runtime - p->se.prev_sum_exec_runtime);
+}
+
+/*
+ * The cgroup id of p's CFS group when it or an ancestor is throttled by its quota, else 0.
+ * throttle_count counts the group's throttled ancestors and itself (tg_throttle_down()): the
+ * throttle happens in the pick that switches p out (check_cfs_rq_runtime()), so it is set
+ * here; with task-based throttling (6.18) too, where the task is dequeued on its way back to
+ * user space and switched out still TASK_RUNNING. 0 without CFS bandwidth control.
+ */
+static __always_inline __u64 throttled_group(struct task_struct *p, struct sp_throttled *t)
+{
+	struct cfs_rq *cfs;
+	__u64 id;
+
+	if (!bpf_core_field_exists(p->se.cfs_rq) ||
+	    !bpf_core_field_exists(struct cfs_rq, throttle_count))
+		return 0;
+	cfs = p->se.cfs_rq;
+	if (!cfs || cfs->throttle_count <= 0)
+		return 0;
+	id = BPF_CORE_READ(cfs, tg, css.cgroup, kn, id);
+	t->cfs = (__u64)cfs;
+	if (bpf_core_field_exists(struct cfs_rq, throttled_clock_self_time))
+		t->self = cfs->throttled_clock_self_time;
+	return id ? id : 1;
+}
+
+/*
+ * At a throttled task's switch-in: how long its cfs_rq of the switch-out (the one that was
+ * throttled: the task may have moved since) was throttled in between. Since Linux 6.7
+ * (throttled_clock_self_time, added at each unthrottle); before, ~0: the whole wait is
+ * charged, even its part after the unthrottle.
+ */
+static __always_inline __u64 throttled_since(const struct sp_throttled *t)
+{
+	struct cfs_rq *cfs = (struct cfs_rq *)t->cfs;
+
+	if (!bpf_core_field_exists(struct cfs_rq, throttled_clock_self_time))
+		return ~0ULL;
+	return BPF_CORE_READ(cfs, throttled_clock_self_time) - t->self;
+}
+
+/* A throttled task's switch-in: its wait charged with its throttled part. */
+static __always_inline void throttled_in(struct task_struct *next, struct sp_task *ts,
+					 struct sp_sleep *s, __u64 now)
+{
+	__u32 pid = next->pid;
+	struct sp_throttled *t = bpf_map_lookup_elem(&throttled_tasks, &pid);
+	__u64 cg = 0, limit = 0;
+
+	ts->throttled = 0;
+	if (t) {
+		cg = t->cg;
+		limit = throttled_since(t);
+		bpf_map_delete_elem(&throttled_tasks, &pid);
+	}
+	charge_offcpu(s, now, cg, limit);
+}
+
 /* next's switch-in: ends its time off CPU, starts its time on one. *nt: next's storage. */
 static __always_inline void sched_switch_in(struct task_struct *next, struct sp_task **nt,
 					    __u64 now)
@@ -457,7 +571,10 @@ static __always_inline void sched_switch_in(struct task_struct *next, struct sp_
 	struct sp_sleep *s = *nt ? &(*nt)->sleep : NULL;
 
 	if (s && s->state != SP_TS_NONE) {
-		charge_offcpu(s, now);
+		if (quota_check && (*nt)->throttled)
+			throttled_in(next, *nt, s, now);
+		else
+			charge_offcpu(s, now, 0, 0);
 	} else {
 		if (!task_traced_other_st(next, *nt))
 			return;
@@ -487,10 +604,25 @@ static __always_inline void switch_in_missed(struct task_struct *prev, struct sp
 	__u64 in = ran < now - from ? now - ran : from;
 
 	sp_drop(sched_drops.switch_in_missed);
-	charge_offcpu(s, in);
+	charge_offcpu(s, in, 0, 0);
 	s->state = SP_TS_RUNNING;
 	s->ts_in = in;
 	s->wake_ts = 0;
+}
+
+/* A preempted prev: when its group is throttled, kept (struct sp_throttled) and flagged. */
+static __always_inline void throttled_out(struct task_struct *prev, struct sp_task *ts)
+{
+	struct sp_throttled t = {};
+	__u32 pid = prev->pid;
+
+	t.cg = throttled_group(prev, &t);
+	if (!t.cg)
+		return;
+	if (bpf_map_update_elem(&throttled_tasks, &pid, &t, BPF_ANY))
+		sp_drop(sched_drops.throttled_map_full);
+	else
+		ts->throttled = 1;
 }
 
 /*
@@ -506,7 +638,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	struct sp_sched_pcpu *pc;
 	struct sp_caller_key key = {};
 	struct sp_sleep *s;
-	__u64 stack = 0;
+	__u64 stack = 0, throttled = 0;
 	__u32 tgid = prev->tgid;
 
 	if (prev->pid == 0) {
@@ -528,6 +660,8 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 			if (pc)
 				pc->counts.preempted++;
 			key.caller = SP_CALLER_PREEMPTED;
+			if (quota_check)
+				throttled = 1; /* read below, into prev's storage */
 		} else {
 			if (pc)
 				pc->counts.voluntary++;
@@ -551,9 +685,14 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	} else if (prev->pid != 0) {
 		if (s->state == SP_TS_OFF || s->state == SP_TS_NEW)
 			switch_in_missed(prev, s, now);
-		if (pc && s->state == SP_TS_RUNNING)
+		if (pc && s->state == SP_TS_RUNNING) {
 			pc->budget.oncpu_ns += in_window(s->ts_in, now);
+			if (steal_split)
+				pc->budget.stolen_ns += slice_stolen(prev, s->ts_in, now);
+		}
 	}
+	if (quota_check && throttled && *pt)
+		throttled_out(prev, *pt);
 	s->state = prev_state & SP_TASK_DEAD ? SP_TS_DEAD : SP_TS_OFF;
 	s->ts = now;
 	s->stack = stack;
