@@ -318,27 +318,43 @@ static __always_inline __u64 runq_slot(__u64 v)
 }
 
 /*
- * A preempted task's wait while its group cgroup cg was throttled, at most limit of it (see
- * throttled_since()), to its row v (this CPU's copy, may be NULL), the budget and cg.
+ * Adds ns to cgroup cg's throttled time. Global, as the two below: its key on its own stack,
+ * not on charge_offcpu()'s, whose chain with count_waker() is sp_switch_full's deepest.
  */
-static __always_inline void charge_throttled(__u64 cg, __u64 limit, struct sp_caller_val *v,
-					     __u64 runq, __u64 windowed)
+__noinline int count_throttled_cg(__u64 cg, __u64 ns)
 {
-	struct sp_budget_counts *b = budget_here();
-	__u64 zero = 0, *ns;
+	__u64 key = cg, zero = 0, *v;
 
-	/* the wait ends after the unthrottle: its part from then on was for a CPU */
-	if (limit < runq)
-		runq = limit;
-	if (limit < windowed)
-		windowed = limit;
+	v = sp_lookup_or_init(&throttled_cgs, &key, &zero);
 	if (v)
-		v->throttled_ns += runq;
-	if (b)
-		b->throttled_ns += windowed;
-	ns = sp_lookup_or_init(&throttled_cgs, &cg, &zero);
-	if (ns)
-		__sync_fetch_and_add(ns, windowed);
+		__sync_fetch_and_add(v, ns);
+	return 0;
+}
+
+/*
+ * Keeps a preempted task's state by pid when its cfs_rq cfs (an address: a global function
+ * takes no kernel pointer before 6.8's __arg_trusted) is throttled, itself or an ancestor
+ * (see throttled_out()). A leaf: its key and value off sp_switch's stack. 1 when kept.
+ */
+__noinline int keep_throttled(__u32 pid, __u64 cfs)
+{
+	struct cfs_rq *c = (struct cfs_rq *)cfs;
+	struct sp_throttled t = { .cfs = cfs };
+	__u32 key = pid;
+
+	if (!bpf_core_field_exists(struct cfs_rq, throttle_count) || !c ||
+	    BPF_CORE_READ(c, throttle_count) <= 0)
+		return 0;
+	t.cg = BPF_CORE_READ(c, tg, css.cgroup, kn, id);
+	if (!t.cg)
+		t.cg = 1;
+	if (bpf_core_field_exists(struct cfs_rq, throttled_clock_self_time))
+		t.self = BPF_CORE_READ(c, throttled_clock_self_time);
+	if (bpf_map_update_elem(&throttled_tasks, &key, &t, BPF_ANY)) {
+		sp_drop(sched_drops.throttled_map_full);
+		return 0;
+	}
+	return 1;
 }
 
 /*
@@ -352,7 +368,7 @@ static __always_inline void charge_throttled(__u64 cg, __u64 limit, struct sp_ca
  * sleep, and waited for it to be off its CPU: woken before it blocked); with no wake-up seen
  * (the wake-up program did not run: its tracepoint was busy on that CPU) all is BLOCKED.
  */
-__noinline int charge_offcpu(struct sp_sleep *s, __u64 now, __u64 thr_cg, __u64 thr_limit)
+__noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 {
 	struct sp_budget_counts *b;
 	struct sp_caller_val *v;
@@ -413,8 +429,6 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now, __u64 thr_cg, __u64 
 			b->blocked_norow_ns += wblocked & -norow;
 		}
 	}
-	if (quota_check && thr_cg)
-		charge_throttled(thr_cg, thr_limit, v, runq, in_window(runnable, now));
 	if (woken)
 		count_waker(s);
 	if (!s->stack)
@@ -508,28 +522,21 @@ static __always_inline __u64 slice_stolen(struct task_struct *p, __u64 in, __u64
 }
 
 /*
- * The cgroup id of p's CFS group when it or an ancestor is throttled by its quota, else 0.
+ * p preempted: when its CFS group or an ancestor is throttled by its quota, its state is kept
+ * (struct sp_throttled: the cgroup id of its own group, user space finds the quota) and its
+ * storage ts flagged.
  * throttle_count counts the group's throttled ancestors and itself (tg_throttle_down()): the
  * throttle happens in the pick that switches p out (check_cfs_rq_runtime()), so it is set
  * here; with task-based throttling (6.18) too, where the task is dequeued on its way back to
- * user space and switched out still TASK_RUNNING. 0 without CFS bandwidth control.
+ * user space and switched out still TASK_RUNNING. Nothing without CFS bandwidth control.
  */
-static __always_inline __u64 throttled_group(struct task_struct *p, struct sp_throttled *t)
+static __always_inline void throttled_out(struct task_struct *p, struct sp_task *ts)
 {
-	struct cfs_rq *cfs;
-	__u64 id;
-
-	if (!bpf_core_field_exists(p->se.cfs_rq) ||
-	    !bpf_core_field_exists(struct cfs_rq, throttle_count))
-		return 0;
-	cfs = p->se.cfs_rq;
-	if (!cfs || cfs->throttle_count <= 0)
-		return 0;
-	id = BPF_CORE_READ(cfs, tg, css.cgroup, kn, id);
-	t->cfs = (__u64)cfs;
-	if (bpf_core_field_exists(struct cfs_rq, throttled_clock_self_time))
-		t->self = cfs->throttled_clock_self_time;
-	return id ? id : 1;
+	if (!bpf_core_field_exists(p->se.cfs_rq))
+		return;
+	/* read, not walked: the address goes to keep_throttled() as a number */
+	if (keep_throttled(p->pid, (__u64)BPF_CORE_READ(p, se.cfs_rq)))
+		ts->throttled = 1;
 }
 
 /*
@@ -547,21 +554,47 @@ static __always_inline __u64 throttled_since(const struct sp_throttled *t)
 	return BPF_CORE_READ(cfs, throttled_clock_self_time) - t->self;
 }
 
-/* A throttled task's switch-in: its wait charged with its throttled part. */
-static __always_inline void throttled_in(struct task_struct *next, struct sp_task *ts,
-					 struct sp_sleep *s, __u64 now)
+/*
+ * A throttled task's switch-in (after charge_offcpu(), which charged its whole wait to RUNQ):
+ * its wait's throttled part, at most how long its cfs_rq was throttled in between (see
+ * throttled_since(); the wait ends after the unthrottle, and its part from then on was for a
+ * CPU), to its row, the budget and its cgroup. Global, beside charge_offcpu() rather than in
+ * it: its keys on its own stack, not on that chain's, sp_switch_full's deepest.
+ */
+__noinline int throttled_in(struct sp_sleep *s, __u32 pid, __u64 now)
 {
-	__u32 pid = next->pid;
-	struct sp_throttled *t = bpf_map_lookup_elem(&throttled_tasks, &pid);
-	__u64 cg = 0, limit = 0;
+	struct sp_budget_counts *b;
+	struct sp_caller_val *v;
+	struct sp_throttled *t;
+	struct sp_caller_key key;
+	__u32 k = pid;
+	__u64 runq, windowed, limit, cg;
 
-	ts->throttled = 0;
-	if (t) {
-		cg = t->cg;
-		limit = throttled_since(t);
-		bpf_map_delete_elem(&throttled_tasks, &pid);
-	}
-	charge_offcpu(s, now, cg, limit);
+	if (!s)
+		return 0;
+	t = bpf_map_lookup_elem(&throttled_tasks, &k);
+	if (!t)
+		return 0;
+	limit = throttled_since(t);
+	cg = t->cg;
+	bpf_map_delete_elem(&throttled_tasks, &k);
+	if (s->state != SP_TS_OFF || now < s->ts)
+		return 0;
+	runq = now - s->ts; /* a preemption: all of it RUNQ */
+	windowed = in_window(s->ts, now);
+	if (limit < runq)
+		runq = limit;
+	if (limit < windowed)
+		windowed = limit;
+	count_throttled_cg(cg, windowed);
+	b = budget_here();
+	if (b)
+		b->throttled_ns += windowed;
+	key = s->key; /* on the stack: see count_caller() */
+	v = bpf_map_lookup_elem(&callers, &key); /* this CPU's copy: plain adds */
+	if (v)
+		v->throttled_ns += runq;
+	return 0;
 }
 
 /* next's switch-in: ends its time off CPU, starts its time on one. *nt: next's storage. */
@@ -571,10 +604,11 @@ static __always_inline void sched_switch_in(struct task_struct *next, struct sp_
 	struct sp_sleep *s = *nt ? &(*nt)->sleep : NULL;
 
 	if (s && s->state != SP_TS_NONE) {
-		if (quota_check && (*nt)->throttled)
-			throttled_in(next, *nt, s, now);
-		else
-			charge_offcpu(s, now, 0, 0);
+		charge_offcpu(s, now);
+		if (quota_check && (*nt)->throttled) {
+			(*nt)->throttled = 0;
+			throttled_in(s, next->pid, now);
+		}
 	} else {
 		if (!task_traced_other_st(next, *nt))
 			return;
@@ -604,25 +638,10 @@ static __always_inline void switch_in_missed(struct task_struct *prev, struct sp
 	__u64 in = ran < now - from ? now - ran : from;
 
 	sp_drop(sched_drops.switch_in_missed);
-	charge_offcpu(s, in, 0, 0);
+	charge_offcpu(s, in);
 	s->state = SP_TS_RUNNING;
 	s->ts_in = in;
 	s->wake_ts = 0;
-}
-
-/* A preempted prev: when its group is throttled, kept (struct sp_throttled) and flagged. */
-static __always_inline void throttled_out(struct task_struct *prev, struct sp_task *ts)
-{
-	struct sp_throttled t = {};
-	__u32 pid = prev->pid;
-
-	t.cg = throttled_group(prev, &t);
-	if (!t.cg)
-		return;
-	if (bpf_map_update_elem(&throttled_tasks, &pid, &t, BPF_ANY))
-		sp_drop(sched_drops.throttled_map_full);
-	else
-		ts->throttled = 1;
 }
 
 /*
