@@ -247,8 +247,8 @@ static int add_throttled(struct cgq_state *st, struct sp_budget *b, const struct
 		if (!t->path)
 			return -ENOMEM;
 		b->nthrottlers++;
-		t->quota_us = q->quota_us;
-		t->period_us = q->period_us;
+		t->quota_us = q->quota_us < UINT_MAX ? (unsigned int)q->quota_us : UINT_MAX;
+		t->period_us = q->period_us < UINT_MAX ? (unsigned int)q->period_us : UINT_MAX;
 		if (!read_stat(q->path, &nr, &tns)) {
 			t->nr_throttled = nr > q->nr0 ? nr - q->nr0 : 0;
 			t->cg_throttled_ns = tns > q->throttled0 ? tns - q->throttled0 : 0;

@@ -117,7 +117,7 @@ struct sp_budget_blocked {
  */
 struct sp_throttler {
 	char *path;		   /* the cgroup's directory: "/sys/fs/cgroup/cpu/job" */
-	uint64_t quota_us, period_us;
+	unsigned int quota_us, period_us; /* settings (clamped to UINT_MAX) */
 	uint64_t throttled_ns;	   /* the traced tasks' time throttled under it */
 	uint64_t cg_throttled_ns;  /* its cpu.stat throttled time over the run (per CPU, summed) */
 	uint64_t nr_throttled;	   /* its cpu.stat periods throttled over the run */

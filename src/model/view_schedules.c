@@ -59,8 +59,8 @@ static const struct sp_schema blocked_schema = SP_SCHEMA_OF("budget_blocked", bl
 #define T struct sp_throttler
 static const struct sp_field throttler_fields[] = {
 	SP_KEY_STR(T, "path", path),
-	SP_U64_AS(T, "quota_us", quota_us, SP_SINCE),
-	SP_U64_AS(T, "period_us", period_us, SP_SINCE),
+	SP_UINT(T, "quota_us", quota_us, 1, UINT_MAX),
+	SP_UINT(T, "period_us", period_us, 1, UINT_MAX),
 	SP_U64(T, "throttled_ns", throttled_ns),
 	SP_U64(T, "cgroup_throttled_ns", cg_throttled_ns),
 	SP_U64(T, "nr_throttled", nr_throttled),
@@ -263,8 +263,8 @@ static void print_budget_quota(const struct sp_budget *b, FILE *f)
 
 		fprintf(f, "  throttled by %s (quota %s per %s): %s of the tasks'; its cpu.stat %s "
 			   "in %" PRIu64 " %s\n",
-			t->path, fmt_duration(t->quota_us * 1000, d1, sizeof(d1)),
-			fmt_duration(t->period_us * 1000, d2, sizeof(d2)),
+			t->path, fmt_duration((uint64_t)t->quota_us * 1000, d1, sizeof(d1)),
+			fmt_duration((uint64_t)t->period_us * 1000, d2, sizeof(d2)),
 			fmt_duration(t->throttled_ns, d3, sizeof(d3)),
 			fmt_duration(t->cg_throttled_ns, d4, sizeof(d4)), t->nr_throttled,
 			t->nr_throttled == 1 ? "period" : "periods");
