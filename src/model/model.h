@@ -136,7 +136,7 @@ struct sp_cpu_steal {
 struct sp_steal {
 	bool present;
 	bool split;	    /* the task clock leaves out steal and IRQ time: stolen_ns measured */
-	uint64_t stolen_ns; /* of oncpu_ns: a slice's wall time minus its runtime (steal + IRQ) */
+	uint64_t stolen_ns; /* of oncpu_ns: the slices' wall time minus their runtime, at most steal_ns */
 	uint64_t steal_ns;  /* every CPU's steal over the run */
 	struct sp_cpu_steal *cpus;
 	size_t ncpus, cpus_cap;

@@ -272,7 +272,7 @@ static void print_budget_quota(const struct sp_budget *b, FILE *f)
 	if (!s->present)
 		return;
 	if (s->split)
-		fprintf(f, "  on CPU: running %s, stolen %s (steal and IRQ time); ",
+		fprintf(f, "  on CPU: running %s, stolen %s; ",
 			fmt_duration(b->oncpu_ns - (s->stolen_ns < b->oncpu_ns ? s->stolen_ns
 									       : b->oncpu_ns),
 				     d1, sizeof(d1)),
