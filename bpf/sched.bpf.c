@@ -67,6 +67,23 @@ SP_SCRATCH_MAP(stack_buf, struct sp_walk);
 SP_SCRATCH_MAP(wake_buf, struct sp_wake_walk);
 SP_SCRATCH_MAP(sched_pcpu, struct sp_sched_pcpu);
 
+/*
+ * CPU quotas: set by user space when a cgroup had a CFS quota at the start (cgroup v1
+ * cpu.cfs_quota_us, v2 cpu.max). Only then does a preempted switch-out read its task's group's
+ * bandwidth state (and its switch-in charge it): without a quota neither is in the program.
+ */
+const volatile __u32 quota_check = 0;
+/* The throttled time by the cgroup id of the throttled tasks' own group (user space names it). */
+SP_HASH_MAP(throttled_cgs, SP_MAX_THROTTLED_CGS, __u64, __u64);
+/* The preempted tasks throttled now, by pid (struct sp_task's throttled says which). */
+SP_HASH_MAP(throttled_tasks, SP_MAX_THROTTLED_TASKS, __u32, struct sp_throttled);
+/*
+ * Set by user space when the kernel's task clock leaves out steal (and IRQ) time
+ * (CONFIG_PARAVIRT_TIME_ACCOUNTING, CONFIG_IRQ_TIME_ACCOUNTING): a slice's wall time minus its
+ * sum_exec_runtime's advance is then what the CPU did for others while it was the task's.
+ */
+const volatile __u32 steal_split = 0;
+
 /* This CPU's counters and share of the budget (summed by user space). */
 static __always_inline struct sp_sched_pcpu *pcpu_here(void)
 {
@@ -308,6 +325,46 @@ static __always_inline __u64 runq_slot(__u64 v)
 }
 
 /*
+ * Adds ns to cgroup cg's throttled time. Global, as the two below: its key on its own stack,
+ * not on charge_offcpu()'s, whose chain with count_waker() is sp_switch_full's deepest.
+ */
+__noinline int count_throttled_cg(__u64 cg, __u64 ns)
+{
+	__u64 key = cg, zero = 0, *v;
+
+	v = sp_lookup_or_init(&throttled_cgs, &key, &zero);
+	if (v)
+		__sync_fetch_and_add(v, ns);
+	return 0;
+}
+
+/*
+ * Keeps a preempted task's state by pid when its cfs_rq cfs (an address: a global function
+ * takes no kernel pointer before 6.8's __arg_trusted) is throttled, itself or an ancestor
+ * (see throttled_out()). A leaf: its key and value off sp_switch's stack. 1 when kept.
+ */
+__noinline int keep_throttled(__u32 pid, __u64 cfs)
+{
+	struct cfs_rq *c = (struct cfs_rq *)cfs;
+	struct sp_throttled t = { .cfs = cfs };
+	__u32 key = pid;
+
+	if (!bpf_core_field_exists(struct cfs_rq, throttle_count) || !c ||
+	    BPF_CORE_READ(c, throttle_count) <= 0)
+		return 0;
+	t.cg = BPF_CORE_READ(c, tg, css.cgroup, kn, id);
+	if (!t.cg)
+		t.cg = 1;
+	if (bpf_core_field_exists(struct cfs_rq, throttled_clock_self_time))
+		t.self = BPF_CORE_READ(c, throttled_clock_self_time);
+	if (bpf_map_update_elem(&throttled_tasks, &key, &t, BPF_ANY)) {
+		sp_drop(sched_drops.throttled_map_full);
+		return 0;
+	}
+	return 1;
+}
+
+/*
  * Charges s's time off CPU, from its switch-out to its switch-in now, to its row, stack,
  * waker and the budget. (At the stop, user space charges what is still in progress the same
  * way: sched_rows.c sched_split().)
@@ -458,6 +515,96 @@ static __always_inline struct sp_sleep *task_first_seen(struct task_struct *t, _
 	return s;
 }
 
+/*
+ * A slice's wall time [in, now] minus its runtime (sum_exec_runtime since the pick:
+ * prev_sum_exec_runtime is set then, set_next_entity()), both up to date at the switch; 0 for
+ * a slice that began before the window (its wall time there is cut, its runtime not).
+ */
+static __always_inline __u64 slice_stolen(struct task_struct *p, __u64 in, __u64 now)
+{
+	__u64 t0 = trace_t0;
+
+	if (!t0 || in < t0)
+		return 0;
+	return (now - in) - (p->se.sum_exec_runtime - p->se.prev_sum_exec_runtime);
+}
+
+/*
+ * p preempted: when its CFS group or an ancestor is throttled by its quota, its state is kept
+ * (struct sp_throttled: the cgroup id of its own group, user space finds the quota) and its
+ * storage ts flagged.
+ * throttle_count counts the group's throttled ancestors and itself (tg_throttle_down()): the
+ * throttle happens in the pick that switches p out (check_cfs_rq_runtime()), so it is set
+ * here; with task-based throttling (6.18) too, where the task is dequeued on its way back to
+ * user space and switched out still TASK_RUNNING. Nothing without CFS bandwidth control.
+ */
+static __always_inline void throttled_out(struct task_struct *p, struct sp_task *ts)
+{
+	if (!bpf_core_field_exists(p->se.cfs_rq))
+		return;
+	/* read, not walked: the address goes to keep_throttled() as a number */
+	if (keep_throttled(p->pid, (__u64)BPF_CORE_READ(p, se.cfs_rq)))
+		ts->throttled = 1;
+}
+
+/*
+ * At a throttled task's switch-in: how long its cfs_rq of the switch-out (the one that was
+ * throttled: the task may have moved since) was throttled in between. Since Linux 6.7
+ * (throttled_clock_self_time, added at each unthrottle); before, ~0: the whole wait is
+ * charged, even its part after the unthrottle.
+ */
+static __always_inline __u64 throttled_since(const struct sp_throttled *t)
+{
+	struct cfs_rq *cfs = (struct cfs_rq *)t->cfs;
+
+	if (!bpf_core_field_exists(struct cfs_rq, throttled_clock_self_time))
+		return ~0ULL;
+	return BPF_CORE_READ(cfs, throttled_clock_self_time) - t->self;
+}
+
+/*
+ * A throttled task's switch-in (after charge_offcpu(), which charged its whole wait to RUNQ):
+ * its wait's throttled part, at most how long its cfs_rq was throttled in between (see
+ * throttled_since(); the wait ends after the unthrottle, and its part from then on was for a
+ * CPU), to its row, the budget and its cgroup. Global, beside charge_offcpu() rather than in
+ * it: its keys on its own stack, not on that chain's, sp_switch_full's deepest.
+ */
+__noinline int throttled_in(struct sp_sleep *s, __u32 pid, __u64 now)
+{
+	struct sp_budget_counts *b;
+	struct sp_caller_val *v;
+	struct sp_throttled *t;
+	struct sp_caller_key key;
+	__u32 k = pid;
+	__u64 runq, windowed, limit, cg;
+
+	if (!s)
+		return 0;
+	t = bpf_map_lookup_elem(&throttled_tasks, &k);
+	if (!t)
+		return 0;
+	limit = throttled_since(t);
+	cg = t->cg;
+	bpf_map_delete_elem(&throttled_tasks, &k);
+	if (s->state != SP_TS_OFF || now < s->ts)
+		return 0;
+	runq = now - s->ts; /* a preemption: all of it RUNQ */
+	windowed = in_window(s->ts, now);
+	if (limit < runq)
+		runq = limit;
+	if (limit < windowed)
+		windowed = limit;
+	count_throttled_cg(cg, windowed);
+	b = budget_here();
+	if (b)
+		b->throttled_ns += windowed;
+	key = s->key; /* on the stack: see count_caller() */
+	v = bpf_map_lookup_elem(&callers, &key); /* this CPU's copy: plain adds */
+	if (v)
+		v->throttled_ns += runq;
+	return 0;
+}
+
 /* next's switch-in: ends its time off CPU, starts its time on one. *nt: next's storage. */
 static __always_inline void sched_switch_in(struct task_struct *next, struct sp_task **nt,
 					    __u64 now)
@@ -466,6 +613,10 @@ static __always_inline void sched_switch_in(struct task_struct *next, struct sp_
 
 	if (s && s->state != SP_TS_NONE) {
 		charge_offcpu(s, now);
+		if (quota_check && (*nt)->throttled) {
+			(*nt)->throttled = 0;
+			throttled_in(s, next->pid, now);
+		}
 	} else {
 		if (!task_traced_other_st(next, *nt))
 			return;
@@ -514,7 +665,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	struct sp_sched_pcpu *pc;
 	struct sp_caller_key key = {};
 	struct sp_sleep *s;
-	__u64 stack = 0;
+	__u64 stack = 0, throttled = 0;
 	__u32 tgid = prev->tgid;
 
 	if (prev->pid == 0) {
@@ -536,6 +687,8 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 			if (pc)
 				pc->counts.preempted++;
 			key.caller = SP_CALLER_PREEMPTED;
+			if (quota_check)
+				throttled = 1; /* read below, into prev's storage */
 		} else {
 			if (pc)
 				pc->counts.voluntary++;
@@ -559,9 +712,14 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	} else if (prev->pid != 0) {
 		if (s->state == SP_TS_OFF || s->state == SP_TS_NEW)
 			switch_in_missed(prev, s, now);
-		if (pc && s->state == SP_TS_RUNNING)
+		if (pc && s->state == SP_TS_RUNNING) {
 			pc->budget.oncpu_ns += in_window(s->ts_in, now);
+			if (steal_split)
+				pc->budget.stolen_ns += slice_stolen(prev, s->ts_in, now);
+		}
 	}
+	if (quota_check && throttled && *pt)
+		throttled_out(prev, *pt);
 	s->state = prev_state & SP_TASK_DEAD ? SP_TS_DEAD : SP_TS_OFF;
 	s->ts = now;
 	s->stack = stack;

@@ -51,7 +51,8 @@ SP_TARGET_EXTERN SP_HASH_MAP(targ_tgids, SP_DEF_TARGETS, __u32, struct sp_target
 struct sp_task {
 	struct sp_sleep sleep; /* the schedules view's; state SP_TS_NONE until its first event */
 	__u32 mark;	       /* in the traced set (task_in_set()) */
-	__u16 has_lock;	       /* it has a lock_task storage (lock_task_get()) */
+	__u8 has_lock;	       /* it has a lock_task storage (lock_task_get()) */
+	__u8 throttled;	       /* sched.bpf.c: preempted while throttled (struct sp_throttled) */
 	__u16 lock_asleep;     /* lock_task's sleep_ts may be set (lock_switch_out()) */
 };
 SP_TARGET_EXTERN SP_TASK_MAP(traced, struct sp_task);

@@ -14,6 +14,8 @@
 #define SP_DEF_TARGETS 8192	/* tgids named by the user or found in /proc */
 #define SP_DEF_CALLERS 16384	/* (caller, wait, comm) rows of the schedules view */
 #define SP_DEF_STACKS 16384	/* distinct kernel stacks kept for --stacks */
+#define SP_MAX_THROTTLED_CGS 64	/* cgroups whose tasks' throttled time is kept apart */
+#define SP_MAX_THROTTLED_TASKS 4096 /* tasks throttled by a CPU quota at once */
 
 /* CPUs whose runqueue address BPF keeps (sp_cpu_rq, bpf/common.bpf.c); others read it anew. */
 #define SP_MAX_CPUS 1024

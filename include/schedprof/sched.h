@@ -29,6 +29,7 @@ struct sp_caller_val {
 	__u64 runq_max_ns; /* the longest finished run-queue wait */
 	__u64 unfinished;  /* sleeps still in progress at the stop (charged up to it) */
 	__u64 window_blocked_ns; /* the part of blocked_ns inside the trace's window: the budget's */
+	__u64 throttled_ns; /* the part of runq_ns its CFS bandwidth group (or an ancestor) was throttled */
 	__u32 runq_hist[SP_RUNQ_SLOTS]; /* finished run-queue waits, by log2 of their ns */
 };
 
@@ -113,6 +114,17 @@ struct sp_sleep {
 };
 
 /*
+ * A preempted task whose CFS group (or an ancestor) was throttled by its quota at its
+ * switch-out (quota_check only; flagged in its task storage, target.bpf.h struct sp_task):
+ * kept by pid until its switch-in, and read by user space at the stop for those still waiting.
+ */
+struct sp_throttled {
+	__u64 cg;   /* the cgroup id of the task's own group (user space finds the quota) */
+	__u64 cfs;  /* the task's cfs_rq at the switch-out: the one throttled on that CPU */
+	__u64 self; /* its throttled_clock_self_time then (Linux 6.7+; else 0) */
+};
+
+/*
  * The job's time budget (one per CPU, summed by user space): times inside the trace's window
  * [trace_t0, stop] of the traced tasks, idle tasks excepted. The blocked time is by row
  * (sp_caller_val.window_blocked_ns), plus blocked_norow_ns here.
@@ -122,6 +134,13 @@ struct sp_budget_counts {
 	__u64 runq_ns;
 	__u64 blocked_norow_ns; /* blocked in no row: since before the trace, or the row was lost */
 	__u64 tasks;		/* tasks seen (a switch or a wake-up of a new task in the window) */
+	__u64 throttled_ns;	/* the part of runq_ns throttled by a CFS quota (quota_check) */
+	/*
+	 * With steal_split: the sum over the traced tasks' slices in the window of their wall
+	 * time minus their sum_exec_runtime's advance (a two's complement sum: each slice's
+	 * difference is steal plus IRQ time, with jitter of either sign).
+	 */
+	__u64 stolen_ns;
 };
 
 /*
@@ -145,6 +164,7 @@ struct sp_sched_drops {
 	__u64 wake_stack_fail;	/* --wakers: the waker's stack could not be read: [unknown] */
 	__u64 switch_in_missed;	/* switched out with no switch-in seen: placed from its runtime */
 	__u64 frame_map_full;	/* a frame's distance could not be learned (frame_dist full) */
+	__u64 throttled_map_full; /* a throttled wait counted as waiting for a CPU */
 };
 
 #endif

@@ -281,6 +281,12 @@ static uint64_t class_ns(const struct sp_budget *x, enum sp_wait_class c)
 	return *sp_budget_slot(&cx, c);
 }
 
+/* The throttled part of x's RUNQ (never more than RUNQ). */
+static uint64_t throttled(const struct sp_budget *x)
+{
+	return x->throttled_ns < x->runq_ns ? x->throttled_ns : x->runq_ns;
+}
+
 static void put_budget(const struct sp_budget *a, const struct sp_budget *b, FILE *f)
 {
 	char label[40];
@@ -288,7 +294,14 @@ static void put_budget(const struct sp_budget *a, const struct sp_budget *b, FIL
 	put_change("budget: tasks", a->tasks, b->tasks, SP_VALUE_COUNT, f);
 	put_change("  task time", task_time(a), task_time(b), SP_VALUE_TIME, f);
 	put_change("  on CPU", a->oncpu_ns, b->oncpu_ns, SP_VALUE_TIME, f);
-	put_change("  waiting for a CPU", a->runq_ns, b->runq_ns, SP_VALUE_TIME, f);
+	/* with a CPU quota in either run, the report's split: throttled, then the rest */
+	if (a->throttled_ns || b->throttled_ns) {
+		put_change("  throttled", throttled(a), throttled(b), SP_VALUE_TIME, f);
+		put_change("  waiting for a CPU", a->runq_ns - throttled(a), b->runq_ns - throttled(b),
+			   SP_VALUE_TIME, f);
+	} else {
+		put_change("  waiting for a CPU", a->runq_ns, b->runq_ns, SP_VALUE_TIME, f);
+	}
 	put_change("  blocked", a->blocked_ns, b->blocked_ns, SP_VALUE_TIME, f);
 	for (int i = 0; i < SP_WC__MAX; i++) {
 		enum sp_wait_class c = (enum sp_wait_class)i;
@@ -476,6 +489,8 @@ static void jw_budget(struct json_writer *w, const struct sp_budget *a, const st
 	jw_change(w, "task_ns", task_time(a), task_time(b));
 	jw_change(w, "oncpu_ns", a->oncpu_ns, b->oncpu_ns);
 	jw_change(w, "runq_ns", a->runq_ns, b->runq_ns);
+	if (a->throttled_ns || b->throttled_ns) /* (of runq_ns) */
+		jw_change(w, "throttled_ns", throttled(a), throttled(b));
 	jw_change(w, "blocked_ns", a->blocked_ns, b->blocked_ns);
 	jw_name(w, "blocked");
 	jw_start_object(w);

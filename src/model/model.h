@@ -86,6 +86,8 @@ struct sp_sched_row {
 	uint64_t runq_ns;    /* wake-up to switch-in: waiting for a CPU */
 	uint64_t runq_p50_ns, runq_p99_ns, runq_max_ns; /* from the in-kernel log2 histogram */
 	uint64_t unfinished; /* sleeps still in progress at the end, charged up to it */
+	/* the part of runq_ns its CFS group (or an ancestor) was throttled by a CPU quota */
+	uint64_t throttled_ns;
 	/*
 	 * blocked_ns .. unfinished were measured: the collector sets it on every row it fills
 	 * them in (a run saved by an older version has none). JSON: those keys are written, and
@@ -109,6 +111,37 @@ struct sp_budget_blocked {
 	uint64_t other;
 };
 
+/*
+ * A cgroup whose CFS quota throttled traced tasks: the nearest ancestor with a quota of the
+ * throttled tasks' own group (cgroup v1 cpu.cfs_quota_us, v2 cpu.max).
+ */
+struct sp_throttler {
+	char *path;		   /* the cgroup's directory: "/sys/fs/cgroup/cpu/job" */
+	unsigned int quota_us, period_us; /* settings (clamped to UINT_MAX) */
+	uint64_t throttled_ns;	   /* the traced tasks' time throttled under it */
+	uint64_t cg_throttled_ns;  /* its cpu.stat throttled time over the run (per CPU, summed) */
+	uint64_t nr_throttled;	   /* its cpu.stat periods throttled over the run */
+};
+
+/* One CPU's steal over the run (/proc/stat). */
+struct sp_cpu_steal {
+	int cpu;
+	uint64_t steal_ns;
+};
+
+/*
+ * Time the hypervisor took: each CPU's steal over the run, and the traced tasks' share of
+ * their time on a CPU when the kernel can tell it (split).
+ */
+struct sp_steal {
+	bool present;
+	bool split;	    /* the task clock leaves out steal and IRQ time: stolen_ns measured */
+	uint64_t stolen_ns; /* of oncpu_ns: the slices' wall time minus their runtime, at most steal_ns */
+	uint64_t steal_ns;  /* every CPU's steal over the run */
+	struct sp_cpu_steal *cpus;
+	size_t ncpus, cpus_cap;
+};
+
 struct sp_budget {
 	bool present;
 	uint64_t oncpu_ns;
@@ -116,6 +149,10 @@ struct sp_budget {
 	uint64_t blocked_ns; /* the sum of blocked */
 	struct sp_budget_blocked blocked;
 	uint64_t tasks;	     /* tasks seen in the window */
+	uint64_t throttled_ns; /* of runq_ns: throttled by a CPU quota */
+	struct sp_throttler *throttlers; /* by throttled_ns, desc */
+	size_t nthrottlers, throttlers_cap;
+	struct sp_steal steal;
 };
 
 /*

@@ -37,6 +37,8 @@ static const struct sp_field row_fields[] = {
 	RUNQ("runq_p99_ns", runq_p99_ns, SP_SINCE),
 	RUNQ("runq_max_ns", runq_max_ns, SP_MAX),
 	RUNQ("unfinished", unfinished, SP_STATE),
+	/* written only when not 0: a run without a CPU quota reads as before */
+	{ .key = "throttled_ns", .type = SP_T_U64, .flags = SP_SPARSE, .off = offsetof(T, throttled_ns) },
 	/* by count desc; absent (none) in older files */
 	{ .key = "wakers", .type = SP_T_ARRAY, .flags = SP_NONEMPTY | SP_OPTIONAL | SP_INLINE,
 	  .off = offsetof(T, wakers.v), .n_off = offsetof(T, wakers.n),
@@ -54,6 +56,39 @@ static const struct sp_field blocked_fields[] = { SP_WAIT_CLASSES(BLOCKED) };
 #undef BLOCKED
 static const struct sp_schema blocked_schema = SP_SCHEMA_OF("budget_blocked", blocked_fields);
 
+#define T struct sp_throttler
+static const struct sp_field throttler_fields[] = {
+	SP_KEY_STR(T, "path", path),
+	SP_UINT(T, "quota_us", quota_us, 1, UINT_MAX),
+	SP_UINT(T, "period_us", period_us, 1, UINT_MAX),
+	SP_U64(T, "throttled_ns", throttled_ns),
+	SP_U64(T, "cgroup_throttled_ns", cg_throttled_ns),
+	SP_U64(T, "nr_throttled", nr_throttled),
+};
+#undef T
+static const struct sp_schema throttler_schema = SP_SCHEMA_OF("throttler", throttler_fields);
+
+#define T struct sp_cpu_steal
+static const struct sp_field cpu_steal_fields[] = {
+	{ .key = "cpu", .type = SP_T_INT, .flags = SP_KEY, .off = offsetof(T, cpu), .min = 0,
+	  .max = INT_MAX },
+	SP_U64(T, "steal_ns", steal_ns),
+};
+#undef T
+static const struct sp_schema cpu_steal_schema = SP_SCHEMA_OF("cpu_steal", cpu_steal_fields);
+
+#define T struct sp_steal
+static const struct sp_field steal_fields[] = {
+	SP_BOOL(T, "split", split),
+	SP_U64(T, "stolen_ns", stolen_ns),
+	SP_U64(T, "steal_ns", steal_ns),
+	{ .key = "cpus", .type = SP_T_ARRAY, .flags = SP_INLINE, .off = offsetof(T, cpus),
+	  .n_off = offsetof(T, ncpus), .cap_off = offsetof(T, cpus_cap),
+	  .size = sizeof(struct sp_cpu_steal), .sub = &cpu_steal_schema },
+};
+#undef T
+static const struct sp_schema steal_schema = SP_SCHEMA_OF("steal", steal_fields);
+
 #define T struct sp_budget
 static const struct sp_field budget_fields[] = {
 	SP_U64_AS(T, "tasks", tasks, SP_SINCE), /* distinct tasks */
@@ -61,6 +96,15 @@ static const struct sp_field budget_fields[] = {
 	SP_U64(T, "runq_ns", runq_ns),
 	SP_U64(T, "blocked_ns", blocked_ns),
 	{ .key = "blocked", .type = SP_T_OBJECT, .off = offsetof(T, blocked), .sub = &blocked_schema },
+	/* CPU quotas: only when some of runq_ns was throttled */
+	{ .key = "throttled_ns", .type = SP_T_U64, .flags = SP_SPARSE, .off = offsetof(T, throttled_ns) },
+	{ .key = "throttlers", .type = SP_T_ARRAY, .flags = SP_NONEMPTY | SP_OPTIONAL,
+	  .off = offsetof(T, throttlers), .n_off = offsetof(T, nthrottlers),
+	  .cap_off = offsetof(T, throttlers_cap), .size = sizeof(struct sp_throttler),
+	  .sub = &throttler_schema },
+	/* absent in older files and in runs that did not read /proc/stat */
+	{ .key = "steal", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
+	  .off = offsetof(T, steal), .group_off = offsetof(T, steal.present), .sub = &steal_schema },
 };
 #undef T
 static const struct sp_schema budget_schema = SP_SCHEMA_OF("budget", budget_fields);
@@ -123,30 +167,48 @@ static void print_row(uint64_t count, uint64_t total, uint64_t offcpu, uint64_t 
 		wait ? wait : "-", caller);
 }
 
-/* A row with the split: BLOCKED, RUNQ and the run queue's p99 and max after MAX. */
-static void print_runq_row(const struct sp_sched_row *r, uint64_t total, FILE *f)
+/* Has a row of the run throttled time (a CPU quota)? Then the table has its column. */
+static bool has_throttled(const struct sp_sched_view *v)
 {
-	char d[6][32];
-
-	if (!r->has_runq) {
-		fprintf(f, "%10" PRIu64 " %6.1f%% %10s %10s %10s %10s %10s %10s  %-13s %s\n", r->count,
-			sp_pct(r->count, total), fmt_duration(r->offcpu_ns, d[0], sizeof(d[0])),
-			fmt_duration(r->max_ns, d[1], sizeof(d[1])), "-", "-", "-", "-",
-			r->wait ? r->wait : "-", r->caller);
-		return;
-	}
-	fprintf(f, "%10" PRIu64 " %6.1f%% %10s %10s %10s %10s %10s %10s  %-13s %s\n", r->count,
-		sp_pct(r->count, total), fmt_duration(r->offcpu_ns, d[0], sizeof(d[0])),
-		fmt_duration(r->max_ns, d[1], sizeof(d[1])),
-		fmt_duration(r->blocked_ns, d[2], sizeof(d[2])),
-		fmt_duration(r->runq_ns, d[3], sizeof(d[3])),
-		fmt_duration(r->runq_p99_ns, d[4], sizeof(d[4])),
-		fmt_duration(r->runq_max_ns, d[5], sizeof(d[5])), r->wait ? r->wait : "-", r->caller);
+	for (size_t i = 0; i < v->nrows; i++)
+		if (v->rows[i].throttled_ns)
+			return true;
+	return false;
 }
 
-static void print_columns(bool runq, FILE *f)
+/*
+ * A row with the split: BLOCKED, RUNQ and the run queue's p99 and max after MAX; with
+ * throttled, RUNQ's throttled part after RUNQ.
+ */
+static void print_runq_row(const struct sp_sched_row *r, uint64_t total, bool throttled, FILE *f)
 {
-	if (runq)
+	char d[7][32];
+
+	fprintf(f, "%10" PRIu64 " %6.1f%% %10s %10s ", r->count, sp_pct(r->count, total),
+		fmt_duration(r->offcpu_ns, d[0], sizeof(d[0])),
+		fmt_duration(r->max_ns, d[1], sizeof(d[1])));
+	if (!r->has_runq)
+		fprintf(f, "%10s %10s %s%10s %10s", "-", "-", throttled ? "         - " : "", "-",
+			"-");
+	else
+	{
+		fprintf(f, "%10s %10s ", fmt_duration(r->blocked_ns, d[2], sizeof(d[2])),
+			fmt_duration(r->runq_ns, d[3], sizeof(d[3])));
+		if (throttled)
+			fprintf(f, "%10s ", fmt_duration(r->throttled_ns, d[6], sizeof(d[6])));
+		fprintf(f, "%10s %10s", fmt_duration(r->runq_p99_ns, d[4], sizeof(d[4])),
+			fmt_duration(r->runq_max_ns, d[5], sizeof(d[5])));
+	}
+	fprintf(f, "  %-13s %s\n", r->wait ? r->wait : "-", r->caller);
+}
+
+static void print_columns(bool runq, bool throttled, FILE *f)
+{
+	if (runq && throttled)
+		fprintf(f, "%10s %7s %10s %10s %10s %10s %10s %10s %10s  %-13s %s\n", "COUNT",
+			"SHARE", "OFF-CPU", "MAX", "BLOCKED", "RUNQ", "THROTTLED", "RUNQ-P99",
+			"RUNQ-MAX", "WAIT", "CALLER");
+	else if (runq)
 		fprintf(f, "%10s %7s %10s %10s %10s %10s %10s %10s  %-13s %s\n", "COUNT", "SHARE",
 			"OFF-CPU", "MAX", "BLOCKED", "RUNQ", "RUNQ-P99", "RUNQ-MAX", "WAIT", "CALLER");
 	else
@@ -187,6 +249,45 @@ static void print_row_notes(const struct sp_sched_row *r, bool all_comms, FILE *
 }
 
 /*
+ * Under the budget: the cgroups whose CPU quota throttled the tasks ("throttled by
+ * /sys/fs/cgroup/cpu/job (quota 20.0ms per 100.0ms): 1.640s of the tasks'; cpu.stat 1.641s
+ * in 21 periods"), and the time the hypervisor took.
+ */
+static void print_budget_quota(const struct sp_budget *b, FILE *f)
+{
+	const struct sp_steal *s = &b->steal;
+	char d1[32], d2[32], d3[32], d4[32];
+
+	for (size_t i = 0; i < b->nthrottlers; i++) {
+		const struct sp_throttler *t = &b->throttlers[i];
+
+		fprintf(f, "  throttled by %s (quota %s per %s): %s of the tasks'; its cpu.stat %s "
+			   "in %" PRIu64 " %s\n",
+			t->path, fmt_duration((uint64_t)t->quota_us * 1000, d1, sizeof(d1)),
+			fmt_duration((uint64_t)t->period_us * 1000, d2, sizeof(d2)),
+			fmt_duration(t->throttled_ns, d3, sizeof(d3)),
+			fmt_duration(t->cg_throttled_ns, d4, sizeof(d4)), t->nr_throttled,
+			t->nr_throttled == 1 ? "period" : "periods");
+	}
+	if (!s->present)
+		return;
+	if (s->split)
+		fprintf(f, "  on CPU: running %s, stolen %s; ",
+			fmt_duration(b->oncpu_ns - (s->stolen_ns < b->oncpu_ns ? s->stolen_ns
+									       : b->oncpu_ns),
+				     d1, sizeof(d1)),
+			fmt_duration(s->stolen_ns, d2, sizeof(d2)));
+	else
+		fprintf(f, "  on CPU: stolen time not told apart (the kernel's task clock counts "
+			   "steal); ");
+	fprintf(f, "steal over the run %s", fmt_duration(s->steal_ns, d3, sizeof(d3)));
+	for (size_t i = 0; i < s->ncpus; i++)
+		fprintf(f, "%scpu%d %s", i ? ", " : " (", s->cpus[i].cpu,
+			fmt_duration(s->cpus[i].steal_ns, d4, sizeof(d4)));
+	fprintf(f, "%s\n", s->ncpus ? ")" : "");
+}
+
+/*
  * The job's time budget: "budget: 12 tasks, 40.800s task time: on CPU 5.800s (14.2%),
  * waiting for a CPU 400.0ms (1.0%), blocked 34.600s (84.8%)", then the blocked time by wait
  * class, largest first.
@@ -198,12 +299,18 @@ static void print_budget(const struct sp_budget *b, FILE *f)
 	bool shown[SP_WC__MAX] = { false };
 	char d1[32], d2[32], d3[32], d4[32];
 
-	fprintf(f, "budget: %" PRIu64 " %s, %s task time: on CPU %s (%.1f%%), waiting for a CPU %s "
-		   "(%.1f%%), blocked %s (%.1f%%)\n",
-		b->tasks, b->tasks == 1 ? "task" : "tasks", fmt_duration(all, d1, sizeof(d1)),
-		fmt_duration(b->oncpu_ns, d2, sizeof(d2)), sp_pct(b->oncpu_ns, all),
-		fmt_duration(b->runq_ns, d3, sizeof(d3)), sp_pct(b->runq_ns, all),
+	uint64_t thr = b->throttled_ns < b->runq_ns ? b->throttled_ns : b->runq_ns;
+
+	fprintf(f, "budget: %" PRIu64 " %s, %s task time: on CPU %s (%.1f%%), ", b->tasks,
+		b->tasks == 1 ? "task" : "tasks", fmt_duration(all, d1, sizeof(d1)),
+		fmt_duration(b->oncpu_ns, d2, sizeof(d2)), sp_pct(b->oncpu_ns, all));
+	if (thr)
+		fprintf(f, "throttled %s (%.1f%%), ", fmt_duration(thr, d3, sizeof(d3)),
+			sp_pct(thr, all));
+	fprintf(f, "waiting for a CPU %s (%.1f%%), blocked %s (%.1f%%)\n",
+		fmt_duration(b->runq_ns - thr, d3, sizeof(d3)), sp_pct(b->runq_ns - thr, all),
 		fmt_duration(b->blocked_ns, d4, sizeof(d4)), sp_pct(b->blocked_ns, all));
+	print_budget_quota(b, f);
 	for (int n = 0;; n++) {
 		int best = -1;
 		uint64_t best_ns = 0;
@@ -248,7 +355,7 @@ static int print_by_comm(const struct sp_sched_view *v, const struct render_opts
 		fprintf(f, "\n%s: %" PRIu64 " schedules (%.1f%%)\n", c->comm, c->count,
 			sp_pct(c->count, v->total));
 		/* the split and the wakers are the caller's, not per comm: no such columns */
-		print_columns(false, f);
+		print_columns(false, false, f);
 		/* rows are ranked by their total count, which is close enough within a comm */
 		for (size_t i = 0; i < v->nrows && (!o->nrows || shown < o->nrows); i++) {
 			const struct sp_sched_row *r = &v->rows[i];
@@ -272,7 +379,7 @@ static int print_by_comm(const struct sp_sched_view *v, const struct render_opts
 static int print_table(const struct sp_run *run, const struct render_opts *o, FILE *f)
 {
 	const struct sp_sched_view *v = &run->sched;
-	bool runq = has_runq(v);
+	bool runq = has_runq(v), throttled = has_throttled(v);
 	size_t n = v->nrows;
 	int err = 0;
 
@@ -300,13 +407,13 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 			v->lost_rows);
 	if (o->group == SP_GROUP_COMM)
 		return print_by_comm(v, o, f);
-	print_columns(runq, f);
+	print_columns(runq, throttled, f);
 	n = sp_rows_shown(v->nrows, o);
 	for (size_t i = 0; !err && i < n; i++) {
 		const struct sp_sched_row *r = &v->rows[i];
 
 		if (runq)
-			print_runq_row(r, v->total, f);
+			print_runq_row(r, v->total, throttled, f);
 		else
 			print_row(r->count, v->total, r->offcpu_ns, r->max_ns, r->wait, r->caller, f);
 		print_row_notes(r, false, f);

@@ -20,6 +20,7 @@ void sched_maps_free(struct sched_maps *m)
 	sp_records_free(&m->ustacks);
 	sp_records_free(&m->wakers);
 	sp_records_free(&m->in_progress);
+	sp_records_free(&m->throttled);
 }
 
 /* Folds record i's ncpus values of stride bytes into dst: sums, maxima where max says. */
@@ -41,6 +42,7 @@ static void fold_one(void *dst, const char *src, size_t size, size_t stride, int
 			d->runq_ns += v.runq_ns;
 			d->unfinished += v.unfinished;
 			d->window_blocked_ns += v.window_blocked_ns;
+			d->throttled_ns += v.throttled_ns;
 			if (v.max_ns > d->max_ns)
 				d->max_ns = v.max_ns;
 			if (v.runq_max_ns > d->runq_max_ns)
@@ -242,6 +244,7 @@ static int add_callers(struct builder *b, const struct sp_records *rec)
 		r->blocked_ns += val->blocked_ns;
 		r->runq_ns += val->runq_ns;
 		r->unfinished += val->unfinished;
+		r->throttled_ns += val->throttled_ns;
 		r->has_runq = true;
 		if (val->runq_max_ns > r->runq_max_ns)
 			r->runq_max_ns = val->runq_max_ns;
@@ -399,6 +402,17 @@ static int records_copy(struct sp_records *dst, const struct sp_records *src)
 	return 0;
 }
 
+/* Was pid preempted while its group was throttled, and is still waiting (m->throttled)? */
+static bool is_throttled(const struct sched_maps *m, __u32 pid)
+{
+	if (!sp_records_are(&m->throttled, sizeof(__u32), sizeof(struct sp_throttled)))
+		return false;
+	for (size_t i = 0; i < m->throttled.n; i++)
+		if (*(const __u32 *)sp_records_key(&m->throttled, i) == pid)
+			return true;
+	return false;
+}
+
 /*
  * The tasks still in progress at the stop (m->in_progress), charged up to m->stop as BPF
  * charges a switch-in: a sleep or a wait for a CPU to its row (marked unfinished; the
@@ -426,6 +440,7 @@ static int add_in_progress(struct builder *b, const struct sched_maps *m,
 		struct sp_caller_key k;
 		struct row_extra *x;
 		__u64 one = 1;
+		bool thr;
 
 		if (s->state == SP_TS_RUNNING) {
 			bg->oncpu_ns += sched_in_window(m->t0, s->ts_in, m->stop);
@@ -439,6 +454,10 @@ static int add_in_progress(struct builder *b, const struct sched_maps *m,
 			continue;
 		sched_split(s, m->stop, &sp);
 		bg->runq_ns += sched_in_window(m->t0, sp.runnable, m->stop);
+		/* as BPF's charge_throttled(), all of the wait: still throttled, as far as known */
+		thr = s->key.caller == SP_CALLER_PREEMPTED && is_throttled(m, s->pid);
+		if (thr)
+			bg->throttled_ns += sched_in_window(m->t0, sp.runnable, m->stop);
 		if (!key_set_has(&b->kept, kept_key(&k, s->key.caller, s->key.wait, s->key.comm))) {
 			bg->blocked_norow_ns += sched_in_window(m->t0, s->ts, sp.runnable);
 			continue;
@@ -450,6 +469,8 @@ static int add_in_progress(struct builder *b, const struct sched_maps *m,
 		r->offcpu_ns += sp.offcpu;
 		r->blocked_ns += sp.blocked;
 		r->runq_ns += sp.runq;
+		if (thr)
+			r->throttled_ns += sp.runq;
 		r->unfinished++;
 		x->window_blocked_ns += sched_in_window(m->t0, s->ts, sp.runnable);
 		if (rows_account(&r->comms, &r->max_ns, kstack_comm(s->key.comm, comm), 0,
@@ -494,7 +515,18 @@ static void finish_rows(struct builder *b, const struct sched_maps *m,
 	bg->oncpu_ns += sums->oncpu_ns;
 	bg->runq_ns += sums->runq_ns;
 	bg->tasks += sums->tasks;
+	bg->throttled_ns += sums->throttled_ns;
 	bg->blocked.other += sums->blocked_norow_ns;
+	if (m->steal_split) {
+		/* a two's complement sum of each slice's difference: jitter of either sign */
+		int64_t stolen = (int64_t)sums->stolen_ns;
+
+		bg->steal.present = true;
+		bg->steal.split = true;
+		bg->steal.stolen_ns = stolen > 0 ? (uint64_t)stolen : 0;
+		if (bg->steal.stolen_ns > bg->oncpu_ns)
+			bg->steal.stolen_ns = bg->oncpu_ns;
+	}
 	bg->blocked_ns = 0;
 	for (int c = 0; c < SP_WC__MAX; c++)
 		bg->blocked_ns += *sp_budget_slot(&bg->blocked, (enum sp_wait_class)c);

@@ -27,6 +27,7 @@ struct sched_maps {
 	struct sp_records wakers;	/* struct sp_waker_key -> __u64 count */
 	/* (callers and wakers are per-CPU maps: sched_fold_pcpu() sums them first) */
 	bool has_budget;		/* budget holds the per-CPU sums of the run */
+	bool steal_split;		/* budget.stolen_ns was measured (steal_split) */
 	struct sp_budget_counts budget;
 	/*
 	 * The tasks still running, asleep or waiting for a CPU at the stop (__u32 pid -> struct
@@ -34,6 +35,8 @@ struct sched_maps {
 	 * clock) within the window from t0: rows (unfinished), stacks, wakers and budget.
 	 */
 	struct sp_records in_progress;
+	/* quota_check: the preempted tasks throttled at the stop (__u32 pid -> struct sp_throttled) */
+	struct sp_records throttled;
 	uint64_t t0, stop;
 };
 

@@ -15,6 +15,8 @@
  *   wakework budget        one process ("ww_budget"), three threads for as long as it runs:
  *                          two burn CPU ("ww_burn"), one sleeps 5 ms at a time ("ww_nap");
  *                          it prints its pid, then runs until killed
+ *   wakework spin MS       one process ("ww_spin") burns MS ms of its own CPU time, then
+ *                          exits: under a CPU quota of Q%, for about MS / Q% of wall time
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -199,6 +201,21 @@ static int do_budget(void)
 	return 0;
 }
 
+static int do_spin(long ms)
+{
+	struct timespec ts;
+	volatile unsigned long n = 0;
+
+	set_name("ww_spin");
+	for (;;) {
+		for (int i = 0; i < 100000; i++)
+			n++;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+		if (ts.tv_sec * 1000L + ts.tv_nsec / 1000000L >= ms)
+			return 0;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "runq"))
@@ -209,6 +226,8 @@ int main(int argc, char **argv)
 		return do_wait(atol(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "budget"))
 		return do_budget();
-	fprintf(stderr, "usage: wakework runq SECONDS CPU HOGS | pipe N | wait K | budget\n");
+	if (argc == 3 && !strcmp(argv[1], "spin"))
+		return do_spin(atol(argv[2]));
+	fprintf(stderr, "usage: wakework runq SECONDS CPU HOGS | pipe N | wait K | budget | spin MS\n");
 	return 2;
 }

@@ -456,6 +456,54 @@ START_TEST(budget_sums)
 }
 END_TEST
 
+/*
+ * CPU quotas and steal: a row's throttled part of RUNQ from BPF; a preempted task still
+ * waiting at the stop with a throttled entry charged as throttled to the stop, one without
+ * as waiting; the budget's throttled sum; stolen time from the signed sum, clamped.
+ */
+START_TEST(throttled_and_stolen)
+{
+	const struct sp_budget *b = &run.sched.budget;
+	struct sp_caller_key k = { .caller = SP_CALLER_PREEMPTED };
+	struct sp_caller_val v = { .count = 5, .offcpu_ns = 900, .runq_ns = 900,
+				   .throttled_ns = 700 };
+	struct sp_throttled t = { .cg = 42 };
+	const struct sp_sched_row *r;
+	__u32 pid = 7;
+
+	SET_COMM(k.comm, "spin");
+	ck_assert_int_eq(sp_records_add(&m.callers, &k, &v), 0);
+	m.t0 = 10000;
+	m.stop = 20000;
+	m.has_budget = true;
+	m.steal_split = true;
+	m.budget = (struct sp_budget_counts){ .oncpu_ns = 3000, .runq_ns = 900,
+					      .throttled_ns = 700, .tasks = 2,
+					      .stolen_ns = (__u64)-100 + 400 };
+	sp_records_init(&m.throttled, sizeof(__u32), sizeof(struct sp_throttled));
+	ck_assert_int_eq(sp_records_add(&m.throttled, &pid, &t), 0);
+	/* pid 7 preempted and throttled since 19000, pid 8 preempted (not throttled) since 19500 */
+	add_task(7, SP_TS_OFF, 19000, 0, 0, SP_CALLER_PREEMPTED, "spin", NULL);
+	add_task(8, SP_TS_OFF, 19500, 0, 0, SP_CALLER_PREEMPTED, "spin", NULL);
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg, NULL), 0);
+
+	r = row("[preempted]", "-");
+	ck_assert_uint_eq(r->runq_ns, 900 + 1000 + 500);
+	ck_assert_uint_eq(r->throttled_ns, 700 + 1000);
+	ck_assert_uint_eq(r->unfinished, 2);
+	ck_assert_uint_eq(b->runq_ns, 900 + 1000 + 500);
+	ck_assert_uint_eq(b->throttled_ns, 700 + 1000);
+	ck_assert(b->steal.present && b->steal.split);
+	ck_assert_uint_eq(b->steal.stolen_ns, 300);
+	/* a negative sum (jitter) is none */
+	sp_run_free(&run);
+	sp_run_init(&run);
+	m.budget.stolen_ns = (__u64)-5;
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg, NULL), 0);
+	ck_assert_uint_eq(run.sched.budget.steal.stolen_ns, 0);
+}
+END_TEST
+
 /* The per-CPU rows and wakers as dumped: summed, maxima of maxima, then one value each. */
 START_TEST(pcpu_fold)
 {
@@ -465,7 +513,8 @@ START_TEST(pcpu_fold)
 	struct sp_caller_val cv[3] = {
 		{ .count = 1, .offcpu_ns = 10, .max_ns = 9, .runq_max_ns = 4, .window_blocked_ns = 2 },
 		{ .count = 2, .offcpu_ns = 20, .max_ns = 15, .runq_max_ns = 3 },
-		{ .count = 4, .blocked_ns = 5, .runq_ns = 6, .max_ns = 1, .unfinished = 1 },
+		{ .count = 4, .blocked_ns = 5, .runq_ns = 6, .max_ns = 1, .unfinished = 1,
+		  .throttled_ns = 3 },
 	};
 	__u64 wv[3] = { 1, 0, 5 };
 	const struct sp_caller_val *v;
@@ -493,6 +542,7 @@ START_TEST(pcpu_fold)
 	ck_assert_uint_eq(v->runq_max_ns, 4);
 	ck_assert_uint_eq(v->unfinished, 1);
 	ck_assert_uint_eq(v->window_blocked_ns, 2);
+	ck_assert_uint_eq(v->throttled_ns, 3);
 	ck_assert_uint_eq(v->runq_hist[0], 3);
 	ck_assert_uint_eq(v->runq_hist[SP_RUNQ_SLOTS - 1], 3);
 	v = sp_records_value(&p.callers, 1);
@@ -518,6 +568,7 @@ int main(void)
 		runq_percentiles,
 		split_merges_and_percentiles,
 		wakers_by_comm_and_function,
+		throttled_and_stolen,
 		wakers_without_function,
 		split_rules,
 		budget_sums,
