@@ -57,7 +57,8 @@ clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" -c "$top/bench/flo
 
 # a guest runs in the background (boot): it ends with this script, however that ends
 qpid="" tmpout=""
-trap '[ -z "$qpid" ] || kill "$qpid" 2>/dev/null; [ -z "$tmpout" ] || rm -rf "$tmpout"' EXIT
+trap '[ -z "$qpid" ] || kill "$qpid" 2>/dev/null; for j in $(jobs -p); do kill "$j" 2>/dev/null; done
+	wait; [ -z "$tmpout" ] || rm -rf "$tmpout"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 if [ -z "$out" ]; then
@@ -75,7 +76,7 @@ boot() {
 	[ -n "$rel" ] || { echo "no kernel labelled $1 in $img/kernels" > "$dir/console.log"; return 1; }
 	case $3 in
 	kvm) accel=(-enable-kvm -cpu max) ;;
-	*) accel=(-accel tcg,thread=multi -cpu max) ;;
+	*) accel=(-accel "tcg,thread=$tcgthread" -cpu max) ;;
 	esac
 	echo "$top" > "$dir/src"
 	date +%s > "$dir/now"
@@ -117,6 +118,8 @@ boot() {
 # KVM only when a stock kernel boots under it: on some hypervisors /dev/kvm opens but the
 # guest hangs in its real-mode setup, or -cpu host is refused
 accel=${SP_KERNELS_ACCEL:-auto}
+tcgthread=${SP_KERNELS_TCG_THREAD:-single}
+case $tcgthread in single | multi) ;; *) die "SP_KERNELS_TCG_THREAD=$tcgthread: single or multi" ;; esac
 first=${labels%%,*}
 first=${first%%=*}
 if [ "$accel" = auto ]; then
@@ -135,21 +138,24 @@ if [ "$accel" = auto ]; then
 else
 	log "accelerator: $accel (SP_KERNELS_ACCEL)"
 fi
+# One TCG thread per guest by default: multi-threaded TCG can run a stale copy of kernel text
+# that another vCPU is patching (a tracepoint's static key, as a trace attaches or detaches),
+# and the guest oopses on an int3 the kernel no longer expects, or a vCPU spins in its int3
+# handler. SP_KERNELS_TCG_THREAD=multi brings it back.
+tcgmode=""
+[ "$accel" = tcg ] && tcgmode=" (thread=$tcgthread)"
 # under TCG the CPU runs about 10x slower: timing bounds widen by that (never counts)
 slow=1 tmult=1
 [ "$accel" = tcg ] && slow=10 tmult=4
 
-passed=0 failed=0
-IFS=, read -ra specs <<< "$labels"
-ks=()
-for spec in "${specs[@]}"; do
+# run_one SPEC: boots one kernel, runs its tests and prints what happened; DIR/counts gets
+# "PASSED FAILED" (a guest that did not finish, or whose kernel oopsed, is one more failure)
+run_one() {
+	local spec=$1 k kt d t0 ok secs n f first
 	k=${spec%%=*} kt=$tests
 	[ "$k" = "$spec" ] || kt=${spec#*=}
 	kt=${kt//+/ }
-	ks+=("$k")
 	d=$out/$k
-	rm -rf "$d"
-	mkdir -p "$d"
 	# the suite runs from a copy: bash reads a script as it goes, and the tree may change
 	cp "$here/suite.sh" "$d/suite.sh"
 	# the guest's kernel text symbols, for vcpudump.sh should the guest stall
@@ -161,29 +167,85 @@ exec bash /out/suite.sh
 EOF
 	[ -z "$cmd" ] || { echo "$syms"; echo "export SRC='$top' BUILD='$BUILD' SCHEDPROF_TEST_SLOW=$slow"; cat "$cmd"; } > "$d/cmd.sh"
 	t0=$(date +%s)
-	log "$k: booting under $accel, -smp $smp"
+	log "$k: booting under $accel$tcgmode, -smp $smp"
 	boot "$k" "$d" "$accel" "$limit"
 	ok=$?
 	secs=$(($(date +%s) - t0))
 	# what the suite finished, also when the guest did not
 	n=$(grep -c '^passed' "$d/results" 2>/dev/null) f=$(grep -c '^failed' "$d/results" 2>/dev/null)
-	passed=$((passed + ${n:-0})) failed=$((failed + ${f:-0}))
+	n=${n:-0} f=${f:-0}
+	# a kernel's first report names the fault (an oops in a task's context leaves the guest
+	# running, and its tests may still pass); the tail only shows how the guest ended
+	first=$(grep -n -m1 -E 'BUG:|Oops|general protection|int3|watchdog:|rcu: INFO|Kernel panic' \
+		"$d/console.log" 2>/dev/null | cut -d: -f1)
 	if [ "$ok" = 0 ]; then
 		sed "s/^/$k: /" "$d/log"
 		if [ ! -s "$d/results" ] && [ -z "$cmd" ]; then
 			log "FAIL $k: the guest ran the suite but wrote no results (rc $(cat "$d/rc"))"
-			failed=$((failed + 1))
+			f=$((f + 1))
 		fi
-		log "$k: ${n:-0} passed, ${f:-0} failed in $secs s"
+		if [ -n "$first" ]; then
+			log "FAIL $k: the guest's kernel reported a fault (console line $first):"
+			sed -n "$first,$((first + 60))p" "$d/console.log"
+			f=$((f + 1))
+		fi
+		log "$k: $n passed, $f failed in $secs s"
 	else
-		failed=$((failed + 1))
+		f=$((f + 1))
 		log "FAIL $k: the guest did not finish its suite within ${limit} s (it did not boot, hung or timed out after $secs s)"
 		[ -s "$d/log" ] && { log "$k: the suite's output so far:"; tail -20 "$d/log"; }
+		if [ -n "$first" ]; then
+			log "$k: the console from the kernel's first report (line $first):"
+			sed -n "$first,$((first + 60))p" "$d/console.log"
+		fi
 		log "$k: console tail:"
 		tail -25 "$d/console.log" 2>/dev/null
 		[ -s "$d/vcpus.txt" ] && { log "$k: its CPUs when its time was up (tests/kernels/vcpudump.sh):"; head -80 "$d/vcpus.txt"; }
 		[ -s "$d/qemu.log" ] && { log "$k: qemu:"; tail -5 "$d/qemu.log"; }
 	fi
+	echo "$n $f" > "$d/counts"
+}
+
+IFS=, read -ra specs <<< "$labels"
+ks=()
+for spec in "${specs[@]}"; do
+	k=${spec%%=*}
+	ks+=("$k")
+	rm -rf "${out:?}/$k"
+	mkdir -p "$out/$k"
+done
+# Guests run side by side when each needs one host CPU (TCG with one thread per guest): the
+# matrix then takes about the time of its longest guest. Each one's report prints in order.
+jobs_=${SP_KERNELS_JOBS:-1}
+[ "$accel" = tcg ] && [ "$tcgthread" = single ] && [ -z "${SP_KERNELS_JOBS:-}" ] && jobs_=$(nproc)
+pids=()
+for spec in "${specs[@]}"; do
+	k=${spec%%=*}
+	if [ "$jobs_" -le 1 ]; then
+		run_one "$spec"
+		continue
+	fi
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_" ]; do
+		sleep 1
+	done
+	# its own qemu ends with it (a subshell does not inherit the EXIT trap)
+	(
+		trap '[ -z "$qpid" ] || kill "$qpid" 2>/dev/null' EXIT
+		trap 'exit 143' TERM
+		run_one "$spec"
+	) > "$out/$k/report" 2>&1 &
+	pids+=($!)
+done
+if [ "$jobs_" -gt 1 ]; then
+	for i in "${!ks[@]}"; do
+		wait "${pids[$i]}"
+		cat "$out/${ks[$i]}/report"
+	done
+fi
+passed=0 failed=0
+for k in "${ks[@]}"; do
+	read -r n f < "$out/$k/counts" 2>/dev/null || { n=0 f=1; log "FAIL $k: it wrote no counts"; }
+	passed=$((passed + n)) failed=$((failed + f))
 done
 
 # the table: one row per kernel, one column per test
