@@ -169,18 +169,13 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 			   "their file is known\n",
 			v->unsymbolized, v->target, target_label(run),
 			sp_pct(v->unsymbolized, v->target));
-	if (v->lost)
-		fprintf(f, "  note: %" PRIu64 " samples are in the totals but in no row (the sample map "
-			   "was full: raise --max-samples)\n",
-			v->lost);
+	sp_print_lost_rows(v->lost, "samples", "sample", "--max-samples", f);
 	if (v->missing_stacks)
 		fprintf(f, "  note: %" PRIu64 " samples have no full stack (the stack map was full: "
 			   "raise --max-stacks); they are counted in every total\n",
 			v->missing_stacks);
-	if (v->user_truncated)
-		fprintf(f, "  note: %" PRIu64 " samples have a truncated user stack (code without frame "
-			   "pointers, or deeper than the frames kept)\n",
-			v->user_truncated);
+	/* its missing stacks have a note of their own above: the profile keeps no user_missing */
+	sp_print_stack_notes("samples", 0, 0, v->user_truncated, f);
 	if (o->stacks && !v->callchains)
 		fprintf(f, "  note: no stacks were recorded (trace with -g)\n");
 	if (o->group == SP_GROUP_COMM)
