@@ -298,31 +298,18 @@ static int parse_pids(struct trace_opts *o, const char *arg, const char *opt, co
 	return dup ? cli_usage_error(&trace_cmd, "%s: %s %d is given twice", opt, what, dup) : 0;
 }
 
-/* The longest -d: about 115 days, as parse_seconds() takes. */
+/* The longest -d and -i: about 115 days, as parse_seconds() takes. */
 #define MAX_DURATION_S 10000000
-
-/* -d SECONDS: decimal only ("5", "0.5", ".5"): no hex, exponent, sign, inf or unit. */
-static int parse_duration(struct trace_opts *o, const char *arg)
-{
-	size_t int_digits = strspn(arg, "0123456789"), frac_digits = 0;
-	const char *end = arg + int_digits;
-
-	if (*end == '.')
-		frac_digits = strspn(end + 1, "0123456789"), end += 1 + frac_digits;
-	if (*end || !(int_digits + frac_digits))
-		return cli_usage_error(&trace_cmd, "-d: '%s' is not a number of seconds (a decimal "
-					      "number such as 5 or 0.5)", arg);
-	if (parse_seconds(arg, &o->trace.duration_ns) || o->trace.duration_ns > MAX_DURATION_S * NSEC_PER_SEC)
-		return cli_usage_error(&trace_cmd, "-d: %s is out of range (more than 0, at most %d "
-					      "seconds)", arg, MAX_DURATION_S);
-	return 0;
-}
-
 /* The shortest -i: each interval reads and symbolizes every map. */
 #define MIN_INTERVAL_MS 50
 
-/* -i SECONDS: decimal, as -d, from 0.05 s to -d's longest. */
-static int parse_interval(struct trace_opts *o, const char *arg)
+/*
+ * -d and -i (opt) SECONDS into *ret: decimal only ("5", "0.5", ".5"): no hex, exponent, sign,
+ * inf or unit; example is the whole number its refusal shows. At least min_ms (0: more than
+ * 0), at most MAX_DURATION_S.
+ */
+static int parse_seconds_opt(const char *opt, const char *arg, const char *example,
+			     unsigned int min_ms, uint64_t *ret)
 {
 	size_t int_digits = strspn(arg, "0123456789"), frac_digits = 0;
 	const char *end = arg + int_digits;
@@ -330,14 +317,16 @@ static int parse_interval(struct trace_opts *o, const char *arg)
 	if (*end == '.')
 		frac_digits = strspn(end + 1, "0123456789"), end += 1 + frac_digits;
 	if (*end || !(int_digits + frac_digits))
-		return cli_usage_error(&trace_cmd, "-i: '%s' is not a number of seconds (a decimal "
-					      "number such as 1 or 0.5)", arg);
-	if (parse_seconds(arg, &o->trace.interval_ns) ||
-	    o->trace.interval_ns < MIN_INTERVAL_MS * 1000000ULL ||
-	    o->trace.interval_ns > MAX_DURATION_S * NSEC_PER_SEC)
-		return cli_usage_error(&trace_cmd, "-i: %s is out of range (%g to %d seconds)", arg,
-				       MIN_INTERVAL_MS / 1000.0, MAX_DURATION_S);
-	return 0;
+		return cli_usage_error(&trace_cmd, "%s: '%s' is not a number of seconds (a decimal "
+					      "number such as %s or 0.5)", opt, arg, example);
+	if (!parse_seconds(arg, ret) && *ret >= min_ms * 1000000ULL &&
+	    *ret <= MAX_DURATION_S * NSEC_PER_SEC)
+		return 0;
+	if (!min_ms)
+		return cli_usage_error(&trace_cmd, "%s: %s is out of range (more than 0, at most %d "
+					      "seconds)", opt, arg, MAX_DURATION_S);
+	return cli_usage_error(&trace_cmd, "%s: %s is out of range (%g to %d seconds)", opt, arg,
+			       min_ms / 1000.0, MAX_DURATION_S);
 }
 
 /* A size in bytes with an optional K, M or G suffix (powers of 1024): 4 KiB to 2 GiB. */
@@ -390,9 +379,9 @@ static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 		o->trace.user = arg;
 		return 0;
 	case 'd':
-		return parse_duration(o, arg);
+		return parse_seconds_opt("-d", arg, "5", 0, &o->trace.duration_ns);
 	case 'i':
-		return parse_interval(o, arg);
+		return parse_seconds_opt("-i", arg, "1", MIN_INTERVAL_MS, &o->trace.interval_ns);
 	case OPT_TIMELINE_BUFFER:
 		p->timeline_buffer = true;
 		return parse_size(arg, &o->trace.timeline_buffer, "--timeline-buffer");

@@ -117,10 +117,15 @@ struct sp_schema {
 #define SP_BOOL(T, k, M) { .key = k, .type = SP_T_BOOL, .off = offsetof(T, M) }
 #define SP_INT(T, k, M, lo, hi) { .key = k, .type = SP_T_INT, .off = offsetof(T, M), .min = lo, .max = hi }
 #define SP_UINT(T, k, M, lo, hi) { .key = k, .type = SP_T_UINT, .off = offsetof(T, M), .min = lo, .max = hi }
-/* An array member M with count N and capacity C, of elements of schema S. */
-#define SP_ARRAY(T, k, M, N, C, S) \
-	{ .key = k, .type = SP_T_ARRAY, .off = offsetof(T, M), .n_off = offsetof(T, N), \
+/* An array member M with count N and capacity C, of elements of schema S; _AS: with flags. */
+#define SP_ARRAY_AS(T, k, M, N, C, S, fl) \
+	{ .key = k, .type = SP_T_ARRAY, .flags = fl, .off = offsetof(T, M), .n_off = offsetof(T, N), \
 	  .cap_off = offsetof(T, C), .size = sizeof(*((T *)0)->M), .sub = &(S) }
+#define SP_ARRAY(T, k, M, N, C, S) SP_ARRAY_AS(T, k, M, N, C, S, 0)
+/* An object member M of schema S that is there only when its bool M.present is (SP_GROUP). */
+#define SP_OBJECT_IF(T, k, M, S) \
+	{ .key = k, .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL, .off = offsetof(T, M), \
+	  .group_off = offsetof(T, M.present), .sub = &(S) }
 /* A struct sp_comm_list member M as a map of comm (or caller, owner) to schema S. */
 #define SP_COMMS(T, k, M, S) \
 	{ .key = k, .type = SP_T_MAP, .off = offsetof(T, M.v), .n_off = offsetof(T, M.n), \

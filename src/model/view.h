@@ -130,6 +130,20 @@ extern const size_t sp_nviews;
 	.ndiff = sizeof(diff) / sizeof(diff[0]), .totals = totals,                               \
 	.ntotals = sizeof(totals) / sizeof(totals[0])
 
+/*
+ * The fields two views describe alike. A view that keeps user stacks (--stacks) and counts
+ * what they lack, written only when not 0; and the caller fast path's counts
+ * (struct sp_caller_cache) but "attributed", which only the locks write.
+ */
+#define SP_VIEW_USER_STACK_FIELDS(T)                                                            \
+	SP_U64_AS(T, "user_truncated", user_truncated, SP_SPARSE),                               \
+	SP_U64_AS(T, "user_missing", user_missing, SP_SPARSE)
+#define SP_CALLER_CACHE_FIELDS                                                                  \
+	SP_U64(struct sp_caller_cache, "fast", fast),                                             \
+	SP_U64(struct sp_caller_cache, "verified", verified),                                     \
+	SP_U64(struct sp_caller_cache, "mismatched", mismatched),                                 \
+	SP_BOOL(struct sp_caller_cache, "verify_all", verify_all)
+
 /* The rows of view (the array of its schema under key, or path "a.b") in run: *ret_rows, their count. */
 size_t sp_view_rows(const struct sp_view_ops *view, const struct sp_run *run, const char *key,
 		    const char **ret_rows, size_t *ret_size);

@@ -54,15 +54,10 @@ static bool unavailable(const void *obj)
 	return !((const struct sp_lock_view *)obj)->available;
 }
 
-#define T struct sp_caller_cache
 static const struct sp_field cache_fields[] = {
-	SP_U64(T, "attributed", attributed),
-	SP_U64(T, "fast", fast),
-	SP_U64(T, "verified", verified),
-	SP_U64(T, "mismatched", mismatched),
-	{ .key = "verify_all", .type = SP_T_BOOL, .off = offsetof(T, verify_all) },
+	SP_U64(struct sp_caller_cache, "attributed", attributed),
+	SP_CALLER_CACHE_FIELDS,
 };
-#undef T
 static const struct sp_schema cache_schema = SP_SCHEMA_OF("lock_caller_cache", cache_fields);
 
 #define T struct sp_lock_view
@@ -75,16 +70,11 @@ static const struct sp_field view_fields[] = {
 	SP_U64(T, "failed", failed),
 	SP_U64(T, "lost", lost),
 	SP_U64(T, "missing_stacks", missing_stacks),
-	/* --stacks: written only when not 0 */
-	{ .key = "user_truncated", .type = SP_T_U64, .flags = SP_SPARSE,
-	  .off = offsetof(T, user_truncated) },
-	{ .key = "user_missing", .type = SP_T_U64, .flags = SP_SPARSE,
-	  .off = offsetof(T, user_missing) },
+	SP_VIEW_USER_STACK_FIELDS(T),
 	SP_U64(T, "missed", missed),
 	SP_U64(T, "unpaired", unpaired),
 	/* only when the caller fast path was on (absent in older files) */
-	{ .key = "caller_cache", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
-	  .off = offsetof(T, cache), .group_off = offsetof(T, cache.present), .sub = &cache_schema },
+	SP_OBJECT_IF(T, "caller_cache", cache, cache_schema),
 	SP_ARRAY(T, "contentions", rows, nrows, cap, row_schema),
 	SP_ARRAY(T, "sleepers", sleepers, nsleepers, sleepers_cap, sleeper_schema),
 	SP_ARRAY(T, "sleeper_groups", groups, ngroups, groups_cap, group_schema),
@@ -175,19 +165,10 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	if (v->failed)
 		fprintf(f, ", %" PRIu64 " gave up (%.1f%%)", v->failed, sp_pct(v->failed, v->total));
 	fprintf(f, ", ranked by %s\n", keys[key % 3]);
-	if (v->cache.present) {
-		fprintf(f, "  callers: %" PRIu64 " of %" PRIu64 " contentions from the cache "
-			   "(%.1f%%), the rest by a full stack walk; %" PRIu64 " checked by one%s, %"
-			   PRIu64 " mismatched\n",
-			v->cache.fast, v->cache.attributed, sp_pct(v->cache.fast, v->cache.attributed),
-			v->cache.verified, v->cache.verify_all ? " (--verify-callers)" : "",
-			v->cache.mismatched);
-	}
+	sp_print_caller_cache(&v->cache, v->cache.attributed, "contentions", f);
 	sp_print_stack_notes("contentions", v->missing_stacks, v->user_missing, v->user_truncated,
 			     f);
-	if (v->lost)
-		fprintf(f, "  note: %" PRIu64 " contentions are in the totals but in no row (the row "
-			   "map was full: raise --max-callers)\n", v->lost);
+	sp_print_lost_rows(v->lost, "contentions", "row", "--max-callers", f);
 	if (v->missed || v->unpaired)
 		fprintf(f, "  note: %" PRIu64 " lock events were skipped by the kernel (a program "
 			   "already running on that CPU) and %" PRIu64 " begins had no end\n",

@@ -85,6 +85,25 @@ void sp_print_stack_notes(const char *what, uint64_t missing, uint64_t user_miss
 			user_truncated, what);
 }
 
+void sp_print_lost_rows(uint64_t n, const char *what, const char *map, const char *option,
+			FILE *f)
+{
+	if (n)
+		fprintf(f, "  note: %" PRIu64 " %s are in the totals but in no row (the %s map was "
+			   "full: raise %s)\n", n, what, map, option);
+}
+
+void sp_print_caller_cache(const struct sp_caller_cache *c, uint64_t of, const char *what,
+			   FILE *f)
+{
+	if (!c->present)
+		return;
+	fprintf(f, "  callers: %" PRIu64 " of %" PRIu64 " %s from the cache (%.1f%%), the rest by "
+		   "a full stack walk; %" PRIu64 " checked by one%s, %" PRIu64 " mismatched\n",
+		c->fast, of, what, sp_pct(c->fast, of), c->verified,
+		c->verify_all ? " (--verify-callers)" : "", c->mismatched);
+}
+
 void sp_print_more_rows(size_t shown, size_t n, FILE *f)
 {
 	if (shown < n)

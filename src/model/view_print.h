@@ -18,6 +18,18 @@ size_t sp_rows_shown(size_t n, const struct render_opts *o);
  */
 void sp_print_stack_notes(const char *what, uint64_t missing, uint64_t user_missing,
 			  uint64_t user_truncated, FILE *f);
+/*
+ * "N what are in the totals but in no row (the MAP map was full: raise OPTION)", when n is
+ * not 0: a view whose row map overflowed (what: "schedules", map: "row", option: the limit).
+ */
+void sp_print_lost_rows(uint64_t n, const char *what, const char *map, const char *option,
+			FILE *f);
+/*
+ * The caller fast path's line, when it was on: how many of the of events (what: "voluntary",
+ * "contentions") took their caller from the cache, how many a full walk checked, mismatched.
+ */
+void sp_print_caller_cache(const struct sp_caller_cache *c, uint64_t of, const char *what,
+			   FILE *f);
 /* "(N more rows: -n 0 shows all)" when shown < n. */
 void sp_print_more_rows(size_t shown, size_t n, FILE *f);
 /*

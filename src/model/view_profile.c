@@ -27,19 +27,27 @@ struct comm_summary {
 	struct sp_comm_list all;
 };
 
+/* The samples of every row by comm into *all, most first: 0 or -ENOMEM (all holds what fit). */
+static int sum_comms(const struct sp_profile_view *v, struct sp_comm_list *all)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < v->nrows; i++)
+		for (size_t j = 0; !err && j < v->rows[i].comms.n; j++)
+			err = sp_comm_list_add(all, v->rows[i].comms.v[j].comm,
+					       v->rows[i].comms.v[j].count, 0, 0);
+	sp_comm_list_sort(all);
+	return err;
+}
+
 static int write_comms(struct json_writer *w, const struct sp_field *f, const void *obj)
 {
 	const struct sp_profile_view *v = obj;
 	const struct sp_field map = SP_COMMS(struct comm_summary, f->key, all, sp_comm_samples);
 	const struct sp_schema one = { .name = "profile_comms", .fields = &map, .nfields = 1 };
 	struct comm_summary sum = { 0 };
-	int err = 0;
+	int err = sum_comms(v, &sum.all);
 
-	for (size_t i = 0; !err && i < v->nrows; i++)
-		for (size_t j = 0; !err && j < v->rows[i].comms.n; j++)
-			err = sp_comm_list_add(&sum.all, v->rows[i].comms.v[j].comm,
-					       v->rows[i].comms.v[j].count, 0, 0);
-	sp_comm_list_sort(&sum.all);
 	if (!err) /* the same map as a row's comms, through the same descriptor */
 		err = sp_schema_write(w, &one, &sum);
 	sp_comm_list_free(&sum.all);
@@ -116,15 +124,11 @@ static int print_by_comm(const struct sp_profile_view *v, const struct render_op
 {
 	struct sp_comm_list all = { 0 };
 	struct comm_entry *e = calloc(v->nrows ? v->nrows : 1, sizeof(*e));
-	int err = 0;
+	int err;
 
 	if (!e)
 		return -ENOMEM;
-	for (size_t i = 0; !err && i < v->nrows; i++)
-		for (size_t j = 0; !err && j < v->rows[i].comms.n; j++)
-			err = sp_comm_list_add(&all, v->rows[i].comms.v[j].comm,
-					       v->rows[i].comms.v[j].count, 0, 0);
-	sp_comm_list_sort(&all);
+	err = sum_comms(v, &all);
 	for (size_t k = 0; !err && k < sp_rows_shown(all.n, o); k++) {
 		const struct sp_comm_stat *c = &all.v[k];
 		size_t n = 0;
@@ -169,18 +173,13 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 			   "their file is known\n",
 			v->unsymbolized, v->target, target_label(run),
 			sp_pct(v->unsymbolized, v->target));
-	if (v->lost)
-		fprintf(f, "  note: %" PRIu64 " samples are in the totals but in no row (the sample map "
-			   "was full: raise --max-samples)\n",
-			v->lost);
+	sp_print_lost_rows(v->lost, "samples", "sample", "--max-samples", f);
 	if (v->missing_stacks)
 		fprintf(f, "  note: %" PRIu64 " samples have no full stack (the stack map was full: "
 			   "raise --max-stacks); they are counted in every total\n",
 			v->missing_stacks);
-	if (v->user_truncated)
-		fprintf(f, "  note: %" PRIu64 " samples have a truncated user stack (code without frame "
-			   "pointers, or deeper than the frames kept)\n",
-			v->user_truncated);
+	/* its missing stacks have a note of their own above: the profile keeps no user_missing */
+	sp_print_stack_notes("samples", 0, 0, v->user_truncated, f);
 	if (o->stacks && !v->callchains)
 		fprintf(f, "  note: no stacks were recorded (trace with -g)\n");
 	if (o->group == SP_GROUP_COMM)

@@ -38,11 +38,10 @@ static const struct sp_field row_fields[] = {
 	RUNQ("runq_max_ns", runq_max_ns, SP_MAX),
 	RUNQ("unfinished", unfinished, SP_STATE),
 	/* written only when not 0: a run without a CPU quota reads as before */
-	{ .key = "throttled_ns", .type = SP_T_U64, .flags = SP_SPARSE, .off = offsetof(T, throttled_ns) },
+	SP_U64_AS(T, "throttled_ns", throttled_ns, SP_SPARSE),
 	/* by count desc; absent (none) in older files */
-	{ .key = "wakers", .type = SP_T_ARRAY, .flags = SP_NONEMPTY | SP_OPTIONAL | SP_INLINE,
-	  .off = offsetof(T, wakers.v), .n_off = offsetof(T, wakers.n),
-	  .cap_off = offsetof(T, wakers.cap), .size = sizeof(struct sp_waker), .sub = &waker_schema },
+	SP_ARRAY_AS(T, "wakers", wakers.v, wakers.n, wakers.cap, waker_schema,
+		    SP_NONEMPTY | SP_OPTIONAL | SP_INLINE),
 	SP_COMMS(T, "comms", comms, sp_comm_offcpu_max),
 	SP_STACKS(T, stacks, sp_stack_offcpu),
 };
@@ -82,9 +81,7 @@ static const struct sp_field steal_fields[] = {
 	SP_BOOL(T, "split", split),
 	SP_U64(T, "stolen_ns", stolen_ns),
 	SP_U64(T, "steal_ns", steal_ns),
-	{ .key = "cpus", .type = SP_T_ARRAY, .flags = SP_INLINE, .off = offsetof(T, cpus),
-	  .n_off = offsetof(T, ncpus), .cap_off = offsetof(T, cpus_cap),
-	  .size = sizeof(struct sp_cpu_steal), .sub = &cpu_steal_schema },
+	SP_ARRAY_AS(T, "cpus", cpus, ncpus, cpus_cap, cpu_steal_schema, SP_INLINE),
 };
 #undef T
 static const struct sp_schema steal_schema = SP_SCHEMA_OF("steal", steal_fields);
@@ -97,26 +94,16 @@ static const struct sp_field budget_fields[] = {
 	SP_U64(T, "blocked_ns", blocked_ns),
 	{ .key = "blocked", .type = SP_T_OBJECT, .off = offsetof(T, blocked), .sub = &blocked_schema },
 	/* CPU quotas: only when some of runq_ns was throttled */
-	{ .key = "throttled_ns", .type = SP_T_U64, .flags = SP_SPARSE, .off = offsetof(T, throttled_ns) },
-	{ .key = "throttlers", .type = SP_T_ARRAY, .flags = SP_NONEMPTY | SP_OPTIONAL,
-	  .off = offsetof(T, throttlers), .n_off = offsetof(T, nthrottlers),
-	  .cap_off = offsetof(T, throttlers_cap), .size = sizeof(struct sp_throttler),
-	  .sub = &throttler_schema },
+	SP_U64_AS(T, "throttled_ns", throttled_ns, SP_SPARSE),
+	SP_ARRAY_AS(T, "throttlers", throttlers, nthrottlers, throttlers_cap, throttler_schema,
+		    SP_NONEMPTY | SP_OPTIONAL),
 	/* absent in older files and in runs that did not read /proc/stat */
-	{ .key = "steal", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
-	  .off = offsetof(T, steal), .group_off = offsetof(T, steal.present), .sub = &steal_schema },
+	SP_OBJECT_IF(T, "steal", steal, steal_schema),
 };
 #undef T
 static const struct sp_schema budget_schema = SP_SCHEMA_OF("budget", budget_fields);
 
-#define T struct sp_caller_cache
-static const struct sp_field cache_fields[] = {
-	SP_U64(T, "fast", fast),
-	SP_U64(T, "verified", verified),
-	SP_U64(T, "mismatched", mismatched),
-	{ .key = "verify_all", .type = SP_T_BOOL, .off = offsetof(T, verify_all) },
-};
-#undef T
+static const struct sp_field cache_fields[] = { SP_CALLER_CACHE_FIELDS };
 static const struct sp_schema cache_schema = SP_SCHEMA_OF("caller_cache", cache_fields);
 
 #define T struct sp_sched_view
@@ -126,21 +113,15 @@ static const struct sp_field view_fields[] = {
 	SP_U64(T, "preempted", preempted),
 	SP_U64(T, "idle", idle),
 	SP_U64(T, "missing_stacks", missing_stacks),
-	/* --stacks: written only when not 0 */
-	{ .key = "user_truncated", .type = SP_T_U64, .flags = SP_SPARSE,
-	  .off = offsetof(T, user_truncated) },
-	{ .key = "user_missing", .type = SP_T_U64, .flags = SP_SPARSE,
-	  .off = offsetof(T, user_missing) },
+	SP_VIEW_USER_STACK_FIELDS(T),
 	SP_U64(T, "lost_rows", lost_rows),
 	/* --wakers: written only when true, absent (false) in older files */
 	{ .key = "wakers", .type = SP_T_BOOL, .flags = SP_GROUP | SP_OPTIONAL, .off = offsetof(T, wakers),
 	  .group_off = offsetof(T, wakers) },
 	/* only when the caller fast path was on */
-	{ .key = "caller_cache", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
-	  .off = offsetof(T, cache), .group_off = offsetof(T, cache.present), .sub = &cache_schema },
+	SP_OBJECT_IF(T, "caller_cache", cache, cache_schema),
 	/* only when measured */
-	{ .key = "budget", .type = SP_T_OBJECT, .flags = SP_GROUP | SP_OPTIONAL,
-	  .off = offsetof(T, budget), .group_off = offsetof(T, budget.present), .sub = &budget_schema },
+	SP_OBJECT_IF(T, "budget", budget, budget_schema),
 	SP_ARRAY(T, "callers", rows, nrows, cap, row_schema),
 };
 #undef T
@@ -390,21 +371,11 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	if (v->idle)
 		fprintf(f, ", %" PRIu64 " idle", v->idle);
 	fputc('\n', f);
-	if (v->cache.present) {
-		fprintf(f, "  callers: %" PRIu64 " of %" PRIu64 " voluntary from the cache (%.1f%%), "
-			   "the rest by a full stack walk; %" PRIu64 " checked by one%s, %" PRIu64
-			   " mismatched\n",
-			v->cache.fast, v->voluntary, sp_pct(v->cache.fast, v->voluntary),
-			v->cache.verified, v->cache.verify_all ? " (--verify-callers)" : "",
-			v->cache.mismatched);
-	}
+	sp_print_caller_cache(&v->cache, v->voluntary, "voluntary", f);
 	if (v->budget.present)
 		print_budget(&v->budget, f);
 	sp_print_stack_notes("schedules", v->missing_stacks, v->user_missing, v->user_truncated, f);
-	if (v->lost_rows)
-		fprintf(f, "  note: %" PRIu64 " schedules are in the totals but in no row (the row "
-			   "map was full: raise --max-callers)\n",
-			v->lost_rows);
+	sp_print_lost_rows(v->lost_rows, "schedules", "row", "--max-callers", f);
 	if (o->group == SP_GROUP_COMM)
 		return print_by_comm(v, o, f);
 	print_columns(runq, throttled, f);

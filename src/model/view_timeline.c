@@ -26,10 +26,7 @@ static const char *const state_names[] = {
 	  .nnames = ARRAY_SIZE(state_names) }
 #define TID(T, k, M) SP_INT(T, k, M, 0, INT_MAX)
 /* An array of small objects, one per line (a timeline has up to millions of segments). */
-#define SP_LINES(T, k, M, N, C, S)                                                            \
-	{ .key = k, .type = SP_T_ARRAY, .flags = SP_INLINE, .off = offsetof(T, M),             \
-	  .n_off = offsetof(T, N), .cap_off = offsetof(T, C), .size = sizeof(*((T *)0)->M),      \
-	  .sub = &(S) }
+#define SP_LINES(T, k, M, N, C, S) SP_ARRAY_AS(T, k, M, N, C, S, SP_INLINE)
 
 #define T struct sp_tl_task
 static const struct sp_field task_fields[] = {
@@ -142,16 +139,12 @@ static const struct sp_field cp_fields[] = {
 #undef T
 static const struct sp_schema cp_schema = SP_SCHEMA_OF("critical_path", cp_fields);
 
-static const struct sp_field running_fields[] = {
-	SP_INT(struct sp_par_bucket, "running", n, 0, INT_MAX),
-	SP_U64(struct sp_par_bucket, "ns", ns),
-};
+/* A parallelism histogram: the time with n tasks in state k ("running", "runnable"). */
+#define PAR_BUCKET_FIELDS(k) \
+	SP_INT(struct sp_par_bucket, k, n, 0, INT_MAX), SP_U64(struct sp_par_bucket, "ns", ns)
+static const struct sp_field running_fields[] = { PAR_BUCKET_FIELDS("running") };
+static const struct sp_field runnable_fields[] = { PAR_BUCKET_FIELDS("runnable") };
 static const struct sp_schema running_schema = SP_SCHEMA_OF("par_running", running_fields);
-
-static const struct sp_field runnable_fields[] = {
-	SP_INT(struct sp_par_bucket, "runnable", n, 0, INT_MAX),
-	SP_U64(struct sp_par_bucket, "ns", ns),
-};
 static const struct sp_schema runnable_schema = SP_SCHEMA_OF("par_runnable", runnable_fields);
 
 #define T struct sp_serial_phase
@@ -179,7 +172,7 @@ static const struct sp_field view_fields[] = {
 	SP_U64(T, "buffer_bytes", buffer_bytes),
 	SP_U64(T, "events", events),
 	SP_U64(T, "lost", lost),
-	{ .key = "dropped", .type = SP_T_U64, .flags = SP_OPTIONAL, .off = offsetof(T, dropped) },
+	SP_U64_AS(T, "dropped", dropped, SP_OPTIONAL),
 	SP_U64(T, "end_ns", end_ns),
 	TID(T, "end_tid", end_tid),
 	{ .key = "critical_path", .type = SP_T_OBJECT, .off = 0, .sub = &cp_schema },
