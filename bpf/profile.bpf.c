@@ -67,6 +67,7 @@ struct {
 } prof_ucopies SEC(".maps");
 
 #define UCOPY_PAGE 4096ULL
+#define UCOPY_EBUSY 16 /* bpf_find_vma(): the mm's lock is held */
 
 struct vma_end {
 	__u64 end;
@@ -88,6 +89,7 @@ static __always_inline bool ucopy_send(struct task_struct *task, struct sp_prof_
 {
 	__u64 max = prof_ucopy_max, sp, len;
 	struct vma_end e = {};
+	long err;
 	struct sp_prof_ucopy *r;
 	struct pt_regs *regs;
 	__u32 flags = 0;
@@ -99,14 +101,24 @@ static __always_inline bool ucopy_send(struct task_struct *task, struct sp_prof_
 	if (!regs)
 		return false;
 	sp = regs->sp;
-	if (bpf_find_vma(task, sp, ucopy_vma_end, &e, 0) || e.end <= sp) {
+	err = bpf_find_vma(task, sp, ucopy_vma_end, &e, 0);
+	if (err == -UCOPY_EBUSY) {
+		/*
+		 * The mm's lock is held (by a page fault, mmap, mprotect or brk of this task, as
+		 * often as the profile samples there): the mapping's end is unknown, and the
+		 * page-wise read below stops at it.
+		 */
+		len = max;
+		flags |= SP_UCOPY_F_NOEND;
+	} else if (err || e.end <= sp) {
 		sp_drop(prof_drops.ucopy_busy);
 		return false;
-	}
-	len = e.end - sp;
-	if (len > max) {
-		len = max;
-		flags |= SP_UCOPY_F_CUT;
+	} else {
+		len = e.end - sp;
+		if (len > max) {
+			len = max;
+			flags |= SP_UCOPY_F_CUT;
+		}
 	}
 	/* a page more than the copy: the verifier's bound of the page-wise read below */
 	r = bpf_ringbuf_reserve(&prof_ucopies, sizeof(*r) + max + UCOPY_PAGE, 0);
@@ -141,9 +153,12 @@ static __always_inline bool ucopy_send(struct task_struct *task, struct sp_prof_
 			sp_drop(prof_drops.ucopy_fail);
 			return false;
 		}
-		sp_drop(prof_drops.ucopy_part);
+		/* without the mapping's end, a read that stops short may have reached it */
+		if (!(flags & SP_UCOPY_F_NOEND)) {
+			sp_drop(prof_drops.ucopy_part);
+			flags |= SP_UCOPY_F_PART;
+		}
 		len = off;
-		flags |= SP_UCOPY_F_PART;
 	}
 	key->flags |= SP_PROF_F_RAW_IP;
 	key->tgid = task->tgid;

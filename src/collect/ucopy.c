@@ -39,7 +39,7 @@ struct ucopy {
 	struct ucfi *cfi;
 	struct hashmap keys;   /* struct ucopy_key * (the key's bytes) -> itself */
 	struct hashmap stacks; /* stack hash -> struct sp_prof_ustack * */
-	uint64_t records, cut, part, bad, snapshots, unwind_ns;
+	uint64_t records, cut, part, noend, bad, snapshots, unwind_ns;
 	uint64_t used_max, used_sum;
 };
 
@@ -194,6 +194,8 @@ static int on_copy(void *ctx, void *data, size_t size)
 		c->cut++;
 	if (r->flags & SP_UCOPY_F_PART)
 		c->part++;
+	if (r->flags & SP_UCOPY_F_NOEND)
+		c->noend++;
 	if (usyms__map_ip(c->usyms, (int)r->key.tgid, r->key.exec_id, r->ip, &m) == -ESRCH) {
 		c->snapshots++;
 		if (usyms__add_pid(c->usyms, (int)r->key.tgid, r->key.exec_id) == -ENOMEM)
@@ -297,13 +299,14 @@ void ucopy__report(const struct ucopy *c, uint64_t ring_lost, uint64_t vma_busy,
 		return;
 	ucfi__stats(c->cfi, &s);
 	dlog("profile: %" PRIu64 " user stack copies unwound in %" PRIu64 " us (%" PRIu64
-	     " cut at the copy's size, %" PRIu64 " at a page not readable, %" PRIu64 " malformed, %" PRIu64 " processes snapshotted "
+	     " cut at the copy's size, %" PRIu64 " at a page not readable, %" PRIu64 " without the "
+	     "mapping's end (its lock busy), %" PRIu64 " malformed, %" PRIu64 " processes snapshotted "
 	     "at their copy; bytes used: max %" PRIu64 ", mean %" PRIu64 "); walks ended: end %"
 	     PRIu64 ", depth %" PRIu64 ", no-object %" PRIu64 ", no-cfi %" PRIu64 ", table-cut %"
 	     PRIu64 ", memory %" PRIu64 ", expression %" PRIu64 ", loop %" PRIu64 "; frames by "
 	     "frame pointer %" PRIu64 " (%" PRIu64 " in no file)",
-	     c->records, c->unwind_ns / 1000, c->cut, c->part, c->bad, c->snapshots, c->used_max,
-	     c->records ? c->used_sum / c->records : 0, s.stops[UNWIND_END], s.stops[UNWIND_DEPTH],
+	     c->records, c->unwind_ns / 1000, c->cut, c->part, c->noend, c->bad, c->snapshots,
+	     c->used_max, c->records ? c->used_sum / c->records : 0, s.stops[UNWIND_END], s.stops[UNWIND_DEPTH],
 	     s.stops[UNWIND_NOOBJ], s.stops[UNWIND_NOCFI], s.stops[UNWIND_CUT],
 	     s.stops[UNWIND_MEMORY], s.stops[UNWIND_EXPR], s.stops[UNWIND_LOOP], s.fp_frames,
 	     s.nofile_frames);
@@ -320,7 +323,7 @@ void ucopy__report(const struct ucopy *c, uint64_t ring_lost, uint64_t vma_busy,
 		     s.stops[UNWIND_EXPR] + s.stops[UNWIND_NOOBJ] + s.stops[UNWIND_LOOP]);
 	if (ring_lost || vma_busy || copy_failed)
 		wlog("%" PRIu64 " user stacks were walked by frame pointers instead of copied (ring "
-		     "buffer full %" PRIu64 ", stack's mapping not found %" PRIu64 ", stack not "
+		     "buffer full %" PRIu64 ", stack pointer in no mapping %" PRIu64 ", stack not "
 		     "readable %" PRIu64 ")", ring_lost + vma_busy + copy_failed, ring_lost, vma_busy,
 		     copy_failed);
 }
