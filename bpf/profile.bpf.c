@@ -167,6 +167,7 @@ static __always_inline bool ucopy_send(struct task_struct *task, struct sp_prof_
 	r->ip = regs->ip;
 	r->sp = sp;
 	r->bp = regs->bp;
+	r->bx = regs->bx;
 	r->len = len;
 	r->flags = flags;
 	bpf_ringbuf_submit(r, 0);

@@ -122,7 +122,7 @@ struct sp_prof_drops {
 
 struct sp_prof_ucopy {
 	struct sp_prof_key key;
-	__u64 ip, sp, bp; /* the task's user registers */
+	__u64 ip, sp, bp, bx; /* the task's user registers */
 	__u32 len;	  /* bytes of data, the stack from sp */
 	__u32 flags;	  /* SP_UCOPY_F_* */
 	__u8 data[];

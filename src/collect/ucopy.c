@@ -131,7 +131,8 @@ static int unwind_one(struct ucopy *c, const struct sp_prof_ucopy *r)
 	int err;
 
 	err = ucfi__unwind(c->cfi, c->usyms, (int)key.tgid, key.exec_id,
-			   &(struct unwind_regs){ .ip = r->ip, .sp = r->sp, .bp = r->bp },
+			   &(struct unwind_regs){
+				   .ip = r->ip, .sp = r->sp, .bp = r->bp, .bx = r->bx },
 			   &(struct unwind_stack){ .base = r->sp, .data = r->data, .len = r->len },
 			   ips, SP_PROF_UDEPTH, &res);
 	if (err)
