@@ -327,4 +327,7 @@ void ucopy__report(const struct ucopy *c, uint64_t ring_lost, uint64_t vma_busy,
 		     "buffer full %" PRIu64 ", stack pointer in no mapping %" PRIu64 ", stack not "
 		     "readable %" PRIu64 ")", ring_lost + vma_busy + copy_failed, ring_lost, vma_busy,
 		     copy_failed);
+	/* a copy holds its whole --ustack-copy size in the ring buffer until it is read */
+	if (ring_lost)
+		log_plain(LOG_WARN, "a smaller --ustack-copy or a lower -F keeps more stacks copied");
 }
