@@ -25,11 +25,7 @@
  */
 #define SP_PROF_UCOPY_DEF 65536
 #define SP_PROF_UCOPY_MAX 65536	/* ... at most */
-/*
- * The ring buffer of the copies holds at least this many of them in flight (a record takes
- * the copy's size and a page, whatever its length), and is 8 MiB at least
- */
-#define SP_PROF_UCOPY_INFLIGHT 200
+/* The ring buffer of the copies, each at its length (about 1000 of cc1's, 8 KiB on average) */
 #define SP_PROF_UCOPY_RING (8 << 20)
 
 /* Status of a user frame: the kernel's BPF_STACK_BUILD_ID_{EMPTY,VALID,IP}. */
@@ -109,8 +105,7 @@ struct sp_prof_drops {
  * unwind by the objects' call frame information (src/symbols/cfi_unwind.h) and count. The
  * key's kernel part is final; user space fills uleaf and ustack, which BPF leaves empty, and
  * names the frames as raw IPs of (tgid, exec_id), which the key carries (SP_PROF_F_RAW_IP).
- * The record is reserved whole (sizeof + prof_ucopy_max + a page); data[len..] is not
- * written.
+ * The record is sent at its length: sizeof + len.
  */
 #define SP_UCOPY_F_CUT 0x1  /* the stack's mapping goes on past the copy */
 #define SP_UCOPY_F_PART 0x2 /* the copy ends at a page the kernel could not read there */

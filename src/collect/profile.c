@@ -94,27 +94,12 @@ static void prof_destroy(void *state)
 	free(st);
 }
 
-/*
- * The copies' ring buffer for copies of `copy` bytes: SP_PROF_UCOPY_INFLIGHT records (each
- * reserved whole, see struct sp_prof_ucopy) rounded up to a power of two, as a ring buffer
- * must be, and SP_PROF_UCOPY_RING at least.
- */
-static uint32_t ucopy_ring_size(uint32_t copy)
-{
-	uint64_t want = (uint64_t)SP_PROF_UCOPY_INFLIGHT *
-			(sizeof(struct sp_prof_ucopy) + copy + 4096 + 8), size = SP_PROF_UCOPY_RING;
-
-	while (size < want)
-		size *= 2;
-	return (uint32_t)size;
-}
-
 static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 {
 	const struct trace_config *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
 	struct prof_state *st;
-	int err;
+	int err, ncpus;
 
 	err = collector_state_new(ctx, sizeof(*st), (void **)&st);
 	if (err)
@@ -142,7 +127,14 @@ static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 	uframes_bpf_size(skel, o, o->callchains);
 	if (o->callchains && o->ustack_copy) {
 		skel->rodata->prof_ucopy_max = o->ustack_copy;
-		bpf_map__set_max_entries(skel->maps.prof_ucopies, ucopy_ring_size(o->ustack_copy));
+		bpf_map__set_max_entries(skel->maps.prof_ucopies, SP_PROF_UCOPY_RING);
+		ncpus = libbpf_num_possible_cpus();
+		if (ncpus < 0) {
+			err = ncpus;
+			elog("cannot count the possible CPUs: %s", strerror(-err));
+			goto fail;
+		}
+		bpf_map__set_max_entries(skel->maps.prof_ucopy_slots, (uint32_t)ncpus);
 	}
 	*ret_state = st;
 	return 0;
