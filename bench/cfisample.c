@@ -128,7 +128,7 @@ static int sample(pid_t pid, uint8_t *buf, uint64_t *ips, struct unwind_result *
 	ptrace(PTRACE_DETACH, pid, 0, 0);
 	if (got <= 0)
 		return -EIO;
-	cfi_unwind(&(struct unwind_regs){.ip = ur.rip, .sp = ur.rsp, .bp = ur.rbp},
+	cfi_unwind(&(struct unwind_regs){.ip = ur.rip, .sp = ur.rsp, .bp = ur.rbp, .bx = ur.rbx},
 		   &(struct unwind_stack){.base = ur.rsp, .data = buf, .len = (size_t)got}, find,
 		   NULL, ips, MAX_FRAMES, res);
 	return 0;

@@ -67,6 +67,25 @@ struct {
 } prof_ucopies SEC(".maps");
 
 #define UCOPY_PAGE 4096ULL
+#define UCOPY_EBUSY 16 /* bpf_find_vma(): the mm's lock is held */
+
+/*
+ * A CPU's copy, taken here and then sent at its length: a record reserved in the ring buffer
+ * would hold the whole prof_ucopy_max (the verifier's bound) while it waits to be read. A
+ * slot per CPU (user space sizes the map with -g, one slot otherwise), in an array, as a
+ * per-CPU map's value holds 32 KiB at most; the profile's program does not nest on a CPU.
+ */
+struct ucopy_slot {
+	/* struct sp_prof_ucopy, then a page more than the copy (the page-wise read's bound) */
+	__u8 b[sizeof(struct sp_prof_ucopy) + SP_PROF_UCOPY_MAX + UCOPY_PAGE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ucopy_slot);
+} prof_ucopy_slots SEC(".maps");
 
 struct vma_end {
 	__u64 end;
@@ -79,6 +98,49 @@ static long ucopy_vma_end(struct task_struct *task, struct vm_area_struct *vma, 
 }
 
 /*
+ * The page-wise read of a copy (ucopy_page()): len bytes of the stack at sp. The bytes read so
+ * far are in the slot's record (its len), not here: a value in a map is not tracked from one
+ * iteration to the next, so the verifier walks the callback a few times, not once per value.
+ */
+struct ucopy_read {
+	__u64 sp, len;
+	__u32 cpu;
+	__u32 pad;
+};
+
+/*
+ * bpf_loop() callback: reads the copy's next page into the CPU's slot; 1 (stop) at the
+ * copy's end or at a page not readable. A loop of bpf_loop(), not an unrolled one: the
+ * verifier's work does not grow with the copy's size (unrolled, it grew faster than it).
+ */
+static long ucopy_page(__u64 i, void *data)
+{
+	struct ucopy_read *rd = data;
+	struct sp_prof_ucopy *r;
+	__u64 off, chunk;
+
+	(void)i;
+	r = bpf_map_lookup_elem(&prof_ucopy_slots, &rd->cpu);
+	if (!r)
+		return 1;
+	off = r->len;
+	if (off >= rd->len || off > SP_PROF_UCOPY_MAX)
+		return 1;
+	chunk = UCOPY_PAGE - ((rd->sp + off) & (UCOPY_PAGE - 1));
+	if (chunk > rd->len - off)
+		chunk = rd->len - off;
+	/*
+	 * Bounded against a constant, which clang would drop as implied: Linux 6.1's verifier
+	 * learns no bound from comparing two variables (len - off).
+	 */
+	asm volatile("if %[c] <= 4096 goto +1; %[c] = 4096" : [c] "+r"(chunk));
+	if (bpf_probe_read_user(r->data + off, chunk, (void *)(rd->sp + off)))
+		return 1;
+	r->len = off + chunk;
+	return 0;
+}
+
+/*
  * -g: sends key with the task's user registers and its stack from SP to the end of the
  * stack's mapping (a read past it would fail whole), at most prof_ucopy_max bytes. False
  * when no copy was sent (counted, unless the task has no user stack): the caller walks
@@ -87,7 +149,9 @@ static long ucopy_vma_end(struct task_struct *task, struct vm_area_struct *vma, 
 static __always_inline bool ucopy_send(struct task_struct *task, struct sp_prof_key *key)
 {
 	__u64 max = prof_ucopy_max, sp, len;
+	__u32 cpu = bpf_get_smp_processor_id();
 	struct vma_end e = {};
+	long err;
 	struct sp_prof_ucopy *r;
 	struct pt_regs *regs;
 	__u32 flags = 0;
@@ -99,18 +163,27 @@ static __always_inline bool ucopy_send(struct task_struct *task, struct sp_prof_
 	if (!regs)
 		return false;
 	sp = regs->sp;
-	if (bpf_find_vma(task, sp, ucopy_vma_end, &e, 0) || e.end <= sp) {
+	err = bpf_find_vma(task, sp, ucopy_vma_end, &e, 0);
+	if (err == -UCOPY_EBUSY) {
+		/*
+		 * The mm's lock is held (by a page fault, mmap, mprotect or brk of this task, as
+		 * often as the profile samples there): the mapping's end is unknown, and the
+		 * page-wise read below stops at it.
+		 */
+		len = max;
+		flags |= SP_UCOPY_F_NOEND;
+	} else if (err || e.end <= sp) {
 		sp_drop(prof_drops.ucopy_busy);
 		return false;
+	} else {
+		len = e.end - sp;
+		if (len > max) {
+			len = max;
+			flags |= SP_UCOPY_F_CUT;
+		}
 	}
-	len = e.end - sp;
-	if (len > max) {
-		len = max;
-		flags |= SP_UCOPY_F_CUT;
-	}
-	/* a page more than the copy: the verifier's bound of the page-wise read below */
-	r = bpf_ringbuf_reserve(&prof_ucopies, sizeof(*r) + max + UCOPY_PAGE, 0);
-	if (!r) {
+	r = bpf_map_lookup_elem(&prof_ucopy_slots, &cpu);
+	if (!r) { /* cannot happen (a slot per CPU); counted all the same */
 		sp_drop(prof_drops.ucopy_lost);
 		return false;
 	}
@@ -119,42 +192,42 @@ static __always_inline bool ucopy_send(struct task_struct *task, struct sp_prof_
 		 * Some page is not readable here (a fault would be needed): the pages before
 		 * it, which hold the innermost frames.
 		 */
-		__u64 off = 0, chunk;
+		struct ucopy_read rd = { .sp = sp, .len = len, .cpu = cpu };
+		__u64 off;
 
-		for (__u64 i = 0; i < max / UCOPY_PAGE + 1; i++) {
-			if (off >= len || off > max)
-				break;
-			chunk = UCOPY_PAGE - ((sp + off) & (UCOPY_PAGE - 1));
-			if (chunk > len - off)
-				chunk = len - off;
-			/*
-			 * Bounded against a constant, which clang would drop as implied: Linux
-			 * 6.1's verifier learns no bound from comparing two variables (len - off).
-			 */
-			asm volatile("if %[c] <= 4096 goto +1; %[c] = 4096" : [c] "+r"(chunk));
-			if (bpf_probe_read_user(r->data + off, chunk, (void *)(sp + off)))
-				break;
-			off += chunk;
-		}
+		r->len = 0;
+		bpf_loop(max / UCOPY_PAGE + 1, ucopy_page, &rd, 0);
+		off = r->len;
 		if (!off) {
-			bpf_ringbuf_discard(r, 0);
 			sp_drop(prof_drops.ucopy_fail);
 			return false;
 		}
-		sp_drop(prof_drops.ucopy_part);
+		/* without the mapping's end, a read that stops short may have reached it */
+		if (!(flags & SP_UCOPY_F_NOEND)) {
+			sp_drop(prof_drops.ucopy_part);
+			flags |= SP_UCOPY_F_PART;
+		}
 		len = off;
-		flags |= SP_UCOPY_F_PART;
 	}
-	key->flags |= SP_PROF_F_RAW_IP;
-	key->tgid = task->tgid;
-	key->exec_id = (__u32)task->self_exec_id;
+	/* the record's key, not the caller's: a copy not sent leaves it as it was */
 	__builtin_memcpy(&r->key, key, sizeof(*key));
+	r->key.flags |= SP_PROF_F_RAW_IP;
+	r->key.tgid = task->tgid;
+	r->key.exec_id = (__u32)task->self_exec_id;
 	r->ip = regs->ip;
 	r->sp = sp;
 	r->bp = regs->bp;
+	r->bx = regs->bx;
 	r->len = len;
 	r->flags = flags;
-	bpf_ringbuf_submit(r, 0);
+	/* len <= max, bounded against a constant again for Linux 6.1 (see above) */
+	asm volatile("if %[c] <= %[m] goto +1; %[c] = %[m]"
+		     : [c] "+r"(len)
+		     : [m] "i"(SP_PROF_UCOPY_MAX));
+	if (bpf_ringbuf_output(&prof_ucopies, r, sizeof(*r) + len, 0)) {
+		sp_drop(prof_drops.ucopy_lost);
+		return false;
+	}
 	return true;
 }
 

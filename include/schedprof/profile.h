@@ -19,9 +19,14 @@
 #define SP_PROF_UCACHE 16384	/* user code pages whose build-id + offset are cached */
 #define SP_PROF_XCACHE 4096	/* executables (or their text pages) cached across processes */
 #define SP_PROF_UCACHE_CHECK 32	/* every Nth sample per CPU takes the kernel's build-id path */
-#define SP_PROF_UCOPY_DEF 16384	/* -g: bytes of user stack copied per sample (--ustack-copy) */
+/*
+ * -g: bytes of user stack copied per sample (--ustack-copy). Code with frames of kilobytes
+ * (gcc's cc1 keeps 4 to 8 KiB value ranges on its stack) needs all of it to reach main.
+ */
+#define SP_PROF_UCOPY_DEF 65536
 #define SP_PROF_UCOPY_MAX 65536	/* ... at most */
-#define SP_PROF_UCOPY_RING (8 << 20) /* the ring buffer of the copies (about 500 of 16 KiB) */
+/* The ring buffer of the copies, each at its length (about 1000 of cc1's, 8 KiB on average) */
+#define SP_PROF_UCOPY_RING (8 << 20)
 
 /* Status of a user frame: the kernel's BPF_STACK_BUILD_ID_{EMPTY,VALID,IP}. */
 #define SP_UFRAME_EMPTY 0
@@ -89,7 +94,7 @@ struct sp_prof_drops {
 	__u64 event_lost;	/* process notifications lost (ring buffer full) */
 	/* -g with stack copies: samples whose user stack was walked by frame pointers instead */
 	__u64 ucopy_lost;	/* the copies' ring buffer was full */
-	__u64 ucopy_busy;	/* the stack's mapping not found (its mm's lock busy) */
+	__u64 ucopy_busy;	/* the stack pointer in no mapping */
 	__u64 ucopy_fail;	/* the stack not readable */
 	__u64 ucopy_part;	/* copied, but only up to a page not readable (counted too) */
 };
@@ -100,15 +105,19 @@ struct sp_prof_drops {
  * unwind by the objects' call frame information (src/symbols/cfi_unwind.h) and count. The
  * key's kernel part is final; user space fills uleaf and ustack, which BPF leaves empty, and
  * names the frames as raw IPs of (tgid, exec_id), which the key carries (SP_PROF_F_RAW_IP).
- * The record is reserved whole (sizeof + prof_ucopy_max + a page); data[len..] is not
- * written.
+ * The record is sent at its length: sizeof + len.
  */
 #define SP_UCOPY_F_CUT 0x1  /* the stack's mapping goes on past the copy */
 #define SP_UCOPY_F_PART 0x2 /* the copy ends at a page the kernel could not read there */
+/*
+ * The stack's mapping was not looked up (its mm's lock busy): the copy goes up to
+ * prof_ucopy_max bytes or the first page not readable, which may be the mapping's end
+ */
+#define SP_UCOPY_F_NOEND 0x4
 
 struct sp_prof_ucopy {
 	struct sp_prof_key key;
-	__u64 ip, sp, bp; /* the task's user registers */
+	__u64 ip, sp, bp, bx; /* the task's user registers */
 	__u32 len;	  /* bytes of data, the stack from sp */
 	__u32 flags;	  /* SP_UCOPY_F_* */
 	__u8 data[];

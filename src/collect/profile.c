@@ -99,7 +99,7 @@ static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 	const struct trace_config *o = ctx->opts;
 	struct schedprof_bpf *skel = ctx->skel;
 	struct prof_state *st;
-	int err;
+	int err, ncpus;
 
 	err = collector_state_new(ctx, sizeof(*st), (void **)&st);
 	if (err)
@@ -128,6 +128,13 @@ static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 	if (o->callchains && o->ustack_copy) {
 		skel->rodata->prof_ucopy_max = o->ustack_copy;
 		bpf_map__set_max_entries(skel->maps.prof_ucopies, SP_PROF_UCOPY_RING);
+		ncpus = libbpf_num_possible_cpus();
+		if (ncpus < 0) {
+			err = ncpus;
+			elog("cannot count the possible CPUs: %s", strerror(-err));
+			goto fail;
+		}
+		bpf_map__set_max_entries(skel->maps.prof_ucopy_slots, (uint32_t)ncpus);
 	}
 	*ret_state = st;
 	return 0;

@@ -39,7 +39,7 @@ struct ucopy {
 	struct ucfi *cfi;
 	struct hashmap keys;   /* struct ucopy_key * (the key's bytes) -> itself */
 	struct hashmap stacks; /* stack hash -> struct sp_prof_ustack * */
-	uint64_t records, cut, part, bad, snapshots, unwind_ns;
+	uint64_t records, cut, part, noend, bad, snapshots, unwind_ns;
 	uint64_t used_max, used_sum;
 };
 
@@ -131,7 +131,8 @@ static int unwind_one(struct ucopy *c, const struct sp_prof_ucopy *r)
 	int err;
 
 	err = ucfi__unwind(c->cfi, c->usyms, (int)key.tgid, key.exec_id,
-			   &(struct unwind_regs){ .ip = r->ip, .sp = r->sp, .bp = r->bp },
+			   &(struct unwind_regs){
+				   .ip = r->ip, .sp = r->sp, .bp = r->bp, .bx = r->bx },
 			   &(struct unwind_stack){ .base = r->sp, .data = r->data, .len = r->len },
 			   ips, SP_PROF_UDEPTH, &res);
 	if (err)
@@ -194,6 +195,8 @@ static int on_copy(void *ctx, void *data, size_t size)
 		c->cut++;
 	if (r->flags & SP_UCOPY_F_PART)
 		c->part++;
+	if (r->flags & SP_UCOPY_F_NOEND)
+		c->noend++;
 	if (usyms__map_ip(c->usyms, (int)r->key.tgid, r->key.exec_id, r->ip, &m) == -ESRCH) {
 		c->snapshots++;
 		if (usyms__add_pid(c->usyms, (int)r->key.tgid, r->key.exec_id) == -ENOMEM)
@@ -297,13 +300,14 @@ void ucopy__report(const struct ucopy *c, uint64_t ring_lost, uint64_t vma_busy,
 		return;
 	ucfi__stats(c->cfi, &s);
 	dlog("profile: %" PRIu64 " user stack copies unwound in %" PRIu64 " us (%" PRIu64
-	     " cut at the copy's size, %" PRIu64 " at a page not readable, %" PRIu64 " malformed, %" PRIu64 " processes snapshotted "
+	     " cut at the copy's size, %" PRIu64 " at a page not readable, %" PRIu64 " without the "
+	     "mapping's end (its lock busy), %" PRIu64 " malformed, %" PRIu64 " processes snapshotted "
 	     "at their copy; bytes used: max %" PRIu64 ", mean %" PRIu64 "); walks ended: end %"
 	     PRIu64 ", depth %" PRIu64 ", no-object %" PRIu64 ", no-cfi %" PRIu64 ", table-cut %"
 	     PRIu64 ", memory %" PRIu64 ", expression %" PRIu64 ", loop %" PRIu64 "; frames by "
 	     "frame pointer %" PRIu64 " (%" PRIu64 " in no file)",
-	     c->records, c->unwind_ns / 1000, c->cut, c->part, c->bad, c->snapshots, c->used_max,
-	     c->records ? c->used_sum / c->records : 0, s.stops[UNWIND_END], s.stops[UNWIND_DEPTH],
+	     c->records, c->unwind_ns / 1000, c->cut, c->part, c->noend, c->bad, c->snapshots,
+	     c->used_max, c->records ? c->used_sum / c->records : 0, s.stops[UNWIND_END], s.stops[UNWIND_DEPTH],
 	     s.stops[UNWIND_NOOBJ], s.stops[UNWIND_NOCFI], s.stops[UNWIND_CUT],
 	     s.stops[UNWIND_MEMORY], s.stops[UNWIND_EXPR], s.stops[UNWIND_LOOP], s.fp_frames,
 	     s.nofile_frames);
@@ -320,7 +324,10 @@ void ucopy__report(const struct ucopy *c, uint64_t ring_lost, uint64_t vma_busy,
 		     s.stops[UNWIND_EXPR] + s.stops[UNWIND_NOOBJ] + s.stops[UNWIND_LOOP]);
 	if (ring_lost || vma_busy || copy_failed)
 		wlog("%" PRIu64 " user stacks were walked by frame pointers instead of copied (ring "
-		     "buffer full %" PRIu64 ", stack's mapping not found %" PRIu64 ", stack not "
+		     "buffer full %" PRIu64 ", stack pointer in no mapping %" PRIu64 ", stack not "
 		     "readable %" PRIu64 ")", ring_lost + vma_busy + copy_failed, ring_lost, vma_busy,
 		     copy_failed);
+	/* a copy holds its whole --ustack-copy size in the ring buffer until it is read */
+	if (ring_lost)
+		log_plain(LOG_WARN, "a smaller --ustack-copy or a lower -F keeps more stacks copied");
 }

@@ -18,6 +18,7 @@
 #include "symbols/elfsyms.h"
 
 /* The x86-64 psABI's DWARF register numbers. */
+#define DW_X86_64_RBX 3
 #define DW_X86_64_RBP 6
 #define DW_X86_64_RSP 7
 #define DW_X86_64_RA 16
@@ -199,6 +200,22 @@ static int reg_rule(Dwarf_Frame *f, int regno, int64_t *off, bool *same, bool *u
 	return 0;
 }
 
+/* Where frame f saved the caller's register regno (enum cfi_fp), its offset into *at_off. */
+static uint8_t saved_rule(Dwarf_Frame *f, int regno, int16_t *at_off)
+{
+	bool same, undef;
+	int64_t off;
+
+	*at_off = 0;
+	if (reg_rule(f, regno, &off, &same, &undef) == 1) {
+		if (off < INT16_MIN || off > INT16_MAX)
+			return CFI_FP_UNDEF;
+		*at_off = (int16_t)off;
+		return CFI_FP_AT;
+	}
+	return same ? CFI_FP_SAME : CFI_FP_UNDEF;
+}
+
 /* Classifies frame f into *r (pc and len are the caller's). */
 static void classify(Dwarf_Frame *f, bool signal, struct cfi_row *r)
 {
@@ -215,6 +232,7 @@ static void classify(Dwarf_Frame *f, bool signal, struct cfi_row *r)
 		if (breg(ops, n, &reg, &off) && off >= INT32_MIN && off <= INT32_MAX) {
 			r->cfa = reg == DW_X86_64_RSP	? CFI_CFA_SP
 				 : reg == DW_X86_64_RBP ? CFI_CFA_FP
+				 : reg == DW_X86_64_RBX ? CFI_CFA_BX
 							: CFI_CFA_REG;
 			r->cfa_off = (int32_t)off;
 		} else if ((plt = plt_threshold(ops, n)) > 0) {
@@ -226,29 +244,27 @@ static void classify(Dwarf_Frame *f, bool signal, struct cfi_row *r)
 		/* the kernel's trampoline: its CFI describes the ucontext, which we read directly */
 		r->cfa = CFI_CFA_SIGNAL;
 		r->cfa_off = 0;
-	} else if (r->cfa <= CFI_CFA_PLT) {
+	} else if (r->cfa <= CFI_CFA_BX) {
 		if (reg_rule(f, DW_X86_64_RA, &off, &same, &undef) == 1 && off == -8)
 			;
 		else
 			r->cfa = undef ? CFI_CFA_END : CFI_CFA_RA;
 	}
 
-	r->fp = CFI_FP_UNDEF;
-	r->fp_off = 0;
-	if (reg_rule(f, DW_X86_64_RBP, &off, &same, &undef) == 1) {
-		if (off >= INT16_MIN && off <= INT16_MAX) {
-			r->fp = CFI_FP_AT;
-			r->fp_off = (int16_t)off;
-		}
-	} else if (same) {
-		r->fp = CFI_FP_SAME;
-	}
+	r->fp = saved_rule(f, DW_X86_64_RBP, &r->fp_off);
+	/*
+	 * RBX is callee-saved (the psABI): a frame whose CFI does not say where it saved it has
+	 * not changed it. libdw's initial rule for it is "undefined", which no compiler writes.
+	 */
+	r->bx = saved_rule(f, DW_X86_64_RBX, &r->bx_off);
+	if (r->bx == CFI_FP_UNDEF)
+		r->bx = CFI_FP_SAME;
 }
 
 static bool same_rules(const struct cfi_row *a, const struct cfi_row *b)
 {
 	return a->cfa == b->cfa && a->cfa_off == b->cfa_off && a->fp == b->fp &&
-	       a->fp_off == b->fp_off;
+	       a->fp_off == b->fp_off && a->bx == b->bx && a->bx_off == b->bx_off;
 }
 
 /* Appends r, merged into the last row when contiguous with it and alike. */
@@ -408,7 +424,8 @@ const char *cfi_cfa_name(enum cfi_cfa k)
 {
 	static const char *const names[CFI_CFA_KINDS] = {
 		[CFI_CFA_SP] = "sp",		 [CFI_CFA_FP] = "fp",
-		[CFI_CFA_PLT] = "plt",		 [CFI_CFA_SIGNAL] = "signal",
+		[CFI_CFA_PLT] = "plt",		 [CFI_CFA_BX] = "bx",
+		[CFI_CFA_SIGNAL] = "signal",
 		[CFI_CFA_END] = "end",		 [CFI_CFA_EXPR] = "expression",
 		[CFI_CFA_REG] = "register",	 [CFI_CFA_RA] = "return-address",
 	};

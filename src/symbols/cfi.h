@@ -5,13 +5,15 @@
  * out. Read with libdw; each row says, for a range of link-time virtual addresses, how to find
  * the caller's frame from this one's SP and FP:
  *   CFA = SP + cfa_off or FP + cfa_off (the rules an unwinder without a DWARF interpreter can
- *   follow), the caller's FP (unchanged, or saved at CFA + fp_off), and the return address at
- *   CFA - 8, which is where the x86-64 ABI's call puts it.
+ *   follow), the caller's FP and RBX (unchanged, or saved at CFA + an offset), and the
+ *   return address at CFA - 8, which is where the x86-64 ABI's call puts it.
  * A row that none of these describe keeps its kind, so that a walk that meets it stops with a
- * reason and the table says how much of the object is like that. Two shapes are recognised
+ * reason and the table says how much of the object is like that. Three shapes are recognised
  * beyond the plain rules: the lazy-binding PLT's CFA expression (CFA = SP + 8, + 8 more past
- * the stub's push) and the kernel's signal trampoline (the interrupted registers are in the
- * ucontext at SP).
+ * the stub's push), the kernel's signal trampoline (the interrupted registers are in the
+ * ucontext at SP), and a CFA of RBX + offset, where a frame that realigns its stack keeps the
+ * SP it came in with (the dynamic loader's lazy-binding resolver, _dl_runtime_resolve), with
+ * where the caller's RBX is.
  *
  * Addresses without CFI get no row (cfi_table_find() says -ENOENT): the caller falls back to
  * frame pointers there. Adjacent rows with equal rules are merged. Not thread-safe.
@@ -22,23 +24,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* How a row finds the CFA. The first four can be followed; the rest stop a walk. */
+/* How a row finds the CFA. The first five can be followed; the rest stop a walk. */
 enum cfi_cfa {
 	CFI_CFA_SP,	/* SP + cfa_off */
 	CFI_CFA_FP,	/* FP + cfa_off */
 	CFI_CFA_PLT,	/* SP + 8, + 8 when (PC & 15) >= cfa_off: a lazy-binding PLT entry */
+	CFI_CFA_BX,	/* RBX + cfa_off */
 	CFI_CFA_SIGNAL, /* a signal frame: the interrupted registers in the ucontext at SP */
 	CFI_CFA_END,	/* the outermost frame: the return address is undefined (_start) */
 	CFI_CFA_EXPR,	/* a DWARF expression not recognised */
-	CFI_CFA_REG,	/* a register other than SP and FP + offset */
+	CFI_CFA_REG,	/* a register other than SP, FP and RBX + offset */
 	CFI_CFA_RA,	/* the return address is not at CFA - 8 */
 	CFI_CFA_KINDS
 };
 
-/* Where the caller's FP is. */
+/* Where the caller's FP (or RBX) is. */
 enum cfi_fp {
 	CFI_FP_SAME,  /* unchanged by this frame */
-	CFI_FP_AT,    /* saved at CFA + fp_off */
+	CFI_FP_AT,    /* saved at CFA + fp_off (bx_off) */
 	CFI_FP_UNDEF, /* lost (call-clobbered, or an expression or register rule) */
 	CFI_FP_KINDS
 };
@@ -48,8 +51,10 @@ struct cfi_row {
 	uint32_t len;	 /* addresses covered: [pc, pc + len) */
 	int32_t cfa_off; /* see enum cfi_cfa */
 	int16_t fp_off;	 /* CFI_FP_AT: the offset from the CFA */
+	int16_t bx_off;	 /* bx CFI_FP_AT: the offset from the CFA */
 	uint8_t cfa;	 /* enum cfi_cfa */
 	uint8_t fp;	 /* enum cfi_fp */
+	uint8_t bx;	 /* enum cfi_fp, for RBX */
 };
 
 /* What compiling found. */
@@ -80,7 +85,7 @@ void cfi_table_free(struct cfi_table *t);
 /* The row covering vaddr, or NULL (no CFI there). */
 const struct cfi_row *cfi_table_find(const struct cfi_table *t, uint64_t vaddr);
 
-/* "sp", "fp", "plt", "signal", "end", "expression", "register", "return-address". */
+/* "sp", "fp", "plt", "bx", "signal", "end", "expression", "register", "return-address". */
 const char *cfi_cfa_name(enum cfi_cfa k);
 
 #endif /* SCHEDPROF_CFI_H */

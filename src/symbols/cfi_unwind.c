@@ -9,10 +9,11 @@
 /*
  * The kernel's rt_sigframe on x86-64: a handler returns into the trampoline with SP at the
  * struct ucontext, whose uc_mcontext.gregs (after uc_flags, uc_link and uc_stack: 40 bytes)
- * hold the interrupted registers, REG_RBP 10th, REG_RSP 15th, REG_RIP 16th.
+ * hold the interrupted registers, REG_RBP 10th, REG_RBX 11th, REG_RSP 15th, REG_RIP 16th.
  */
 #define UC_GREGS 40
 #define UC_RBP (UC_GREGS + 10 * 8)
+#define UC_RBX (UC_GREGS + 11 * 8)
 #define UC_RSP (UC_GREGS + 15 * 8)
 #define UC_RIP (UC_GREGS + 16 * 8)
 
@@ -27,20 +28,42 @@ static bool rd(const struct unwind_stack *s, uint64_t addr, uint64_t *v, uint64_
 	return true;
 }
 
+/*
+ * The caller's value of a register that a row of rule `rule` (enum cfi_fp) saves at CFA + off,
+ * from its value v in this frame: false when the copy does not hold it. A slot below SP has
+ * been popped already (an epilogue whose CFI does not say so): the register holds the
+ * caller's value again.
+ */
+static bool saved(const struct unwind_stack *s, uint8_t rule, int16_t off, uint64_t cfa,
+		  uint64_t sp, uint64_t *v, bool *known, uint64_t *used)
+{
+	if (rule == CFI_FP_AT && cfa + (uint64_t)(int64_t)off >= sp) {
+		if (!rd(s, cfa + (uint64_t)(int64_t)off, v, used))
+			return false;
+		*known = true;
+	} else if (rule == CFI_FP_UNDEF) {
+		*known = false;
+	}
+	return true;
+}
+
 void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack,
 		unwind_find_fn find, void *ctx, uint64_t *ips, size_t max,
 		struct unwind_result *res)
 {
-	uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp;
+	uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp, bx = regs->bx;
 	/* the PC itself, not a return address: its row is its own, not its call's */
 	bool exact = true;
+	/* RBX holds the frame's value (not lost by an inner frame's rule) */
+	bool bx_known = true;
 	uint64_t *u = &res->used;
 
 	memset(res, 0, sizeof(*res));
 	ips[res->n++] = ip;
 	for (;;) {
 		const struct cfi_row *row = NULL;
-		uint64_t cfa, ra, nbp = bp;
+		uint64_t cfa, ra, nbp = bp, nbx = bx;
+		bool fp_known = true;
 		int rc;
 
 		if (res->n >= max) {
@@ -63,6 +86,8 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 				return;
 			}
 			cfa = bp + 16;
+			/* where a frame without CFI keeps the caller's RBX is not known */
+			bx_known = false;
 			res->fp_frames++;
 			if (rc)
 				res->fp_cut++;
@@ -77,13 +102,21 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 			case CFI_CFA_PLT:
 				cfa = sp + 8 + ((ip & 15) >= (uint64_t)row->cfa_off ? 8 : 0);
 				break;
+			case CFI_CFA_BX:
+				if (!bx_known) {
+					res->stop = UNWIND_EXPR;
+					return;
+				}
+				cfa = bx + (uint64_t)(int64_t)row->cfa_off;
+				break;
 			case CFI_CFA_SIGNAL:
-				if (!rd(stack, sp + UC_RBP, &bp, u) || !rd(stack, sp + UC_RIP, &ip, u) ||
-				    !rd(stack, sp + UC_RSP, &sp, u)) {
+				if (!rd(stack, sp + UC_RBP, &bp, u) || !rd(stack, sp + UC_RBX, &bx, u) ||
+				    !rd(stack, sp + UC_RIP, &ip, u) || !rd(stack, sp + UC_RSP, &sp, u)) {
 					res->stop = UNWIND_MEMORY;
 					return;
 				}
 				/* the interrupted PC is exact: no call precedes it */
+				bx_known = true;
 				res->signal_frames++;
 				ips[res->n++] = ip;
 				exact = true;
@@ -103,18 +136,13 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 				res->stop = UNWIND_MEMORY;
 				return;
 			}
-			/*
-			 * A slot below SP has been popped already (an epilogue whose CFI does not
-			 * say so): the register holds the caller's FP again.
-			 */
-			if (row->fp == CFI_FP_AT && cfa + (uint64_t)(int64_t)row->fp_off >= sp) {
-				if (!rd(stack, cfa + (uint64_t)(int64_t)row->fp_off, &nbp, u)) {
-					res->stop = UNWIND_MEMORY;
-					return;
-				}
-			} else if (row->fp == CFI_FP_UNDEF) {
-				nbp = 0;
+			if (!saved(stack, row->fp, row->fp_off, cfa, sp, &nbp, &fp_known, u) ||
+			    !saved(stack, row->bx, row->bx_off, cfa, sp, &nbx, &bx_known, u)) {
+				res->stop = UNWIND_MEMORY;
+				return;
 			}
+			if (!fp_known)
+				nbp = 0;
 		}
 		if (!ra) {
 			res->stop = UNWIND_END;
@@ -124,6 +152,7 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 		ip = ra;
 		sp = cfa;
 		bp = nbp;
+		bx = nbx;
 		exact = false;
 	}
 }

@@ -2,7 +2,8 @@
 /*
  * A user stack unwound in user space by the rows of cfi.h (perf's way): from the
  * registers at an event and a copy of the stack above SP, the return addresses, each frame's
- * CFA found by its row. Where an object has no row for a frame (JIT or hand-written code)
+ * CFA found by its row. SP, FP and RBX are followed from frame to frame (RBX for the frames
+ * whose CFA it holds). Where an object has no row for a frame (JIT or hand-written code)
  * the frame pointer chain is followed instead, and counted. The walk ends with a reason.
  *
  * Pure: the rows come from the caller's find(), memory only from the copy.
@@ -23,13 +24,14 @@ enum unwind_stop {
 	UNWIND_NOCFI,	/* no row, and no frame pointer to follow */
 	UNWIND_CUT,	/* the same where the object's table was cut at its limit */
 	UNWIND_MEMORY,	/* a read outside the stack copy */
-	UNWIND_EXPR,	/* a row of kind CFI_CFA_EXPR, CFI_CFA_REG or CFI_CFA_RA */
+	UNWIND_EXPR,	/* a row of kind CFI_CFA_EXPR, CFI_CFA_REG or CFI_CFA_RA, or of
+			   CFI_CFA_BX where RBX was lost by an inner frame */
 	UNWIND_LOOP,	/* the CFA did not move up the stack */
 	UNWIND_STOPS
 };
 
 struct unwind_regs {
-	uint64_t ip, sp, bp;
+	uint64_t ip, sp, bp, bx;
 };
 
 /* A copy of user memory [base, base + len). */

@@ -91,10 +91,11 @@ make -s -C "$COMPILE_JOB" OUT="$OUT" N="$n" "$OUT/.generated" > /dev/null || fai
 	fail "compile job run: $(tail -3 "$TMP/cc1.err")"
 # Not every whole stack goes through main: the dynamic loader's start-up (_dl_start), cc1's
 # static constructors and exit handlers (from __libc_start_main, whose caller is _start); the
-# loader's start-up by address ($ld) without libc6-dbg
-read -r hit tot <<<"$(share "$TMP/cc1.folded" cc1 "(^|;)(toplev::main|main|_dl_start)(;|\$)|^_start(;|\$)|^$ld;$ld(;|\$)")"
+# loader's start-up by address ($ld) without libc6-dbg, and its entry point _start alone
+# (the first instructions, before it calls _dl_start), then with kernel frames only
+read -r hit tot <<<"$(share "$TMP/cc1.folded" cc1 "(^|;)(toplev::main|main|_dl_start)(;|\$)|^_start(;|\$)|^$ld;$ld(;|\$)|^$ld(;[^;]*_\[k\])*\$")"
 read -r strict _ <<<"$(share "$TMP/cc1.folded" cc1 '(^|;)(toplev::main|main)(;|$)')"
 grep 'profile: .*copies unwound\|CFI of' "$TMP/cc1.err" | sed 's/^/  /'
-# 90%, not 95%: on the 2-CPU VM this was written on, 6 to 10% of cc1's stacks stop short (no
-# CFI at a return address, or memory beyond a copy that a page not readable cut short)
-at_least "$hit" "$tot" 90 30 "cc1: toplev::main or main ($strict), or start-up and exit from _start"
+# cc1's frames hold value ranges of 4 to 8 KiB: a copy of 16 KiB left 4 to 6% of its stacks
+# short of main, the default 64 KiB leaves 1%
+at_least "$hit" "$tot" 95 30 "cc1: toplev::main or main ($strict), or start-up and exit from _start"

@@ -26,7 +26,8 @@ CFI_NOIPA unsigned long cfi_f8(unsigned long x)
 
 /*
  * CFA = rsp + 8, then + 16 past a push; CFA = rbp + 16 with rbp saved at CFA - 16; CFA by an
- * expression (*(rsp + 8)); CFA = r12 + 8; the return address saved elsewhere than CFA - 8;
+ * expression (*(rsp + 8)); CFA = r12 + 8; CFA = rbx + 16 with rbx saved at CFA - 16 (a
+ * realigned stack); the return address saved elsewhere than CFA - 8;
  * the return address undefined (an outermost frame); a signal frame; no CFI.
  */
 __asm__(".text\n"
@@ -54,6 +55,16 @@ __asm__(".text\n"
 	".cfi_startproc\n"
 	".cfi_def_cfa r12, 8\n"
 	"ret\n.cfi_endproc\n.size cfi_rule_reg, .-cfi_rule_reg\n"
+
+	/* as ld.so's _dl_runtime_resolve: the entry SP kept in RBX, the stack realigned */
+	".globl cfi_rule_bx\n.type cfi_rule_bx,@function\ncfi_rule_bx:\n"
+	".cfi_startproc\n"
+	"push %rbx\n.cfi_adjust_cfa_offset 8\n.cfi_offset rbx, -16\n"
+	"mov %rsp, %rbx\n.cfi_def_cfa_register rbx\n"
+	"and $-64, %rsp\n"
+	"mov %rbx, %rsp\n.cfi_def_cfa_register rsp\n"
+	"pop %rbx\n.cfi_adjust_cfa_offset -8\n.cfi_restore rbx\n"
+	"ret\n.cfi_endproc\n.size cfi_rule_bx, .-cfi_rule_bx\n"
 
 	".globl cfi_rule_ra\n.type cfi_rule_ra,@function\ncfi_rule_ra:\n"
 	".cfi_startproc\n"

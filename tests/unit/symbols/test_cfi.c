@@ -143,6 +143,15 @@ START_TEST(test_cfi_rule_kinds)
 	ck_assert_int_eq(r->fp_off, -16);
 	assert_kind(&t, CFITARGET_GCC, "cfi_rule_expr", 0, CFI_CFA_EXPR, 0);
 	assert_kind(&t, CFITARGET_GCC, "cfi_rule_reg", 0, CFI_CFA_REG, 8);
+	/* push rbx (1 byte): RBX saved at CFA - 16; mov rsp, rbx (3 bytes): CFA = RBX + 16 */
+	assert_kind(&t, CFITARGET_GCC, "cfi_rule_bx", 0, CFI_CFA_SP, 8);
+	ck_assert_int_eq(row_at(&t, CFITARGET_GCC, "cfi_rule_bx", 0)->bx, CFI_FP_SAME);
+	assert_kind(&t, CFITARGET_GCC, "cfi_rule_bx", 1, CFI_CFA_SP, 16);
+	assert_kind(&t, CFITARGET_GCC, "cfi_rule_bx", 4, CFI_CFA_BX, 16);
+	r = row_at(&t, CFITARGET_GCC, "cfi_rule_bx", 4);
+	ck_assert_int_eq(r->bx, CFI_FP_AT);
+	ck_assert_int_eq(r->bx_off, -16);
+	ck_assert_int_eq(r->fp, CFI_FP_SAME);
 	assert_kind(&t, CFITARGET_GCC, "cfi_rule_ra", 0, CFI_CFA_RA, 8);
 	assert_kind(&t, CFITARGET_GCC, "cfi_rule_end", 0, CFI_CFA_END, 8);
 	assert_kind(&t, CFITARGET_GCC, "cfi_rule_signal", 0, CFI_CFA_SIGNAL, 0);
@@ -259,6 +268,7 @@ START_TEST(test_cfi_find)
 	t.n = 0;
 	ck_assert_ptr_null(cfi_table_find(&t, 0x100));
 	ck_assert_str_eq(cfi_cfa_name(CFI_CFA_EXPR), "expression");
+	ck_assert_str_eq(cfi_cfa_name(CFI_CFA_BX), "bx");
 	ck_assert_str_eq(cfi_cfa_name(CFI_CFA_KINDS), "?");
 }
 END_TEST

@@ -352,10 +352,12 @@ static int hand_find(void *ctx, uint64_t ip, const struct cfi_row **row)
 	return ip >= 0x480000 ? -E2BIG : 0;
 }
 
+static uint64_t hand_bx; /* RBX at the event */
+
 static void hand_unwind(const uint64_t *words, size_t nwords, uint64_t ip, uint64_t bp,
 			uint64_t *ips, size_t max, struct unwind_result *res)
 {
-	struct unwind_regs regs = {.ip = ip, .sp = 0x1000, .bp = bp};
+	struct unwind_regs regs = {.ip = ip, .sp = 0x1000, .bp = bp, .bx = hand_bx};
 	struct unwind_stack st = {.base = 0x1000, .data = (const uint8_t *)words,
 				  .len = nwords * 8};
 
@@ -451,6 +453,78 @@ START_TEST(test_unwind_stops)
 }
 END_TEST
 
+/*
+ * A frame whose CFA is RBX + 16 (a realigned stack: ld.so's _dl_runtime_resolve), the
+ * caller's RBX saved at CFA - 16, called into a frame that saved RBX itself
+ */
+START_TEST(test_unwind_bx)
+{
+	static const struct cfi_row rows[] = {
+		/* the callee: CFA = SP + 16, RBX saved at CFA - 16 */
+		{.pc = 0x401000, .len = 0x100, .cfa = CFI_CFA_SP, .cfa_off = 16,
+		 .bx = CFI_FP_AT, .bx_off = -16},
+		/* the realigned frame */
+		{.pc = 0x402000, .len = 0x100, .cfa = CFI_CFA_BX, .cfa_off = 16,
+		 .bx = CFI_FP_AT, .bx_off = -16},
+		{.pc = 0x403000, .len = 0x100, .cfa = CFI_CFA_END, .cfa_off = 8},
+		/* a frame that loses RBX (call-clobbered in its rules) */
+		{.pc = 0x404000, .len = 0x100, .cfa = CFI_CFA_SP, .cfa_off = 8,
+		 .bx = CFI_FP_UNDEF},
+		/* the same callee, past its epilogue's pop of RBX */
+		{.pc = 0x405000, .len = 0x100, .cfa = CFI_CFA_SP, .cfa_off = 8,
+		 .bx = CFI_FP_AT, .bx_off = -16},
+	};
+	uint64_t w[16] = {0}, ips[8];
+	struct unwind_result res;
+
+	hand_rows = rows;
+	hand_n = sizeof(rows) / sizeof(rows[0]);
+	/*
+	 * The callee at SP 0x1000: the realigned frame's RBX (0x1030) at 0x1000, the return
+	 * address into it at 0x1008. That frame's SP is realigned to 0x1010 (below its RBX);
+	 * CFA = RBX + 16 = 0x1040: its caller's RBX at 0x1030, the return address at 0x1038.
+	 */
+	w[0] = 0x1030;
+	w[1] = 0x402010;
+	w[6] = 0x7777;
+	w[7] = 0x403010;
+	hand_bx = 0x5555; /* the callee's own RBX: not the realigned frame's */
+	hand_unwind(w, 16, 0x401000, 0, ips, 8, &res);
+	ck_assert_msg(res.stop == UNWIND_END, "stopped: %s after %zu frames",
+		      unwind_stop_name(res.stop), res.n);
+	ck_assert_uint_eq(res.n, 3);
+	ck_assert_uint_eq(ips[1], 0x402010);
+	ck_assert_uint_eq(ips[2], 0x403010);
+	/* the realigned frame at the event: RBX is the event's */
+	hand_bx = 0x1020; /* CFA 0x1030: the return address at 0x1028 */
+	w[5] = 0x403010;
+	hand_unwind(w, 16, 0x402000, 0, ips, 8, &res);
+	ck_assert_msg(res.stop == UNWIND_END, "stopped: %s", unwind_stop_name(res.stop));
+	ck_assert_uint_eq(ips[1], 0x403010);
+	/* past the callee's pop of RBX (its slot below SP): RBX is the caller's already */
+	memset(w, 0, sizeof(w));
+	w[0] = 0x402010;
+	w[4] = 0x403010; /* RBX 0x1018 + 16: the return address at 0x1020 */
+	hand_bx = 0x1018;
+	hand_unwind(w, 16, 0x405000, 0, ips, 8, &res);
+	ck_assert_msg(res.stop == UNWIND_END, "stopped: %s", unwind_stop_name(res.stop));
+	ck_assert_uint_eq(res.n, 3);
+	ck_assert_uint_eq(ips[2], 0x403010);
+	/* RBX lost by the callee's rules: the realigned frame cannot be followed */
+	w[0] = 0x402010;
+	hand_unwind(w, 16, 0x404000, 0, ips, 8, &res);
+	ck_assert_int_eq(res.stop, UNWIND_EXPR);
+	ck_assert_uint_eq(res.n, 2);
+	/* nor through a frame found by the frame pointer (FP 0x1000: return address at 0x1008) */
+	memset(w, 0, sizeof(w));
+	w[1] = 0x402010;
+	hand_unwind(w, 16, 0x408000, 0x1000, ips, 8, &res);
+	ck_assert_int_eq(res.stop, UNWIND_EXPR);
+	ck_assert_uint_eq(res.fp_frames, 1);
+	hand_bx = 0;
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cfi_unwind");
@@ -462,6 +536,7 @@ int main(void)
 	tcase_add_test(tc, test_unwind_live_python);
 	tcase_add_test(tc, test_unwind_live_bash);
 	tcase_add_test(tc, test_unwind_stops);
+	tcase_add_test(tc, test_unwind_bx);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
