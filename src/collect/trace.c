@@ -236,7 +236,7 @@ static void task_state_losses(const struct tracer *t, const struct trace_config 
 
 	if (n && !o->strict)
 		wlog("the per-task hash (%u tasks, used instead of task storage on this kernel) was "
-		     "full %llu times: those tasks' state was not kept",
+		     "full %llu times (or busy on that CPU): those tasks' state was not kept",
 		     bpf_map__max_entries(t->skel->maps.traced_hash), (unsigned long long)n);
 }
 
