@@ -13,6 +13,9 @@ __u64 trace_t0 = 0;
 
 const volatile __u64 sp_zeros[SP_ZEROS_BYTES / 8] = {};
 
+const volatile __u32 task_hash = 0;
+__u64 task_state_full = 0;
+
 const volatile __u32 switch_sched = 0;
 const volatile __u32 switch_locks = 0;
 

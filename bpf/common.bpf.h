@@ -28,7 +28,15 @@
 /* Allocated on use: for large values whose map is often nearly empty. */
 #define SP_HASH_MAP_LAZY(_name, _max, _key, _val)					\
 	SP_MAP(_name, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, _max, _key, _val)
-#define SP_TASK_MAP(_name, _val) SP_MAP(_name, BPF_MAP_TYPE_TASK_STORAGE, BPF_F_NO_PREALLOC, 0, int, _val)
+/*
+ * Per-task state: BPF task storage, and beside it the same values in a preallocated hash keyed
+ * by the task's address (<name>_hash), which the programs use instead where creating task
+ * storage could take a sleeping lock (task_hash, below). _ext: `extern` where the maps are
+ * declared, nothing where they are defined.
+ */
+#define SP_TASK_MAP(_ext, _name, _val)							\
+	_ext SP_MAP(_name, BPF_MAP_TYPE_TASK_STORAGE, BPF_F_NO_PREALLOC, 0, int, _val);	\
+	_ext SP_HASH_MAP(_name##_hash, 1, __u64, _val)
 /* One per-CPU value: scratch space too large for the 512-byte BPF stack. */
 #define SP_SCRATCH_MAP(_name, _val) SP_MAP(_name, BPF_MAP_TYPE_PERCPU_ARRAY, 0, 1, __u32, _val)
 
@@ -87,6 +95,21 @@ extern const volatile __u64 sp_zeros[SP_ZEROS_BYTES / 8];
 		_Static_assert(sizeof(type) <= SP_ZEROS_BYTES, "sp_zeros is too small");	\
 		(const void *)sp_zeros;							\
 	})
+
+/*
+ * Where the per-task state lives (SP_TASK_MAP), set before load by user space from the
+ * kernel's features (trace_load.c apply_features()): 0, task storage; 1, the preallocated
+ * hashes, on a kernel where a program that cannot sleep must not create task storage
+ * (PREEMPT_RT with task storage allocated by kmalloc: the slab's per-CPU lock is a sleeping
+ * rt_spin_lock there, taken with interrupts off from sched_switch). Constant to the
+ * verifier, which removes the other way's code.
+ */
+extern const volatile __u32 task_hash;
+/*
+ * Per-task states not created because their hash was full (or its bucket busy on this CPU):
+ * counted once per attempt, reported as a loss (trace.c).
+ */
+extern __u64 task_state_full;
 
 /* ---- helpers ---- */
 
@@ -149,5 +172,36 @@ static __always_inline __u64 sp_stack_keep(void *map, __u64 h, const void *stack
 		return h;
 	return 0;
 }
+
+/*
+ * The per-task state of t (a trusted task pointer) in the maps of SP_TASK_MAP(storage): as
+ * bpf_task_storage_get(storage, t, 0, flags), created (zeroed) with
+ * BPF_LOCAL_STORAGE_GET_F_CREATE; NULL when t has none, or it could not be created.
+ * With task_hash, from storage's hash, keyed by t's address (unique while t lives: the entry
+ * is deleted when t is freed, target.bpf.c sp_task_free); creating one takes a preallocated
+ * element, never an allocation. Without it, only the task storage call is left after load.
+ */
+static __always_inline void *sp_task_get(void *storage, void *hash, struct task_struct *t,
+					 __u64 flags, const void *zeros)
+{
+	__u64 key;
+	void *v;
+
+	if (!task_hash)
+		return bpf_task_storage_get(storage, t, 0, flags);
+	key = (__u64)t;
+	v = bpf_map_lookup_elem(hash, &key);
+	if (v || !(flags & BPF_LOCAL_STORAGE_GET_F_CREATE))
+		return v;
+	bpf_map_update_elem(hash, &key, zeros, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(hash, &key); /* ours, or the other CPU's that won the race */
+	if (!v)
+		sp_drop(task_state_full);
+	return v;
+}
+
+/* sp_task_get() of the SP_TASK_MAP(name), typed as its values (type). */
+#define SP_TASK_GET(name, type, t, flags)							\
+	((type *)sp_task_get(&name, &name##_hash, t, flags, SP_ZEROS(type)))
 
 #endif

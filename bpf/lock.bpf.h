@@ -12,9 +12,9 @@
 #include "schedprof/lock.h"
 
 #ifdef SP_LOCK_DEFINE /* in shared.bpf.c */
-SP_TASK_MAP(lock_task, struct sp_lock_task);
+SP_TASK_MAP(, lock_task, struct sp_lock_task);
 #else
-extern SP_TASK_MAP(lock_task, struct sp_lock_task);
+SP_TASK_MAP(extern, lock_task, struct sp_lock_task);
 #endif
 
 /*
@@ -27,12 +27,12 @@ static __always_inline struct sp_lock_task *lock_task_get(struct task_struct *t,
 	struct sp_task *ts;
 
 	if (flags & BPF_LOCAL_STORAGE_GET_F_CREATE) {
-		ts = bpf_task_storage_get(&traced, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		ts = traced_get(t, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!ts)
 			return NULL;
 		ts->has_lock = 1;
 	}
-	return bpf_task_storage_get(&lock_task, t, 0, flags);
+	return SP_TASK_GET(lock_task, struct sp_lock_task, t, flags);
 }
 
 /*

@@ -108,7 +108,7 @@ static __always_inline struct sp_budget_counts *budget_here(void)
  */
 static __always_inline struct sp_sleep *task_sleep(struct task_struct *t, __u64 flags)
 {
-	struct sp_task *ts = bpf_task_storage_get(&traced, t, 0, flags);
+	struct sp_task *ts = traced_get(t, flags);
 
 	return ts ? &ts->sleep : NULL;
 }
@@ -496,7 +496,7 @@ static __always_inline struct sp_sleep *task_first_seen(struct task_struct *t, _
 	struct sp_sleep *s;
 
 	if (!*ts)
-		*ts = bpf_task_storage_get(&traced, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		*ts = traced_get(t, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!*ts) {
 		sp_drop(sched_drops.task_storage_fail);
 		return NULL;
@@ -703,7 +703,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	if (stack)
 		count_stack(&key, stack, tgid);
 
-	*pt = bpf_task_storage_get(&traced, prev, 0, 0);
+	*pt = traced_get(prev, 0);
 	s = *pt ? &(*pt)->sleep : NULL;
 	if (!s || s->state == SP_TS_NONE) {
 		s = task_first_seen(prev, now, SP_FIRST_OUT, pt);
@@ -788,7 +788,7 @@ int BPF_PROG(sp_wakeup_new, struct task_struct *p)
 	if (sched_stop_ns || p->pid == 0)
 		return 0;
 	if (!targ_all) /* (with -a its storage is created below anyway) */
-		ts = bpf_task_storage_get(&traced, p, 0, 0);
+		ts = traced_get(p, 0);
 	if (!task_traced_other_st(p, ts))
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -849,21 +849,21 @@ static __always_inline int sched_switch(void *ctx, struct task_struct *prev,
 	struct sp_task *pt = NULL, *nt = NULL;
 
 	if (switch_locks || switch_sched)
-		nt = bpf_task_storage_get(&traced, next, 0, 0);
+		nt = traced_get(next, 0);
 	if (switch_locks && lock_in_needs(nt)) /* (sleep_ts is set only with the flag) */
-		lock_switch_in(nt, bpf_task_storage_get(&lock_task, next, 0, 0), now);
+		lock_switch_in(nt, lock_task_get(next, 0), now);
 	if (switch_sched && !sched_stop_ns)
 		sched_switch_in(next, &nt, now);
 	if (switch_sched && !sched_stop_ns) {
 		if (!targ_all) /* its mark says whether it is traced */
-			pt = bpf_task_storage_get(&traced, prev, 0, 0);
+			pt = traced_get(prev, 0);
 		/* sets pt when it counts prev */
 		sched_switch_out(ctx, prev, &pt, prev_state, now, fast);
 	} else if (switch_locks || (timeline && switch_timeline)) {
-		pt = bpf_task_storage_get(&traced, prev, 0, 0);
+		pt = traced_get(prev, 0);
 	}
 	if (switch_locks && lock_out_needs(pt, prev_state))
-		lock_switch_out(pt, bpf_task_storage_get(&lock_task, prev, 0, 0), now);
+		lock_switch_out(pt, lock_task_get(prev, 0), now);
 	if (timeline && switch_timeline) /* after the fold: it reads it */
 		timeline_on_switch(prev, next, &pt, prev_state, now);
 	return 0;

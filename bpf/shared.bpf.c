@@ -23,3 +23,23 @@
 /* tl_events: the timeline's programs (timeline.bpf.c) and the switch (sched.bpf.c) */
 #define SP_TL_DEFINE
 #include "timeline.bpf.h"
+
+/*
+ * With task_hash (common.bpf.h): a freed task's state leaves the hashes, as its task storage
+ * goes with it. sched_process_free comes once the task is both reaped and off its CPU for
+ * good (the two references its RCU-delayed free waits for: so after its last switch), and
+ * before its memory, so its address, can be used again. Attached before every program that
+ * creates such state, detached after them (trace_load.c): no entry outlives its task.
+ */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(sp_task_free, struct task_struct *p)
+{
+	__u64 key = (__u64)p;
+
+	if (!task_hash)
+		return 0;
+	bpf_map_delete_elem(&traced_hash, &key);
+	if (switch_locks)
+		bpf_map_delete_elem(&lock_task_hash, &key);
+	return 0;
+}

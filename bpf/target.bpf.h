@@ -55,15 +55,18 @@ struct sp_task {
 	__u8 throttled;	       /* sched.bpf.c: preempted while throttled (struct sp_throttled) */
 	__u16 lock_asleep;     /* lock_task's sleep_ts may be set (lock_switch_out()) */
 };
-SP_TARGET_EXTERN SP_TASK_MAP(traced, struct sp_task);
+SP_TASK_MAP(SP_TARGET_EXTERN, traced, struct sp_task);
 _Static_assert(sizeof(struct sp_task) <= 120, "struct sp_task: over bpf_mem_alloc's 256-byte unit");
 /* -t: thread id -> live; kept after the thread's exit, so its last switch still counts */
 SP_TARGET_EXTERN SP_HASH_MAP(targ_tids, 1, __u32, struct sp_target);
 
+/* t's sp_task (sp_task_get()): flags 0 or BPF_LOCAL_STORAGE_GET_F_CREATE. */
+#define traced_get(t, flags) SP_TASK_GET(traced, struct sp_task, t, flags)
+
 /* Whether t carries the traced set's mark. */
 static __always_inline bool task_marked(struct task_struct *t)
 {
-	struct sp_task *s = bpf_task_storage_get(&traced, t, 0, 0);
+	struct sp_task *s = traced_get(t, 0);
 
 	return s && s->mark;
 }
@@ -71,7 +74,7 @@ static __always_inline bool task_marked(struct task_struct *t)
 /* Marks t as in the traced set; its storage (created if need be), NULL when it could not be. */
 static __always_inline struct sp_task *task_mark(struct task_struct *t)
 {
-	struct sp_task *s = bpf_task_storage_get(&traced, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct sp_task *s = traced_get(t, BPF_LOCAL_STORAGE_GET_F_CREATE);
 
 	if (s)
 		s->mark = 1;
@@ -110,7 +113,7 @@ static __always_inline bool task_in_set(struct task_struct *t)
 	struct sp_task *ts = NULL;
 
 	if (!targ_cgid && !targ_tids_on)
-		ts = bpf_task_storage_get(&traced, t, 0, 0);
+		ts = traced_get(t, 0);
 	return task_in_set_st(t, &ts);
 }
 

@@ -16,6 +16,11 @@
 #define SP_DEF_STACKS 16384	/* distinct kernel stacks kept for --stacks */
 #define SP_MAX_THROTTLED_CGS 64	/* cgroups whose tasks' throttled time is kept apart */
 #define SP_MAX_THROTTLED_TASKS 4096 /* tasks throttled by a CPU quota at once */
+/*
+ * Tasks with per-task state at once where it is kept in preallocated hashes (PREEMPT_RT
+ * before Linux 6.4: bpf/common.bpf.h task_hash), at most: pid_max when lower.
+ */
+#define SP_MAX_TASK_STATES 65536
 
 /* CPUs whose runqueue address BPF keeps (sp_cpu_rq, bpf/common.bpf.c); others read it anew. */
 #define SP_MAX_CPUS 1024

@@ -63,6 +63,7 @@ void tracer_destroy(struct tracer *t)
 	for (size_t i = 0; i < ncollectors; i++)
 		if (t->state[i])
 			collectors[i]->destroy(t->state[i]);
+	bpf_link__destroy(t->free_link);
 	schedprof_bpf__destroy(t->skel);
 	core_btf_close(&t->core_btf);
 	ksyms__free(t->ctx.ksyms);
@@ -221,6 +222,24 @@ void trace_loss_add(struct trace_losses *l, uint64_t n, const char *what)
 				   l->len ? ", " : "", (unsigned long long)n, what);
 }
 
+/* What a full per-task hash (bpf/common.bpf.h task_hash) lost, for --strict's line. */
+#define TASK_STATE_LOSS "tasks' states not kept (the per-task hash was full)"
+
+/*
+ * The per-task hashes' losses, said after the views' own (each view counts what it could not
+ * time for want of the state, e.g. the schedules view's "sleeps have no off-CPU time"): with
+ * --strict, the run's one closing line says it instead.
+ */
+static void task_state_losses(const struct tracer *t, const struct trace_config *o)
+{
+	uint64_t n = t->skel->bss->task_state_full;
+
+	if (n && !o->strict)
+		wlog("the per-task hash (%u tasks, used instead of task storage on this kernel) was "
+		     "full %llu times (or busy on that CPU): those tasks' state was not kept",
+		     bpf_map__max_entries(t->skel->maps.traced_hash), (unsigned long long)n);
+}
+
 /*
  * --strict: the losses of the run (sp_run_losses()) and those only the collectors see
  * (their losses ops). True (after one line naming them) if there are any.
@@ -233,6 +252,7 @@ static bool strict_losses(const struct tracer *t, const struct sp_run *run)
 	for (size_t i = 0; i < ncollectors; i++)
 		if (t->state[i] && collectors[i]->losses)
 			collectors[i]->losses(t->state[i], &t->ctx, run, &l);
+	trace_loss_add(&l, t->skel->bss->task_state_full, TASK_STATE_LOSS);
 	if (!sp_run_losses(run, l.buf, all, sizeof(all)))
 		return false;
 	elog("--strict: the run lost data: %s", all);
@@ -270,6 +290,7 @@ static int tracer_report(struct tracer *t, const struct trace_config *o, struct 
 	run->start_unix_ns = wall0;
 	fill_run_info(run, o, t);
 	err = tracer_read(t, run);
+	task_state_losses(t, o);
 	/* Names as the saved JSON holds them, so that trace -f X and report -f X agree. */
 	if (sp_run_fix_utf8(run))
 		wlog("out of memory: some names keep their invalid UTF-8");

@@ -160,16 +160,61 @@ static int probe_features(struct tracer *t)
 	return 0;
 }
 
+/* For tests: the per-task hashes' size (task_states_max()), to fill them. */
+#define TASK_STATES_ENV "SCHEDPROF_TEST_TASK_STATES"
+
+/*
+ * Tasks whose state the per-task hashes hold at once: every live task at most
+ * (/proc/sys/kernel/pid_max bounds their ids), up to SP_MAX_TASK_STATES.
+ */
+static uint32_t task_states_max(void)
+{
+	const char *env = test_hook(TASK_STATES_ENV);
+	uint64_t n = SP_MAX_TASK_STATES, pid_max;
+	char buf[32];
+	FILE *f;
+
+	if (env && !parse_u64(env, 1, SP_MAX_TASK_STATES, &n))
+		return (uint32_t)n;
+	f = fopen("/proc/sys/kernel/pid_max", "r");
+	if (!f)
+		return (uint32_t)n;
+	if (fgets(buf, sizeof(buf), f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		if (!parse_u64(buf, 1, UINT32_MAX, &pid_max) && pid_max < n)
+			n = pid_max;
+	}
+	fclose(f);
+	return (uint32_t)n;
+}
+
 /*
  * The ways the programs take by the kernel's features (rodata, before load): the faster one
  * where the probe found the feature, else the older one.
  */
 static void apply_features(struct schedprof_bpf *skel, const struct sp_features *f)
 {
+	bool hash = !f->has[SP_FEAT_STORAGE_NOSLEEP];
+	uint32_t n = hash ? task_states_max() : 1;
+
 	/* the user stacks read the task's process once through an untrusted pointer */
 	skel->rodata->ustack_untrusted = f->has[SP_FEAT_ARG_UNTRUSTED];
 	dlog("user stacks: the task's mm and group leader read through %s task pointer",
 	     f->has[SP_FEAT_ARG_UNTRUSTED] ? "an untrusted" : "the trusted");
+	/*
+	 * per-task state: task storage, or where creating it could take a sleeping lock with
+	 * interrupts off, preallocated hashes (bpf/common.bpf.h task_hash), emptied as tasks
+	 * are freed (sp_task_free); one entry each when not used
+	 */
+	skel->rodata->task_hash = hash;
+	bpf_map__set_max_entries(skel->maps.traced_hash, n);
+	bpf_map__set_max_entries(skel->maps.lock_task_hash, n);
+	bpf_program__set_autoload(skel->progs.sp_task_free, hash);
+	if (hash)
+		dlog("per-task state: preallocated hashes of %u tasks (task storage could take a "
+		     "sleeping lock on this kernel)", n);
+	else
+		dlog("per-task state: task storage");
 }
 
 /* One line per missing feature, naming the views it stops: "...: no schedules, locks views". */
@@ -234,6 +279,9 @@ static void shared_maps_size(struct schedprof_bpf *skel)
 		    (skel->rodata->switch_locks && skel->rodata->lock_caller_fast);
 
 	bpf_map__set_max_entries(skel->maps.frame_dist, fast ? SP_FRAME_DIST_MAX : 1);
+	/* the locks view's per-task hash, when the per-task state is in hashes (apply_features()) */
+	if (!skel->rodata->switch_locks)
+		bpf_map__set_max_entries(skel->maps.lock_task_hash, 1);
 }
 
 /*
@@ -542,7 +590,13 @@ int tracer_attach(struct tracer *t)
 	struct bpf_program *sw;
 	int err = 0;
 
-	if (bpf_program__autoload(t->skel->progs.sp_fork)) {
+	/* first: every per-task entry that a program below creates is deleted with its task */
+	if (bpf_program__autoload(t->skel->progs.sp_task_free)) {
+		t->free_link = bpf_program__attach(t->skel->progs.sp_task_free);
+		if (!t->free_link)
+			err = -errno;
+	}
+	if (!err && bpf_program__autoload(t->skel->progs.sp_fork)) {
 		t->fork_link = bpf_program__attach(t->skel->progs.sp_fork);
 		if (!t->fork_link)
 			err = -errno;
@@ -593,4 +647,7 @@ void tracer_detach(struct tracer *t)
 	/* last: the locks view's sleeps end with its contentions */
 	bpf_link__destroy(t->switch_link);
 	t->switch_link = NULL;
+	/* after every program that creates per-task entries */
+	bpf_link__destroy(t->free_link);
+	t->free_link = NULL;
 }

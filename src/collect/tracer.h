@@ -44,6 +44,7 @@ struct tracer {
 	void *state[TRACE_MAX_COLLECTORS];
 	struct bpf_link *fork_link, *exit_link, *exec_link;
 	struct bpf_link *switch_link; /* the one sched_switch program, shared by the views */
+	struct bpf_link *free_link;   /* sp_task_free, with the per-task hashes only */
 	struct sp_features features;
 	int targ_tgids_fd;
 	struct target_launch launch;

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "loader/featprobe.h"
 #include "loader/kfeatures.h"
+#include "loader/vmlinux_btf.h"
 #include "base/testhook.h"
 #include "base/log.h"
 #include "base/util.h"
@@ -113,6 +115,18 @@ static int probe_one(const struct probe *p, struct sp_features *f)
  * taken apart too. 2 to 4 loads on the kernels we know, the whole list only on one that
  * lacks a need.
  */
+/*
+ * What the kernel's BTF tells and no probe can (kfeatures_storage_nosleep()). Without BTF,
+ * the way that is safe everywhere: the preallocated hashes.
+ */
+static void btf_ways(struct sp_features *f)
+{
+	struct btf *btf = vmlinux_btf_load();
+
+	f->has[SP_FEAT_STORAGE_NOSLEEP] = btf && kfeatures_storage_nosleep(btf);
+	btf__free(btf);
+}
+
 int featprobe_run(struct sp_features *f)
 {
 	struct sp_features got = {};
@@ -120,6 +134,7 @@ int featprobe_run(struct sp_features *f)
 
 	if (!load_probes(PROBES_ALL, NULL)) {
 		set_all(&got, PROBES_ALL, true);
+		btf_ways(&got);
 		*f = got;
 		return 0;
 	}
@@ -131,6 +146,7 @@ int featprobe_run(struct sp_features *f)
 		if (probe_one(&probes[i], &got))
 			return -EPERM;
 	}
+	btf_ways(&got);
 	*f = got;
 	return 0;
 }

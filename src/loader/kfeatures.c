@@ -37,6 +37,9 @@ static const struct {
 	[SP_FEAT_ITER_TASK] = { "iter_task", "BPF task iterator", "5.8" },
 	[SP_FEAT_MEM_KEY] = { "mem_key", "map keys in non-stack memory", "6.2" },
 	[SP_FEAT_ARG_UNTRUSTED] = { "arg_untrusted", "__arg_untrusted arguments", "6.17" },
+	[SP_FEAT_STORAGE_NOSLEEP] = { "storage_nosleep",
+				      "task storage created without a sleeping lock",
+				      "6.4 on PREEMPT_RT" },
 };
 
 const char *kfeatures_key(enum sp_feature feat)
@@ -179,6 +182,35 @@ static const struct btf_type *tp_proto(const struct btf *btf, const char *tp)
 	return t && btf_is_func_proto(t) ? t : NULL;
 }
 
+/* 1 when struct `type` has a member `name`, 0 when not, -1 when btf has no such struct. */
+static int has_member(const struct btf *btf, const char *type, const char *name)
+{
+	const struct btf_type *t;
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+
+	if (id <= 0)
+		return -1;
+	t = btf__type_by_id(btf, id);
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const char *n = btf__name_by_offset(btf, btf_members(t)[i].name_off);
+
+		if (n && !strcmp(n, name))
+			return 1;
+	}
+	return 0;
+}
+
+bool kfeatures_storage_nosleep(const struct btf *btf)
+{
+	/*
+	 * PREEMPT_RT's struct spinlock holds an rt_mutex_base `lock`; the others' a raw
+	 * spinlock `rlock` (in an unnamed union)
+	 */
+	if (has_member(btf, "spinlock", "lock") != 1)
+		return true;
+	return has_member(btf, "bpf_local_storage_map", "bpf_ma") == 1;
+}
+
 void kfeatures_probe(const struct btf *btf, struct sp_features *f)
 {
 	const struct btf_type *sw = tp_proto(btf, "sched_switch");
@@ -198,6 +230,7 @@ void kfeatures_probe(const struct btf *btf, struct sp_features *f)
 	/* what the verifier takes (the ways) is not in BTF: only a probe tells, so the old ways */
 	f->has[SP_FEAT_MEM_KEY] = false;
 	f->has[SP_FEAT_ARG_UNTRUSTED] = false;
+	f->has[SP_FEAT_STORAGE_NOSLEEP] = kfeatures_storage_nosleep(btf);
 }
 
 int kfeatures_probe_file(const char *path, struct sp_features *f)

@@ -29,6 +29,8 @@ enum sp_feature {
 	/* ways, not needs: without them the programs take an older, slower way */
 	SP_FEAT_MEM_KEY,	/* map keys and values in task storage or a global's argument */
 	SP_FEAT_ARG_UNTRUSTED,	/* __arg_untrusted arguments: the user stacks read the task once */
+	/* task storage a program may create where it cannot sleep (kfeatures_storage_nosleep()) */
+	SP_FEAT_STORAGE_NOSLEEP,
 	SP_FEAT__MAX,
 };
 
@@ -58,6 +60,17 @@ int kfeatures_decode(const char *buf, size_t len, struct sp_features *f);
  * older ways on a kernel that has the new ones. 0, or -EINVAL naming no feature (f untouched).
  */
 int kfeatures_force_off(struct sp_features *f, const char *list);
+
+/*
+ * Whether a BPF program that cannot sleep (sched_switch, with interrupts off) may create task
+ * storage on the kernel of btf: false only on PREEMPT_RT (its spinlock_t is an rt_mutex: no
+ * `rlock` in struct spinlock) when task storage is allocated by kmalloc (no bpf_mem_alloc
+ * caches in struct bpf_local_storage_map: before Linux 6.4). There every kmalloc takes the
+ * slab's per-CPU lock, a sleeping lock on PREEMPT_RT: the programs keep their per-task state
+ * in preallocated hashes instead (bpf/common.bpf.h task_hash). What no program can show
+ * (the verifier takes both): BTF tells, for the probes too (featprobe_run()).
+ */
+bool kfeatures_storage_nosleep(const struct btf *btf);
 
 /* Fills f from btf (a kernel's, as btf__load_vmlinux_btf() returns it). */
 void kfeatures_probe(const struct btf *btf, struct sp_features *f);

@@ -81,3 +81,23 @@ grep -qx "schedprof: this kernel has no BTF-typed tracepoint programs (tp_btf) (
 SCHEDPROF_TEST_FEATURES_OFF=nosuch "$SCHEDPROF" trace -a -d 0.1 >/dev/null 2>"$TMP/bad.log" && fail "an unknown feature name was taken"
 grep -q 'SCHEDPROF_TEST_FEATURES_OFF: no such feature in "nosuch"' "$TMP/bad.log" || fail "unknown feature: $(cat "$TMP/bad.log")"
 pass "a missing ring buffer leaves out the profile, a missing task iterator is said, no tp_btf stops the run"
+
+# 6. the per-task state: task storage where the kernel may create it with interrupts off, else
+#    (PREEMPT_RT before bpf_mem_alloc) preallocated hashes; taken as missing, the hashes run on
+#    this kernel too, and a hash too small for the tasks is a loss, said, and --strict's
+if probed_has storage_nosleep "$TMP/cold.log"; then way="task storage"; else way="preallocated hashes"; fi
+grep -q "per-task state: $way" "$TMP/cold.log" || fail "per-task state: not in $way as probed: $(grep per-task "$TMP/cold.log")"
+SCHEDPROF_TEST_FEATURES_OFF=storage_nosleep run "$TMP/hash.log" -a -d 0.2
+grep -q "per-task state: preallocated hashes of [0-9]* tasks" "$TMP/hash.log" ||
+	fail "storage_nosleep taken as missing, but not the hashes: $(grep per-task "$TMP/hash.log")"
+! grep -q "per-task hash .* was full" "$TMP/hash.log" || fail "hashes of every task, yet full: $(grep full "$TMP/hash.log")"
+SCHEDPROF_TEST_FEATURES_OFF=storage_nosleep SCHEDPROF_TEST_TASK_STATES=2 run "$TMP/full.log" -a -d 0.2
+grep -q "the per-task hash (2 tasks, used instead of task storage on this kernel) was full [1-9][0-9]* times" "$TMP/full.log" ||
+	fail "a full per-task hash was not said: $(grep -i 'warn' "$TMP/full.log" | head -3)"
+rc=0
+SCHEDPROF_TEST_FEATURES_OFF=storage_nosleep SCHEDPROF_TEST_TASK_STATES=2 "$SCHEDPROF" trace --strict -a -d 0.2 \
+	>/dev/null 2>"$TMP/strict.log" || rc=$?
+[ $rc = 3 ] || fail "--strict with a full per-task hash exited $rc, expected 3"
+grep -q "tasks' states not kept (the per-task hash was full)" "$TMP/strict.log" ||
+	fail "--strict did not name the per-task hash's loss: $(cat "$TMP/strict.log")"
+pass "per-task state in $way as probed; in hashes when taken as missing; a full hash said, and --strict's"

@@ -18,7 +18,9 @@
 # object's load with that one program (its maps' creation included), and only the verified
 # instructions are checked (a TCG guest's times are not comparable with a host's).
 # sp_switch is measured with its CPU-quota part off (SCHEDPROF_TEST_QUOTA_CHECK=0), as a
-# machine without CPU quotas loads it, whatever quotas this machine has.
+# machine without CPU quotas loads it, whatever quotas this machine has. An option set's
+# leading NAME=VALUE words are the trace's environment, not options (the last set: the
+# per-task hashes of PREEMPT_RT kernels, whose sp_task_free nothing else loads elsewhere).
 . "$(dirname "$0")/../integration/lib.sh"
 require_bpf
 TABLE=${BUDGET_TABLE:-$(dirname "$0")/verifier-budget.tsv}
@@ -33,7 +35,20 @@ OPTION_SETS=(
 	"-a --timeline"
 	"-a --stacks"
 	"-- true"
+	"SCHEDPROF_TEST_FEATURES_OFF=storage_nosleep -a"
 )
+
+# trace_set SET [NAME=VALUE...]: trace -d 1 with SET's options, its leading NAME=VALUE words
+# and the others in the environment
+trace_set() {
+	local set=$1 w envs=() args=()
+	shift
+	envs=("$@")
+	for w in $set; do
+		if [ ${#args[@]} = 0 ] && [[ $w =~ ^[A-Z_]+= ]]; then envs+=("$w"); else args+=("$w"); fi
+	done
+	env "${envs[@]}" "$SCHEDPROF" trace -d 1 "${args[@]}"
+}
 
 kernel_key() {
 	local r mm rt=""
@@ -52,8 +67,7 @@ KERNEL=$(kernel_key)
 declare -A opts_of=() build_of=()
 all=()
 for set in "${OPTION_SETS[@]}"; do
-	# shellcheck disable=SC2086 # the set is words
-	SCHEDPROF_TEST_LOAD_ONLY=list "$SCHEDPROF" trace -d 1 $set > "$TMP/list" 2>"$TMP/list.err" ||
+	trace_set "$set" SCHEDPROF_TEST_LOAD_ONLY=list > "$TMP/list" 2>"$TMP/list.err" ||
 		fail "trace $set, list: $(cat "$TMP/list.err")"
 	grep -q "^prog" "$TMP/list" || fail "trace $set listed no program (not a test build?)"
 	while IFS=$'\t' read -r tag program build options; do
@@ -73,8 +87,7 @@ done
 for build in "${!build_of[@]}"; do
 	[[ " ${all[*]} " == *" $build "* ]] ||
 		fail "build $build of ${build_of[$build]} (include/schedprof/progs.h) is not in the object"
-	# shellcheck disable=SC2086 # the options are words
-	SCHEDPROF_TEST_LOAD_ONLY=list "$SCHEDPROF" trace -d 1 ${opts_of[$build]} > "$TMP/list" 2>&1 ||
+	trace_set "${opts_of[$build]}" SCHEDPROF_TEST_LOAD_ONLY=list > "$TMP/list" 2>&1 ||
 		fail "trace ${opts_of[$build]}, list: $(cat "$TMP/list")"
 	grep -q "^prog	$build	1$" "$TMP/list" ||
 		fail "build $build: its options '${opts_of[$build]}' (include/schedprof/progs.h) do not load it"
@@ -84,8 +97,8 @@ done
 for prog in "${all[@]}"; do
 	best=
 	for _ in $(seq "${BUDGET_REPS:-1}"); do
-		# shellcheck disable=SC2086
-		SCHEDPROF_TEST_QUOTA_CHECK=0 SCHEDPROF_TEST_LOAD_ONLY=$prog "$SCHEDPROF" trace -d 1 ${opts_of[$prog]} > "$TMP/one" 2>"$TMP/one.err"
+		trace_set "${opts_of[$prog]}" SCHEDPROF_TEST_QUOTA_CHECK=0 SCHEDPROF_TEST_LOAD_ONLY="$prog" \
+			> "$TMP/one" 2>"$TMP/one.err"
 		IFS=$'\t' read -r tag name insns ms < <(grep "^budget" "$TMP/one")
 		[ "${tag:-}" = budget ] && [ "$name" = "$prog" ] || fail "$prog alone: no budget line: $(cat "$TMP/one.err")"
 		[ "$insns" = refused ] && { ms=-; best=-; break; }

@@ -41,8 +41,13 @@ static void add_enum(struct btf *btf, const char *name, const char *const *vals)
 		ck_assert_int_eq(btf__add_enum_value(btf, vals[i], i), 0);
 }
 
-/* What the views need (BTF tells those); the ways (mem_key, arg_untrusted) only a probe tells. */
-#define NEEDS (~0u & ~SP_FEAT(SP_FEAT_MEM_KEY) & ~SP_FEAT(SP_FEAT_ARG_UNTRUSTED))
+/*
+ * What the views need (BTF tells those); the ways (mem_key, arg_untrusted) only a probe tells,
+ * storage_nosleep BTF too (true on a kernel that is not PREEMPT_RT: storage_nosleep below).
+ */
+#define NEEDS (~0u & ~SP_FEAT(SP_FEAT_MEM_KEY) & ~SP_FEAT(SP_FEAT_ARG_UNTRUSTED) & \
+	       ~SP_FEAT(SP_FEAT_STORAGE_NOSLEEP))
+#define NEW_KERNEL (NEEDS | SP_FEAT(SP_FEAT_STORAGE_NOSLEEP))
 
 /* A kernel of about 5.17: bpf_loop, no lock tracepoints, the 4-argument sched_switch. */
 static struct btf *old_kernel(void)
@@ -104,9 +109,70 @@ START_TEST(new_kernel)
 				       btf__add_func_proto(btf, int_id)), 0);
 	kfeatures_probe(btf, &f);
 	for (int i = 0; i < SP_FEAT__MAX; i++)
-		ck_assert_msg(f.has[i] == !!(NEEDS & SP_FEAT(i)), "feature %d", i);
+		ck_assert_msg(f.has[i] == !!(NEW_KERNEL & SP_FEAT(i)), "feature %d", i);
 	ck_assert_int_eq(kfeatures_first_missing(&f, NEEDS), -1);
 	btf__free(btf);
+}
+END_TEST
+
+/*
+ * A kernel's struct spinlock and struct bpf_local_storage_map as far as
+ * kfeatures_storage_nosleep() looks: PREEMPT_RT's spinlock holds an rt_mutex_base `lock`,
+ * the others' an unnamed union with a raw spinlock `rlock`; from Linux 6.4 the map has bpf_ma.
+ */
+static struct btf *locks_kernel(bool rt, bool bpf_ma)
+{
+	struct btf *btf = btf__new_empty();
+	int int_id = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	int raw = btf__add_struct(btf, rt ? "rt_mutex_base" : "raw_spinlock", 4), u, lock;
+
+	ck_assert_int_gt(raw, 0);
+	ck_assert_int_eq(btf__add_field(btf, "x", int_id, 0, 0), 0);
+	if (rt) {
+		lock = btf__add_struct(btf, "spinlock", 4);
+		ck_assert_int_eq(btf__add_field(btf, "lock", raw, 0, 0), 0);
+	} else {
+		u = btf__add_union(btf, NULL, 4);
+		ck_assert_int_eq(btf__add_field(btf, "rlock", raw, 0, 0), 0);
+		lock = btf__add_struct(btf, "spinlock", 4);
+		ck_assert_int_eq(btf__add_field(btf, NULL, u, 0, 0), 0);
+	}
+	ck_assert_int_gt(lock, 0);
+	ck_assert_int_gt(btf__add_struct(btf, "bpf_local_storage_map", 8), 0);
+	ck_assert_int_eq(btf__add_field(btf, "bucket_log", int_id, 0, 0), 0);
+	if (bpf_ma)
+		ck_assert_int_eq(btf__add_field(btf, "bpf_ma", int_id, 32, 0), 0);
+	return btf;
+}
+
+/* Task storage made where a program cannot sleep: not on PREEMPT_RT before bpf_ma. */
+START_TEST(storage_nosleep)
+{
+	static const struct {
+		bool rt, bpf_ma, nosleep;
+	} kernels[] = {
+		{ false, false, true }, /* 6.1 */
+		{ false, true, true },	/* 6.12 */
+		{ true, false, false }, /* 6.1 PREEMPT_RT: kmalloc under a sleeping slab lock */
+		{ true, true, true },	/* PREEMPT_RT from 6.4: bpf_mem_alloc's caches */
+	};
+	struct sp_features f;
+
+	for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++) {
+		struct btf *btf = locks_kernel(kernels[i].rt, kernels[i].bpf_ma);
+
+		ck_assert_msg(kfeatures_storage_nosleep(btf) == kernels[i].nosleep, "kernel %zu", i);
+		kfeatures_probe(btf, &f);
+		ck_assert(f.has[SP_FEAT_STORAGE_NOSLEEP] == kernels[i].nosleep);
+		btf__free(btf);
+	}
+	/* a BTF without struct spinlock at all (built_btf's) is not taken for PREEMPT_RT */
+	{
+		struct btf *btf = old_kernel();
+
+		ck_assert(kfeatures_storage_nosleep(btf));
+		btf__free(btf);
+	}
 }
 END_TEST
 
@@ -386,6 +452,7 @@ int main(void)
 
 	tcase_add_test(tc, built_btf);
 	tcase_add_test(tc, new_kernel);
+	tcase_add_test(tc, storage_nosleep);
 	tcase_add_test(tc, files);
 	tcase_add_test(tc, running_kernel);
 	suite_add_tcase(s, tc);
