@@ -113,24 +113,34 @@ static int probe_one(const struct probe *p, struct sp_features *f)
  * taken apart too. 2 to 4 loads on the kernels we know, the whole list only on one that
  * lacks a need.
  */
-int featprobe_run(struct sp_features *f)
+static int run_probes(struct sp_features *got)
 {
-	struct sp_features got = {};
 	int err;
 
 	if (!load_probes(PROBES_ALL, NULL)) {
-		set_all(&got, PROBES_ALL, true);
-		*f = got;
+		set_all(got, PROBES_ALL, true);
 		return 0;
 	}
 	err = load_probes(PROBES_NEEDS, NULL);
-	set_all(&got, PROBES_NEEDS, !err);
+	set_all(got, PROBES_NEEDS, !err);
 	for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
 		if (!err && !probes[i].way)
 			continue;
-		if (probe_one(&probes[i], &got))
+		if (probe_one(&probes[i], got))
 			return -EPERM;
 	}
+	return 0;
+}
+
+int featprobe_run(struct sp_features *f)
+{
+	struct sp_features got = {};
+	int err = run_probes(&got);
+
+	if (err)
+		return err;
+	/* the config's answer is no probe's: cached with them, so read once per boot too */
+	got.has[SP_FEAT_STEAL_SPLIT] = kfeatures_config_splits_steal(NULL);
 	*f = got;
 	return 0;
 }
