@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
-#include <zlib.h>
 #include "collect/quota.h"
 #include "rows/cgquota.h"
 #include "base/log.h"
@@ -178,38 +176,6 @@ void cgq_steal_start(struct cgq_state *st)
 	st->has_steal0 = buf && !read_small("/proc/stat", buf, 1 << 16) &&
 			 !cgq_parse_steal(buf, sysconf(_SC_CLK_TCK), &st->steal0, &st->nsteal0);
 	free(buf);
-}
-
-/* Has the kernel config text (gzip'd or not) one of the options set to y? */
-static bool config_has(const char *path)
-{
-	static const char *const want[] = { "CONFIG_PARAVIRT_TIME_ACCOUNTING=y",
-					    "CONFIG_IRQ_TIME_ACCOUNTING=y" };
-	char line[256];
-	bool yes = false;
-	gzFile f = gzopen(path, "rb"); /* reads plain text too */
-
-	if (!f)
-		return false;
-	while (!yes && gzgets(f, line, sizeof(line)))
-		for (size_t i = 0; i < ARRAY_SIZE(want); i++)
-			if (!strncmp(line, want[i], strlen(want[i])))
-				yes = true;
-	gzclose(f);
-	return yes;
-}
-
-bool cgq_kernel_splits_steal(void)
-{
-	struct utsname u;
-	char path[PATH_MAX];
-
-	if (!access("/proc/config.gz", R_OK))
-		return config_has("/proc/config.gz");
-	if (uname(&u))
-		return false;
-	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-	return config_has(path);
 }
 
 /* The throttler of path: the quota'd cgroup that is path or its nearest ancestor. */

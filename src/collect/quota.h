@@ -34,11 +34,6 @@ int cgq_scan(struct cgq_state *st);
 /* /proc/stat's steal now, as the run's start. */
 void cgq_steal_start(struct cgq_state *st);
 /*
- * Whether the kernel's task clock leaves out steal or IRQ time (its config:
- * CONFIG_PARAVIRT_TIME_ACCOUNTING, CONFIG_IRQ_TIME_ACCOUNTING); false when it cannot be read.
- */
-bool cgq_kernel_splits_steal(void);
-/*
  * The budget's throttlers from cg_ns (__u64 cgroup id -> __u64 throttled ns): each id's
  * directory, its nearest ancestor with a quota, that one's cpu.stat over the run; and the
  * steal over the run. 0 or -ENOMEM.

@@ -107,7 +107,8 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	/* the verifier budget measures one build whatever quotas the machine has */
 	if ((hook = test_hook("SCHEDPROF_TEST_QUOTA_CHECK")))
 		skel->rodata->quota_check = strcmp(hook, "0") != 0;
-	skel->rodata->steal_split = cgq_kernel_splits_steal();
+	/* the kernel's config, read once per boot with the features (kfeatures.h) */
+	skel->rodata->steal_split = ctx->features->has[SP_FEAT_STEAL_SPLIT];
 	bpf_map__set_max_entries(skel->maps.callers, o->max_callers);
 	/* (row, waker): a row has few wakers, and a full map only loses the waker's name */
 	bpf_map__set_max_entries(skel->maps.wakers, o->max_callers);

@@ -27,7 +27,7 @@ static const struct {
 	const char *what;
 } kinds[CACHE__N] = {
 	[CACHE_FOLD] = { "fold", false, true, "the scheduler's and locks' text (kernel addresses)" },
-	[CACHE_FEATURES] = { "kfeatures", true, false, "the kernel's BPF features" },
+	[CACHE_FEATURES] = { "kfeatures", true, false, "the kernel's BPF features and config" },
 	[CACHE_PREEMPT] = { "preempt", true, false, "where the preempt count is" },
 	[CACHE_ATTACH] = { "attach", true, false, "the attach targets' BTF type IDs" },
 	[CACHE_CORE_BTF] = { "core", true, false, "the BTF CO-RE relocates against" },

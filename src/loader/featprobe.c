@@ -110,12 +110,6 @@ static int probe_one(const struct probe *p, struct sp_features *f)
 }
 
 /*
- * All the probes in one load: the kernels with every way. Else the needs' probes together,
- * which every kernel that runs a view takes, and each way's alone; a load refused there is
- * taken apart too. 2 to 4 loads on the kernels we know, the whole list only on one that
- * lacks a need.
- */
-/*
  * What the kernel's BTF tells and no probe can (kfeatures_storage_nosleep()). Without BTF,
  * the way that is safe everywhere: the preallocated hashes.
  */
@@ -127,26 +121,41 @@ static void btf_ways(struct sp_features *f)
 	btf__free(btf);
 }
 
-int featprobe_run(struct sp_features *f)
+/*
+ * All the probes in one load: the kernels with every way. Else the needs' probes together,
+ * which every kernel that runs a view takes, and each way's alone; a load refused there is
+ * taken apart too. 2 to 4 loads on the kernels we know, the whole list only on one that
+ * lacks a need.
+ */
+static int run_probes(struct sp_features *got)
 {
-	struct sp_features got = {};
 	int err;
 
 	if (!load_probes(PROBES_ALL, NULL)) {
-		set_all(&got, PROBES_ALL, true);
-		btf_ways(&got);
-		*f = got;
+		set_all(got, PROBES_ALL, true);
 		return 0;
 	}
 	err = load_probes(PROBES_NEEDS, NULL);
-	set_all(&got, PROBES_NEEDS, !err);
+	set_all(got, PROBES_NEEDS, !err);
 	for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
 		if (!err && !probes[i].way)
 			continue;
-		if (probe_one(&probes[i], &got))
+		if (probe_one(&probes[i], got))
 			return -EPERM;
 	}
+	return 0;
+}
+
+int featprobe_run(struct sp_features *f)
+{
+	struct sp_features got = {};
+	int err = run_probes(&got);
+
+	if (err)
+		return err;
 	btf_ways(&got);
+	/* the config's answer is no probe's: cached with them, so read once per boot too */
+	got.has[SP_FEAT_STEAL_SPLIT] = kfeatures_config_splits_steal(NULL);
 	*f = got;
 	return 0;
 }

@@ -10,7 +10,10 @@
 
 struct sp_features;
 
-/* Probes the running kernel into f: 0, or -errno when it could not tell (no privilege). */
+/*
+ * Probes the running kernel into f, and reads its config for the features that come from
+ * there (kfeatures_config_splits_steal()): 0, or -errno when it could not tell (no privilege).
+ */
 int featprobe_run(struct sp_features *f);
 
 /*

@@ -10,12 +10,15 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <zlib.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "loader/cache.h"
 #include "loader/kfeatures.h"
 #include "loader/vmlinux_btf.h"
-#include "loader/cache.h"
+#include "base/util.h"
 
 /* text, a line per feature */
 
@@ -40,6 +43,9 @@ static const struct {
 	[SP_FEAT_STORAGE_NOSLEEP] = { "storage_nosleep",
 				      "task storage created without a sleeping lock",
 				      "6.4 on PREEMPT_RT" },
+	[SP_FEAT_STEAL_SPLIT] = { "steal_split",
+				  "task clock without steal or IRQ time (CONFIG_*_TIME_ACCOUNTING)",
+				  "2.6.39" },
 };
 
 const char *kfeatures_key(enum sp_feature feat)
@@ -231,6 +237,42 @@ void kfeatures_probe(const struct btf *btf, struct sp_features *f)
 	f->has[SP_FEAT_MEM_KEY] = false;
 	f->has[SP_FEAT_ARG_UNTRUSTED] = false;
 	f->has[SP_FEAT_STORAGE_NOSLEEP] = kfeatures_storage_nosleep(btf);
+	/* nor is the config: kfeatures_config_splits_steal() */
+	f->has[SP_FEAT_STEAL_SPLIT] = false;
+}
+
+/* Has the config text at path (read through zlib: gzip'd or plain) one of the options as y? */
+static bool config_has_split(const char *path)
+{
+	static const char *const want[] = { "CONFIG_PARAVIRT_TIME_ACCOUNTING=y",
+					    "CONFIG_IRQ_TIME_ACCOUNTING=y" };
+	char line[256];
+	bool yes = false;
+	gzFile f = gzopen(path, "rb");
+
+	if (!f)
+		return false;
+	while (!yes && gzgets(f, line, sizeof(line)))
+		for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+			if (!strncmp(line, want[i], strlen(want[i])))
+				yes = true;
+	gzclose(f);
+	return yes;
+}
+
+bool kfeatures_config_splits_steal(const char *path)
+{
+	struct utsname u;
+	char boot[sizeof("/boot/config-") + sizeof(u.release)];
+
+	if (path)
+		return config_has_split(path);
+	if (!access("/proc/config.gz", R_OK))
+		return config_has_split("/proc/config.gz");
+	if (uname(&u))
+		return false;
+	snprintf(boot, sizeof(boot), "/boot/config-%s", u.release);
+	return config_has_split(boot);
 }
 
 int kfeatures_probe_file(const char *path, struct sp_features *f)

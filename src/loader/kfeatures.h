@@ -31,6 +31,8 @@ enum sp_feature {
 	SP_FEAT_ARG_UNTRUSTED,	/* __arg_untrusted arguments: the user stacks read the task once */
 	/* task storage a program may create where it cannot sleep (kfeatures_storage_nosleep()) */
 	SP_FEAT_STORAGE_NOSLEEP,
+	/* the kernel's configuration, not BPF: read from its config file (no probe, no BTF) */
+	SP_FEAT_STEAL_SPLIT,	/* the task clock leaves out steal or IRQ time: the budget's stolen */
 	SP_FEAT__MAX,
 };
 
@@ -72,7 +74,16 @@ int kfeatures_force_off(struct sp_features *f, const char *list);
  */
 bool kfeatures_storage_nosleep(const struct btf *btf);
 
-/* Fills f from btf (a kernel's, as btf__load_vmlinux_btf() returns it). */
+/*
+ * Whether the kernel configuration text at path (gzip'd or plain; NULL: the running kernel's,
+ * /proc/config.gz else /boot/config-RELEASE) has CONFIG_PARAVIRT_TIME_ACCOUNTING or
+ * CONFIG_IRQ_TIME_ACCOUNTING set: then the task clock leaves that time out of a task's run
+ * (SP_FEAT_STEAL_SPLIT). false when it cannot be read. Found with the probes (featprobe.h)
+ * and cached with them: a config is fixed for a boot, and reading it costs a gunzip.
+ */
+bool kfeatures_config_splits_steal(const char *path);
+
+/* Fills f from btf (a kernel's, as btf__load_vmlinux_btf() returns it); not the config's. */
 void kfeatures_probe(const struct btf *btf, struct sp_features *f);
 /* The same from a BTF file (NULL: the running kernel's). 0 or -errno (f untouched). */
 int kfeatures_probe_file(const char *path, struct sp_features *f);

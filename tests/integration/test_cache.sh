@@ -47,7 +47,8 @@ grep -q "kernel features from the probes" "$TMP/nocache.log" ||
 pass "--no-cache: nothing written, the features probed"
 
 # 3. results without CAP_SYSLOG: the same with root's caches as without any
-# shape FILE.json: the warnings and the kinds of schedules callers ([preempted] aside)
+# shape FILE.json: the warnings, the kinds of schedules callers ([preempted] aside) and the
+# budget's steal split
 shape() {
 	python3 - "$1" <<'PY'
 import json, sys
@@ -59,6 +60,8 @@ for r in run['schedules']['callers']:
         continue
     kinds.add('address' if c.startswith('0x') else c if c.startswith('[') else 'name')
 print(' '.join(sorted(kinds)))
+# the kernel config's answer (the features' cache): whether the budget splits steal out
+print('steal split', run['schedules']['budget'].get('steal', {}).get('split'))
 PY
 	grep -v "^schedprof: trace: " "$1.err" | sed 's/[0-9.]* ms//g'
 }

@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <bpf/btf.h>
 
 #include "../unit.h"
 #include "loader/cache.h"
 #include "loader/kfeatures.h"
-#include "loader/cache.h"
 
 /* A tracepoint's typedef as the kernel emits it: pointer to a prototype of nargs + 1 params. */
 static void add_tp(struct btf *btf, int int_id, const char *name, int nargs)
@@ -43,10 +43,11 @@ static void add_enum(struct btf *btf, const char *name, const char *const *vals)
 
 /*
  * What the views need (BTF tells those); the ways (mem_key, arg_untrusted) only a probe tells,
- * storage_nosleep BTF too (true on a kernel that is not PREEMPT_RT: storage_nosleep below).
+ * storage_nosleep BTF too (true on a kernel that is not PREEMPT_RT: storage_nosleep below),
+ * and steal_split only the kernel's config.
  */
 #define NEEDS (~0u & ~SP_FEAT(SP_FEAT_MEM_KEY) & ~SP_FEAT(SP_FEAT_ARG_UNTRUSTED) & \
-	       ~SP_FEAT(SP_FEAT_STORAGE_NOSLEEP))
+	       ~SP_FEAT(SP_FEAT_STORAGE_NOSLEEP) & ~SP_FEAT(SP_FEAT_STEAL_SPLIT))
 #define NEW_KERNEL (NEEDS | SP_FEAT(SP_FEAT_STORAGE_NOSLEEP))
 
 /* A kernel of about 5.17: bpf_loop, no lock tracepoints, the 4-argument sched_switch. */
@@ -423,6 +424,82 @@ START_TEST(cache_other_format)
 }
 END_TEST
 
+/* Writes text to dir/name, gzip'd when gz; its path in path. */
+static void write_config(const char *name, const char *text, bool gz, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s", dir, name);
+	if (gz) {
+		gzFile g = gzopen(path, "wb");
+
+		ck_assert_ptr_nonnull(g);
+		ck_assert_int_eq(gzputs(g, text), (int)strlen(text));
+		ck_assert_int_eq(gzclose(g), Z_OK);
+	} else {
+		FILE *f = fopen(path, "w");
+
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(fputs(text, f) >= 0, 1);
+		ck_assert_int_eq(fclose(f), 0);
+	}
+}
+
+/*
+ * The config's answer: either option set to y, in a plain or gzip'd file; not set, set to m
+ * or n, a longer option with the same start, or no file at all: no. It is not in BTF, so the
+ * BTF probe leaves it off, and the cache carries it like any feature.
+ */
+START_TEST(config_steal_split)
+{
+	static const struct {
+		const char *text;
+		bool yes;
+	} cases[] = {
+		{ "CONFIG_X=y\nCONFIG_IRQ_TIME_ACCOUNTING=y\nCONFIG_Z=y\n", true },
+		{ "# CONFIG_IRQ_TIME_ACCOUNTING is not set\nCONFIG_PARAVIRT_TIME_ACCOUNTING=y\n", true },
+		{ "# CONFIG_IRQ_TIME_ACCOUNTING is not set\n"
+		  "# CONFIG_PARAVIRT_TIME_ACCOUNTING is not set\n", false },
+		{ "CONFIG_IRQ_TIME_ACCOUNTING_X=y\nCONFIG_PARAVIRT_TIME_ACCOUNTING=n\n", false },
+		{ "", false },
+	};
+	struct sp_features f = of_mask(~0u), got;
+	struct btf *btf = old_kernel();
+	char path[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_config("config", cases[i].text, false, path, sizeof(path));
+		ck_assert_msg(kfeatures_config_splits_steal(path) == cases[i].yes, "plain %zu", i);
+		write_config("config.gz", cases[i].text, true, path, sizeof(path));
+		ck_assert_msg(kfeatures_config_splits_steal(path) == cases[i].yes, "gzip'd %zu", i);
+	}
+	snprintf(path, sizeof(path), "%s/nosuch", dir);
+	ck_assert(!kfeatures_config_splits_steal(path));
+	kfeatures_probe(btf, &got);
+	ck_assert(!got.has[SP_FEAT_STEAL_SPLIT]);
+	btf__free(btf);
+	ck_assert_int_eq(kfeatures_cache_store(dir, &f), 0);
+	ck_assert_int_eq(kfeatures_cache_load(dir, &got), 0);
+	ck_assert(got.has[SP_FEAT_STEAL_SPLIT]);
+	f.has[SP_FEAT_STEAL_SPLIT] = false;
+	ck_assert_int_eq(kfeatures_cache_store(dir, &f), 0);
+	ck_assert_int_eq(kfeatures_cache_load(dir, &got), 0);
+	ck_assert(!got.has[SP_FEAT_STEAL_SPLIT] && got.has[SP_FEAT_LOOP]);
+}
+END_TEST
+
+/* The running kernel's config: /proc/config.gz when there is one, else /boot's for its release. */
+START_TEST(config_running_kernel)
+{
+	struct utsname u;
+	char path[sizeof("/boot/config-") + sizeof(u.release)];
+
+	ck_assert_int_eq(uname(&u), 0);
+	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+	ck_assert(kfeatures_config_splits_steal(NULL) ==
+		  kfeatures_config_splits_steal(access("/proc/config.gz", R_OK) ? path :
+						"/proc/config.gz"));
+}
+END_TEST
+
 /* The tests' override turns features off by name, never on; a name it does not know fails. */
 START_TEST(force_off)
 {
@@ -464,6 +541,8 @@ int main(void)
 	tcase_add_test(tc, cache_file);
 	tcase_add_test(tc, cache_other_format);
 	tcase_add_test(tc, force_off);
+	tcase_add_test(tc, config_steal_split);
+	tcase_add_test(tc, config_running_kernel);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
