@@ -109,8 +109,6 @@ for _ in $(seq $((200 * SLOW))); do
 		[ -n "$cmd" ] || read -r cmd _ < "$f" 2>/dev/null
 	done
 	[ -n "$cmd" ] && read -r par _ < "/proc/$cmd/task/$cmd/children" 2>/dev/null && [ -n "$par" ] && break
-	# a child seen as it ended (its children file gone) is not the command: look again
-	[ -z "$cmd" ] || [ -e "/proc/$cmd/task/$cmd/children" ] || cmd=""
 	sleep 0.05
 done
 [ -n "$par" ] || fail "no sp_par to stop"
