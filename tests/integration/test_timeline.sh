@@ -101,21 +101,33 @@ assert_between "sp_tail running or runnable on the critical path (ms)" "$ontail"
 # waits that second for it.
 "$SCHEDPROF" trace --timeline --views schedules -f json -o "$TMP/late.json" -- "$SERIALTAIL" 1 &
 sp=$!
-# sp_par is serialtail's first child, serialtail schedprof's: found in /proc without a fork
-# per look (pgrep takes an emulated CPU a second, as long as sp_par lives)
-cmd="" par=""
+# sp_par is a child of serialtail, serialtail schedprof's: found in /proc without a fork per
+# look (pgrep takes an emulated CPU a second, as long as sp_par lives). A children list ends
+# without a newline, so read returns 1 on it: its status is not the test.
+par=""
 for _ in $(seq $((200 * SLOW))); do
+	cmd=""
 	for f in /proc/$sp/task/*/children; do
-		[ -n "$cmd" ] || read -r cmd _ < "$f" 2>/dev/null
+		{ read -r cmd _ || :; } 2> /dev/null < "$f"
+		[ -n "$cmd" ] && break
 	done
-	[ -n "$cmd" ] && read -r par _ < "/proc/$cmd/task/$cmd/children" 2>/dev/null && [ -n "$par" ] && break
+	kids=()
+	[ -n "$cmd" ] && { read -r -a kids || :; } 2> /dev/null < "/proc/$cmd/task/$cmd/children"
+	for k in "${kids[@]}"; do
+		comm=""
+		{ read -r comm || :; } 2> /dev/null < "/proc/$k/comm"
+		[ "$comm" = sp_par ] && par=$k
+	done
+	[ -n "$par" ] && break
 	sleep 0.05
 done
-[ -n "$par" ] || fail "no sp_par to stop"
-kill -STOP "$par"
+[ -n "$par" ] || fail "no sp_par to stop (schedprof $sp, its child '$cmd', whose children: ${kids[*]})"
+kill -STOP "$par" || fail "cannot stop sp_par ($par)"
 sleep 1.3
 kill -CONT "$par"
 wait $sp || fail "schedprof exited $? (sp_par stopped)"
+stopped=$(jget "$TMP/late.json" 'max([s["ns"] for s in d["timeline"]["segments"] if s["comm"] == "sp_par" and s.get("caller") == "do_signal_stop"] or [0]) // 1000000')
+assert_between "sp_par stopped in do_signal_stop (ms)" "$stopped" 1250 $((1300 + 200 * SLOW))
 read -r late_gap <<< "$(jget "$TMP/late.json" '(lambda e: (e["sp_tail"] - e["sp_par"]) // 1000000)({x["comm"]: x["end_ns"] for x in d["timeline"]["tasks"]})')"
 assert_between "sp_par stopped: sp_tail ends after sp_par (ms)" "$late_gap" 900 $((1000 + 100 * SLOW))
 assert_between "sp_par stopped: sp_tail_main waiting for sp_tail, after sp_par (ms)" "$(waited "$TMP/late.json")" 900 $((1000 + 100 * SLOW))
