@@ -27,6 +27,11 @@ int xstrdup_to(char **ret, const char *s);
 bool name_matches(const char *name, const char *pat);
 /* argv[0..argc) joined with single spaces (malloc'd), or NULL (ENOMEM). */
 char *join_args(int argc, char *const *argv);
+/*
+ * Reads a small file (a /proc or cgroup file: one read) into buf of len > 0 bytes,
+ * NUL-terminated; what does not fit is cut. 0 or -errno.
+ */
+int read_small_file(const char *path, char *buf, size_t len);
 /* Grow *v (element size elt) so that it holds at least n elements. 0 or -ENOMEM. */
 int grow(void **v, size_t *cap, size_t n, size_t elt);
 /*

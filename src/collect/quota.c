@@ -17,25 +17,6 @@
 /* A cgroup tree is shallow; deeper directories are not walked. */
 #define CGQ_MAX_DEPTH 16
 
-/* Reads a small file into buf (NUL-terminated). 0 or -errno. */
-static int read_small(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return (int)n;
-	}
-	close(fd);
-	buf[n] = '\0';
-	return 0;
-}
-
 /* Has comma-separated opts the word w? */
 static bool has_opt(const char *opts, const char *w)
 {
@@ -87,15 +68,15 @@ static int read_quota(const struct cgq_state *st, const char *dir, uint64_t *ret
 	*ret_quota_us = 0;
 	if (st->v2) {
 		snprintf(path, sizeof(path), "%s/cpu.max", dir);
-		err = read_small(path, buf, sizeof(buf));
+		err = read_small_file(path, buf, sizeof(buf));
 		return err ? err : cgq_parse_cpu_max(buf, ret_quota_us, ret_period_us);
 	}
 	snprintf(path, sizeof(path), "%s/cpu.cfs_quota_us", dir);
-	err = read_small(path, buf, sizeof(buf)) ?: cgq_parse_us(buf, ret_quota_us);
+	err = read_small_file(path, buf, sizeof(buf)) ?: cgq_parse_us(buf, ret_quota_us);
 	if (err || !*ret_quota_us)
 		return err;
 	snprintf(path, sizeof(path), "%s/cpu.cfs_period_us", dir);
-	return read_small(path, buf, sizeof(buf)) ?: cgq_parse_us(buf, ret_period_us);
+	return read_small_file(path, buf, sizeof(buf)) ?: cgq_parse_us(buf, ret_period_us);
 }
 
 static int read_stat(const char *dir, uint64_t *ret_nr, uint64_t *ret_ns)
@@ -103,7 +84,7 @@ static int read_stat(const char *dir, uint64_t *ret_nr, uint64_t *ret_ns)
 	char path[PATH_MAX], buf[1024];
 
 	snprintf(path, sizeof(path), "%s/cpu.stat", dir);
-	return read_small(path, buf, sizeof(buf)) ?: cgq_parse_cpu_stat(buf, ret_nr, ret_ns);
+	return read_small_file(path, buf, sizeof(buf)) ?: cgq_parse_cpu_stat(buf, ret_nr, ret_ns);
 }
 
 /*
@@ -173,7 +154,7 @@ void cgq_steal_start(struct cgq_state *st)
 {
 	char *buf = malloc(1 << 16);
 
-	st->has_steal0 = buf && !read_small("/proc/stat", buf, 1 << 16) &&
+	st->has_steal0 = buf && !read_small_file("/proc/stat", buf, 1 << 16) &&
 			 !cgq_parse_steal(buf, sysconf(_SC_CLK_TCK), &st->steal0, &st->nsteal0);
 	free(buf);
 }
@@ -252,7 +233,7 @@ int cgq_fill(struct cgq_state *st, const struct sp_records *cg_ns, struct sp_bud
 		struct sp_cpu_steal *end = NULL;
 		size_t nend = 0;
 
-		if (buf && !read_small("/proc/stat", buf, 1 << 16) &&
+		if (buf && !read_small_file("/proc/stat", buf, 1 << 16) &&
 		    !cgq_parse_steal(buf, sysconf(_SC_CLK_TCK), &end, &nend))
 			err = cgq_steal_delta(&b->steal, st->steal0, st->nsteal0, end, nend);
 		free(end);

@@ -173,18 +173,14 @@ void target_launch__abort(struct target_launch *l)
 static int read_stat(pid_t pid, char *ret_state, pid_t *ret_ppid)
 {
 	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd, ppid;
+	int err, ppid;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
+	err = read_small_file(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	if (!buf[0])
 		return -ESRCH;
-	buf[n] = 0;
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 1, " %c %d", ret_state, &ppid) != 2)
 		return -EINVAL;
