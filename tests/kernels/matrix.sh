@@ -148,6 +148,12 @@ tcgmode=""
 slow=1 tmult=1
 [ "$accel" = tcg ] && slow=10 tmult=4
 
+# first_report HEADLINE: the console from the kernel's first report ($first in $d, run_one's)
+first_report() {
+	log "$1 (console line $first):"
+	sed -n "$first,$((first + 60))p" "$d/console.log"
+}
+
 # run_one SPEC: boots one kernel, runs its tests and prints what happened; DIR/counts gets
 # "PASSED FAILED" (a guest that did not finish, or whose kernel oopsed, is one more failure)
 run_one() {
@@ -185,8 +191,7 @@ EOF
 			f=$((f + 1))
 		fi
 		if [ -n "$first" ]; then
-			log "FAIL $k: the guest's kernel reported a fault (console line $first):"
-			sed -n "$first,$((first + 60))p" "$d/console.log"
+			first_report "FAIL $k: the guest's kernel reported a fault"
 			f=$((f + 1))
 		fi
 		log "$k: $n passed, $f failed in $secs s"
@@ -194,10 +199,7 @@ EOF
 		f=$((f + 1))
 		log "FAIL $k: the guest did not finish its suite within ${limit} s (it did not boot, hung or timed out after $secs s)"
 		[ -s "$d/log" ] && { log "$k: the suite's output so far:"; tail -20 "$d/log"; }
-		if [ -n "$first" ]; then
-			log "$k: the console from the kernel's first report (line $first):"
-			sed -n "$first,$((first + 60))p" "$d/console.log"
-		fi
+		[ -z "$first" ] || first_report "$k: the console from the kernel's first report"
 		log "$k: console tail:"
 		tail -25 "$d/console.log" 2>/dev/null
 		[ -s "$d/vcpus.txt" ] && { log "$k: its CPUs when its time was up (tests/kernels/vcpudump.sh):"; head -80 "$d/vcpus.txt"; }
