@@ -224,20 +224,40 @@ void trace_loss_add(struct trace_losses *l, uint64_t n, const char *what)
 
 /* What a full per-task hash (bpf/common.bpf.h task_hash) lost, for --strict's line. */
 #define TASK_STATE_LOSS "tasks' states not kept (the per-task hash was full)"
+/* What the traced set (bpf/target.bpf.c) could not hold, for --strict's line. */
+#define TARGET_MAP_LOSS "new processes not in the traced set's map (--max-targets was full)"
+#define TARGET_MARK_LOSS "new tasks not marked as traced (no task storage)"
 
 /*
- * The per-task hashes' losses, said after the views' own (each view counts what it could not
- * time for want of the state, e.g. the schedules view's "sleeps have no off-CPU time"): with
- * --strict, the run's one closing line says it instead.
+ * The losses no view owns: the per-task hashes' (each view counts what it could not time
+ * for want of the state, e.g. the schedules view's "sleeps have no off-CPU time") and the
+ * traced set's. Said after the views' own; with --strict, the run's one closing line says
+ * them instead.
  */
-static void task_state_losses(const struct tracer *t, const struct trace_config *o)
+static void tracer_losses(const struct tracer *t, const struct trace_config *o)
 {
+	const struct sp_target_stats *ts = &t->skel->bss->target_stats;
 	uint64_t n = t->skel->bss->task_state_full;
 
-	if (n && !o->strict)
+	if (o->strict)
+		return;
+	if (n)
 		wlog("the per-task hash (%u tasks, used instead of task storage on this kernel) was "
 		     "full %llu times (or busy on that CPU): those tasks' state was not kept",
 		     bpf_map__max_entries(t->skel->maps.traced_hash), (unsigned long long)n);
+	/*
+	 * A process left out of the map is still traced by its task's mark, but the end of a -p
+	 * trace (every process in the map gone) and the count of processes left running miss it.
+	 */
+	if (ts->map_full)
+		wlog("%llu new processes did not fit the traced set's map (--max-targets %u): the "
+		     "trace may have ended before they did; raise --max-targets",
+		     (unsigned long long)ts->map_full, o->max_targets);
+	/* an unmarked task is traced while its process is in the map, not after it has left */
+	if (ts->storage_fail)
+		wlog("%llu new tasks could not be marked as traced (no task storage): their "
+		     "switches after their process left the traced set were not counted",
+		     (unsigned long long)ts->storage_fail);
 }
 
 /*
@@ -253,6 +273,8 @@ static bool strict_losses(const struct tracer *t, const struct sp_run *run)
 		if (t->state[i] && collectors[i]->losses)
 			collectors[i]->losses(t->state[i], &t->ctx, run, &l);
 	trace_loss_add(&l, t->skel->bss->task_state_full, TASK_STATE_LOSS);
+	trace_loss_add(&l, t->skel->bss->target_stats.map_full, TARGET_MAP_LOSS);
+	trace_loss_add(&l, t->skel->bss->target_stats.storage_fail, TARGET_MARK_LOSS);
 	if (!sp_run_losses(run, l.buf, all, sizeof(all)))
 		return false;
 	elog("--strict: the run lost data: %s", all);
@@ -290,7 +312,7 @@ static int tracer_report(struct tracer *t, const struct trace_config *o, struct 
 	run->start_unix_ns = wall0;
 	fill_run_info(run, o, t);
 	err = tracer_read(t, run);
-	task_state_losses(t, o);
+	tracer_losses(t, o);
 	/* Names as the saved JSON holds them, so that trace -f X and report -f X agree. */
 	if (sp_run_fix_utf8(run))
 		wlog("out of memory: some names keep their invalid UTF-8");

@@ -185,3 +185,42 @@ kill -0 $long 2>/dev/null || fail "-p PID -- COMMAND: the PID did not outlive th
 kill $long; wait $long 2>/dev/null
 [ $ms -lt 5000 ] || fail "-p PID -- sleep 0.3 took $ms ms: did not end with the command"
 pass "-p PID -- sleep 0.3: ended with the command ($ms ms), the PID left running"
+
+
+
+# 9. -p PID: the trace lasts while PID's descendants do. A descendant that does not fit the
+# traced set's map (--max-targets) is said, and the trace may end before it: the loss said.
+# PID (one process: it waits in a read, not in a loop of sleeps) forks a child that lives
+# 2 s once the trace has attached, and exits at once.
+tree_trace() { # NAME OPTION...: sets rc (schedprof's exit status) and ms (its time from go)
+	local name=$1 go="$TMP/go-$1" pid sp t0
+	shift
+	mkfifo "$go"
+	bash -c 'read -r _ < "$1"; sleep '$((2 * SLOW))' & exit 0' tree "$go" > /dev/null &
+	pid=$!
+	"$SCHEDPROF" trace -p $pid -d 60 --views schedules -o /dev/null "$@" 2> "$TMP/$name.err" &
+	sp=$!
+	wait_attached $sp
+	sleep 0.2 # the /proc walk that adds the tree follows the attach
+	t0=$(date +%s%N)
+	echo > "$go"
+	wait $sp
+	rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	wait $pid
+}
+tree_trace full
+[ "$rc" = 0 ] || { cat "$TMP/full.err"; fail "-p PID (a child outlives it) exited $rc"; }
+[ ! -s "$TMP/full.err" ] || { cat "$TMP/full.err"; fail "-p PID: a warning with room in the map"; }
+assert_between "-p PID: the trace lasts while its child does (ms)" "$ms" $((2000 * SLOW)) $((5000 * SLOW))
+tree_trace small --max-targets 1
+[ "$rc" = 0 ] || { cat "$TMP/small.err"; fail "-p PID --max-targets 1 exited $rc"; }
+grep -q "^schedprof: warning: 1 new processes did not fit the traced set's map (--max-targets 1): the trace may have ended before they did; raise --max-targets$" "$TMP/small.err" ||
+	{ cat "$TMP/small.err"; fail "-p PID --max-targets 1: the full map was not said"; }
+[ "$ms" -lt $((2000 * SLOW)) ] || fail "-p PID --max-targets 1: the trace lasted $ms ms: the child was in the map?"
+pass "-p PID: the trace lasted while the child did; with --max-targets 1 it ended at $ms ms, said"
+tree_trace strict --max-targets 1 --strict
+[ "$rc" = 3 ] || { cat "$TMP/strict.err"; fail "-p PID --max-targets 1 --strict exited $rc, expected 3"; }
+grep -q "^schedprof: --strict: the run lost data: .*1 new processes not in the traced set's map (--max-targets was full)" "$TMP/strict.err" ||
+	{ cat "$TMP/strict.err"; fail "--strict does not name the full traced set's map"; }
+pass "-p PID --max-targets 1 --strict: exit 3, the full map named"
