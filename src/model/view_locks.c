@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/view.h"
+#include "model/view_fields.h"
 #include "base/util.h"
 
 /* ---- JSON ---- */
@@ -15,9 +16,7 @@ static const struct sp_field row_fields[] = {
 	SP_KEY_STR(T, "kind", kind),
 	SP_KEY_STR(T, "lock", lock),
 	SP_STR_NULL(T, "lock_source", source), /* null: unknown (the warehouse keeps no source) */
-	SP_U64(T, "count", count),
-	SP_U64(T, "wait_ns", wait_ns),
-	SP_U64_AS(T, "max_ns", max_ns, SP_MAX),
+	SP_ROW_TIME_FIELDS(T, wait_ns),
 	SP_U64(T, "failed", failed),
 	SP_COMMS(T, "comms", comms, sp_comm_wait_max),
 	SP_COMMS(T, "owners", owners, sp_comm_wait),
@@ -31,9 +30,7 @@ static const struct sp_schema row_schema = SP_SCHEMA_OF("lock_row", row_fields);
 	SP_KEY_STR(T, "kind", kind),                 \
 	SP_KEY_STR(T, "lock", lock),                 \
 	SP_U64_AS(T, "tasks", tasks, SP_SINCE),      \
-	SP_U64(T, "count", count),                   \
-	SP_U64(T, "offcpu_ns", offcpu_ns),           \
-	SP_U64_AS(T, "max_ns", max_ns, SP_MAX)
+	SP_ROW_TIME_FIELDS(T, offcpu_ns)
 
 static const struct sp_field sleeper_fields[] = {
 	SP_KEY_STR(struct sp_sleeper_row, "caller", caller),
@@ -69,8 +66,7 @@ static const struct sp_field view_fields[] = {
 	SP_U64(T, "total", total),
 	SP_U64(T, "failed", failed),
 	SP_U64(T, "lost", lost),
-	SP_U64(T, "missing_stacks", missing_stacks),
-	SP_VIEW_USER_STACK_FIELDS(T),
+	SP_VIEW_STACK_LOSS_FIELDS(T),
 	SP_U64(T, "missed", missed),
 	SP_U64(T, "unpaired", unpaired),
 	/* only when the caller fast path was on (absent in older files) */
@@ -220,8 +216,7 @@ static const struct sp_view_total totals[] = {
 };
 
 static const struct sp_view_loss losses[] = {
-	{ offsetof(struct sp_run, locks.lost), "contentions in no row (--max-callers)" },
-	{ offsetof(struct sp_run, locks.missing_stacks), "contentions without a stack" },
+	SP_VIEW_ROW_LOSSES(locks, lost, "contentions", "--max-callers"),
 	{ offsetof(struct sp_run, locks.missed), "lock events skipped by the kernel" },
 	{ offsetof(struct sp_run, locks.unpaired), "lock begins without an end" },
 };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/view.h"
+#include "model/view_fields.h"
 #include "base/util.h"
 
 /* ---- JSON ---- */
@@ -218,8 +219,7 @@ static const struct sp_view_total totals[] = {
 };
 
 static const struct sp_view_loss losses[] = {
-	{ offsetof(struct sp_run, profile.lost), "samples in no row (--max-samples)" },
-	{ offsetof(struct sp_run, profile.missing_stacks), "samples without a stack" },
+	SP_VIEW_ROW_LOSSES(profile, lost, "samples", "--max-samples"),
 };
 
 const struct sp_view_ops sp_view_profile = {

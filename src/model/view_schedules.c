@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <string.h>
 #include "model/view.h"
+#include "model/view_fields.h"
 #include "base/util.h"
 #include "model/waitclass.h"
 
@@ -28,9 +29,7 @@ static const struct sp_schema waker_schema = SP_SCHEMA_OF("waker", waker_fields)
 static const struct sp_field row_fields[] = {
 	SP_KEY_STR(T, "caller", caller),
 	SP_KEY_STR_NULL(T, "wait", wait),
-	SP_U64(T, "count", count),
-	SP_U64(T, "offcpu_ns", offcpu_ns),
-	SP_U64_AS(T, "max_ns", max_ns, SP_MAX),
+	SP_ROW_TIME_FIELDS(T, offcpu_ns),
 	RUNQ("blocked_ns", blocked_ns, 0),
 	RUNQ("runq_ns", runq_ns, 0),
 	RUNQ("runq_p50_ns", runq_p50_ns, SP_SINCE),
@@ -112,8 +111,7 @@ static const struct sp_field view_fields[] = {
 	SP_U64(T, "voluntary", voluntary),
 	SP_U64(T, "preempted", preempted),
 	SP_U64(T, "idle", idle),
-	SP_U64(T, "missing_stacks", missing_stacks),
-	SP_VIEW_USER_STACK_FIELDS(T),
+	SP_VIEW_STACK_LOSS_FIELDS(T),
 	SP_U64(T, "lost_rows", lost_rows),
 	/* --wakers: written only when true, absent (false) in older files */
 	{ .key = "wakers", .type = SP_T_BOOL, .flags = SP_GROUP | SP_OPTIONAL, .off = offsetof(T, wakers),
@@ -412,8 +410,7 @@ static const struct sp_view_total totals[] = {
 };
 
 static const struct sp_view_loss losses[] = {
-	{ offsetof(struct sp_run, sched.lost_rows), "schedules in no row (--max-callers)" },
-	{ offsetof(struct sp_run, sched.missing_stacks), "schedules without a stack" },
+	SP_VIEW_ROW_LOSSES(sched, lost_rows, "schedules", "--max-callers"),
 };
 
 const struct sp_view_ops sp_view_schedules = {

@@ -27,6 +27,17 @@ static const char *const state_names[] = {
 #define TID(T, k, M) SP_INT(T, k, M, 0, INT_MAX)
 /* An array of small objects, one per line (a timeline has up to millions of segments). */
 #define SP_LINES(T, k, M, N, C, S) SP_ARRAY_AS(T, k, M, N, C, S, SP_INLINE)
+/*
+ * The keys the timeline's pieces share, named alike wherever they stand: a task (comm, tid),
+ * a stretch of its time (start_ns, ns), and a step of the critical path (state, the caller
+ * it waited in, alone: running while no other task of the job ran, critpath.c; alone is
+ * optional, older files lack it). put_step() says a step in the table.
+ */
+#define WHO(T) SP_STR(T, "comm", comm), TID(T, "tid", tid)
+#define SPAN(T) SP_U64(T, "start_ns", start_ns), SP_U64(T, "ns", ns)
+#define STEP(T)                                                                             \
+	STATE(T), SP_STR_NULL(T, "caller", caller),                                          \
+	{ .key = "alone", .type = SP_T_BOOL, .flags = SP_OPTIONAL, .off = offsetof(T, alone) }
 
 #define T struct sp_tl_task
 static const struct sp_field task_fields[] = {
@@ -64,8 +75,7 @@ static bool seg_blocked(const void *obj)
 static const struct sp_field seg_fields[] = {
 	TID(T, "tid", tid),
 	STATE(T),
-	SP_U64(T, "start_ns", start_ns),
-	SP_U64(T, "ns", ns),
+	SPAN(T),
 	SP_STR(T, "comm", comm),
 	{ .key = "cpu", .type = SP_T_INT, .off = offsetof(T, cpu), .min = -1, .max = INT_MAX,
 	  .when = seg_running },
@@ -86,26 +96,14 @@ static const struct sp_field seg_fields[] = {
 static const struct sp_schema seg_schema = SP_SCHEMA_OF("tl_seg", seg_fields);
 
 #define T struct sp_cp_seg
-/* running while no other task of the job ran (critpath.c); optional: older files lack it */
-#define ALONE(T) { .key = "alone", .type = SP_T_BOOL, .flags = SP_OPTIONAL, .off = offsetof(T, alone) }
-static const struct sp_field cp_seg_fields[] = {
-	SP_STR(T, "comm", comm),
-	TID(T, "tid", tid),
-	STATE(T),
-	SP_STR_NULL(T, "caller", caller),
-	ALONE(T),
-	SP_U64(T, "start_ns", start_ns),
-	SP_U64(T, "ns", ns),
-};
+static const struct sp_field cp_seg_fields[] = { WHO(T), STEP(T), SPAN(T) };
 #undef T
 static const struct sp_schema cp_seg_schema = SP_SCHEMA_OF("cp_seg", cp_seg_fields);
 
 #define T struct sp_cp_rank
 static const struct sp_field cp_rank_fields[] = {
 	SP_STR(T, "comm", comm),
-	STATE(T),
-	SP_STR_NULL(T, "caller", caller),
-	ALONE(T),
+	STEP(T),
 	SP_U64(T, "ns", ns),
 };
 #undef T
@@ -148,12 +146,7 @@ static const struct sp_schema running_schema = SP_SCHEMA_OF("par_running", runni
 static const struct sp_schema runnable_schema = SP_SCHEMA_OF("par_runnable", runnable_fields);
 
 #define T struct sp_serial_phase
-static const struct sp_field serial_fields[] = {
-	SP_STR(T, "comm", comm),
-	TID(T, "tid", tid),
-	SP_U64(T, "start_ns", start_ns),
-	SP_U64(T, "ns", ns),
-};
+static const struct sp_field serial_fields[] = { WHO(T), SPAN(T) };
 #undef T
 static const struct sp_schema serial_schema = SP_SCHEMA_OF("serial_phase", serial_fields);
 
