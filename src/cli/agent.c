@@ -138,8 +138,6 @@ static int parse_limit(const char *arg, uint64_t *ret)
 static int agent_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg)
 {
 	struct agent *a = ctx;
-	uint64_t v;
-	int err;
 
 	switch (c) {
 	case AGENT_OPT_SINK:
@@ -176,10 +174,7 @@ static int agent_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 		a->sink_opts.create_schema = true;
 		return 0;
 	case AGENT_OPT_TTL:
-		err = cli_parse_number(cmd, "--ttl", arg, 0, 100000, &v);
-		if (!err)
-			a->sink_opts.ttl_days = (unsigned int)v;
-		return err;
+		return cli_parse_uint(cmd, "--ttl", arg, 0, 100000, &a->sink_opts.ttl_days);
 	default: /* AGENT_OPT_HOSTNAME */
 		if (!*arg || strlen(arg) >= sizeof(a->host))
 			return cli_usage_error(cmd, "--hostname: give a name of 1 to %zu bytes",

@@ -264,18 +264,6 @@ static const char **path_of(struct trace_opts *o, int c)
 	return c == 'o' ? &o->output : c == OPT_SAVE ? &o->save : NULL;
 }
 
-/* A number in [min, max] into *ret, else the usage error that states the range (cli.h). */
-static int parse_number(const char *arg, uint64_t min, uint64_t max, uint32_t *ret,
-			const char *name)
-{
-	uint64_t v;
-	int err = cli_parse_number(&trace_cmd, name, arg, min, max, &v);
-
-	if (!err)
-		*ret = (uint32_t)v;
-	return err;
-}
-
 #define PID_MAX_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT on 64-bit */
 
 static int cmp_int(const void *a, const void *b)
@@ -428,7 +416,7 @@ static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 		return parse_size(arg, &o->trace.timeline_buffer, "--timeline-buffer");
 	default: /* 'F': its range, with the kernel's limit, once the views are known */
 		p->have_freq = true;
-		return parse_number(arg, 1, UINT32_MAX, &o->trace.hz, "-F");
+		return cli_parse_uint(&trace_cmd, "-F", arg, 1, UINT32_MAX, &o->trace.hz);
 	}
 }
 
@@ -452,10 +440,10 @@ static int trace_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 	}
 	limit = limit_of(o, c, &name);
 	if (limit)
-		return parse_number(arg, 1, 1u << 24, limit, name);
+		return cli_parse_uint(&trace_cmd, name, arg, 1, 1u << 24, limit);
 	if (c == OPT_USTACK_COPY)
-		return parse_number(arg, 0, SP_PROF_UCOPY_MAX, &o->trace.ustack_copy,
-				    "--ustack-copy");
+		return cli_parse_uint(&trace_cmd, "--ustack-copy", arg, 0, SP_PROF_UCOPY_MAX,
+				      &o->trace.ustack_copy);
 	if (c == OPT_NO_CACHE) {
 		cache_disable(); /* for the whole process: nothing is read or written */
 		return 0;
