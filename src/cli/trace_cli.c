@@ -2,6 +2,8 @@
 /*
  * The `schedprof trace` command line: its help, options and usage errors, into struct
  * trace_opts (trace_opts.h). The render options come from render_opts.h, shared with report.
+ * One registry lists the options of every command that traces (trace, top, agent) and which
+ * of them takes each: their getopt tables are made of it.
  */
 #include <errno.h>
 #include <stdio.h>
