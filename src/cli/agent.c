@@ -7,7 +7,6 @@
  * spool; a sender thread does the network.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -88,27 +87,6 @@ static void agent_help(void)
 
 static const struct cli_cmd agent_cmd = { "agent", agent_help };
 
-enum {
-	OPT_SINK = TRACE_OPT_EXTRA,
-	OPT_SPOOL,
-	OPT_SPOOL_LIMIT,
-	OPT_PASSWORD_FILE,
-	OPT_CREATE_SCHEMA,
-	OPT_TTL,
-	OPT_HOSTNAME,
-};
-
-static const struct option agent_long_opts[] = {
-	{ "sink", required_argument, NULL, OPT_SINK },
-	{ "spool", required_argument, NULL, OPT_SPOOL },
-	{ "spool-limit", required_argument, NULL, OPT_SPOOL_LIMIT },
-	{ "password-file", required_argument, NULL, OPT_PASSWORD_FILE },
-	{ "create-schema", no_argument, NULL, OPT_CREATE_SCHEMA },
-	{ "ttl", required_argument, NULL, OPT_TTL },
-	{ "hostname", required_argument, NULL, OPT_HOSTNAME },
-	{},
-};
-
 struct agent {
 	struct sink_opts sink_opts;
 	const char *spool_dir;
@@ -160,11 +138,9 @@ static int parse_limit(const char *arg, uint64_t *ret)
 static int agent_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg)
 {
 	struct agent *a = ctx;
-	uint64_t v;
-	int err;
 
 	switch (c) {
-	case OPT_SINK:
+	case AGENT_OPT_SINK:
 		if (strncmp(arg, "ndjson:", 7) && strncmp(arg, "clickhouse://", 13))
 			return cli_usage_error(cmd, "--sink: '%s' is neither ndjson:FILE nor "
 					       "clickhouse://HOST:PORT/DB", arg);
@@ -186,23 +162,20 @@ static int agent_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 		}
 		a->sink_opts.spec = arg;
 		return 0;
-	case OPT_SPOOL:
+	case AGENT_OPT_SPOOL:
 		a->spool_dir = arg;
 		return 0;
-	case OPT_SPOOL_LIMIT:
+	case AGENT_OPT_SPOOL_LIMIT:
 		return parse_limit(arg, &a->spool_limit);
-	case OPT_PASSWORD_FILE:
+	case AGENT_OPT_PASSWORD_FILE:
 		a->sink_opts.password_file = arg;
 		return 0;
-	case OPT_CREATE_SCHEMA:
+	case AGENT_OPT_CREATE_SCHEMA:
 		a->sink_opts.create_schema = true;
 		return 0;
-	case OPT_TTL:
-		err = cli_parse_number(cmd, "--ttl", arg, 0, 100000, &v);
-		if (!err)
-			a->sink_opts.ttl_days = (unsigned int)v;
-		return err;
-	default: /* OPT_HOSTNAME */
+	case AGENT_OPT_TTL:
+		return cli_parse_uint(cmd, "--ttl", arg, 0, 100000, &a->sink_opts.ttl_days);
+	default: /* AGENT_OPT_HOSTNAME */
 		if (!*arg || strlen(arg) >= sizeof(a->host))
 			return cli_usage_error(cmd, "--hostname: give a name of 1 to %zu bytes",
 					       sizeof(a->host) - 1);
@@ -213,7 +186,7 @@ static int agent_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 
 static int agent_parse(int argc, char **argv, struct trace_opts *o, struct agent *a)
 {
-	int code = trace_parse_as(&agent_cmd, argc, argv, agent_long_opts, agent_opt, a, o);
+	int code = trace_parse_as(&agent_cmd, TRACE_CMD_AGENT, argc, argv, agent_opt, a, o);
 
 	if (code)
 		return code;

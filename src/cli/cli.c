@@ -50,6 +50,17 @@ int cli_parse_number(const struct cli_cmd *cmd, const char *name, const char *ar
 	return 0;
 }
 
+int cli_parse_uint(const struct cli_cmd *cmd, const char *name, const char *arg, uint64_t min,
+		   uint64_t max, unsigned int *ret)
+{
+	uint64_t v;
+	int err = cli_parse_number(cmd, name, arg, min, max, &v);
+
+	if (!err)
+		*ret = (unsigned int)v;
+	return err;
+}
+
 /* Whether arg ("--name" or "--name=...") is the long option whose value is c. */
 static bool is_long_opt(const struct option *longopts, const char *arg, int c)
 {

@@ -48,6 +48,9 @@ int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
  */
 int cli_parse_number(const struct cli_cmd *cmd, const char *name, const char *arg, uint64_t min,
 		     uint64_t max, uint64_t *ret);
+/* The same into an unsigned int (max at most UINT_MAX). */
+int cli_parse_uint(const struct cli_cmd *cmd, const char *name, const char *arg, uint64_t min,
+		   uint64_t max, unsigned int *ret);
 
 /*
  * One command's option. Returns 0, EXIT_USAGE after cli_usage_error(), or CLI_DONE. It sees

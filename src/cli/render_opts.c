@@ -36,18 +36,6 @@ static int parse_group(const char *s, enum sp_group *ret)
 	return 0;
 }
 
-/* A count in [min, max] into *ret, else the usage error that states the range. */
-static int parse_count(const struct cli_cmd *cmd, const char *name, const char *s, uint64_t min,
-		       uint64_t max, unsigned int *ret)
-{
-	uint64_t v;
-	int err = cli_parse_number(cmd, name, s, min, max, &v);
-
-	if (!err)
-		*ret = (unsigned int)v;
-	return err;
-}
-
 /* The options with an argument: 0, -EINVAL with *ret_fmt set, or -ENOENT when c is none. */
 static int parse_arg_opt(struct render_opts *o, int c, const char *arg, const char **ret_fmt)
 {
@@ -88,9 +76,9 @@ int render_opts_parse(const struct cli_cmd *cmd, struct render_opts *o, int c, c
 		o->lines = true;
 		return 0;
 	case 'n':
-		return parse_count(cmd, "-n", arg, 0, 1000000, &o->nrows);
+		return cli_parse_uint(cmd, "-n", arg, 0, 1000000, &o->nrows);
 	case RENDER_OPT_STACK_ROWS:
-		return parse_count(cmd, "--stack-rows", arg, 1, 1000, &o->nstacks);
+		return cli_parse_uint(cmd, "--stack-rows", arg, 1, 1000, &o->nstacks);
 	}
 	err = parse_arg_opt(o, c, arg, &fmt);
 	if (err == -ENOENT)

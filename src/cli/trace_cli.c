@@ -2,6 +2,8 @@
 /*
  * The `schedprof trace` command line: its help, options and usage errors, into struct
  * trace_opts (trace_opts.h). The render options come from render_opts.h, shared with report.
+ * One registry lists the options of every command that traces (trace, top, agent) and which
+ * of them takes each: their getopt tables are made of it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -126,39 +128,80 @@ enum {
 	OPT_USTACK_COPY,
 };
 
+/*
+ * One option of the commands that trace, besides the render and common options: its getopt
+ * entry and the commands that take it.
+ */
+struct trace_opt {
+	const char *name; /* the long option */
+	int has_arg;	  /* no_argument or required_argument */
+	int val;	  /* getopt's value: the short letter, an OPT_ or an AGENT_OPT_ */
+	unsigned int cmds; /* TRACE_CMD_* bits */
+};
+
+#define TRACING (TRACE_CMD_TRACE | TRACE_CMD_TOP | TRACE_CMD_AGENT)
+
+/* The registry, in --help's order: each command's getopt table is made of its rows. */
+static const struct trace_opt trace_reg[] = {
+	{ "pid", required_argument, 'p', TRACING },
+	{ "tid", required_argument, 't', TRACING },
+	{ "all", no_argument, 'a', TRACING },
+	{ "cgroup", required_argument, OPT_CGROUP, TRACING },
+	{ "duration", required_argument, 'd', TRACING },
+	{ "kill-on-end", no_argument, OPT_KILL_ON_END, TRACING },
+	{ "user", required_argument, OPT_USER, TRACING },
+	{ "as-root", no_argument, OPT_AS_ROOT, TRACING },
+	{ "interval", required_argument, 'i', TRACING },
+	{ "output", required_argument, 'o', TRACING },
+	{ "save", required_argument, OPT_SAVE, TRACING },
+	{ "strict", no_argument, OPT_STRICT, TRACING },
+	{ "timeline", no_argument, OPT_TIMELINE, TRACING },
+	{ "timeline-buffer", required_argument, OPT_TIMELINE_BUFFER, TRACING },
+	{ "wakers", no_argument, OPT_WAKERS, TRACING },
+	{ "verify-callers", no_argument, OPT_VERIFY_CALLERS, TRACING },
+	{ "freq", required_argument, 'F', TRACING },
+	{ "call-graph", no_argument, 'g', TRACING },
+	{ "ustack-copy", required_argument, OPT_USTACK_COPY, TRACING },
+	{ "no-profile", no_argument, OPT_NO_PROFILE, TRACING },
+	{ "max-targets", required_argument, OPT_MAX_TARGETS, TRACING },
+	{ "max-callers", required_argument, OPT_MAX_CALLERS, TRACING },
+	{ "max-stacks", required_argument, OPT_MAX_STACKS, TRACING },
+	{ "max-samples", required_argument, OPT_MAX_SAMPLES, TRACING },
+	{ "no-cache", no_argument, OPT_NO_CACHE, TRACING },
+	{ "sink", required_argument, AGENT_OPT_SINK, TRACE_CMD_AGENT },
+	{ "spool", required_argument, AGENT_OPT_SPOOL, TRACE_CMD_AGENT },
+	{ "spool-limit", required_argument, AGENT_OPT_SPOOL_LIMIT, TRACE_CMD_AGENT },
+	{ "password-file", required_argument, AGENT_OPT_PASSWORD_FILE, TRACE_CMD_AGENT },
+	{ "create-schema", no_argument, AGENT_OPT_CREATE_SCHEMA, TRACE_CMD_AGENT },
+	{ "ttl", required_argument, AGENT_OPT_TTL, TRACE_CMD_AGENT },
+	{ "hostname", required_argument, AGENT_OPT_HOSTNAME, TRACE_CMD_AGENT },
+};
+
 /* '+': stop at the first non-option, so COMMAND's own options stay its own. */
 #define TRACE_SHORT_OPTS "+" RENDER_SHORT_OPTS "p:t:ad:i:o:F:g" CLI_SHORT_OPTS
 
-static const struct option trace_long_opts[] = {
-	RENDER_LONG_OPTS,
-	{ "pid", required_argument, NULL, 'p' },
-	{ "tid", required_argument, NULL, 't' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "cgroup", required_argument, NULL, OPT_CGROUP },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "interval", required_argument, NULL, 'i' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "save", required_argument, NULL, OPT_SAVE },
-	{ "strict", no_argument, NULL, OPT_STRICT },
-	{ "max-targets", required_argument, NULL, OPT_MAX_TARGETS },
-	{ "max-callers", required_argument, NULL, OPT_MAX_CALLERS },
-	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "call-graph", no_argument, NULL, 'g' },
-	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
-	{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
-	{ "kill-on-end", no_argument, NULL, OPT_KILL_ON_END },
-	{ "user", required_argument, NULL, OPT_USER },
-	{ "as-root", no_argument, NULL, OPT_AS_ROOT },
-	{ "timeline", no_argument, NULL, OPT_TIMELINE },
-	{ "timeline-buffer", required_argument, NULL, OPT_TIMELINE_BUFFER },
-	{ "wakers", no_argument, NULL, OPT_WAKERS },
-	{ "verify-callers", no_argument, NULL, OPT_VERIFY_CALLERS },
-	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
-	{ "ustack-copy", required_argument, NULL, OPT_USTACK_COPY },
-	CLI_LONG_OPTS,
-	{},
-};
+static const struct option render_long_opts[] = { RENDER_LONG_OPTS };
+static const struct option common_long_opts[] = { CLI_LONG_OPTS };
+
+/* Room for the getopt table of any command that traces. */
+#define LONG_OPTS_MAX \
+	(ARRAY_SIZE(render_long_opts) + ARRAY_SIZE(trace_reg) + ARRAY_SIZE(common_long_opts) + 1)
+
+/* cmd's getopt table into ret: the render options, cmd's in the registry, the common ones. */
+static void build_long_opts(unsigned int cmd, struct option ret[LONG_OPTS_MAX])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(render_long_opts); i++)
+		ret[n++] = render_long_opts[i];
+	for (size_t i = 0; i < ARRAY_SIZE(trace_reg); i++)
+		if (trace_reg[i].cmds & cmd)
+			ret[n++] = (struct option){ trace_reg[i].name, trace_reg[i].has_arg, NULL,
+						    trace_reg[i].val };
+	for (size_t i = 0; i < ARRAY_SIZE(common_long_opts); i++)
+		ret[n++] = common_long_opts[i];
+	ret[n] = (struct option){ 0 };
+}
 
 /* The options, and what trace_opts does not hold but the checks after the options need. */
 struct trace_parse {
@@ -221,18 +264,6 @@ static bool *flag_of(struct trace_parse *p, int c)
 static const char **path_of(struct trace_opts *o, int c)
 {
 	return c == 'o' ? &o->output : c == OPT_SAVE ? &o->save : NULL;
-}
-
-/* A number in [min, max] into *ret, else the usage error that states the range (cli.h). */
-static int parse_number(const char *arg, uint64_t min, uint64_t max, uint32_t *ret,
-			const char *name)
-{
-	uint64_t v;
-	int err = cli_parse_number(&trace_cmd, name, arg, min, max, &v);
-
-	if (!err)
-		*ret = (uint32_t)v;
-	return err;
 }
 
 #define PID_MAX_LIMIT 4194304 /* the kernel's PID_MAX_LIMIT on 64-bit */
@@ -387,7 +418,7 @@ static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 		return parse_size(arg, &o->trace.timeline_buffer, "--timeline-buffer");
 	default: /* 'F': its range, with the kernel's limit, once the views are known */
 		p->have_freq = true;
-		return parse_number(arg, 1, UINT32_MAX, &o->trace.hz, "-F");
+		return cli_parse_uint(&trace_cmd, "-F", arg, 1, UINT32_MAX, &o->trace.hz);
 	}
 }
 
@@ -411,10 +442,10 @@ static int trace_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 	}
 	limit = limit_of(o, c, &name);
 	if (limit)
-		return parse_number(arg, 1, 1u << 24, limit, name);
+		return cli_parse_uint(&trace_cmd, name, arg, 1, 1u << 24, limit);
 	if (c == OPT_USTACK_COPY)
-		return parse_number(arg, 0, SP_PROF_UCOPY_MAX, &o->trace.ustack_copy,
-				    "--ustack-copy");
+		return cli_parse_uint(&trace_cmd, "--ustack-copy", arg, 0, SP_PROF_UCOPY_MAX,
+				      &o->trace.ustack_copy);
 	if (c == OPT_NO_CACHE) {
 		cache_disable(); /* for the whole process: nothing is read or written */
 		return 0;
@@ -551,13 +582,21 @@ static int parse_finish(struct trace_parse *p, int argc, char **argv)
 	return o->trace.cmdline ? 0 : cli_usage_error(&trace_cmd, "out of memory");
 }
 
+/* The options of which (TRACE_CMD_*) in argv, by the registry: 0, EXIT_USAGE or CLI_DONE. */
+static int parse_opts(struct trace_parse *p, unsigned int which, int argc, char **argv)
+{
+	struct option longopts[LONG_OPTS_MAX];
+
+	trace_opts_init(p->o);
+	build_long_opts(which, longopts);
+	return cli_parse(&trace_cmd, argc, argv, TRACE_SHORT_OPTS, longopts, trace_opt, p);
+}
+
 int trace_parse(int argc, char **argv, struct trace_opts *o)
 {
 	struct trace_parse p = { .o = o };
-	int err;
+	int err = parse_opts(&p, TRACE_CMD_TRACE, argc, argv);
 
-	trace_opts_init(o);
-	err = cli_parse(&trace_cmd, argc, argv, TRACE_SHORT_OPTS, trace_long_opts, trace_opt, &p);
 	return err ? err : parse_finish(&p, argc, argv);
 }
 
@@ -569,25 +608,14 @@ void trace_opts_free(struct trace_opts *o)
 	o->trace.cmdline = NULL;
 }
 
-int trace_parse_as(const struct cli_cmd *cmd, int argc, char **argv, const struct option *extra,
+int trace_parse_as(const struct cli_cmd *cmd, unsigned int which, int argc, char **argv,
 		   cli_opt_fn on_extra, void *ctx, struct trace_opts *o)
 {
 	struct trace_parse p = { .o = o, .extra_opt = on_extra, .extra_ctx = ctx };
-	size_t nt = ARRAY_SIZE(trace_long_opts) - 1, ne = 0;
-	struct option *all;
 	int err;
 
 	trace_cmd = *cmd;
-	trace_opts_init(o);
-	while (extra[ne].name)
-		ne++;
-	all = calloc(nt + ne + 1, sizeof(*all));
-	if (!all)
-		return cli_usage_error(&trace_cmd, "out of memory");
-	memcpy(all, extra, ne * sizeof(*all));
-	memcpy(all + ne, trace_long_opts, nt * sizeof(*all));
-	err = cli_parse(&trace_cmd, argc, argv, TRACE_SHORT_OPTS, all, trace_opt, &p);
-	free(all);
+	err = parse_opts(&p, which, argc, argv);
 	return err ? err : parse_finish(&p, argc, argv);
 }
 
@@ -619,8 +647,7 @@ int top_parse(int argc, char **argv, struct trace_opts *o)
 
 	trace_cmd.name = "top";
 	trace_cmd.help = top_help;
-	trace_opts_init(o);
-	err = cli_parse(&trace_cmd, argc, argv, TRACE_SHORT_OPTS, trace_long_opts, trace_opt, &p);
+	err = parse_opts(&p, TRACE_CMD_TOP, argc, argv);
 	if (err)
 		return err;
 	if (o->output || o->render.format != SP_FMT_TABLE)

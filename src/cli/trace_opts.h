@@ -28,16 +28,31 @@ int trace_parse(int argc, char **argv, struct trace_opts *o);
 int top_parse(int argc, char **argv, struct trace_opts *o);
 void trace_opts_free(struct trace_opts *o);
 
-/*
- * A command that traces as trace does, with options of its own (`schedprof agent`): trace's
- * options plus extra (long options only, val >= TRACE_OPT_EXTRA, {}-terminated), each handed
- * to on_extra(cmd, ctx, val, arg); messages and --help are cmd's. Returns as trace_parse().
- */
+/* The commands that trace, as the registry of their options (trace_cli.c) names them. */
+#define TRACE_CMD_TRACE 1u
+#define TRACE_CMD_TOP 2u
+#define TRACE_CMD_AGENT 4u
+
+/* getopt values of the agent's own options: trace_parse_as() hands them to its on_extra */
 #define TRACE_OPT_EXTRA 0x1000
-struct option;
+enum {
+	AGENT_OPT_SINK = TRACE_OPT_EXTRA,
+	AGENT_OPT_SPOOL,
+	AGENT_OPT_SPOOL_LIMIT,
+	AGENT_OPT_PASSWORD_FILE,
+	AGENT_OPT_CREATE_SCHEMA,
+	AGENT_OPT_TTL,
+	AGENT_OPT_HOSTNAME,
+};
+
+/*
+ * A command that traces as trace does, with options of its own (`schedprof agent`): the
+ * registry's options of which (TRACE_CMD_*), those with val >= TRACE_OPT_EXTRA handed to
+ * on_extra(cmd, ctx, val, arg); messages and --help are cmd's. Returns as trace_parse().
+ */
 struct cli_cmd;
 typedef int (*cli_opt_fn)(const struct cli_cmd *cmd, void *ctx, int c, const char *arg);
-int trace_parse_as(const struct cli_cmd *cmd, int argc, char **argv, const struct option *extra,
+int trace_parse_as(const struct cli_cmd *cmd, unsigned int which, int argc, char **argv,
 		   cli_opt_fn on_extra, void *ctx, struct trace_opts *o);
 
 /* trace -i's hooks (top.c): each interval's tables, or one JSON line per interval. */

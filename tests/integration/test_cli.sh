@@ -14,6 +14,20 @@
 "$SCHEDPROF" frobnicate >/dev/null 2>&1; rc=$?
 [ $rc = 2 ] || fail "unknown command exits $rc, expected 2"
 pass "usage errors exit 2"
+# one table of the tracing commands' options: the agent's own are neither trace's nor top's,
+# and the agent takes trace's (its messages name the agent)
+for cmd in trace top; do
+	# -d 0 is refused too: a table that let --spool through fails here, it does not trace
+	"$SCHEDPROF" $cmd --spool "$TMP/sp" -d 0 > /dev/null 2> "$TMP/err"; rc=$?
+	[ $rc = 2 ] || fail "$cmd --spool exits $rc, expected 2"
+	grep -qx "schedprof $cmd: unknown or incomplete option '--spool'" "$TMP/err" ||
+		fail "$cmd --spool: $(cat "$TMP/err")"
+done
+"$SCHEDPROF" agent --max-targets 0 > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 2 ] || fail "agent --max-targets 0 exits $rc, expected 2"
+grep -qx "schedprof agent: --max-targets: 0 is out of range (1..16777216)" "$TMP/err" ||
+	fail "agent --max-targets 0: $(cat "$TMP/err")"
+pass "trace and top refuse the agent's options; the agent takes trace's"
 require_bpf
 "$SCHEDPROF" trace -- false > /dev/null; rc=$?
 [ $rc = 1 ] || fail "-- false exits $rc, expected 1"
