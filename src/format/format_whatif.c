@@ -27,8 +27,8 @@ int format_whatif_table(const struct sp_whatif *w, FILE *f)
 	fprintf(f, "what if: the job's wall time replayed from its timeline on other CPU counts\n");
 	fprintf(f, "  graph: %" PRIu64 " tasks, %" PRIu64 " bursts (%s of CPU), %" PRIu64
 		" wake-ups, %" PRIu64 " forks, %" PRIu64 " exits, %" PRIu64 " fixed sleeps (%s)\n",
-		w->tasks, w->bursts, fmt_duration(base->work_ns, d1, sizeof(d1)), w->wakes,
-		w->forks, w->exits, w->fixed, fmt_duration(w->fixed_ns, d2, sizeof(d2)));
+		w->tasks, w->bursts, fmt_duration(base->work_ns, d1, sizeof(d1)), w->counts.wakes,
+		w->counts.forks, w->counts.exits, w->counts.fixed, fmt_duration(w->counts.fixed_ns, d2, sizeof(d2)));
 	fprintf(f, "  traced on %d CPU%s: %s measured, %s replayed (%+.1f%%)\n", w->traced_cpus,
 		w->traced_cpus == 1 ? "" : "s", fmt_duration(w->measured_ns, d1, sizeof(d1)),
 		fmt_duration(w->replayed_ns, d2, sizeof(d2)), rel(w->replayed_ns, w->measured_ns));
@@ -104,11 +104,11 @@ static void write_whatif(struct json_writer *jw, const struct sp_whatif *w)
 	jw_kv_uint(jw, "replayed_ns", w->replayed_ns);
 	jw_kv_uint(jw, "tasks", w->tasks);
 	jw_kv_uint(jw, "bursts", w->bursts);
-	jw_kv_uint(jw, "wakes", w->wakes);
-	jw_kv_uint(jw, "forks", w->forks);
-	jw_kv_uint(jw, "exits", w->exits);
-	jw_kv_uint(jw, "fixed", w->fixed);
-	jw_kv_uint(jw, "fixed_ns", w->fixed_ns);
+	jw_kv_uint(jw, "wakes", w->counts.wakes);
+	jw_kv_uint(jw, "forks", w->counts.forks);
+	jw_kv_uint(jw, "exits", w->counts.exits);
+	jw_kv_uint(jw, "fixed", w->counts.fixed);
+	jw_kv_uint(jw, "fixed_ns", w->counts.fixed_ns);
 	jw_kv_uint(jw, "work_ns", base->work_ns);
 	jw_kv_uint(jw, "critical_path_ns", base->cp_ns);
 	write_preds(jw, base, w->npreds);

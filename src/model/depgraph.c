@@ -87,8 +87,8 @@ static void gap_fix_edge(struct sp_depgraph *g, struct gap *gp)
 	gp->edge = false;
 	gp->fixed_ns += gp->ns;
 	if (gp->kind == SP_DG_WAKE) {
-		g->fixed++;
-		g->fixed_ns += gp->ns;
+		g->counts.fixed++;
+		g->counts.fixed_ns += gp->ns;
 	}
 }
 
@@ -183,8 +183,8 @@ static int build_task(struct build *b, size_t k, size_t a, size_t z, sp_dg_drop_
 				gp.ns = s->ns;
 			} else {
 				gp.fixed_ns += s->ns;
-				g->fixed++;
-				g->fixed_ns += s->ns;
+				g->counts.fixed++;
+				g->counts.fixed_ns += s->ns;
 			}
 			continue;
 		}
@@ -252,12 +252,12 @@ static int resolve(struct build *b, const struct pend *p)
 			*e = (struct sp_dg_edge){ .src = r->burst, .dst = p->dst,
 						  .offset_ns = r->cum + in, .kind = p->kind };
 			if (p->kind == SP_DG_FORK) {
-				g->forks++;
+				g->counts.forks++;
 				g->tasks[dst->task].forked = true;
 			} else if (p->kind == SP_DG_EXIT) {
-				g->exits++;
+				g->counts.exits++;
 			} else {
-				g->wakes++;
+				g->counts.wakes++;
 			}
 			return 0;
 		}
@@ -265,8 +265,8 @@ static int resolve(struct build *b, const struct pend *p)
 	/* the fork of a task whose parent did not run in the window: it starts when it did */
 	dst->delay_ns += p->fallback_ns;
 	if (p->kind == SP_DG_WAKE) {
-		g->fixed++;
-		g->fixed_ns += p->fallback_ns;
+		g->counts.fixed++;
+		g->counts.fixed_ns += p->fallback_ns;
 	}
 	return 0;
 }

@@ -52,6 +52,13 @@ struct sp_dg_task {
 	bool forked;	   /* its first burst has a fork edge */
 };
 
+/* What a graph is made of beyond its bursts: its edges of each kind and its fixed delays. */
+struct sp_dg_counts {
+	uint64_t wakes, forks, exits; /* edges of each kind */
+	uint64_t fixed;		      /* sleeps kept as fixed delays */
+	uint64_t fixed_ns;
+};
+
 struct sp_depgraph {
 	struct sp_dg_task *tasks;
 	size_t ntasks;
@@ -62,9 +69,7 @@ struct sp_depgraph {
 	uint64_t t0;	       /* the first task's start */
 	uint64_t end_ns;       /* the last burst's measured end */
 	uint64_t work_ns;      /* the bursts' sum */
-	uint64_t wakes, forks, exits; /* edges of each kind */
-	uint64_t fixed;	       /* sleeps kept as fixed delays */
-	uint64_t fixed_ns;
+	struct sp_dg_counts counts;
 	uint64_t dropped;      /* sleeps the filter shortened to zero */
 	uint64_t dropped_ns;
 };

@@ -297,11 +297,7 @@ static int compute(const struct sp_run *run, const struct sp_whatif_opts *o,
 					       "segment of no task, or out of order)") : rc;
 	w->tasks = g.ntasks;
 	w->bursts = g.nbursts;
-	w->wakes = g.wakes;
-	w->forks = g.forks;
-	w->exits = g.exits;
-	w->fixed = g.fixed;
-	w->fixed_ns = g.fixed_ns;
+	w->counts = g.counts;
 	w->measured_ns = g.end_ns - g.t0;
 	rc = sp_replay(&g, w->traced_cpus, o->slice_ns ? o->slice_ns : SP_REPLAY_SLICE_NS, &r);
 	if (!rc) {

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "model/depgraph.h"
 #include "model/model.h"
 
 /* The CPU counts predicted when --what-if gives none. */
@@ -57,7 +58,8 @@ struct sp_whatif {
 	int traced_cpus;      /* the CPUs the job ran on in the trace */
 	uint64_t measured_ns; /* the traced wall time: the first task's start to the last run's end */
 	uint64_t replayed_ns; /* the model's replay on traced_cpus (its error on its own trace) */
-	uint64_t tasks, bursts, wakes, forks, exits, fixed, fixed_ns;
+	uint64_t tasks, bursts;
+	struct sp_dg_counts counts; /* the graph's */
 	size_t npreds;
 	struct sp_whatif_case *cases;
 	size_t ncases;

@@ -89,8 +89,8 @@ START_TEST(test_chain)
 	ck_assert_uint_eq(g.ntasks, 3);
 	ck_assert_uint_eq(g.nbursts, 3);
 	ck_assert_uint_eq(g.nedges, 2);
-	ck_assert_uint_eq(g.wakes, 2);
-	ck_assert_uint_eq(g.fixed, 0);
+	ck_assert_uint_eq(g.counts.wakes, 2);
+	ck_assert_uint_eq(g.counts.fixed, 0);
 	ck_assert_uint_eq(g.work_ns, 30 * MS);
 	ck_assert_uint_eq(g.end_ns, 31 * MS);
 	/* A's wake-up of B is at the end of A's 10 ms */
@@ -138,8 +138,8 @@ START_TEST(test_fork_join)
 	fork_join(&tl);
 	ck_assert_int_eq(sp_depgraph_build(&tl, NULL, NULL, &g), 0);
 	ck_assert_uint_eq(g.nbursts, 6);
-	ck_assert_uint_eq(g.forks, 4);
-	ck_assert_uint_eq(g.wakes, 1);
+	ck_assert_uint_eq(g.counts.forks, 4);
+	ck_assert_uint_eq(g.counts.wakes, 1);
 	for (int c = 1; c <= 4; c++)
 		ck_assert(g.tasks[c].forked);
 	ck_assert(!g.tasks[0].forked);
@@ -215,8 +215,8 @@ START_TEST(test_exit_edge)
 	task(&tl, 3, 1, 12 * MS, 22 * MS);
 	R(&tl, 3, 12, 22);
 	ck_assert_int_eq(sp_depgraph_build(&tl, NULL, NULL, &g), 0);
-	ck_assert_uint_eq(g.exits, 2);
-	ck_assert_uint_eq(g.forks, 2);
+	ck_assert_uint_eq(g.counts.exits, 2);
+	ck_assert_uint_eq(g.counts.forks, 2);
 	ck_assert_uint_eq(g.nbursts, 5);
 	sp_depgraph_free(&g);
 	ck_assert_uint_eq(wall(&tl, 1, 0), 23 * MS);
@@ -248,7 +248,7 @@ START_TEST(test_fork_then_sleep)
 	B(&tl, 2, 10, 15, "do_nanosleep", NULL, 0);
 	R(&tl, 2, 15, 25);
 	ck_assert_int_eq(sp_depgraph_build(&tl, NULL, NULL, &g), 0);
-	ck_assert_uint_eq(g.forks, 1);
+	ck_assert_uint_eq(g.counts.forks, 1);
 	ck_assert(g.tasks[3].forked);
 	ck_assert_uint_eq(g.bursts[g.tasks[3].first].delay_ns, 5 * MS);
 	sp_depgraph_free(&g);
@@ -271,8 +271,8 @@ START_TEST(test_fixed_delay)
 		R(&tl, t, 60, 70);
 	}
 	ck_assert_int_eq(sp_depgraph_build(&tl, NULL, NULL, &g), 0);
-	ck_assert_uint_eq(g.fixed, 2);
-	ck_assert_uint_eq(g.fixed_ns, 100 * MS);
+	ck_assert_uint_eq(g.counts.fixed, 2);
+	ck_assert_uint_eq(g.counts.fixed_ns, 100 * MS);
 	ck_assert_uint_eq(g.bursts[1].delay_ns, 50 * MS);
 	sp_depgraph_free(&g);
 	ck_assert_uint_eq(wall(&tl, 2, 0), 70 * MS);
@@ -571,7 +571,7 @@ START_TEST(test_fixture)
 	ck_assert_int_eq(sp_whatif_compute(&run, &o, &w, why, sizeof(why)), 0);
 	ck_assert_uint_eq(w.tasks, run.timeline.ntasks);
 	ck_assert_uint_gt(w.bursts, 0);
-	ck_assert_uint_eq(w.forks, 3);
+	ck_assert_uint_eq(w.counts.forks, 3);
 	for (size_t i = 0; i < w.npreds; i++) {
 		const struct sp_whatif_pred *p = &w.cases[0].preds[i];
 
