@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../unit.h"
+#include "base/util.h"
 #include "model/samples.h"
 #include "model/schema.h"
 #include "model/view.h"
@@ -46,15 +47,22 @@ static const struct sp_field *array_field(const struct sp_view_ops *v, const cha
 
 START_TEST(registry)
 {
-	static const char *const names[] = { "schedules", "profile", "locks", "timeline" };
+	/* each view file's name and bit are its line's in SP_VIEW_LIST (model.h) */
+#define LIST_NAME(name, BIT, bit, coll, by_default) #name,
+#define LIST_BIT(name, BIT, bit, coll, by_default) 1u << (bit),
+	static const char *const names[] = { SP_VIEW_LIST(LIST_NAME) };
+	static const unsigned int list_bits[] = { SP_VIEW_LIST(LIST_BIT) };
+#undef LIST_NAME
+#undef LIST_BIT
 	unsigned int bits = 0;
 
-	ck_assert_uint_eq(sp_nviews, 4);
+	ck_assert_uint_eq(sp_nviews, ARRAY_SIZE(names));
 	for (size_t i = 0; i < sp_nviews; i++) {
 		const struct sp_view_ops *v = sp_views[i];
 		size_t len = strlen(v->name);
 
 		ck_assert_str_eq(v->name, names[i]); /* the outputs' order */
+		ck_assert_uint_eq(v->bit, list_bits[i]);
 		ck_assert_msg(v->bit && !(v->bit & (v->bit - 1)), "%s: bit 0x%x", v->name, v->bit);
 		ck_assert_uint_eq(bits & v->bit, 0);
 		bits |= v->bit;
