@@ -6,7 +6,7 @@
  * walk (samples.c), the labels of its count and time, its pprof sample types. Every format
  * and the reader go through sp_views[].
  *
- * Every file a new view touches, this one included: docs/adding-a-view.md.
+ * Every file a new view touches: docs/adding-a-view.md.
  */
 #ifndef SCHEDPROF_VIEW_H
 #define SCHEDPROF_VIEW_H
