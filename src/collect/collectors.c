@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The collectors, one per view: a new view adds its line here. Their order does not matter
- * (collector.h); the engine keeps per-collector state for at most TRACE_MAX_COLLECTORS.
+ * The collectors, one per view, named by SP_VIEW_LIST (model.h): a new view adds its line
+ * there. Their order does not matter (collector.h); the engine keeps per-collector state for
+ * at most TRACE_MAX_COLLECTORS.
  */
 #include "base/util.h"
 #include "collect/tracer.h"
 
-extern const struct collector sched_collector, profile_collector, lock_collector,
-	timeline_collector;
+#define COLLECTOR_EXTERN_(name, BIT, bit, coll, by_default) \
+	extern const struct collector coll##_collector;
+SP_VIEW_LIST(COLLECTOR_EXTERN_)
+#undef COLLECTOR_EXTERN_
 
-const struct collector *const collectors[] = {
-	&sched_collector,
-	&profile_collector,
-	&lock_collector,
-	&timeline_collector,
-};
+#define COLLECTOR_ENTRY_(name, BIT, bit, coll, by_default) &coll##_collector,
+const struct collector *const collectors[] = { SP_VIEW_LIST(COLLECTOR_ENTRY_) };
+#undef COLLECTOR_ENTRY_
 const size_t ncollectors = ARRAY_SIZE(collectors);
 
 _Static_assert(ARRAY_SIZE(collectors) <= TRACE_MAX_COLLECTORS,

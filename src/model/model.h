@@ -434,6 +434,23 @@ struct sp_interval {
 	uint64_t start_ns, end_ns;
 };
 
+/*
+ * The views a run holds, in the order of the outputs, one line each (every file a new view
+ * touches: docs/adding-a-view.md): X(name, BIT, bit, collector, by_default)
+ *   name        its descriptor sp_view_<name> (model/view_<name>.c), its line in sp_views[]
+ *   BIT, bit    its mask SP_VIEW_<BIT> = 1u << bit (view_opts.h); a bit of its own
+ *   collector   what fills it: <collector>_collector (collect/<collector>.c), its line in
+ *               collectors[]
+ *   by_default  1: trace collects it when --views does not say (in SP_VIEW_ALL); 0: only
+ *               when asked (in SP_VIEW_EVERY only)
+ * Its struct is a member of struct sp_run.
+ */
+#define SP_VIEW_LIST(X)                                                                         \
+	X(schedules, SCHED, 0, sched, 1)                                                        \
+	X(profile, PROFILE, 1, profile, 1)                                                      \
+	X(locks, LOCKS, 2, lock, 1)                                                             \
+	X(timeline, TIMELINE, 3, timeline, 0) /* --timeline */
+
 struct sp_run {
 	char *schema;	  /* SP_SCHEMA */
 	char *version;	  /* schedprof version that wrote it */

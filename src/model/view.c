@@ -6,13 +6,10 @@
 #include "model/view.h"
 #include "base/util.h"
 
-/* A new view: its line here (every file it touches: docs/adding-a-view.md). */
-const struct sp_view_ops *const sp_views[] = {
-	&sp_view_schedules,
-	&sp_view_profile,
-	&sp_view_locks,
-	&sp_view_timeline, /* --timeline only */
-};
+/* A new view: its line in SP_VIEW_LIST (model.h; every file it touches: docs/adding-a-view.md). */
+#define SP_VIEW_ENTRY_(name, BIT, bit, collector, by_default) &sp_view_##name,
+const struct sp_view_ops *const sp_views[] = { SP_VIEW_LIST(SP_VIEW_ENTRY_) };
+#undef SP_VIEW_ENTRY_
 const size_t sp_nviews = ARRAY_SIZE(sp_views);
 
 const struct sp_view_ops *sp_view_find(unsigned int bit)

@@ -6,7 +6,7 @@
  * walk (samples.c), the labels of its count and time, its pprof sample types. Every format
  * and the reader go through sp_views[].
  *
- * Every file a new view touches, this one included: docs/adding-a-view.md.
+ * Every file a new view touches: docs/adding-a-view.md.
  */
 #ifndef SCHEDPROF_VIEW_H
 #define SCHEDPROF_VIEW_H
@@ -115,8 +115,12 @@ struct sp_view_ops {
 	size_t nlosses;
 };
 
-extern const struct sp_view_ops sp_view_schedules, sp_view_profile, sp_view_locks, sp_view_timeline;
-/* Every view, in the order of the outputs. */
+/* sp_view_schedules, ...: each view of SP_VIEW_LIST (model.h), defined in its view_NAME.c */
+#define SP_VIEW_EXTERN_(name, BIT, bit, collector, by_default) \
+	extern const struct sp_view_ops sp_view_##name;
+SP_VIEW_LIST(SP_VIEW_EXTERN_)
+#undef SP_VIEW_EXTERN_
+/* Every view, in the order of the outputs (SP_VIEW_LIST's). */
 extern const struct sp_view_ops *const sp_views[];
 extern const size_t sp_nviews;
 

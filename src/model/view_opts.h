@@ -20,14 +20,24 @@ enum sp_format {
 	SP_FMT_TIMELINE,    /* the timeline as an HTML page */
 };
 
-#define SP_VIEW_SCHED (1u << 0)
-#define SP_VIEW_PROFILE (1u << 1)
-#define SP_VIEW_LOCKS (1u << 2)
-#define SP_VIEW_TIMELINE (1u << 3) /* --timeline only: not in SP_VIEW_ALL */
-/* What trace collects by default: schedules, profile, locks. */
-#define SP_VIEW_ALL (SP_VIEW_SCHED | SP_VIEW_PROFILE | SP_VIEW_LOCKS)
-/* Every view: what report, diff and trace render of a run by default (what it holds). */
-#define SP_VIEW_EVERY (SP_VIEW_ALL | SP_VIEW_TIMELINE)
+/*
+ * Each view's bit, SP_VIEW_SCHED ... (SP_VIEW_LIST, model.h), and the masks: what trace
+ * collects by default (schedules, profile, locks), and every view (what report, diff and
+ * trace render of a run by default: what it holds).
+ */
+#define SP_VIEW_BIT_(name, BIT, bit, collector, by_default) SP_VIEW_##BIT = 1u << (bit),
+enum { SP_VIEW_LIST(SP_VIEW_BIT_) };
+#undef SP_VIEW_BIT_
+#define SP_VIEW_IN_ALL_(name, BIT, bit, collector, by_default) | ((by_default) ? SP_VIEW_##BIT : 0u)
+#define SP_VIEW_IN_EVERY_(name, BIT, bit, collector, by_default) | SP_VIEW_##BIT
+#define SP_VIEW_ALL (0u SP_VIEW_LIST(SP_VIEW_IN_ALL_))
+#define SP_VIEW_EVERY (0u SP_VIEW_LIST(SP_VIEW_IN_EVERY_))
+
+/* Bits of their own: their sum is their union. */
+#define SP_VIEW_SUM_(name, BIT, bit, collector, by_default) + SP_VIEW_##BIT
+_Static_assert((0u SP_VIEW_LIST(SP_VIEW_SUM_)) == SP_VIEW_EVERY,
+	       "two views of SP_VIEW_LIST (model.h) share a bit");
+#undef SP_VIEW_SUM_
 
 enum sp_group { SP_GROUP_CALLER = 0, SP_GROUP_COMM };
 

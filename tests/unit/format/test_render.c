@@ -86,7 +86,7 @@ START_TEST(view_names)
 	ck_assert_int_eq(render_parse_views("timeline", &v), 0);
 	ck_assert_uint_eq(v, SP_VIEW_TIMELINE);
 	ck_assert_int_eq(render_parse_views("schedules,profile,locks,timeline", &v), 0);
-	ck_assert_uint_eq(v, SP_VIEW_EVERY);
+	ck_assert_uint_eq(v, SP_VIEW_ALL | SP_VIEW_TIMELINE);
 	ck_assert_uint_eq(SP_VIEW_ALL & SP_VIEW_TIMELINE, 0); /* not collected by default */
 	v = 12345;
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
