@@ -18,7 +18,10 @@ jq procps kmod initramfs-tools python3 meson golang-go bpftool strace time util-
 libc6-dev"
 # the matrix: label, then how the kernel is chosen (bookworm's metapackages; 6.12 by its exact
 # package name from bookworm-backports, so that the rt metapackage stays at 6.1)
+# SP_KERNELS_EXTRA adds kernels the same way (6.12-rt:backports:linux-image-rt-amd64 for
+# 6.12 PREEMPT_RT), in an image of their own
 KERNELS="6.1:linux-image-amd64 6.1-rt:linux-image-rt-amd64 6.12:backports:linux-image-amd64"
+KERNELS+=${SP_KERNELS_EXTRA:+ $SP_KERNELS_EXTRA}
 cache=${SP_KERNELS_CACHE:-/var/cache/schedprof/kernels}
 rebuild=false
 for a in "$@"; do
