@@ -77,10 +77,14 @@ if ! $rebuild && [ -f "$dir/kernels" ] && [ -f "$dir/root.img" ]; then
 	echo "$dir" >&3
 	exit 0
 fi
-# older recipes' images: only the newest is kept
-for d in "$cache"/*/; do
-	[ -d "$d" ] && [ "${d%/}" != "$dir" ] && rm -rf "$d"
-done
+# older recipes' images: only the newest default one is kept. An image with extra kernels
+# removes none (the default image stays for the matrix and CI); the next new default one
+# removes it.
+if [ -z "${SP_KERNELS_EXTRA:-}" ]; then
+	for d in "$cache"/*/; do
+		[ -d "$d" ] && [ "${d%/}" != "$dir" ] && rm -rf "$d"
+	done
+fi
 rm -rf "$dir"
 mkdir -p "$dir"
 root=$dir/root.build
