@@ -569,6 +569,9 @@ START_TEST(test_view_table)
 		/* NULL: a view without stacks (the timeline) */
 		ck_assert(!v->walk.rows || sp_schema_field(v->schema, v->walk.rows));
 		ck_assert(v->ndiff || v->ntotals); /* diff compares its rows, or its totals */
+		/* today's views have rows that diff compares */
+		if (v->bit & (SP_VIEW_SCHED | SP_VIEW_PROFILE | SP_VIEW_LOCKS | SP_VIEW_TIMELINE))
+			ck_assert_uint_gt(v->ndiff, 0);
 		for (size_t j = 0; j < v->ndiff; j++) {
 			size_t off;
 			const struct sp_field *f = sp_schema_path(v->schema, v->diff[j].rows, &off);

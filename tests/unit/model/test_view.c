@@ -54,8 +54,15 @@ START_TEST(registry)
 	static const unsigned int list_bits[] = { SP_VIEW_LIST(LIST_BIT) };
 #undef LIST_NAME
 #undef LIST_BIT
+	/* today's views keep their order (the outputs') and their bits (saved runs' masks) */
+	static const char *const known[] = { "schedules", "profile", "locks", "timeline" };
 	unsigned int bits = 0;
 
+	ck_assert_uint_ge(sp_nviews, ARRAY_SIZE(known));
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++) {
+		ck_assert_str_eq(sp_views[i]->name, known[i]);
+		ck_assert_uint_eq(sp_views[i]->bit, 1u << i);
+	}
 	ck_assert_uint_eq(sp_nviews, ARRAY_SIZE(names));
 	for (size_t i = 0; i < sp_nviews; i++) {
 		const struct sp_view_ops *v = sp_views[i];
