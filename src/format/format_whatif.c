@@ -28,7 +28,8 @@ int format_whatif_table(const struct sp_whatif *w, FILE *f)
 	fprintf(f, "  graph: %" PRIu64 " tasks, %" PRIu64 " bursts (%s of CPU), %" PRIu64
 		" wake-ups, %" PRIu64 " forks, %" PRIu64 " exits, %" PRIu64 " fixed sleeps (%s)\n",
 		w->tasks, w->bursts, fmt_duration(base->work_ns, d1, sizeof(d1)), w->counts.wakes,
-		w->counts.forks, w->counts.exits, w->counts.fixed, fmt_duration(w->counts.fixed_ns, d2, sizeof(d2)));
+		w->counts.forks, w->counts.exits, w->counts.fixed,
+		fmt_duration(w->counts.fixed_ns, d2, sizeof(d2)));
 	fprintf(f, "  traced on %d CPU%s: %s measured, %s replayed (%+.1f%%)\n", w->traced_cpus,
 		w->traced_cpus == 1 ? "" : "s", fmt_duration(w->measured_ns, d1, sizeof(d1)),
 		fmt_duration(w->replayed_ns, d2, sizeof(d2)), rel(w->replayed_ns, w->measured_ns));
