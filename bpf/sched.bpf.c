@@ -636,10 +636,12 @@ static __always_inline void sched_switch_in(struct task_struct *next, struct sp_
  * is not always the previous event's next: 5 in 2477 events), with no recursion miss on our
  * side. Its switch-in is placed where this run on the CPU began: its runtime since the
  * scheduler picked it (sum_exec_runtime - prev_sum_exec_runtime, both up to date at the
- * switch), and counted.
+ * switch), and counted. A throttled task's wait is split there as at a switch-in seen (the
+ * one missed can be its unthrottle's): else its throttle's whole time would count as waiting
+ * for a CPU.
  */
-static __always_inline void switch_in_missed(struct task_struct *prev, struct sp_sleep *s,
-					     __u64 now)
+static __always_inline void switch_in_missed(struct task_struct *prev, struct sp_task *ts,
+					     struct sp_sleep *s, __u64 now)
 {
 	__u64 from = s->state == SP_TS_NEW ? s->wake_ts : s->ts;
 	__u64 ran = prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime;
@@ -647,6 +649,10 @@ static __always_inline void switch_in_missed(struct task_struct *prev, struct sp
 
 	sp_drop(sched_drops.switch_in_missed);
 	charge_offcpu(s, in);
+	if (quota_check && ts->throttled) {
+		ts->throttled = 0;
+		throttled_in(s, prev->pid, in);
+	}
 	s->state = SP_TS_RUNNING;
 	s->ts_in = in;
 	s->wake_ts = 0;
@@ -711,7 +717,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 			return;
 	} else if (prev->pid != 0) {
 		if (s->state == SP_TS_OFF || s->state == SP_TS_NEW)
-			switch_in_missed(prev, s, now);
+			switch_in_missed(prev, *pt, s, now);
 		if (pc && s->state == SP_TS_RUNNING) {
 			pc->budget.oncpu_ns += in_window(s->ts_in, now);
 			if (steal_split)
