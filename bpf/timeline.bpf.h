@@ -118,6 +118,7 @@ static __always_inline void tl_on_switch(struct task_struct *prev, struct task_s
 	e->caller = traced_prev ? caller : 0;
 	e->wait = traced_prev ? wait : 0;
 	e->prev_state = prev_state;
+	e->prev_ran = traced_prev ? prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime : 0;
 	e->prev_tid = traced_prev ? prev->pid : 0;
 	e->prev_pid = traced_prev ? prev->tgid : 0;
 	e->next_tid = traced_next ? next->pid : 0;

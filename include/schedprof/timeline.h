@@ -45,6 +45,7 @@ struct sp_tl_hdr {
 struct sp_tl_switch {
 	struct sp_tl_hdr h;
 	__u64 caller;	   /* prev's caller of schedule() (fold.h), voluntary switch-outs */
+	__u64 prev_ran;	   /* prev's runtime since it was picked: places a switch-in missed */
 	__u32 prev_tid, prev_pid;
 	__u32 prev_state;  /* 0: preempted (TASK_RUNNING) */
 	__u32 wait;	   /* enum sp_wait of prev's sleep */

@@ -339,6 +339,17 @@ static int on_switch_out(struct tl_builder *b, const struct sp_tl_switch *e, uin
 
 	if (!t)
 		return -ENOMEM;
+	/*
+	 * Not running: its switch-in was missed (the kernel's sched_switch stream has gaps
+	 * under load). It ran here for prev_ran, up to now: else that run, up to a whole
+	 * slice, would be time off CPU, and the CPU time the model replays would be short.
+	 */
+	if (t->state != SP_TL_RUNNING && e->prev_ran) {
+		err = transition(b, t, e->prev_ran < ts ? ts - e->prev_ran : 0, SP_TL_RUNNING,
+				 e->h.cpu, NONE, 0);
+		if (err)
+			return err;
+	}
 	/* after its exit event a task may still sleep or be preempted (in exit_mm, ...) */
 	if (e->prev_state & TL_TASK_DEAD) {
 		t->exited = true;
@@ -505,8 +516,8 @@ int tl_builder_add(struct tl_builder *b, const void *data, size_t size)
 		return 0;
 	}
 	ts = rel(b, h->ts);
-	/* room for this event's segments (3 at most) and for cutting every live task */
-	if (b->nsegs + 3 + b->alive + 2 > b->max_segs) {
+	/* room for this event's segments (4 at most) and for cutting every live task */
+	if (b->nsegs + 4 + b->alive + 2 > b->max_segs) {
 		b->counts.dropped++;
 		return truncate_at(b, ts);
 	}

@@ -73,15 +73,16 @@ static void hdr(struct sp_tl_hdr *h, int type, uint64_t ts, int cpu)
 }
 
 
-/* A switch at ts (ns after the start) from prev to next (0: not traced). */
-static int sw(struct tl_builder *b, uint64_t ts, int cpu, int prev, unsigned int state,
-	      uint64_t caller, uint32_t wait, int next)
+/* A switch at ts (ns after the start) from prev, which ran for ran ns, to next (0: not traced). */
+static int sw_ran(struct tl_builder *b, uint64_t ts, int cpu, int prev, unsigned int state,
+		  uint64_t caller, uint32_t wait, int next, uint64_t ran)
 {
 	struct sp_tl_switch e;
 
 	memset(&e, 0, sizeof(e));
 	hdr(&e.h, SP_TL_EV_SWITCH, ts, cpu);
 	e.prev_tid = e.prev_pid = (__u32)prev;
+	e.prev_ran = ran;
 	e.prev_state = state;
 	e.caller = caller;
 	e.wait = wait;
@@ -91,6 +92,13 @@ static int sw(struct tl_builder *b, uint64_t ts, int cpu, int prev, unsigned int
 	if (next)
 		comm_set(e.next_comm, next);
 	return tl_builder_add(b, &e, sizeof(e));
+}
+
+/* A switch whose prev's runtime is not given (0: its switch-in is never placed from it). */
+static int sw(struct tl_builder *b, uint64_t ts, int cpu, int prev, unsigned int state,
+	      uint64_t caller, uint32_t wait, int next)
+{
+	return sw_ran(b, ts, cpu, prev, state, caller, wait, next, 0);
 }
 
 /* tid woken at ts by waker (traced or not) in context ctx. */
@@ -328,6 +336,39 @@ START_TEST(preempt_and_wakers)
 	ck_assert_uint_eq(task_of(&tl, 20)->end_ns, 100);
 	ck_assert_uint_eq(tl.end_ns, 100);
 	ck_assert_int_eq(tl.end_tid, 20);
+	tl_free(&tl);
+}
+END_TEST
+
+/*
+ * A switch-in missed (the kernel's stream has gaps): the switch-out that follows places the
+ * run from prev's runtime, on its CPU, after a preemption and after a sleep; a runtime longer
+ * than the time off CPU starts the run where that time did.
+ */
+START_TEST(switch_in_missed)
+{
+	struct tl_builder *b = tl_builder_new(T0, 0);
+	struct sp_timeline tl;
+
+	ck_assert_int_eq(sw(b, 10, 0, 0, 0, 0, 0, 30), 0);
+	ck_assert_int_eq(sw_ran(b, 20, 0, 30, 0, 0, 0, 0, 10), 0); /* preempted */
+	ck_assert_int_eq(sw_ran(b, 100, 1, 30, 0, 0, 0, 0, 60), 0); /* its switch-in at 40 missed */
+	ck_assert_int_eq(sw(b, 110, 1, 0, 0, 0, 0, 30), 0);
+	ck_assert_int_eq(sw_ran(b, 120, 1, 30, 1, PIPE_READ, SP_WAIT_NONE, 0, 10), 0);
+	ck_assert_int_eq(wake(b, 130, 30, 0, false, SP_TL_CTX_IRQ), 0);
+	ck_assert_int_eq(sw_ran(b, 150, 0, 30, 0, 0, 0, 0, 500), 0); /* missed; ran from 130 */
+	ck_assert_int_eq(finish(b, 200, 0, &tl), 0);
+	check_seg(seg_of(&tl, 30, 1), SP_TL_RUNNING, 10, 10, NULL);
+	check_seg(seg_of(&tl, 30, 2), SP_TL_RUNNABLE, 20, 20, "[preempted]");
+	check_seg(seg_of(&tl, 30, 3), SP_TL_RUNNING, 40, 60, NULL);
+	ck_assert_int_eq(seg_of(&tl, 30, 3)->cpu, 1);
+	check_seg(seg_of(&tl, 30, 4), SP_TL_RUNNABLE, 100, 10, "[preempted]");
+	check_seg(seg_of(&tl, 30, 5), SP_TL_RUNNING, 110, 10, NULL);
+	check_seg(seg_of(&tl, 30, 6), SP_TL_BLOCKED, 120, 10, "anon_pipe_read");
+	check_seg(seg_of(&tl, 30, 7), SP_TL_RUNNING, 130, 20, NULL);
+	ck_assert_int_eq(seg_of(&tl, 30, 7)->cpu, 0);
+	check_seg(seg_of(&tl, 30, 8), SP_TL_RUNNABLE, 150, 50, "[preempted]");
+	ck_assert_uint_eq(nsegs_of(&tl, 30), 9);
 	tl_free(&tl);
 }
 END_TEST
@@ -640,6 +681,7 @@ int main(void)
 	tcase_add_test(tc, sleep_wake_exit);
 	tcase_add_test(tc, preempt_and_wakers);
 	tcase_add_test(tc, wake_races_switch_out);
+	tcase_add_test(tc, switch_in_missed);
 	tcase_add_test(tc, fork_exec_job_end);
 	tcase_add_test(tc, rename_splits);
 	tcase_add_test(tc, serial_tail_analyzed);
