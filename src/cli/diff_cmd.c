@@ -30,7 +30,7 @@ static void diff_help(void)
 	       "                    B's stacks red where they grew, blue where they shrank)\n"
 	       "  -o, --output FILE write to FILE\n"
 	       "  -n, --rows N      rows per view in the table (default 20; 0 = all)\n"
-	       "      --views LIST  views to compare: schedules, profile, locks, timeline\n"
+	       "      --views LIST  views to compare: %s\n"
 	       "                    (default: all in either run)\n"
 	       "      --value count|time  compare counts (default) or times\n"
 	       WHATIF_DIFF_HELP_LINES
@@ -49,7 +49,8 @@ static void diff_help(void)
 	       "      --vs-host new1,new2                    (before and after the upgrade)\n"
 	       "\nExit status: 0 success, 1 a run cannot be read or the output written, 2 usage\n"
 	       "error, 4 the warehouse cannot be read (one line says why), 141 standard output\n"
-	       "was closed (quietly). A and B can be '-' (standard input), one of them.\n");
+	       "was closed (quietly). A and B can be '-' (standard input), one of them.\n",
+	       SP_VIEW_NAMES_EVERY);
 }
 
 static const struct cli_cmd diff_cmd = { "diff", diff_help };

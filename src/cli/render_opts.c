@@ -39,12 +39,16 @@ static int parse_group(const char *s, enum sp_group *ret)
 /* The options with an argument: 0, -EINVAL with *ret_fmt set, or -ENOENT when c is none. */
 static int parse_arg_opt(struct render_opts *o, int c, const char *arg, const char **ret_fmt)
 {
+	static char views_fmt[128]; /* the view names are not a literal (view_opts.h) */
+
 	switch (c) {
 	case 'f':
 		*ret_fmt = "unknown format '%s'";
 		return render_parse_format(arg, &o->format);
 	case RENDER_OPT_VIEWS:
-		*ret_fmt = "bad view list '%s' (schedules, profile, locks)";
+		snprintf(views_fmt, sizeof(views_fmt), "bad view list '%%s' (%s)",
+			 SP_VIEW_NAMES_EVERY);
+		*ret_fmt = views_fmt;
 		return render_parse_views(arg, &o->views);
 	case RENDER_OPT_BY:
 		*ret_fmt = "bad --by '%s' (comm or caller)";

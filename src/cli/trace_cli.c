@@ -43,7 +43,8 @@ static void trace_help(void)
 	       "                    as the user who ran sudo by default\n"
 	       "      --as-root     run COMMAND as root even under sudo\n"
 	       "\nReport:\n"
-	       "      --views LIST  views to collect and print (schedules,profile,locks; default all;\n"
+	       "      --views LIST  views to collect and print: %s\n"
+	       "                    (default %s;\n"
 	       "                    locks: lock:contention_begin/end, Linux >= 5.19; its sleepers\n"
 	       "                    are joined with schedules)\n"
 	       "%s"
@@ -98,7 +99,7 @@ static void trace_help(void)
 	       "  schedprof trace --views locks -d 10 -p $(pgrep -o postgres)\n"
 	       "\nExit status: the command's (with --; 0 when -d ended the trace), 0 otherwise;\n"
 	       "1 runtime error; 2 usage error; 127 the command could not be executed.\n",
-	       render_opts_help(), SP_TL_DEF_BUFFER >> 20, SP_PROF_DEF_HZ, SP_PROF_UCOPY_DEF,
+	       SP_VIEW_NAMES_EVERY, SP_VIEW_NAMES_ALL, render_opts_help(), SP_TL_DEF_BUFFER >> 20, SP_PROF_DEF_HZ, SP_PROF_UCOPY_DEF,
 	       SP_PROF_UCOPY_MAX, SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS,
 	       SP_DEF_PROF_KEYS);
 }

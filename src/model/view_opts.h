@@ -33,6 +33,18 @@ enum { SP_VIEW_LIST(SP_VIEW_BIT_) };
 #define SP_VIEW_ALL (0u SP_VIEW_LIST(SP_VIEW_IN_ALL_))
 #define SP_VIEW_EVERY (0u SP_VIEW_LIST(SP_VIEW_IN_EVERY_))
 
+/*
+ * Their names for help texts and messages, ", " between them: every view, and those trace
+ * collects by default.
+ */
+#define SP_VIEW_IF_1_(s) s
+#define SP_VIEW_IF_0_(s)
+#define SP_VIEW_NAME_(name, BIT, bit, collector, by_default) ", " #name
+#define SP_VIEW_DEFAULT_NAME_(name, BIT, bit, collector, by_default)                             \
+	SP_VIEW_IF_##by_default##_(", " #name)
+#define SP_VIEW_NAMES_EVERY (("" SP_VIEW_LIST(SP_VIEW_NAME_)) + 2)
+#define SP_VIEW_NAMES_ALL (("" SP_VIEW_LIST(SP_VIEW_DEFAULT_NAME_)) + 2)
+
 /* Bits of their own: their sum is their union. */
 #define SP_VIEW_SUM_(name, BIT, bit, collector, by_default) + SP_VIEW_##BIT
 _Static_assert((0u SP_VIEW_LIST(SP_VIEW_SUM_)) == SP_VIEW_EVERY,

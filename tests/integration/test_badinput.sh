@@ -137,7 +137,7 @@ CASES=$(cat <<'EOF'
 -   | 2 | ^schedprof trace: -n: 'abc' is not a number \(0\.\.1000000\)$ | trace -n abc -a
 -   | 2 | -n: 1000001 is out of range \(0\.\.1000000\) | trace -o $D/out.txt -n 1000001 -- true
 -   | 2 | ^schedprof trace: unknown format 'bogus'$ | trace -f bogus -a
--   | 2 | ^schedprof trace: bad view list 'bogus' \(schedules, profile, locks\)$ | trace --views bogus -a
+-   | 2 | ^schedprof trace: bad view list 'bogus' \(schedules, profile, locks, timeline\)$ | trace --views bogus -a
 -   | 2 | ^schedprof trace: --stack-rows: 0 is out of range \(1\.\.1000\)$ | trace --stack-rows 0 -a
 -   | 2 | --stack-rows: 1001 is out of range \(1\.\.1000\) | trace --stack-rows 1001 -a
 -   | 2 | ^schedprof trace: bad --by 'pid' \(comm or caller\)$ | trace --by pid -a
