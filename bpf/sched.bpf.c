@@ -631,14 +631,13 @@ static __always_inline void sched_switch_in(struct task_struct *next, struct sp_
 
 /*
  * A task switched out whose switch-in was not seen: its time off CPU was not charged, nor
- * its time on one started. The kernel's sched_switch stream has such gaps on this 6.18 VM
- * under load: `perf record -e sched:sched_switch` shows them too (per CPU, an event's prev
- * is not always the previous event's next: 5 in 2477 events), with no recursion miss on our
- * side. Its switch-in is placed where this run on the CPU began: its runtime since the
- * scheduler picked it (sum_exec_runtime - prev_sum_exec_runtime, both up to date at the
- * switch), and counted. A throttled task's wait is split there as at a switch-in seen (the
- * one missed can be its unthrottle's): else its throttle's whole time would count as waiting
- * for a CPU.
+ * its time on one started. A kernel need not emit every switch: the project's VM hides
+ * those away from its own agent's threads (docs/trace.md), so the switch back to the task
+ * the agent preempted is never seen. Its switch-in is placed where this run on the CPU
+ * began: its runtime since the scheduler picked it (sum_exec_runtime -
+ * prev_sum_exec_runtime, both up to date at the switch), and counted. A throttled task's
+ * wait is split there as at a switch-in seen (the one missed can be its unthrottle's): else
+ * its throttle's whole time would count as waiting for a CPU.
  */
 static __always_inline void switch_in_missed(struct task_struct *prev, struct sp_task *ts,
 					     struct sp_sleep *s, __u64 now)

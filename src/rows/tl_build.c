@@ -340,9 +340,9 @@ static int on_switch_out(struct tl_builder *b, const struct sp_tl_switch *e, uin
 	if (!t)
 		return -ENOMEM;
 	/*
-	 * Not running: its switch-in was missed (the kernel's sched_switch stream has gaps
-	 * under load). It ran here for prev_ran, up to now: else that run, up to a whole
-	 * slice, would be time off CPU, and the CPU time the model replays would be short.
+	 * Not running: its switch-in was not seen (a kernel may hide switches: docs/trace.md).
+	 * It ran here for prev_ran, up to now: else that run, up to a whole slice, would be
+	 * time off CPU, and the CPU time the model replays would be short.
 	 */
 	if (t->state != SP_TL_RUNNING && e->prev_ran) {
 		err = transition(b, t, e->prev_ran < ts ? ts - e->prev_ran : 0, SP_TL_RUNNING,
