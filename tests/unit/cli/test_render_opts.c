@@ -109,7 +109,7 @@ START_TEST(render_bad_values)
 	} bad[] = {
 		{ 'f', "flame", "schedprof report: unknown format 'flame'\n" },
 		{ RENDER_OPT_VIEWS, "sched", "schedprof report: bad view list 'sched' (schedules, "
-					     "profile, locks)\n" },
+					     "profile, locks, timeline)\n" },
 		{ 'n', "-1", "schedprof report: -n: '-1' is not a number (0..1000000)\n" },
 		{ 'n', "1000001", "schedprof report: -n: 1000001 is out of range (0..1000000)\n" },
 		{ RENDER_OPT_STACK_ROWS, "0", "schedprof report: --stack-rows: 0 is out of range (1..1000)\n" },
