@@ -384,7 +384,7 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 	struct sp_stack_key sk = {};
 	struct sp_caller_key key;
 	__u64 delta, wake, ts, runnable, blocked, runq, latest, wblocked;
-	__u64 idle, preempted, woken, hist, norow;
+	__u64 idle, preempted, woken, hist, norow, migrated;
 
 	if (!s)
 		return 0;
@@ -415,6 +415,8 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 	blocked = delta - runq;
 	hist = (SP_GT_MASK(now, runnable) | woken | preempted) & 1; /* a run-queue wait ended */
 	wblocked = in_window(ts, runnable) & ~idle;
+	/* switched in (now, on this CPU) elsewhere than switched out */
+	migrated = ~SP_EQ_MASK((__u64)bpf_get_smp_processor_id(), (__u64)s->cpu);
 	key = s->key; /* on the stack: see count_caller() */
 	v = bpf_map_lookup_elem(&callers, &key); /* this CPU's copy: plain adds */
 	norow = !v;
@@ -429,6 +431,8 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 		if (runq > v->runq_max_ns)
 			v->runq_max_ns = runq;
 		v->runq_hist[runq_slot(runq)] += hist;
+		v->migrated += migrated & 1;
+		v->migrated_runq_ns += runq & migrated;
 	}
 	if (!idle) {
 		b = budget_here();
@@ -730,6 +734,7 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	s->stack = stack;
 	s->tgid = tgid;
 	s->key = key;
+	s->cpu = bpf_get_smp_processor_id();
 }
 
 /*

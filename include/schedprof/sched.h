@@ -30,6 +30,8 @@ struct sp_caller_val {
 	__u64 unfinished;  /* sleeps still in progress at the stop (charged up to it) */
 	__u64 window_blocked_ns; /* the part of blocked_ns inside the trace's window: the budget's */
 	__u64 throttled_ns; /* the part of runq_ns its CFS bandwidth group (or an ancestor) was throttled */
+	__u64 migrated;	    /* sleeps ended on another CPU than the one they began on */
+	__u64 migrated_runq_ns; /* the part of runq_ns of those */
 	__u32 runq_hist[SP_RUNQ_SLOTS]; /* finished run-queue waits, by log2 of their ns */
 };
 
@@ -111,6 +113,7 @@ struct sp_sleep {
 	struct sp_caller_key key;
 	__u32 tgid;	/* the stack key's process (the caller key has none: it must not split) */
 	__u32 pid;	/* written by the stop's iterator only */
+	__u32 cpu;	/* of the switch-out */
 };
 
 /*

@@ -88,6 +88,8 @@ struct sp_sched_row {
 	uint64_t unfinished; /* sleeps still in progress at the end, charged up to it */
 	/* the part of runq_ns its CFS group (or an ancestor) was throttled by a CPU quota */
 	uint64_t throttled_ns;
+	/* its sleeps that ended on another CPU than they began on, and their part of runq_ns */
+	uint64_t migrated, migrated_runq_ns;
 	/*
 	 * blocked_ns .. unfinished were measured: the collector sets it on every row it fills
 	 * them in (a run saved by an older version has none). JSON: those keys are written, and

@@ -38,6 +38,9 @@ static const struct sp_field row_fields[] = {
 	RUNQ("unfinished", unfinished, SP_STATE),
 	/* written only when not 0: a run without a CPU quota reads as before */
 	SP_U64_AS(T, "throttled_ns", throttled_ns, SP_SPARSE),
+	/* the same: a run of an older version reads as one without migrations */
+	SP_U64_AS(T, "migrated", migrated, SP_SPARSE),
+	SP_U64_AS(T, "migrated_runq_ns", migrated_runq_ns, SP_SPARSE),
 	/* by count desc; absent (none) in older files */
 	SP_ARRAY_AS(T, "wakers", wakers.v, wakers.n, wakers.cap, waker_schema,
 		    SP_NONEMPTY | SP_OPTIONAL | SP_INLINE),
@@ -198,6 +201,30 @@ static void print_columns(bool runq, bool throttled, FILE *f)
 #define WAKERS_SHOWN 3
 
 /*
+ * Under a row whose sleeps ended on another CPU than they began on: how many, and their mean
+ * wait for a CPU against the others' ("ended on another CPU: 120 of 500 (24.0%), waiting
+ * for a CPU 1.2ms each against 300us on the same one"). The others' wait includes that of
+ * the sleeps in progress at the end.
+ */
+static void print_row_migrated(const struct sp_sched_row *r, const char *whose, FILE *f)
+{
+	uint64_t ended = r->count - (r->unfinished < r->count ? r->unfinished : r->count);
+	uint64_t same = ended > r->migrated ? ended - r->migrated : 0;
+	uint64_t same_ns = r->runq_ns > r->migrated_runq_ns ? r->runq_ns - r->migrated_runq_ns : 0;
+	char d1[32], d2[32];
+
+	if (!r->migrated || !r->has_runq)
+		return;
+	fprintf(f, "%8sended on another CPU%s: %" PRIu64 " of %" PRIu64 " (%.1f%%), waiting for a "
+		   "CPU %s each",
+		"", whose, r->migrated, ended, sp_pct(r->migrated, ended),
+		fmt_duration(r->migrated_runq_ns / r->migrated, d1, sizeof(d1)));
+	if (same)
+		fprintf(f, " against %s on the same one", fmt_duration(same_ns / same, d2, sizeof(d2)));
+	fputc('\n', f);
+}
+
+/*
  * Under a row: its sleeps still in progress at the end, and its top wakers ("woken by cc1
  * (anon_pipe_write) 98.0%, make 2.0%"), each a share of the row's wake-ups. all_comms: under
  * one comm's line (--by comm), where they are still the whole row's.
@@ -211,6 +238,7 @@ static void print_row_notes(const struct sp_sched_row *r, bool all_comms, FILE *
 	if (r->unfinished)
 		fprintf(f, "%8s%" PRIu64 " %s%s in progress at the end (charged up to it)\n", "",
 			r->unfinished, r->unfinished == 1 ? "sleep" : "sleeps", whose);
+	print_row_migrated(r, whose, f);
 	if (!w->n)
 		return;
 	for (size_t i = 0; i < w->n; i++)

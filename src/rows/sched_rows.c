@@ -43,6 +43,8 @@ static void fold_one(void *dst, const char *src, size_t size, size_t stride, int
 			d->unfinished += v.unfinished;
 			d->window_blocked_ns += v.window_blocked_ns;
 			d->throttled_ns += v.throttled_ns;
+			d->migrated += v.migrated;
+			d->migrated_runq_ns += v.migrated_runq_ns;
 			if (v.max_ns > d->max_ns)
 				d->max_ns = v.max_ns;
 			if (v.runq_max_ns > d->runq_max_ns)
@@ -245,6 +247,8 @@ static int add_callers(struct builder *b, const struct sp_records *rec)
 		r->runq_ns += val->runq_ns;
 		r->unfinished += val->unfinished;
 		r->throttled_ns += val->throttled_ns;
+		r->migrated += val->migrated;
+		r->migrated_runq_ns += val->migrated_runq_ns;
 		r->has_runq = true;
 		if (val->runq_max_ns > r->runq_max_ns)
 			r->runq_max_ns = val->runq_max_ns;

@@ -17,6 +17,11 @@
  *                          it prints its pid, then runs until killed
  *   wakework spin MS       one process ("ww_spin") burns MS ms of its own CPU time, then
  *                          exits: under a CPU quota of Q%, for about MS / Q% of wall time
+ *   wakework migrate N MOVE  a reader ("ww_hopper"), started on CPU 0, blocks N times in a
+ *                          pipe read, each ended by a write of its parent ("ww_mover") once
+ *                          wchan shows it asleep there; with MOVE 1 the parent first moves it
+ *                          to the other CPU (1, 0, 1, ...), so that every sleep ends on
+ *                          another CPU than it began on; with MOVE 0 it stays on CPU 0
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -24,6 +29,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +222,53 @@ static int do_spin(long ms)
 	}
 }
 
+static int do_migrate(long n, int move)
+{
+	static const char *const read_fns[] = { "pipe_read", "pipe_wait", NULL };
+	int p[2], status, err = 0;
+	cpu_set_t set;
+	pid_t pid;
+	char c = 'x';
+
+	if (pipe(p))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		set_name("ww_hopper");
+		pin(0);
+		close(p[1]);
+		for (long i = 0; i < n; i++)
+			if (read(p[0], &c, 1) != 1)
+				_exit(3);
+		_exit(0);
+	}
+	set_name("ww_mover");
+	close(p[0]);
+	for (long i = 0; i < n && !err; i++) {
+		/* one sleep per write, at any CPU speed */
+		if (nap_until_asleep(pid, read_fns, 10)) {
+			err = 1;
+			break;
+		}
+		if (move) {
+			CPU_ZERO(&set);
+			CPU_SET((int)((i + 1) % 2), &set);
+			if (sched_setaffinity(pid, sizeof(set), &set))
+				die("sched_setaffinity");
+		}
+		if (write(p[1], &c, 1) != 1)
+			die("write");
+	}
+	if (err)
+		kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid");
+	close(p[1]);
+	return !err && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "runq"))
@@ -228,6 +281,9 @@ int main(int argc, char **argv)
 		return do_budget();
 	if (argc == 3 && !strcmp(argv[1], "spin"))
 		return do_spin(atol(argv[2]));
-	fprintf(stderr, "usage: wakework runq SECONDS CPU HOGS | pipe N | wait K | budget | spin MS\n");
+	if (argc == 4 && !strcmp(argv[1], "migrate"))
+		return do_migrate(atol(argv[2]), atoi(argv[3]));
+	fprintf(stderr, "usage: wakework runq SECONDS CPU HOGS | pipe N | wait K | budget | spin MS "
+			"| migrate N MOVE\n");
 	return 2;
 }
