@@ -122,16 +122,6 @@ pipe_read_fn() {
 	echo "$PIPE_READ"
 }
 
-# The running kernel's function for a read that blocks on a pipe, from /proc/kallsyms (cached in
-# $PIPE_READ): anon_pipe_read on newer kernels, pipe_read on older ones (6.1, 6.12).
-pipe_read_fn() {
-	if [ -z "${PIPE_READ:-}" ]; then
-		PIPE_READ=$(awk '$3 == "anon_pipe_read" && ($2 == "t" || $2 == "T") { f = 1; exit }
-			END { print f ? "anon_pipe_read" : "pipe_read" }' /proc/kallsyms)
-	fi
-	echo "$PIPE_READ"
-}
-
 # assert_between NAME VALUE LO HI
 assert_between() {
 	if [ "$2" -lt "$3" ] || [ "$2" -gt "$4" ]; then
