@@ -415,8 +415,6 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 	blocked = delta - runq;
 	hist = (SP_GT_MASK(now, runnable) | woken | preempted) & 1; /* a run-queue wait ended */
 	wblocked = in_window(ts, runnable) & ~idle;
-	/* switched in (now, on this CPU) elsewhere than switched out */
-	migrated = ~SP_EQ_MASK((__u64)bpf_get_smp_processor_id(), (__u64)s->cpu);
 	key = s->key; /* on the stack: see count_caller() */
 	v = bpf_map_lookup_elem(&callers, &key); /* this CPU's copy: plain adds */
 	norow = !v;
@@ -431,6 +429,8 @@ __noinline int charge_offcpu(struct sp_sleep *s, __u64 now)
 		if (runq > v->runq_max_ns)
 			v->runq_max_ns = runq;
 		v->runq_hist[runq_slot(runq)] += hist;
+		/* s->cpu: 0 when switched in on the CPU it was switched out on (cpu_in()) */
+		migrated = ~SP_EQ_MASK((__u64)s->cpu, 0);
 		v->migrated += migrated & 1;
 		v->migrated_runq_ns += runq & migrated;
 	}
@@ -609,6 +609,17 @@ __noinline int throttled_in(struct sp_sleep *s, __u32 pid, __u64 now)
 	return 0;
 }
 
+/*
+ * At a switch-in, before charge_offcpu(): s->cpu, the switch-out's CPU, becomes 0 when this
+ * is the same CPU (non-zero otherwise). Here, not there: a helper call in charge_offcpu()
+ * spills its live values, and its stack is on sp_switch_full's deepest chain (6.1 refuses
+ * the chain at 544 of its 512 bytes).
+ */
+static __always_inline void cpu_in(struct sp_sleep *s)
+{
+	s->cpu ^= bpf_get_smp_processor_id();
+}
+
 /* next's switch-in: ends its time off CPU, starts its time on one. *nt: next's storage. */
 static __always_inline void sched_switch_in(struct task_struct *next, struct sp_task **nt,
 					    __u64 now)
@@ -616,6 +627,7 @@ static __always_inline void sched_switch_in(struct task_struct *next, struct sp_
 	struct sp_sleep *s = *nt ? &(*nt)->sleep : NULL;
 
 	if (s && s->state != SP_TS_NONE) {
+		cpu_in(s);
 		charge_offcpu(s, now);
 		if (quota_check && (*nt)->throttled) {
 			(*nt)->throttled = 0;
@@ -651,6 +663,7 @@ static __always_inline void switch_in_missed(struct task_struct *prev, struct sp
 	__u64 in = ran < now - from ? now - ran : from;
 
 	sp_drop(sched_drops.switch_in_missed);
+	cpu_in(s);
 	charge_offcpu(s, in);
 	if (quota_check && ts->throttled) {
 		ts->throttled = 0;

@@ -113,7 +113,7 @@ struct sp_sleep {
 	struct sp_caller_key key;
 	__u32 tgid;	/* the stack key's process (the caller key has none: it must not split) */
 	__u32 pid;	/* written by the stop's iterator only */
-	__u32 cpu;	/* of the switch-out */
+	__u32 cpu;	/* of the switch-out; at the switch-in, 0 when the same (cpu_in()) */
 };
 
 /*
