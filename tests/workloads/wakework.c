@@ -116,11 +116,14 @@ static int do_runq(double secs, int cpu, int hogs)
 	return bad;
 }
 
-static int do_pipe(long n)
+/*
+ * A child named name (pinned to cpu, unless -1) that reads n bytes from the pipe p, one at a
+ * time, then exits; p[0] is closed here, p[1] is the parent's. Returns the child's pid.
+ */
+static pid_t fork_reader(int p[2], long n, const char *name, int cpu)
 {
-	int p[2], status;
 	pid_t pid;
-	char c = 'x';
+	char c;
 
 	if (pipe(p))
 		die("pipe");
@@ -128,15 +131,26 @@ static int do_pipe(long n)
 	if (pid < 0)
 		die("fork");
 	if (pid == 0) {
-		set_name("ww_consumer");
+		set_name(name);
+		if (cpu >= 0)
+			pin(cpu);
 		close(p[1]);
 		for (long i = 0; i < n; i++)
 			if (read(p[0], &c, 1) != 1)
 				_exit(3);
 		_exit(0);
 	}
-	set_name("ww_producer");
 	close(p[0]);
+	return pid;
+}
+
+static int do_pipe(long n)
+{
+	int p[2], status;
+	pid_t pid = fork_reader(p, n, "ww_consumer", -1);
+	char c = 'x';
+
+	set_name("ww_producer");
 	for (long i = 0; i < n; i++) {
 		nap(200 * 1000);
 		if (write(p[1], &c, 1) != 1)
@@ -226,26 +240,11 @@ static int do_migrate(long n, int move)
 {
 	static const char *const read_fns[] = { "pipe_read", "pipe_wait", NULL };
 	int p[2], status, err = 0;
+	pid_t pid = fork_reader(p, n, "ww_hopper", 0);
 	cpu_set_t set;
-	pid_t pid;
 	char c = 'x';
 
-	if (pipe(p))
-		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		set_name("ww_hopper");
-		pin(0);
-		close(p[1]);
-		for (long i = 0; i < n; i++)
-			if (read(p[0], &c, 1) != 1)
-				_exit(3);
-		_exit(0);
-	}
 	set_name("ww_mover");
-	close(p[0]);
 	for (long i = 0; i < n && !err; i++) {
 		/* one sleep per write, at any CPU speed */
 		if (nap_until_asleep(pid, read_fns, 10)) {
