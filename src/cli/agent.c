@@ -108,33 +108,6 @@ struct agent {
 	bool trim_pending; /* an interval's memory to give back */
 };
 
-/* SIZE: bytes, or K, M, G (powers of 1024); 4K to 1T */
-static int parse_limit(const char *arg, uint64_t *ret)
-{
-	static const char units[] = "KMG";
-	size_t len = strlen(arg);
-	const char *u = len > 1 ? strchr(units, arg[len - 1] & ~0x20) : NULL;
-	char num[32];
-	uint64_t v;
-	int err;
-
-	if (!len || len >= sizeof(num))
-		return cli_usage_error(&agent_cmd, "--spool-limit: '%s' is not a size", arg);
-	memcpy(num, arg, len + 1);
-	if (u)
-		num[len - 1] = '\0';
-	err = cli_parse_number(&agent_cmd, "--spool-limit", num, 1, 1ULL << 40, &v);
-	if (err)
-		return err;
-	if (u)
-		v <<= 10 * (u - units + 1);
-	if (v < (4 << 10) || v > (1ULL << 40))
-		return cli_usage_error(&agent_cmd, "--spool-limit: %s is out of range (4K to 1T)",
-				       arg);
-	*ret = v;
-	return 0;
-}
-
 static int agent_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *arg)
 {
 	struct agent *a = ctx;
@@ -166,7 +139,8 @@ static int agent_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 		a->spool_dir = arg;
 		return 0;
 	case AGENT_OPT_SPOOL_LIMIT:
-		return parse_limit(arg, &a->spool_limit);
+		return cli_parse_size(&agent_cmd, "--spool-limit", arg, 4ULL << 10, 1ULL << 40,
+				      &a->spool_limit);
 	case AGENT_OPT_PASSWORD_FILE:
 		a->sink_opts.password_file = arg;
 		return 0;

@@ -50,6 +50,44 @@ int cli_parse_number(const struct cli_cmd *cmd, const char *name, const char *ar
 	return 0;
 }
 
+/* v (a whole K, M, G or T, or bytes) as "4K", "2G", "512" into buf. */
+static const char *size_str(uint64_t v, char *buf, size_t size)
+{
+	static const char units[] = "KMGT";
+	int i = -1;
+
+	while (i < 3 && v >= 1024 && !(v & 1023)) {
+		v >>= 10;
+		i++;
+	}
+	snprintf(buf, size, "%" PRIu64 "%.*s", v, i >= 0, i >= 0 ? &units[i] : "");
+	return buf;
+}
+
+int cli_parse_size(const struct cli_cmd *cmd, const char *name, const char *arg, uint64_t min,
+		   uint64_t max, uint64_t *ret)
+{
+	static const char units[] = "KMGT";
+	size_t len = strlen(arg), digits;
+	const char *u = len ? strchr(units, arg[len - 1] & ~0x20) : NULL;
+	unsigned int shift = u && *u ? 10 * (unsigned int)(u - units + 1) : 0;
+	char lo[24], hi[24];
+	uint64_t v = 0;
+
+	digits = len - (shift ? 1 : 0);
+	size_str(min, lo, sizeof(lo));
+	size_str(max, hi, sizeof(hi));
+	if (!digits || strspn(arg, "0123456789") != digits)
+		return cli_usage_error(cmd, "%s: '%s' is not a size (%s to %s: a number of bytes, "
+					    "or with K, M, G or T)", name, arg, lo, hi);
+	for (size_t i = 0; i < digits && v <= max; i++)
+		v = v * 10 + (uint64_t)(arg[i] - '0');
+	if (v > max >> shift || (v << shift) < min)
+		return cli_usage_error(cmd, "%s: %s is out of range (%s to %s)", name, arg, lo, hi);
+	*ret = v << shift;
+	return 0;
+}
+
 int cli_parse_uint(const struct cli_cmd *cmd, const char *name, const char *arg, uint64_t min,
 		   uint64_t max, unsigned int *ret)
 {

@@ -48,6 +48,13 @@ int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
  */
 int cli_parse_number(const struct cli_cmd *cmd, const char *name, const char *arg, uint64_t min,
 		     uint64_t max, uint64_t *ret);
+/*
+ * A size in bytes: digits, with an optional K, M, G or T (powers of 1024), from min to max
+ * (each a whole K, M, G or T: refusals name the range so). 0 or EXIT_USAGE after
+ * cli_usage_error() naming the option.
+ */
+int cli_parse_size(const struct cli_cmd *cmd, const char *name, const char *arg, uint64_t min,
+		   uint64_t max, uint64_t *ret);
 /* The same into an unsigned int (max at most UINT_MAX). */
 int cli_parse_uint(const struct cli_cmd *cmd, const char *name, const char *arg, uint64_t min,
 		   uint64_t max, unsigned int *ret);

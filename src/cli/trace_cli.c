@@ -361,28 +361,6 @@ static int parse_seconds_opt(const char *opt, const char *arg, const char *examp
 			       min_ms / 1000.0, MAX_DURATION_S);
 }
 
-/* A size in bytes with an optional K, M or G suffix (powers of 1024): 4 KiB to 2 GiB. */
-/* A size of 4K to 2G: bytes, or a number with K, M or G; every refusal names the range. */
-static int parse_size(const char *arg, uint64_t *ret, const char *name)
-{
-	static const char units[] = "KMG";
-	size_t len = strlen(arg), digits;
-	const char *u = len ? strchr(units, arg[len - 1] & ~0x20) : NULL;
-	unsigned int shift = u && *u ? 10 * (unsigned int)(u - units + 1) : 0;
-	uint64_t v = 0;
-
-	digits = len - (shift ? 1 : 0);
-	if (!digits || strspn(arg, "0123456789") != digits)
-		return cli_usage_error(&trace_cmd, "%s: '%s' is not a size (4K to 2G: a number of "
-					      "bytes, or with K, M or G)", name, arg);
-	for (size_t i = 0; i < digits && v <= (1ULL << 31); i++)
-		v = v * 10 + (uint64_t)(arg[i] - '0');
-	if (v > (1ULL << 31) >> shift || (v << shift) < 4096)
-		return cli_usage_error(&trace_cmd, "%s: %s is out of range (4K to 2G)", name, arg);
-	*ret = v << shift;
-	return 0;
-}
-
 /* The options that take an argument and are neither render options nor limits. */
 static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 {
@@ -416,7 +394,8 @@ static int parse_arg_opt(struct trace_parse *p, int c, const char *arg)
 		return parse_seconds_opt("-i", arg, "1", MIN_INTERVAL_MS, &o->trace.interval_ns);
 	case OPT_TIMELINE_BUFFER:
 		p->timeline_buffer = true;
-		return parse_size(arg, &o->trace.timeline_buffer, "--timeline-buffer");
+		return cli_parse_size(&trace_cmd, "--timeline-buffer", arg, 4ULL << 10, 2ULL << 30,
+				      &o->trace.timeline_buffer);
 	default: /* 'F': its range, with the kernel's limit, once the views are known */
 		p->have_freq = true;
 		return cli_parse_uint(&trace_cmd, "-F", arg, 1, UINT32_MAX, &o->trace.hz);

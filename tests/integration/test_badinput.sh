@@ -160,7 +160,7 @@ CASES=$(cat <<'EOF'
 -   | 2 | ^schedprof trace: --timeline-buffer: 0 is out of range \(4K to 2G\)$ | trace --timeline --timeline-buffer 0 -a
 -   | 2 | ^schedprof trace: --timeline-buffer: 99999999999999999999 is out of range \(4K to 2G\)$ | trace --timeline --timeline-buffer 99999999999999999999 -a
 -   | 2 | ^schedprof trace: --timeline-buffer: 2147483649 is out of range \(4K to 2G\)$ | trace --timeline --timeline-buffer 2147483649 -a
--   | 2 | ^schedprof trace: --timeline-buffer: '-1' is not a size \(4K to 2G: a number of bytes, or with K, M or G\)$ | trace --timeline --timeline-buffer -1 -a
+-   | 2 | ^schedprof trace: --timeline-buffer: '-1' is not a size \(4K to 2G: a number of bytes, or with K, M, G or T\)$ | trace --timeline --timeline-buffer -1 -a
 -   | 2 | ^schedprof trace: --timeline-buffer: 'M' is not a size \(4K to 2G: | trace --timeline --timeline-buffer M -a
 # ---- report ----
 -   | 2 | ^schedprof report: give one saved run: FILE\.json$ | report

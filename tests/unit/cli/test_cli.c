@@ -175,6 +175,55 @@ START_TEST(runs_common_options)
 }
 END_TEST
 
+/* Sizes: bytes or K/M/G/T, within the range, which every refusal names. */
+START_TEST(sizes)
+{
+	static const struct {
+		const char *arg;
+		uint64_t want; /* 0: refused with msg */
+		const char *msg;
+	} cases[] = {
+		{ "4096", 4096, NULL },
+		{ "4K", 4096, NULL },
+		{ "64m", 64ULL << 20, NULL },
+		{ "2G", 2ULL << 30, NULL },
+		{ "4095", 0, "schedprof report: --size: 4095 is out of range (4K to 2G)\n" },
+		{ "3G", 0, "schedprof report: --size: 3G is out of range (4K to 2G)\n" },
+		{ "99999999999999999999", 0,
+		  "schedprof report: --size: 99999999999999999999 is out of range (4K to 2G)\n" },
+		{ "", 0, "schedprof report: --size: '' is not a size (4K to 2G: a number of bytes, "
+			 "or with K, M, G or T)\n" },
+		{ "K", 0, "schedprof report: --size: 'K' is not a size (4K to 2G: a number of bytes, "
+			  "or with K, M, G or T)\n" },
+		{ "-1", 0, "schedprof report: --size: '-1' is not a size (4K to 2G: a number of "
+			   "bytes, or with K, M, G or T)\n" },
+		{ "1.5M", 0, "schedprof report: --size: '1.5M' is not a size (4K to 2G: a number of "
+			     "bytes, or with K, M, G or T)\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct capture cap;
+		uint64_t v = 0;
+		char *err;
+		int ret;
+
+		capture_start(&cap);
+		ret = cli_parse_size(&cmd, "--size", cases[i].arg, 4ULL << 10, 2ULL << 30, &v);
+		err = capture_end(&cap, NULL);
+		if (cases[i].want) {
+			ck_assert_msg(ret == 0 && v == cases[i].want, "%s: ret %d, %llu", cases[i].arg,
+				      ret, (unsigned long long)v);
+			ck_assert_str_eq(err, "");
+		} else {
+			ck_assert_int_ne(ret, 0);
+			/* then "Try 'schedprof report --help'." */
+			ck_assert_msg(!strncmp(err, cases[i].msg, strlen(cases[i].msg)), "%s", err);
+		}
+		free(err);
+	}
+}
+END_TEST
+
 /* ---- outputs and saved runs ---- */
 
 static int write_hello(const void *ctx, FILE *f)
@@ -264,6 +313,7 @@ int main(void)
 	tcase_add_test(tc, runs_ok);
 	tcase_add_test(tc, runs_usage_errors);
 	tcase_add_test(tc, runs_common_options);
+	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, outputs);
 	tcase_add_test(tc, load_runs);
 	suite_add_tcase(s, tc);
