@@ -247,12 +247,14 @@ static void tracer_losses(const struct tracer *t, const struct trace_config *o)
 		     bpf_map__max_entries(t->skel->maps.traced_hash), (unsigned long long)n);
 	/*
 	 * A process left out of the map is still traced by its task's mark, but the end of a -p
-	 * trace (every process in the map gone) and the count of processes left running miss it.
+	 * trace (every process in the map gone) and, when a command's end ends the trace, the
+	 * count of processes it left running miss it.
 	 */
 	if (ts->map_full)
-		wlog("%llu new processes did not fit the traced set's map (--max-targets %u): the "
-		     "trace may have ended before they did; raise --max-targets",
-		     (unsigned long long)ts->map_full, o->max_targets);
+		wlog("%llu new processes did not fit the traced set's map (--max-targets %u): %s; "
+		     "raise --max-targets", (unsigned long long)ts->map_full, o->max_targets,
+		     o->argv ? "the processes left running at the end may be more than counted"
+			     : "the trace may have ended before they did");
 	/* an unmarked task is traced while its process is in the map, not after it has left */
 	if (ts->storage_fail)
 		wlog("%llu new tasks could not be marked as traced (no task storage): their "

@@ -224,3 +224,11 @@ tree_trace strict --max-targets 1 --strict
 grep -q "^schedprof: --strict: the run lost data: .*1 new processes not in the traced set's map (--max-targets was full)" "$TMP/strict.err" ||
 	{ cat "$TMP/strict.err"; fail "--strict does not name the full traced set's map"; }
 pass "-p PID --max-targets 1 --strict: exit 3, the full map named"
+# -- COMMAND: the command's end ends the trace; what the full map costs is the count of the
+# processes it left running
+"$SCHEDPROF" trace --max-targets 1 --views schedules -o /dev/null -- \
+	sh -c 'sleep 0.2 & sleep 0.3 & wait' 2> "$TMP/cmd-small.err" ||
+	{ cat "$TMP/cmd-small.err"; fail "-- COMMAND --max-targets 1 exited $?"; }
+grep -q "^schedprof: warning: 2 new processes did not fit the traced set's map (--max-targets 1): the processes left running at the end may be more than counted; raise --max-targets$" "$TMP/cmd-small.err" ||
+	{ cat "$TMP/cmd-small.err"; fail "-- COMMAND --max-targets 1: the full map was not said so"; }
+pass "-- COMMAND --max-targets 1: the full map said with what it costs there"
