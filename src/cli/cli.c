@@ -50,27 +50,28 @@ int cli_parse_number(const struct cli_cmd *cmd, const char *name, const char *ar
 	return 0;
 }
 
+/* The suffixes of sizes, each 1024 times the one before it (1K = 1024 bytes). */
+static const char size_units[] = "KMGT";
+
 /* v (a whole K, M, G or T, or bytes) as "4K", "2G", "512" into buf. */
 static const char *size_str(uint64_t v, char *buf, size_t size)
 {
-	static const char units[] = "KMGT";
 	int i = -1;
 
 	while (i < 3 && v >= 1024 && !(v & 1023)) {
 		v >>= 10;
 		i++;
 	}
-	snprintf(buf, size, "%" PRIu64 "%.*s", v, i >= 0, i >= 0 ? &units[i] : "");
+	snprintf(buf, size, "%" PRIu64 "%.*s", v, i >= 0, i >= 0 ? &size_units[i] : "");
 	return buf;
 }
 
 int cli_parse_size(const struct cli_cmd *cmd, const char *name, const char *arg, uint64_t min,
 		   uint64_t max, uint64_t *ret)
 {
-	static const char units[] = "KMGT";
 	size_t len = strlen(arg), digits;
-	const char *u = len ? strchr(units, arg[len - 1] & ~0x20) : NULL;
-	unsigned int shift = u && *u ? 10 * (unsigned int)(u - units + 1) : 0;
+	const char *u = len ? strchr(size_units, arg[len - 1] & ~0x20) : NULL;
+	unsigned int shift = u && *u ? 10 * (unsigned int)(u - size_units + 1) : 0;
 	char lo[24], hi[24];
 	uint64_t v = 0;
 

@@ -99,9 +99,9 @@ static void trace_help(void)
 	       "  schedprof trace --views locks -d 10 -p $(pgrep -o postgres)\n"
 	       "\nExit status: the command's (with --; 0 when -d ended the trace), 0 otherwise;\n"
 	       "1 runtime error; 2 usage error; 127 the command could not be executed.\n",
-	       SP_VIEW_NAMES_EVERY, SP_VIEW_NAMES_ALL, render_opts_help(), SP_TL_DEF_BUFFER >> 20, SP_PROF_DEF_HZ, SP_PROF_UCOPY_DEF,
-	       SP_PROF_UCOPY_MAX, SP_DEF_TARGETS, SP_DEF_CALLERS, SP_DEF_STACKS,
-	       SP_DEF_PROF_KEYS);
+	       SP_VIEW_NAMES_EVERY, SP_VIEW_NAMES_ALL, render_opts_help(), SP_TL_DEF_BUFFER >> 20,
+	       SP_PROF_DEF_HZ, SP_PROF_UCOPY_DEF, SP_PROF_UCOPY_MAX, SP_DEF_TARGETS, SP_DEF_CALLERS,
+	       SP_DEF_STACKS, SP_DEF_PROF_KEYS);
 }
 
 static void top_help(void);
