@@ -181,12 +181,20 @@ void map_dump_report(const char *view, const char *rows, const struct sp_records
 		     (unsigned long long)stack_b->failed);
 }
 
+int map_pcpu_read(int fd, void *per, size_t size, int ncpus)
+{
+	__u32 zero = 0;
+
+	if (size % sizeof(__u64) || ncpus <= 0)
+		return -EINVAL;
+	return bpf_map_lookup_elem(fd, &zero, per) ? -errno : 0;
+}
+
 int map_pcpu_sum(int fd, void *sum, size_t size, int ncpus)
 {
 	const size_t nw = size / sizeof(__u64);
 	__u64 *per, *out = sum;
-	__u32 zero = 0;
-	int err = 0;
+	int err;
 
 	memset(sum, 0, size);
 	if (size % sizeof(__u64) || ncpus <= 0)
@@ -194,8 +202,7 @@ int map_pcpu_sum(int fd, void *sum, size_t size, int ncpus)
 	per = calloc((size_t)ncpus, size);
 	if (!per)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(fd, &zero, per))
-		err = -errno;
+	err = map_pcpu_read(fd, per, size, ncpus);
 	for (int i = 0; !err && i < ncpus; i++)
 		for (size_t w = 0; w < nw; w++)
 			out[w] += per[(size_t)i * nw + w];

@@ -36,6 +36,12 @@ void map_dump_report(const char *view, const char *rows, const struct sp_records
 		     const struct sp_records *stack_a, const struct sp_records *stack_b);
 
 /*
+ * The per-CPU values of key 0 of the per-CPU array fd, each of size bytes (a multiple of 8),
+ * into per (ncpus of them, for ncpus possible CPUs). 0 or -errno.
+ */
+int map_pcpu_read(int fd, void *per, size_t size, int ncpus);
+
+/*
  * Adds up the per-CPU values of key 0 of the per-CPU array fd into sum (size bytes, all of
  * it __u64 counters: added word by word), for ncpus possible CPUs. 0 or -errno (sum then
  * zeroed).
