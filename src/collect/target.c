@@ -16,6 +16,7 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "collect/cgroup_names.h"
 #include "collect/target.h"
 #include "base/util.h"
 
@@ -242,24 +243,6 @@ static bool on_cgroup2(const char *dir, dev_t *ret_dev)
 		return false;
 	*ret_dev = st.st_dev;
 	return true;
-}
-
-/* Where cgroup v2 is mounted: /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid system. */
-static void cgroup2_mount(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/self/mounts", "r");
-	char dev[256], dir[4096], type[64];
-
-	snprintf(buf, len, "/sys/fs/cgroup");
-	if (!f)
-		return;
-	while (fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3) {
-		if (!strcmp(type, "cgroup2")) {
-			snprintf(buf, len, "%s", dir);
-			break;
-		}
-	}
-	fclose(f);
 }
 
 int target_cgroup_resolve(const char *path, struct target_cgroup *cg)
