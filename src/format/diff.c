@@ -190,6 +190,9 @@ int sp_diff_build(const struct sp_run *a, const struct sp_run *b, unsigned int v
 				err = add_rows(v, t, b, dv->value, &e, &dv->b_total);
 			if (!err)
 				err = merge(dv, &e);
+			/* a view's further tables only when a run has rows there (older runs none) */
+			if (!err && j && !dv->nrows)
+				ret->nviews--;
 		}
 	}
 	free(e.v);
