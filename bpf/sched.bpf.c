@@ -66,6 +66,15 @@ SP_MAP(wakers, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC, SP_DEF_CALLERS,
 SP_SCRATCH_MAP(stack_buf, struct sp_walk);
 SP_SCRATCH_MAP(wake_buf, struct sp_wake_walk);
 SP_SCRATCH_MAP(sched_pcpu, struct sp_sched_pcpu);
+/*
+ * Who took the rows' CPUs: per CPU as the wakers, behind each CPU's last ones (taker_pcpu).
+ * Preallocated: allocated on use, its per-CPU values failed to allocate inside sched_switch
+ * (the allocator's per-CPU cache empty, refilled later from irq_work), 7-11 new takers in
+ * each 1 s run of wakework runq on this VM.
+ */
+SP_MAP(takers, BPF_MAP_TYPE_PERCPU_HASH, 0, SP_DEF_CALLERS / 4, struct sp_taker_key,
+       struct sp_taker_val);
+SP_SCRATCH_MAP(taker_pcpu, struct sp_taker_pcpu);
 
 /*
  * CPU quotas: set by user space when a cgroup had a CFS quota at the start (cgroup v1
@@ -179,6 +188,69 @@ __noinline int count_waker(struct sp_sleep *s)
 		(*v)++; /* this CPU's copy */
 	else
 		sp_drop(sched_drops.waker_map_full);
+	return 0;
+}
+
+/*
+ * The tag of the taker key (row, cg, kind, inside, comm), over its words as the key lays them
+ * out (row and comm: 4 and 2 words): each word times its own odd constant, summed, so the
+ * multiplications do not wait for each other; then mixed once.
+ */
+static __always_inline __u64 taker_tag(const __u64 *row, __u64 cg, __u32 kind, __u32 inside,
+				       const __u64 *comm)
+{
+	__u64 h = row[0] * 0x9e3779b97f4a7c15ULL + row[1] * 0xc2b2ae3d27d4eb4fULL +
+		  row[2] * 0x165667b19e3779f9ULL + row[3] * 0xd6e8feb86659fd93ULL +
+		  cg * 0xff51afd7ed558ccdULL + (kind | (__u64)inside << 32) * 0xc4ceb9fe1a85ec53ULL +
+		  comm[0] * 0x94d049bb133111ebULL + comm[1] * 0xbf58476d1ce4e5b9ULL;
+
+	return h ^ (h >> 31);
+}
+
+/* Adds ns to the slot of tag, 1 when it is one of p's, else 0. */
+static __always_inline int taker_hit(struct sp_taker_pcpu *p, __u64 tag, __u64 ns)
+{
+#pragma unroll
+	for (int i = 0; i < SP_TAKER_SLOTS; i++) {
+		struct sp_taker_slot *slot = &p->last[i];
+
+		if (slot->tag == tag && slot->val.count) {
+			slot->val.count++;
+			slot->val.ns += ns;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * p->next, of tag, not in a slot: takes the next slot in turn, whose taker goes to the
+ * `takers` map first (its key copied to the stack: see count_caller()).
+ */
+/* verifier: global, as count_caller() */
+__noinline int taker_new(struct sp_taker_pcpu *p, __u64 tag, __u64 ns)
+{
+	struct sp_taker_val zero = {}, *v;
+	struct sp_taker_slot *slot;
+	struct sp_taker_key k;
+
+	if (!p)
+		return 0;
+	slot = &p->last[p->evict++ & (SP_TAKER_SLOTS - 1)];
+	if (slot->val.count) {
+		k = slot->key;
+		v = sp_lookup_or_init(&takers, &k, &zero);
+		if (v) { /* this CPU's copy */
+			v->count += slot->val.count;
+			v->ns += slot->val.ns;
+		} else {
+			__sync_fetch_and_add(&sched_drops.taker_map_full, slot->val.count);
+		}
+	}
+	slot->key = p->next;
+	slot->tag = tag;
+	slot->val.count = 1;
+	slot->val.ns = ns;
 	return 0;
 }
 
@@ -620,14 +692,35 @@ static __always_inline void cpu_in(struct sp_sleep *s)
 	s->cpu ^= bpf_get_smp_processor_id();
 }
 
-/* next's switch-in: ends its time off CPU, starts its time on one. *nt: next's storage. */
-static __always_inline void sched_switch_in(struct task_struct *next, struct sp_task **nt,
-					    __u64 now)
+/*
+ * The wait for a CPU that s's switch-in at now ends, as charge_offcpu() splits it (0: none, or
+ * not a sleep of a row), in masks as there.
+ */
+static __always_inline __u64 runq_ended(const struct sp_sleep *s, __u64 now)
+{
+	__u64 ts = s->ts, wake = s->wake_ts, preempted, woken, from;
+
+	preempted = SP_EQ_MASK(s->key.caller, SP_CALLER_PREEMPTED);
+	woken = ~preempted & ~SP_EQ_MASK(s->key.caller, SP_CALLER_IDLE) & SP_GT_MASK(wake, 0) &
+		~SP_GT_MASK(wake, now);
+	from = ts ^ ((ts ^ wake) & SP_GT_MASK(wake, ts)); /* max(wake, ts) */
+	from = (preempted & ts) | (woken & from) | (~preempted & ~woken & now);
+	return (now - from) & SP_EQ_MASK((__u64)s->state, SP_TS_OFF) & ~SP_GT_MASK(from, now);
+}
+
+/*
+ * next's switch-in: ends its time off CPU, starts its time on one. *nt: next's storage.
+ * Returns the wait for a CPU it ended (runq_ended()).
+ */
+static __always_inline __u64 sched_switch_in(struct task_struct *next, struct sp_task **nt,
+					     __u64 now)
 {
 	struct sp_sleep *s = *nt ? &(*nt)->sleep : NULL;
+	__u64 runq = 0;
 
 	if (s && s->state != SP_TS_NONE) {
 		cpu_in(s);
+		runq = runq_ended(s, now);
 		charge_offcpu(s, now);
 		if (quota_check && (*nt)->throttled) {
 			(*nt)->throttled = 0;
@@ -635,14 +728,100 @@ static __always_inline void sched_switch_in(struct task_struct *next, struct sp_
 		}
 	} else {
 		if (!task_traced_other_st(next, *nt))
-			return;
+			return 0;
 		s = task_first_seen(next, now, SP_FIRST_IN, nt);
 		if (!s)
-			return;
+			return 0;
 	}
 	s->state = SP_TS_RUNNING;
 	s->ts_in = now;
 	s->wake_ts = 0;
+	return runq;
+}
+
+/*
+ * Who took the CPU of a wait for one, runq, that a switch-in ended (struct sp_taker_key): the
+ * preemptor of s (the wait's task's, kept at its preemption), and prev (p->prev_comm,
+ * p->prev_cg; ran: its run since it was picked) unless prev is idle. flags: SP_PREV_TASK
+ * (not idle), SP_PREV_INSIDE (in the traced set).
+ */
+#define SP_PREV_TASK 1
+#define SP_PREV_INSIDE 2
+/* verifier: global, as count_caller(): its branches walked once, not per path of sp_switch */
+__noinline int count_takers(struct sp_taker_pcpu *p, struct sp_sleep *s, __u64 runq, __u64 ran,
+			    __u32 flags)
+{
+	const __u64 *row;
+	__u32 inside;
+	__u64 tag;
+
+	if (!p || !s)
+		return 0;
+	row = (const __u64 *)&s->key;
+	if (s->key.caller == SP_CALLER_PREEMPTED) {
+		tag = taker_tag(row, s->waker_fn, SP_TAKER_PREEMPTOR, s->waker_ctx,
+				(const __u64 *)s->waker_comm);
+		if (!taker_hit(p, tag, runq)) {
+			p->next.row = s->key;
+			p->next.kind = SP_TAKER_PREEMPTOR;
+			p->next.cgroup = s->waker_fn;
+			p->next.inside = s->waker_ctx;
+			__builtin_memcpy(p->next.comm, s->waker_comm, sizeof(p->next.comm));
+			taker_new(p, tag, runq);
+		}
+	}
+	if (!(flags & SP_PREV_TASK))
+		return 0;
+	if (ran > runq) /* its run's overlap with the wait */
+		ran = runq;
+	inside = !!(flags & SP_PREV_INSIDE);
+	tag = taker_tag(row, p->prev_cg, SP_TAKER_BEFORE, inside, (const __u64 *)p->prev_comm);
+	if (taker_hit(p, tag, ran))
+		return 0;
+	p->next.row = s->key;
+	p->next.kind = SP_TAKER_BEFORE;
+	p->next.cgroup = p->prev_cg;
+	p->next.inside = inside;
+	__builtin_memcpy(p->next.comm, p->prev_comm, sizeof(p->next.comm));
+	taker_new(p, tag, ran);
+	return 0;
+}
+
+/*
+ * At next's switch-in that ended its wait for a CPU, runq: count_takers() with prev's part.
+ * nt: next's storage; pt: prev's, before its switch-out (NULL with -a: all are traced). prev
+ * is in the traced set when its storage has been through an event (at its first, as not).
+ */
+static __always_inline void takers_in(struct task_struct *prev, struct sp_task *nt,
+				      const struct sp_task *pt, __u64 runq)
+{
+	struct sp_taker_pcpu *p;
+	__u32 zero = 0, flags;
+
+	p = bpf_map_lookup_elem(&taker_pcpu, &zero);
+	if (!p)
+		return;
+	__builtin_memcpy(p->prev_comm, prev->comm, sizeof(p->prev_comm));
+	p->prev_cg = bpf_get_current_cgroup_id(); /* prev is current */
+	flags = (prev->pid != 0) * SP_PREV_TASK;
+	if (targ_all || (pt && pt->sleep.state != SP_TS_NONE))
+		flags |= SP_PREV_INSIDE;
+	count_takers(p, &nt->sleep, runq,
+		     prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime, flags);
+}
+
+/*
+ * prev preempted by next: next's comm, cgroup and whether it is traced (its storage, after
+ * its switch-in: looked up again, rather than held across the switch-out's walk), in prev's
+ * waker fields (struct sp_sleep) until prev's switch-in.
+ */
+static __always_inline void note_preemptor(struct sp_sleep *s, struct task_struct *next)
+{
+	struct sp_task *nt = traced_get(next, 0);
+
+	__builtin_memcpy(s->waker_comm, next->comm, sizeof(s->waker_comm));
+	s->waker_fn = next->cgroups->dfl_cgrp->kn->id;
+	s->waker_ctx = nt && nt->sleep.state == SP_TS_RUNNING;
 }
 
 /*
@@ -682,7 +861,7 @@ static __always_inline void switch_in_missed(struct task_struct *prev, struct sp
  */
 static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev,
 					     struct sp_task **pt, unsigned int prev_state,
-					     __u64 now, const bool fast)
+					     __u64 now, const bool fast, struct task_struct *next)
 {
 	struct sp_sched_pcpu *pc;
 	struct sp_caller_key key = {};
@@ -748,6 +927,8 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 	s->tgid = tgid;
 	s->key = key;
 	s->cpu = bpf_get_smp_processor_id();
+	if (key.caller == SP_CALLER_PREEMPTED)
+		note_preemptor(s, next);
 }
 
 /*
@@ -782,6 +963,12 @@ int BPF_PROG(sp_waking, struct task_struct *p)
 
 	if (!s || s->state == SP_TS_NONE || s->state == SP_TS_DEAD || s->state == SP_TS_NEW ||
 	    sched_stop_ns)
+		return 0;
+	/*
+	 * A preempted task is waiting for a CPU whatever wakes it (one preempted in its wait loop,
+	 * its sleeping state set): its waker fields keep its preemptor (note_preemptor()).
+	 */
+	if (s->state == SP_TS_OFF && s->key.caller == SP_CALLER_PREEMPTED)
 		return 0;
 	s->wake_ts = bpf_ktime_get_ns();
 	cur = bpf_get_current_task_btf();
@@ -868,7 +1055,7 @@ static __always_inline int sched_switch(void *ctx, struct task_struct *prev,
 					struct task_struct *next, unsigned int prev_state,
 					const bool fast, const bool timeline)
 {
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = bpf_ktime_get_ns(), runq = 0;
 	struct sp_task *pt = NULL, *nt = NULL;
 
 	if (switch_locks || switch_sched)
@@ -876,12 +1063,15 @@ static __always_inline int sched_switch(void *ctx, struct task_struct *prev,
 	if (switch_locks && lock_in_needs(nt)) /* (sleep_ts is set only with the flag) */
 		lock_switch_in(nt, lock_task_get(next, 0), now);
 	if (switch_sched && !sched_stop_ns)
-		sched_switch_in(next, &nt, now);
+		runq = sched_switch_in(next, &nt, now);
 	if (switch_sched && !sched_stop_ns) {
 		if (!targ_all) /* its mark says whether it is traced */
 			pt = traced_get(prev, 0);
+		/* before the switch-out: nothing of it held across the caller's walk */
+		if (runq && nt)
+			takers_in(prev, nt, pt, runq);
 		/* sets pt when it counts prev */
-		sched_switch_out(ctx, prev, &pt, prev_state, now, fast);
+		sched_switch_out(ctx, prev, &pt, prev_state, now, fast, next);
 	} else if (switch_locks || (timeline && switch_timeline)) {
 		pt = traced_get(prev, 0);
 	}

@@ -50,6 +50,55 @@ struct sp_waker_key {
 	char comm[TASK_COMM_LEN];  /* the waking task's; zeroed in interrupt context */
 };
 
+/*
+ * Who took a row's CPU while its tasks waited for one. At the switch-in that ends a wait for a
+ * CPU (after a wake-up or a preemption), SP_TAKER_BEFORE is the task that ran on that CPU just
+ * before it, with its last run's overlap with the wait; after a preemption, SP_TAKER_PREEMPTOR
+ * is the task that preempted it, with the wait that followed. Keyed like the wakers, by the
+ * taker's comm and cgroup, and whether it was in the traced set.
+ */
+enum sp_taker_kind {
+	SP_TAKER_PREEMPTOR = 0,
+	SP_TAKER_BEFORE = 1,
+};
+
+struct sp_taker_key {
+	struct sp_caller_key row; /* the row of the wait */
+	__u64 cgroup;		  /* the taker's cgroup v2 id (0: none) */
+	__u32 kind;		  /* enum sp_taker_kind */
+	__u32 inside;		  /* 1: the taker was a traced task */
+	char comm[TASK_COMM_LEN];
+};
+
+struct sp_taker_val {
+	__u64 count;
+	__u64 ns; /* BEFORE: its runs' overlap with the waits; PREEMPTOR: the waits */
+};
+
+struct sp_taker_slot {
+	struct sp_taker_key key;
+	struct sp_taker_val val;
+	__u64 tag; /* a 64-bit hash of key: it stands for the key among a CPU's few slots */
+};
+
+/*
+ * One CPU's takers not yet in the `takers` map: a switch-in whose taker is one of the CPU's
+ * last SP_TAKER_SLOTS (found by its key's tag) adds to its slot instead of building and
+ * hashing its 64-byte key into the map (a pinned pipe
+ * ping-pong alternates two: each task's row with the other as its taker); another one takes a
+ * slot in turn, whose taker goes to the map first. User space adds what the slots hold at the
+ * stop.
+ */
+#define SP_TAKER_SLOTS 4
+
+struct sp_taker_pcpu {
+	struct sp_taker_key next; /* a taker being counted, when its slot is new */
+	char prev_comm[TASK_COMM_LEN]; /* the task switched out at that switch-in */
+	__u64 prev_cg;
+	__u64 evict; /* the slot to take next, in turn */
+	struct sp_taker_slot last[SP_TAKER_SLOTS];
+};
+
 /* Per (stack, comm, process): the full stacks behind the rows. */
 struct sp_stack_key {
 	__u64 stack; /* hash of the frames, key of the `stacks` map; 0 = not kept */
@@ -100,6 +149,8 @@ enum sp_task_state {
  * bpf_mem_alloc's 8-byte header, the element's line-aligned data part and its map pointer,
  * which the lookup reads): the wake-up's fields and ts in the first 48 bytes, so sp_waking
  * touches one line of the wakee's storage; the rest of a switch's in the next 64.
+ * A preempted task's waker fields name its preemptor instead (struct sp_taker_key): waker_comm
+ * its comm, waker_fn its cgroup, waker_ctx 1 when it was traced.
  */
 struct sp_sleep {
 	__u32 state;	/* enum sp_task_state */
@@ -168,6 +219,7 @@ struct sp_sched_drops {
 	__u64 switch_in_missed;	/* switched out with no switch-in seen: placed from its runtime */
 	__u64 frame_map_full;	/* a frame's distance could not be learned (frame_dist full) */
 	__u64 throttled_map_full; /* a throttled wait counted as waiting for a CPU */
+	__u64 taker_map_full;	/* waits counted in their rows, but under no taker */
 };
 
 #endif

@@ -20,6 +20,7 @@
 #include "rows/sched_rows.h"
 #include "rows/uframes.h"
 #include "collect/uframes_bpf.h"
+#include "collect/cgroup_names.h"
 #include "collect/quota.h"
 #include "base/testhook.h"
 #include "schedprof/schedprof.h"
@@ -113,6 +114,11 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	/* (row, waker): a row has few wakers, and a full map only loses the waker's name */
 	bpf_map__set_max_entries(skel->maps.wakers, o->max_callers);
 	/*
+	 * (row, taker): a full map only loses the taker's name. A quarter of the rows: it is
+	 * preallocated per CPU (bpf/sched.bpf.c), and a row's waits for a CPU have few takers.
+	 */
+	bpf_map__set_max_entries(skel->maps.takers, o->max_callers / 4 ?: 1);
+	/*
 	 * Without full stacks none is kept: the stack maps as small as can be (`stacks` is
 	 * preallocated: its kernel memory is zeroed at every start-up). With them, the
 	 * caller cache is off and so is its map.
@@ -164,6 +170,7 @@ static void sched_disable(struct schedprof_bpf *skel)
 	bpf_program__set_autoload(skel->progs.sp_sched_stop, false);
 	bpf_map__set_max_entries(skel->maps.callers, 1);
 	bpf_map__set_max_entries(skel->maps.wakers, 1);
+	bpf_map__set_max_entries(skel->maps.takers, 1);
 	bpf_map__set_max_entries(skel->maps.stack_counts, 1);
 	bpf_map__set_max_entries(skel->maps.stacks, 1);
 	bpf_map__set_max_entries(skel->maps.throttled_cgs, 1);
@@ -269,6 +276,73 @@ static int read_pcpu(struct sched_state *st, int ncpus, struct sp_budget_counts 
 	return err;
 }
 
+/*
+ * Each CPU's last takers, not yet in the `takers` map (struct sp_taker_pcpu), as records of
+ * their own: the row builder merges them. 0 or -errno.
+ */
+static int read_taker_slots(struct sched_state *st, int ncpus, struct sp_records *takers)
+{
+	struct sp_taker_pcpu *per;
+	int err;
+
+	_Static_assert(sizeof(struct sp_taker_pcpu) % sizeof(__u64) == 0, "per-CPU stride");
+	per = calloc((size_t)ncpus, sizeof(*per));
+	if (!per)
+		return -ENOMEM;
+	err = map_pcpu_read(bpf_map__fd(st->skel->maps.taker_pcpu), per, sizeof(*per), ncpus);
+	if (!takers->n)
+		sp_records_init(takers, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
+	for (int i = 0; !err && i < ncpus; i++)
+		for (int k = 0; !err && k < SP_TAKER_SLOTS; k++)
+			if (per[i].last[k].val.count &&
+			    sp_records_add(takers, &per[i].last[k].key, &per[i].last[k].val))
+				err = -ENOMEM;
+	free(per);
+	return err;
+}
+
+/* The takers' cgroups named (cgroup_names.h); those not found stay unnamed (null). */
+static int name_taker_cgroups(struct sp_sched_view *v)
+{
+	uint64_t *ids = NULL;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < v->nrows; i++)
+		for (size_t j = 0; j < v->rows[i].takers.n; j++) {
+			uint64_t id = v->rows[i].takers.v[j].cgroup_id;
+			size_t k = 0;
+
+			while (k < n && ids[k] != id)
+				k++;
+			if (k < n)
+				continue;
+			if (!SP_ARRAY_ADD(ids, n, cap))
+				return -ENOMEM;
+			ids[n - 1] = id;
+		}
+	if (!n)
+		return 0;
+	names = calloc(n, sizeof(*names));
+	err = names ? cgroup2_names(ids, n, names) : -ENOMEM;
+	for (size_t i = 0; !err && i < v->nrows; i++)
+		for (size_t j = 0; !err && j < v->rows[i].takers.n; j++) {
+			struct sp_cpu_taker *t = &v->rows[i].takers.v[j];
+			size_t k = 0;
+
+			while (ids[k] != t->cgroup_id)
+				k++;
+			if (names[k] && !(t->cgroup = strdup(names[k])))
+				err = -ENOMEM;
+		}
+	for (size_t k = 0; names && k < n; k++)
+		free(names[k]);
+	free(names);
+	free(ids);
+	return err;
+}
+
 /* The budget's throttling cgroups (named from the ids BPF kept) and the run's steal. */
 static int budget_quota(struct sched_state *st, struct sp_budget *b)
 {
@@ -346,15 +420,18 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	      map_dump(bpf_map__fd(skel->maps.stack_counts), &m.stack_counts) ?:
 	      map_dump(bpf_map__fd(skel->maps.stacks), &m.stacks) ?:
 	      map_dump(bpf_map__fd(skel->maps.wakers), &m.wakers) ?:
+	      map_dump(bpf_map__fd(skel->maps.takers), &m.takers) ?:
 	      (skel->rodata->quota_check
 		       ? map_dump(bpf_map__fd(skel->maps.throttled_tasks), &m.throttled)
 		       : 0) ?:
-	      sched_fold_pcpu(&m, ctx->ncpus);
+	      sched_fold_pcpu(&m, ctx->ncpus) ?: read_taker_slots(st, ctx->ncpus, &m.takers);
 	if (!err && st->live)
 		err = uframes_live_dump(st->live, &uf, skel, &m.pairs, &m.ustacks);
 	if (!err)
 		err = sched_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg,
 				       st->live ? &uf : NULL);
+	if (!err)
+		err = name_taker_cgroups(v) ?: sp_sched_sum_takers(v);
 	if (!err && v->budget.present)
 		err = budget_quota(st, &v->budget);
 	if (st->live)
@@ -370,6 +447,9 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	if ((d->waker_map_full && !strict) || m.wakers.failed)
 		wlog("%llu wake-ups are counted in their rows but under no waker (--max-callers)",
 		     (unsigned long long)(d->waker_map_full + m.wakers.failed));
+	if ((d->taker_map_full && !strict) || m.takers.failed)
+		wlog("%llu waits for a CPU are counted in their rows but under no taker of the CPU "
+		     "(--max-callers)", (unsigned long long)(d->taker_map_full + m.takers.failed));
 	if (d->switch_in_missed)
 		dlog("%llu switch-outs had no switch-in seen before them: placed from the task's "
 		     "runtime", (unsigned long long)d->switch_in_missed);
@@ -396,6 +476,8 @@ static void sched_losses(void *state, const struct trace_ctx *ctx, const struct 
 	(void)run;
 	trace_loss_add(l, b->sched_drops.task_storage_fail, "sleeps without off-CPU time");
 	trace_loss_add(l, b->sched_drops.waker_map_full, "wake-ups under no waker (--max-callers)");
+	trace_loss_add(l, b->sched_drops.taker_map_full,
+		       "waits for a CPU under no taker of the CPU (--max-callers)");
 }
 
 const struct collector sched_collector = {

@@ -483,6 +483,12 @@ static const struct sort_key waker_keys[] = {
 	BY_U64(struct sp_waker, count), BY_STR(struct sp_waker, comm),
 	BY_STR(struct sp_waker, function), END_KEYS,
 };
+/* takers: by time desc, then count desc, then name */
+static const struct sort_key taker_keys[] = {
+	BY_U64(struct sp_cpu_taker, ns), BY_U64(struct sp_cpu_taker, count),
+	BY_STR(struct sp_cpu_taker, kind), BY_STR(struct sp_cpu_taker, comm),
+	BY_STR(struct sp_cpu_taker, cgroup), BY_STR(struct sp_cpu_taker, where), END_KEYS,
+};
 static const struct sort_key comm_keys[] = {
 	BY_U64(struct sp_comm_stat, count), BY_U64(struct sp_comm_stat, time_ns),
 	BY_STR(struct sp_comm_stat, comm), END_KEYS,
@@ -539,13 +545,55 @@ void sp_stack_list_sort(struct sp_stack_list *l)
 void sp_sched_sort(struct sp_sched_view *v)
 {
 	sort_by(v->rows, v->nrows, sizeof(*v->rows), sched_keys);
+	sort_by(v->takers.v, v->takers.n, sizeof(*v->takers.v), taker_keys);
 	for (size_t i = 0; i < v->nrows; i++) {
 		struct sp_waker_list *w = &v->rows[i].wakers;
 
 		sort_by(w->v, w->n, sizeof(*w->v), waker_keys);
+		sort_by(v->rows[i].takers.v, v->rows[i].takers.n, sizeof(*v->rows[i].takers.v),
+			taker_keys);
 		sp_comm_list_sort(&v->rows[i].comms);
 		sp_stack_list_sort(&v->rows[i].stacks);
 	}
+}
+
+static bool taker_alike(const struct sp_cpu_taker *a, const struct sp_cpu_taker *b)
+{
+	return !strcmp(a->kind, b->kind) && !strcmp(a->comm, b->comm) &&
+	       !strcmp(a->where, b->where) &&
+	       (a->cgroup && b->cgroup ? !strcmp(a->cgroup, b->cgroup) : a->cgroup == b->cgroup);
+}
+
+int sp_sched_sum_takers(struct sp_sched_view *v)
+{
+	struct sp_cpu_taker_list *l = &v->takers;
+
+	for (size_t i = 0; i < v->nrows; i++)
+		for (size_t j = 0; j < v->rows[i].takers.n; j++) {
+			const struct sp_cpu_taker *t = &v->rows[i].takers.v[j];
+			struct sp_cpu_taker *s = NULL;
+
+			for (size_t k = 0; k < l->n && !s; k++)
+				if (taker_alike(&l->v[k], t))
+					s = &l->v[k];
+			if (!s) {
+				s = SP_ARRAY_ADD(l->v, l->n, l->cap);
+				if (!s)
+					return -ENOMEM;
+				*s = (struct sp_cpu_taker){ .kind = strdup(t->kind),
+							    .comm = strdup(t->comm),
+							    .where = strdup(t->where),
+							    .cgroup_id = t->cgroup_id };
+				if (t->cgroup)
+					s->cgroup = strdup(t->cgroup);
+				if (!s->kind || !s->comm || !s->where || (t->cgroup && !s->cgroup))
+					return -ENOMEM;
+			}
+			s->count += t->count;
+			s->ns += t->ns;
+		}
+	sort_by(l->v, l->n, sizeof(*l->v), taker_keys);
+	return 0;
 }
 
 void sp_profile_sort(struct sp_profile_view *v)

@@ -75,6 +75,26 @@ struct sp_waker_list {
 	size_t n, cap;
 };
 
+/*
+ * Who took a row's CPU while its tasks waited for one (include/schedprof/sched.h struct
+ * sp_taker_key): the task that preempted them, or the one that ran on the CPU just before
+ * their switch-ins; by comm and cgroup, inside the traced set or outside it.
+ */
+struct sp_cpu_taker {
+	char *kind;   /* "preempted-by" or "ran-before" */
+	char *comm;
+	char *cgroup; /* its cgroup v2 path ("/": the root); NULL: unknown */
+	uint64_t cgroup_id; /* (not saved: named by the collector) */
+	char *where;  /* "inside" the traced set, or "outside" */
+	uint64_t count;
+	uint64_t ns;  /* preempted-by: the waits after; ran-before: its runs' overlap with the waits */
+};
+
+struct sp_cpu_taker_list {
+	struct sp_cpu_taker *v;
+	size_t n, cap;
+};
+
 struct sp_sched_row {
 	char *caller; /* "anon_pipe_read", "[preempted]", "cpu_idle", "[unknown]" */
 	char *wait;   /* "rwsem-write", "mutex", "io", "pipe", ... or NULL */
@@ -97,6 +117,7 @@ struct sp_sched_row {
 	 */
 	bool has_runq;
 	struct sp_waker_list wakers; /* by count, desc */
+	struct sp_cpu_taker_list takers; /* by ns, desc */
 	struct sp_comm_list comms;
 	struct sp_stack_list stacks;
 };
@@ -183,6 +204,7 @@ struct sp_sched_view {
 	bool wakers;		 /* --wakers: the wakers' functions were walked */
 	struct sp_caller_cache cache;
 	struct sp_budget budget;
+	struct sp_cpu_taker_list takers; /* the rows' takers summed (sp_sched_sum_takers()) */
 	struct sp_sched_row *rows;
 	size_t nrows, cap;
 };
@@ -568,6 +590,11 @@ const char *sp_run_build_id(const struct sp_run *run, const char *path);
 /* Sorting helpers used by every format, so they all rank alike. */
 /* count desc, then offcpu desc, then name; each row's wakers by count */
 void sp_sched_sort(struct sp_sched_view *v);
+/*
+ * v->takers: each taker of the rows (kind, comm, cgroup, where) with its counts and times
+ * summed over them, by time. 0 or -ENOMEM.
+ */
+int sp_sched_sum_takers(struct sp_sched_view *v);
 void sp_profile_sort(struct sp_profile_view *v); /* samples desc, then function, object */
 /* Ranking keys of the locks table (--sort). */
 enum sp_lock_sort { SP_LOCK_SORT_WAIT = 0, SP_LOCK_SORT_COUNT, SP_LOCK_SORT_MAX };

@@ -20,6 +20,19 @@ static const struct sp_field waker_fields[] = {
 #undef T
 static const struct sp_schema waker_schema = SP_SCHEMA_OF("waker", waker_fields);
 
+/* Who took a row's CPU: cgroup null when unknown. */
+#define T struct sp_cpu_taker
+static const struct sp_field taker_fields[] = {
+	SP_KEY_STR(T, "kind", kind),
+	SP_KEY_STR(T, "comm", comm),
+	SP_KEY_STR_NULL(T, "cgroup", cgroup),
+	SP_KEY_STR(T, "where", where),
+	SP_U64(T, "count", count),
+	SP_U64(T, "ns", ns),
+};
+#undef T
+static const struct sp_schema taker_schema = SP_SCHEMA_OF("cpu_taker", taker_fields);
+
 /* The OFF-CPU split at the wake-up: all or none, as has_runq says. */
 #define RUNQ(k, M, kind)                                                                   \
 	{ .key = k, .type = SP_T_U64, .flags = SP_GROUP | (kind),                                \
@@ -43,6 +56,9 @@ static const struct sp_field row_fields[] = {
 	SP_U64_AS(T, "migrated_runq_ns", migrated_runq_ns, SP_SPARSE),
 	/* by count desc; absent (none) in older files */
 	SP_ARRAY_AS(T, "wakers", wakers.v, wakers.n, wakers.cap, waker_schema,
+		    SP_NONEMPTY | SP_OPTIONAL | SP_INLINE),
+	/* by ns desc; absent (none) in older files */
+	SP_ARRAY_AS(T, "cpu_takers", takers.v, takers.n, takers.cap, taker_schema,
 		    SP_NONEMPTY | SP_OPTIONAL | SP_INLINE),
 	SP_COMMS(T, "comms", comms, sp_comm_offcpu_max),
 	SP_STACKS(T, stacks, sp_stack_offcpu),
@@ -123,6 +139,9 @@ static const struct sp_field view_fields[] = {
 	SP_OBJECT_IF(T, "caller_cache", cache, cache_schema),
 	/* only when measured */
 	SP_OBJECT_IF(T, "budget", budget, budget_schema),
+	/* the rows' takers summed, by ns desc; absent (none) in older files */
+	SP_ARRAY_AS(T, "cpu_takers", takers.v, takers.n, takers.cap, taker_schema,
+		    SP_NONEMPTY | SP_OPTIONAL),
 	SP_ARRAY(T, "callers", rows, nrows, cap, row_schema),
 };
 #undef T
@@ -199,6 +218,7 @@ static void print_columns(bool runq, bool throttled, FILE *f)
 }
 
 #define WAKERS_SHOWN 3
+#define TAKERS_SHOWN 3
 
 /*
  * Under a row whose sleeps ended on another CPU than they began on: how many, and their mean
@@ -225,6 +245,48 @@ static void print_row_migrated(const struct sp_sched_row *r, const char *whose, 
 }
 
 /*
+ * Under a row with waits for a CPU, who took the CPU, each kind on its line, by time: "preempted
+ * by ww_hog (inside) 115 times, 373.6ms of waits after" and "ran before the switch-ins: ww_hog
+ * (inside) 117 times, 320.2ms of the waits". The root cgroup goes unsaid.
+ */
+static void print_row_takers(const struct sp_sched_row *r, const char *whose, FILE *f)
+{
+	static const struct {
+		const char *kind, *title, *what;
+	} kinds[] = {
+		{ "preempted-by", "preempted by", "of waits after" },
+		{ "ran-before", "ran before the switch-ins", "of the waits" },
+	};
+	char d[32];
+
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		size_t shown = 0, more = 0;
+
+		for (size_t i = 0; i < r->takers.n; i++) {
+			const struct sp_cpu_taker *t = &r->takers.v[i];
+			bool cg = t->cgroup && strcmp(t->cgroup, "/");
+
+			if (strcmp(t->kind, kinds[k].kind))
+				continue;
+			if (shown == TAKERS_SHOWN) {
+				more++;
+				continue;
+			}
+			fprintf(f, shown ? "; " : "%8s%s%s: ", "", kinds[k].title, whose);
+			fprintf(f, "%s (%s%s%s) %" PRIu64 " %s, %s %s", t->comm, t->where,
+				cg ? " " : "", cg ? t->cgroup : "", t->count,
+				t->count == 1 ? "time" : "times", fmt_duration(t->ns, d, sizeof(d)),
+				kinds[k].what);
+			shown++;
+		}
+		if (more)
+			fprintf(f, "; %zu more", more);
+		if (shown)
+			fputc('\n', f);
+	}
+}
+
+/*
  * Under a row: its sleeps still in progress at the end, and its top wakers ("woken by cc1
  * (anon_pipe_write) 98.0%, make 2.0%"), each a share of the row's wake-ups. all_comms: under
  * one comm's line (--by comm), where they are still the whole row's.
@@ -239,6 +301,7 @@ static void print_row_notes(const struct sp_sched_row *r, bool all_comms, FILE *
 		fprintf(f, "%8s%" PRIu64 " %s%s in progress at the end (charged up to it)\n", "",
 			r->unfinished, r->unfinished == 1 ? "sleep" : "sleeps", whose);
 	print_row_migrated(r, whose, f);
+	print_row_takers(r, whose, f);
 	if (!w->n)
 		return;
 	for (size_t i = 0; i < w->n; i++)
@@ -253,6 +316,30 @@ static void print_row_notes(const struct sp_sched_row *r, bool all_comms, FILE *
 	if (w->n > WAKERS_SHOWN)
 		fprintf(f, ", %zu more", w->n - WAKERS_SHOWN);
 	fputc('\n', f);
+}
+
+/*
+ * Under the budget: the tasks that ran just before the job's tasks' switch-ins, by their
+ * time taken from its waits ("CPU taken by: spin (outside) 1.100s, cc1 (inside) 200.0ms").
+ */
+static void print_budget_takers(const struct sp_sched_view *v, FILE *f)
+{
+	size_t shown = 0;
+	char d[32];
+
+	for (size_t i = 0; i < v->takers.n && shown < TAKERS_SHOWN; i++) {
+		const struct sp_cpu_taker *t = &v->takers.v[i];
+		bool cg = t->cgroup && strcmp(t->cgroup, "/");
+
+		if (strcmp(t->kind, "ran-before"))
+			continue;
+		fprintf(f, shown ? ", %s (%s%s%s) %s" : "  CPU taken from the waits by: %s (%s%s%s) %s",
+			t->comm, t->where, cg ? " " : "", cg ? t->cgroup : "",
+			fmt_duration(t->ns, d, sizeof(d)));
+		shown++;
+	}
+	if (shown)
+		fputc('\n', f);
 }
 
 /*
@@ -299,8 +386,9 @@ static void print_budget_quota(const struct sp_budget *b, FILE *f)
  * waiting for a CPU 400.0ms (1.0%), blocked 34.600s (84.8%)", then the blocked time by wait
  * class, largest first.
  */
-static void print_budget(const struct sp_budget *b, FILE *f)
+static void print_budget(const struct sp_sched_view *v, FILE *f)
 {
+	const struct sp_budget *b = &v->budget;
 	struct sp_budget_blocked cls = b->blocked;
 	uint64_t all = sp_sat_add(sp_sat_add(b->oncpu_ns, b->runq_ns), b->blocked_ns);
 	bool shown[SP_WC__MAX] = { false };
@@ -318,6 +406,7 @@ static void print_budget(const struct sp_budget *b, FILE *f)
 		fmt_duration(b->runq_ns - thr, d3, sizeof(d3)), sp_pct(b->runq_ns - thr, all),
 		fmt_duration(b->blocked_ns, d4, sizeof(d4)), sp_pct(b->blocked_ns, all));
 	print_budget_quota(b, f);
+	print_budget_takers(v, f);
 	for (int n = 0;; n++) {
 		int best = -1;
 		uint64_t best_ns = 0;
@@ -399,7 +488,7 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	fputc('\n', f);
 	sp_print_caller_cache(&v->cache, v->voluntary, "voluntary", f);
 	if (v->budget.present)
-		print_budget(&v->budget, f);
+		print_budget(v, f);
 	sp_print_stack_notes("schedules", v->missing_stacks, v->user_missing, v->user_truncated, f);
 	sp_print_lost_rows(v->lost_rows, "schedules", "row", "--max-callers", f);
 	if (o->group == SP_GROUP_COMM)
@@ -429,6 +518,10 @@ static const struct sp_diff_table diff[] = {
 	{ "schedules", "schedules by caller", "CALLER (WAIT)", "off-CPU time", NULL, "callers",
 	  offsetof(R, caller), offsetof(R, wait), SP_NONE, offsetof(R, count),
 	  offsetof(R, offcpu_ns), offsetof(struct sp_sched_view, total), false, NULL },
+	{ "cpu_takers", "who took the CPU", "TASK (KIND, WHERE)", "time", "where",
+	  "cpu_takers", offsetof(struct sp_cpu_taker, comm), offsetof(struct sp_cpu_taker, kind),
+	  offsetof(struct sp_cpu_taker, where), offsetof(struct sp_cpu_taker, ns),
+	  offsetof(struct sp_cpu_taker, ns), SP_NONE, true, NULL },
 };
 
 static const struct sp_view_total totals[] = {

@@ -19,6 +19,7 @@ void sched_maps_free(struct sched_maps *m)
 	sp_records_free(&m->pairs);
 	sp_records_free(&m->ustacks);
 	sp_records_free(&m->wakers);
+	sp_records_free(&m->takers);
 	sp_records_free(&m->in_progress);
 	sp_records_free(&m->throttled);
 }
@@ -70,7 +71,7 @@ static int fold_pcpu(struct sp_records *r, size_t size, int ncpus, bool caller_v
 
 	if (ncpus < 1 || size > sizeof(tmp))
 		return -EINVAL;
-	if (r->value_size == size && ncpus == 1)
+	if (!r->n || (r->value_size == size && ncpus == 1))
 		return 0;
 	if (r->value_size != stride * (size_t)ncpus)
 		return -EINVAL;
@@ -86,7 +87,8 @@ static int fold_pcpu(struct sp_records *r, size_t size, int ncpus, bool caller_v
 int sched_fold_pcpu(struct sched_maps *m, int ncpus)
 {
 	return fold_pcpu(&m->callers, sizeof(struct sp_caller_val), ncpus, true) ?:
-	       fold_pcpu(&m->wakers, sizeof(__u64), ncpus, false);
+	       fold_pcpu(&m->wakers, sizeof(__u64), ncpus, false) ?:
+	       fold_pcpu(&m->takers, sizeof(struct sp_taker_val), ncpus, false);
 }
 
 uint64_t sched_in_window(uint64_t t0, uint64_t a, uint64_t b)
@@ -395,6 +397,58 @@ static int add_wakers(struct builder *b, const struct sp_records *rec)
 	return err;
 }
 
+/* Takers alike: kind, comm, cgroup, inside or outside. */
+static int taker_same(const struct sp_cpu_taker *a, const struct sp_cpu_taker *b)
+{
+	return !strcmp(a->kind, b->kind) && !strcmp(a->comm, b->comm) &&
+	       a->cgroup_id == b->cgroup_id && !strcmp(a->where, b->where);
+}
+
+/*
+ * Each row's takers (the records differ by the waiting task's comm, and a CPU's last takers
+ * come as records of their own: sched.c): alike ones merged. The collector names the cgroups.
+ */
+static int add_takers(struct builder *b, const struct sp_records *rec)
+{
+	char comm[TASK_COMM_LEN + 1];
+
+	for (size_t i = 0; i < rec->n; i++) {
+		const struct sp_taker_key *key = sp_records_key(rec, i);
+		const struct sp_taker_val *val = sp_records_value(rec, i);
+		struct sp_cpu_taker t = { 0 }, *w = NULL;
+		struct sp_caller_key k;
+		struct sp_sched_row *r;
+
+		if (!val->count || !key_set_has(&b->kept, kept_key(&k, key->row.caller,
+								   key->row.wait, key->row.comm)))
+			continue;
+		r = get_row(b, key->row.caller, key->row.wait);
+		if (!r)
+			return -ENOMEM;
+		t.kind = key->kind == SP_TAKER_PREEMPTOR ? "preempted-by" : "ran-before";
+		t.comm = (char *)kstack_comm(key->comm, comm);
+		t.cgroup_id = key->cgroup;
+		t.where = key->inside ? "inside" : "outside";
+		for (size_t j = 0; j < r->takers.n && !w; j++)
+			if (taker_same(&r->takers.v[j], &t))
+				w = &r->takers.v[j];
+		if (!w) {
+			w = SP_ARRAY_ADD(r->takers.v, r->takers.n, r->takers.cap);
+			if (!w)
+				return -ENOMEM;
+			w->kind = strdup(t.kind);
+			w->comm = strdup(t.comm);
+			w->where = strdup(t.where);
+			w->cgroup_id = t.cgroup_id;
+			if (!w->kind || !w->comm || !w->where)
+				return -ENOMEM;
+		}
+		w->count += val->count;
+		w->ns += val->ns;
+	}
+	return 0;
+}
+
 /* dst: a copy of src's records (dst initialized here). 0 or -ENOMEM. */
 static int records_copy(struct sp_records *dst, const struct sp_records *src)
 {
@@ -600,7 +654,8 @@ int sched_rows_build(struct sp_sched_view *v, const struct sched_maps *m, const 
 	    !sp_records_are(&m->stack_counts, sizeof(struct sp_stack_key),
 			    sizeof(struct sp_stack_val)) ||
 	    !sp_records_are(&m->stacks, sizeof(__u64), sizeof(struct sp_stack)) ||
-	    !sp_records_are(&m->wakers, sizeof(struct sp_waker_key), sizeof(__u64)))
+	    !sp_records_are(&m->wakers, sizeof(struct sp_waker_key), sizeof(__u64)) ||
+	    !sp_records_are(&m->takers, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val)))
 		return -EINVAL;
 	v->lost_rows += m->callers.failed;
 	v->missing_stacks += m->stack_counts.failed;
@@ -612,7 +667,8 @@ int sched_rows_build(struct sp_sched_view *v, const struct sched_maps *m, const 
 	err = records_copy(&stack_counts, &m->stack_counts) ?: records_copy(&wakers, &m->wakers) ?:
 	      add_callers(&b, &m->callers) ?:
 	      add_in_progress(&b, m, &stack_counts, &wakers, &sums) ?:
-	      add_stacks(&b, &stack_counts, m, cfg, uf) ?: add_wakers(&b, &wakers);
+	      add_stacks(&b, &stack_counts, m, cfg, uf) ?: add_wakers(&b, &wakers) ?:
+	      add_takers(&b, &m->takers);
 	if (!err)
 		finish_rows(&b, m, &sums);
 	sp_records_free(&stack_counts);

@@ -25,7 +25,8 @@ struct sched_maps {
 	struct sp_records pairs;	/* __u64 pair id -> struct sp_stack_pair */
 	struct sp_records ustacks;	/* __u64 stack id -> struct sp_prof_ustack */
 	struct sp_records wakers;	/* struct sp_waker_key -> __u64 count */
-	/* (callers and wakers are per-CPU maps: sched_fold_pcpu() sums them first) */
+	struct sp_records takers;	/* struct sp_taker_key -> struct sp_taker_val */
+	/* (callers, wakers and takers are per-CPU maps: sched_fold_pcpu() sums them first) */
 	bool has_budget;		/* budget holds the per-CPU sums of the run */
 	bool steal_split;		/* budget.stolen_ns was measured (steal_split) */
 	struct sp_budget_counts budget;

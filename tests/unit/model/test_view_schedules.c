@@ -12,6 +12,7 @@
 
 #include "../unit.h"
 #include "model/model.h"
+#include "model/model_json.h"
 
 #define ck_assert_before(a, b) ck_assert(((a) != NULL) && ((b) != NULL) && ((a) < (b)))
 
@@ -297,6 +298,77 @@ START_TEST(wakers_and_unfinished)
 }
 END_TEST
 
+static void taker(struct sp_sched_row *r, const char *kind, const char *comm,
+		  const char *cgroup, const char *where, uint64_t count, uint64_t ns)
+{
+	struct sp_cpu_taker *t = SP_ARRAY_ADD(r->takers.v, r->takers.n, r->takers.cap);
+
+	ck_assert_ptr_nonnull(t);
+	t->kind = strdup(kind);
+	t->comm = strdup(comm);
+	t->cgroup = cgroup ? strdup(cgroup) : NULL;
+	t->where = strdup(where);
+	t->count = count;
+	t->ns = ns;
+}
+
+/*
+ * Who took a row's CPU: a line per kind, the top three by time, then how many more; the root
+ * cgroup (and an unknown one) unsaid; as JSON, each taker with its keys, and back.
+ */
+START_TEST(cpu_takers)
+{
+	struct render_opts o = { .nrows = 20, .nstacks = 3 };
+	struct sp_run run, back;
+	struct sp_sched_row *r;
+	char *out;
+
+	make_split_run(&run);
+	r = &run.sched.rows[1];
+	taker(r, "preempted-by", "spin", "/job", "outside", 40, 1200000000);
+	taker(r, "ran-before", "spin", "/", "outside", 118, 1100000000);
+	taker(r, "ran-before", "sort", NULL, "inside", 2, 3000000);
+	taker(r, "ran-before", "a", "/", "outside", 1, 2000);
+	taker(r, "ran-before", "b", "/", "outside", 1, 1000);
+	sp_sched_sort(&run.sched);
+	out = table(&run, &o);
+	ck_assert_ptr_nonnull(strstr(out, "[preempted]\n"
+		"        preempted by: spin (outside /job) 40 times, 1.200s of waits after\n"
+		"        ran before the switch-ins: spin (outside) 118 times, 1.100s of the waits; "
+		"sort (inside) 2 times, 3.0ms of the waits; a (outside) 1 time, 2.0us of the waits; "
+		"1 more\n"));
+	free(out);
+	o.format = SP_FMT_JSON;
+	o.views = SP_VIEW_SCHED;
+	out = unit_render(&run, &o, NULL);
+	ck_assert_ptr_nonnull(strstr(out, "{\"kind\": \"preempted-by\", \"comm\": \"spin\", "
+					  "\"cgroup\": \"/job\", \"where\": \"outside\", "
+					  "\"count\": 40, \"ns\": 1200000000}"));
+	ck_assert_ptr_nonnull(strstr(out, "\"cgroup\": null, \"where\": \"inside\""));
+	char err[256];
+
+	ck_assert_int_eq(sp_run_from_json(out, strlen(out), &back, err, sizeof(err)), 0);
+	ck_assert_uint_eq(back.sched.rows[1].takers.n, 5);
+	ck_assert_str_eq(back.sched.rows[1].takers.v[0].kind, "preempted-by");
+	ck_assert_str_eq(back.sched.rows[1].takers.v[1].comm, "spin");
+	ck_assert_ptr_null(back.sched.rows[1].takers.v[2].cgroup);
+	sp_run_free(&back);
+	free(out);
+	/* the view's sum: the same taker of two rows once, kinds and cgroups apart */
+	taker(&run.sched.rows[0], "ran-before", "spin", "/", "outside", 2, 100000000);
+	ck_assert_int_eq(sp_sched_sum_takers(&run.sched), 0);
+	ck_assert_uint_eq(run.sched.takers.n, 5);
+	/* 1.200s each: by count then */
+	ck_assert_str_eq(run.sched.takers.v[0].kind, "ran-before");
+	ck_assert_str_eq(run.sched.takers.v[0].comm, "spin");
+	ck_assert_uint_eq(run.sched.takers.v[0].count, 120);
+	ck_assert_uint_eq(run.sched.takers.v[0].ns, 1200000000);
+	ck_assert_str_eq(run.sched.takers.v[1].kind, "preempted-by");
+	ck_assert_uint_eq(run.sched.takers.v[1].count, 40);
+	sp_run_free(&run);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("view_schedules");
@@ -308,6 +380,7 @@ int main(void)
 	tcase_add_test(tc, runq_columns);
 	tcase_add_test(tc, budget);
 	tcase_add_test(tc, wakers_and_unfinished);
+	tcase_add_test(tc, cpu_takers);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

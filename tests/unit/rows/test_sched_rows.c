@@ -23,6 +23,7 @@ static void setup(void)
 	sp_records_init(&m.stack_counts, sizeof(struct sp_stack_key), sizeof(struct sp_stack_val));
 	sp_records_init(&m.stacks, sizeof(__u64), sizeof(struct sp_stack));
 	sp_records_init(&m.wakers, sizeof(struct sp_waker_key), sizeof(__u64));
+	sp_records_init(&m.takers, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
 	sp_records_init(&m.in_progress, sizeof(__u32), sizeof(struct sp_sleep));
 	sp_run_init(&run);
 }
@@ -347,6 +348,57 @@ START_TEST(wakers_by_comm_and_function)
 }
 END_TEST
 
+static void add_taker(uint64_t caller, const char *comm, uint32_t kind, const char *tcomm,
+		      uint64_t cg, uint32_t inside, uint64_t count, uint64_t ns)
+{
+	struct sp_taker_key k = { .row.caller = caller, .kind = kind, .cgroup = cg,
+				  .inside = inside };
+	struct sp_taker_val v = { .count = count, .ns = ns };
+
+	SET_COMM(k.row.comm, comm);
+	SET_COMM(k.comm, tcomm);
+	ck_assert_int_eq(sp_records_add(&m.takers, &k, &v), 0);
+}
+
+/*
+ * Takers alike merge across the waiting tasks' comms and a CPU's pending slot (the same key
+ * twice); kinds, cgroups and inside/outside stay apart; rows lost, or records of no count, add
+ * nothing; by time.
+ */
+START_TEST(takers_merge_and_rank)
+{
+	const struct sp_sched_row *r;
+
+	add_split(SP_CALLER_PREEMPTED, "cc1", 10, 100, 100, 10, 100, NULL, 0);
+	add_split(SP_CALLER_PREEMPTED, "as", 5, 100, 100, 10, 100, NULL, 0);
+	add_taker(SP_CALLER_PREEMPTED, "cc1", SP_TAKER_PREEMPTOR, "spin", 7, 0, 4, 400);
+	add_taker(SP_CALLER_PREEMPTED, "as", SP_TAKER_PREEMPTOR, "spin", 7, 0, 2, 300);
+	add_taker(SP_CALLER_PREEMPTED, "as", SP_TAKER_PREEMPTOR, "spin", 7, 0, 1, 50); /* slot */
+	add_taker(SP_CALLER_PREEMPTED, "cc1", SP_TAKER_PREEMPTOR, "spin", 8, 0, 1, 1000);
+	add_taker(SP_CALLER_PREEMPTED, "cc1", SP_TAKER_PREEMPTOR, "spin", 7, 1, 1, 10);
+	add_taker(SP_CALLER_PREEMPTED, "cc1", SP_TAKER_BEFORE, "spin", 7, 0, 6, 600);
+	add_taker(SP_CALLER_PREEMPTED, "cc1", SP_TAKER_BEFORE, "make", 7, 1, 0, 0);
+	add_taker(A("do_exit", 0x10), "sh", SP_TAKER_BEFORE, "spin", 7, 0, 9, 900); /* lost row */
+	ck_assert_int_eq(sched_rows_build(&run.sched, &m, ks, &cfg, NULL), 0);
+	ck_assert_uint_eq(run.sched.nrows, 1);
+	r = row("[preempted]", "-");
+	ck_assert_uint_eq(r->takers.n, 4);
+	ck_assert_str_eq(r->takers.v[0].kind, "preempted-by");
+	ck_assert_uint_eq(r->takers.v[0].cgroup_id, 8);
+	ck_assert_uint_eq(r->takers.v[0].ns, 1000);
+	ck_assert_str_eq(r->takers.v[1].kind, "preempted-by");
+	ck_assert_str_eq(r->takers.v[1].comm, "spin");
+	ck_assert_str_eq(r->takers.v[1].where, "outside");
+	ck_assert_uint_eq(r->takers.v[1].cgroup_id, 7);
+	ck_assert_uint_eq(r->takers.v[1].count, 7);
+	ck_assert_uint_eq(r->takers.v[1].ns, 750);
+	ck_assert_str_eq(r->takers.v[2].kind, "ran-before");
+	ck_assert_uint_eq(r->takers.v[2].count, 6);
+	ck_assert_str_eq(r->takers.v[3].where, "inside");
+	ck_assert_uint_eq(r->takers.v[3].ns, 10);
+}
+END_TEST
+
 START_TEST(wakers_without_function)
 {
 	uint64_t caller = A("anon_pipe_read", 0x10);
@@ -570,6 +622,7 @@ int main(void)
 		wakers_by_comm_and_function,
 		throttled_and_stolen,
 		wakers_without_function,
+		takers_merge_and_rank,
 		split_rules,
 		budget_sums,
 		pcpu_fold,

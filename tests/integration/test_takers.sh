@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Who took my CPU: two CPU hogs ("ww_hog") and a sleeper ("ww_sleeper", 10 ms naps), all
+# pinned to CPU 0 (wakework runq). The sleeper's row names the hogs as the tasks that ran
+# before most of its switch-ins, and the preempted hogs' row names the hogs as preemptors:
+#   - inside: the hogs are the traced command's own (where "inside");
+#   - outside: the hogs run untraced beside a traced sleeper alone (where "outside").
+# In every row, each taker's share of "ran before" time is at most the row's RUNQ (it is its
+# runs' overlap with the waits), and no kind counts more waits than the row has.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+WAKEWORK=${WAKEWORK:?WAKEWORK must name the workload binary}
+SECS=2
+
+# check FILE WHERE: the sleeper's takers in the run's JSON
+check() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+where = sys.argv[2]
+rows = d["schedules"]["callers"]
+for r in rows:
+    for kind in ("preempted-by", "ran-before"):
+        n = sum(t["count"] for t in r.get("cpu_takers", []) if t["kind"] == kind)
+        assert n <= r["count"], (r["caller"], kind, n, "of", r["count"])
+    ran = sum(t["ns"] for t in r.get("cpu_takers", []) if t["kind"] == "ran-before")
+    assert ran <= r.get("runq_ns", 0), (r["caller"], "ran-before", ran, "> RUNQ", r.get("runq_ns"))
+sleeps = [r for r in rows if list(r["comms"]) == ["ww_sleeper"] and r.get("wait") is None
+          and r["caller"] not in ("[preempted]", "do_exit")]
+assert len(sleeps) == 1, "ww_sleeper's sleep rows: %s" % [r["caller"] for r in sleeps]
+s = sleeps[0]
+hog = [t for t in s.get("cpu_takers", []) if t["kind"] == "ran-before" and t["comm"] == "ww_hog"]
+assert hog, "no ww_hog before the sleeper's switch-ins: %s" % s.get("cpu_takers")
+assert len(hog) == 1 and hog[0]["where"] == where, hog
+assert hog[0]["count"] * 2 >= s["count"], ("ww_hog before", hog[0]["count"], "of", s["count"])
+top = max((t for t in s["cpu_takers"] if t["kind"] == "ran-before"), key=lambda t: t["count"])
+assert top["comm"] == "ww_hog", top
+print(s["caller"], s["count"], hog[0]["count"], hog[0]["ns"], s["runq_ns"])
+if where == "inside":
+    pre = [r for r in rows if r["caller"] == "[preempted]" and "ww_hog" in r["comms"]]
+    assert pre, "no preempted ww_hog"
+    by = [t for t in pre[0].get("cpu_takers", []) if t["kind"] == "preempted-by"
+          and t["comm"] in ("ww_hog", "ww_sleeper")]
+    assert by and all(t["where"] == "inside" for t in by), pre[0].get("cpu_takers")
+PY
+}
+
+"$SCHEDPROF" trace --views schedules -f json -o "$TMP/in.json" -- "$WAKEWORK" runq $SECS 0 2 ||
+	fail "trace of runq $SECS 0 2 exited $?"
+read -r caller n hog ns runq < <(check "$TMP/in.json" inside) || fail "inside: see above"
+"$SCHEDPROF" report "$TMP/in.json" -n 0 > "$TMP/in.txt" || fail "report exited $?"
+# (ranked by time: another task's one long run may come first)
+grep -Eq "^ +ran before the switch-ins: (.*; )?ww_hog \(inside\) [0-9]+ times, [0-9.]+[mun]?s of the waits" \
+	"$TMP/in.txt" || fail "inside: no 'ran before the switch-ins: ww_hog (inside)' line: $(grep -A3 " $caller\$" "$TMP/in.txt" | tr '\n' '|')"
+grep -Eq "^ +preempted by: .*ww_(hog|sleeper) \(inside\) [0-9]+ times" "$TMP/in.txt" ||
+	fail "inside: no 'preempted by' line under [preempted]"
+pass "inside: ww_hog ran before $hog of the sleeper's $n $caller switch-ins ($ns of $runq ns RUNQ), and preempted the hogs"
+
+# the hogs untraced (their own sleeper too), the traced sleeper alone on their CPU. They run
+# until killed (a session of their own: the group's kill reaches the hogs), however long the
+# trace takes to start (seconds under TCG).
+setsid "$WAKEWORK" runq $((60 * SLOW)) 0 2 &
+hogs=$!
+trap 'kill -TERM -- -$hogs 2>/dev/null; rm -rf "$TMP"' EXIT
+sleep 0.5
+"$SCHEDPROF" trace --views schedules -f json -o "$TMP/out.json" -- "$WAKEWORK" runq $SECS 0 0 ||
+	fail "trace of runq $SECS 0 0 exited $?"
+kill -TERM -- -$hogs 2>/dev/null
+wait $hogs 2>/dev/null
+read -r caller n hog ns runq < <(check "$TMP/out.json" outside) || fail "outside: see above"
+pass "outside: untraced ww_hog ran before $hog of the sleeper's $n $caller switch-ins ($ns of $runq ns RUNQ)"
