@@ -61,8 +61,11 @@ SP_MAP(callers, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC, SP_DEF_CALLERS,
        struct sp_caller_key, struct sp_caller_val);
 SP_HASH_MAP(stack_counts, SP_DEF_STACKS, struct sp_stack_key, struct sp_stack_val);
 SP_HASH_MAP(stacks, SP_DEF_STACKS, __u64, struct sp_stack);
-SP_MAP(wakers, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC, SP_DEF_CALLERS,
-       struct sp_waker_key, __u64);
+/*
+ * Preallocated, as `takers` below: allocated on use, a 6.1-rt guest's `trace -a -d 1` lost
+ * the waker of 3 wake-ups (the per-CPU allocation failed inside sched_switch).
+ */
+SP_MAP(wakers, BPF_MAP_TYPE_PERCPU_HASH, 0, SP_DEF_CALLERS / 4, struct sp_waker_key, __u64);
 SP_SCRATCH_MAP(stack_buf, struct sp_walk);
 SP_SCRATCH_MAP(wake_buf, struct sp_wake_walk);
 SP_SCRATCH_MAP(sched_pcpu, struct sp_sched_pcpu);

@@ -111,12 +111,12 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	/* the kernel's config, read once per boot with the features (kfeatures.h) */
 	skel->rodata->steal_split = ctx->features->has[SP_FEAT_STEAL_SPLIT];
 	bpf_map__set_max_entries(skel->maps.callers, o->max_callers);
-	/* (row, waker): a row has few wakers, and a full map only loses the waker's name */
-	bpf_map__set_max_entries(skel->maps.wakers, o->max_callers);
 	/*
-	 * (row, taker): a full map only loses the taker's name. A quarter of the rows: it is
-	 * preallocated per CPU (bpf/sched.bpf.c), and a row's waits for a CPU have few takers.
+	 * (row, waker) and (row, taker): a full map only loses the waker's or taker's name. A
+	 * quarter of the rows: they are preallocated per CPU (bpf/sched.bpf.c), and a row has
+	 * few wakers and takers.
 	 */
+	bpf_map__set_max_entries(skel->maps.wakers, o->max_callers / 4 ?: 1);
 	bpf_map__set_max_entries(skel->maps.takers, o->max_callers / 4 ?: 1);
 	/*
 	 * Without full stacks none is kept: the stack maps as small as can be (`stacks` is
