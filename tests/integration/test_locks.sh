@@ -175,9 +175,10 @@ o=$(pyq "$TMP/pipe.json" "sum(v['count'] for r in $M for k, v in r['owners'].ite
 pass "pipe: $n $MUTEXKIND contentions on pipe_inode_info.mutex from $c, owner mutexstorm $o times"
 "$SCHEDPROF" trace --verify-callers --views locks -f json -o "$TMP/fpos.json" -- \
 	"$MUTEXSTORM" fpos 8 1 "$0" > /dev/null || fail "schedprof exited $?"
-# the fast path has learned this path when any caller comes from it: on 6.18 only 3 to 16 of
-# some 260,000 f_pos_lock contentions do (the rest are walked; a minimum of 5 failed 1 run in 4)
-lock_callers_verified "$TMP/fpos.json" "$(cached_min __mutex_lock 1)"
+# what the cache names must be right (0 mismatched); how many it names is not asked: on 6.18
+# only 0 to 16 of some 260,000 f_pos_lock contentions come from it (the rest are walked; a
+# minimum of 5 failed 1 run in 4, a minimum of 1 a CI run)
+lock_callers_verified "$TMP/fpos.json" 0
 n=$(pyq "$TMP/fpos.json" "sum(r['count'] for r in L['contentions'] if r['kind'] == '$MUTEXKIND' and r['lock'] == 'file.f_pos_lock')")
 [ "$n" -gt 50 ] || fail "f_pos_lock contentions: $n, expected > 50"
 pass "shared fd: $n $MUTEXKIND contentions on file.f_pos_lock"
