@@ -51,7 +51,7 @@ trap cleanup EXIT
 
 # patch SRC: the timing, around the parts of sched_switch_in/_out (fails when they moved)
 patch() {
-	python3 - "$1/bpf/sched.bpf.c" <<'PY' || return 1
+	python3 - "$1/src/views/schedules/schedules.bpf.c" <<'PY' || return 1
 import re, sys
 p = sys.argv[1]
 s = open(p).read()

@@ -51,7 +51,7 @@
 extern struct sp_fold_cfg fold_cfg;
 
 /*
- * The parts of the one sched_switch program (sched.bpf.c sp_switch), set before load by the
+ * The parts of the one sched_switch program (schedules.bpf.c sp_switch), set before load by the
  * views that need them: a part that is off is dead code, removed by the verifier.
  */
 extern const volatile __u32 switch_sched; /* the schedules view */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The caller fast path, shared by the programs that key rows by caller: sp_switch
- * (sched.bpf.c, a voluntary switch) and lock_begin (lock.bpf.c, a lock contention). Without
+ * (schedules.bpf.c, a voluntary switch) and lock_begin (locks.bpf.c, a lock contention). Without
  * full stacks, the caller is found from the raw words of the task's kernel stack, read with
  * one bpf_probe_read_kernel() from the tracepoint's argument array (a local of
  * bpf_trace_runN() on that stack: the program's own locals may be on a private per-CPU

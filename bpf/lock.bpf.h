@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The locks view's part of the one sched_switch program (sched.bpf.c sp_switch): the sleeps
- * inside a sleeping-lock contention, in lock.bpf.c. shared.bpf.c defines the task storage it
+ * The locks view's part of the one sched_switch program (schedules.bpf.c sp_switch): the sleeps
+ * inside a sleeping-lock contention, in locks.bpf.c. shared.bpf.c defines the task storage it
  * shares with lock_begin and lock_end.
  */
 #ifndef SCHEDPROF_LOCK_BPF_H
@@ -39,7 +39,7 @@ static __always_inline struct sp_lock_task *lock_task_get(struct task_struct *t,
  * Asleep inside a contention: switched out not runnable, until switched in again. In two
  * halves, each given the task's `traced` storage (NULL: none), whose flags say whether its
  * lock_task storage needs a lookup (done by sp_switch: r, NULL when not), next's switch-in
- * and prev's switch-out. Global functions (defined in lock.bpf.c): the verifier checks each
+ * and prev's switch-out. Global functions (defined in locks.bpf.c): the verifier checks each
  * once, not once per path of the rest of sp_switch (inlined, their branches doubled the
  * schedules part's walks).
  */

@@ -14,13 +14,13 @@
 #include "compat.bpf.h"
 #include "target.bpf.h"
 #include "walk.bpf.h"
-/* lock_task: the locks view's begin and end (lock.bpf.c), and the switch (sched.bpf.c) */
+/* lock_task: the locks view's begin and end (locks.bpf.c), and the switch (schedules.bpf.c) */
 #define SP_LOCK_DEFINE
 #include "lock.bpf.h"
 /* frame_dist and learn_dist(): the schedules and locks views' fast callers */
 #define SP_FASTCALLER_DEFINE
 #include "fastcaller.bpf.h"
-/* tl_events: the timeline's programs (timeline.bpf.c) and the switch (sched.bpf.c) */
+/* tl_events: the timeline's programs (timeline.bpf.c) and the switch (schedules.bpf.c) */
 #define SP_TL_DEFINE
 #include "timeline.bpf.h"
 

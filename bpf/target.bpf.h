@@ -38,7 +38,7 @@ extern const volatile __u32 targ_tids_on;
 SP_TARGET_EXTERN SP_HASH_MAP(targ_tgids, SP_DEF_TARGETS, __u32, struct sp_target);
 /*
  * Every task's one task storage, shared by the views: the traced set's mark and the
- * schedules view's state (sched.bpf.c). One storage, not two: a traced task's first event
+ * schedules view's state (schedules.bpf.c). One storage, not two: a traced task's first event
  * allocates once (fork-heavy work paid for two), and sp_switch looks up prev's and next's
  * once for all its parts. The locks view's state is in a storage of its own (lock_task,
  * lock.bpf.h), looked up at a switch only when the flags here say it holds something.
@@ -52,7 +52,7 @@ struct sp_task {
 	struct sp_sleep sleep; /* the schedules view's; state SP_TS_NONE until its first event */
 	__u32 mark;	       /* in the traced set (task_in_set()) */
 	__u8 has_lock;	       /* it has a lock_task storage (lock_task_get()) */
-	__u8 throttled;	       /* sched.bpf.c: preempted while throttled (struct sp_throttled) */
+	__u8 throttled;	       /* schedules.bpf.c: preempted while throttled (struct sp_throttled) */
 	__u16 lock_asleep;     /* lock_task's sleep_ts may be set (lock_switch_out()) */
 };
 SP_TASK_MAP(SP_TARGET_EXTERN, traced, struct sp_task);

@@ -3,7 +3,7 @@
  * --timeline: the traced tasks' state changes into the `tl_events` ring buffer
  * (include/schedprof/timeline.h). timeline.bpf.c defines the buffer, the counters and the
  * wake-up, fork, exec and exit programs; the switch events come from the one sched_switch
- * program (sched.bpf.c sp_switch, after the schedules view's fold, whose caller they carry).
+ * program (schedules.bpf.c sp_switch, after the schedules view's fold, whose caller they carry).
  *
  * Cost: a reservation in one buffer shared by every CPU. User space is woken only when the
  * buffer holds tl_wakeup_bytes (an eighth of it): a wake-up per event would cost more than

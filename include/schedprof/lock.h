@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * Types shared by bpf/lock.bpf.c and its loader (src/collect/lock.c): the locks view, from the
- * lock:contention_begin/contention_end tracepoints (Linux >= 5.19). Fixed width, padded.
+ * Types shared by src/views/locks/locks.bpf.c and its loader (src/views/locks/collect.c): the locks
+ * view, from the lock:contention_begin/contention_end tracepoints (Linux >= 5.19). Fixed width,
+ * padded.
  */
 #ifndef SCHEDPROF_LOCK_H
 #define SCHEDPROF_LOCK_H
@@ -22,7 +23,7 @@
 /*
  * What a lock is, found in BPF by comparing its address with kernel objects: either
  * reached from the waiting task (certain), or an object whose layout was checked at the
- * candidate address through a pointer that must point back (see bpf/lock.bpf.c).
+ * candidate address through a pointer that must point back (see src/views/locks/locks.bpf.c).
  * The names and the way each was found are in src/symbols/lockname.c.
  */
 enum sp_lock_name {

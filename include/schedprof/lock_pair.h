@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * Pairing lock:contention_begin with lock:contention_end: plain C, no helpers, so the same
- * code runs in bpf/lock.bpf.c and in the unit tests (tests/unit/rows/test_lock_pair.c).
+ * code runs in src/views/locks/locks.bpf.c and in the unit tests
+ * (tests/unit/rows/test_lock_pair.c).
  *
  * Sleeping locks are timed per task: the waiter can sleep and wake on another CPU. A mutex
  * emits several begins for one end (__mutex_lock_common: MUTEX|SPIN before the optimistic

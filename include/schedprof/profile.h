@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * Types shared by bpf/profile.bpf.c and its loader (src/collect/profile.c): the sampled-PC profile.
- * Fixed width, padded: keys are compared byte by byte by the hash maps.
+ * Types shared by src/views/profile/profile.bpf.c and its loader (src/views/profile/collect.c): the
+ * sampled-PC profile. Fixed width, padded: keys are compared byte by byte by the hash maps.
  */
 #ifndef SCHEDPROF_PROFILE_H
 #define SCHEDPROF_PROFILE_H

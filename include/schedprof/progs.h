@@ -7,10 +7,11 @@
  * (src/loader/prog_builds.c).
  *
  * The rows are the only place the builds are named: the BPF objects emit one program per row
- * (bpf/sched.bpf.c, bpf/lock.bpf.c, bpf/profile.bpf.c), the loader and the collectors pick
- * from them, trace's test build lists them (SCHEDPROF_TEST_LOAD_ONLY=list: one line
- * "build PROGRAM BUILD OPTIONS" a row, read by tests/kernels/verifier_budget.sh), and the
- * bench scripts read this file (bench/builds.sh).
+ * (src/views/schedules/schedules.bpf.c, src/views/locks/locks.bpf.c,
+ * src/views/profile/profile.bpf.c), the loader and the collectors pick from them, trace's test
+ * build lists them (SCHEDPROF_TEST_LOAD_ONLY=list: one line "build PROGRAM BUILD OPTIONS" a row,
+ * read by tests/kernels/verifier_budget.sh), and the bench scripts read this file
+ * (bench/builds.sh).
  *
  * X(program, build, provides, options): the SP_BUILD_* bits the build provides, and the
  * options of `schedprof trace` that load it (for the tests and bench scripts). One row a

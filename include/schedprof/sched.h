@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* Types shared by bpf/sched.bpf.c and its loader (src/collect/sched.c). Fixed width, padded. */
+/*
+ * Types shared by src/views/schedules/schedules.bpf.c and its loader
+ * (src/views/schedules/collect.c). Fixed width, padded.
+ */
 #ifndef SCHEDPROF_SCHED_H
 #define SCHEDPROF_SCHED_H
 
@@ -125,7 +128,7 @@ struct sp_sched_counts {
 	__u64 voluntary;
 	__u64 preempted;
 	__u64 idle;
-	/* the caller fast path (sched.bpf.c fast_caller) */
+	/* the caller fast path (schedules.bpf.c fast_caller) */
 	__u64 callers_fast;	  /* voluntary switches attributed from the raw stack words */
 	__u64 callers_verified;	  /* of those, checked by a full walk too */
 	__u64 callers_mismatched; /* of those, the full walk disagreed (its answer was kept) */

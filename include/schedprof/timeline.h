@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The --timeline events, shared by bpf/timeline.bpf.[ch] and their reader
- * (src/collect/timeline.c, tl_build.c): each state change of a traced task, streamed through
+ * (src/views/timeline/collect.c, rows.c): each state change of a traced task, streamed through
  * the `tl_events` ring buffer. Fixed width, padded; every event starts with the header.
  */
 #ifndef SCHEDPROF_TIMELINE_H

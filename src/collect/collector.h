@@ -69,8 +69,9 @@ struct collector {
 	/* The kernel features (kfeatures.h: SP_FEAT() bits) its programs need with c's options. */
 	unsigned int (*needs)(const struct trace_config *c);
 	/*
-	 * It has a part in the one sched_switch program (bpf/sched.bpf.c sp_switch*, turned on
-	 * by its configure): a refusal of that program is charged to such a view.
+	 * It has a part in the one sched_switch program (src/views/schedules/schedules.bpf.c
+	 * sp_switch*, turned on by its configure): a refusal of that program is charged to such a
+	 * view.
 	 */
 	bool switch_part;
 	/*
@@ -102,7 +103,8 @@ struct collector {
 
 /*
  * Tells the wake-up programs where the CPU's preempt count is (interrupt context), from the
- * kernel's BTF, cached once per boot (sched.c). Before load; nothing when it is not found.
+ * kernel's BTF, cached once per boot (src/views/schedules/collect.c). Before load; nothing when it
+ * is not found.
  */
 void preempt_count_setup(struct schedprof_bpf *skel);
 

@@ -389,8 +389,8 @@ static int tracer_open(struct tracer *t, const struct trace_config *o)
 /*
  * Runs sp_cpu_probe on each CPU (bpf/common.bpf.c): its runqueue's address into sp_cpu_rq,
  * so the preempt count is read without a pointer chase (bpf/compat.bpf.h), and its lock's
- * into sp_cpu_rq_lock (lock.c names it). A CPU it cannot run on (offline) is read through
- * current when it comes up, and its runqueue lock is not named.
+ * into sp_cpu_rq_lock (src/views/locks/collect.c names it). A CPU it cannot run on (offline) is
+ * read through current when it comes up, and its runqueue lock is not named.
  */
 static void probe_cpu_rqs(struct tracer *t)
 {

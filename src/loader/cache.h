@@ -25,7 +25,7 @@
 enum cache_kind {
 	CACHE_FOLD,	 /* the scheduler's and locks' text ranges (foldcfg.h): addresses */
 	CACHE_FEATURES,	 /* the kernel's BPF features (kfeatures.h) */
-	CACHE_PREEMPT,	 /* where the preempt count is (sched.c) */
+	CACHE_PREEMPT,	 /* where the preempt count is (views/schedules/collect.c) */
 	CACHE_ATTACH,	 /* the attach targets' BTF IDs (attach_ids.h) */
 	CACHE_CORE_BTF,	 /* the BTF CO-RE relocates against (corebtf.h) */
 	CACHE__N,

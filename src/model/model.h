@@ -461,9 +461,9 @@ struct sp_interval {
 /*
  * The views a run holds, in the order of the outputs, one line each (every file a new view
  * touches: docs/adding-a-view.md): X(name, BIT, bit, collector, by_default)
- *   name        its descriptor sp_view_<name> (model/view_<name>.c), its line in sp_views[]
+ *   name        its descriptor sp_view_<name> (src/views/<name>/model.c), its line in sp_views[]
  *   BIT, bit    its mask SP_VIEW_<BIT> = 1u << bit (view_opts.h); a bit of its own
- *   collector   what fills it: <collector>_collector (collect/<collector>.c), its line in
+ *   collector   what fills it: <collector>_collector (src/views/<name>/collect.c), its line in
  *               collectors[]
  *   by_default  1: trace collects it when --views does not say (in SP_VIEW_ALL); 0: only
  *               when asked (in SP_VIEW_EVERY only)

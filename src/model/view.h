@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The views of a run, one description each (view_schedules.c, view_profile.c, view_locks.c,
- * view_timeline.c):
+ * The views of a run, one description each (src/views/NAME/model.c):
  * name and SP_VIEW_* bit, JSON schema, table printer, diff rows, the rows the stack formats
  * walk (samples.c), the labels of its count and time, its pprof sample types. Every format
  * and the reader go through sp_views[].
@@ -115,7 +114,7 @@ struct sp_view_ops {
 	size_t nlosses;
 };
 
-/* sp_view_schedules, ...: each view of SP_VIEW_LIST (model.h), defined in its view_NAME.c */
+/* sp_view_schedules, ...: each view of SP_VIEW_LIST (model.h), defined in src/views/NAME/model.c */
 #define SP_VIEW_EXTERN_(name, BIT, bit, collector, by_default) \
 	extern const struct sp_view_ops sp_view_##name;
 SP_VIEW_LIST(SP_VIEW_EXTERN_)

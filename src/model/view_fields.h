@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * What several views (view_NAME.c) describe alike, beyond view.h's field groups: the keys of
- * their rows' measures and of their losses in the JSON schema, and the losses --strict names.
- * One macro each, so that the views cannot drift apart in a key, a kind over time or a
+ * What several views (src/views/NAME/model.c) describe alike, beyond view.h's field groups: the
+ * keys of their rows' measures and of their losses in the JSON schema, and the losses --strict
+ * names. One macro each, so that the views cannot drift apart in a key, a kind over time or a
  * sentence.
  */
 #ifndef SCHEDPROF_VIEW_FIELDS_H

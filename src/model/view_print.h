@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The table helpers the views' printers share (view_NAME.c print_table, format_table.c). */
+/* The table helpers the views' printers share (src/views/NAME/model.c, format_table.c). */
 #ifndef SCHEDPROF_VIEW_PRINT_H
 #define SCHEDPROF_VIEW_PRINT_H
 

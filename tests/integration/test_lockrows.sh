@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The locks view's row maps when they are full (bpf/lock.bpf.c account(): a missing row is
-# created holding its first contention, the totals are per CPU): with --max-callers 1 on the
-# directory workload (several callers and locks contend), every contention is still either
-# in the one row or counted as lost, the lost ones are said, and none is counted twice.
+# The locks view's row maps when they are full (src/views/locks/locks.bpf.c account(): a missing row
+# is created holding its first contention, the totals are per CPU): with --max-callers 1 on the
+# directory workload (several callers and locks contend), every contention is still either in the
+# one row or counted as lost, the lost ones are said, and none is counted twice.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 DIRLOCK=${DIRLOCK:?DIRLOCK must name the dirlock workload}

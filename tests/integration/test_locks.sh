@@ -106,7 +106,7 @@ wait_ns=$(pyq "$TMP/dir.json" "sum(r['wait_ns'] for r in $W)")
 callers=$(pyq "$TMP/dir.json" "sorted(set(r['caller'] for r in $W))")
 pass "$DIRKINDS: $n contentions, ${wait_ns} ns from $callers"
 # The directory's i_rwsem is named through the inode's own address_space pointing back at
-# it (bpf/lock.bpf.c is_inode). Only a kernel whose struct inode lacks i_data.host or
+# it (src/views/locks/locks.bpf.c is_inode). Only a kernel whose struct inode lacks i_data.host or
 # i_rwsem (CO-RE could not relocate the check) would leave the bare address.
 locks=$(pyq "$TMP/dir.json" "sorted(set(r['lock'] for r in $W))")
 [ "$locks" = "['inode.i_rwsem']" ] || fail "the directory lock is named $locks, expected inode.i_rwsem"
@@ -135,8 +135,8 @@ assert_between "off-CPU ms in $DIRKIND (locks view) vs schedules view's $((schof
 	$((off / 1000000)) $((schoff * 95 / 100000000 - 1)) $((schoff / 1000000 + 1))
 grep -q '^dirlock: 8 threads' "$TMP/dirlock.out" || fail "dirlock did not run: $(cat "$TMP/dirlock.out")"
 # A burst of sleeper rows (one per task): lock_sleepers and lock_owners are allocated on use
-# (bpf/lock.bpf.c), and none of their rows may be lost on the way (counted, and said, when
-# one is): 64 threads start at once, each its own sleeper row.
+# (src/views/locks/locks.bpf.c), and none of their rows may be lost on the way (counted, and said,
+# when one is): 64 threads start at once, each its own sleeper row.
 "$SCHEDPROF" trace --views locks -f json -o "$TMP/burst.json" -- "$DIRLOCK" "$TMP/dir" 64 0.5 \
 	> /dev/null 2> "$TMP/burst.err" || fail "burst run exited $?: $(cat "$TMP/burst.err")"
 ! grep -q 'map full' "$TMP/burst.err" || fail "rows lost: $(grep 'map full' "$TMP/burst.err")"

@@ -58,18 +58,17 @@ sp_prof_unique_burn\ child_main\ main*) pass "-g stack: $frames" ;;
 *) fail "-g stack of sp_prof_unique_burn: $frames" ;;
 esac
 [ "$(jget "$TMP/g.json" 'd["profile"]["callchains"]')" = True ] || fail "callchains not recorded"
-# 2b. The user-frame caches (bpf/profile.bpf.c: per process image and page, and the executable's
-#     text across processes): at -F 999 each of the short-lived children has its first samples
-#     named by the kernel's build-id lookup and the following ones from the caches; every
+# 2b. The user-frame caches (src/views/profile/profile.bpf.c: per process image and page, and the
+#     executable's text across processes): at -F 999 each of the short-lived children has its first
+#     samples named by the kernel's build-id lookup and the following ones from the caches; every
 #     sp_prof_unique_burn stack, however named, reaches main through child_main; the periodic
-#     re-validation against the kernel found no cached page that named a frame differently.
-#     Twice with -g and once for the leaves only: the way the kernel's probe chose (with
-#     __arg_untrusted, from Linux 6.17 or a kernel that has it backported, the task's mm and
-#     group leader are read through an untrusted pointer, which costs the verifier no BTF
-#     search), and with the probe's answer overridden to "missing" (SCHEDPROF_TEST_FEATURES_OFF,
-#     a test build's) through the trusted task pointer, as older kernels run it
-#     (bpf/ustack.bpf.h, sp_utask_get()). -g walks frame pointers here (--ustack-copy 0): with
-#     copies, user space names the frames (test_cfi.sh).
+#     re-validation against the kernel found no cached page that named a frame differently. Twice
+#     with -g and once for the leaves only: the way the kernel's probe chose (with __arg_untrusted,
+#     from Linux 6.17 or a kernel that has it backported, the task's mm and group leader are read
+#     through an untrusted pointer, which costs the verifier no BTF search), and with the probe's
+#     answer overridden to "missing" (SCHEDPROF_TEST_FEATURES_OFF, a test build's) through the
+#     trusted task pointer, as older kernels run it (bpf/ustack.bpf.h, sp_utask_get()). -g walks
+#     frame pointers here (--ustack-copy 0): with copies, user space names the frames (test_cfi.sh).
 ucache_run() { # NAME READ ENV-ASSIGNMENTS... -- TRACE-OPTIONS...  (READ "probe": as probed)
 	local name=$1 read=$2 envs=() hit miss check stale
 	shift 2

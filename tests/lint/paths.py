@@ -6,7 +6,7 @@ Comments are those of the C, BPF, shell (and any #! script), Python, meson and S
 pages are README.md and every other *.md. A path is a word that starts with one of the
 top-level folders below (src/collect/trace.c, tests/unit/, bench/README.md), or, in a page,
 a relative link target ([json](json.md)), with its #anchor when it has one. Braces expand
-(src/collect/{trace,lock}.c), `*` globs, and an upper-case or <angle-bracketed> part is a
+(src/collect/{trace,target}.c), `*` globs, and an upper-case or <angle-bracketed> part is a
 placeholder for any name (view_NAME.c, test_<name>.c). Fails listing every path that does
 not exist, as FILE:LINE: PATH.
 

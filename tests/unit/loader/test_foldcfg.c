@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "loader/foldcfg.h"
-#include "rows/sched_rows.h"
+#include "views/schedules/rows.h"
 #include "symbols/ksyms.h"
 #include "../unit.h"
 #include "../kallsyms_fixture.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The view registry (src/model/view.c) and each view's description (view_schedules.c,
- * view_profile.c, view_locks.c), checked against the schema: every view has a name, one bit
+ * The view registry (src/model/view.c) and each view's description
+ * (src/views/NAME/model.c), checked against the schema: every view has a name, one bit
  * of its own, its struct in struct sp_run, labels, pprof types, a table printer; every offset
  * its walk, diff tables and totals use lands on a schema field of the right type, so a view
  * added with a wrong offset fails here. Then the accessors on a run, and the saturating sums.

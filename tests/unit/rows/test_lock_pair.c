@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The begin/end pairing of lock contentions that bpf/lock.bpf.c runs, in plain C
+ * The begin/end pairing of lock contentions that src/views/locks/locks.bpf.c runs, in plain C
  * (include/schedprof/lock_pair.h): flag normalization, per task for sleeping locks (several
  * begins, mismatched ends, a lost end), per CPU for spinning locks (nesting, the same lock
  * nested, a begin still pending, overflow and orphans).

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The locks view's rows from the raw records of its maps (bpf/lock.bpf.c) and kallsyms. No
- * libbpf: the collector (lock.c) dumps the maps, the unit tests build records by hand.
+ * The locks view's rows from the raw records of its maps (src/views/locks/locks.bpf.c) and
+ * kallsyms. No libbpf: the collector (collect.c) dumps the maps, the unit tests build records by
+ * hand.
  */
 #ifndef SCHEDPROF_LOCK_ROWS_H
 #define SCHEDPROF_LOCK_ROWS_H

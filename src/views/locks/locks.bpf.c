@@ -35,9 +35,9 @@
 #include "fastcaller.bpf.h"
 
 /*
- * The totals, per CPU (summed by user space, lock.c read_totals()): every end counts one,
- * and an atomic add on one shared line would make each end wait for the line the other CPU
- * had just written.
+ * The totals, per CPU (summed by user space, src/views/locks/collect.c read_totals()): every end
+ * counts one, and an atomic add on one shared line would make each end wait for the line the other
+ * CPU had just written.
  */
 SP_SCRATCH_MAP(lock_counts, struct sp_lock_counts);
 struct sp_lock_drops lock_drops;
@@ -90,7 +90,7 @@ static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
  */
 /*
  * Set by user space when no lock stack is kept: it then loads lock_begin, not lock_begin_full.
- * No BPF code reads it (each build knows which it is): it is where lock.c reads the choice
+ * No BPF code reads it (each build knows which it is): it is where collect.c reads the choice
  * back.
  */
 const volatile __u32 lock_caller_fast = 0;
@@ -470,7 +470,7 @@ static __always_inline void read_owner(struct sp_lock_task *r, __u64 l, __u32 fl
 /* ---- programs ---- */
 
 /*
- * In two builds, of which user space loads one (lock.c), as sp_switch: lock_begin finds the
+ * In two builds, of which user space loads one (collect.c), as sp_switch: lock_begin finds the
  * caller by the fast path, lock_begin_full walks every contention and keeps its stack. Each
  * holds only its own code (the other's, behind a flag, would be dead code for the verifier
  * to remove at every load).
@@ -690,8 +690,8 @@ int BPF_PROG(lock_end, void *lock, int ret)
 }
 
 /*
- * The locks view's part of sp_switch (bpf/sched.bpf.c calls them: lock.bpf.h): the sleeps
- * inside a contention.
+ * The locks view's part of sp_switch (src/views/schedules/schedules.bpf.c calls them: lock.bpf.h):
+ * the sleeps inside a contention.
  */
 /* The tests of the flags. */
 /* verifier: global, so the test is not hoisted above switch_locks into the schedules part */

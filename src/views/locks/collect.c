@@ -2,7 +2,7 @@
 /*
  * The locks view's collector: loads lock.bpf.o's programs when the kernel has the
  * lock:contention_* tracepoints (else the view says it is unavailable and the other views
- * run alone); after the run, its maps are dumped (maps.h) and lock_rows.c names each
+ * run alone); after the run, its maps are dumped (maps.h) and rows.c names each
  * contended lock and builds the rows, stacks, owners and sleepers, merging rows that name alike.
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "collect/collector.h"
-#include "rows/lock_rows.h"
+#include "views/locks/rows.h"
 #include "rows/uframes.h"
 #include "collect/uframes_bpf.h"
 #include "rows/lockflags.h"
@@ -201,7 +201,7 @@ static int read_cache(struct lock_state *st, int ncpus, struct sp_caller_cache *
 	if (c.fast_off)
 		dlog("%llu lock contentions came in an interrupt on its own stack (no raw stack "
 		     "words): walked", (unsigned long long)c.fast_off);
-	if (skel->bss->frame_dist_full && !skel->rodata->caller_fast) /* else sched.c says it */
+	if (skel->bss->frame_dist_full && !skel->rodata->caller_fast) /* else the schedules view says it */
 		dlog("%llu frame distances not learned (frame_dist full)",
 		     (unsigned long long)skel->bss->frame_dist_full);
 	return err;

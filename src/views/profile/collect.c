@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The profile view's collector: one perf cpu-clock event per online CPU runs prof_sample, or
- * with -g prof_sample_g (bpf/profile.bpf.c); while tracing, the processes that BPF announces
- * (exec, first sample) have their mapped files registered before they exit; after the run, its
- * maps are dumped (maps.h) and profile_rows.c symbolizes the sample keys into rows by
+ * with -g prof_sample_g (src/views/profile/profile.bpf.c); while tracing, the processes that BPF
+ * announces (exec, first sample) have their mapped files registered before they exit; after the
+ * run, its maps are dumped (maps.h) and rows.c symbolizes the sample keys into rows by
  * (function, object).
  */
 #include <errno.h>
@@ -23,7 +23,7 @@
 #include "loader/maps.h"
 #include "loader/prog_builds.h"
 #include "collect/preflight.h"
-#include "rows/profile_rows.h"
+#include "views/profile/rows.h"
 #include "collect/uframes_bpf.h"
 #include "collect/ucopy.h"
 #include "symbols/usyms.h"

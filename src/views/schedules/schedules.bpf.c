@@ -50,7 +50,7 @@ __u64 sched_stop_ns = 0;
 struct sp_sched_drops sched_drops;
 
 /*
- * The rows and their wakers are per CPU (summed by user space, sched_rows.c
+ * The rows and their wakers are per CPU (summed by user space, rows.c
  * sched_fold_pcpu()): a switch adds to its own CPU's copy with plain adds, no atomic and no
  * cache line the other CPU writes. An entry is created on every CPU at once (the others'
  * copies zeroed), so the row a switch-out created on one CPU is found by the switch-in on
@@ -293,8 +293,9 @@ static __always_inline __u64 sched_user_stack(void *ctx, struct task_struct *pre
  */
 /*
  * Set by user space when no full stack is kept: it then loads sp_switch, not sp_switch_full.
- * No BPF code reads it (each build knows which it is): it is where sched.c, lock.c and
- * trace_load.c's switch_needs() read the choice back.
+ * No BPF code reads it (each build knows which it is): it is where the collectors
+ * (src/views/{schedules,locks,profile}/collect.c) and trace_load.c's switch_needs() read the
+ * choice back.
  */
 const volatile __u32 caller_fast = 0;
 struct sp_fast_start sched_fast_start;
@@ -442,7 +443,7 @@ __noinline int keep_throttled(__u32 pid, __u64 cfs)
 /*
  * Charges s's time off CPU, from its switch-out to its switch-in now, to its row, stack,
  * waker and the budget. (At the stop, user space charges what is still in progress the same
- * way: sched_rows.c sched_split().)
+ * way: rows.c sched_split().)
  *
  * Where the RUNQ part starts: at the switch-out for a preemption; at the last wake-up since
  * the task's previous switch-in when that came after the switch-out; at the switch-out when
@@ -1016,7 +1017,7 @@ int BPF_PROG(sp_wakeup_new, struct task_struct *p)
 /*
  * At the stop (the programs frozen by sched_stop_ns), run once by user space over every
  * task: writes the state of each traced task that is still running, asleep or waiting for a
- * CPU (struct sp_sleep), which user space charges up to the end of the run (sched_rows.c).
+ * CPU (struct sp_sleep), which user space charges up to the end of the run (rows.c).
  * Read then, not later: a task that exits after the stop takes its storage with it.
  */
 SEC("iter/task")

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The profile view's row builder (src/rows/profile_rows.c) on hand-made map records: kernel
+ * The profile view's row builder (src/views/profile/rows.c) on hand-made map records: kernel
  * leaves from the fixture kallsyms, user frames as raw IPs of this test's own functions
  * (named through usyms on this process), rows by (function, object), unsymbolized samples,
  * user-stack completeness, stacks that symbolize alike merged, and every sample kept.
@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <unistd.h>
 #include "model/model.h"
-#include "rows/profile_rows.h"
-#include "rows_fixture.h"
+#include "views/profile/rows.h"
+#include "../../rows/rows_fixture.h"
 #include "symbols/usyms.h"
 
 static struct usyms *us;

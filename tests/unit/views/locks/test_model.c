@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The locks view's table (src/model/view_locks.c) on a run built by hand: the three --sort
+ * The locks view's table (src/views/locks/model.c) on a run built by hand: the three --sort
  * keys (the run itself is not reordered), -n, contentions that gave up, the notes, an
  * unavailable view, --lock-stacks with the lock's source and its owners, and the sleepers
  * by group (singular and plural) or, in a run without groups, by caller; lock_begin's caller
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../unit.h"
+#include "../../unit.h"
 #include "model/model.h"
 
 #define ck_assert_before(a, b) ck_assert(((a) != NULL) && ((b) != NULL) && ((a) < (b)))

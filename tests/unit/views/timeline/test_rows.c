@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The timeline's state machine (src/rows/tl_build.c): events into tasks and segments.
+ * The timeline's state machine (src/views/timeline/rows.c): events into tasks and segments.
  * Each case feeds hand-made events (as BPF writes them) and checks the segments, and that
  * each task's segments tile its life; a seeded random stream of events (lost, duplicated,
  * out of order) must keep that property too.
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <linux/types.h>
 
-#include "../unit.h"
+#include "../../unit.h"
 #include "model/critpath.h"
-#include "rows/tl_build.h"
+#include "views/timeline/rows.h"
 #include "schedprof/fold.h"
 #include "schedprof/timeline.h"
 

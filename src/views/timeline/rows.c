@@ -7,8 +7,8 @@
 #include <string.h>
 #include <linux/types.h>
 #include "base/hashmap.h"
-#include "rows/sched_rows.h"
-#include "rows/tl_build.h"
+#include "views/schedules/rows.h"
+#include "views/timeline/rows.h"
 #include "base/util.h"
 #include "model/waitclass.h"
 #include "schedprof/fold.h"

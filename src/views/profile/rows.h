@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The profile view's rows from the raw records of its maps (bpf/profile.bpf.c), kallsyms and
- * the user symbols of the processes seen while tracing. No libbpf: the collector (profile.c)
- * dumps the maps, the unit tests build records by hand.
+ * The profile view's rows from the raw records of its maps (src/views/profile/profile.bpf.c),
+ * kallsyms and the user symbols of the processes seen while tracing. No libbpf: the collector
+ * (collect.c) dumps the maps, the unit tests build records by hand.
  */
 #ifndef SCHEDPROF_PROFILE_ROWS_H
 #define SCHEDPROF_PROFILE_ROWS_H

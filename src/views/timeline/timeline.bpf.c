@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * --timeline: wake-up, fork, exec and exit events of the traced tasks (the switch
- * events come from sched.bpf.c sp_switch, see timeline.bpf.h). Loaded only with --timeline.
+ * events come from schedules.bpf.c sp_switch, see timeline.bpf.h). Loaded only with --timeline.
  *
  * The fork, exec and exit programs are attached after target.bpf.c's (programs on one
  * tracepoint run in the order they were attached): the new child, the command at its exec,

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "symbols/ksyms.h"
 #include "symbols/kstack.h"
-#include "rows/profile_rows.h"
+#include "views/profile/rows.h"
 #include "rows/rows.h"
 #include "rows/uframes.h"
 #include "base/util.h"

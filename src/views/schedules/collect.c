@@ -2,7 +2,7 @@
 /*
  * The schedules view's collector: sched_switch's program and maps, the wake-up programs
  * (sched_waking, sched_wakeup_new); at the stop, a task iterator charges what is still in
- * progress; then the maps are dumped (maps.h) and sched_rows.c builds the rows and the budget.
+ * progress; then the maps are dumped (maps.h) and rows.c builds the rows and the budget.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #include "loader/kfeatures.h"
 #include "base/log.h"
 #include "loader/maps.h"
-#include "rows/sched_rows.h"
+#include "views/schedules/rows.h"
 #include "rows/uframes.h"
 #include "collect/uframes_bpf.h"
 #include "collect/cgroup_names.h"
@@ -113,8 +113,8 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	bpf_map__set_max_entries(skel->maps.callers, o->max_callers);
 	/*
 	 * (row, waker) and (row, taker): a full map only loses the waker's or taker's name. A
-	 * quarter of the rows: they are preallocated per CPU (bpf/sched.bpf.c), and a row has
-	 * few wakers and takers.
+	 * quarter of the rows: they are preallocated per CPU (src/views/schedules/schedules.bpf.c),
+	 * and a row has few wakers and takers.
 	 */
 	bpf_map__set_max_entries(skel->maps.wakers, o->max_callers / 4 ?: 1);
 	bpf_map__set_max_entries(skel->maps.takers, o->max_callers / 4 ?: 1);

@@ -6,7 +6,7 @@
 #include "symbols/kstack.h"
 #include "rows/uframes.h"
 #include "rows/rows.h"
-#include "rows/sched_rows.h"
+#include "views/schedules/rows.h"
 #include "base/util.h"
 #include "model/waitclass.h"
 #include "schedprof/sched.h"
@@ -406,7 +406,7 @@ static int taker_same(const struct sp_cpu_taker *a, const struct sp_cpu_taker *b
 
 /*
  * Each row's takers (the records differ by the waiting task's comm, and a CPU's last takers
- * come as records of their own: sched.c): alike ones merged. The collector names the cgroups.
+ * come as records of their own: collect.c): alike ones merged. The collector names the cgroups.
  */
 static int add_takers(struct builder *b, const struct sp_records *rec)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The schedules view's table (src/model/view_schedules.c) on a run built by hand: the
+ * The schedules view's table (src/views/schedules/model.c) on a run built by hand: the
  * summary line (idle only when there is some), the notes for missing stacks and lost rows,
  * the columns (no wait class as "-"), -n, --by comm, and
  * --stacks with times; the BLOCKED/RUNQ columns only when the rows have the
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit.h"
+#include "../../unit.h"
 #include "model/model.h"
 #include "model/model_json.h"
 
@@ -113,7 +113,8 @@ START_TEST(by_comm)
 	ck_assert_before(sort, sw);
 	/* within sort, the rows come in the view's ranking (pipe_read, 80 in all, before
 	 * [preempted], 30), not by sort's own counts (20 and 30): "close enough", says
-	 * print_by_comm; the profile view ranks by the comm's counts (test_view_profile.c) */
+	 * print_by_comm; the profile view ranks by the comm's counts
+	 * (tests/unit/views/profile/test_model.c) */
 	ck_assert_before(strstr(sort, "        20   16.7%      1.0ms    900.0us  pipe          "
 				      "pipe_read\n"),
 			 strstr(sort, "        30   25.0%      5.0us      1.0us  -             "

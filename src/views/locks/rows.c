@@ -9,7 +9,7 @@
 #include <string.h>
 #include "symbols/kstack.h"
 #include "rows/uframes.h"
-#include "rows/lock_rows.h"
+#include "views/locks/rows.h"
 #include "rows/lockflags.h"
 #include "symbols/lockname.h"
 #include "rows/rows.h"

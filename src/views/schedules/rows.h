@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The schedules view's rows from the raw records of its maps (bpf/sched.bpf.c) and kallsyms:
- * rows by (caller, wait class), their comms, and the stacks behind them. No libbpf: the
- * collector (sched.c) dumps the maps, the unit tests build records by hand.
+ * The schedules view's rows from the raw records of its maps (src/views/schedules/schedules.bpf.c)
+ * and kallsyms: rows by (caller, wait class), their comms, and the stacks behind them. No libbpf:
+ * the collector (collect.c) dumps the maps, the unit tests build records by hand.
  */
 #ifndef SCHEDPROF_SCHED_ROWS_H
 #define SCHEDPROF_SCHED_ROWS_H
@@ -41,7 +41,10 @@ struct sched_maps {
 	uint64_t t0, stop;
 };
 
-/* A sleep's split at its end (now): what bpf/sched.bpf.c charge_offcpu() charges. */
+/*
+ * A sleep's split at its end (now): what src/views/schedules/schedules.bpf.c charge_offcpu()
+ * charges.
+ */
 struct sched_split {
 	uint64_t offcpu, blocked, runq;
 	uint64_t runnable; /* where RUNQ starts */

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The locks view's row builder (src/rows/lock_rows.c) on hand-made map records and the
+ * The locks view's row builder (src/views/locks/rows.c) on hand-made map records and the
  * fixture kallsyms: locks named from BPF's name ids, runqueue addresses or raw addresses,
  * rows that name alike merged (two inodes' i_rwsem from one caller are one row) with their
  * owners and stacks, sleepers joined into rows and groups with distinct task counts, and
  * every count kept: lost rows and lost stacks are counted.
  */
 #include <errno.h>
-#include "rows/lock_rows.h"
+#include "views/locks/rows.h"
 #include "symbols/lockname.h"
 #include "model/model.h"
-#include "rows_fixture.h"
+#include "../../rows/rows_fixture.h"
 #include "schedprof/lock.h"
 #include "schedprof/sched.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The timeline view (src/model/view_timeline.c): its table (the critical path as
+ * The timeline view (src/views/timeline/model.c): its table (the critical path as
  * a sentence and a ranked table, the parallelism with its means, the serial phases, lost
  * events), the stack formats on a run with only a timeline (nothing to draw, no failure),
  * nested rows (sp_schema_path), and its diff: the ranked critical path compared in time
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit.h"
+#include "../../unit.h"
 #include "format/diff.h"
 #include "base/json_reader.h"
 #include "model/model.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The schedules view's row builder (src/rows/sched_rows.c) on hand-made map records and
+ * The schedules view's row builder (src/views/schedules/rows.c) on hand-made map records and
  * the fixture kallsyms: the wait class (pipe from the caller's name), rows that name alike
  * merged with their comms, stacks that symbolize alike merged, and every count kept:
  * row counts add up to the records', entries the dump lost go to lost_rows/missing_stacks.
@@ -9,8 +9,8 @@
  */
 #include <errno.h>
 #include "model/model.h"
-#include "rows_fixture.h"
-#include "rows/sched_rows.h"
+#include "../../rows/rows_fixture.h"
+#include "views/schedules/rows.h"
 #include "schedprof/sched.h"
 
 static struct sched_maps m;

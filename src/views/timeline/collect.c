@@ -4,7 +4,7 @@
  * through the tl_events ring buffer (bpf/timeline.bpf.[ch]; the switch events come from the
  * shared sp_switch, whose schedules part it turns on for the callers' fold). The buffer is
  * drained while tracing, so its size bounds only the bursts between two drains, and
- * tl_build.c turns the events into tasks and segments; after the run, critpath.c computes
+ * rows.c turns the events into tasks and segments; after the run, critpath.c computes
  * the critical path, the parallelism and the serial phases from them.
  */
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include "model/critpath.h"
 #include "symbols/kstack.h"
 #include "base/log.h"
-#include "rows/tl_build.h"
+#include "views/timeline/rows.h"
 #include "base/util.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
