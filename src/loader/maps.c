@@ -209,3 +209,10 @@ int map_pcpu_sum(int fd, void *sum, size_t size, int ncpus)
 	free(per);
 	return err;
 }
+
+void maps_shrink_n(struct bpf_map *const *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (maps[i])
+			bpf_map__set_max_entries(maps[i], 1);
+}

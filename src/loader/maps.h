@@ -48,4 +48,15 @@ int map_pcpu_read(int fd, void *per, size_t size, int ncpus);
  */
 int map_pcpu_sum(int fd, void *sum, size_t size, int ncpus);
 
+struct bpf_map;
+/*
+ * Before load: each of the n maps to one entry, for a view that is not selected or not kept
+ * (a preallocated map's memory, and the zeroing of it at every start, for nothing). A map the
+ * skeleton lacks (NULL) is passed over.
+ */
+void maps_shrink_n(struct bpf_map *const *maps, size_t n);
+#define maps_shrink(...)                                                                        \
+	maps_shrink_n((struct bpf_map *const[]){ __VA_ARGS__ },                                  \
+		      sizeof((struct bpf_map *const[]){ __VA_ARGS__ }) / sizeof(struct bpf_map *))
+
 #endif

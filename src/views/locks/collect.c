@@ -39,12 +39,8 @@ static void lock_disable(struct schedprof_bpf *skel)
 {
 	sp_prog_build_load(skel->obj, "lock_begin", 0, false);
 	bpf_program__set_autoload(skel->progs.lock_end, false);
-	bpf_map__set_max_entries(skel->maps.lock_stat, 1);
-	bpf_map__set_max_entries(skel->maps.lock_sleepers, 1);
-	bpf_map__set_max_entries(skel->maps.lock_owners, 1);
-	bpf_map__set_max_entries(skel->maps.lock_names, 1);
-	bpf_map__set_max_entries(skel->maps.lock_stack_counts, 1);
-	bpf_map__set_max_entries(skel->maps.lock_stacks, 1);
+	maps_shrink(skel->maps.lock_stat, skel->maps.lock_sleepers, skel->maps.lock_owners,
+		    skel->maps.lock_names, skel->maps.lock_stack_counts, skel->maps.lock_stacks);
 }
 
 /* Without the kernel features (lock:contention_*, Linux 5.19), the view says why it is empty. */
@@ -89,8 +85,7 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 					    skel->rodata->lock_caller_fast ? 0 : SP_BUILD_FULL_WALKS,
 					    true);
 	if (skel->rodata->lock_caller_fast) {
-		bpf_map__set_max_entries(skel->maps.lock_stack_counts, 1);
-		bpf_map__set_max_entries(skel->maps.lock_stacks, 1);
+		maps_shrink(skel->maps.lock_stack_counts, skel->maps.lock_stacks);
 	} else if (o->verify_callers) {
 		wlog("--verify-callers: lock stacks are kept, so every contention is walked and no "
 		     "caller comes from the cache");

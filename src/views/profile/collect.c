@@ -151,8 +151,7 @@ static void prof_disable(struct schedprof_bpf *skel)
 {
 	sp_prog_build_load(skel->obj, "prof_sample", 0, false);
 	bpf_program__set_autoload(skel->progs.prof_exec, false);
-	bpf_map__set_max_entries(skel->maps.prof_samples, 1);
-	bpf_map__set_max_entries(skel->maps.prof_kstacks, 1);
+	maps_shrink(skel->maps.prof_samples, skel->maps.prof_kstacks);
 }
 
 static int prof_setup(void *state, struct trace_ctx *ctx)

@@ -124,8 +124,7 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	 * caller cache is off and so is its map.
 	 */
 	if (skel->rodata->caller_fast) {
-		bpf_map__set_max_entries(skel->maps.stack_counts, 1);
-		bpf_map__set_max_entries(skel->maps.stacks, 1);
+		maps_shrink(skel->maps.stack_counts, skel->maps.stacks);
 	} else {
 		bpf_map__set_max_entries(skel->maps.stack_counts, o->max_stacks);
 		bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
@@ -168,13 +167,9 @@ static void sched_disable(struct schedprof_bpf *skel)
 	bpf_program__set_autoload(skel->progs.sp_waking, false);
 	bpf_program__set_autoload(skel->progs.sp_wakeup_new, false);
 	bpf_program__set_autoload(skel->progs.sp_sched_stop, false);
-	bpf_map__set_max_entries(skel->maps.callers, 1);
-	bpf_map__set_max_entries(skel->maps.wakers, 1);
-	bpf_map__set_max_entries(skel->maps.takers, 1);
-	bpf_map__set_max_entries(skel->maps.stack_counts, 1);
-	bpf_map__set_max_entries(skel->maps.stacks, 1);
-	bpf_map__set_max_entries(skel->maps.throttled_cgs, 1);
-	bpf_map__set_max_entries(skel->maps.throttled_tasks, 1);
+	maps_shrink(skel->maps.callers, skel->maps.wakers, skel->maps.takers,
+		    skel->maps.stack_counts, skel->maps.stacks, skel->maps.throttled_cgs,
+		    skel->maps.throttled_tasks);
 }
 
 /* The wake-up programs (the sched_switch program is the engine's: trace_load.c). */
