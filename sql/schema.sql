@@ -24,10 +24,20 @@ CREATE TABLE IF NOT EXISTS schedprof.schedules (
 	host String, boot_id String, kernel String,
 	interval_start DateTime('UTC'), interval_end DateTime('UTC'), seq UInt64,
 	caller String, wait String, comm String,
-	count UInt64, offcpu_ns UInt64, max_ns UInt64
+	count UInt64, offcpu_ns UInt64, max_ns UInt64,
+	-- the row's split of offcpu_ns (blocked + runq; of runq, the throttled part; the sleeps
+	-- that woke on another CPU, and their runq; the longest wait for a CPU, since the agent
+	-- started, as max_ns), on the row's first comm line, the others 0; 0 and 0 where the
+	-- split was not measured, or from an agent before these columns
+	blocked_ns UInt64 DEFAULT 0, runq_ns UInt64 DEFAULT 0, throttled_ns UInt64 DEFAULT 0,
+	migrated UInt64 DEFAULT 0, migrated_runq_ns UInt64 DEFAULT 0, runq_max_ns UInt64 DEFAULT 0
 ) ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMMDD(interval_start)
 ORDER BY (host, interval_start, boot_id, seq, caller, wait, comm) /*TTL*/;
+
+-- A table an older agent made lacks the columns added since: --create-schema adds them
+-- (src/fleet/sink.c, ALTER TABLE ... ADD COLUMN for each missing one: 18.16 has no
+-- ADD COLUMN IF NOT EXISTS); a cluster: sql/cluster/add-columns.sql.
 
 CREATE TABLE IF NOT EXISTS schedprof.profile (
 	host String, boot_id String, kernel String,

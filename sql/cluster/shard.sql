@@ -35,7 +35,13 @@ CREATE TABLE IF NOT EXISTS schedprof.schedules_local (
 	comm String,
 	count UInt64,
 	offcpu_ns UInt64,
-	max_ns UInt64
+	max_ns UInt64,
+	blocked_ns UInt64 DEFAULT 0, -- the row's split (sql/schema.sql), since add-columns.sql
+	runq_ns UInt64 DEFAULT 0,
+	throttled_ns UInt64 DEFAULT 0,
+	migrated UInt64 DEFAULT 0,
+	migrated_runq_ns UInt64 DEFAULT 0,
+	runq_max_ns UInt64 DEFAULT 0
 ) ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMMDD(interval_start)
 ORDER BY (host, interval_start, boot_id, seq, caller, wait, comm);

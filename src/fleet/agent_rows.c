@@ -20,6 +20,17 @@ const char *agent_table_name(enum agent_table t)
 	return t < AT__N ? table_names[t] : NULL;
 }
 
+const struct agent_column agent_added_columns[] = {
+	{ AT_PROFILE, "hz", "UInt32 DEFAULT 0" },
+	{ AT_SCHEDULES, "blocked_ns", "UInt64 DEFAULT 0" },
+	{ AT_SCHEDULES, "runq_ns", "UInt64 DEFAULT 0" },
+	{ AT_SCHEDULES, "throttled_ns", "UInt64 DEFAULT 0" },
+	{ AT_SCHEDULES, "migrated", "UInt64 DEFAULT 0" },
+	{ AT_SCHEDULES, "migrated_runq_ns", "UInt64 DEFAULT 0" },
+	{ AT_SCHEDULES, "runq_max_ns", "UInt64 DEFAULT 0" },
+};
+const size_t agent_nadded_columns = ARRAY_SIZE(agent_added_columns);
+
 int abuf_add(struct abuf *b, const char *s, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
@@ -166,10 +177,23 @@ static int sched_rows(const struct sp_run *iv, const struct agent_stamp *s, stru
 
 		for (size_t j = 0; !err && comm_part(&r->comms, r->count, r->offcpu_ns, r->max_ns, j,
 							&p); j++) {
+			/*
+			 * The row's split is not per comm: its first line carries it, the others
+			 * 0, so that a row's lines add up to the row. No split measured: 0 and 0.
+			 */
+			bool split = j == 0 && r->has_runq;
+
 			err = put_stamp(o, s) ?: put_str(o, "caller", r->caller, false) ?:
 			      put_str(o, "wait", r->wait, false) ?: put_str(o, "comm", p.comm, false) ?:
 			      put_u64(o, "count", p.count) ?: put_u64(o, "offcpu_ns", p.time_ns) ?:
-			      put_u64(o, "max_ns", p.max_ns) ?: abuf_add(o, "}\n", 2);
+			      put_u64(o, "max_ns", p.max_ns) ?:
+			      put_u64(o, "blocked_ns", split ? r->blocked_ns : 0) ?:
+			      put_u64(o, "runq_ns", split ? r->runq_ns : 0) ?:
+			      put_u64(o, "throttled_ns", split ? r->throttled_ns : 0) ?:
+			      put_u64(o, "migrated", split ? r->migrated : 0) ?:
+			      put_u64(o, "migrated_runq_ns", split ? r->migrated_runq_ns : 0) ?:
+			      put_u64(o, "runq_max_ns", split ? r->runq_max_ns : 0) ?:
+			      abuf_add(o, "}\n", 2);
 			b->rows[AT_SCHEDULES]++;
 		}
 	}

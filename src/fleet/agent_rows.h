@@ -18,6 +18,18 @@ enum agent_table { AT_SCHEDULES = 0, AT_PROFILE, AT_LOCKS, AT_LOSSES, AT__N };
 /* "schedules", "profile", "locks", "losses" */
 const char *agent_table_name(enum agent_table t);
 
+/*
+ * The columns added to the tables since the first schema, in the order added. sql/schema.sql's
+ * CREATE TABLEs have them all; --create-schema adds to an older table the ones it lacks.
+ */
+struct agent_column {
+	enum agent_table table;
+	const char *name;
+	const char *type; /* with its default: "UInt64 DEFAULT 0" */
+};
+extern const struct agent_column agent_added_columns[];
+extern const size_t agent_nadded_columns;
+
 struct agent_stamp {
 	const char *host;
 	const char *boot_id;

@@ -221,6 +221,58 @@ fail:
 	return NULL;
 }
 
+/* Whether names (TabSeparated, one a line) holds name. */
+static bool has_line(const char *names, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = names; p && (p = strstr(p, name)); p += n)
+		if ((p == names || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
+/*
+ * To a table an older agent made, the columns added since (agent_added_columns[]), one ALTER
+ * each: 18.16 has no ADD COLUMN IF NOT EXISTS, so the table's columns are asked first. On a
+ * failure, r holds the server's reason.
+ */
+static int add_columns(struct sink *k, struct ch_response *r)
+{
+	char q[512];
+	int err = 0;
+
+	for (int t = 0; !err && t < AT__N; t++) {
+		const char *table = agent_table_name(t);
+		char *names = NULL;
+
+		snprintf(q, sizeof(q), "SELECT name FROM system.columns WHERE database = '%s' AND "
+				       "table = '%s' FORMAT TabSeparated", k->cfg.database, table);
+		err = ch_query(k->ch, q, NULL, 0, r);
+		if (err)
+			break;
+		names = r->body;
+		r->body = NULL;
+		ch_response_free(r);
+		for (size_t i = 0; !err && i < agent_nadded_columns; i++) {
+			const struct agent_column *c = &agent_added_columns[i];
+
+			if (c->table != (enum agent_table)t || has_line(names, c->name))
+				continue;
+			snprintf(q, sizeof(q), "ALTER TABLE %s.%s ADD COLUMN %s %s", k->cfg.database,
+				 table, c->name, c->type);
+			err = ch_query(k->ch, q, NULL, 0, r);
+			if (!err) {
+				ch_response_free(r);
+				ilog("%s: column %s added to %s.%s (a table of an older schedprof)",
+				     k->spec, c->name, k->cfg.database, table);
+			}
+		}
+		free(names);
+	}
+	return err;
+}
+
 static int create_schema(struct sink *k, struct ch_response *r)
 {
 	char *version = NULL, ttl[96];
@@ -244,6 +296,8 @@ static int create_schema(struct sink *k, struct ch_response *r)
 		if (!err)
 			ch_response_free(r);
 	}
+	if (!err)
+		err = add_columns(k, r);
 	if (!err)
 		ilog("%s: schema created or already there (server %s%s)", k->spec, version,
 		     k->o->ttl_days && !ch_version_at_least(version, 19, 6) ?
@@ -352,9 +406,10 @@ static void say_failure(struct sink *k, int err, const char *why, uint64_t seq)
 		     "the spool (%zu now), retrying", k->spec, k->cfg.user ? k->cfg.user : "default",
 		     why, n);
 	else
-		wlog("%s: cannot send interval %llu: %s%s%s: intervals stay in the spool (%zu now), "
+		wlog("%s: cannot send interval %llu: %s%s%s%s: intervals stay in the spool (%zu now), "
 		     "retrying", k->spec, (unsigned long long)seq, strerror(-err), why[0] ? ": " : "",
-		     why, n);
+		     why, strstr(why, "Unknown field") ? " (a table of an older schedprof: start the "
+		     "agent once with --create-schema, which adds the columns)" : "", n);
 }
 
 static bool no_rows(const size_t lens[AT__N])

@@ -148,8 +148,12 @@ struct summed {
 
 static const struct summed summed[] = {
 	[WAREHOUSE_SCHEDULES] = { "schedules", "caller, wait, comm",
-				  "any(count) AS c, any(offcpu_ns) AS t, any(max_ns) AS m",
-				  "sum(c), sum(t), max(m)" },
+				  "any(count) AS c, any(offcpu_ns) AS t, any(max_ns) AS m, "
+				  "any(blocked_ns) AS b, any(runq_ns) AS q, any(throttled_ns) AS th, "
+				  "any(migrated) AS mg, any(migrated_runq_ns) AS mq, "
+				  "any(runq_max_ns) AS qm",
+				  "sum(c), sum(t), max(m), sum(b), sum(q), sum(th), sum(mg), sum(mq), "
+				  "max(qm)" },
 	[WAREHOUSE_PROFILE] = { "profile", "function, object, comm",
 				"any(samples) AS c, any(hz) AS h", "sum(c), max(h)" },
 	[WAREHOUSE_LOCKS] = { "locks", "caller, kind, lock, comm",
@@ -158,7 +162,17 @@ static const struct summed summed[] = {
 	[WAREHOUSE_LOSSES] = { "losses", "what", "any(count) AS c", "sum(c)" },
 };
 
-char *warehouse_sql(enum warehouse_query q, const char *db, const struct warehouse_select *sel)
+/* The schedules table of an older agent: its split read as zeros (no split, in add_sched). */
+static const char old_sched_inner[] =
+	"any(count) AS c, any(offcpu_ns) AS t, any(max_ns) AS m, 0 AS b, 0 AS q, 0 AS th, "
+	"0 AS mg, 0 AS mq, 0 AS qm";
+
+/* The columns added to the first schema (sql/schema.sql's ALTER TABLEs): all or none. */
+static const char *const split_columns[] = { "blocked_ns", "runq_ns", "throttled_ns", "migrated",
+					     "migrated_runq_ns", "runq_max_ns" };
+
+char *warehouse_sql(enum warehouse_query q, const char *db, const struct warehouse_select *sel,
+		    const struct warehouse_run *w)
 {
 	static const char *const tables[] = { "schedules", "profile", "locks", "losses" };
 	char *buf = NULL;
@@ -167,7 +181,13 @@ char *warehouse_sql(enum warehouse_query q, const char *db, const struct warehou
 
 	if (!f)
 		return NULL;
-	if (q == WAREHOUSE_META) {
+	if (q == WAREHOUSE_COLUMNS) {
+		fprintf(f, "SELECT name FROM system.columns WHERE database = '%s' AND "
+			   "table = 'schedules' AND name IN (", db);
+		for (size_t i = 0; i < ARRAY_SIZE(split_columns); i++)
+			fprintf(f, "%s'%s'", i ? ", " : "", split_columns[i]);
+		fputs(") ORDER BY name", f);
+	} else if (q == WAREHOUSE_META) {
 		/* min/max/uniq are the same with or without the copies of a re-sent interval */
 		fputs("SELECT host, kernel, toUnixTimestamp(min(interval_start)), "
 		      "toUnixTimestamp(max(interval_end)), uniqExact(boot_id, seq) FROM (", f);
@@ -180,9 +200,11 @@ char *warehouse_sql(enum warehouse_query q, const char *db, const struct warehou
 		fputs(") GROUP BY host, kernel ORDER BY host, kernel", f);
 	} else {
 		const struct summed *s = &summed[q];
+		const char *inner = q == WAREHOUSE_SCHEDULES && w && !w->sched_split ?
+					    old_sched_inner : s->inner;
 
 		fprintf(f, "SELECT %s, %s FROM (SELECT host, boot_id, seq, %s, %s FROM %s.%s", s->key,
-			s->outer, s->key, s->inner, db, s->table);
+			s->outer, s->key, inner, db, s->table);
 		put_where(f, sel);
 		fprintf(f, " GROUP BY host, boot_id, seq, %s) GROUP BY %s ORDER BY %s", s->key, s->key,
 			s->key);
@@ -213,13 +235,13 @@ void warehouse_run_free(struct warehouse_run *w)
 const char *warehouse_missing(void)
 {
 	return "the warehouse keeps no stacks (folded and pprof show the caller or function under "
-	       "the comm), no run-queue split or wakers, no profile sample classes, no lock "
-	       "sleepers, owners or failed contentions";
+	       "the comm), no run-queue p50 and p99 (they read 0), wakers or CPU takers, no "
+	       "profile sample classes, no lock sleepers, owners or failed contentions";
 }
 
 /* ---- TabSeparated answers ---- */
 
-#define MAX_FIELDS 8
+#define MAX_FIELDS 12
 
 /* Undoes TabSeparated's escapes in place (\t, \n, \\, \', \b, \f, \r, \0). */
 static void unescape(char *s)
@@ -272,7 +294,8 @@ static bool number(const char *s, uint64_t *ret)
 
 static int nfields(enum warehouse_query q)
 {
-	static const int n[] = { [WAREHOUSE_META] = 5, [WAREHOUSE_SCHEDULES] = 6,
+	static const int n[] = { [WAREHOUSE_COLUMNS] = 1, [WAREHOUSE_META] = 5,
+				 [WAREHOUSE_SCHEDULES] = 12,
 				 [WAREHOUSE_PROFILE] = 5, [WAREHOUSE_LOCKS] = 7,
 				 [WAREHOUSE_LOSSES] = 2 };
 	return n[q];
@@ -357,21 +380,45 @@ static struct sp_sched_row *sched_row(struct sp_sched_view *v, char **f)
 	return r;
 }
 
+/* A column the table has of split_columns: all of them, the split is there. */
+static int add_column(struct warehouse_run *w, char **f)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(split_columns); i++)
+		if (!strcmp(f[0], split_columns[i]))
+			w->split_seen |= 1u << i;
+	w->sched_split = w->split_seen == (1u << ARRAY_SIZE(split_columns)) - 1;
+	return 0;
+}
+
+/*
+ * A (row, comm) line: count, time and max, then the row's split (on one of its comm lines, the
+ * others 0: sql/schema.sql), all zero where the agent measured none.
+ */
 static int add_sched(struct sp_sched_view *v, char **f)
 {
-	uint64_t c, t, m;
+	uint64_t n[9]; /* c, t, m, b, q, th, mg, mq, qm */
 	struct sp_sched_row *r;
 
-	if (!number(f[3], &c) || !number(f[4], &t) || !number(f[5], &m))
-		return -EINVAL;
+	for (int i = 0; i < 9; i++)
+		if (!number(f[3 + i], &n[i]))
+			return -EINVAL;
 	r = sched_row(v, f);
 	if (!r)
 		return -ENOMEM;
 	v->present = true;
-	r->count += c;
-	r->offcpu_ns += t;
-	r->max_ns = r->max_ns > m ? r->max_ns : m;
-	return add_comm(&r->comms, f[2], c, t, m);
+	r->count += n[0];
+	r->offcpu_ns += n[1];
+	r->max_ns = r->max_ns > n[2] ? r->max_ns : n[2];
+	if (n[3] || n[4]) {
+		r->has_runq = true;
+		r->blocked_ns += n[3];
+		r->runq_ns += n[4];
+		r->throttled_ns += n[5];
+		r->migrated += n[6];
+		r->migrated_runq_ns += n[7];
+		r->runq_max_ns = r->runq_max_ns > n[8] ? r->runq_max_ns : n[8];
+	}
+	return add_comm(&r->comms, f[2], n[0], n[1], n[2]);
 }
 
 static struct sp_profile_row *profile_row(struct sp_profile_view *v, char **f)
@@ -510,6 +557,7 @@ int warehouse_add_result(struct warehouse_run *w, enum warehouse_query q, const 
 			break;
 		}
 		switch (q) {
+		case WAREHOUSE_COLUMNS: err = add_column(w, f); break;
 		case WAREHOUSE_META: err = add_meta(w, f); break;
 		case WAREHOUSE_SCHEDULES: err = add_sched(&w->run.sched, f); break;
 		case WAREHOUSE_PROFILE: err = add_profile(&w->run.profile, f); break;

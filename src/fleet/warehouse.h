@@ -42,7 +42,8 @@ struct warehouse_select {
 };
 
 enum warehouse_query {
-	WAREHOUSE_META = 0, /* hosts, kernels, time span and intervals selected */
+	WAREHOUSE_COLUMNS = 0, /* which of the columns added since the first schema it has */
+	WAREHOUSE_META,	       /* hosts, kernels, time span and intervals selected */
 	WAREHOUSE_SCHEDULES,
 	WAREHOUSE_PROFILE,
 	WAREHOUSE_LOCKS,
@@ -50,12 +51,21 @@ enum warehouse_query {
 	WAREHOUSE__NQUERIES,
 };
 
-/* The SQL of query q in database db for sel (malloc'd; NULL: ENOMEM). FORMAT TabSeparated. */
-char *warehouse_sql(enum warehouse_query q, const char *db, const struct warehouse_select *sel);
+struct warehouse_run;
+/*
+ * The SQL of query q in database db for sel (malloc'd; NULL: ENOMEM). FORMAT TabSeparated.
+ * w: the answers so far (WAREHOUSE_COLUMNS's: a table without the newer columns is read as
+ * zeros there), or NULL: a warehouse with every column.
+ */
+char *warehouse_sql(enum warehouse_query q, const char *db, const struct warehouse_select *sel,
+		    const struct warehouse_run *w);
 
 /* A run read from the warehouse, and what the run has no field for. */
 struct warehouse_run {
 	struct sp_run run;
+	/* the schedules table has the rows' split (blocked_ns ... migrated_runq_ns, runq_max_ns) */
+	bool sched_split;
+	unsigned int split_seen; /* which of them: bits */
 	uint64_t intervals;  /* (host, boot, seq) selected */
 	size_t nhosts, nkernels;
 	char *hosts, *kernels; /* "a, b": each once, in the answer's order (sorted); NULL: none */

@@ -31,7 +31,7 @@ int warehouse_load(const struct ch_config *cfg, const struct warehouse_select *s
 	}
 	for (int q = 0; !err && q < WAREHOUSE__NQUERIES; q++) {
 		struct ch_response r = { 0 };
-		char *sql = warehouse_sql(q, db, sel);
+		char *sql = warehouse_sql(q, db, sel, w);
 		char why[256];
 
 		if (!sql) {

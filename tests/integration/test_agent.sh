@@ -90,11 +90,22 @@ rows_of() {
 	echo "the rows of $1 (seq, interval_start, boot_id, count, copies without FINAL):"
 	ch_query ch "SELECT seq, interval_start, boot_id, count, count() FROM schedprof.schedules WHERE host = '$1' AND caller = '$caller' AND comm = 'sp_pipe_reader' GROUP BY seq, interval_start, boot_id, count ORDER BY seq"
 }
+# the schedules table an older agent made (no split columns): --create-schema adds them
+ch_query ch "CREATE DATABASE schedprof" || fail "CREATE DATABASE"
+ch_query ch "CREATE TABLE schedprof.schedules (host String, boot_id String, kernel String, interval_start DateTime('UTC'), interval_end DateTime('UTC'), seq UInt64, caller String, wait String, comm String, count UInt64, offcpu_ns UInt64, max_ns UInt64) ENGINE = ReplacingMergeTree PARTITION BY toYYYYMMDD(interval_start) ORDER BY (host, interval_start, boot_id, seq, caller, wait, comm)" ||
+	fail "CREATE TABLE (an older agent's schedules)"
 agent_start ex --sink "$url" --create-schema --hostname $host
 workload 3
 agent_stop ex
 n=$(sum_final $host)
 [ "$n" = $((3 * PER)) ] || { rows_of $host >&2; fail "ClickHouse: SUM(count) = $n, expected $((3 * PER))"; }
+cols=$(ch_query ch "SELECT count() FROM system.columns WHERE database = 'schedprof' AND table = 'schedules' AND name IN ('blocked_ns', 'runq_ns', 'throttled_ns', 'migrated', 'migrated_runq_ns', 'runq_max_ns')")
+[ "$cols" = 6 ] || fail "--create-schema added $cols of the 6 split columns to an older table"
+# the pipe reader's sleeps: measured split, blocked + runq = off-CPU over the row's lines
+read -r off split runq < <(ch_query ch "SELECT sum(offcpu_ns), sum(blocked_ns + runq_ns), sum(runq_ns) FROM schedprof.schedules FINAL WHERE host = '$host' AND caller = '$caller'")
+[ "${split:-0}" -gt 0 ] && [ "$split" = "$off" ] ||
+	fail "ClickHouse: $caller's blocked + runq = $split ns, its off-CPU $off ns"
+pass "an older table gets the split columns; $caller: blocked + runq = off-CPU = $off ns (runq $runq ns)"
 ivs=$(ch_query ch "SELECT uniqExact(seq) FROM schedprof.schedules FINAL WHERE host = '$host' AND comm = 'sp_pipe_reader'")
 [ "$ivs" -ge 2 ] || fail "the workload fell in $ivs interval(s): no test of the intervals' sum"
 pass "exactness: SUM(count) FINAL = $n = 3 x $PER, over $ivs intervals"

@@ -47,11 +47,25 @@ for n in 1 2; do
 	[ "$(ch ex$n "SELECT groupArray(port) FROM (SELECT port FROM system.clusters WHERE cluster = 'fleet' ORDER BY shard_num)")" = \
 		"[$(ch_port ex1 tcp),$(ch_port ex2 tcp)]" ] || fail "server $n: the cluster 'fleet' is not its two shards"
 done
+# the tables as a cluster made before the schedules rows' split had them (shard.sql without
+# those columns), then sql/cluster/add-columns.sql: the rows below go in with the split
+python3 - "$SRC/sql/cluster/shard.sql" > "$TMP/shard-old.sql" <<'PY'
+import re, sys
+split = r'(blocked_ns|runq_ns|throttled_ns|migrated|migrated_runq_ns|runq_max_ns)'
+s = re.sub(r'\n\s*' + split + r' UInt64 DEFAULT 0,?[^\n]*', '', open(sys.argv[1]).read())
+print(re.sub(r',(\s*\n\))', r'\1', s), end='')
+PY
+grep -q 'runq_ns' "$TMP/shard-old.sql" && fail "shard-old.sql still has the split"
 for n in 1 2; do
-	ch_file ex$n "$SRC/sql/cluster/shard.sql"
+	ch_file ex$n "$TMP/shard-old.sql"
 	ch_file ex$n "$SRC/sql/cluster/distributed.sql"
+	ch_file ex$n "$SRC/sql/cluster/add-columns.sql"
+	for t in schedules schedules_local; do
+		c=$(ch ex$n "SELECT count() FROM system.columns WHERE database = 'schedprof' AND table = '$t' AND name IN ('blocked_ns', 'runq_ns', 'throttled_ns', 'migrated', 'migrated_runq_ns', 'runq_max_ns')")
+		[ "$c" = 6 ] || fail "server $n: add-columns.sql gave $t $c of the 6 split columns"
+	done
 done
-pass "two servers from Debian's config with examples/fleet/shard{1,2}.xml and cluster.xml, sql/cluster applied"
+pass "two servers from Debian's config with examples/fleet/shard{1,2}.xml and cluster.xml, sql/cluster applied (older tables, then add-columns.sql)"
 
 # one row per host, one host per shard (sipHash64(host) % 2), in through server 1's
 # Distributed table, back from server 2's
@@ -59,10 +73,11 @@ h1=$(ch ex1 "SELECT h FROM (SELECT arrayJoin(['alpha','bravo','charlie','delta',
 h2=$(ch ex1 "SELECT h FROM (SELECT arrayJoin(['alpha','bravo','charlie','delta','echo']) AS h) WHERE sipHash64(h) % 2 = 1 LIMIT 1")
 printf '%s\n' \
 	'{"host":"'$h1'","boot_id":"b","kernel":"k","interval_start":"2026-11-30 22:00:00","interval_end":"2026-11-30 22:01:00","seq":1,"caller":"anon_pipe_read","wait":"pipe","comm":"cat","count":5,"offcpu_ns":50,"max_ns":20}' \
-	'{"host":"'$h2'","boot_id":"b","kernel":"k","interval_start":"2026-11-30 22:00:00","interval_end":"2026-11-30 22:01:00","seq":1,"caller":"anon_pipe_read","wait":"pipe","comm":"cat","count":7,"offcpu_ns":70,"max_ns":20}' \
+	'{"host":"'$h2'","boot_id":"b","kernel":"k","interval_start":"2026-11-30 22:00:00","interval_end":"2026-11-30 22:01:00","seq":1,"caller":"anon_pipe_read","wait":"pipe","comm":"cat","count":7,"offcpu_ns":70,"max_ns":20,"blocked_ns":60,"runq_ns":10}' \
 	> "$TMP/rows.ndjson"
 ch_insert ex1 schedprof.schedules "$TMP/rows.ndjson" insert_distributed_sync=1
 [ "$(ch ex2 "SELECT sum(count) FROM schedprof.schedules FINAL")" = 12 ] || fail "the cluster does not sum 5 + 7"
+[ "$(ch ex2 "SELECT sum(runq_ns) FROM schedprof.schedules FINAL")" = 10 ] || fail "the split column runq_ns did not go through"
 l1=$(ch ex1 "SELECT count() FROM schedprof.schedules_local")
 l2=$(ch ex2 "SELECT count() FROM schedprof.schedules_local")
 [ "$l1" = 1 ] && [ "$l2" = 1 ] || fail "$h1 and $h2: not one row per shard: $l1 and $l2"

@@ -34,7 +34,9 @@ static void make_run(struct sp_run *r)
 
 	sp_run_init(r);
 	rows[0] = (struct sp_sched_row){ .caller = "anon_pipe_read", .wait = "pipe", .count = 9,
-					 .offcpu_ns = 100, .max_ns = 50 };
+					 .offcpu_ns = 100, .max_ns = 50, .blocked_ns = 60,
+					 .runq_ns = 40, .throttled_ns = 5, .migrated = 2,
+					 .migrated_runq_ns = 30, .runq_max_ns = 25, .has_runq = true };
 	rows[0].comms.v = comms;
 	rows[0].comms.n = 2;
 	rows[1] = (struct sp_sched_row){ .caller = "[preempted]", .count = 5, .offcpu_ns = 7 };
@@ -63,7 +65,13 @@ START_TEST(rows)
 			     "\"interval_start\":\"2023-11-14 22:13:20\","
 			     "\"interval_end\":\"2023-11-14 22:14:20\",\"seq\":42,"
 			     "\"caller\":\"anon_pipe_read\",\"wait\":\"pipe\",\"comm\":\"a\","
-			     "\"count\":3,\"offcpu_ns\":30,\"max_ns\":10}\n"), "%s", s);
+			     "\"count\":3,\"offcpu_ns\":30,\"max_ns\":10,\"blocked_ns\":60,"
+			     "\"runq_ns\":40,\"throttled_ns\":5,\"migrated\":2,"
+			     "\"migrated_runq_ns\":30,\"runq_max_ns\":25}\n"), "%s", s);
+	/* the row's split on its first comm line only: its lines add up to the row */
+	ck_assert_msg(strstr(s, "\"comm\":\"[other]\",\"count\":2,\"offcpu_ns\":30,\"max_ns\":50,"
+			     "\"blocked_ns\":0,\"runq_ns\":0,\"throttled_ns\":0,\"migrated\":0,"
+			     "\"migrated_runq_ns\":0,\"runq_max_ns\":0}"), "%s", s);
 	ck_assert_msg(strstr(s, "\"comm\":\"b\\\"q\\n\",\"count\":4"), "escaping: %s", s);
 	ck_assert_msg(strstr(s, "\"comm\":\"[other]\",\"count\":2,\"offcpu_ns\":30,"), "%s", s);
 	ck_assert_msg(strstr(s, "\"caller\":\"[preempted]\",\"wait\":\"\",\"comm\":\"[other]\","

@@ -51,7 +51,7 @@ START_TEST(sql)
 	const char *hosts[] = { "web1", "o'brien" };
 	struct warehouse_select sel = { .hosts = hosts, .nhosts = 2, .has_since = true,
 					.since = 100, .has_until = true, .until = 200 };
-	char *q = warehouse_sql(WAREHOUSE_SCHEDULES, "fleetdb", &sel);
+	char *q = warehouse_sql(WAREHOUSE_SCHEDULES, "fleetdb", &sel, NULL);
 
 	ck_assert_ptr_nonnull(q);
 	ck_assert_ptr_nonnull(strstr(q, "FROM fleetdb.schedules WHERE 1 AND host IN ('web1',"
@@ -59,17 +59,22 @@ START_TEST(sql)
 					"interval_start < toDateTime(200)"));
 	/* one row per interval and key (a re-sent interval counts once), then the sums */
 	ck_assert_ptr_nonnull(strstr(q, "any(count)"));
+	ck_assert_ptr_nonnull(strstr(q, "any(runq_ns) AS q"));
 	free(q);
-	q = warehouse_sql(WAREHOUSE_LOCKS, "fleetdb", &sel);
+	q = warehouse_sql(WAREHOUSE_LOCKS, "fleetdb", &sel, NULL);
 	ck_assert_ptr_nonnull(strstr(q, "GROUP BY host, boot_id, seq, caller, kind, lock, comm)"));
 	free(q);
-	q = warehouse_sql(WAREHOUSE_SCHEDULES, "fleetdb", &sel);
+	q = warehouse_sql(WAREHOUSE_SCHEDULES, "fleetdb", &sel, NULL);
 	ck_assert_ptr_nonnull(strstr(q, "GROUP BY host, boot_id, seq, caller, wait, comm) GROUP BY "
 					"caller, wait, comm ORDER BY caller, wait, comm FORMAT "
 					"TabSeparated"));
 	free(q);
+	q = warehouse_sql(WAREHOUSE_COLUMNS, "fleetdb", &sel, NULL);
+	ck_assert_ptr_nonnull(strstr(q, "FROM system.columns WHERE database = 'fleetdb' AND "
+					"table = 'schedules' AND name IN ('blocked_ns', "));
+	free(q);
 	sel = (struct warehouse_select){ 0 };
-	q = warehouse_sql(WAREHOUSE_META, "schedprof", &sel);
+	q = warehouse_sql(WAREHOUSE_META, "schedprof", &sel, NULL);
 	ck_assert_ptr_nonnull(q);
 	for (const char *const *tb = (const char *const[]){ "schedprof.schedules WHERE 1 UNION",
 							   "schedprof.profile WHERE 1 UNION",
@@ -96,11 +101,13 @@ START_TEST(rows_to_run)
 
 	warehouse_run_init(&w);
 	add(&w, WAREHOUSE_META, "a\t6.1\t100\t160\t60\nb\t6.1\t90\t150\t59\nb\t6.2\t150\t170\t20\n");
-	add(&w, WAREHOUSE_SCHEDULES, "[preempted]\t\tcc1\t4\t40\t20\n"
-				     "anon_pipe_read\tpipe\t[other]\t1\t10\t30\n"
-				     "anon_pipe_read\tpipe\tcat\t2\t20\t15\n"
-				     "anon_pipe_read\tpipe\tsort\t5\t30\t9\n"
-				     "do_wait\tchild\tsh\\tx\t1\t1000\t1000\n");
+	/* the row's split on one of its comm lines (count, time, max, then blocked, runq,
+	 * throttled, migrated, migrated runq, runq max) */
+	add(&w, WAREHOUSE_SCHEDULES, "[preempted]\t\tcc1\t4\t40\t20\t0\t40\t25\t1\t9\t20\n"
+				     "anon_pipe_read\tpipe\t[other]\t1\t10\t30\t0\t0\t0\t0\t0\t0\n"
+				     "anon_pipe_read\tpipe\tcat\t2\t20\t15\t0\t0\t0\t0\t0\t0\n"
+				     "anon_pipe_read\tpipe\tsort\t5\t30\t9\t0\t0\t0\t0\t0\t0\n"
+				     "do_wait\tchild\tsh\\tx\t1\t1000\t1000\t990\t10\t0\t0\t0\t10\n");
 	add(&w, WAREHOUSE_PROFILE, "main\t/usr/bin/x\tx\t7\t99\nclear_page_erms\t[kernel]\tcc1\t4\t0\n"
 				   "clear_page_erms\t[kernel]\tx\t5\t199\n");
 	add(&w, WAREHOUSE_LOCKS, "pipe_read\tmutex\tpipe.mutex\tcat\t3\t300\t200\n"
@@ -129,8 +136,17 @@ START_TEST(rows_to_run)
 	ck_assert_uint_eq(r->sched.rows[0].max_ns, 30);
 	ck_assert_uint_eq(r->sched.rows[0].comms.n, 2); /* ... and is none of its comms */
 	ck_assert_str_eq(r->sched.rows[0].comms.v[0].comm, "sort");
+	ck_assert(!r->sched.rows[0].has_runq); /* no split: all 0 */
 	ck_assert_str_eq(r->sched.rows[1].caller, "[preempted]");
 	ck_assert_ptr_null(r->sched.rows[1].wait); /* '' is no wait class */
+	ck_assert(r->sched.rows[1].has_runq);
+	ck_assert_uint_eq(r->sched.rows[1].runq_ns, 40);
+	ck_assert_uint_eq(r->sched.rows[1].throttled_ns, 25);
+	ck_assert_uint_eq(r->sched.rows[1].migrated, 1);
+	ck_assert_uint_eq(r->sched.rows[1].migrated_runq_ns, 9);
+	ck_assert_uint_eq(r->sched.rows[1].runq_max_ns, 20);
+	ck_assert(r->sched.rows[2].has_runq);
+	ck_assert_uint_eq(r->sched.rows[2].blocked_ns, 990);
 	ck_assert_str_eq(r->sched.rows[2].comms.v[0].comm, "sh\tx"); /* unescaped */
 	ck_assert_uint_eq(r->sched.lost_rows, 2);
 	ck_assert_uint_eq(r->sched.total, 15); /* rows + lost */
@@ -163,8 +179,9 @@ START_TEST(bad_answers)
 		enum warehouse_query q;
 		const char *body;
 	} bad[] = {
-		{ WAREHOUSE_SCHEDULES, "pipe_read\tpipe\tcat\t1\t2\n" },	   /* a column short */
-		{ WAREHOUSE_SCHEDULES, "pipe_read\tpipe\tcat\t1\t2\t3\t4\n" }, /* one too many */
+		{ WAREHOUSE_SCHEDULES, "pipe_read\tpipe\tcat\t1\t2\t3\t0\t0\t0\t0\t0\n" }, /* short */
+		{ WAREHOUSE_SCHEDULES, "pipe_read\tpipe\tcat\t1\t2\t3\t0\t0\t0\t0\t0\t0\t4\n" },
+		{ WAREHOUSE_SCHEDULES, "pipe_read\tpipe\tcat\t1\t2\t3\t0\tx\t0\t0\t0\t0\n" },
 		{ WAREHOUSE_PROFILE, "main\tx\tc\t-1\n" },
 		{ WAREHOUSE_LOCKS, "a\tb\tc\td\t1\t2\tx\n" },
 		{ WAREHOUSE_META, "a\t6.1\t200\t100\t1\n" }, /* ends before it starts */
@@ -183,6 +200,32 @@ START_TEST(bad_answers)
 		ck_assert_msg(strstr(msg, "line 1"), "%zu: %s", i, msg);
 		warehouse_run_free(&w);
 	}
+}
+END_TEST
+
+/* A schedules table of an older agent (no split columns) is read with zeros for them. */
+START_TEST(older_table)
+{
+	struct warehouse_select sel = { 0 };
+	struct warehouse_run w;
+	char *q;
+
+	warehouse_run_init(&w);
+	add(&w, WAREHOUSE_COLUMNS, "");
+	ck_assert(!w.sched_split);
+	q = warehouse_sql(WAREHOUSE_SCHEDULES, "schedprof", &sel, &w);
+	ck_assert_ptr_null(strstr(q, "runq_ns"));
+	ck_assert_ptr_nonnull(strstr(q, "0 AS q"));
+	free(q);
+	add(&w, WAREHOUSE_COLUMNS, "blocked_ns\nmigrated\nmigrated_runq_ns\nrunq_max_ns\n"
+				   "runq_ns\n");
+	ck_assert(!w.sched_split); /* throttled_ns is missing */
+	add(&w, WAREHOUSE_COLUMNS, "throttled_ns\n");
+	ck_assert(w.sched_split);
+	q = warehouse_sql(WAREHOUSE_SCHEDULES, "schedprof", &sel, &w);
+	ck_assert_ptr_nonnull(strstr(q, "any(runq_ns) AS q"));
+	free(q);
+	warehouse_run_free(&w);
 }
 END_TEST
 
@@ -209,6 +252,7 @@ int main(void)
 	tcase_add_test(tc, sql);
 	tcase_add_test(tc, rows_to_run);
 	tcase_add_test(tc, bad_answers);
+	tcase_add_test(tc, older_table);
 	tcase_add_test(tc, empty_selection);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
