@@ -559,41 +559,46 @@ void sp_sched_sort(struct sp_sched_view *v)
 
 static bool taker_alike(const struct sp_cpu_taker *a, const struct sp_cpu_taker *b)
 {
-	return !strcmp(a->kind, b->kind) && !strcmp(a->comm, b->comm) &&
-	       !strcmp(a->where, b->where) &&
-	       (a->cgroup && b->cgroup ? !strcmp(a->cgroup, b->cgroup) : a->cgroup == b->cgroup);
+	if (strcmp(a->kind, b->kind) || strcmp(a->comm, b->comm) || strcmp(a->where, b->where))
+		return false;
+	if (a->cgroup_id || b->cgroup_id)
+		return a->cgroup_id == b->cgroup_id;
+	return a->cgroup && b->cgroup ? !strcmp(a->cgroup, b->cgroup) : a->cgroup == b->cgroup;
+}
+
+int sp_cpu_taker_add(struct sp_cpu_taker_list *l, const struct sp_cpu_taker *t)
+{
+	struct sp_cpu_taker *s = NULL;
+
+	for (size_t k = 0; k < l->n && !s; k++)
+		if (taker_alike(&l->v[k], t))
+			s = &l->v[k];
+	if (!s) {
+		s = SP_ARRAY_ADD(l->v, l->n, l->cap);
+		if (!s)
+			return -ENOMEM;
+		*s = (struct sp_cpu_taker){ .kind = strdup(t->kind), .comm = strdup(t->comm),
+					    .where = strdup(t->where), .cgroup_id = t->cgroup_id };
+		if (t->cgroup)
+			s->cgroup = strdup(t->cgroup);
+		if (!s->kind || !s->comm || !s->where || (t->cgroup && !s->cgroup))
+			return -ENOMEM;
+	}
+	s->count += t->count;
+	s->ns += t->ns;
+	return 0;
 }
 
 int sp_sched_sum_takers(struct sp_sched_view *v)
 {
-	struct sp_cpu_taker_list *l = &v->takers;
+	int err = 0;
 
-	for (size_t i = 0; i < v->nrows; i++)
-		for (size_t j = 0; j < v->rows[i].takers.n; j++) {
-			const struct sp_cpu_taker *t = &v->rows[i].takers.v[j];
-			struct sp_cpu_taker *s = NULL;
-
-			for (size_t k = 0; k < l->n && !s; k++)
-				if (taker_alike(&l->v[k], t))
-					s = &l->v[k];
-			if (!s) {
-				s = SP_ARRAY_ADD(l->v, l->n, l->cap);
-				if (!s)
-					return -ENOMEM;
-				*s = (struct sp_cpu_taker){ .kind = strdup(t->kind),
-							    .comm = strdup(t->comm),
-							    .where = strdup(t->where),
-							    .cgroup_id = t->cgroup_id };
-				if (t->cgroup)
-					s->cgroup = strdup(t->cgroup);
-				if (!s->kind || !s->comm || !s->where || (t->cgroup && !s->cgroup))
-					return -ENOMEM;
-			}
-			s->count += t->count;
-			s->ns += t->ns;
-		}
-	sort_by(l->v, l->n, sizeof(*l->v), taker_keys);
-	return 0;
+	for (size_t i = 0; !err && i < v->nrows; i++)
+		for (size_t j = 0; !err && j < v->rows[i].takers.n; j++)
+			err = sp_cpu_taker_add(&v->takers, &v->rows[i].takers.v[j]);
+	if (!err)
+		sort_by(v->takers.v, v->takers.n, sizeof(*v->takers.v), taker_keys);
+	return err;
 }
 
 void sp_profile_sort(struct sp_profile_view *v)

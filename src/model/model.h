@@ -591,7 +591,12 @@ const char *sp_run_build_id(const struct sp_run *run, const char *path);
 /* count desc, then offcpu desc, then name; each row's wakers by count */
 void sp_sched_sort(struct sp_sched_view *v);
 /*
- * v->takers: each taker of the rows (kind, comm, cgroup, where) with its counts and times
+ * Adds t's count and time to the taker of l alike (kind, comm, where, and the cgroup: by id
+ * where either has one, else by path), or to a copy of t appended. 0 or -ENOMEM.
+ */
+int sp_cpu_taker_add(struct sp_cpu_taker_list *l, const struct sp_cpu_taker *t);
+/*
+ * v->takers: each taker of the rows (sp_cpu_taker_add()'s alike) with its counts and times
  * summed over them, by time. 0 or -ENOMEM.
  */
 int sp_sched_sum_takers(struct sp_sched_view *v);

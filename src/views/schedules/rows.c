@@ -397,13 +397,6 @@ static int add_wakers(struct builder *b, const struct sp_records *rec)
 	return err;
 }
 
-/* Takers alike: kind, comm, cgroup, inside or outside. */
-static int taker_same(const struct sp_cpu_taker *a, const struct sp_cpu_taker *b)
-{
-	return !strcmp(a->kind, b->kind) && !strcmp(a->comm, b->comm) &&
-	       a->cgroup_id == b->cgroup_id && !strcmp(a->where, b->where);
-}
-
 /*
  * Each row's takers (the records differ by the waiting task's comm, and a CPU's last takers
  * come as records of their own: collect.c): alike ones merged. The collector names the cgroups.
@@ -415,7 +408,7 @@ static int add_takers(struct builder *b, const struct sp_records *rec)
 	for (size_t i = 0; i < rec->n; i++) {
 		const struct sp_taker_key *key = sp_records_key(rec, i);
 		const struct sp_taker_val *val = sp_records_value(rec, i);
-		struct sp_cpu_taker t = { 0 }, *w = NULL;
+		struct sp_cpu_taker t = { 0 };
 		struct sp_caller_key k;
 		struct sp_sched_row *r;
 
@@ -429,22 +422,10 @@ static int add_takers(struct builder *b, const struct sp_records *rec)
 		t.comm = (char *)kstack_comm(key->comm, comm);
 		t.cgroup_id = key->cgroup;
 		t.where = key->inside ? "inside" : "outside";
-		for (size_t j = 0; j < r->takers.n && !w; j++)
-			if (taker_same(&r->takers.v[j], &t))
-				w = &r->takers.v[j];
-		if (!w) {
-			w = SP_ARRAY_ADD(r->takers.v, r->takers.n, r->takers.cap);
-			if (!w)
-				return -ENOMEM;
-			w->kind = strdup(t.kind);
-			w->comm = strdup(t.comm);
-			w->where = strdup(t.where);
-			w->cgroup_id = t.cgroup_id;
-			if (!w->kind || !w->comm || !w->where)
-				return -ENOMEM;
-		}
-		w->count += val->count;
-		w->ns += val->ns;
+		t.count = val->count;
+		t.ns = val->ns;
+		if (sp_cpu_taker_add(&r->takers, &t))
+			return -ENOMEM;
 	}
 	return 0;
 }
