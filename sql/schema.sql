@@ -58,6 +58,19 @@ CREATE TABLE IF NOT EXISTS schedprof.locks (
 PARTITION BY toYYYYMMDD(interval_start)
 ORDER BY (host, interval_start, boot_id, seq, caller, kind, lock, comm) /*TTL*/;
 
+-- Who took the CPU from a schedules row's waits (caller, wait): the task that preempted it
+-- (kind preempted-by, ns the waits after) or that ran before its switch-ins (ran-before, ns
+-- its runs' overlap with the waits), by comm and cgroup v2 path ('' unknown); side: inside
+-- or outside the traced set.
+CREATE TABLE IF NOT EXISTS schedprof.cpu_takers (
+	host String, boot_id String, kernel String,
+	interval_start DateTime('UTC'), interval_end DateTime('UTC'), seq UInt64,
+	caller String, wait String, kind String, comm String, cgroup String, side String,
+	count UInt64, ns UInt64
+) ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMMDD(interval_start)
+ORDER BY (host, interval_start, boot_id, seq, caller, wait, kind, comm, cgroup, side) /*TTL*/;
+
 -- what: schedules.lost_rows, schedules.missing_stacks, profile.lost, profile.missing_stacks,
 -- locks.lost, locks.missing_stacks, locks.missed, locks.unpaired (the BPF side: maps full,
 -- stacks not kept), spool.dropped_intervals (dropped from a full spool before they were

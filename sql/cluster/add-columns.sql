@@ -2,8 +2,9 @@
 -- schedprof fleet warehouse, cluster form: the columns added since a cluster's tables were
 -- made, for tables shard.sql and distributed.sql made before them (new ones have them). Run
 -- on every server, once per change below: a column already there fails its ALTER ("already
--- exists"), which is harmless. A single node does not need this: the agent's
--- --create-schema adds what its tables lack.
+-- exists"), which is harmless. A table added since (cpu_takers) comes from running
+-- shard.sql and distributed.sql again (IF NOT EXISTS). A single node does not need this: the
+-- agent's --create-schema adds what its tables lack.
 --
 -- The schedules rows' split (sql/schema.sql): blocked and waiting for a CPU, throttled,
 -- migrated, the longest wait for a CPU.

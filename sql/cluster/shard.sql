@@ -3,7 +3,7 @@
 -- EVERY shard (run this file on each server of the cluster: ClickHouse 18.16 has no
 -- ON CLUSTER without ZooKeeper). Same columns as sql/schema.sql, in tables named *_local;
 -- distributed.sql puts the names the agent inserts into (schedules, profile, locks,
--- losses) over them.
+-- cpu_takers, losses) over them.
 --
 -- Engine: ReplacingMergeTree. Its ORDER BY key holds (host, boot_id, seq) and the row's
 -- identity, so an interval the agent sends twice (spool replay after a lost reply) collapses
@@ -79,6 +79,25 @@ CREATE TABLE IF NOT EXISTS schedprof.locks_local (
 ) ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMMDD(interval_start)
 ORDER BY (kernel, host, interval_start, boot_id, seq, caller, kind, lock, comm);
+
+CREATE TABLE IF NOT EXISTS schedprof.cpu_takers_local (
+	host String,
+	boot_id String,
+	kernel String,
+	interval_start DateTime('UTC'),
+	interval_end DateTime('UTC'),
+	seq UInt64,
+	caller String,
+	wait String,
+	kind String,
+	comm String,
+	cgroup String,
+	side String,
+	count UInt64,
+	ns UInt64
+) ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMMDD(interval_start)
+ORDER BY (host, interval_start, boot_id, seq, caller, wait, kind, comm, cgroup, side);
 
 CREATE TABLE IF NOT EXISTS schedprof.losses_local (
 	host String,

@@ -10,4 +10,5 @@
 ALTER TABLE schedprof.schedules_local MODIFY TTL interval_start + INTERVAL 90 DAY;
 ALTER TABLE schedprof.profile_local MODIFY TTL interval_start + INTERVAL 90 DAY;
 ALTER TABLE schedprof.locks_local MODIFY TTL interval_start + INTERVAL 90 DAY;
+ALTER TABLE schedprof.cpu_takers_local MODIFY TTL interval_start + INTERVAL 90 DAY;
 ALTER TABLE schedprof.losses_local MODIFY TTL interval_start + INTERVAL 90 DAY;

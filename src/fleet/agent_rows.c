@@ -13,7 +13,8 @@
 #include "base/json_escape.h"
 #include "base/util.h"
 
-static const char *const table_names[AT__N] = { "schedules", "profile", "locks", "losses" };
+static const char *const table_names[AT__N] = { "schedules", "profile", "locks", "cpu_takers",
+						"losses" };
 
 const char *agent_table_name(enum agent_table t)
 {
@@ -243,6 +244,32 @@ static int lock_rows(const struct sp_run *iv, const struct agent_stamp *s, struc
 	return err;
 }
 
+/* Who took the rows' CPU: a line per (row, taker), its cgroup '' where unknown. */
+static int taker_rows(const struct sp_run *iv, const struct agent_stamp *s, struct agent_batch *b)
+{
+	struct abuf *o = &b->t[AT_TAKERS];
+	int err = 0;
+
+	for (size_t i = 0; !err && i < iv->sched.nrows; i++) {
+		const struct sp_sched_row *r = &iv->sched.rows[i];
+
+		for (size_t j = 0; !err && j < r->takers.n; j++) {
+			const struct sp_cpu_taker *t = &r->takers.v[j];
+
+			if (!t->count && !t->ns)
+				continue;
+			err = put_stamp(o, s) ?: put_str(o, "caller", r->caller, false) ?:
+			      put_str(o, "wait", r->wait, false) ?: put_str(o, "kind", t->kind, false) ?:
+			      put_str(o, "comm", t->comm, false) ?:
+			      put_str(o, "cgroup", t->cgroup, false) ?:
+			      put_str(o, "side", t->where, false) ?: put_u64(o, "count", t->count) ?:
+			      put_u64(o, "ns", t->ns) ?: abuf_add(o, "}\n", 2);
+			b->rows[AT_TAKERS]++;
+		}
+	}
+	return err;
+}
+
 int agent_batch_loss(struct agent_batch *b, const struct agent_stamp *s, const char *what,
 		     uint64_t count)
 {
@@ -277,7 +304,8 @@ int agent_batch_build(const struct sp_run *iv, const struct agent_stamp *s, stru
 
 	memset(b, 0, sizeof(*b));
 	b->seq = s->seq;
-	err = sched_rows(iv, s, b) ?: profile_rows(iv, s, b) ?: lock_rows(iv, s, b);
+	err = sched_rows(iv, s, b) ?: profile_rows(iv, s, b) ?: lock_rows(iv, s, b) ?:
+	      taker_rows(iv, s, b);
 	for (size_t i = 0; !err && i < ARRAY_SIZE(losses); i++)
 		err = agent_batch_loss(b, s, losses[i].what, losses[i].n);
 	return err;

@@ -13,9 +13,9 @@
 #include <stdint.h>
 #include "model/model.h"
 
-enum agent_table { AT_SCHEDULES = 0, AT_PROFILE, AT_LOCKS, AT_LOSSES, AT__N };
+enum agent_table { AT_SCHEDULES = 0, AT_PROFILE, AT_LOCKS, AT_TAKERS, AT_LOSSES, AT__N };
 
-/* "schedules", "profile", "locks", "losses" */
+/* "schedules", "profile", "locks", "cpu_takers", "losses" */
 const char *agent_table_name(enum agent_table t);
 
 /*

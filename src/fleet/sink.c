@@ -245,7 +245,12 @@ static int add_columns(struct sink *k, struct ch_response *r)
 	for (int t = 0; !err && t < AT__N; t++) {
 		const char *table = agent_table_name(t);
 		char *names = NULL;
+		bool added = false;
 
+		for (size_t i = 0; i < agent_nadded_columns; i++)
+			added |= agent_added_columns[i].table == (enum agent_table)t;
+		if (!added)
+			continue;
 		snprintf(q, sizeof(q), "SELECT name FROM system.columns WHERE database = '%s' AND "
 				       "table = '%s' FORMAT TabSeparated", k->cfg.database, table);
 		err = ch_query(k->ch, q, NULL, 0, r);

@@ -154,6 +154,8 @@ static const struct summed summed[] = {
 				  "any(runq_max_ns) AS qm",
 				  "sum(c), sum(t), max(m), sum(b), sum(q), sum(th), sum(mg), sum(mq), "
 				  "max(qm)" },
+	[WAREHOUSE_TAKERS] = { "cpu_takers", "caller, wait, kind, comm, cgroup, side",
+			       "any(count) AS c, any(ns) AS t", "sum(c), sum(t)" },
 	[WAREHOUSE_PROFILE] = { "profile", "function, object, comm",
 				"any(samples) AS c, any(hz) AS h", "sum(c), max(h)" },
 	[WAREHOUSE_LOCKS] = { "locks", "caller, kind, lock, comm",
@@ -182,11 +184,12 @@ char *warehouse_sql(enum warehouse_query q, const char *db, const struct warehou
 	if (!f)
 		return NULL;
 	if (q == WAREHOUSE_COLUMNS) {
-		fprintf(f, "SELECT name FROM system.columns WHERE database = '%s' AND "
-			   "table = 'schedules' AND name IN (", db);
+		/* the split's columns, and a column of cpu_takers (its table is newer) */
+		fprintf(f, "SELECT concat(table, '.', name) AS c FROM system.columns WHERE "
+			   "database = '%s' AND (table = 'schedules' AND name IN (", db);
 		for (size_t i = 0; i < ARRAY_SIZE(split_columns); i++)
 			fprintf(f, "%s'%s'", i ? ", " : "", split_columns[i]);
-		fputs(") ORDER BY name", f);
+		fputs(") OR table = 'cpu_takers' AND name = 'ns') ORDER BY c", f);
 	} else if (q == WAREHOUSE_META) {
 		/* min/max/uniq are the same with or without the copies of a re-sent interval */
 		fputs("SELECT host, kernel, toUnixTimestamp(min(interval_start)), "
@@ -235,8 +238,8 @@ void warehouse_run_free(struct warehouse_run *w)
 const char *warehouse_missing(void)
 {
 	return "the warehouse keeps no stacks (folded and pprof show the caller or function under "
-	       "the comm), no run-queue p50 and p99 (they read 0), wakers or CPU takers, no "
-	       "profile sample classes, no lock sleepers, owners or failed contentions";
+	       "the comm), no run-queue p50 and p99 (they read 0) or wakers, no profile sample "
+	       "classes, no lock sleepers, owners or failed contentions";
 }
 
 /* ---- TabSeparated answers ---- */
@@ -295,7 +298,7 @@ static bool number(const char *s, uint64_t *ret)
 static int nfields(enum warehouse_query q)
 {
 	static const int n[] = { [WAREHOUSE_COLUMNS] = 1, [WAREHOUSE_META] = 5,
-				 [WAREHOUSE_SCHEDULES] = 12,
+				 [WAREHOUSE_SCHEDULES] = 12, [WAREHOUSE_TAKERS] = 8,
 				 [WAREHOUSE_PROFILE] = 5, [WAREHOUSE_LOCKS] = 7,
 				 [WAREHOUSE_LOSSES] = 2 };
 	return n[q];
@@ -380,13 +383,21 @@ static struct sp_sched_row *sched_row(struct sp_sched_view *v, char **f)
 	return r;
 }
 
-/* A column the table has of split_columns: all of them, the split is there. */
+bool warehouse_query_needed(enum warehouse_query q, const struct warehouse_run *w)
+{
+	return q != WAREHOUSE_TAKERS || !w || w->has_takers;
+}
+
+/* A newer column the tables have ("schedules.runq_ns"): the split is there when all are. */
 static int add_column(struct warehouse_run *w, char **f)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(split_columns); i++)
-		if (!strcmp(f[0], split_columns[i]))
-			w->split_seen |= 1u << i;
+	if (!strncmp(f[0], "schedules.", 10))
+		for (size_t i = 0; i < ARRAY_SIZE(split_columns); i++)
+			if (!strcmp(f[0] + 10, split_columns[i]))
+				w->split_seen |= 1u << i;
 	w->sched_split = w->split_seen == (1u << ARRAY_SIZE(split_columns)) - 1;
+	if (!strcmp(f[0], "cpu_takers.ns"))
+		w->has_takers = true;
 	return 0;
 }
 
@@ -419,6 +430,22 @@ static int add_sched(struct sp_sched_view *v, char **f)
 		r->runq_max_ns = r->runq_max_ns > n[8] ? r->runq_max_ns : n[8];
 	}
 	return add_comm(&r->comms, f[2], n[0], n[1], n[2]);
+}
+
+/* A (row, taker) line: to the schedules row of the same caller and wait. */
+static int add_taker(struct warehouse_run *w, char **f)
+{
+	struct sp_sched_view *v = &w->run.sched;
+	struct sp_cpu_taker t = { .kind = f[2], .comm = f[3], .cgroup = *f[4] ? f[4] : NULL,
+				  .where = f[5] };
+
+	if (!number(f[6], &t.count) || !number(f[7], &t.ns))
+		return -EINVAL;
+	for (size_t i = 0; i < v->nrows; i++)
+		if (same(v->rows[i].caller, f[0]) && same(v->rows[i].wait, f[1]))
+			return sp_cpu_taker_add(&v->rows[i].takers, &t);
+	w->takers_without_row++;
+	return 0;
 }
 
 static struct sp_profile_row *profile_row(struct sp_profile_view *v, char **f)
@@ -560,6 +587,7 @@ int warehouse_add_result(struct warehouse_run *w, enum warehouse_query q, const 
 		case WAREHOUSE_COLUMNS: err = add_column(w, f); break;
 		case WAREHOUSE_META: err = add_meta(w, f); break;
 		case WAREHOUSE_SCHEDULES: err = add_sched(&w->run.sched, f); break;
+		case WAREHOUSE_TAKERS: err = add_taker(w, f); break;
 		case WAREHOUSE_PROFILE: err = add_profile(&w->run.profile, f); break;
 		case WAREHOUSE_LOCKS: err = add_lock(&w->run.locks, f); break;
 		default: err = add_loss(w, f); break;
@@ -598,6 +626,16 @@ int warehouse_run_finish(struct warehouse_run *w)
 		sp_comm_list_sort(&s->rows[i].comms);
 	}
 	s->voluntary = s->total - s->preempted;
+	if (sp_sched_sum_takers(s))
+		return -ENOMEM;
+	if (w->takers_without_row) {
+		char item[64];
+
+		snprintf(item, sizeof(item), "cpu_takers.without_row %" PRIu64,
+			 w->takers_without_row);
+		if (add_name(&w->other_losses, item) < 0)
+			return -ENOMEM;
+	}
 	p->total = p->lost;
 	for (size_t i = 0; i < p->nrows; i++) {
 		p->total += p->rows[i].samples;

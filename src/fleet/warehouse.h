@@ -45,6 +45,7 @@ enum warehouse_query {
 	WAREHOUSE_COLUMNS = 0, /* which of the columns added since the first schema it has */
 	WAREHOUSE_META,	       /* hosts, kernels, time span and intervals selected */
 	WAREHOUSE_SCHEDULES,
+	WAREHOUSE_TAKERS,      /* who took the CPU, per schedules row: after its rows */
 	WAREHOUSE_PROFILE,
 	WAREHOUSE_LOCKS,
 	WAREHOUSE_LOSSES,
@@ -59,6 +60,8 @@ struct warehouse_run;
  */
 char *warehouse_sql(enum warehouse_query q, const char *db, const struct warehouse_select *sel,
 		    const struct warehouse_run *w);
+/* Whether query q asks anything of the warehouse w's answers so far describe. */
+bool warehouse_query_needed(enum warehouse_query q, const struct warehouse_run *w);
 
 /* A run read from the warehouse, and what the run has no field for. */
 struct warehouse_run {
@@ -66,6 +69,8 @@ struct warehouse_run {
 	/* the schedules table has the rows' split (blocked_ns ... migrated_runq_ns, runq_max_ns) */
 	bool sched_split;
 	unsigned int split_seen; /* which of them: bits */
+	bool has_takers;	 /* there is a cpu_takers table */
+	uint64_t takers_without_row; /* its lines for no schedules row of the answer */
 	uint64_t intervals;  /* (host, boot, seq) selected */
 	size_t nhosts, nkernels;
 	char *hosts, *kernels; /* "a, b": each once, in the answer's order (sorted); NULL: none */

@@ -31,9 +31,12 @@ int warehouse_load(const struct ch_config *cfg, const struct warehouse_select *s
 	}
 	for (int q = 0; !err && q < WAREHOUSE__NQUERIES; q++) {
 		struct ch_response r = { 0 };
-		char *sql = warehouse_sql(q, db, sel, w);
+		char *sql;
 		char why[256];
 
+		if (!warehouse_query_needed(q, w))
+			continue;
+		sql = warehouse_sql(q, db, sel, w);
 		if (!sql) {
 			err = -ENOMEM;
 			break;

@@ -42,7 +42,7 @@ expect_one_line 4 "cannot read the warehouse: 127.0.0.1:$PORT: Code: 60.*doesn't
 	report --from "$URL"
 ch s1 "DROP DATABASE schedprof"
 ch_file s1 "$SRC/sql/cluster/shard.sql"
-for t in schedules profile locks losses; do
+for t in schedules profile locks cpu_takers losses; do
 	ch s1 "RENAME TABLE schedprof.${t}_local TO schedprof.$t"
 done
 echo '{"host":"h1","boot_id":"b","kernel":"6.1","interval_start":"2026-11-30 22:00:00","interval_end":"2026-11-30 22:01:00","seq":1,"caller":"anon_pipe_read","wait":"pipe","comm":"cat","count":9,"offcpu_ns":90,"max_ns":20}' > "$TMP/row.ndjson"

@@ -79,3 +79,28 @@ diff -u "$TMP/saved_c.kept" "$TMP/wh_c.kept" > "$TMP/diff_c" || {
 	fail "report --from --by comm differs from report saved.json --by comm"
 }
 pass "and --by comm: the same rows under each comm ($(grep -c ': ' "$TMP/saved_c.kept") comm groups)"
+
+# the rows' split and who took their CPU (sql/schema.sql's split columns, cpu_takers): the
+# same in the warehouse as in the saved run, row by row. The takers' times are not compared:
+# the intervals' sum of them can exceed the whole run's (docs/agent.md), their counts cannot.
+python3 - "$TMP/saved.json" "$TMP/wh.json" > "$TMP/split.out" <<'PY' || { cat "$TMP/split.out"; fail "the warehouse's split or takers differ from the saved run's"; }
+import json, sys
+SPLIT = ("blocked_ns", "runq_ns", "throttled_ns", "migrated", "migrated_runq_ns", "runq_max_ns")
+def rows(path):
+    out = {}
+    for r in json.load(open(path))["schedules"]["callers"]:
+        takers = sorted((t["kind"], t["comm"], t.get("cgroup"), t["where"], t["count"])
+                        for t in r.get("cpu_takers", []))
+        out[(r["caller"], r.get("wait"))] = (tuple(r.get(k, 0) for k in SPLIT), takers)
+    return out
+saved, wh = rows(sys.argv[1]), rows(sys.argv[2])
+bad = [k for k in saved if saved[k] != wh.get(k)]
+split = sum(1 for v in saved.values() if v[0][1])
+takers = sum(len(v[1]) for v in saved.values())
+for k in bad:
+    print(k, "saved", saved[k], "warehouse", wh.get(k))
+print(split, takers)
+sys.exit(1 if bad or not split or not takers else 0)
+PY
+read -r nsplit ntakers < "$TMP/split.out"
+pass "the warehouse keeps the rows' split ($nsplit rows with a wait for a CPU) and their $ntakers CPU takers, as saved"

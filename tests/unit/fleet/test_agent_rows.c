@@ -39,7 +39,15 @@ static void make_run(struct sp_run *r)
 					 .migrated_runq_ns = 30, .runq_max_ns = 25, .has_runq = true };
 	rows[0].comms.v = comms;
 	rows[0].comms.n = 2;
+	static struct sp_cpu_taker takers[2] = {
+		{ .kind = "preempted-by", .comm = "hog", .cgroup = "/job", .where = "inside",
+		  .count = 4, .ns = 6 },
+		{ .kind = "ran-before", .comm = "kworker/0:1", .where = "outside", .count = 1 },
+	};
+
 	rows[1] = (struct sp_sched_row){ .caller = "[preempted]", .count = 5, .offcpu_ns = 7 };
+	rows[1].takers.v = takers;
+	rows[1].takers.n = 2;
 	locks[0] = (struct sp_lock_row){ .caller = "f", .kind = "mutex", .lock = "m", .count = 2,
 					 .wait_ns = 9, .max_ns = 8 };
 	r->sched.rows = rows;
@@ -76,6 +84,13 @@ START_TEST(rows)
 	ck_assert_msg(strstr(s, "\"comm\":\"[other]\",\"count\":2,\"offcpu_ns\":30,"), "%s", s);
 	ck_assert_msg(strstr(s, "\"caller\":\"[preempted]\",\"wait\":\"\",\"comm\":\"[other]\","
 			     "\"count\":5,\"offcpu_ns\":7"), "%s", s);
+	/* who took the CPU: a line per (row, taker), cgroup '' when unknown */
+	ck_assert_uint_eq(b.rows[AT_TAKERS], 2);
+	ck_assert_msg(strstr(b.t[AT_TAKERS].p, "\"seq\":42,\"caller\":\"[preempted]\",\"wait\":\"\","
+			     "\"kind\":\"preempted-by\",\"comm\":\"hog\",\"cgroup\":\"/job\","
+			     "\"side\":\"inside\",\"count\":4,\"ns\":6}\n"), "%s", b.t[AT_TAKERS].p);
+	ck_assert_msg(strstr(b.t[AT_TAKERS].p, "\"comm\":\"kworker/0:1\",\"cgroup\":\"\","
+			     "\"side\":\"outside\",\"count\":1,\"ns\":0}"), "%s", b.t[AT_TAKERS].p);
 	ck_assert_uint_eq(b.rows[AT_LOCKS], 1);
 	ck_assert_uint_eq(b.rows[AT_PROFILE], 0);
 	/* losses: only what is not zero */

@@ -71,7 +71,8 @@ START_TEST(sql)
 	free(q);
 	q = warehouse_sql(WAREHOUSE_COLUMNS, "fleetdb", &sel, NULL);
 	ck_assert_ptr_nonnull(strstr(q, "FROM system.columns WHERE database = 'fleetdb' AND "
-					"table = 'schedules' AND name IN ('blocked_ns', "));
+					"(table = 'schedules' AND name IN ('blocked_ns', "));
+	ck_assert_ptr_nonnull(strstr(q, "OR table = 'cpu_takers' AND name = 'ns')"));
 	free(q);
 	sel = (struct warehouse_select){ 0 };
 	q = warehouse_sql(WAREHOUSE_META, "schedprof", &sel, NULL);
@@ -108,6 +109,11 @@ START_TEST(rows_to_run)
 				     "anon_pipe_read\tpipe\tcat\t2\t20\t15\t0\t0\t0\t0\t0\t0\n"
 				     "anon_pipe_read\tpipe\tsort\t5\t30\t9\t0\t0\t0\t0\t0\t0\n"
 				     "do_wait\tchild\tsh\\tx\t1\t1000\t1000\t990\t10\t0\t0\t0\t10\n");
+	/* who took the CPU: to the rows of the same caller and wait; alike ones merged */
+	add(&w, WAREHOUSE_TAKERS, "[preempted]\t\tpreempted-by\tcc1\t/job\tinside\t3\t30\n"
+				  "[preempted]\t\tpreempted-by\tcc1\t/job\tinside\t1\t5\n"
+				  "[preempted]\t\tran-before\tkworker/0:1\t\toutside\t2\t8\n"
+				  "gone\t\tran-before\tx\t\toutside\t1\t1\n");
 	add(&w, WAREHOUSE_PROFILE, "main\t/usr/bin/x\tx\t7\t99\nclear_page_erms\t[kernel]\tcc1\t4\t0\n"
 				   "clear_page_erms\t[kernel]\tx\t5\t199\n");
 	add(&w, WAREHOUSE_LOCKS, "pipe_read\tmutex\tpipe.mutex\tcat\t3\t300\t200\n"
@@ -141,6 +147,14 @@ START_TEST(rows_to_run)
 	ck_assert_ptr_null(r->sched.rows[1].wait); /* '' is no wait class */
 	ck_assert(r->sched.rows[1].has_runq);
 	ck_assert_uint_eq(r->sched.rows[1].runq_ns, 40);
+	ck_assert_uint_eq(r->sched.rows[1].takers.n, 2);
+	ck_assert_str_eq(r->sched.rows[1].takers.v[0].comm, "cc1"); /* by time */
+	ck_assert_uint_eq(r->sched.rows[1].takers.v[0].count, 4);
+	ck_assert_uint_eq(r->sched.rows[1].takers.v[0].ns, 35);
+	ck_assert_str_eq(r->sched.rows[1].takers.v[0].cgroup, "/job");
+	ck_assert_ptr_null(r->sched.rows[1].takers.v[1].cgroup); /* '' is unknown */
+	ck_assert_str_eq(r->sched.rows[1].takers.v[1].where, "outside");
+	ck_assert_uint_eq(r->sched.takers.n, 2); /* the view's sum */
 	ck_assert_uint_eq(r->sched.rows[1].throttled_ns, 25);
 	ck_assert_uint_eq(r->sched.rows[1].migrated, 1);
 	ck_assert_uint_eq(r->sched.rows[1].migrated_runq_ns, 9);
@@ -168,7 +182,7 @@ START_TEST(rows_to_run)
 	ck_assert_uint_eq(r->locks.rows[0].comms.n, 2);
 	ck_assert_str_eq(r->locks.rows[0].lock, "pipe.mutex");
 	ck_assert_uint_eq(w.spool_dropped, 3);
-	ck_assert_str_eq(w.other_losses, "odd.thing 4");
+	ck_assert_str_eq(w.other_losses, "odd.thing 4, cpu_takers.without_row 1");
 	warehouse_run_free(&w);
 }
 END_TEST
@@ -213,14 +227,17 @@ START_TEST(older_table)
 	warehouse_run_init(&w);
 	add(&w, WAREHOUSE_COLUMNS, "");
 	ck_assert(!w.sched_split);
+	ck_assert(!w.has_takers && !warehouse_query_needed(WAREHOUSE_TAKERS, &w));
 	q = warehouse_sql(WAREHOUSE_SCHEDULES, "schedprof", &sel, &w);
 	ck_assert_ptr_null(strstr(q, "runq_ns"));
 	ck_assert_ptr_nonnull(strstr(q, "0 AS q"));
 	free(q);
-	add(&w, WAREHOUSE_COLUMNS, "blocked_ns\nmigrated\nmigrated_runq_ns\nrunq_max_ns\n"
-				   "runq_ns\n");
+	add(&w, WAREHOUSE_COLUMNS, "cpu_takers.ns\nschedules.blocked_ns\nschedules.migrated\n"
+				   "schedules.migrated_runq_ns\nschedules.runq_max_ns\n"
+				   "schedules.runq_ns\n");
 	ck_assert(!w.sched_split); /* throttled_ns is missing */
-	add(&w, WAREHOUSE_COLUMNS, "throttled_ns\n");
+	ck_assert(w.has_takers && warehouse_query_needed(WAREHOUSE_TAKERS, &w));
+	add(&w, WAREHOUSE_COLUMNS, "schedules.throttled_ns\n");
 	ck_assert(w.sched_split);
 	q = warehouse_sql(WAREHOUSE_SCHEDULES, "schedprof", &sel, &w);
 	ck_assert_ptr_nonnull(strstr(q, "any(runq_ns) AS q"));
