@@ -81,15 +81,14 @@ diff -u "$TMP/saved_c.kept" "$TMP/wh_c.kept" > "$TMP/diff_c" || {
 pass "and --by comm: the same rows under each comm ($(grep -c ': ' "$TMP/saved_c.kept") comm groups)"
 
 # the rows' split and who took their CPU (sql/schema.sql's split columns, cpu_takers): the
-# same in the warehouse as in the saved run, row by row. The takers' times are not compared:
-# the intervals' sum of them can exceed the whole run's (docs/agent.md), their counts cannot.
+# same in the warehouse as in the saved run, row by row (the intervals' sum is the run's)
 python3 - "$TMP/saved.json" "$TMP/wh.json" > "$TMP/split.out" <<'PY' || { cat "$TMP/split.out"; fail "the warehouse's split or takers differ from the saved run's"; }
 import json, sys
 SPLIT = ("blocked_ns", "runq_ns", "throttled_ns", "migrated", "migrated_runq_ns", "runq_max_ns")
 def rows(path):
     out = {}
     for r in json.load(open(path))["schedules"]["callers"]:
-        takers = sorted((t["kind"], t["comm"], t.get("cgroup"), t["where"], t["count"])
+        takers = sorted((t["kind"], t["comm"], t.get("cgroup"), t["where"], t["count"], t["ns"])
                         for t in r.get("cpu_takers", []))
         out[(r["caller"], r.get("wait"))] = (tuple(r.get(k, 0) for k in SPLIT), takers)
     return out

@@ -273,7 +273,10 @@ static int read_pcpu(struct sched_state *st, int ncpus, struct sp_budget_counts 
 
 /*
  * Each CPU's last takers, not yet in the `takers` map (struct sp_taker_pcpu), as records of
- * their own: the row builder merges them. 0 or -errno.
+ * their own: the row builder merges them. 0 or -errno. Only once stopped: while sp_switch runs,
+ * a slot read half-way through taking a new taker holds the new key with the old taker's time,
+ * which the next read takes back (an interval's time the run then does not have); the map's
+ * values only grow, so the intervals read it alone and the last one takes the slots' rest.
  */
 static int read_taker_slots(struct sched_state *st, int ncpus, struct sp_records *takers)
 {
@@ -419,7 +422,8 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	      (skel->rodata->quota_check
 		       ? map_dump(bpf_map__fd(skel->maps.throttled_tasks), &m.throttled)
 		       : 0) ?:
-	      sched_fold_pcpu(&m, ctx->ncpus) ?: read_taker_slots(st, ctx->ncpus, &m.takers);
+	      sched_fold_pcpu(&m, ctx->ncpus) ?:
+	      (st->stopped ? read_taker_slots(st, ctx->ncpus, &m.takers) : 0);
 	if (!err && st->live)
 		err = uframes_live_dump(st->live, &uf, skel, &m.pairs, &m.ustacks);
 	if (!err)
