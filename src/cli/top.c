@@ -165,7 +165,7 @@ enum { TOP_SCHED = 0, TOP_PROFILE, TOP_LOCKS, TOP_NVIEWS };
 static const unsigned int view_bits[TOP_NVIEWS] = { SP_VIEW_SCHED, SP_VIEW_PROFILE, SP_VIEW_LOCKS };
 static const char *const view_names[TOP_NVIEWS] = { "schedules", "profile", "locks" };
 /* The sorts each view cycles through with s. */
-static const char *const sched_sorts[] = { "count", "time", "max", "runq" };
+static const char *const sched_sorts[] = { "count", "time", "max", "runq", "throttled" };
 static const char *const profile_sorts[] = { "samples", "function" };
 static const char *const lock_sorts[] = { "wait", "count", "max" };
 static const char *const *const sorts[TOP_NVIEWS] = { sched_sorts, profile_sorts, lock_sorts };
@@ -208,8 +208,8 @@ static int sched_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct sp_sched_row *a = pa, *b = pb;
 	size_t key = *(const size_t *)arg;
-	uint64_t ka[] = { a->count, a->offcpu_ns, a->max_ns, a->runq_ns };
-	uint64_t kb[] = { b->count, b->offcpu_ns, b->max_ns, b->runq_ns };
+	uint64_t ka[] = { a->count, a->offcpu_ns, a->max_ns, a->runq_ns, a->throttled_ns };
+	uint64_t kb[] = { b->count, b->offcpu_ns, b->max_ns, b->runq_ns, b->throttled_ns };
 	int c = cmp_desc(ka[key], kb[key]);
 
 	for (size_t i = 0; !c && i < ARRAY_SIZE(ka); i++)
