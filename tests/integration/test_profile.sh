@@ -100,17 +100,21 @@ ucache_run() { # NAME READ ENV-ASSIGNMENTS... -- TRACE-OPTIONS...  (READ "probe"
 		fail "$name: no sample named from the user-frame caches (kernel lookups: $miss)"
 	[ "$miss" -gt 0 ] || fail "$name: no sample named by the kernel's build-id lookup: the caches were never filled"
 	[ "$stale" -eq 0 ] || fail "$name: $stale re-validations found a cached page naming a frame differently"
-	python3 - "$TMP/uc.json" "$*" <<'PY' || fail "$name: sp_prof_unique_burn stacks not all complete under the caches"
+	# at least 100 samples of the burn; 50 on an emulated CPU, which a loaded host leaves
+	# with fewer periods (98 seen in a loaded 6.1 guest)
+	python3 - "$TMP/uc.json" "$*" $((SLOW > 1 ? 50 : 100)) 2> "$TMP/uc.why" <<'PY' ||
+		fail "$name: sp_prof_unique_burn stacks not all complete under the caches: $(tail -1 "$TMP/uc.why" | cut -c1-300)"
 import json, sys
 p = json.load(open(sys.argv[1]))["profile"]
+least = int(sys.argv[3])
 f = [f for f in p["functions"] if f["function"] == "sp_prof_unique_burn"]
 assert f, "sp_prof_unique_burn missing"
-assert f[0]["samples"] > 100, ("samples", f[0]["samples"], "of the target's", p["target"])
+assert f[0]["samples"] > least, ("samples", f[0]["samples"], "of the target's", p["target"])
 if "-g" in sys.argv[2].split():
     bad = [s["frames"] for s in f[0]["stacks"] if s["frames"][:3] != ["sp_prof_unique_burn", "child_main", "main"]]
     n = sum(s["count"] for s in f[0]["stacks"])
-    assert n > 100, n
-    assert not bad, bad[:3]
+    assert n > least, ("samples in stacks", n, "of", f[0]["samples"])
+    assert not bad, ("stacks not whole", len(bad), bad[:3])
 PY
 	pass "$name: user-frame caches: $hit samples named from them, $miss + $check by the kernel, 0 stale; sp_prof_unique_burn named${*:+ ($*)}"
 }
@@ -139,7 +143,10 @@ print(100 * k // max(p["target"], 1), ",".join(e) or "-")
 PY
 )"
 [ "$entry" != - ] || fail "no system call entry/exit function in [kernel]"
-[ "$kshare" -ge 25 ] || fail "only $kshare% of a getpid() loop's samples are in the kernel"
+# An emulated CPU (SLOW > 1) runs the loop's user part and its system calls at other speeds
+# than a real one: 21% of the samples were in the kernel under TCG on 6.1, so its bound is 10%.
+[ "$kshare" -ge $((SLOW > 1 ? 10 : 25)) ] ||
+	fail "only $kshare% of a getpid() loop's samples are in the kernel"
 pass "getpid loop: $kshare% in [kernel], entry/exit: $entry"
 
 # 4. Sampling rate: -F 999 while every CPU computes gives about 999 samples per CPU and second.
