@@ -146,11 +146,13 @@ struct summed {
 	const char *outer; /* their sums over the selection */
 };
 
+/* a schedules line's count, time and max; the split follows */
+#define SCHED_INNER "any(count) AS c, any(offcpu_ns) AS t, any(max_ns) AS m, "
+
 static const struct summed summed[] = {
 	[WAREHOUSE_SCHEDULES] = { "schedules", "caller, wait, comm",
-				  "any(count) AS c, any(offcpu_ns) AS t, any(max_ns) AS m, "
-				  "any(blocked_ns) AS b, any(runq_ns) AS q, any(throttled_ns) AS th, "
-				  "any(migrated) AS mg, any(migrated_runq_ns) AS mq, "
+				  SCHED_INNER "any(blocked_ns) AS b, any(runq_ns) AS q, "
+				  "any(throttled_ns) AS th, any(migrated) AS mg, any(migrated_runq_ns) AS mq, "
 				  "any(runq_max_ns) AS qm",
 				  "sum(c), sum(t), max(m), sum(b), sum(q), sum(th), sum(mg), sum(mq), "
 				  "max(qm)" },
@@ -166,10 +168,9 @@ static const struct summed summed[] = {
 
 /* The schedules table of an older agent: its split read as zeros (no split, in add_sched). */
 static const char old_sched_inner[] =
-	"any(count) AS c, any(offcpu_ns) AS t, any(max_ns) AS m, 0 AS b, 0 AS q, 0 AS th, "
-	"0 AS mg, 0 AS mq, 0 AS qm";
+	SCHED_INNER "0 AS b, 0 AS q, 0 AS th, 0 AS mg, 0 AS mq, 0 AS qm";
 
-/* The columns added to the first schema (sql/schema.sql's ALTER TABLEs): all or none. */
+/* The split's columns, added to the first schema (sink.c adds them to an older table). */
 static const char *const split_columns[] = { "blocked_ns", "runq_ns", "throttled_ns", "migrated",
 					     "migrated_runq_ns", "runq_max_ns" };
 
