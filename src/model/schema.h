@@ -136,6 +136,22 @@ struct sp_schema {
 	{ .key = "stacks", .type = SP_T_ARRAY, .off = offsetof(T, M.v), .n_off = offsetof(T, M.n), \
 	  .cap_off = offsetof(T, M.cap), .size = sizeof(struct sp_stack_row), .sub = &(S) }
 
+/*
+ * Fields of one constructor F (SP_U64, SP_STR, ...) whose keys are their members' names, in
+ * order: SP_NAMED(SP_U64, T, total, idle) is SP_U64(T, "total", total), SP_U64(T, "idle", idle).
+ * Up to 8 members.
+ */
+#define SP_NAMED(F, T, ...) SP_NAMED_N_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1)(F, T, __VA_ARGS__)
+#define SP_NAMED_N_(a, b, c, d, e, f, g, h, n, ...) SP_NAMED_##n##_
+#define SP_NAMED_1_(F, T, m) F(T, #m, m)
+#define SP_NAMED_2_(F, T, m, ...) F(T, #m, m), SP_NAMED_1_(F, T, __VA_ARGS__)
+#define SP_NAMED_3_(F, T, m, ...) F(T, #m, m), SP_NAMED_2_(F, T, __VA_ARGS__)
+#define SP_NAMED_4_(F, T, m, ...) F(T, #m, m), SP_NAMED_3_(F, T, __VA_ARGS__)
+#define SP_NAMED_5_(F, T, m, ...) F(T, #m, m), SP_NAMED_4_(F, T, __VA_ARGS__)
+#define SP_NAMED_6_(F, T, m, ...) F(T, #m, m), SP_NAMED_5_(F, T, __VA_ARGS__)
+#define SP_NAMED_7_(F, T, m, ...) F(T, #m, m), SP_NAMED_6_(F, T, __VA_ARGS__)
+#define SP_NAMED_8_(F, T, m, ...) F(T, #m, m), SP_NAMED_7_(F, T, __VA_ARGS__)
+
 /* Comm maps: {"count", time key, "max_ns"} and the profile's {"samples"}. */
 extern const struct sp_schema sp_comm_offcpu_max, sp_comm_wait_max, sp_comm_wait,
 	sp_comm_samples;

@@ -63,12 +63,9 @@ static const struct sp_field view_fields[] = {
 	/* why not: only then */
 	{ .key = "unavailable", .type = SP_T_STR, .flags = SP_NULLABLE,
 	  .off = offsetof(T, unavailable), .when = unavailable },
-	SP_U64(T, "total", total),
-	SP_U64(T, "failed", failed),
-	SP_U64(T, "lost", lost),
+	SP_NAMED(SP_U64, T, total, failed, lost),
 	SP_VIEW_STACK_LOSS_FIELDS(T),
-	SP_U64(T, "missed", missed),
-	SP_U64(T, "unpaired", unpaired),
+	SP_NAMED(SP_U64, T, missed, unpaired),
 	/* only when the caller fast path was on (absent in older files) */
 	SP_OBJECT_IF(T, "caller_cache", cache, cache_schema),
 	SP_ARRAY(T, "contentions", rows, nrows, cap, row_schema),

@@ -27,8 +27,7 @@ static const struct sp_field taker_fields[] = {
 	SP_KEY_STR(T, "comm", comm),
 	SP_KEY_STR_NULL(T, "cgroup", cgroup),
 	SP_KEY_STR(T, "where", where),
-	SP_U64(T, "count", count),
-	SP_U64(T, "ns", ns),
+	SP_NAMED(SP_U64, T, count, ns),
 };
 #undef T
 static const struct sp_schema taker_schema = SP_SCHEMA_OF("cpu_taker", taker_fields);
@@ -97,8 +96,7 @@ static const struct sp_schema cpu_steal_schema = SP_SCHEMA_OF("cpu_steal", cpu_s
 #define T struct sp_steal
 static const struct sp_field steal_fields[] = {
 	SP_BOOL(T, "split", split),
-	SP_U64(T, "stolen_ns", stolen_ns),
-	SP_U64(T, "steal_ns", steal_ns),
+	SP_NAMED(SP_U64, T, stolen_ns, steal_ns),
 	SP_ARRAY_AS(T, "cpus", cpus, ncpus, cpus_cap, cpu_steal_schema, SP_INLINE),
 };
 #undef T
@@ -107,9 +105,7 @@ static const struct sp_schema steal_schema = SP_SCHEMA_OF("steal", steal_fields)
 #define T struct sp_budget
 static const struct sp_field budget_fields[] = {
 	SP_U64_AS(T, "tasks", tasks, SP_SINCE), /* distinct tasks */
-	SP_U64(T, "oncpu_ns", oncpu_ns),
-	SP_U64(T, "runq_ns", runq_ns),
-	SP_U64(T, "blocked_ns", blocked_ns),
+	SP_NAMED(SP_U64, T, oncpu_ns, runq_ns, blocked_ns),
 	{ .key = "blocked", .type = SP_T_OBJECT, .off = offsetof(T, blocked), .sub = &blocked_schema },
 	/* CPU quotas: only when some of runq_ns was throttled */
 	SP_U64_AS(T, "throttled_ns", throttled_ns, SP_SPARSE),
@@ -126,10 +122,7 @@ static const struct sp_schema cache_schema = SP_SCHEMA_OF("caller_cache", cache_
 
 #define T struct sp_sched_view
 static const struct sp_field view_fields[] = {
-	SP_U64(T, "total", total),
-	SP_U64(T, "voluntary", voluntary),
-	SP_U64(T, "preempted", preempted),
-	SP_U64(T, "idle", idle),
+	SP_NAMED(SP_U64, T, total, voluntary, preempted, idle),
 	SP_VIEW_STACK_LOSS_FIELDS(T),
 	SP_U64(T, "lost_rows", lost_rows),
 	/* --wakers: written only when true, absent (false) in older files */

@@ -41,12 +41,9 @@ static const char *const state_names[] = {
 
 #define T struct sp_tl_task
 static const struct sp_field task_fields[] = {
-	TID(T, "tid", tid),
-	TID(T, "pid", pid),
-	TID(T, "parent_tid", parent_tid),
+	SP_NAMED(TID, T, tid, pid, parent_tid),
 	SP_STR(T, "comm", comm),
-	SP_U64(T, "start_ns", start_ns),
-	SP_U64(T, "end_ns", end_ns),
+	SP_NAMED(SP_U64, T, start_ns, end_ns),
 	SP_BOOL(T, "exited", exited),
 };
 #undef T
@@ -162,9 +159,7 @@ static const struct sp_schema par_schema = SP_SCHEMA_OF("parallelism", par_field
 
 /* The summaries first, the (long) tasks and segments last. */
 static const struct sp_field view_fields[] = {
-	SP_U64(T, "buffer_bytes", buffer_bytes),
-	SP_U64(T, "events", events),
-	SP_U64(T, "lost", lost),
+	SP_NAMED(SP_U64, T, buffer_bytes, events, lost),
 	SP_U64_AS(T, "dropped", dropped, SP_OPTIONAL),
 	SP_U64(T, "end_ns", end_ns),
 	TID(T, "end_tid", end_tid),
