@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * --timeline: the traced tasks' state changes into the `tl_events` ring buffer
- * (include/schedprof/timeline.h). timeline.bpf.c defines the buffer, the counters and the
+ * --timeline: the traced tasks' state changes, and every CPU's switches, into the `tl_events`
+ * ring buffer (include/schedprof/timeline.h). timeline.bpf.c defines the buffer, the counters and the
  * wake-up, fork, exec and exit programs; the switch events come from the one sched_switch
  * program (schedules.bpf.c sp_switch, after the schedules view's fold, whose caller they carry).
  *
@@ -98,9 +98,24 @@ static __always_inline bool tl_traced(struct task_struct *t, bool is_current)
 	return task_is_traced(t);
 }
 
+/* t's affinity, CPUs 0-63 (direct loads from the BTF pointer). */
+static __always_inline __u64 tl_cpus(struct task_struct *t)
+{
+	const struct cpumask *m = t->cpus_ptr;
+
+	return m ? m->bits[0] : 0;
+}
+
+/* t's cgroup v2 id, as bpf_get_current_cgroup_id() gives current's. */
+static __always_inline __u64 tl_cgroup(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+}
+
 /*
- * A switch: prev's side when prev is traced (traced_prev; caller and wait from the fold),
- * next's when next is traced. Nothing when neither is.
+ * A switch, on any CPU: prev's caller and wait (from the fold) when prev is traced
+ * (traced_prev). Every switch, so that a CPU's occupants and idle time are known while a
+ * traced task waits for it.
  */
 static __always_inline void tl_on_switch(struct task_struct *prev, struct task_struct *next,
 					 unsigned int prev_state, __u64 now, bool traced_prev,
@@ -109,8 +124,6 @@ static __always_inline void tl_on_switch(struct task_struct *prev, struct task_s
 	bool traced_next = next->pid != 0 && tl_traced(next, false);
 	struct sp_tl_switch *e;
 
-	if (!traced_prev && !traced_next)
-		return;
 	e = tl_reserve(sizeof(*e));
 	if (!e)
 		return;
@@ -118,20 +131,19 @@ static __always_inline void tl_on_switch(struct task_struct *prev, struct task_s
 	e->caller = traced_prev ? caller : 0;
 	e->wait = traced_prev ? wait : 0;
 	e->prev_state = prev_state;
-	e->prev_ran = traced_prev ? prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime : 0;
-	e->prev_tid = traced_prev ? prev->pid : 0;
-	e->prev_pid = traced_prev ? prev->tgid : 0;
-	e->next_tid = traced_next ? next->pid : 0;
-	e->next_pid = traced_next ? next->tgid : 0;
+	e->prev_ran = prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime;
+	e->prev_tid = prev->pid;
+	e->prev_pid = prev->tgid;
+	e->next_tid = next->pid;
+	e->next_pid = next->tgid;
+	e->flags = (traced_prev ? SP_TL_PREV_TRACED : 0) | (traced_next ? SP_TL_NEXT_TRACED : 0);
+	e->pad = 0;
 	/* direct loads from the BTF pointers: cheaper than bpf_probe_read_kernel() */
-	if (traced_prev)
-		__builtin_memcpy(e->prev_comm, prev->comm, sizeof(e->prev_comm));
-	else
-		e->prev_comm[0] = 0;
-	if (traced_next)
-		__builtin_memcpy(e->next_comm, next->comm, sizeof(e->next_comm));
-	else
-		e->next_comm[0] = 0;
+	__builtin_memcpy(e->prev_comm, prev->comm, sizeof(e->prev_comm));
+	__builtin_memcpy(e->next_comm, next->comm, sizeof(e->next_comm));
+	e->prev_cpus = tl_cpus(prev);
+	e->prev_cg = prev->pid ? tl_cgroup(prev) : 0;
+	e->next_cg = next->pid ? tl_cgroup(next) : 0;
 	tl_submit(e);
 }
 

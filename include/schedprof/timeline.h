@@ -41,7 +41,15 @@ struct sp_tl_hdr {
 	__u32 pad;
 };
 
-/* A context switch where prev or next (or both) is traced; the other's tid is 0 then. */
+/* struct sp_tl_switch's flags: which side is a traced task. */
+#define SP_TL_PREV_TRACED 1u
+#define SP_TL_NEXT_TRACED 2u
+
+/*
+ * A context switch on any CPU, traced tasks or not: each CPU's whole history, so that the
+ * reader knows who ran on a CPU while a traced task waited for it and when a CPU was idle
+ * (tid 0: the idle task). caller and wait only for a traced prev.
+ */
 struct sp_tl_switch {
 	struct sp_tl_hdr h;
 	__u64 caller;	   /* prev's caller of schedule() (fold.h), voluntary switch-outs */
@@ -52,6 +60,10 @@ struct sp_tl_switch {
 	__u32 next_tid, next_pid;
 	char prev_comm[TASK_COMM_LEN];
 	char next_comm[TASK_COMM_LEN];
+	__u32 flags;	   /* SP_TL_PREV_TRACED, SP_TL_NEXT_TRACED */
+	__u32 pad;
+	__u64 prev_cpus;   /* prev's affinity, CPUs 0-63 (a preempted prev waits on those) */
+	__u64 prev_cg, next_cg; /* cgroup v2 ids (kernfs ids); 0 for the idle task */
 };
 
 /* A traced task woken (wakee), by current in task context or by an interrupt. */
@@ -63,6 +75,7 @@ struct sp_tl_wake {
 	__u32 waker_traced;	  /* the waker is a traced task */
 	char comm[TASK_COMM_LEN];	/* the wakee's */
 	char waker_comm[TASK_COMM_LEN];
+	__u64 cpus;		  /* the wakee's affinity, CPUs 0-63 */
 };
 
 struct sp_tl_fork {

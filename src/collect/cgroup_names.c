@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "collect/cgroup_names.h"
+#include "base/util.h"
 
 /* Deeper than any hierarchy systemd or a container runtime makes; bounds the walk. */
 #define MAX_DEPTH 32
@@ -82,4 +83,60 @@ int cgroup2_names(const uint64_t *ids, size_t n, char **names)
 	cgroup2_mount(root, sizeof(root));
 	w.root_len = strlen(root);
 	return walk(&w, root, 0);
+}
+
+/* The list of v's takers number i: its rows' in order, then its summed ones. */
+static struct sp_cpu_taker_list *takers_of(struct sp_sched_view *v, size_t i)
+{
+	return i < v->nrows ? &v->rows[i].takers : &v->takers;
+}
+
+int cgroup2_name_takers(struct sp_sched_view *v)
+{
+	uint64_t *ids = NULL;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+
+	for (size_t i = 0; i <= v->nrows; i++) {
+		const struct sp_cpu_taker_list *l = takers_of(v, i);
+
+		for (size_t j = 0; j < l->n; j++) {
+			size_t k = 0;
+
+			if (l->v[j].cgroup)
+				continue;
+			while (k < n && ids[k] != l->v[j].cgroup_id)
+				k++;
+			if (k < n)
+				continue;
+			if (!SP_ARRAY_ADD(ids, n, cap))
+				return -ENOMEM;
+			ids[n - 1] = l->v[j].cgroup_id;
+		}
+	}
+	if (!n)
+		return 0;
+	names = calloc(n, sizeof(*names));
+	err = names ? cgroup2_names(ids, n, names) : -ENOMEM;
+	for (size_t i = 0; !err && i <= v->nrows; i++) {
+		struct sp_cpu_taker_list *l = takers_of(v, i);
+
+		for (size_t j = 0; !err && j < l->n; j++) {
+			struct sp_cpu_taker *t = &l->v[j];
+			size_t k = 0;
+
+			if (t->cgroup)
+				continue;
+			while (ids[k] != t->cgroup_id)
+				k++;
+			if (names[k] && !(t->cgroup = strdup(names[k])))
+				err = -ENOMEM;
+		}
+	}
+	for (size_t k = 0; names && k < n; k++)
+		free(names[k]);
+	free(names);
+	free(ids);
+	return err;
 }

@@ -81,13 +81,14 @@ struct sp_waker_list {
  * their switch-ins; by comm and cgroup, inside the traced set or outside it.
  */
 struct sp_cpu_taker {
-	char *kind;   /* "preempted-by" or "ran-before" */
+	char *kind;   /* "preempted-by", "ran-before", or "ran-during" (--timeline: exact) */
 	char *comm;
 	char *cgroup; /* its cgroup v2 path ("/": the root); NULL: unknown */
 	uint64_t cgroup_id; /* (not saved: named by the collector) */
 	char *where;  /* "inside" the traced set, or "outside" */
 	uint64_t count;
-	uint64_t ns;  /* preempted-by: the waits after; ran-before: its runs' overlap with the waits */
+	/* preempted-by: the waits after; ran-before, ran-during: its runs' overlap with the waits */
+	uint64_t ns;
 };
 
 struct sp_cpu_taker_list {
@@ -110,6 +111,12 @@ struct sp_sched_row {
 	uint64_t throttled_ns;
 	/* its sleeps that ended on another CPU than they began on, and their part of runq_ns */
 	uint64_t migrated, migrated_runq_ns;
+	/*
+	 * --timeline: of runq_ns, the time its CPU ran another task while a CPU its affinity
+	 * allowed sat idle (a work-conservation miss); and its wake-ups that found their CPU busy
+	 * while an allowed one was idle.
+	 */
+	uint64_t idle_miss_ns, missed_wakeups;
 	/*
 	 * blocked_ns .. unfinished were measured: the collector sets it on every row it fills
 	 * them in (a run saved by an older version has none). JSON: those keys are written, and
@@ -176,6 +183,8 @@ struct sp_budget {
 	struct sp_throttler *throttlers; /* by throttled_ns, desc */
 	size_t nthrottlers, throttlers_cap;
 	struct sp_steal steal;
+	/* --timeline: the rows' idle_miss_ns and missed_wakeups summed, new tasks' waits too */
+	uint64_t idle_miss_ns, missed_wakeups;
 };
 
 /*

@@ -110,6 +110,8 @@ struct sp_schema {
 #define SP_U64(T, k, M) { .key = k, .type = SP_T_U64, .off = offsetof(T, M) }
 /* A U64 with its kind over time (SP_MAX, SP_SINCE, SP_STATE); a plain SP_U64 is a counter. */
 #define SP_U64_AS(T, k, M, kind) { .key = k, .type = SP_T_U64, .flags = kind, .off = offsetof(T, M) }
+/* A U64 written only when not 0, read as 0 when absent. */
+#define SP_U64_SPARSE(T, k, M) SP_U64_AS(T, k, M, SP_SPARSE)
 /* A string that is part of a row's key (SP_KEY); _NULL: null reads as NULL. */
 #define SP_KEY_STR(T, k, M) { .key = k, .type = SP_T_STR, .flags = SP_KEY, .off = offsetof(T, M) }
 #define SP_KEY_STR_NULL(T, k, M) \

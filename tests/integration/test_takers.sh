@@ -73,3 +73,25 @@ kill -TERM -- -$hogs 2>/dev/null
 wait $hogs 2>/dev/null
 read -r caller n hog ns runq < <(check "$TMP/out.json" outside) || fail "outside: see above"
 pass "outside: untraced ww_hog (or PREEMPT_RT's ktimers) ran before $hog of the sleeper's $n $caller switch-ins (ww_hog $ns of $runq ns RUNQ)"
+
+# --timeline: who ran on the CPU during each wait, exactly ("ran-during"). The sleeper's row
+# names the hogs (inside), and their time is the wait's: at most the row's RUNQ (5% for the
+# two clocks of the wake-up: the timeline's event and the schedules view's stamp).
+"$SCHEDPROF" trace --timeline -f json -o "$TMP/tl.json" -- "$WAKEWORK" runq $SECS 0 2 ||
+	fail "trace --timeline of runq $SECS 0 2 exited $?"
+out=$(python3 - "$TMP/tl.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["schedules"]["callers"]
+s = [r for r in rows if list(r["comms"]) == ["ww_sleeper"] and r.get("wait") is None
+     and r["caller"] not in ("[preempted]", "do_exit")]
+assert len(s) == 1, [r["caller"] for r in s]
+s = s[0]
+during = [t for t in s.get("cpu_takers", []) if t["kind"] == "ran-during"]
+total = sum(t["ns"] for t in during)
+hog = sum(t["ns"] for t in during if t["comm"] == "ww_hog" and t["where"] == "inside")
+assert total <= s["runq_ns"] * 1.05, ("ran-during", total, "> RUNQ", s["runq_ns"])
+assert hog * 2 >= s["runq_ns"], ("ww_hog ran during", hog, "of RUNQ", s["runq_ns"], during)
+print(s["caller"], hog, s["runq_ns"])
+PY
+) || fail "--timeline: the sleeper's exact takers: $out"
+pass "--timeline: ww_hog ran during the sleeper's waits (caller, ns, RUNQ): $out"

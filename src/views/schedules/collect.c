@@ -299,48 +299,6 @@ static int read_taker_slots(struct sched_state *st, int ncpus, struct sp_records
 	return err;
 }
 
-/* The takers' cgroups named (cgroup_names.h); those not found stay unnamed (null). */
-static int name_taker_cgroups(struct sp_sched_view *v)
-{
-	uint64_t *ids = NULL;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	int err = 0;
-
-	for (size_t i = 0; i < v->nrows; i++)
-		for (size_t j = 0; j < v->rows[i].takers.n; j++) {
-			uint64_t id = v->rows[i].takers.v[j].cgroup_id;
-			size_t k = 0;
-
-			while (k < n && ids[k] != id)
-				k++;
-			if (k < n)
-				continue;
-			if (!SP_ARRAY_ADD(ids, n, cap))
-				return -ENOMEM;
-			ids[n - 1] = id;
-		}
-	if (!n)
-		return 0;
-	names = calloc(n, sizeof(*names));
-	err = names ? cgroup2_names(ids, n, names) : -ENOMEM;
-	for (size_t i = 0; !err && i < v->nrows; i++)
-		for (size_t j = 0; !err && j < v->rows[i].takers.n; j++) {
-			struct sp_cpu_taker *t = &v->rows[i].takers.v[j];
-			size_t k = 0;
-
-			while (ids[k] != t->cgroup_id)
-				k++;
-			if (names[k] && !(t->cgroup = strdup(names[k])))
-				err = -ENOMEM;
-		}
-	for (size_t k = 0; names && k < n; k++)
-		free(names[k]);
-	free(names);
-	free(ids);
-	return err;
-}
-
 /* The budget's throttling cgroups (named from the ids BPF kept) and the run's steal. */
 static int budget_quota(struct sched_state *st, struct sp_budget *b)
 {
@@ -430,7 +388,7 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		err = sched_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg,
 				       st->live ? &uf : NULL);
 	if (!err)
-		err = name_taker_cgroups(v) ?: sp_sched_sum_takers(v);
+		err = cgroup2_name_takers(v) ?: sp_sched_sum_takers(v);
 	if (!err && v->budget.present)
 		err = budget_quota(st, &v->budget);
 	if (st->live)

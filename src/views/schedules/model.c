@@ -53,6 +53,8 @@ static const struct sp_field row_fields[] = {
 	/* the same: a run of an older version reads as one without migrations */
 	SP_U64_AS(T, "migrated", migrated, SP_SPARSE),
 	SP_U64_AS(T, "migrated_runq_ns", migrated_runq_ns, SP_SPARSE),
+	/* --timeline only */
+	SP_NAMED(SP_U64_SPARSE, T, idle_miss_ns, missed_wakeups),
 	/* by count desc; absent (none) in older files */
 	SP_ARRAY_AS(T, "wakers", wakers.v, wakers.n, wakers.cap, waker_schema,
 		    SP_NONEMPTY | SP_OPTIONAL | SP_INLINE),
@@ -113,6 +115,8 @@ static const struct sp_field budget_fields[] = {
 		    SP_NONEMPTY | SP_OPTIONAL),
 	/* absent in older files and in runs that did not read /proc/stat */
 	SP_OBJECT_IF(T, "steal", steal, steal_schema),
+	/* --timeline only: a wait for a CPU while an allowed CPU sat idle */
+	SP_NAMED(SP_U64_SPARSE, T, idle_miss_ns, missed_wakeups),
 };
 #undef T
 static const struct sp_schema budget_schema = SP_SCHEMA_OF("budget", budget_fields);
@@ -375,6 +379,42 @@ static void print_budget_quota(const struct sp_budget *b, FILE *f)
 }
 
 /*
+ * Under the budget, with --timeline: "while a CPU sat idle: 3.2ms of the wait for a CPU
+ * (0.8%), 4 wake-ups onto a busy CPU; [preempted] 3.0ms, do_wait 0.2ms", the rows with the
+ * most first (at most 3).
+ */
+static void print_budget_idle(const struct sp_sched_view *v, FILE *f)
+{
+	const struct sp_budget *b = &v->budget;
+	uint64_t last = UINT64_MAX;
+	char d[32];
+
+	if (!b->idle_miss_ns && !b->missed_wakeups)
+		return;
+	fprintf(f, "  while an allowed CPU sat idle: %s of the wait for a CPU (%.1f%%), %" PRIu64
+		   " wake-up%s onto a busy CPU", fmt_duration(b->idle_miss_ns, d, sizeof(d)),
+		sp_pct(b->idle_miss_ns, b->runq_ns), b->missed_wakeups,
+		b->missed_wakeups == 1 ? "" : "s");
+	for (int n = 0; n < 3; n++) { /* the next largest below last, ties in row order */
+		const struct sp_sched_row *best = NULL;
+
+		for (size_t i = 0; i < v->nrows; i++) {
+			const struct sp_sched_row *r = &v->rows[i];
+
+			if (r->idle_miss_ns && r->idle_miss_ns < last &&
+			    (!best || r->idle_miss_ns > best->idle_miss_ns))
+				best = r;
+		}
+		if (!best)
+			break;
+		fprintf(f, "%s%s %s", n ? ", " : "; ", best->caller,
+			fmt_duration(best->idle_miss_ns, d, sizeof(d)));
+		last = best->idle_miss_ns;
+	}
+	fputc('\n', f);
+}
+
+/*
  * The job's time budget: "budget: 12 tasks, 40.800s task time: on CPU 5.800s (14.2%),
  * waiting for a CPU 400.0ms (1.0%), blocked 34.600s (84.8%)", then the blocked time by wait
  * class, largest first.
@@ -399,6 +439,7 @@ static void print_budget(const struct sp_sched_view *v, FILE *f)
 		fmt_duration(b->runq_ns - thr, d3, sizeof(d3)), sp_pct(b->runq_ns - thr, all),
 		fmt_duration(b->blocked_ns, d4, sizeof(d4)), sp_pct(b->blocked_ns, all));
 	print_budget_quota(b, f);
+	print_budget_idle(v, f);
 	print_budget_takers(v, f);
 	for (int n = 0;; n++) {
 		int best = -1;

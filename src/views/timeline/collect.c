@@ -19,6 +19,7 @@
 #include "model/critpath.h"
 #include "symbols/kstack.h"
 #include "base/log.h"
+#include "collect/cgroup_names.h"
 #include "views/timeline/rows.h"
 #include "base/util.h"
 #include "schedprof/schedprof.h"
@@ -206,9 +207,18 @@ static int tl_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		tl_builder_counts(st->b, &c);
 	tl->events = c.events;
 	tl->dropped = c.dropped;
-	if (!err && st->b)
+	if (!err && st->b) {
+		struct tl_runq rq = { 0 };
+
 		err = tl_builder_finish(st->b, run->elapsed_ns, ctx->job_tid, name_of, ctx->ksyms,
-					tl);
+					tl, run->sched.present ? &rq : NULL);
+		if (!err && run->sched.present)
+			err = tl_runq_join(&rq, &run->sched) ?: cgroup2_name_takers(&run->sched);
+		if (rq.unknown_cpu)
+			dlog("timeline: %" PRIu64 " waits for a CPU on a CPU without a switch seen",
+			     rq.unknown_cpu);
+		tl_runq_free(&rq);
+	}
 	if (!err)
 		err = sp_timeline_analyze(tl, run->ncpus);
 	dlog("timeline: %" PRIu64 " events (%" PRIu64 " lost, %" PRIu64 " malformed, %" PRIu64

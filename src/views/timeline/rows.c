@@ -36,12 +36,38 @@ struct comm {
 	char s[TASK_COMM_LEN + 1];
 };
 
-/* A closed segment, with its strings as ids (the model's come at the end). */
+/*
+ * A closed segment, with its strings as ids (the model's come at the end). A runnable one
+ * also has its schedules row (row_caller, row_wait), the CPU it then ran on (run_cpu, -1:
+ * none) and its task's affinity there (cpus, CPUs 0-63; 0: unknown).
+ */
 struct seg {
 	uint64_t start, ns;
 	uint32_t task, comm, caller, waker_comm;
 	int32_t cpu, waker_tid;
-	uint8_t state, wait, unfinished, pad;
+	uint8_t state, wait, unfinished, woken;
+	uint64_t cpus;
+	int32_t run_cpu;
+	uint32_t row_caller;
+	uint8_t row_wait;
+};
+
+/* CPU occupancy entries kept (24 bytes each); later switches are not kept, and counted. */
+#define MAX_OCC (4u << 20)
+/* The CPUs whose occupancy is kept: the affinity read is of CPUs 0-63. */
+#define MAX_CPUS 64
+
+/* A stretch of a CPU's time, from start until the next one's: who ran there (tid 0: idle). */
+struct occ {
+	uint64_t start;
+	uint64_t cg;
+	uint32_t tid;
+	uint32_t comm : 31, traced : 1;
+};
+
+struct cpu_hist {
+	struct occ *v;
+	size_t n, cap;
 };
 
 struct task {
@@ -65,6 +91,12 @@ struct task {
 	uint64_t wake_ts;
 	int32_t pend_waker_tid;
 	uint32_t pend_waker_comm;
+	uint64_t pend_cpus;
+	/* the open runnable segment's (struct seg) */
+	uint64_t cpus;
+	int32_t run_cpu;
+	uint32_t row_caller;
+	uint8_t row_wait, woken;
 };
 
 struct tl_builder {
@@ -84,6 +116,9 @@ struct tl_builder {
 	size_t nsegs, segs_cap;
 	struct tl_counts counts;
 	bool truncated;
+	struct cpu_hist cpus[MAX_CPUS];
+	size_t nocc;
+	uint64_t occ_cut; /* occupancy is known up to here (UINT64_MAX: to the end) */
 };
 
 /* ---- interning ---- */
@@ -165,6 +200,7 @@ struct tl_builder *tl_builder_new(uint64_t t0, size_t max_segs)
 		return NULL;
 	b->t0 = t0;
 	b->max_segs = max_segs ? max_segs : SP_TL_MAX_SEGS;
+	b->occ_cut = UINT64_MAX;
 	hashmap__init(&b->by_tid, hashmap_long_hash, hashmap_long_equal, NULL);
 	hashmap__init(&b->comm_ids, comm_hash, comm_equal, b);
 	hashmap__init(&b->caller_ids, hashmap_long_hash, hashmap_long_equal, NULL);
@@ -188,6 +224,8 @@ void tl_builder_free(struct tl_builder *b)
 	free(b->comms);
 	free(b->callers);
 	free(b->segs);
+	for (int c = 0; c < MAX_CPUS; c++)
+		free(b->cpus[c].v);
 	free(b);
 }
 
@@ -219,6 +257,11 @@ static int seg_close(struct tl_builder *b, struct task *t, uint64_t ts, bool unf
 	s->waker_tid = t->state == SP_TL_BLOCKED ? t->waker_tid : 0;
 	s->waker_comm = t->state == SP_TL_BLOCKED ? t->waker_comm : NONE;
 	s->unfinished = unfinished;
+	s->run_cpu = t->state == SP_TL_RUNNABLE ? t->run_cpu : -1;
+	s->cpus = t->cpus;
+	s->row_caller = t->row_caller;
+	s->row_wait = t->row_wait;
+	s->woken = t->woken;
 	t->nsegs++;
 	return 0;
 }
@@ -234,6 +277,19 @@ static void seg_open(struct task *t, uint64_t ts, enum sp_tl_state state, int cp
 	t->seg_comm = t->comm;
 	t->waker_tid = 0;
 	t->waker_comm = NONE;
+	t->run_cpu = -1;
+}
+
+/*
+ * t waits for a CPU from now on (the transition follows): its schedules row, its affinity
+ * (0: unknown), and whether a wake-up began the wait.
+ */
+static void runq_begin(struct task *t, uint32_t caller, uint32_t wait, uint64_t cpus, bool woken)
+{
+	t->row_caller = caller;
+	t->row_wait = (uint8_t)(wait < SP_WAIT__MAX ? wait : SP_WAIT_NONE);
+	t->cpus = cpus;
+	t->woken = woken;
 }
 
 /* t is in state from ts on (times never go back within a task). */
@@ -318,8 +374,10 @@ static struct task *task_get(struct tl_builder *b, int tid, int pid, const char 
 		return NULL;
 	/* a tid seen before has ended: a new task under it, known from now on */
 	t = task_new(b, tid, pid, t ? (ts > t->end ? ts : t->end) : 0, comm);
-	if (t)
+	if (t) {
 		seg_open(t, t->start, h.state, h.state == SP_TL_RUNNING ? h.cpu : -1, h.caller, 0);
+		runq_begin(t, h.caller, 0, 0, false);
+	}
 	return t;
 }
 
@@ -357,6 +415,7 @@ static int on_switch_out(struct tl_builder *b, const struct sp_tl_switch *e, uin
 	}
 	if (e->prev_state == 0) {
 		t->pending = false;
+		runq_begin(t, CALLER_PREEMPTED, 0, e->prev_cpus, false);
 		return transition(b, t, ts, SP_TL_RUNNABLE, -1, CALLER_PREEMPTED, 0);
 	}
 	caller = caller_id(b, e->caller);
@@ -370,6 +429,7 @@ static int on_switch_out(struct tl_builder *b, const struct sp_tl_switch *e, uin
 			return err;
 		t->waker_tid = t->pend_waker_tid;
 		t->waker_comm = t->pend_waker_comm;
+		runq_begin(t, caller, e->wait, t->pend_cpus, true);
 		return transition(b, t, t->wake_ts, SP_TL_RUNNABLE, -1, CALLER_WOKEN, 0);
 	}
 	t->pending = false;
@@ -384,6 +444,7 @@ static int on_switch_in(struct tl_builder *b, const struct sp_tl_switch *e, uint
 	if (!t)
 		return -ENOMEM;
 	t->pending = false;
+	t->run_cpu = e->h.cpu;
 	return transition(b, t, ts, SP_TL_RUNNING, e->h.cpu, NONE, 0);
 }
 
@@ -410,12 +471,14 @@ static int on_wake(struct tl_builder *b, const struct sp_tl_wake *e, uint64_t ts
 	case SP_TL_BLOCKED:
 		t->waker_tid = waker_tid;
 		t->waker_comm = waker_comm;
+		runq_begin(t, t->caller, t->wait, e->cpus, true);
 		return transition(b, t, ts, SP_TL_RUNNABLE, -1, CALLER_WOKEN, 0);
 	case SP_TL_RUNNING:
 		t->pending = true;
 		t->wake_ts = ts;
 		t->pend_waker_tid = waker_tid;
 		t->pend_waker_comm = waker_comm;
+		t->pend_cpus = e->cpus;
 		return 0;
 	default: /* runnable already: a new task's first wake-up, or a second one */
 		return 0;
@@ -445,6 +508,7 @@ static int on_fork(struct tl_builder *b, const struct sp_tl_fork *e, uint64_t ts
 		return -ENOMEM;
 	t->parent_tid = parent_tid;
 	seg_open(t, ts, SP_TL_RUNNABLE, -1, CALLER_NEW, 0);
+	runq_begin(t, CALLER_NEW, 0, 0, false);
 	return 0;
 }
 
@@ -488,6 +552,54 @@ static int truncate_at(struct tl_builder *b, uint64_t ts)
 	return err;
 }
 
+/* ---- the CPUs' occupants ---- */
+
+static int occ_push(struct tl_builder *b, int cpu, uint64_t start, uint32_t tid,
+		    const char raw[TASK_COMM_LEN], uint64_t cg, bool traced)
+{
+	struct cpu_hist *h = &b->cpus[cpu];
+	uint32_t comm = tid ? comm_id(b, raw) : NONE;
+	struct occ *o;
+
+	if (tid && comm == NONE)
+		return -ENOMEM;
+	o = SP_ARRAY_ADD(h->v, h->n, h->cap);
+	if (!o)
+		return -ENOMEM;
+	o->start = start;
+	o->cg = cg;
+	o->tid = tid;
+	o->comm = comm & 0x7fffffffu;
+	o->traced = traced;
+	b->nocc++;
+	return 0;
+}
+
+/*
+ * A switch on its CPU: next runs there from ts on. A CPU's first switch also says who ran
+ * there before it, since the trace began (prev).
+ */
+static int occ_switch(struct tl_builder *b, const struct sp_tl_switch *e, uint64_t ts)
+{
+	int cpu = e->h.cpu, err = 0;
+
+	if (cpu >= MAX_CPUS || b->occ_cut != UINT64_MAX)
+		return 0;
+	if (b->nocc + 2 > MAX_OCC) {
+		b->occ_cut = ts;
+		return 0;
+	}
+	if (b->cpus[cpu].n && ts < b->cpus[cpu].v[b->cpus[cpu].n - 1].start)
+		ts = b->cpus[cpu].v[b->cpus[cpu].n - 1].start; /* a CPU's own events are in order */
+	if (!b->cpus[cpu].n)
+		err = occ_push(b, cpu, 0, e->prev_tid, e->prev_comm, e->prev_cg,
+			       e->flags & SP_TL_PREV_TRACED);
+	if (!err)
+		err = occ_push(b, cpu, ts, e->next_tid, e->next_comm, e->next_cg,
+			       e->flags & SP_TL_NEXT_TRACED);
+	return err;
+}
+
 static const size_t ev_size[] = {
 	[SP_TL_EV_SWITCH] = sizeof(struct sp_tl_switch),
 	[SP_TL_EV_WAKE] = sizeof(struct sp_tl_wake),
@@ -523,10 +635,10 @@ int tl_builder_add(struct tl_builder *b, const void *data, size_t size)
 	}
 	switch (h->type) {
 	case SP_TL_EV_SWITCH:
-		err = 0;
-		if (sw->prev_tid)
+		err = occ_switch(b, sw, ts);
+		if (!err && (sw->flags & SP_TL_PREV_TRACED))
 			err = on_switch_out(b, sw, ts);
-		if (!err && sw->next_tid)
+		if (!err && (sw->flags & SP_TL_NEXT_TRACED))
 			err = on_switch_in(b, sw, ts);
 		return err;
 	case SP_TL_EV_WAKE:
@@ -665,6 +777,296 @@ static int fill_model(struct tl_builder *b, struct names *nm, const uint32_t *or
 	return err;
 }
 
+/* ---- the waits for a CPU (struct tl_runq) ---- */
+
+/* A taker of a row, by comm id, cgroup and side; seen: the last wait it was counted for. */
+struct rq_taker {
+	uint32_t comm;
+	bool traced;
+	uint64_t cg, count, ns;
+	size_t seen;
+};
+
+struct rq_row {
+	uint32_t caller;
+	uint8_t wait;
+	uint64_t waits, idle_miss_ns, missed_wakeups;
+	struct rq_taker *t;
+	size_t nt, tcap;
+};
+
+struct rq_build {
+	struct rq_row *rows;
+	size_t nrows, rows_cap;
+	uint64_t (*idle)[2]; /* scratch: idle stretches of the other CPUs */
+	size_t nidle, idle_cap;
+};
+
+/* The index of CPU h's stretch at ts (the last that starts at or before it); -1: none. */
+static ssize_t occ_at(const struct cpu_hist *h, uint64_t ts)
+{
+	size_t lo = 0, hi = h->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->v[mid].start <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (ssize_t)lo - 1;
+}
+
+static uint64_t occ_end(const struct cpu_hist *h, size_t i)
+{
+	return i + 1 < h->n ? h->v[i + 1].start : UINT64_MAX;
+}
+
+static int cmp_span(const void *a, const void *c)
+{
+	const uint64_t *x = a, *y = c;
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/*
+ * Of [a, z), the time during which some CPU of mask but cpu sat idle (known: a CPU without
+ * a switch seen is taken as busy).
+ */
+static int idle_elsewhere(struct tl_builder *b, struct rq_build *rb, uint64_t mask, int cpu,
+			  uint64_t a, uint64_t z, uint64_t *ret)
+{
+	uint64_t sum = 0, from = 0, to = 0;
+
+	rb->nidle = 0;
+	for (int d = 0; d < MAX_CPUS; d++) {
+		const struct cpu_hist *h = &b->cpus[d];
+		ssize_t i;
+
+		if (d == cpu || !(mask >> d & 1) || !h->n)
+			continue;
+		i = occ_at(h, a);
+		for (i = i < 0 ? 0 : i; i < (ssize_t)h->n && h->v[i].start < z; i++) {
+			uint64_t s0 = h->v[i].start, s1 = occ_end(h, (size_t)i);
+
+			if (h->v[i].tid || s1 <= a)
+				continue;
+			if (!SP_ARRAY_ADD(rb->idle, rb->nidle, rb->idle_cap))
+				return -ENOMEM;
+			rb->idle[rb->nidle - 1][0] = s0 > a ? s0 : a;
+			rb->idle[rb->nidle - 1][1] = s1 < z ? s1 : z;
+		}
+	}
+	qsort(rb->idle, rb->nidle, sizeof(*rb->idle), cmp_span);
+	for (size_t k = 0; k < rb->nidle; k++) { /* the union's length */
+		if (rb->idle[k][0] > to) {
+			sum += to - from;
+			from = rb->idle[k][0];
+			to = rb->idle[k][1];
+		} else if (rb->idle[k][1] > to) {
+			to = rb->idle[k][1];
+		}
+	}
+	*ret = sum + (to - from);
+	return 0;
+}
+
+static struct rq_row *rq_row(struct rq_build *rb, uint32_t caller, uint8_t wait)
+{
+	struct rq_row *r;
+
+	for (size_t i = 0; i < rb->nrows; i++)
+		if (rb->rows[i].caller == caller && rb->rows[i].wait == wait)
+			return &rb->rows[i];
+	r = SP_ARRAY_ADD(rb->rows, rb->nrows, rb->rows_cap);
+	if (r) {
+		memset(r, 0, sizeof(*r));
+		r->caller = caller;
+		r->wait = wait;
+	}
+	return r;
+}
+
+/* o's time ns in wait number seg of row r. */
+static int rq_take(struct rq_row *r, const struct occ *o, size_t seg, uint64_t ns)
+{
+	struct rq_taker *t = NULL;
+
+	for (size_t k = 0; k < r->nt && !t; k++)
+		if (r->t[k].comm == o->comm && r->t[k].cg == o->cg && r->t[k].traced == o->traced)
+			t = &r->t[k];
+	if (!t) {
+		t = SP_ARRAY_ADD(r->t, r->nt, r->tcap);
+		if (!t)
+			return -ENOMEM;
+		*t = (struct rq_taker){ .comm = o->comm, .traced = o->traced, .cg = o->cg,
+					.seen = SIZE_MAX };
+	}
+	t->ns += ns;
+	if (t->seen != seg) {
+		t->seen = seg;
+		t->count++;
+	}
+	return 0;
+}
+
+/*
+ * Runnable segment k (s) on the CPU it then ran on: who ran there meanwhile, and the time
+ * that CPU was busy while another its affinity allows sat idle. Into rq's totals and, for
+ * a wait with a schedules row (not a new task's, not one begun before the trace), its row.
+ */
+static int runq_seg(struct tl_builder *b, struct rq_build *rb, struct tl_runq *rq, size_t k)
+{
+	const struct seg *s = &b->segs[k];
+	const struct cpu_hist *h;
+	uint64_t miss = 0, end = s->start + s->ns;
+	bool row = s->row_caller != CALLER_NEW && s->row_caller != CALLER_UNKNOWN;
+	bool missed_wakeup = false;
+	struct rq_row *r = NULL;
+	ssize_t i;
+	int err = 0;
+
+	if (s->run_cpu < 0 || s->run_cpu >= MAX_CPUS || !b->cpus[s->run_cpu].n ||
+	    end > b->occ_cut) {
+		rq->unknown_cpu++;
+		return 0;
+	}
+	h = &b->cpus[s->run_cpu];
+	if (row && !(r = rq_row(rb, s->row_caller, s->row_wait)))
+		return -ENOMEM;
+	i = occ_at(h, s->start);
+	for (i = i < 0 ? 0 : i; !err && i < (ssize_t)h->n && h->v[i].start < end; i++) {
+		const struct occ *o = &h->v[i];
+		uint64_t a = o->start > s->start ? o->start : s->start, z = occ_end(h, (size_t)i);
+		uint64_t idle = 0;
+
+		z = z < end ? z : end;
+		if (z <= a || !o->tid || o->tid == (uint32_t)b->tasks[s->task].tid)
+			continue;
+		if (r)
+			err = rq_take(r, o, k, z - a);
+		if (!err && (s->cpus & ~(1ULL << s->run_cpu)))
+			err = idle_elsewhere(b, rb, s->cpus, s->run_cpu, a, z, &idle);
+		miss += idle;
+		/* a wake-up that found its CPU busy while another sat idle */
+		if (!err && idle && s->woken && a == s->start) {
+			err = idle_elsewhere(b, rb, s->cpus, s->run_cpu, a, a + 1, &idle);
+			missed_wakeup = idle > 0;
+		}
+	}
+	rq->idle_miss_ns += miss;
+	rq->missed_wakeups += missed_wakeup;
+	if (r) {
+		r->waits++;
+		r->idle_miss_ns += miss;
+		r->missed_wakeups += missed_wakeup;
+	}
+	return err;
+}
+
+/* rb's rows into rq, named (nm), with their takers as the model's. */
+static int runq_rows(struct tl_builder *b, struct names *nm, struct rq_build *rb,
+		     struct tl_runq *rq)
+{
+	for (size_t i = 0; i < rb->nrows; i++) {
+		const struct rq_row *r = &rb->rows[i];
+		const char *caller = nm->callers[r->caller];
+		const char *wait = sched_wait_name(r->wait, caller);
+		struct tl_runq_row *o = SP_ARRAY_ADD(rq->v, rq->n, rq->cap);
+
+		if (!o)
+			return -ENOMEM;
+		memset(o, 0, sizeof(*o));
+		if (!dup_to(&o->caller, caller) || (wait && !dup_to(&o->wait, wait)))
+			return -ENOMEM;
+		o->waits = r->waits;
+		o->idle_miss_ns = r->idle_miss_ns;
+		o->missed_wakeups = r->missed_wakeups;
+		for (size_t k = 0; k < r->nt; k++) {
+			const struct rq_taker *t = &r->t[k];
+			struct sp_cpu_taker c = { .kind = "ran-during", .comm = b->comms[t->comm].s,
+						  .cgroup_id = t->cg, .count = t->count, .ns = t->ns,
+						  .where = t->traced ? "inside" : "outside" };
+
+			if (sp_cpu_taker_add(&o->takers, &c))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int runq_build(struct tl_builder *b, struct names *nm, struct tl_runq *rq)
+{
+	struct rq_build rb = { 0 };
+	int err = 0;
+
+	memset(rq, 0, sizeof(*rq));
+	for (size_t k = 0; k < b->nsegs && !err; k++)
+		if (b->segs[k].state == SP_TL_RUNNABLE)
+			err = runq_seg(b, &rb, rq, k);
+	if (!err)
+		err = runq_rows(b, nm, &rb, rq);
+	for (size_t i = 0; i < rb.nrows; i++)
+		free(rb.rows[i].t);
+	free(rb.rows);
+	free(rb.idle);
+	return err;
+}
+
+void tl_runq_free(struct tl_runq *rq)
+{
+	for (size_t i = 0; rq && i < rq->n; i++) {
+		struct tl_runq_row *r = &rq->v[i];
+
+		free(r->caller);
+		free(r->wait);
+		for (size_t k = 0; k < r->takers.n; k++) {
+			free(r->takers.v[k].kind);
+			free(r->takers.v[k].comm);
+			free(r->takers.v[k].cgroup);
+			free(r->takers.v[k].where);
+		}
+		free(r->takers.v);
+	}
+	if (rq) {
+		free(rq->v);
+		memset(rq, 0, sizeof(*rq));
+	}
+}
+
+static bool same_str(const char *a, const char *c)
+{
+	return a == c || (a && c && !strcmp(a, c));
+}
+
+int tl_runq_join(const struct tl_runq *rq, struct sp_sched_view *v)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < rq->n; i++) {
+		const struct tl_runq_row *q = &rq->v[i];
+		struct sp_sched_row *r = NULL;
+
+		for (size_t j = 0; j < v->nrows && !r; j++)
+			if (same_str(v->rows[j].caller, q->caller) && same_str(v->rows[j].wait, q->wait))
+				r = &v->rows[j];
+		if (!r)
+			continue;
+		r->idle_miss_ns += q->idle_miss_ns;
+		r->missed_wakeups += q->missed_wakeups;
+		for (size_t k = 0; !err && k < q->takers.n; k++)
+			err = sp_cpu_taker_add(&r->takers, &q->takers.v[k]) ?:
+			      sp_cpu_taker_add(&v->takers, &q->takers.v[k]);
+	}
+	if (v->budget.present) {
+		v->budget.idle_miss_ns += rq->idle_miss_ns;
+		v->budget.missed_wakeups += rq->missed_wakeups;
+	}
+	sp_sched_sort(v);
+	return err;
+}
+
 /* Where the job ends, and the task the critical path starts from (see tl_builder_finish). */
 static void job_end(const struct tl_builder *b, uint64_t end_ns, int job_tid,
 		    struct sp_timeline *tl)
@@ -703,7 +1105,7 @@ static void job_end(const struct tl_builder *b, uint64_t end_ns, int job_tid,
 }
 
 int tl_builder_finish(struct tl_builder *b, uint64_t end_ns, int job_tid, tl_name_fn name,
-		      void *arg, struct sp_timeline *tl)
+		      void *arg, struct sp_timeline *tl, struct tl_runq *rq)
 {
 	struct names nm = {};
 	uint32_t *order;
@@ -736,6 +1138,8 @@ int tl_builder_finish(struct tl_builder *b, uint64_t end_ns, int job_tid, tl_nam
 	err = names_fill(b, &nm, name, arg);
 	if (!err)
 		err = fill_model(b, &nm, order, tl);
+	if (!err && rq)
+		err = runq_build(b, &nm, rq);
 	names_free(&nm);
 	free(order);
 	return err;

@@ -47,13 +47,42 @@ void tl_builder_counts(const struct tl_builder *b, struct tl_counts *ret);
 typedef char *(*tl_name_fn)(void *arg, uint64_t ip);
 
 /*
+ * The schedules rows' waits for a CPU as the switches of every CPU show them (the runnable
+ * segments, each on the CPU it then ran on: a wait that migrated counts on its last CPU).
+ */
+struct tl_runq_row {
+	char *caller, *wait;  /* the schedules row's key (wait NULL: none) */
+	uint64_t waits;	      /* its runnable segments with a known CPU */
+	uint64_t idle_miss_ns, missed_wakeups; /* as struct sp_sched_row's */
+	struct sp_cpu_taker_list takers;       /* "ran-during": who ran on that CPU meanwhile */
+};
+
+struct tl_runq {
+	struct tl_runq_row *v;
+	size_t n, cap;
+	/* all waits, new tasks' first ones (no row) too */
+	uint64_t idle_miss_ns, missed_wakeups;
+	uint64_t unknown_cpu; /* waits on a CPU without a switch seen, or past the CPUs' limit */
+};
+
+void tl_runq_free(struct tl_runq *rq);
+
+/*
+ * Adds rq to the schedules view v: each row's idle_miss_ns and missed_wakeups, its exact
+ * takers (their cgroups still to be named), the view's summed takers, and the budget's
+ * sums. Rows v does not have are in the budget only. 0 or -ENOMEM.
+ */
+int tl_runq_join(const struct tl_runq *rq, struct sp_sched_view *v);
+
+/*
  * Ends every task still alive at end_ns (ns since t0: the trace's end; their last segment
  * is marked unfinished) and fills tl's tasks, segs, end_ns and end_tid. job_tid: the
  * command's task (the job ends at its exit), or 0: the job ends at the last task's exit, or
  * at end_ns when some task was still alive. Callers are named by name(arg, ip). 0 or -ENOMEM
- * (tl then holds what was filled). The builder is spent afterwards.
+ * (tl then holds what was filled). rq (NULL: not wanted): the waits for a CPU by schedules
+ * row (tl_runq_free() it). The builder is spent afterwards.
  */
 int tl_builder_finish(struct tl_builder *b, uint64_t end_ns, int job_tid, tl_name_fn name,
-		      void *arg, struct sp_timeline *tl);
+		      void *arg, struct sp_timeline *tl, struct tl_runq *rq);
 
 #endif

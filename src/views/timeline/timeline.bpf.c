@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * --timeline: wake-up, fork, exec and exit events of the traced tasks (the switch
- * events come from schedules.bpf.c sp_switch, see timeline.bpf.h). Loaded only with --timeline.
+ * events, of every CPU, come from schedules.bpf.c sp_switch, see timeline.bpf.h). Loaded only
+ * with --timeline.
  *
  * The fork, exec and exit programs are attached after target.bpf.c's (programs on one
  * tracepoint run in the order they were attached): the new child, the command at its exec,
@@ -65,6 +66,7 @@ static __always_inline void tl_wake(struct task_struct *p, __u16 type)
 	e->tid = p->pid;
 	e->pid = p->tgid;
 	__builtin_memcpy(e->comm, p->comm, sizeof(e->comm));
+	e->cpus = tl_cpus(p);
 	e->ctx = tl_wake_ctx(cur);
 	if (e->ctx == SP_TL_CTX_TASK) {
 		e->waker_tid = cur->pid;

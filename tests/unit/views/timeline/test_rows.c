@@ -91,6 +91,33 @@ static int sw_ran(struct tl_builder *b, uint64_t ts, int cpu, int prev, unsigned
 		comm_set(e.prev_comm, prev);
 	if (next)
 		comm_set(e.next_comm, next);
+	e.flags = (prev ? SP_TL_PREV_TRACED : 0) | (next ? SP_TL_NEXT_TRACED : 0);
+	return tl_builder_add(b, &e, sizeof(e));
+}
+
+/*
+ * A switch on cpu at ts of any tasks (0: the idle task): prev, traced or not, preempted
+ * (state 0) with affinity cpus, or going to sleep in caller; next, traced or not.
+ */
+static int sw_any(struct tl_builder *b, uint64_t ts, int cpu, int prev, bool prev_traced,
+		  unsigned int state, uint64_t caller, uint64_t cpus, int next, bool next_traced)
+{
+	struct sp_tl_switch e;
+
+	memset(&e, 0, sizeof(e));
+	hdr(&e.h, SP_TL_EV_SWITCH, ts, cpu);
+	e.prev_tid = e.prev_pid = (__u32)prev;
+	e.prev_state = state;
+	e.caller = caller;
+	e.prev_cpus = cpus;
+	e.next_tid = e.next_pid = (__u32)next;
+	if (prev)
+		comm_set(e.prev_comm, prev);
+	if (next)
+		comm_set(e.next_comm, next);
+	e.prev_cg = prev ? 1000u + (unsigned int)prev : 0;
+	e.next_cg = next ? 1000u + (unsigned int)next : 0;
+	e.flags = (prev_traced ? SP_TL_PREV_TRACED : 0) | (next_traced ? SP_TL_NEXT_TRACED : 0);
 	return tl_builder_add(b, &e, sizeof(e));
 }
 
@@ -101,14 +128,16 @@ static int sw(struct tl_builder *b, uint64_t ts, int cpu, int prev, unsigned int
 	return sw_ran(b, ts, cpu, prev, state, caller, wait, next, 0);
 }
 
-/* tid woken at ts by waker (traced or not) in context ctx. */
-static int wake(struct tl_builder *b, uint64_t ts, int tid, int waker, bool traced, int ctx)
+/* tid, of affinity cpus, woken at ts by waker (traced or not) in context ctx. */
+static int wake_cpus(struct tl_builder *b, uint64_t ts, int tid, int waker, bool traced, int ctx,
+		     uint64_t cpus)
 {
 	struct sp_tl_wake e;
 
 	memset(&e, 0, sizeof(e));
 	hdr(&e.h, SP_TL_EV_WAKE, ts, 0);
 	e.tid = e.pid = (__u32)tid;
+	e.cpus = cpus;
 	comm_set(e.comm, tid);
 	e.ctx = (__u32)ctx;
 	if (ctx == SP_TL_CTX_TASK) {
@@ -117,6 +146,11 @@ static int wake(struct tl_builder *b, uint64_t ts, int tid, int waker, bool trac
 		comm_set(e.waker_comm, waker);
 	}
 	return tl_builder_add(b, &e, sizeof(e));
+}
+
+static int wake(struct tl_builder *b, uint64_t ts, int tid, int waker, bool traced, int ctx)
+{
+	return wake_cpus(b, ts, tid, waker, traced, ctx, 0);
 }
 
 static int fork_ev(struct tl_builder *b, uint64_t ts, int parent, int child)
@@ -197,7 +231,7 @@ static int finish(struct tl_builder *b, uint64_t end, int job, struct sp_timelin
 	int calls = 0, err;
 
 	memset(tl, 0, sizeof(*tl));
-	err = tl_builder_finish(b, end, job, name_of, &calls, tl);
+	err = tl_builder_finish(b, end, job, name_of, &calls, tl, NULL);
 	tl_builder_free(b);
 	check_tiling(tl);
 	return err;
@@ -522,7 +556,7 @@ START_TEST(serial_tail_analyzed)
 	ck_assert_int_eq(task_ev(b, SP_TL_EV_EXIT, 2039 * MS, 1, NULL), 0);
 	ck_assert_int_eq(sw(b, 2040 * MS, 1, 1, 0x80, 0, 0, 0), 0);
 	memset(names, 0, sizeof(names));
-	ck_assert_int_eq(tl_builder_finish(b, 2100 * MS, 1, name_of, &calls, tl), 0);
+	ck_assert_int_eq(tl_builder_finish(b, 2100 * MS, 1, name_of, &calls, tl, NULL), 0);
 	tl_builder_free(b);
 	check_tiling(tl);
 	ck_assert_uint_eq(tl->end_ns, 2040 * MS);
@@ -552,6 +586,7 @@ START_TEST(tid_reuse_and_early_events)
 	e.h.ts = T0 - 500; /* between the attach and the start: at 0 */
 	e.h.type = SP_TL_EV_SWITCH;
 	e.next_tid = e.next_pid = 50;
+	e.flags = SP_TL_NEXT_TRACED;
 	comm_set(e.next_comm, 50);
 	ck_assert_int_eq(tl_builder_add(b, &e, sizeof(e)), 0);
 	ck_assert_int_eq(task_ev(b, SP_TL_EV_EXIT, 100, 50, NULL), 0);
@@ -568,6 +603,72 @@ START_TEST(tid_reuse_and_early_events)
 	/* the forking parent, alive at attach, still running: the job ends with the trace */
 	ck_assert_uint_eq(tl.end_ns, 300);
 	ck_assert_int_eq(tl.end_tid, 51);
+	tl_free(&tl);
+}
+END_TEST
+
+static const struct tl_runq_row *runq_row(const struct tl_runq *rq, const char *caller)
+{
+	for (size_t i = 0; i < rq->n; i++)
+		if (!strcmp(rq->v[i].caller, caller))
+			return &rq->v[i];
+	ck_abort_msg("no runq row %s", caller);
+	return NULL;
+}
+
+/*
+ * Two CPUs. Task 1 (traced, either CPU) is preempted on CPU 0 by 200 (untraced) while CPU 1
+ * sits idle for part of its wait; later it sleeps, is woken while 200 holds CPU 0 and CPU 1 is
+ * idle again (a missed wake-up). Task 2, pinned to CPU 0, waits the same way: no miss.
+ */
+START_TEST(runq_idle_and_takers)
+{
+	struct tl_builder *b = tl_builder_new(T0, 0);
+	struct sp_timeline tl;
+	struct tl_runq rq;
+	const struct tl_runq_row *r;
+	int calls = 0;
+
+	memset(&tl, 0, sizeof(tl));
+	/* CPU 1: 100 ran from the start until 10, then idle until 50, 300 until 110, idle */
+	ck_assert_int_eq(sw_any(b, 10, 1, 100, false, 1, 0, 0, 0, false), 0);
+	/* CPU 0: 1 preempted by 200 at 20, back at 80 */
+	ck_assert_int_eq(sw_any(b, 20, 0, 1, true, 0, 0, 3, 200, false), 0);
+	ck_assert_int_eq(sw_any(b, 50, 1, 0, false, 0, 0, 0, 300, false), 0);
+	ck_assert_int_eq(sw_any(b, 80, 0, 200, false, 0, 0, 3, 1, true), 0);
+	/* 1 sleeps at 100, 200 runs; woken at 120 with CPU 1 idle since 110; runs at 150 */
+	ck_assert_int_eq(sw_any(b, 100, 0, 1, true, 1, DO_WAIT, 3, 200, false), 0);
+	ck_assert_int_eq(sw_any(b, 110, 1, 300, false, 1, 0, 0, 0, false), 0);
+	ck_assert_int_eq(wake_cpus(b, 120, 1, 0, false, SP_TL_CTX_IRQ, 3), 0);
+	/* 2, pinned to CPU 0, woken at 130 while 200 runs: waits, but no CPU it may use is idle */
+	ck_assert_int_eq(wake_cpus(b, 130, 2, 0, false, SP_TL_CTX_IRQ, 1), 0);
+	ck_assert_int_eq(sw_any(b, 150, 0, 200, false, 0, 0, 3, 1, true), 0);
+	ck_assert_int_eq(sw_any(b, 160, 0, 1, true, 1, DO_WAIT, 3, 2, true), 0);
+	ck_assert_int_eq(tl_builder_finish(b, 200, 0, name_of, &calls, &tl, &rq), 0);
+	tl_builder_free(b);
+	check_tiling(&tl);
+
+	/* preempted: [20, 80) behind 200, CPU 1 idle in [20, 50): 30 */
+	r = runq_row(&rq, "[preempted]");
+	ck_assert_uint_eq(r->waits, 1);
+	ck_assert_uint_eq(r->idle_miss_ns, 30);
+	ck_assert_uint_eq(r->missed_wakeups, 0);
+	ck_assert_uint_eq(r->takers.n, 1);
+	ck_assert_str_eq(r->takers.v[0].comm, "t200");
+	ck_assert_str_eq(r->takers.v[0].kind, "ran-during");
+	ck_assert_str_eq(r->takers.v[0].where, "outside");
+	ck_assert_uint_eq(r->takers.v[0].cgroup_id, 1200);
+	ck_assert_uint_eq(r->takers.v[0].ns, 60);
+	ck_assert_uint_eq(r->takers.v[0].count, 1);
+	/* do_wait: 1's [120, 150) behind 200 with CPU 1 idle (30, a missed wake-up); 2's
+	 * [130, 160) behind 200 then 1 (inside), pinned: no miss */
+	r = runq_row(&rq, "do_wait");
+	ck_assert_uint_eq(r->waits, 1);
+	ck_assert_uint_eq(r->idle_miss_ns, 30);
+	ck_assert_uint_eq(r->missed_wakeups, 1);
+	ck_assert_uint_eq(rq.idle_miss_ns, 60);
+	ck_assert_uint_eq(rq.missed_wakeups, 1);
+	tl_runq_free(&rq);
 	tl_free(&tl);
 }
 END_TEST
@@ -687,6 +788,7 @@ int main(void)
 	tcase_add_test(tc, serial_tail_analyzed);
 	tcase_add_test(tc, tid_reuse_and_early_events);
 	tcase_add_test(tc, bad_events);
+	tcase_add_test(tc, runq_idle_and_takers);
 	tcase_add_test(tc, segment_limit);
 	tcase_add_test(tc, random_streams_tile);
 	suite_add_tcase(s, tc);
