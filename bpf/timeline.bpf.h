@@ -114,12 +114,12 @@ static __always_inline __u64 tl_cgroup(struct task_struct *t)
 
 /*
  * A switch, on any CPU: prev's caller and wait (from the fold) when prev is traced
- * (traced_prev). Every switch, so that a CPU's occupants and idle time are known while a
+ * (traced_prev), and whether its CPU quota's group was throttled (a preempted prev). Every switch, so that a CPU's occupants and idle time are known while a
  * traced task waits for it.
  */
 static __always_inline void tl_on_switch(struct task_struct *prev, struct task_struct *next,
 					 unsigned int prev_state, __u64 now, bool traced_prev,
-					 __u64 caller, __u32 wait)
+					 __u64 caller, __u32 wait, bool throttled)
 {
 	bool traced_next = next->pid != 0 && tl_traced(next, false);
 	struct sp_tl_switch *e;
@@ -136,7 +136,8 @@ static __always_inline void tl_on_switch(struct task_struct *prev, struct task_s
 	e->prev_pid = prev->tgid;
 	e->next_tid = next->pid;
 	e->next_pid = next->tgid;
-	e->flags = (traced_prev ? SP_TL_PREV_TRACED : 0) | (traced_next ? SP_TL_NEXT_TRACED : 0);
+	e->flags = (traced_prev ? SP_TL_PREV_TRACED : 0) | (traced_next ? SP_TL_NEXT_TRACED : 0) |
+		   (throttled ? SP_TL_PREV_THROTTLED : 0);
 	e->pad = 0;
 	/* direct loads from the BTF pointers: cheaper than bpf_probe_read_kernel() */
 	__builtin_memcpy(e->prev_comm, prev->comm, sizeof(e->prev_comm));

@@ -41,9 +41,13 @@ struct sp_tl_hdr {
 	__u32 pad;
 };
 
-/* struct sp_tl_switch's flags: which side is a traced task. */
+/*
+ * struct sp_tl_switch's flags: which side is a traced task; a traced prev preempted while its
+ * CFS bandwidth group (or an ancestor) was throttled by its CPU quota.
+ */
 #define SP_TL_PREV_TRACED 1u
 #define SP_TL_NEXT_TRACED 2u
+#define SP_TL_PREV_THROTTLED 4u
 
 /*
  * A context switch on any CPU, traced tasks or not: each CPU's whole history, so that the

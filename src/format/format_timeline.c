@@ -165,8 +165,16 @@ int sp_tl_counts(const struct sp_timeline *tl, struct sp_tl_count **ret, size_t 
 #define C_USE "#8fd18f"
 #define C_DEMAND "#e07b00"
 #define C_SERIAL "#9060c0"
+#define C_THROTTLED "#e0508a"
+#define C_STOLEN "#3a6a9a"
 
-static const char *const state_colour[] = { C_RUNNING, C_RUNNABLE, C_BLOCKED };
+/*
+ * What a lane draws: the three states, then runnable while throttled by a CPU quota and the
+ * part of running that was stolen (by the hypervisor, interrupts).
+ */
+enum draw { D_THROTTLED = SP_TL_BLOCKED + 1, D_STOLEN, D__N };
+static const char *const state_colour[D__N] = { C_RUNNING, C_RUNNABLE, C_BLOCKED, C_THROTTLED,
+						C_STOLEN };
 
 struct page {
 	const struct sp_run *run;
@@ -184,8 +192,9 @@ struct page {
 	size_t *lane_of; /* by task index: its lane */
 	size_t *segs;	/* segment indexes by lane, then time */
 	size_t *seg_first; /* by lane: its first entry in segs; [nlanes] = nsegs */
+	bool throttled, stolen; /* some segment has them: their legend */
 	struct col {
-		uint64_t ns[3]; /* time in each state */
+		uint64_t ns[D__N]; /* time in each drawn state */
 		size_t first, last; /* the first and last item in the column */
 		bool used;
 	} cols[PLOT_W];
@@ -275,59 +284,83 @@ static bool col_range(const struct page *p, uint64_t start, uint64_t ns, size_t 
 	return true;
 }
 
-/* What a lane draws: count items, each in time order, with a time range and a state. */
+/*
+ * What a lane draws: count items, each in time order, with a time range, a drawn state
+ * (enum draw) and of its time, the part stolen (spread over its range).
+ */
 struct lane_src {
 	size_t n;
 	void (*get)(const struct page *p, const void *ctx, size_t i, uint64_t *start, uint64_t *ns,
-		    enum sp_tl_state *state);
+		    int *state, uint64_t *stolen);
 	void (*tip)(struct page *p, const void *ctx, size_t i); /* one item's tooltip */
 	const void *ctx;
 };
 
-static void put_merged_tip(struct page *p, size_t n, const uint64_t ns[3])
+static void put_merged_tip(struct page *p, size_t n, const uint64_t ns[D__N])
 {
 	pf(p, "%zu segments: running ", n);
-	put_dur(p, ns[SP_TL_RUNNING]);
+	put_dur(p, ns[SP_TL_RUNNING] + ns[D_STOLEN]);
+	if (ns[D_STOLEN]) {
+		ps(p, " (stolen ");
+		put_dur(p, ns[D_STOLEN]);
+		ps(p, ")");
+	}
 	ps(p, ", runnable ");
-	put_dur(p, ns[SP_TL_RUNNABLE]);
+	put_dur(p, ns[SP_TL_RUNNABLE] + ns[D_THROTTLED]);
+	if (ns[D_THROTTLED]) {
+		ps(p, " (throttled ");
+		put_dur(p, ns[D_THROTTLED]);
+		ps(p, ")");
+	}
 	ps(p, ", blocked ");
 	put_dur(p, ns[SP_TL_BLOCKED]);
 }
 
+/* Tenths of the drawn states but blocked (the rest), in enum draw's order, by the mix. */
+static const int mix_states[] = { SP_TL_RUNNING, SP_TL_RUNNABLE, D_THROTTLED, D_STOLEN };
+
 /*
  * What a column shows: its states' shares of its time in tenths, as running * 11 + runnable
- * (blocked is the rest); -1 for a column with no time. Neighbouring columns of one mix are
- * one rect.
+ * + 121 * (throttled * 11 + stolen) (blocked is the rest); -1 for a column with no time.
+ * Neighbouring columns of one mix are one rect.
  */
 static int col_mix(const struct col *c)
 {
 	/* 128 bits: overlapping segments of a hostile run may sum past 2^64 */
-	unsigned __int128 total = (unsigned __int128)c->ns[0] + c->ns[1] + c->ns[2];
-	int r, q;
+	unsigned __int128 total = 0;
+	int w[ARRAY_SIZE(mix_states)], left = 10;
 
+	for (int i = 0; i < D__N; i++)
+		total += c->ns[i];
 	if (!total)
 		return -1;
-	r = (int)(((unsigned __int128)c->ns[SP_TL_RUNNING] * 20 + total) / (2 * total)); /* rounded */
-	q = (int)(((unsigned __int128)c->ns[SP_TL_RUNNABLE] * 20 + total) / (2 * total));
-	if (r + q > 10)
-		q = 10 - r;
-	return r * 11 + q;
+	for (size_t i = 0; i < ARRAY_SIZE(mix_states); i++) { /* rounded, at most 10 in all */
+		w[i] = (int)(((unsigned __int128)c->ns[mix_states[i]] * 20 + total) / (2 * total));
+		w[i] = w[i] < left ? w[i] : left;
+		left -= w[i];
+	}
+	return w[0] * 11 + w[1] + 121 * (w[2] * 11 + w[3]);
 }
 
 /* A mix's colour: the states' colours weighted by their tenths (a pure state: its own). */
 static const char *mix_colour(int mix, char buf[static 8])
 {
-	static const unsigned int rgb[] = { 0x3a9a3a, 0xf0a030, 0xc8d2e0 }; /* C_RUNNING... */
-	unsigned int w[3] = { (unsigned int)mix / 11, (unsigned int)mix % 11, 0 }, out = 0;
+	static const unsigned int rgb[D__N] = { 0x3a9a3a, 0xf0a030, 0xc8d2e0, 0xe0508a,
+						0x3a6a9a }; /* C_RUNNING... */
+	unsigned int w[D__N], out = 0;
 
-	w[2] = 10 - w[0] - w[1];
-	for (int i = 0; i < 3; i++)
+	w[SP_TL_RUNNING] = (unsigned int)mix % 121 / 11;
+	w[SP_TL_RUNNABLE] = (unsigned int)mix % 11;
+	w[D_THROTTLED] = (unsigned int)mix / 121 / 11;
+	w[D_STOLEN] = (unsigned int)mix / 121 % 11;
+	w[SP_TL_BLOCKED] = 10 - w[SP_TL_RUNNING] - w[SP_TL_RUNNABLE] - w[D_THROTTLED] - w[D_STOLEN];
+	for (int i = 0; i < D__N; i++)
 		if (w[i] == 10)
 			return state_colour[i];
 	for (int shift = 16; shift >= 0; shift -= 8) {
 		unsigned int v = 0;
 
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < D__N; i++)
 			v += w[i] * ((rgb[i] >> shift) & 0xff);
 		out |= ((v + 5) / 10) << shift;
 	}
@@ -341,11 +374,11 @@ static void put_lane(struct page *p, const struct lane_src *src, int y)
 	size_t umin = PLOT_W, umax = 0;
 
 	for (size_t i = 0; i < src->n; i++) {
-		uint64_t start, ns, end;
-		enum sp_tl_state st;
+		uint64_t start, ns, end, stolen;
 		size_t c0, c1;
+		int st;
 
-		src->get(p, src->ctx, i, &start, &ns, &st);
+		src->get(p, src->ctx, i, &start, &ns, &st, &stolen);
 		if (!col_range(p, start, ns, &c0, &c1))
 			continue;
 		end = sp_tl_end(start, ns);
@@ -354,7 +387,12 @@ static void put_lane(struct page *p, const struct lane_src *src, int y)
 			uint64_t a = start > col_ns(p, c) ? start : col_ns(p, c);
 			uint64_t b = end < col_ns(p, c + 1) ? end : col_ns(p, c + 1);
 
-			col->ns[st] += b > a ? b - a : 0;
+			uint64_t part = b > a ? b - a : 0;
+			uint64_t gone = stolen && ns ? (uint64_t)((unsigned __int128)part *
+							       (stolen < ns ? stolen : ns) / ns) : 0;
+
+			col->ns[st] += part - gone;
+			col->ns[D_STOLEN] += gone;
 			if (!col->used)
 				col->first = i;
 			col->last = i;
@@ -365,7 +403,7 @@ static void put_lane(struct page *p, const struct lane_src *src, int y)
 	}
 	for (size_t c = umin; c <= umax && umin < PLOT_W;) {
 		int mix = col_mix(&p->cols[c]);
-		uint64_t sum[3] = { 0, 0, 0 };
+		uint64_t sum[D__N] = { 0 };
 		size_t e = c, first = p->cols[c].first, last;
 		char colour[8];
 
@@ -377,7 +415,7 @@ static void put_lane(struct page *p, const struct lane_src *src, int y)
 		}
 		last = p->cols[e].last;
 		for (size_t k = c; k <= e; k++)
-			for (int s = 0; s < 3; s++)
+			for (int s = 0; s < D__N; s++)
 				sum[s] += p->cols[k].ns[s];
 		pf(p, "<rect x=\"%zu\" y=\"%d\" width=\"%zu\" height=\"%d\" fill=\"%s\">"
 			      "<title>", PLOT_X + c, y, e - c + 1, BAR_H, mix_colour(mix, colour));
@@ -395,14 +433,17 @@ static void put_lane(struct page *p, const struct lane_src *src, int y)
 /* ---- the tasks' lanes ---- */
 
 static void seg_get(const struct page *p, const void *ctx, size_t i, uint64_t *start,
-		    uint64_t *ns, enum sp_tl_state *state)
+		    uint64_t *ns, int *state, uint64_t *stolen)
 {
 	const size_t *idx = ctx;
 	const struct sp_tl_seg *s = &p->tl->segs[idx[i]];
 
 	*start = s->start_ns;
 	*ns = s->ns;
-	*state = s->state <= SP_TL_BLOCKED ? s->state : SP_TL_BLOCKED;
+	*state = s->state <= SP_TL_BLOCKED ? (int)s->state : SP_TL_BLOCKED;
+	if (s->state == SP_TL_RUNNABLE && s->throttled)
+		*state = D_THROTTLED;
+	*stolen = s->state == SP_TL_RUNNING ? s->stolen_ns : 0;
 }
 
 static void seg_tip(struct page *p, const void *ctx, size_t i)
@@ -415,9 +456,15 @@ static void seg_tip(struct page *p, const void *ctx, size_t i)
 	put_dur(p, s->ns);
 	if (s->state == SP_TL_RUNNING) {
 		pf(p, " on CPU %d", s->cpu);
+		if (s->stolen_ns) {
+			ps(p, ", stolen ");
+			put_dur(p, s->stolen_ns);
+		}
 	} else if (s->state == SP_TL_RUNNABLE) {
 		ps(p, " ");
 		put_text(p, s->caller ? s->caller : "[unknown]");
+		if (s->throttled)
+			ps(p, ", throttled by its CPU quota");
 	} else {
 		ps(p, " in ");
 		put_text(p, s->caller ? s->caller : "[unknown]");
@@ -444,14 +491,15 @@ static void seg_tip(struct page *p, const void *ctx, size_t i)
 }
 
 static void cp_get(const struct page *p, const void *ctx, size_t i, uint64_t *start,
-		   uint64_t *ns, enum sp_tl_state *state)
+		   uint64_t *ns, int *state, uint64_t *stolen)
 {
 	const struct sp_cp_seg *c = &p->tl->cp[i];
 
 	(void)ctx;
 	*start = c->start_ns;
 	*ns = c->ns;
-	*state = c->state <= SP_TL_BLOCKED ? c->state : SP_TL_BLOCKED;
+	*state = c->state <= SP_TL_BLOCKED ? (int)c->state : SP_TL_BLOCKED;
+	*stolen = 0;
 }
 
 static void cp_tip(struct page *p, const void *ctx, size_t i)
@@ -719,27 +767,37 @@ static void put_axis(struct page *p, int y_end)
 
 static void put_legend(struct page *p)
 {
+	/* short: the name when the last two are shown too (the line's width) */
 	static const struct {
-		const char *name, *fill, *stroke;
+		const char *name, *fill, *stroke, *short_name;
 	} items[] = {
-		{ "running", C_RUNNING, NULL },
-		{ "runnable (waiting for a CPU)", C_RUNNABLE, NULL },
-		{ "blocked", C_BLOCKED, NULL },
-		{ "critical path", "none", C_CP },
-		{ "CPU use", C_USE, NULL },
-		{ "demand (running + runnable)", C_DEMAND, NULL },
-		{ "serial phase", C_SERIAL, NULL },
+		{ "running", C_RUNNING, NULL, NULL },
+		{ "runnable (waiting for a CPU)", C_RUNNABLE, NULL, "runnable" },
+		{ "blocked", C_BLOCKED, NULL, NULL },
+		{ "critical path", "none", C_CP, NULL },
+		{ "CPU use", C_USE, NULL, NULL },
+		{ "demand (running + runnable)", C_DEMAND, NULL, "demand" },
+		{ "serial phase", C_SERIAL, NULL, NULL },
+		{ "throttled (CPU quota)", C_THROTTLED, NULL, NULL },
+		{ "stolen (hypervisor, IRQs)", C_STOLEN, NULL, NULL },
 	};
+	bool more = p->throttled || p->stolen;
 	int x = PLOT_X;
 
 	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
+		const char *name = more && items[i].short_name ? items[i].short_name : items[i].name;
+
+		/* the last two only when the run has them */
+		if ((i == ARRAY_SIZE(items) - 2 && !p->throttled) ||
+		    (i == ARRAY_SIZE(items) - 1 && !p->stolen))
+			continue;
 		pf(p, "<rect x=\"%d.5\" y=\"%d.5\" width=\"12\" height=\"10\" fill=\"%s\" "
 			   "stroke=\"%s\"%s/>", x, LEGEND_Y - 9, items[i].fill,
 			items[i].stroke ? items[i].stroke : "#666",
 			items[i].stroke ? " stroke-width=\"2\"" : "");
 		pf(p, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%s</text>\n", x + 16, LEGEND_Y,
-			items[i].name);
-		x += 16 + (int)strlen(items[i].name) * 7 + 14;
+			name);
+		x += 16 + (int)strlen(name) * 7 + 14;
 	}
 }
 
@@ -868,6 +926,11 @@ static int put_page(struct page *p)
 	int height = lane_y(tl->ntasks) + 8;
 	struct lane_src cp = { tl->ncp, cp_get, cp_tip, NULL };
 	int err;
+
+	for (size_t i = 0; i < tl->nsegs; i++) {
+		p->throttled |= tl->segs[i].state == SP_TL_RUNNABLE && tl->segs[i].throttled;
+		p->stolen |= tl->segs[i].state == SP_TL_RUNNING && tl->segs[i].stolen_ns;
+	}
 
 	ps(p, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
 	      "schedprof timeline: ");

@@ -5,9 +5,12 @@
  *
  *  - one process track per traced process and one thread track per task (metadata events
  *    process_name and thread_name: the comm);
- *  - each segment of a task a complete event ("ph":"X") on its track: "running" (args: cpu),
- *    "runnable [preempted]" / "runnable [woken]" / "runnable [new]", and a blocked segment
- *    named by the caller of schedule() (args: wait class, waker comm, function and tid);
+ *  - each segment of a task a complete event ("ph":"X") on its track: "running" (args: cpu,
+ *    stolen_ns), "runnable [preempted]" / "runnable [woken]" / "runnable [new]" ("throttled
+ *    [preempted]" while its CPU quota's group was throttled), and a blocked segment named by
+ *    the caller of schedule() (args: wait class, waker comm, function and tid);
+ *  - a running segment's stolen time (the hypervisor's, interrupts') a slice "stolen" nested
+ *    at its end: where in the run it fell is not known, only how much;
  *  - each wake-up by a traced task a flow ("ph":"s" on the waker's track, "ph":"f" on the
  *    wakee's) at the wake-up time: the start binds to the waker's enclosing (running) slice
  *    ("bp":"e"), the end to the wakee's next slice, the one the wake-up began;
@@ -167,7 +170,8 @@ static void put_seg(struct te *t, const struct sp_tl_task *task, const struct sp
 	if (s->state == SP_TL_RUNNING) {
 		jw_kv_string(t->w, "name", "running");
 	} else if (s->state == SP_TL_RUNNABLE) {
-		snprintf(name, sizeof(name), "runnable %s", s->caller ? s->caller : "[unknown]");
+		snprintf(name, sizeof(name), "%s %s", s->throttled ? "throttled" : "runnable",
+			 s->caller ? s->caller : "[unknown]");
 		jw_kv_string(t->w, "name", name);
 	} else {
 		jw_kv_string(t->w, "name", s->caller ? s->caller : "[unknown]");
@@ -178,6 +182,10 @@ static void put_seg(struct te *t, const struct sp_tl_task *task, const struct sp
 		jw_kv_string(t->w, "comm", s->comm);
 	if (s->state == SP_TL_RUNNING)
 		jw_kv_int(t->w, "cpu", s->cpu);
+	if (s->state == SP_TL_RUNNING && s->stolen_ns)
+		jw_kv_uint(t->w, "stolen_ns", s->stolen_ns);
+	if (s->state == SP_TL_RUNNABLE && s->throttled)
+		jw_kv_bool(t->w, "throttled", true);
 	if (s->state == SP_TL_BLOCKED) {
 		if (s->wait)
 			jw_kv_string(t->w, "wait", s->wait);
@@ -192,6 +200,12 @@ static void put_seg(struct te *t, const struct sp_tl_task *task, const struct sp
 		jw_kv_bool(t->w, "unfinished", true);
 	jw_end_object(t->w);
 	jw_end_object(t->w);
+	if (s->state == SP_TL_RUNNING && s->stolen_ns && s->stolen_ns <= s->ns) {
+		put_slice_head(t, task->pid, s->tid, s->start_ns + (s->ns - s->stolen_ns),
+			       s->stolen_ns, "stolen");
+		jw_kv_string(t->w, "name", "stolen");
+		jw_end_object(t->w);
+	}
 }
 
 /* Every task's segments, and a flow for each wake-up by a traced task. */

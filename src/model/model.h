@@ -343,6 +343,8 @@ struct sp_tl_seg {
 	char *waker_comm; /* blocked: the waker's comm, "[irq]", "[softirq]"; NULL: not woken */
 	char *waker;	  /* blocked: the waker's function (--wakers); NULL */
 	bool unfinished;  /* cut by the end of the trace */
+	bool throttled;	  /* runnable: preempted while its CPU quota's group was throttled */
+	uint64_t stolen_ns; /* running: of ns, not the task's (hypervisor steal, IRQ time) */
 };
 
 /* A step of the critical path, in time order. */

@@ -56,14 +56,16 @@ throttled_ns() {
 		"${1:-$CG/cpu.stat}"
 }
 
-# run_spin OUT: the spinner in the cgroup under schedprof, and the cgroup's cpu.stat at its exit
+# run_spin OUT: the spinner in the cgroup under schedprof ($TIMELINE: --timeline, or empty),
+# and the cgroup's cpu.stat at its exit
 # in OUT.stat, copied by its parent (outside the cgroup, woken by the exit) with the shell's
 # builtins, no fork: the exit can leave the cgroup throttled with nothing queued (its quota
 # used up by the exit's last run), and before Linux 6.7 cpu.stat counts that throttle too,
 # up to the next period, when it ends (the kernel adds a throttle's time at its end). The
 # copy at the exit has every throttle the spinner waited in, and that one not yet.
+TIMELINE=
 run_spin() {
-	"$SCHEDPROF" trace --views schedules -f json -o "$1" -- sh -c '
+	"$SCHEDPROF" trace --views schedules $TIMELINE -f json -o "$1" -- sh -c '
 		nice -n -20 sh -c "echo \$\$ > \"\$1/cgroup.procs\" && exec \"\$2\" spin 400" \
 			sh "$1" "$2" || exit
 		while read -r k v; do echo "$k $v"; done < "$1/cpu.stat" > "$3"' \
@@ -123,6 +125,26 @@ grep -q "throttled by $CG (quota 20.0ms per 100.0ms)" "$TMP/q.txt" || {
 	fail "the report does not name the throttling cgroup"
 }
 pass "the report names the throttling cgroup"
+
+# --timeline: the spinner's runnable segments begun by a throttle are marked throttled, and
+# add up to the rows' throttled time (the segments run on to the switch-in: within 5%); the
+# trace-event slices are named so
+TIMELINE=--timeline run_spin "$TMP/t.json"
+out=$(python3 - "$TMP/t.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+thr = sum(r.get("throttled_ns", 0) for r in d["schedules"]["callers"] if r["caller"] == "[preempted]")
+segs = [s for s in d["timeline"]["segments"] if s.get("throttled")]
+assert all(s["state"] == "runnable" for s in segs), "throttled segments not runnable"
+ns = sum(s["ns"] for s in segs)
+assert thr > 0 and abs(ns - thr) <= 0.05 * thr, ("throttled segments", ns, "rows", thr)
+print(len(segs), ns, thr)
+PY
+) || fail "--timeline: throttled segments: $out"
+"$SCHEDPROF" report "$TMP/t.json" -f trace-event -o "$TMP/t.te.json" || fail "report -f trace-event exited $?"
+grep -q '"name":"throttled \[preempted\]"' "$TMP/t.te.json" ||
+	fail "--timeline: no trace-event slice named throttled [preempted]"
+pass "--timeline: throttled segments (n, ns, rows' ns): $out; trace-event names them"
 
 set_quota max
 run_spin "$TMP/n.json"

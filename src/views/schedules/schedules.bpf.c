@@ -946,9 +946,11 @@ static __always_inline void timeline_on_switch(struct task_struct *prev, struct 
 	bool traced = prev->pid != 0 && task_is_traced_st(prev, pt);
 	struct sp_sleep *s = traced && *pt ? &(*pt)->sleep : NULL;
 	bool folded = s && s->ts == now;
+	/* throttled_out() just flagged a preempted prev whose CPU quota ran out */
+	bool throttled = quota_check && folded && (*pt)->throttled;
 
 	tl_on_switch(prev, next, prev_state, now, traced, folded ? s->key.caller : 0,
-		     folded ? s->key.wait : 0);
+		     folded ? s->key.wait : 0, throttled);
 }
 
 /* The schedules view's part of sp_switch: charges next's time off CPU, counts prev's switch-out. */

@@ -59,14 +59,20 @@ static bool seg_waiting(const void *obj)
 	return ((const struct sp_tl_seg *)obj)->state != SP_TL_RUNNING;
 }
 
+static bool seg_runnable(const void *obj)
+{
+	return ((const struct sp_tl_seg *)obj)->state == SP_TL_RUNNABLE;
+}
+
 static bool seg_blocked(const void *obj)
 {
 	return ((const struct sp_tl_seg *)obj)->state == SP_TL_BLOCKED;
 }
 
 /*
- * There can be a million segments: each has only the keys of its state (cpu when running;
- * caller when waiting; the wait class and the waker when blocked), unfinished only when true.
+ * There can be a million segments: each has only the keys of its state (cpu and stolen_ns when
+ * running; caller when waiting, throttled when runnable; the wait class and the waker when
+ * blocked), unfinished only when true.
  */
 #define T struct sp_tl_seg
 static const struct sp_field seg_fields[] = {
@@ -88,6 +94,11 @@ static const struct sp_field seg_fields[] = {
 	  .when = seg_blocked },
 	{ .key = "unfinished", .type = SP_T_BOOL, .flags = SP_GROUP | SP_OPTIONAL,
 	  .off = offsetof(T, unfinished), .group_off = offsetof(T, unfinished) },
+	/* only when true / not 0, absent in older files */
+	{ .key = "throttled", .type = SP_T_BOOL, .flags = SP_SPARSE, .off = offsetof(T, throttled),
+	  .when = seg_runnable },
+	{ .key = "stolen_ns", .type = SP_T_U64, .flags = SP_SPARSE, .off = offsetof(T, stolen_ns),
+	  .when = seg_running },
 };
 #undef T
 static const struct sp_schema seg_schema = SP_SCHEMA_OF("tl_seg", seg_fields);

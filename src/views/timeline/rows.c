@@ -49,7 +49,8 @@ struct seg {
 	uint64_t cpus;
 	int32_t run_cpu;
 	uint32_t row_caller;
-	uint8_t row_wait;
+	uint8_t row_wait, throttled;
+	uint64_t stolen; /* running: of ns, not the task's */
 };
 
 /* CPU occupancy entries kept (24 bytes each); later switches are not kept, and counted. */
@@ -96,7 +97,9 @@ struct task {
 	uint64_t cpus;
 	int32_t run_cpu;
 	uint32_t row_caller;
-	uint8_t row_wait, woken;
+	uint8_t row_wait, woken, throttled;
+	/* running: since when (its switch-in; 0: not seen), and its run's stolen time */
+	uint64_t in_ts, stolen;
 };
 
 struct tl_builder {
@@ -262,6 +265,12 @@ static int seg_close(struct tl_builder *b, struct task *t, uint64_t ts, bool unf
 	s->row_caller = t->row_caller;
 	s->row_wait = t->row_wait;
 	s->woken = t->woken;
+	s->throttled = t->state == SP_TL_RUNNABLE && t->throttled;
+	s->stolen = 0;
+	if (t->state == SP_TL_RUNNING) { /* a run split by a new comm: its last piece has it */
+		s->stolen = t->stolen < s->ns ? t->stolen : s->ns;
+		t->stolen = 0;
+	}
 	t->nsegs++;
 	return 0;
 }
@@ -286,6 +295,7 @@ static void seg_open(struct task *t, uint64_t ts, enum sp_tl_state state, int cp
  */
 static void runq_begin(struct task *t, uint32_t caller, uint32_t wait, uint64_t cpus, bool woken)
 {
+	t->throttled = false;
 	t->row_caller = caller;
 	t->row_wait = (uint8_t)(wait < SP_WAIT__MAX ? wait : SP_WAIT_NONE);
 	t->cpus = cpus;
@@ -413,9 +423,17 @@ static int on_switch_out(struct tl_builder *b, const struct sp_tl_switch *e, uin
 		t->exited = true;
 		return task_end(b, t, ts, false);
 	}
+	/*
+	 * The run's wall time less its runtime (prev_ran: since its pick, the switch-in) is
+	 * what the hypervisor and interrupts took.
+	 */
+	if (t->state == SP_TL_RUNNING && t->in_ts && ts > t->in_ts)
+		t->stolen = ts - t->in_ts > e->prev_ran ? ts - t->in_ts - e->prev_ran : 0;
+	t->in_ts = 0;
 	if (e->prev_state == 0) {
 		t->pending = false;
 		runq_begin(t, CALLER_PREEMPTED, 0, e->prev_cpus, false);
+		t->throttled = !!(e->flags & SP_TL_PREV_THROTTLED);
 		return transition(b, t, ts, SP_TL_RUNNABLE, -1, CALLER_PREEMPTED, 0);
 	}
 	caller = caller_id(b, e->caller);
@@ -445,6 +463,7 @@ static int on_switch_in(struct tl_builder *b, const struct sp_tl_switch *e, uint
 		return -ENOMEM;
 	t->pending = false;
 	t->run_cpu = e->h.cpu;
+	t->in_ts = ts;
 	return transition(b, t, ts, SP_TL_RUNNING, e->h.cpu, NONE, 0);
 }
 
@@ -710,6 +729,8 @@ static int seg_fill(struct tl_builder *b, struct names *nm, const struct seg *s,
 	o->cpu = s->cpu;
 	o->unfinished = s->unfinished;
 	o->waker_tid = s->waker_tid;
+	o->throttled = s->throttled;
+	o->stolen_ns = s->stolen;
 	if (s->comm != NONE && !dup_to(&o->comm, b->comms[s->comm].s))
 		return -ENOMEM;
 	if (s->state == SP_TL_RUNNING)

@@ -110,6 +110,40 @@ START_TEST(test_page)
 }
 END_TEST
 
+/*
+ * Throttled waits and stolen time have their colours, tips and legend entries only when the
+ * run has them (cc1's [preempted] wait at 3000-3200 us throttled, its run at 1050-3000 with
+ * 300 us stolen).
+ */
+START_TEST(test_throttled_and_stolen)
+{
+	struct sp_run run;
+	size_t len;
+	char *out;
+
+	tlf_small(&run);
+	out = render_tl(&run, &len);
+	ck_assert_ptr_null(strstr(out, "throttled (CPU quota)"));
+	ck_assert_ptr_null(strstr(out, "stolen (hypervisor, IRQs)"));
+	free(out);
+	for (size_t i = 0; i < run.timeline.nsegs; i++) {
+		struct sp_tl_seg *s = &run.timeline.segs[i];
+
+		if (s->tid == 200 && s->start_ns == 1050 * US)
+			s->stolen_ns = 300 * US;
+		if (s->tid == 200 && s->start_ns == 3000 * US)
+			s->throttled = true;
+	}
+	out = render_tl(&run, &len);
+	for (const char *const *w = (const char *const[]){ ">throttled (CPU quota)<",
+		">stolen (hypervisor, IRQs)<", ">runnable<", ">demand<", "fill=\"#e0508a\"",
+		", throttled by its CPU quota", ", stolen 300.0us", NULL }; *w; w++)
+		ck_assert_msg(strstr(out, *w), "no %s", *w);
+	free(out);
+	sp_run_free(&run);
+}
+END_TEST
+
 /* Lanes by comm (then start, tid), labelled; each segment one rect of its colour, its tip. */
 START_TEST(test_lanes)
 {
@@ -369,6 +403,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_page);
 	tcase_add_test(tc, test_lanes);
+	tcase_add_test(tc, test_throttled_and_stolen);
 	tcase_add_test(tc, test_critical_path);
 	tcase_add_test(tc, test_cpu_use);
 	tcase_add_test(tc, test_tables);

@@ -152,6 +152,49 @@ START_TEST(test_segments)
 }
 END_TEST
 
+/*
+ * A throttled wait is named "throttled CALLER"; a run's stolen time is in its args and a slice
+ * "stolen" nested at its end (cc1's run at 1050-3000 us, 300 us stolen; its [preempted] wait
+ * at 3000-3200 throttled).
+ */
+START_TEST(test_throttled_and_stolen)
+{
+	struct sp_run run;
+	size_t len;
+	char *out;
+	struct json_value *v;
+	const struct json_value *evs, *e;
+
+	tlf_small(&run);
+	for (size_t i = 0; i < run.timeline.nsegs; i++) {
+		struct sp_tl_seg *s = &run.timeline.segs[i];
+
+		if (s->tid == 200 && s->start_ns == 1050 * US)
+			s->stolen_ns = 300 * US;
+		if (s->tid == 200 && s->start_ns == 3000 * US)
+			s->throttled = true;
+	}
+	out = render_te(&run, &len);
+	v = parse(out, len);
+	evs = json_get(v, "traceEvents");
+	e = find_slice(evs, 200, 200, 3000 * US, 200 * US);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(ev_str(e, "name"), "throttled [preempted]");
+	ck_assert_ptr_nonnull(json_get(json_get(e, "args"), "throttled"));
+	e = find_slice(evs, 200, 200, 1050 * US, 1950 * US);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(ev_int(json_get(e, "args"), "stolen_ns"), 300 * US);
+	e = find_slice(evs, 200, 200, 2700 * US, 300 * US);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(ev_str(e, "name"), "stolen");
+	ck_assert_str_eq(ev_str(e, "cat"), "stolen");
+	ck_assert_uint_eq(count_ph(evs, "X"), run.timeline.nsegs + run.timeline.ncp + 1);
+	json_free(v);
+	free(out);
+	sp_run_free(&run);
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	struct sp_run run;
@@ -520,6 +563,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_segments);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_throttled_and_stolen);
 	tcase_add_test(tc, test_flows);
 	tcase_add_test(tc, test_critical_path_and_counters);
 	tcase_add_test(tc, test_counts);

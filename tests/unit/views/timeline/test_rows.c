@@ -96,11 +96,13 @@ static int sw_ran(struct tl_builder *b, uint64_t ts, int cpu, int prev, unsigned
 }
 
 /*
- * A switch on cpu at ts of any tasks (0: the idle task): prev, traced or not, preempted
- * (state 0) with affinity cpus, or going to sleep in caller; next, traced or not.
+ * A switch on cpu at ts of any tasks (0: the idle task): prev, traced or not (its runtime 0:
+ * the run all stolen), preempted (state 0) with affinity cpus, or going to sleep in caller;
+ * next, traced or not; flags: more of struct sp_tl_switch's.
  */
-static int sw_any(struct tl_builder *b, uint64_t ts, int cpu, int prev, bool prev_traced,
-		  unsigned int state, uint64_t caller, uint64_t cpus, int next, bool next_traced)
+static int sw_flags(struct tl_builder *b, uint64_t ts, int cpu, int prev, bool prev_traced,
+		    unsigned int state, uint64_t caller, uint64_t cpus, int next, bool next_traced,
+		    unsigned int flags)
 {
 	struct sp_tl_switch e;
 
@@ -117,8 +119,15 @@ static int sw_any(struct tl_builder *b, uint64_t ts, int cpu, int prev, bool pre
 		comm_set(e.next_comm, next);
 	e.prev_cg = prev ? 1000u + (unsigned int)prev : 0;
 	e.next_cg = next ? 1000u + (unsigned int)next : 0;
-	e.flags = (prev_traced ? SP_TL_PREV_TRACED : 0) | (next_traced ? SP_TL_NEXT_TRACED : 0);
+	e.flags = (prev_traced ? SP_TL_PREV_TRACED : 0) | (next_traced ? SP_TL_NEXT_TRACED : 0) |
+		  flags;
 	return tl_builder_add(b, &e, sizeof(e));
+}
+
+static int sw_any(struct tl_builder *b, uint64_t ts, int cpu, int prev, bool prev_traced,
+		  unsigned int state, uint64_t caller, uint64_t cpus, int next, bool next_traced)
+{
+	return sw_flags(b, ts, cpu, prev, prev_traced, state, caller, cpus, next, next_traced, 0);
 }
 
 /* A switch whose prev's runtime is not given (0: its switch-in is never placed from it). */
@@ -632,8 +641,8 @@ START_TEST(runq_idle_and_takers)
 	memset(&tl, 0, sizeof(tl));
 	/* CPU 1: 100 ran from the start until 10, then idle until 50, 300 until 110, idle */
 	ck_assert_int_eq(sw_any(b, 10, 1, 100, false, 1, 0, 0, 0, false), 0);
-	/* CPU 0: 1 preempted by 200 at 20, back at 80 */
-	ck_assert_int_eq(sw_any(b, 20, 0, 1, true, 0, 0, 3, 200, false), 0);
+	/* CPU 0: 1 preempted by 200 at 20 while its CPU quota is throttled, back at 80 */
+	ck_assert_int_eq(sw_flags(b, 20, 0, 1, true, 0, 0, 3, 200, false, SP_TL_PREV_THROTTLED), 0);
 	ck_assert_int_eq(sw_any(b, 50, 1, 0, false, 0, 0, 0, 300, false), 0);
 	ck_assert_int_eq(sw_any(b, 80, 0, 200, false, 0, 0, 3, 1, true), 0);
 	/* 1 sleeps at 100, 200 runs; woken at 120 with CPU 1 idle since 110; runs at 150 */
@@ -668,6 +677,18 @@ START_TEST(runq_idle_and_takers)
 	ck_assert_uint_eq(r->missed_wakeups, 1);
 	ck_assert_uint_eq(rq.idle_miss_ns, 60);
 	ck_assert_uint_eq(rq.missed_wakeups, 1);
+	/* 1's segments: its preempted wait throttled; its run [80, 100) all stolen (runtime 0) */
+	for (size_t i = 0; i < tl.nsegs; i++) {
+		const struct sp_tl_seg *g = &tl.segs[i];
+
+		if (g->tid != 1)
+			continue;
+		ck_assert_int_eq(g->throttled, g->state == SP_TL_RUNNABLE && g->start_ns == 20);
+		if (g->state == SP_TL_RUNNING && g->start_ns == 80)
+			ck_assert_uint_eq(g->stolen_ns, 20);
+		if (g->state == SP_TL_RUNNING && g->start_ns == 0)
+			ck_assert_uint_eq(g->stolen_ns, 0); /* its switch-in not seen: unknown */
+	}
 	tl_runq_free(&rq);
 	tl_free(&tl);
 }
