@@ -214,6 +214,10 @@ static int tl_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 					tl, run->sched.present ? &rq : NULL);
 		if (!err && run->sched.present)
 			err = tl_runq_join(&rq, &run->sched) ?: cgroup2_name_takers(&run->sched);
+		/* without the CPUs' steal over the run, no stolen time is told apart */
+		if (!err)
+			tl_cap_stolen(tl, run->sched.present && run->sched.budget.steal.present
+						  ? run->sched.budget.steal.steal_ns : 0);
 		if (rq.unknown_cpu)
 			dlog("timeline: %" PRIu64 " waits for a CPU on a CPU without a switch seen",
 			     rq.unknown_cpu);

@@ -1088,6 +1088,19 @@ int tl_runq_join(const struct tl_runq *rq, struct sp_sched_view *v)
 	return err;
 }
 
+void tl_cap_stolen(struct sp_timeline *tl, uint64_t cap)
+{
+	unsigned __int128 sum = 0;
+
+	for (size_t i = 0; i < tl->nsegs; i++)
+		sum += tl->segs[i].stolen_ns;
+	if (sum <= cap)
+		return;
+	for (size_t i = 0; i < tl->nsegs; i++)
+		tl->segs[i].stolen_ns =
+			(uint64_t)((unsigned __int128)tl->segs[i].stolen_ns * cap / sum);
+}
+
 /* Where the job ends, and the task the critical path starts from (see tl_builder_finish). */
 static void job_end(const struct tl_builder *b, uint64_t end_ns, int job_tid,
 		    struct sp_timeline *tl)

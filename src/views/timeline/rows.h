@@ -75,6 +75,13 @@ void tl_runq_free(struct tl_runq *rq);
 int tl_runq_join(const struct tl_runq *rq, struct sp_sched_view *v);
 
 /*
+ * Scales the running segments' stolen_ns down so that they add up to at most cap (the CPUs'
+ * steal over the run, as the budget's stolen time): the rest of a slice's wall time less its
+ * runtime is the measurement's own bias (microseconds a slice).
+ */
+void tl_cap_stolen(struct sp_timeline *tl, uint64_t cap);
+
+/*
  * Ends every task still alive at end_ns (ns since t0: the trace's end; their last segment
  * is marked unfinished) and fills tl's tasks, segs, end_ns and end_tid. job_tid: the
  * command's task (the job ends at its exit), or 0: the job ends at the last task's exit, or

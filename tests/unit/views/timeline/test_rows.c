@@ -689,6 +689,14 @@ START_TEST(runq_idle_and_takers)
 		if (g->state == SP_TL_RUNNING && g->start_ns == 0)
 			ck_assert_uint_eq(g->stolen_ns, 0); /* its switch-in not seen: unknown */
 	}
+	/* capped at the CPUs' steal: scaled down, never up */
+	tl_cap_stolen(&tl, 1000);
+	for (size_t i = 0; i < tl.nsegs; i++)
+		if (tl.segs[i].tid == 1 && tl.segs[i].start_ns == 80)
+			ck_assert_uint_eq(tl.segs[i].stolen_ns, 20);
+	tl_cap_stolen(&tl, 0);
+	for (size_t i = 0; i < tl.nsegs; i++)
+		ck_assert_uint_eq(tl.segs[i].stolen_ns, 0);
 	tl_runq_free(&rq);
 	tl_free(&tl);
 }
