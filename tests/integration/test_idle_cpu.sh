@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# Waiting while a CPU sat idle (--timeline): a CPU-bound task ("victim") moved to CPU 0 every
-# 200 ms, where an untraced real-time hog runs 20 ms in every 40, on a machine whose CPU 1 is
-# otherwise idle. Pinned to CPU 0 ({0}), its waits are no work-conservation miss: budget
-# idle_miss_ns is 0. Allowed CPU 1 too ({0,1}), the balancer takes a while to move it there:
-# idle_miss_ns > 0, in its [preempted] row too. Each time, the preempted row names the hog
-# (outside) among who ran during its waits.
+# Waiting while a CPU sat idle (--timeline): a CPU-bound task ("victim", started on CPU 0 only:
+# an interpreter's start is slow under emulation) moved to CPU 0 every 200 ms, where an
+# untraced real-time hog runs 20 ms in every 40, on a machine whose CPU 1 is otherwise idle.
+# Pinned to CPU 0 ({0}), its waits are no work-conservation miss: budget idle_miss_ns is 0.
+# Allowed CPU 1 too ({0,1}), the balancer takes a while to move it there: idle_miss_ns > 0,
+# in its [preempted] row too. Each time, the preempted row names the hog (outside) among who
+# ran during its waits.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 [ "$(nproc)" -ge 2 ] || skip_or_fail "needs 2 CPUs"
@@ -34,13 +35,17 @@ while time.time() < end:
     time.sleep(0.02)
 PYH
 
-# run ALLOW: the victim's budget and [preempted] row as "miss runq hog_ns"
+# run ALLOW: the victim's budget and [preempted] row as "miss row_miss runq hog_ns". The victim
+# is attached to (-p), so that its own waits are all the job's: a launcher's (taskset's
+# before it pins itself) would be waits allowed on CPU 1.
 run() {
-	taskset -c 0 chrt -f 10 "$PY" "$TMP/hog.py" $((2 * SLOW + 1)) &
+	taskset -c 0 chrt -f 10 "$PY" "$TMP/hog.py" $((3 * SLOW + 2)) &
 	local hog=$!
-	"$SCHEDPROF" trace --timeline -f json -o "$TMP/$1.json" -- "$PY" "$TMP/victim.py" "$1" \
-		$((SLOW + 1)) >/dev/null 2>"$TMP/$1.err" || fail "trace ($1) exited $?: $(cat "$TMP/$1.err")"
-	wait $hog
+	taskset -c 0 "$PY" "$TMP/victim.py" "$1" $((2 * SLOW + 1)) &
+	local victim=$!
+	"$SCHEDPROF" trace --timeline -f json -o "$TMP/$1.json" -p $victim >/dev/null \
+		2>"$TMP/$1.err" || fail "trace ($1) exited $?: $(cat "$TMP/$1.err")"
+	wait $victim $hog
 	python3 - "$TMP/$1.json" <<'PYC'
 import json, sys
 v = json.load(open(sys.argv[1]))["schedules"]

@@ -176,42 +176,46 @@ static bool has_throttled(const struct sp_sched_view *v)
 
 /*
  * A row with the split: BLOCKED, RUNQ and the run queue's p99 and max after MAX; with
- * throttled, RUNQ's throttled part after RUNQ.
+ * throttled, RUNQ's throttled part after RUNQ; with idle (--timeline), its part while an
+ * allowed CPU sat idle after that.
  */
-static void print_runq_row(const struct sp_sched_row *r, uint64_t total, bool throttled, FILE *f)
+static void print_runq_row(const struct sp_sched_row *r, uint64_t total, bool throttled,
+			   bool idle, FILE *f)
 {
-	char d[7][32];
+	char d[8][32];
 
 	fprintf(f, "%10" PRIu64 " %6.1f%% %10s %10s ", r->count, sp_pct(r->count, total),
 		fmt_duration(r->offcpu_ns, d[0], sizeof(d[0])),
 		fmt_duration(r->max_ns, d[1], sizeof(d[1])));
 	if (!r->has_runq)
-		fprintf(f, "%10s %10s %s%10s %10s", "-", "-", throttled ? "         - " : "", "-",
-			"-");
+		fprintf(f, "%10s %10s %s%s%10s %10s", "-", "-", throttled ? "         - " : "",
+			idle ? "         - " : "", "-", "-");
 	else
 	{
 		fprintf(f, "%10s %10s ", fmt_duration(r->blocked_ns, d[2], sizeof(d[2])),
 			fmt_duration(r->runq_ns, d[3], sizeof(d[3])));
 		if (throttled)
 			fprintf(f, "%10s ", fmt_duration(r->throttled_ns, d[6], sizeof(d[6])));
+		if (idle)
+			fprintf(f, "%10s ", fmt_duration(r->idle_miss_ns, d[7], sizeof(d[7])));
 		fprintf(f, "%10s %10s", fmt_duration(r->runq_p99_ns, d[4], sizeof(d[4])),
 			fmt_duration(r->runq_max_ns, d[5], sizeof(d[5])));
 	}
 	fprintf(f, "  %-13s %s\n", r->wait ? r->wait : "-", r->caller);
 }
 
-static void print_columns(bool runq, bool throttled, FILE *f)
+static void print_columns(bool runq, bool throttled, bool idle, FILE *f)
 {
-	if (runq && throttled)
-		fprintf(f, "%10s %7s %10s %10s %10s %10s %10s %10s %10s  %-13s %s\n", "COUNT",
-			"SHARE", "OFF-CPU", "MAX", "BLOCKED", "RUNQ", "THROTTLED", "RUNQ-P99",
-			"RUNQ-MAX", "WAIT", "CALLER");
-	else if (runq)
-		fprintf(f, "%10s %7s %10s %10s %10s %10s %10s %10s  %-13s %s\n", "COUNT", "SHARE",
-			"OFF-CPU", "MAX", "BLOCKED", "RUNQ", "RUNQ-P99", "RUNQ-MAX", "WAIT", "CALLER");
-	else
-		fprintf(f, "%10s %7s %10s %10s  %-13s %s\n", "COUNT", "SHARE", "OFF-CPU", "MAX",
-			"WAIT", "CALLER");
+	fprintf(f, "%10s %7s %10s %10s", "COUNT", "SHARE", "OFF-CPU", "MAX");
+	if (runq) {
+		fprintf(f, " %10s %10s", "BLOCKED", "RUNQ");
+		if (throttled)
+			fprintf(f, " %10s", "THROTTLED");
+		if (idle)
+			fprintf(f, " %10s", "IDLE-MISS");
+		fprintf(f, " %10s %10s", "RUNQ-P99", "RUNQ-MAX");
+	}
+	fprintf(f, "  %-13s %s\n", "WAIT", "CALLER");
 }
 
 #define WAKERS_SHOWN 3
@@ -244,7 +248,8 @@ static void print_row_migrated(const struct sp_sched_row *r, const char *whose, 
 /*
  * Under a row with waits for a CPU, who took the CPU, each kind on its line, by time: "preempted
  * by ww_hog (inside) 115 times, 373.6ms of waits after" and "ran before the switch-ins: ww_hog
- * (inside) 117 times, 320.2ms of the waits". The root cgroup goes unsaid.
+ * (inside) 117 times, 320.2ms of the waits"; with --timeline, "ran during the waits": every
+ * task that did, exactly. The root cgroup goes unsaid.
  */
 static void print_row_takers(const struct sp_sched_row *r, const char *whose, FILE *f)
 {
@@ -253,6 +258,7 @@ static void print_row_takers(const struct sp_sched_row *r, const char *whose, FI
 	} kinds[] = {
 		{ "preempted-by", "preempted by", "of waits after" },
 		{ "ran-before", "ran before the switch-ins", "of the waits" },
+		{ "ran-during", "ran during the waits", "of the waits" },
 	};
 	char d[32];
 
@@ -317,18 +323,23 @@ static void print_row_notes(const struct sp_sched_row *r, bool all_comms, FILE *
 
 /*
  * Under the budget: the tasks that ran just before the job's tasks' switch-ins, by their
- * time taken from its waits ("CPU taken by: spin (outside) 1.100s, cc1 (inside) 200.0ms").
+ * time taken from its waits ("CPU taken by: spin (outside) 1.100s, cc1 (inside) 200.0ms");
+ * with --timeline, those that ran during the waits (exact).
  */
 static void print_budget_takers(const struct sp_sched_view *v, FILE *f)
 {
+	const char *kind = "ran-before";
 	size_t shown = 0;
 	char d[32];
 
+	for (size_t i = 0; i < v->takers.n; i++)
+		if (!strcmp(v->takers.v[i].kind, "ran-during"))
+			kind = "ran-during";
 	for (size_t i = 0; i < v->takers.n && shown < TAKERS_SHOWN; i++) {
 		const struct sp_cpu_taker *t = &v->takers.v[i];
 		bool cg = t->cgroup && strcmp(t->cgroup, "/");
 
-		if (strcmp(t->kind, "ran-before"))
+		if (strcmp(t->kind, kind))
 			continue;
 		fprintf(f, shown ? ", %s (%s%s%s) %s" : "  CPU taken from the waits by: %s (%s%s%s) %s",
 			t->comm, t->where, cg ? " " : "", cg ? t->cgroup : "",
@@ -485,7 +496,7 @@ static int print_by_comm(const struct sp_sched_view *v, const struct render_opts
 		fprintf(f, "\n%s: %" PRIu64 " schedules (%.1f%%)\n", c->comm, c->count,
 			sp_pct(c->count, v->total));
 		/* the split and the wakers are the caller's, not per comm: no such columns */
-		print_columns(false, false, f);
+		print_columns(false, false, false, f);
 		/* rows are ranked by their total count, which is close enough within a comm */
 		for (size_t i = 0; i < v->nrows && (!o->nrows || shown < o->nrows); i++) {
 			const struct sp_sched_row *r = &v->rows[i];
@@ -509,7 +520,7 @@ static int print_by_comm(const struct sp_sched_view *v, const struct render_opts
 static int print_table(const struct sp_run *run, const struct render_opts *o, FILE *f)
 {
 	const struct sp_sched_view *v = &run->sched;
-	bool runq = has_runq(v), throttled = has_throttled(v);
+	bool runq = has_runq(v), throttled = has_throttled(v), idle = v->budget.idle_miss_ns > 0;
 	size_t n = v->nrows;
 	int err = 0;
 
@@ -527,13 +538,13 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	sp_print_lost_rows(v->lost_rows, "schedules", "row", "--max-callers", f);
 	if (o->group == SP_GROUP_COMM)
 		return print_by_comm(v, o, f);
-	print_columns(runq, throttled, f);
+	print_columns(runq, throttled, idle, f);
 	n = sp_rows_shown(v->nrows, o);
 	for (size_t i = 0; !err && i < n; i++) {
 		const struct sp_sched_row *r = &v->rows[i];
 
 		if (runq)
-			print_runq_row(r, v->total, throttled, f);
+			print_runq_row(r, v->total, throttled, idle, f);
 		else
 			print_row(r->count, v->total, r->offcpu_ns, r->max_ns, r->wait, r->caller, f);
 		print_row_notes(r, false, f);
