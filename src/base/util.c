@@ -114,6 +114,23 @@ int read_small_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+size_t upper_bound(const void *base, size_t n, size_t elt, size_t off, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v;
+
+		memcpy(&v, (const char *)base + mid * elt + off, sizeof(v));
+		if (v <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int grow(void **v, size_t *cap, size_t n, size_t elt)
 {
 	size_t ncap;

@@ -32,6 +32,12 @@ char *join_args(int argc, char *const *argv);
  * NUL-terminated; what does not fit is cut. 0 or -errno.
  */
 int read_small_file(const char *path, char *buf, size_t len);
+/*
+ * The index of the first of the n elements (each elt bytes, at base, sorted by the uint64_t
+ * at byte off of each) whose key is greater than key; n when none is: how many are at most
+ * key. (The symbol tables search an address's candidates with it: the ones before.)
+ */
+size_t upper_bound(const void *base, size_t n, size_t elt, size_t off, uint64_t key);
 /* Grow *v (element size elt) so that it holds at least n elements. 0 or -ENOMEM. */
 int grow(void **v, size_t *cap, size_t n, size_t elt);
 /*

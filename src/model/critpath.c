@@ -520,17 +520,7 @@ static int emit(struct ctx *c, size_t *last_task, const struct step *st, uint64_
 /* The first alone interval that ends after t. */
 static size_t alone_after(const struct ctx *c, uint64_t t)
 {
-	size_t lo = 0, hi = c->nalone;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->alone[mid].b <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return upper_bound(c->alone, c->nalone, sizeof(*c->alone), offsetof(struct ival, b), t);
 }
 
 /* The walk's steps in time order into tl->cp: running steps split where the task ran alone. */

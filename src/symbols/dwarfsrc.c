@@ -17,9 +17,9 @@
 
 #include <elfutils/libdw.h>
 
-#include "symbols/addrsearch.h"
 #include "symbols/demangle.h"
 #include "base/hashmap.h"
+#include "base/util.h"
 
 /* An address range of a unit, for files without .debug_aranges. */
 struct cu_range {
@@ -216,7 +216,7 @@ static int find_cu(struct dwarf_src *d, uint64_t vaddr, Dwarf_Die *cu)
 		return 1;
 	if (!d->ranges_built && (err = build_ranges(d)))
 		return err;
-	lo = addr_upper_bound(d->ranges, d->nranges, sizeof(*d->ranges),
+	lo = upper_bound(d->ranges, d->nranges, sizeof(*d->ranges),
 			      offsetof(struct cu_range, start), vaddr);
 	/* ranges of different units do not overlap in practice; look back a little anyway */
 	for (size_t i = lo; i > 0 && lo - i < 8; i--) {

@@ -27,12 +27,12 @@
 #include <elfutils/libdwelf.h>
 #include <zlib.h>
 
-#include "symbols/addrsearch.h"
 #include "symbols/debuginfod.h"
 #include "symbols/demangle.h"
 #include "symbols/dwarfsrc.h"
 #include "base/hashmap.h"
 #include "symbols/usyms.h"
+#include "base/util.h"
 
 struct elf_sym_ent {
 	uint64_t addr;
@@ -1182,7 +1182,7 @@ int elf_syms__build_id(const struct elf_syms *es, const uint8_t **ret_id, size_t
 static long find_sym(const struct elf_syms *es, uint64_t vaddr)
 {
 	const struct elf_sym_ent *syms = es->tab.syms;
-	size_t lo = addr_upper_bound(syms, es->tab.nsyms, sizeof(*syms),
+	size_t lo = upper_bound(syms, es->tab.nsyms, sizeof(*syms),
 				     offsetof(struct elf_sym_ent, addr), vaddr), i;
 
 	/* walk back over enclosing candidates: nested or overlapping symbols are rare, and

@@ -21,11 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "symbols/addrsearch.h"
 #include "symbols/buildid_cache.h"
 #include "symbols/elfsyms.h"
 #include "base/hashmap.h"
 #include "symbols/procmaps.h"
+#include "base/util.h"
 
 /* A mapped file, by identity as /proc/PID/maps prints it (the first fields: FILE_KEY_SIZE). */
 struct us_file {
@@ -652,7 +652,7 @@ int usyms__resolve_perf_map(struct usyms *u, int pid, uint64_t ip, struct usym *
 	pm = perfmap_get(u, pid);
 	if (!pm)
 		return errno == ENOMEM ? -ENOMEM : -ENOENT;
-	lo = addr_upper_bound(pm->v, pm->n, sizeof(*pm->v), offsetof(struct us_jit, start), ip);
+	lo = upper_bound(pm->v, pm->n, sizeof(*pm->v), offsetof(struct us_jit, start), ip);
 	for (i = lo; i > 0; i--) {
 		const struct us_jit *e = &pm->v[i - 1];
 
@@ -708,7 +708,7 @@ static struct elf_syms *vdso_syms(struct usyms *u)
 /* The mapping containing ip (the mappings do not overlap), or NULL. */
 static const struct us_map *image_find(const struct us_image *img, uint64_t ip)
 {
-	size_t i = addr_upper_bound(img->maps, img->n, sizeof(*img->maps),
+	size_t i = upper_bound(img->maps, img->n, sizeof(*img->maps),
 				    offsetof(struct us_map, start), ip);
 
 	return i && ip < img->maps[i - 1].end ? &img->maps[i - 1] : NULL;

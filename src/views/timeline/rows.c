@@ -826,17 +826,7 @@ struct rq_build {
 /* The index of CPU h's stretch at ts (the last that starts at or before it); -1: none. */
 static ssize_t occ_at(const struct cpu_hist *h, uint64_t ts)
 {
-	size_t lo = 0, hi = h->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (h->v[mid].start <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (ssize_t)lo - 1;
+	return (ssize_t)upper_bound(h->v, h->n, sizeof(*h->v), offsetof(struct occ, start), ts) - 1;
 }
 
 static uint64_t occ_end(const struct cpu_hist *h, size_t i)

@@ -126,14 +126,7 @@ START_TEST(test_throttled_and_stolen)
 	ck_assert_ptr_null(strstr(out, "throttled (CPU quota)"));
 	ck_assert_ptr_null(strstr(out, "stolen (hypervisor, IRQs)"));
 	free(out);
-	for (size_t i = 0; i < run.timeline.nsegs; i++) {
-		struct sp_tl_seg *s = &run.timeline.segs[i];
-
-		if (s->tid == 200 && s->start_ns == 1050 * US)
-			s->stolen_ns = 300 * US;
-		if (s->tid == 200 && s->start_ns == 3000 * US)
-			s->throttled = true;
-	}
+	tlf_throttle_and_steal(&run);
 	out = render_tl(&run, &len);
 	for (const char *const *w = (const char *const[]){ ">throttled (CPU quota)<",
 		">stolen (hypervisor, IRQs)<", ">runnable<", ">demand<", "fill=\"#e0508a\"",

@@ -166,14 +166,7 @@ START_TEST(test_throttled_and_stolen)
 	const struct json_value *evs, *e;
 
 	tlf_small(&run);
-	for (size_t i = 0; i < run.timeline.nsegs; i++) {
-		struct sp_tl_seg *s = &run.timeline.segs[i];
-
-		if (s->tid == 200 && s->start_ns == 1050 * US)
-			s->stolen_ns = 300 * US;
-		if (s->tid == 200 && s->start_ns == 3000 * US)
-			s->throttled = true;
-	}
+	tlf_throttle_and_steal(&run);
 	out = render_te(&run, &len);
 	v = parse(out, len);
 	evs = json_get(v, "traceEvents");

@@ -220,4 +220,17 @@ static inline void tlf_big(struct sp_run *run, int ntasks, int nsegs)
 		       (uint64_t)i * 2 * US, (uint64_t)i * 2 * US + US);
 }
 
+/* The small job with cc1's [preempted] wait throttled and 300 us of its first run stolen. */
+static inline void tlf_throttle_and_steal(struct sp_run *run)
+{
+	for (size_t i = 0; i < run->timeline.nsegs; i++) {
+		struct sp_tl_seg *s = &run->timeline.segs[i];
+
+		if (s->tid == 200 && s->start_ns == 1050 * US)
+			s->stolen_ns = 300 * US;
+		if (s->tid == 200 && s->start_ns == 3000 * US)
+			s->throttled = true;
+	}
+}
+
 #endif
