@@ -100,6 +100,7 @@ struct task {
 	uint8_t row_wait, woken, throttled;
 	/* running: since when (its switch-in; 0: not seen), and its run's stolen time */
 	uint64_t in_ts, stolen;
+	size_t last_seg; /* its latest closed segment's index + 1; 0: none */
 };
 
 struct tl_builder {
@@ -260,6 +261,7 @@ static int seg_close(struct tl_builder *b, struct task *t, uint64_t ts, bool unf
 	s->waker_tid = t->state == SP_TL_BLOCKED ? t->waker_tid : 0;
 	s->waker_comm = t->state == SP_TL_BLOCKED ? t->waker_comm : NONE;
 	s->unfinished = unfinished;
+	t->last_seg = b->nsegs;
 	s->run_cpu = t->state == SP_TL_RUNNABLE ? t->run_cpu : -1;
 	s->cpus = t->cpus;
 	s->row_caller = t->row_caller;
@@ -493,6 +495,20 @@ static int on_wake(struct tl_builder *b, const struct sp_tl_wake *e, uint64_t ts
 		runq_begin(t, t->caller, t->wait, e->cpus, true);
 		return transition(b, t, ts, SP_TL_RUNNABLE, -1, CALLER_WOKEN, 0);
 	case SP_TL_RUNNING:
+		/*
+		 * It reached the buffer after the switch-in that it led to (it is older): the
+		 * sleep that ended there was its, though its wait for a CPU is not told apart.
+		 */
+		if (ts <= t->seg_start && t->last_seg) {
+			struct seg *s = &b->segs[t->last_seg - 1];
+
+			if (s->state == SP_TL_BLOCKED && s->waker_comm == NONE &&
+			    s->start + s->ns == t->seg_start) {
+				s->waker_tid = waker_tid;
+				s->waker_comm = waker_comm;
+				return 0;
+			}
+		}
 		t->pending = true;
 		t->wake_ts = ts;
 		t->pend_waker_tid = waker_tid;

@@ -702,6 +702,27 @@ START_TEST(runq_idle_and_takers)
 }
 END_TEST
 
+/*
+ * A wake-up that reaches the buffer after the switch-in it led to (older than it): the sleep
+ * that ended there gets its waker; the task runs on.
+ */
+START_TEST(wake_after_switch_in)
+{
+	struct tl_builder *b = tl_builder_new(T0, 0);
+	struct sp_timeline tl;
+
+	ck_assert_int_eq(sw(b, 100, 0, 1, 1, DO_WAIT, 0, 0), 0);
+	ck_assert_int_eq(sw(b, 200, 0, 0, 0, 0, 0, 1), 0);
+	ck_assert_int_eq(wake(b, 190, 1, 0, false, SP_TL_CTX_IRQ), 0);
+	ck_assert_int_eq(finish(b, 300, 0, &tl), 0);
+	ck_assert_uint_eq(tl.nsegs, 3);
+	check_seg(&tl.segs[1], SP_TL_BLOCKED, 100, 100, "do_wait");
+	ck_assert_str_eq(tl.segs[1].waker_comm, "[irq]");
+	check_seg(&tl.segs[2], SP_TL_RUNNING, 200, 100, NULL);
+	tl_free(&tl);
+}
+END_TEST
+
 START_TEST(bad_events)
 {
 	struct tl_builder *b = tl_builder_new(T0, 0);
@@ -817,6 +838,7 @@ int main(void)
 	tcase_add_test(tc, serial_tail_analyzed);
 	tcase_add_test(tc, tid_reuse_and_early_events);
 	tcase_add_test(tc, bad_events);
+	tcase_add_test(tc, wake_after_switch_in);
 	tcase_add_test(tc, runq_idle_and_takers);
 	tcase_add_test(tc, segment_limit);
 	tcase_add_test(tc, random_streams_tile);
