@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * --timeline: the traced tasks' state changes, and every CPU's switches, into the `tl_events`
- * ring buffer (include/schedprof/timeline.h). timeline.bpf.c defines the buffer, the counters and the
- * wake-up, fork, exec and exit programs; the switch events come from the one sched_switch
- * program (schedules.bpf.c sp_switch, after the schedules view's fold, whose caller they carry).
+ * ring buffer (include/schedprof/timeline.h). timeline.bpf.c defines the buffer, the counters
+ * and the wake-up, fork, exec and exit programs; the switch events come from the one
+ * sched_switch program (schedules.bpf.c sp_switch, after the schedules view's fold, whose
+ * caller they carry).
  *
  * Cost: a reservation in one buffer shared by every CPU. User space is woken only when the
  * buffer holds tl_wakeup_bytes (an eighth of it): a wake-up per event would cost more than
@@ -114,8 +115,8 @@ static __always_inline __u64 tl_cgroup(struct task_struct *t)
 
 /*
  * A switch, on any CPU: prev's caller and wait (from the fold) when prev is traced
- * (traced_prev), and whether its CPU quota's group was throttled (a preempted prev). Every switch, so that a CPU's occupants and idle time are known while a
- * traced task waits for it.
+ * (traced_prev), and whether its CPU quota's group was throttled (a preempted prev). Every
+ * switch, so that a CPU's occupants and idle time are known while a traced task waits for it.
  */
 static __always_inline void tl_on_switch(struct task_struct *prev, struct task_struct *next,
 					 unsigned int prev_state, __u64 now, bool traced_prev,

@@ -386,10 +386,11 @@ static void put_lane(struct page *p, const struct lane_src *src, int y)
 			struct col *col = &p->cols[c];
 			uint64_t a = start > col_ns(p, c) ? start : col_ns(p, c);
 			uint64_t b = end < col_ns(p, c + 1) ? end : col_ns(p, c + 1);
+			uint64_t part = b > a ? b - a : 0, gone = 0;
 
-			uint64_t part = b > a ? b - a : 0;
-			uint64_t gone = stolen && ns ? (uint64_t)((unsigned __int128)part *
-							       (stolen < ns ? stolen : ns) / ns) : 0;
+			if (stolen && ns) /* the stolen share, spread over the item's range */
+				gone = (uint64_t)((unsigned __int128)part *
+						  (stolen < ns ? stolen : ns) / ns);
 
 			col->ns[st] += part - gone;
 			col->ns[D_STOLEN] += gone;
@@ -785,7 +786,10 @@ static void put_legend(struct page *p)
 	int x = PLOT_X;
 
 	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
-		const char *name = more && items[i].short_name ? items[i].short_name : items[i].name;
+		const char *name = items[i].name;
+
+		if (more && items[i].short_name)
+			name = items[i].short_name;
 
 		/* the last two only when the run has them */
 		if ((i == ARRAY_SIZE(items) - 2 && !p->throttled) ||

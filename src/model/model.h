@@ -87,7 +87,7 @@ struct sp_cpu_taker {
 	uint64_t cgroup_id; /* (not saved: named by the collector) */
 	char *where;  /* "inside" the traced set, or "outside" */
 	uint64_t count;
-	/* preempted-by: the waits after; ran-before, ran-during: its runs' overlap with the waits */
+	/* preempted-by: the waits after; ran-before, ran-during: its runs' time in the waits */
 	uint64_t ns;
 };
 

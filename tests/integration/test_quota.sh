@@ -133,7 +133,8 @@ TIMELINE=--timeline run_spin "$TMP/t.json"
 out=$(python3 - "$TMP/t.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-thr = sum(r.get("throttled_ns", 0) for r in d["schedules"]["callers"] if r["caller"] == "[preempted]")
+thr = sum(r.get("throttled_ns", 0) for r in d["schedules"]["callers"]
+          if r["caller"] == "[preempted]")
 segs = [s for s in d["timeline"]["segments"] if s.get("throttled")]
 assert all(s["state"] == "runnable" for s in segs), "throttled segments not runnable"
 ns = sum(s["ns"] for s in segs)
@@ -141,7 +142,8 @@ assert thr > 0 and abs(ns - thr) <= 0.05 * thr, ("throttled segments", ns, "rows
 print(len(segs), ns, thr)
 PY
 ) || fail "--timeline: throttled segments: $out"
-"$SCHEDPROF" report "$TMP/t.json" -f trace-event -o "$TMP/t.te.json" || fail "report -f trace-event exited $?"
+"$SCHEDPROF" report "$TMP/t.json" -f trace-event -o "$TMP/t.te.json" ||
+	fail "report -f trace-event exited $?"
 grep -q '"name":"throttled \[preempted\]"' "$TMP/t.te.json" ||
 	fail "--timeline: no trace-event slice named throttled [preempted]"
 pass "--timeline: throttled segments (n, ns, rows' ns): $out; trace-event names them"

@@ -219,8 +219,8 @@ static int tl_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 			tl_cap_stolen(tl, run->sched.present && run->sched.budget.steal.present
 						  ? run->sched.budget.steal.steal_ns : 0);
 		if (rq.unknown_cpu)
-			dlog("timeline: %" PRIu64 " waits for a CPU on a CPU without a switch seen",
-			     rq.unknown_cpu);
+			dlog("timeline: %" PRIu64 " waits for a CPU not laid against their CPU (no "
+			     "switch seen there, or past the occupants' limit)", rq.unknown_cpu);
 		tl_runq_free(&rq);
 	}
 	if (!err)

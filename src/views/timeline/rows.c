@@ -1012,9 +1012,10 @@ static int runq_rows(struct tl_builder *b, struct names *nm, struct rq_build *rb
 		o->missed_wakeups = r->missed_wakeups;
 		for (size_t k = 0; k < r->nt; k++) {
 			const struct rq_taker *t = &r->t[k];
-			struct sp_cpu_taker c = { .kind = "ran-during", .comm = b->comms[t->comm].s,
-						  .cgroup_id = t->cg, .count = t->count, .ns = t->ns,
-						  .where = t->traced ? "inside" : "outside" };
+			struct sp_cpu_taker c = {
+				.kind = "ran-during", .comm = b->comms[t->comm].s,
+				.cgroup_id = t->cg, .count = t->count, .ns = t->ns,
+				.where = t->traced ? "inside" : "outside" };
 
 			if (sp_cpu_taker_add(&o->takers, &c))
 				return -ENOMEM;
@@ -1076,7 +1077,8 @@ int tl_runq_join(const struct tl_runq *rq, struct sp_sched_view *v)
 		struct sp_sched_row *r = NULL;
 
 		for (size_t j = 0; j < v->nrows && !r; j++)
-			if (same_str(v->rows[j].caller, q->caller) && same_str(v->rows[j].wait, q->wait))
+			if (same_str(v->rows[j].caller, q->caller) &&
+			    same_str(v->rows[j].wait, q->wait))
 				r = &v->rows[j];
 		if (!r)
 			continue;

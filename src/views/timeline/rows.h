@@ -62,7 +62,8 @@ struct tl_runq {
 	size_t n, cap;
 	/* all waits, new tasks' first ones (no row) too */
 	uint64_t idle_miss_ns, missed_wakeups;
-	uint64_t unknown_cpu; /* waits on a CPU without a switch seen, or past the CPUs' limit */
+	/* waits not analysed: their CPU past 63 or without a switch seen, or past the limit */
+	uint64_t unknown_cpu;
 };
 
 void tl_runq_free(struct tl_runq *rq);
