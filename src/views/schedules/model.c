@@ -398,6 +398,7 @@ static void print_budget_idle(const struct sp_sched_view *v, FILE *f)
 {
 	const struct sp_budget *b = &v->budget;
 	uint64_t last = UINT64_MAX;
+	size_t last_i = SIZE_MAX;
 	char d[32];
 
 	if (!b->idle_miss_ns && !b->missed_wakeups)
@@ -406,21 +407,24 @@ static void print_budget_idle(const struct sp_sched_view *v, FILE *f)
 		   " wake-up%s onto a busy CPU", fmt_duration(b->idle_miss_ns, d, sizeof(d)),
 		sp_pct(b->idle_miss_ns, b->runq_ns), b->missed_wakeups,
 		b->missed_wakeups == 1 ? "" : "s");
-	for (int n = 0; n < 3; n++) { /* the next largest below last, ties in row order */
-		const struct sp_sched_row *best = NULL;
+	/* by miss, largest first, ties in row order: each the first after (last, last_i) */
+	for (int n = 0; n < 3; n++) {
+		size_t bi = SIZE_MAX;
 
 		for (size_t i = 0; i < v->nrows; i++) {
-			const struct sp_sched_row *r = &v->rows[i];
+			uint64_t m = v->rows[i].idle_miss_ns;
 
-			if (r->idle_miss_ns && r->idle_miss_ns < last &&
-			    (!best || r->idle_miss_ns > best->idle_miss_ns))
-				best = r;
+			if (!m || m > last || (m == last && i <= last_i))
+				continue;
+			if (bi == SIZE_MAX || m > v->rows[bi].idle_miss_ns)
+				bi = i;
 		}
-		if (!best)
+		if (bi == SIZE_MAX)
 			break;
-		fprintf(f, "%s%s %s", n ? ", " : "; ", best->caller,
-			fmt_duration(best->idle_miss_ns, d, sizeof(d)));
-		last = best->idle_miss_ns;
+		fprintf(f, "%s%s %s", n ? ", " : "; ", v->rows[bi].caller,
+			fmt_duration(v->rows[bi].idle_miss_ns, d, sizeof(d)));
+		last = v->rows[bi].idle_miss_ns;
+		last_i = bi;
 	}
 	fputc('\n', f);
 }

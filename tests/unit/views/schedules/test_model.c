@@ -248,6 +248,25 @@ START_TEST(budget)
 		"  blocked in: child 2.000s (19.0%), pipe 1.000s (9.5%), sleep 500.0ms (4.8%)\n"
 		"     COUNT"));
 	free(out);
+	/* --timeline's misses: the rows with the most, ties in row order, at most 3 */
+	b->idle_miss_ns = 30000;
+	b->missed_wakeups = 1;
+	run.sched.rows[0].idle_miss_ns = 10000;
+	run.sched.rows[1].idle_miss_ns = 10000;
+	run.sched.rows[2].idle_miss_ns = 10000;
+	out = table(&run, &o);
+	ck_assert_ptr_nonnull(strstr(out, "  while an allowed CPU sat idle: 30.0us of the wait for a "
+					  "CPU (0.0%), 1 wake-up onto a busy CPU; pipe_read 10.0us, "
+					  "[preempted] 10.0us, cpu_idle 10.0us\n"));
+	free(out);
+	run.sched.rows[1].idle_miss_ns = 20000;
+	run.sched.rows[2].idle_miss_ns = 0;
+	out = table(&run, &o);
+	ck_assert_ptr_nonnull(strstr(out, "wake-up onto a busy CPU; [preempted] 20.0us, pipe_read "
+					  "10.0us\n"));
+	free(out);
+	b->idle_miss_ns = b->missed_wakeups = 0;
+	run.sched.rows[0].idle_miss_ns = run.sched.rows[1].idle_miss_ns = 0;
 	/* nothing blocked: no second line */
 	memset(&b->blocked, 0, sizeof(b->blocked));
 	b->blocked_ns = 0;
