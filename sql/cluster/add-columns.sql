@@ -16,3 +16,6 @@ ALTER TABLE schedprof.schedules ADD COLUMN blocked_ns UInt64 DEFAULT 0,
 	ADD COLUMN runq_ns UInt64 DEFAULT 0, ADD COLUMN throttled_ns UInt64 DEFAULT 0,
 	ADD COLUMN migrated UInt64 DEFAULT 0, ADD COLUMN migrated_runq_ns UInt64 DEFAULT 0,
 	ADD COLUMN runq_max_ns UInt64 DEFAULT 0;
+-- The profile's sampling rate.
+ALTER TABLE schedprof.profile_local ADD COLUMN hz UInt32 DEFAULT 0;
+ALTER TABLE schedprof.profile ADD COLUMN hz UInt32 DEFAULT 0;

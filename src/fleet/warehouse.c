@@ -170,6 +170,9 @@ static const struct summed summed[] = {
 static const char old_sched_inner[] =
 	SCHED_INNER "0 AS b, 0 AS q, 0 AS th, 0 AS mg, 0 AS mq, 0 AS qm";
 
+/* The profile table of an older agent: no rate (0: not recorded). */
+static const char old_profile_inner[] = "any(samples) AS c, 0 AS h";
+
 /* The split's columns, added to the first schema (sink.c adds them to an older table). */
 static const char *const split_columns[] = { "blocked_ns", "runq_ns", "throttled_ns", "migrated",
 					     "migrated_runq_ns", "runq_max_ns" };
@@ -185,12 +188,13 @@ char *warehouse_sql(enum warehouse_query q, const char *db, const struct warehou
 	if (!f)
 		return NULL;
 	if (q == WAREHOUSE_COLUMNS) {
-		/* the split's columns, and a column of cpu_takers (its table is newer) */
+		/* the split's columns, the profile's rate, and a column of cpu_takers (a newer table) */
 		fprintf(f, "SELECT concat(table, '.', name) AS c FROM system.columns WHERE "
 			   "database = '%s' AND (table = 'schedules' AND name IN (", db);
 		for (size_t i = 0; i < ARRAY_SIZE(split_columns); i++)
 			fprintf(f, "%s'%s'", i ? ", " : "", split_columns[i]);
-		fputs(") OR table = 'cpu_takers' AND name = 'ns') ORDER BY c", f);
+		fputs(") OR table = 'profile' AND name = 'hz' OR table = 'cpu_takers' AND name = 'ns') "
+		      "ORDER BY c", f);
 	} else if (q == WAREHOUSE_META) {
 		/* min/max/uniq are the same with or without the copies of a re-sent interval */
 		fputs("SELECT host, kernel, toUnixTimestamp(min(interval_start)), "
@@ -204,8 +208,12 @@ char *warehouse_sql(enum warehouse_query q, const char *db, const struct warehou
 		fputs(") GROUP BY host, kernel ORDER BY host, kernel", f);
 	} else {
 		const struct summed *s = &summed[q];
-		const char *inner = q == WAREHOUSE_SCHEDULES && w && !w->sched_split ?
-					    old_sched_inner : s->inner;
+		const char *inner = s->inner;
+
+		if (q == WAREHOUSE_SCHEDULES && w && !w->sched_split)
+			inner = old_sched_inner;
+		else if (q == WAREHOUSE_PROFILE && w && !w->profile_hz)
+			inner = old_profile_inner;
 
 		fprintf(f, "SELECT %s, %s FROM (SELECT host, boot_id, seq, %s, %s FROM %s.%s", s->key,
 			s->outer, s->key, inner, db, s->table);
@@ -389,7 +397,10 @@ bool warehouse_query_needed(enum warehouse_query q, const struct warehouse_run *
 	return q != WAREHOUSE_TAKERS || !w || w->has_takers;
 }
 
-/* A newer column the tables have ("schedules.runq_ns"): the split is there when all are. */
+/*
+ * A newer column the tables have ("schedules.runq_ns"): the split is there when all are;
+ * "profile.hz", the profile's rate.
+ */
 static int add_column(struct warehouse_run *w, char **f)
 {
 	if (!strncmp(f[0], "schedules.", 10))
@@ -399,6 +410,8 @@ static int add_column(struct warehouse_run *w, char **f)
 	w->sched_split = w->split_seen == (1u << ARRAY_SIZE(split_columns)) - 1;
 	if (!strcmp(f[0], "cpu_takers.ns"))
 		w->has_takers = true;
+	if (!strcmp(f[0], "profile.hz"))
+		w->profile_hz = true;
 	return 0;
 }
 

@@ -70,6 +70,7 @@ struct warehouse_run {
 	bool sched_split;
 	unsigned int split_seen; /* which of them: bits */
 	bool has_takers;	 /* there is a cpu_takers table */
+	bool profile_hz;	 /* the profile table has the rate (hz) */
 	uint64_t takers_without_row; /* its lines for no schedules row of the answer */
 	uint64_t intervals;  /* (host, boot, seq) selected */
 	size_t nhosts, nkernels;

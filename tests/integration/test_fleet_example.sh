@@ -47,25 +47,50 @@ for n in 1 2; do
 	[ "$(ch ex$n "SELECT groupArray(port) FROM (SELECT port FROM system.clusters WHERE cluster = 'fleet' ORDER BY shard_num)")" = \
 		"[$(ch_port ex1 tcp),$(ch_port ex2 tcp)]" ] || fail "server $n: the cluster 'fleet' is not its two shards"
 done
-# the tables as a cluster made before the schedules rows' split had them (shard.sql without
-# those columns), then sql/cluster/add-columns.sql: the rows below go in with the split
+# the tables as a cluster made before the schedules rows' split and the profile's rate
+# (shard.sql without those columns): report --from reads them as they are; then
+# sql/cluster/add-columns.sql, and the rows below go in with the split
 python3 - "$SRC/sql/cluster/shard.sql" > "$TMP/shard-old.sql" <<'PY'
 import re, sys
-split = r'(blocked_ns|runq_ns|throttled_ns|migrated|migrated_runq_ns|runq_max_ns)'
-s = re.sub(r'\n\s*' + split + r' UInt64 DEFAULT 0,?[^\n]*', '', open(sys.argv[1]).read())
+added = r'((blocked_ns|runq_ns|throttled_ns|migrated|migrated_runq_ns|runq_max_ns) UInt64|hz UInt32)'
+s = re.sub(r'\n\s*' + added + r' DEFAULT 0,?[^\n]*', '', open(sys.argv[1]).read())
 print(re.sub(r',(\s*\n\))', r'\1', s), end='')
 PY
-grep -q 'runq_ns' "$TMP/shard-old.sql" && fail "shard-old.sql still has the split"
+grep -Eq 'runq_ns|hz' "$TMP/shard-old.sql" && fail "shard-old.sql still has the split or the rate"
 for n in 1 2; do
 	ch_file ex$n "$TMP/shard-old.sql"
 	ch_file ex$n "$SRC/sql/cluster/distributed.sql"
+done
+printf '%s\n' '{"host":"old","boot_id":"b","kernel":"k","interval_start":"2026-11-30 21:00:00","interval_end":"2026-11-30 21:01:00","seq":1,"function":"spin","object":"[kernel]","comm":"cat","samples":3}' \
+	> "$TMP/old-profile.ndjson"
+printf '%s\n' '{"host":"old","boot_id":"b","kernel":"k","interval_start":"2026-11-30 21:00:00","interval_end":"2026-11-30 21:01:00","seq":1,"caller":"anon_pipe_read","wait":"pipe","comm":"cat","count":4,"offcpu_ns":40,"max_ns":20}' \
+	> "$TMP/old-sched.ndjson"
+ch_insert ex1 schedprof.profile "$TMP/old-profile.ndjson" insert_distributed_sync=1
+ch_insert ex1 schedprof.schedules "$TMP/old-sched.ndjson" insert_distributed_sync=1
+"$SCHEDPROF" report --from "$(ch_url ex2)" -f json \
+	-o "$TMP/old.json" 2> "$TMP/old.err" || fail "report --from the older tables: $(cat "$TMP/old.err")"
+python3 - "$TMP/old.json" <<'PY' || fail "report --from the older tables: $(cat "$TMP/old.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [(x['function'], x['samples']) for x in r['profile']['functions']] == [('spin', 3)], r['profile']
+assert [(x['caller'], x['count']) for x in r['schedules']['callers']] == [('anon_pipe_read', 4)], r['schedules']
+PY
+"$SCHEDPROF" report "$TMP/old.json" -f table > "$TMP/old.txt" 2> "$TMP/old.err" ||
+	fail "report of report --from's JSON of the older tables: $(cat "$TMP/old.err")"
+for n in 1 2; do
 	ch_file ex$n "$SRC/sql/cluster/add-columns.sql"
 	for t in schedules schedules_local; do
 		c=$(ch ex$n "SELECT count() FROM system.columns WHERE database = 'schedprof' AND table = '$t' AND name IN ('blocked_ns', 'runq_ns', 'throttled_ns', 'migrated', 'migrated_runq_ns', 'runq_max_ns')")
 		[ "$c" = 6 ] || fail "server $n: add-columns.sql gave $t $c of the 6 split columns"
 	done
+	for t in profile profile_local; do
+		c=$(ch ex$n "SELECT count() FROM system.columns WHERE database = 'schedprof' AND table = '$t' AND name = 'hz'")
+		[ "$c" = 1 ] || fail "server $n: add-columns.sql gave $t no hz column"
+	done
 done
-pass "two servers from Debian's config with examples/fleet/shard{1,2}.xml and cluster.xml, sql/cluster applied (older tables, then add-columns.sql)"
+ch ex1 "TRUNCATE TABLE schedprof.schedules_local"
+ch ex2 "TRUNCATE TABLE schedprof.schedules_local"
+pass "two servers from Debian's config with examples/fleet/shard{1,2}.xml and cluster.xml, sql/cluster applied (older tables, read by report --from, then add-columns.sql)"
 
 # one row per host, one host per shard (sipHash64(host) % 2), in through server 1's
 # Distributed table, back from server 2's

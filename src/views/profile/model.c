@@ -57,7 +57,8 @@ static int write_comms(struct json_writer *w, const struct sp_field *f, const vo
 
 #define T struct sp_profile_view
 static const struct sp_field view_fields[] = {
-	SP_UINT(T, "hz", hz, 1, UINT_MAX),
+	/* 0: not recorded (the rows of an older agent in a warehouse) */
+	SP_UINT(T, "hz", hz, 0, UINT_MAX),
 	/* the CPUs sampled: at least one; 0 is unknown (the warehouse's rows), not written */
 	{ .key = "cpus", .type = SP_T_INT, .flags = SP_SPARSE, .off = offsetof(T, cpus), .min = 1,
 	  .max = 65536 },
@@ -158,10 +159,14 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	size_t n = v->nrows;
 	int err = 0;
 
-	fprintf(f, "\nprofile: %" PRIu64 " samples @ %u Hz on %d CPUs: cpu_idle %.1f%%, %s %.1f%%, "
-		   "other %.1f%%\n",
-		v->total, v->hz, v->cpus, sp_pct(v->idle, v->total), target_label(run),
-		sp_pct(v->target, v->total), sp_pct(v->other, v->total));
+	fprintf(f, "\nprofile: %" PRIu64 " samples", v->total);
+	/* a warehouse's rows may have neither (0) */
+	if (v->hz)
+		fprintf(f, " @ %u Hz", v->hz);
+	if (v->cpus)
+		fprintf(f, " on %d CPUs", v->cpus);
+	fprintf(f, ": cpu_idle %.1f%%, %s %.1f%%, other %.1f%%\n", sp_pct(v->idle, v->total),
+		target_label(run), sp_pct(v->target, v->total), sp_pct(v->other, v->total));
 	if (v->unsymbolized)
 		fprintf(f, "  note: %" PRIu64 " of the %" PRIu64 " %s samples (%.1f%%) could not be "
 			   "symbolized: they are counted under [unknown], or object+0xOFFSET when "

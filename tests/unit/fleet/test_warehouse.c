@@ -72,7 +72,8 @@ START_TEST(sql)
 	q = warehouse_sql(WAREHOUSE_COLUMNS, "fleetdb", &sel, NULL);
 	ck_assert_ptr_nonnull(strstr(q, "FROM system.columns WHERE database = 'fleetdb' AND "
 					"(table = 'schedules' AND name IN ('blocked_ns', "));
-	ck_assert_ptr_nonnull(strstr(q, "OR table = 'cpu_takers' AND name = 'ns')"));
+	ck_assert_ptr_nonnull(strstr(q, "OR table = 'profile' AND name = 'hz' OR table = "
+					"'cpu_takers' AND name = 'ns')"));
 	free(q);
 	sel = (struct warehouse_select){ 0 };
 	q = warehouse_sql(WAREHOUSE_META, "schedprof", &sel, NULL);
@@ -217,7 +218,7 @@ START_TEST(bad_answers)
 }
 END_TEST
 
-/* A schedules table of an older agent (no split columns) is read with zeros for them. */
+/* Tables of an older agent (no split columns, no rate) are read with zeros for them. */
 START_TEST(older_table)
 {
 	struct warehouse_select sel = { 0 };
@@ -231,6 +232,14 @@ START_TEST(older_table)
 	q = warehouse_sql(WAREHOUSE_SCHEDULES, "schedprof", &sel, &w);
 	ck_assert_ptr_null(strstr(q, "runq_ns"));
 	ck_assert_ptr_nonnull(strstr(q, "0 AS q"));
+	free(q);
+	q = warehouse_sql(WAREHOUSE_PROFILE, "schedprof", &sel, &w);
+	ck_assert_ptr_null(strstr(q, "hz"));
+	ck_assert_ptr_nonnull(strstr(q, "0 AS h"));
+	free(q);
+	add(&w, WAREHOUSE_COLUMNS, "profile.hz\n");
+	q = warehouse_sql(WAREHOUSE_PROFILE, "schedprof", &sel, &w);
+	ck_assert_ptr_nonnull(strstr(q, "any(hz) AS h"));
 	free(q);
 	add(&w, WAREHOUSE_COLUMNS, "cpu_takers.ns\nschedules.blocked_ns\nschedules.migrated\n"
 				   "schedules.migrated_runq_ns\nschedules.runq_max_ns\n"

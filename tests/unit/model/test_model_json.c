@@ -591,7 +591,7 @@ START_TEST(test_bad_values)
 		  "schedules.callers[0].stacks[0].frames[1]: expected a string, not a number" },
 		{ "\"frames\":[\"__schedule\"", "\"frames\":[\"__schedule\"],\"f\":[\"x\"",
 		  "" /* not an error: see below */ },
-		{ "\"hz\":99", "\"hz\":0", "profile.hz: expected an integer from 1" },
+		{ "\"hz\":99", "\"hz\":-1", "profile.hz: expected an integer from 0" },
 		{ "\"callchains\":true",
 		  "\"callchains\":1",
 		  "profile.callchains: expected a boolean" },

@@ -167,8 +167,17 @@ START_TEST(test_table)
 	ck_assert_msg(p != NULL, "stacks: %s", out);
 	free(out);
 
-	/* only the schedules view: no profile section */
+	/* a warehouse's older rows: neither the rate nor the CPUs recorded */
 	o = table_opts();
+	run.profile.hz = 0;
+	run.profile.cpus = 0;
+	out = render(&run, &o);
+	ck_assert_msg(strstr(out, "\nprofile: 66260 samples: cpu_idle 81.8%, job 17.1%, other "
+				  "1.1%\n"),
+		      "header without rate: %s", out);
+	free(out);
+
+	/* only the schedules view: no profile section */
 	o.views = SP_VIEW_SCHED;
 	out = render(&run, &o);
 	ck_assert_ptr_null(strstr(out, "profile:"));
