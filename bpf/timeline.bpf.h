@@ -107,12 +107,6 @@ static __always_inline __u64 tl_cpus(struct task_struct *t)
 	return m ? m->bits[0] : 0;
 }
 
-/* t's cgroup v2 id, as bpf_get_current_cgroup_id() gives current's. */
-static __always_inline __u64 tl_cgroup(struct task_struct *t)
-{
-	return BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
-}
-
 /*
  * A switch, on any CPU: prev's caller and wait (from the fold) when prev is traced
  * (traced_prev), and whether its CPU quota's group was throttled (a preempted prev). Every
@@ -144,8 +138,8 @@ static __always_inline void tl_on_switch(struct task_struct *prev, struct task_s
 	__builtin_memcpy(e->prev_comm, prev->comm, sizeof(e->prev_comm));
 	__builtin_memcpy(e->next_comm, next->comm, sizeof(e->next_comm));
 	e->prev_cpus = tl_cpus(prev);
-	e->prev_cg = prev->pid ? tl_cgroup(prev) : 0;
-	e->next_cg = next->pid ? tl_cgroup(next) : 0;
+	e->prev_cg = prev->pid ? sp_task_cgroup(prev) : 0;
+	e->next_cg = next->pid ? sp_task_cgroup(next) : 0;
 	tl_submit(e);
 }
 

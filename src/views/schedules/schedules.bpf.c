@@ -806,7 +806,7 @@ static __always_inline void takers_in(struct task_struct *prev, struct sp_task *
 	if (!p)
 		return;
 	__builtin_memcpy(p->prev_comm, prev->comm, sizeof(p->prev_comm));
-	p->prev_cg = bpf_get_current_cgroup_id(); /* prev is current */
+	p->prev_cg = sp_task_cgroup(prev);
 	flags = (prev->pid != 0) * SP_PREV_TASK;
 	if (targ_all || (pt && pt->sleep.state != SP_TS_NONE))
 		flags |= SP_PREV_INSIDE;
@@ -824,7 +824,7 @@ static __always_inline void note_preemptor(struct sp_sleep *s, struct task_struc
 	struct sp_task *nt = traced_get(next, 0);
 
 	__builtin_memcpy(s->waker_comm, next->comm, sizeof(s->waker_comm));
-	s->waker_fn = next->cgroups->dfl_cgrp->kn->id;
+	s->waker_fn = sp_task_cgroup(next);
 	s->waker_ctx = nt && nt->sleep.state == SP_TS_RUNNING;
 }
 
