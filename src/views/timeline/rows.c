@@ -976,11 +976,12 @@ static int runq_seg(struct tl_builder *b, struct rq_build *rb, struct tl_runq *r
 		if (!err && (s->cpus & ~(1ULL << s->run_cpu)))
 			err = idle_elsewhere(b, rb, s->cpus, s->run_cpu, a, z, &idle);
 		miss += idle;
-		/* a wake-up that found its CPU busy while another sat idle */
-		if (!err && idle && s->woken && a == s->start) {
-			err = idle_elsewhere(b, rb, s->cpus, s->run_cpu, a, a + 1, &idle);
-			missed_wakeup = idle > 0;
-		}
+		/*
+		 * a wake-up that found its CPU busy while another sat idle: an idle span from a
+		 * on (rb->idle: clipped to [a, z), sorted by start)
+		 */
+		if (!err && idle && s->woken && a == s->start && rb->idle[0][0] == a)
+			missed_wakeup = true;
 	}
 	rq->idle_miss_ns += miss;
 	rq->missed_wakeups += missed_wakeup;
