@@ -29,7 +29,8 @@ struct sp_delta_stats {
  * *ret (initialized by the caller, empty) = cur - prev; prev NULL or an empty run: all of
  * cur. The run's own fields (target, kernel, ...) are cur's; start_unix_ns and elapsed_ns
  * are left for the caller (the interval's), as is ret->interval. Rows, comms, stacks and
- * wakers with nothing in the interval are left out; the rows are ranked by the interval's
+ * wakers with nothing in the interval are left out, but a row whose CPU takers alone moved
+ * stays (SP_MOVES_ALONE: with its own counts 0); the rows are ranked by the interval's
  * counts (sp_sched_sort, sp_profile_sort, sp_lock_sort by wait: sort again for another key).
  * stats may be NULL.
  * 0 or -ENOMEM (then *ret holds part of the result: sp_run_free it).

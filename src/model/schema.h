@@ -67,6 +67,9 @@ enum {
 	SP_KEY = 1u << 11,     /* STR, INT, STRS: part of the element's identity when two arrays
 				* of it are matched (NULL is a key of its own, unlike "") */
 	SP_WHOLE_RUN = 1u << 12, /* of the whole run: an interval has none (left zero) */
+	SP_MOVES_ALONE = 1u << 13, /* keyed ARRAY, MAP: its elements are counted apart from the
+				    * struct that holds them, at other times: one that moved keeps
+				    * that struct in the interval like a counter that moved */
 };
 
 struct sp_schema;

@@ -172,6 +172,44 @@ static int copy_elems(const struct sp_field *f, const void *c, void *d, size_t n
 /* ---- a keyed array: matched element by element ---- */
 
 static int delta_keyed(const struct sp_field *f, const void *p, const void *c, void *d,
+		       struct sp_delta_stats *st);
+
+/*
+ * Whether an SP_MOVES_ALONE array of s has an element that moved from p (NULL: none) to c:
+ * made in e, a scratch struct of s with empty arrays, then freed from it (the struct's other
+ * fields are made later, with it). *moved; 0 or -errno.
+ */
+static int moved_alone(const struct sp_schema *s, const void *p, const void *c, void *e,
+		       bool *moved)
+{
+	struct sp_delta_stats st = {}; /* the struct's own delta counts them, once */
+	int err = 0;
+
+	*moved = false;
+	for (size_t i = 0; !err && !*moved && i < s->nfields; i++) {
+		const struct sp_field *f = &s->fields[i];
+		char **v = SP_AT(e, f->off, char *);
+		size_t *n = SP_AT(e, f->n_off, size_t);
+
+		if (!(f->flags & SP_MOVES_ALONE) || (f->flags & SP_WHOLE_RUN) ||
+		    (f->when && !f->when(c)))
+			continue;
+		err = delta_keyed(f, p, c, e, &st);
+		*moved = *n != 0;
+		for (size_t j = 0; *v && j < *n; j++) {
+			if (f->type == SP_T_MAP)
+				free(*SP_AT(*v + j * f->size, f->key_off, char *));
+			sp_schema_free(f->sub, *v + j * f->size, NULL);
+		}
+		free(*v);
+		*v = NULL;
+		*n = 0;
+		*SP_AT(e, f->cap_off, size_t) = 0;
+	}
+	return err;
+}
+
+static int delta_keyed(const struct sp_field *f, const void *p, const void *c, void *d,
 		       struct sp_delta_stats *st)
 {
 	const char *pv = p ? *SP_CAT(p, f->off, char *) : NULL, *cv = *SP_CAT(c, f->off, char *);
@@ -199,12 +237,19 @@ static int delta_keyed(const struct sp_field *f, const void *p, const void *c, v
 
 		if (!hashmap__delete(&x, (long)ce, &pe, NULL))
 			pe = 0;
-		/* its counters first: an element with nothing in the interval is left out */
+		/*
+		 * its counters first: an element with nothing in the interval is left out; then,
+		 * when none moved, the arrays counted apart from it (SP_MOVES_ALONE)
+		 */
 		memset(tmp, 0, f->size);
 		delta_fields(f->sub, (const void *)pe, ce, tmp, st, true);
 		for (size_t j = 0; j < f->sub->nfields; j++)
 			if (moves(&f->sub->fields[j]) && *SP_AT(tmp, f->sub->fields[j].off, uint64_t))
 				any = true;
+		if (!any)
+			err = moved_alone(f->sub, (const void *)pe, ce, tmp, &any);
+		if (err)
+			break;
 		if (!any)
 			continue;
 		de = sp_array_add(SP_AT(d, f->off, void *), SP_AT(d, f->n_off, size_t),

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # Round trip: one real agent traces a workload (two runs of spwork pipe, a pause
-# between them: several 1 s intervals) and sends its intervals to a real server; the same
+# between them: several 1 s intervals; then, on CPU 0, a wait behind a spinner and a quiet
+# CPU: takers of that wait reach the agent's reads only in a later interval, or at the stop,
+# when its row has nothing new) and sends its intervals to a real server; the same
 # agent saves the whole run with --save (the sum of the intervals it sent). Then
 # `report --from ... -f table` prints the same table as `report saved.json -f table` for the
 # columns the warehouse keeps: the schedules rows' COUNT, SHARE, OFF-CPU, MAX, WAIT and
@@ -21,7 +23,9 @@ url=$(ch_url s1)
 # a single server: --create-schema makes sql/schema.sql's tables (never on a cluster)
 "$SCHEDPROF" agent --views schedules,profile,locks -i 1 --spool "$TMP/spool" --sink "$url" \
 	--create-schema --hostname rt-host --save "$TMP/saved.json" \
-	-- sh -c "'$SPWORK' pipe 1000 && sleep 1.5 && '$SPWORK' pipe 1000" 2> "$TMP/agent.err" ||
+	-- sh -c "'$SPWORK' pipe 1000 && sleep 1.5 && '$SPWORK' pipe 1000 &&
+		 taskset -c 0 sh -c 'sleep 1.3 & sleep 1.25; \"$SPWORK\" spin 0.1; sleep 2'" \
+	2> "$TMP/agent.err" ||
 	{ cat "$TMP/agent.err"; fail "the agent exited $?"; }
 [ -s "$TMP/saved.json" ] || fail "the agent saved no run: $(cat "$TMP/agent.err")"
 ls "$TMP/spool"/*.batch > /dev/null 2>&1 && fail "intervals left in the spool: $(cat "$TMP/agent.err")"

@@ -58,9 +58,13 @@ static const struct sp_field row_fields[] = {
 	/* by count desc; absent (none) in older files */
 	SP_ARRAY_AS(T, "wakers", wakers.v, wakers.n, wakers.cap, waker_schema,
 		    SP_NONEMPTY | SP_OPTIONAL | SP_INLINE),
-	/* by ns desc; absent (none) in older files */
+	/*
+	 * by ns desc; absent (none) in older files. Counted apart from the row: a CPU's last
+	 * takers reach the map its intervals read when another taker takes their slot, and the
+	 * run at the stop (struct sp_taker_pcpu), possibly in an interval their row has nothing in.
+	 */
 	SP_ARRAY_AS(T, "cpu_takers", takers.v, takers.n, takers.cap, taker_schema,
-		    SP_NONEMPTY | SP_OPTIONAL | SP_INLINE),
+		    SP_NONEMPTY | SP_OPTIONAL | SP_INLINE | SP_MOVES_ALONE),
 	SP_COMMS(T, "comms", comms, sp_comm_offcpu_max),
 	SP_STACKS(T, stacks, sp_stack_offcpu),
 };

@@ -278,6 +278,61 @@ START_TEST(intervals_add_up)
 }
 END_TEST
 
+static void taker(struct sp_cpu_taker_list *l, const char *kind, const char *comm, uint64_t count,
+		  uint64_t ns)
+{
+	struct sp_cpu_taker *t = SP_ARRAY_ADD(l->v, l->n, l->cap);
+
+	ck_assert_ptr_nonnull(t);
+	t->kind = sdup(kind);
+	t->comm = sdup(comm);
+	t->where = sdup("inside");
+	t->count = count;
+	t->ns = ns;
+}
+
+/*
+ * A row's takers can grow in an interval its row has nothing in: BPF keeps a CPU's last
+ * takers in slots (struct sp_taker_pcpu) and counts them in the map, which the intervals
+ * read, only when a slot is taken by another taker, and the final read adds the slots. The
+ * row stays in that interval with its takers' part, and none of its own.
+ */
+START_TEST(takers_move_alone)
+{
+	struct sp_run a, b, d;
+	struct sp_delta_stats st;
+	struct sp_sched_row *row;
+
+	sp_run_init(&a);
+	sp_run_init(&b);
+	sp_run_init(&d);
+	srow(&a, "folio_wait_bit_common", "io", 1, 5000000, 5000000);
+	taker(&srow(&a, "anon_pipe_read", "pipe", 10, 1000, 100)->takers, "ran-before", "cat",
+	      10, 500);
+	row = srow(&b, "folio_wait_bit_common", "io", 1, 5000000, 5000000);
+	taker(&row->takers, "ran-before", "schedprof", 1, 3900000);
+	taker(&srow(&b, "anon_pipe_read", "pipe", 10, 1000, 100)->takers, "ran-before", "cat",
+	      10, 500);
+	ck_assert_int_eq(sp_run_delta(&a, &b, &d, &st), 0);
+	ck_assert_uint_eq(st.negative + st.vanished, 0);
+	/* anon_pipe_read: nothing new, its taker neither */
+	ck_assert_ptr_null(find(&d.sched, "anon_pipe_read"));
+	row = find(&d.sched, "folio_wait_bit_common");
+	ck_assert_ptr_nonnull(row);
+	ck_assert_uint_eq(row->count, 0);
+	ck_assert_uint_eq(row->offcpu_ns, 0);
+	ck_assert_uint_eq(row->comms.n + row->stacks.n + row->wakers.n, 0);
+	ck_assert_uint_eq(row->takers.n, 1);
+	ck_assert_str_eq(row->takers.v[0].comm, "schedprof");
+	ck_assert_uint_eq(row->takers.v[0].count, 1);
+	ck_assert_uint_eq(row->takers.v[0].ns, 3900000);
+	ck_assert_uint_eq(d.sched.total, 0);
+	sp_run_free(&a);
+	sp_run_free(&b);
+	sp_run_free(&d);
+}
+END_TEST
+
 /* A row renamed between two reads: its old name vanishes, a smaller count clamps at 0. */
 START_TEST(vanished_and_negative_counted)
 {
@@ -645,6 +700,7 @@ int main(void)
 	tcase_add_test(tc, first_interval_is_the_run);
 	tcase_add_test(tc, rows_appear_and_rest);
 	tcase_add_test(tc, intervals_add_up);
+	tcase_add_test(tc, takers_move_alone);
 	tcase_add_test(tc, vanished_and_negative_counted);
 	tcase_add_test(tc, keys_with_null);
 	tcase_add_test(tc, unfinished_is_a_state);
