@@ -500,6 +500,8 @@ static void cp_get(const struct page *p, const void *ctx, size_t i, uint64_t *st
 	*start = c->start_ns;
 	*ns = c->ns;
 	*state = c->state <= SP_TL_BLOCKED ? (int)c->state : SP_TL_BLOCKED;
+	if (c->state == SP_TL_RUNNABLE && c->throttled)
+		*state = D_THROTTLED;
 	*stolen = 0;
 }
 
@@ -519,6 +521,8 @@ static void cp_tip(struct page *p, const void *ctx, size_t i)
 	put_dur(p, c->ns);
 	ps(p, " at ");
 	put_dur(p, c->start_ns);
+	if (c->throttled)
+		ps(p, ", throttled by its CPU quota");
 }
 
 static int cmp_lane(const void *pa, const void *pb, void *arg)
@@ -834,7 +838,7 @@ static void put_tables(struct page *p)
 
 		ps(p, "<tr><td>");
 		put_text(p, r->comm);
-		pf(p, "</td><td>%s</td><td>", sp_tl_state_name(r->state));
+		pf(p, "</td><td>%s</td><td>", r->throttled ? "throttled" : sp_tl_state_name(r->state));
 		put_text(p, r->caller ? r->caller : "");
 		ps(p, "</td><td class=\"n\">");
 		put_dur(p, r->ns);

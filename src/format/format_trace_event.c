@@ -239,7 +239,8 @@ static void put_cp(struct te *t)
 
 		put_slice_head(t, TE_CP_PID, TE_CP_PID, c->start_ns, c->ns, "critical path");
 		snprintf(name, sizeof(name), "%s %s%s%s", c->comm ? c->comm : "?",
-			 sp_tl_state_name(c->state), c->caller ? " " : "", c->caller ? c->caller : "");
+			 c->throttled ? "throttled" : sp_tl_state_name(c->state), c->caller ? " " : "",
+			 c->caller ? c->caller : "");
 		jw_kv_string(t->w, "name", name);
 		jw_name(t->w, "args");
 		jw_start_object(t->w);
@@ -247,6 +248,8 @@ static void put_cp(struct te *t)
 		jw_kv_string(t->w, "state", sp_tl_state_name(c->state));
 		if (c->caller)
 			jw_kv_string(t->w, "caller", c->caller);
+		if (c->throttled)
+			jw_kv_bool(t->w, "throttled", true);
 		jw_end_object(t->w);
 		jw_end_object(t->w);
 	}

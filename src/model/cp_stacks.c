@@ -77,8 +77,9 @@ static int add_rank(struct sp_sched_view *v, const struct sp_cp_rank *r)
 	if (xstrdup_to(&s->comm, r->comm ? r->comm : "[unknown]") ||
 	    xstrdup_to(&s->frames[0], label(r)))
 		return -ENOMEM;
-	if (n > 1 && xstrdup_to(&s->frames[1], r->state == SP_TL_RUNNABLE ? "[runnable]" :
-							"[blocked]"))
+	if (n > 1 && xstrdup_to(&s->frames[1], r->state != SP_TL_RUNNABLE ? "[blocked]" :
+						r->throttled		  ? "[throttled]" :
+									    "[runnable]"))
 		return -ENOMEM;
 	return 0;
 }

@@ -33,6 +33,7 @@ struct ival {
 struct step {
 	size_t task;
 	enum sp_tl_state state;
+	bool throttled; /* runnable, throttled (its segment's) */
 	const char *comm, *caller;
 	uint64_t a, b;
 };
@@ -440,6 +441,17 @@ static int push(struct ctx *c, size_t task, enum sp_tl_state state, const char *
 	return 0;
 }
 
+/* push() of the part of segment s before t. */
+static int push_seg(struct ctx *c, size_t task, const struct sp_tl_seg *s, const char *comm,
+		    uint64_t t)
+{
+	int rc = push(c, task, s->state, comm, s->caller, s->start_ns, t);
+
+	if (!rc)
+		c->steps[c->nsteps - 1].throttled = s->state == SP_TL_RUNNABLE && s->throttled;
+	return rc;
+}
+
 /* Walks back from task k at t; returns where it stopped in *ret_t. */
 static int walk(struct ctx *c, size_t k, uint64_t t, uint64_t *ret_t)
 {
@@ -483,7 +495,7 @@ static int walk(struct ctx *c, size_t k, uint64_t t, uint64_t *ret_t)
 				continue;
 			}
 		}
-		rc = push(c, k, s->state, comm_of(task, s), s->caller, s->start_ns, t);
+		rc = push_seg(c, k, s, comm_of(task, s), t);
 		t = s->start_ns;
 	}
 	*ret_t = t;
@@ -500,7 +512,8 @@ static int emit(struct ctx *c, size_t *last_task, const struct step *st, uint64_
 	int rc;
 
 	if (p && *last_task == st->task && p->state == st->state && p->alone == alone &&
-	    p->start_ns + p->ns == a && streq(p->caller, st->caller) && streq(p->comm, st->comm)) {
+	    p->throttled == st->throttled && p->start_ns + p->ns == a &&
+	    streq(p->caller, st->caller) && streq(p->comm, st->comm)) {
 		p->ns += b - a;
 		return 0;
 	}
@@ -511,6 +524,7 @@ static int emit(struct ctx *c, size_t *last_task, const struct step *st, uint64_
 	p->tid = tid;
 	p->state = st->state;
 	p->alone = alone;
+	p->throttled = st->throttled;
 	p->start_ns = a;
 	p->ns = b - a;
 	rc = xstrdup_to(&p->comm, st->comm);
@@ -564,6 +578,8 @@ static int cmp_rank_key(const struct sp_cp_seg *a, const struct sp_cp_seg *b)
 		return a->state < b->state ? -1 : 1;
 	if (a->alone != b->alone)
 		return a->alone ? -1 : 1;
+	if (a->throttled != b->throttled)
+		return a->throttled ? -1 : 1;
 	return strcmp_null(a->caller, b->caller);
 }
 
@@ -577,9 +593,9 @@ static int cmp_rank(const void *pa, const void *pb)
 {
 	const struct sp_cp_rank *a = pa, *b = pb;
 	struct sp_cp_seg ka = { .comm = a->comm, .state = a->state, .caller = a->caller,
-				.alone = a->alone };
+				.alone = a->alone, .throttled = a->throttled };
 	struct sp_cp_seg kb = { .comm = b->comm, .state = b->state, .caller = b->caller,
-				.alone = b->alone };
+				.alone = b->alone, .throttled = b->throttled };
 
 	if (a->ns != b->ns)
 		return a->ns > b->ns ? -1 : 1;
@@ -610,6 +626,7 @@ static int rank_path(struct sp_timeline *tl)
 		}
 		r->state = v[i]->state;
 		r->alone = v[i]->alone;
+		r->throttled = v[i]->throttled;
 		r->ns = v[i]->ns;
 		rc = xstrdup_to(&r->comm, v[i]->comm);
 		if (!rc)

@@ -355,6 +355,7 @@ struct sp_cp_seg {
 	char *caller; /* as in struct sp_tl_seg; NULL when running */
 	uint64_t start_ns, ns;
 	bool alone;   /* running while no other task of the job ran: the job was serial */
+	bool throttled; /* runnable while its CPU quota's group was throttled (sp_tl_seg's) */
 };
 
 /* The critical path's time by (comm, state, caller), ranked by ns desc. */
@@ -363,6 +364,7 @@ struct sp_cp_rank {
 	enum sp_tl_state state;
 	char *caller;
 	bool alone; /* as in struct sp_cp_seg: "ld running alone" ranks apart from "ld running" */
+	bool throttled; /* as in struct sp_cp_seg, and ranked apart as alone is */
 	uint64_t ns;
 };
 

@@ -104,7 +104,11 @@ static const struct sp_field seg_fields[] = {
 static const struct sp_schema seg_schema = SP_SCHEMA_OF("tl_seg", seg_fields);
 
 #define T struct sp_cp_seg
-static const struct sp_field cp_seg_fields[] = { WHO(T), STEP(T), SPAN(T) };
+static const struct sp_field cp_seg_fields[] = {
+	WHO(T), STEP(T), SPAN(T),
+	/* only when true, absent in older files */
+	{ .key = "throttled", .type = SP_T_BOOL, .flags = SP_SPARSE, .off = offsetof(T, throttled) },
+};
 #undef T
 static const struct sp_schema cp_seg_schema = SP_SCHEMA_OF("cp_seg", cp_seg_fields);
 
@@ -113,6 +117,8 @@ static const struct sp_field cp_rank_fields[] = {
 	SP_STR(T, "comm", comm),
 	STEP(T),
 	SP_U64(T, "ns", ns),
+	/* only when true, absent in older files */
+	{ .key = "throttled", .type = SP_T_BOOL, .flags = SP_SPARSE, .off = offsetof(T, throttled) },
 };
 #undef T
 static const struct sp_schema cp_rank_schema = SP_SCHEMA_OF("cp_rank", cp_rank_fields);
@@ -189,22 +195,21 @@ const char *sp_tl_state_name(enum sp_tl_state s)
 
 /* ---- table ---- */
 
-/* "cc1 running", "make in do_wait", "cc1 waiting for a CPU" */
-static void put_step(const char *comm, enum sp_tl_state state, const char *caller, bool alone,
-		     bool detail, FILE *f)
+/* "cc1 running", "make in do_wait", "cc1 waiting for a CPU", "cc1 throttled by its CPU quota" */
+static void put_step(const struct sp_cp_rank *r, bool detail, FILE *f)
 {
-	fputs(comm ? comm : "?", f);
-	switch (state) {
+	fputs(r->comm ? r->comm : "?", f);
+	switch (r->state) {
 	case SP_TL_RUNNING:
-		fputs(alone ? " running alone" : " running", f);
+		fputs(r->alone ? " running alone" : " running", f);
 		break;
 	case SP_TL_RUNNABLE:
-		fputs(" waiting for a CPU", f);
-		if (detail && caller)
-			fprintf(f, " (%s)", caller);
+		fputs(r->throttled ? " throttled by its CPU quota" : " waiting for a CPU", f);
+		if (detail && r->caller)
+			fprintf(f, " (%s)", r->caller);
 		break;
 	default:
-		fprintf(f, " in %s", caller ? caller : "?");
+		fprintf(f, " in %s", r->caller ? r->caller : "?");
 		break;
 	}
 }
@@ -234,7 +239,7 @@ static int print_critical_path(const struct sp_run *run, const struct render_opt
 
 		if (i)
 			fputs(", ", f);
-		put_step(r->comm, r->state, r->caller, r->alone, false, f);
+		put_step(r, false, f);
 		fprintf(f, " %.1f%%", sp_pct(r->ns, tl->cp_total_ns));
 	}
 	fputc('\n', f);
@@ -244,7 +249,7 @@ static int print_critical_path(const struct sp_run *run, const struct render_opt
 
 		fprintf(f, "%9.1f%% %10s  ", sp_pct(r->ns, tl->cp_total_ns),
 			fmt_duration(r->ns, d1, sizeof(d1)));
-		put_step(r->comm, r->state, r->caller, r->alone, true, f);
+		put_step(r, true, f);
 		fputc('\n', f);
 	}
 	sp_print_more_rows(n, tl->ncp_ranks, f);

@@ -406,6 +406,38 @@ START_TEST(test_runnable)
 }
 END_TEST
 
+/*
+ * A task throttled by its CPU quota, then preempted: two steps of the path, ranked apart
+ * ("work throttled by its CPU quota" and "work waiting for a CPU").
+ */
+START_TEST(test_throttled)
+{
+	struct sp_timeline tl = { 0 };
+
+	task(&tl, 1, 0, "work", 0, 40 * MS);
+	R(&tl, 1, "work", 0, 10 * MS);
+	Q(&tl, 1, "work", 10 * MS, 30 * MS, "[preempted]")->throttled = true;
+	Q(&tl, 1, "work", 30 * MS, 35 * MS, "[preempted]");
+	R(&tl, 1, "work", 35 * MS, 40 * MS);
+	tl.end_tid = 1;
+	tl.end_ns = 40 * MS;
+	ck_assert_int_eq(sp_timeline_analyze(&tl, 1), 0);
+	check_invariants(&tl);
+	ck_assert_uint_eq(tl.ncp, 4);
+	ck_step(&tl.cp[1], "work", 1, SP_TL_RUNNABLE, "[preempted]", false, 10 * MS, 20 * MS);
+	ck_assert(tl.cp[1].throttled);
+	ck_step(&tl.cp[2], "work", 1, SP_TL_RUNNABLE, "[preempted]", false, 30 * MS, 5 * MS);
+	ck_assert(!tl.cp[2].throttled);
+	ck_assert_uint_eq(tl.ncp_ranks, 3);
+	ck_assert(tl.cp_ranks[0].throttled);
+	ck_assert_uint_eq(tl.cp_ranks[0].ns, 20 * MS);
+	ck_assert(!tl.cp_ranks[2].throttled);
+	ck_assert_int_eq(tl.cp_ranks[2].state, SP_TL_RUNNABLE);
+	ck_assert_uint_eq(tl.cp_ranks[2].ns, 5 * MS);
+	tl_free(&tl);
+}
+END_TEST
+
 /* A sleep: no traced waker, so the path keeps the blocked time, named by its caller. */
 START_TEST(test_sleep_without_waker)
 {
@@ -814,6 +846,7 @@ static Suite *critpath_suite(void)
 	tcase_add_test(tc, test_pipe_chain);
 	tcase_add_test(tc, test_fork_exit_chain);
 	tcase_add_test(tc, test_runnable);
+	tcase_add_test(tc, test_throttled);
 	tcase_add_test(tc, test_sleep_without_waker);
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_gap);
