@@ -455,9 +455,15 @@ static int add_taker(struct warehouse_run *w, char **f)
 
 	if (!number(f[6], &t.count) || !number(f[7], &t.ns))
 		return -EINVAL;
-	for (size_t i = 0; i < v->nrows; i++)
-		if (same(v->rows[i].caller, f[0]) && same(v->rows[i].wait, f[1]))
+	/* both answers are in (caller, wait) order: the row of the last line, or one after it */
+	for (size_t k = 0; k < v->nrows; k++) {
+		size_t i = (w->taker_row + k) % v->nrows;
+
+		if (same(v->rows[i].caller, f[0]) && same(v->rows[i].wait, f[1])) {
+			w->taker_row = i;
 			return sp_cpu_taker_add(&v->rows[i].takers, &t);
+		}
+	}
 	w->takers_without_row++;
 	return 0;
 }

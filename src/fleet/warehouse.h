@@ -72,6 +72,7 @@ struct warehouse_run {
 	bool has_takers;	 /* there is a cpu_takers table */
 	bool profile_hz;	 /* the profile table has the rate (hz) */
 	uint64_t takers_without_row; /* its lines for no schedules row of the answer */
+	size_t taker_row;	     /* the row the last of them went to (where to look first) */
 	uint64_t intervals;  /* (host, boot, seq) selected */
 	size_t nhosts, nkernels;
 	char *hosts, *kernels; /* "a, b": each once, in the answer's order (sorted); NULL: none */

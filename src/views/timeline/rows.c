@@ -835,6 +835,7 @@ struct rq_row {
 struct rq_build {
 	struct rq_row *rows;
 	size_t nrows, rows_cap;
+	struct hashmap row_index; /* (caller << 8 | wait) -> index in rows */
 	uint64_t (*idle)[2]; /* scratch: idle stretches of the other CPUs */
 	size_t nidle, idle_cap;
 };
@@ -901,17 +902,21 @@ static int idle_elsewhere(struct tl_builder *b, struct rq_build *rb, uint64_t ma
 
 static struct rq_row *rq_row(struct rq_build *rb, uint32_t caller, uint8_t wait)
 {
+	long key = (long)((uint64_t)caller << 8 | wait), i;
 	struct rq_row *r;
 
-	for (size_t i = 0; i < rb->nrows; i++)
-		if (rb->rows[i].caller == caller && rb->rows[i].wait == wait)
-			return &rb->rows[i];
+	if (hashmap__find(&rb->row_index, key, &i))
+		return &rb->rows[i];
 	r = SP_ARRAY_ADD(rb->rows, rb->nrows, rb->rows_cap);
-	if (r) {
-		memset(r, 0, sizeof(*r));
-		r->caller = caller;
-		r->wait = wait;
+	if (!r)
+		return NULL;
+	if (hashmap__add(&rb->row_index, key, (long)(rb->nrows - 1))) {
+		rb->nrows--;
+		return NULL;
 	}
+	memset(r, 0, sizeof(*r));
+	r->caller = caller;
+	r->wait = wait;
 	return r;
 }
 
@@ -1030,6 +1035,7 @@ static int runq_build(struct tl_builder *b, struct names *nm, struct tl_runq *rq
 	struct rq_build rb = { 0 };
 	int err = 0;
 
+	hashmap__init(&rb.row_index, hashmap_long_hash, hashmap_long_equal, NULL);
 	memset(rq, 0, sizeof(*rq));
 	for (size_t k = 0; k < b->nsegs && !err; k++)
 		if (b->segs[k].state == SP_TL_RUNNABLE)
@@ -1040,6 +1046,7 @@ static int runq_build(struct tl_builder *b, struct names *nm, struct tl_runq *rq
 		free(rb.rows[i].t);
 	free(rb.rows);
 	free(rb.idle);
+	hashmap__clear(&rb.row_index);
 	return err;
 }
 
