@@ -52,13 +52,15 @@ static void fold_one(void *dst, const char *src, size_t size, size_t stride, int
 				d->runq_max_ns = v.runq_max_ns;
 			for (int j = 0; j < SP_RUNQ_SLOTS; j++)
 				d->runq_hist[j] += v.runq_hist[j];
-		} else {
-			__u64 a, b;
+		} else { /* __u64 counters, every one of them (a taker's count and ns) */
+			for (size_t w = 0; w + sizeof(__u64) <= size; w += sizeof(__u64)) {
+				__u64 a, b;
 
-			memcpy(&a, dst, sizeof(a));
-			memcpy(&b, o, sizeof(b));
-			a += b;
-			memcpy(dst, &a, sizeof(a));
+				memcpy(&a, (char *)dst + w, sizeof(a));
+				memcpy(&b, o + w, sizeof(b));
+				a += b;
+				memcpy((char *)dst + w, &a, sizeof(a));
+			}
 		}
 	}
 }

@@ -569,6 +569,9 @@ START_TEST(pcpu_fold)
 		  .throttled_ns = 3 },
 	};
 	__u64 wv[3] = { 1, 0, 5 };
+	struct sp_taker_key tk = {};
+	struct sp_taker_val tv[3] = { { 1, 100 }, { 0, 0 }, { 2, 350 } };
+	const struct sp_taker_val *t;
 	const struct sp_caller_val *v;
 
 	cv[0].runq_hist[0] = 1;
@@ -581,6 +584,8 @@ START_TEST(pcpu_fold)
 	cv[0].count = 100;
 	ck_assert_int_eq(sp_records_add(&p.callers, &k, cv), 0);
 	ck_assert_int_eq(sp_records_add(&p.wakers, &wk, wv), 0);
+	sp_records_init(&p.takers, sizeof(tk), sizeof(tv));
+	ck_assert_int_eq(sp_records_add(&p.takers, &tk, tv), 0);
 	ck_assert_int_eq(sched_fold_pcpu(&p, 2), -EINVAL); /* not 2 CPUs' values */
 	ck_assert_int_eq(sched_fold_pcpu(&p, 3), 0);
 	ck_assert_uint_eq(p.callers.value_size, sizeof(struct sp_caller_val));
@@ -601,6 +606,10 @@ START_TEST(pcpu_fold)
 	ck_assert_uint_eq(((const struct sp_caller_key *)sp_records_key(&p.callers, 1))->caller, 8);
 	ck_assert_uint_eq(v->count, 106);
 	ck_assert_uint_eq(*(const __u64 *)sp_records_value(&p.wakers, 0), 6);
+	/* a taker's count and its time, both summed */
+	t = sp_records_value(&p.takers, 0);
+	ck_assert_uint_eq(t->count, 3);
+	ck_assert_uint_eq(t->ns, 450);
 	ck_assert_int_eq(sched_fold_pcpu(&p, 1), 0); /* already folded: unchanged */
 	ck_assert_uint_eq(((const struct sp_caller_val *)sp_records_value(&p.callers, 1))->count, 106);
 	sched_maps_free(&p);
