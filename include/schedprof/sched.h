@@ -89,17 +89,24 @@ struct sp_taker_slot {
  * last SP_TAKER_SLOTS (found by its key's tag) adds to its slot instead of building and
  * hashing its 64-byte key into the map (a pinned pipe
  * ping-pong alternates two: each task's row with the other as its taker); another one takes a
- * slot in turn, whose taker goes to the map first. User space adds what the slots hold at the
- * stop.
+ * slot in turn, whose taker goes to the map first. User space adds what the slots hold to
+ * what the map holds, at every read.
+ *
+ * gen_begin and gen_end (first and last: a copy of the value reads them first and last) let
+ * a copy taken while sp_switch runs on that CPU tell whether it saw a slot being taken:
+ * taker_new() sets gen_end to the next generation, changes the slots and the map, then sets
+ * gen_begin to it. A copy whose gen_begin equals its gen_end saw no slot half-taken.
  */
 #define SP_TAKER_SLOTS 4
 
 struct sp_taker_pcpu {
+	__u64 gen_begin;
 	struct sp_taker_key next; /* a taker being counted, when its slot is new */
 	char prev_comm[TASK_COMM_LEN]; /* the task switched out at that switch-in */
 	__u64 prev_cg;
 	__u64 evict; /* the slot to take next, in turn */
 	struct sp_taker_slot last[SP_TAKER_SLOTS];
+	__u64 gen_end;
 };
 
 /* Per (stack, comm, process): the full stacks behind the rows. */

@@ -38,6 +38,7 @@ struct sched_state {
 	bool ustacks;			 /* --stacks: the user stacks too (bpf/ustack.bpf.h) */
 	struct uframes_live *live;	 /* their usyms, shared with the other views */
 	struct cgq_state cgq;		 /* CPU quotas and steal (quota.h) */
+	struct sp_records takers_seen;	 /* the last read's takers (sched_takers_settle()) */
 };
 
 
@@ -86,6 +87,7 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 		return err;
 	st->skel = skel;
 	sp_records_init(&st->in_progress, sizeof(__u32), sizeof(struct sp_sleep));
+	sp_records_init(&st->takers_seen, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
 	/* without the task iterator the view runs, and the sleeps still open are not charged */
 	if (!ctx->features->has[SP_FEAT_ITER_TASK]) {
 		bpf_program__set_autoload(skel->progs.sp_sched_stop, false);
@@ -251,6 +253,7 @@ static void sched_destroy(void *state)
 		bpf_link__destroy(st->waking_link);
 		bpf_link__destroy(st->wakeup_new_link);
 		sp_records_free(&st->in_progress);
+		sp_records_free(&st->takers_seen);
 		uframes_live_put(st->live);
 		cgq_free(&st->cgq);
 	}
@@ -273,29 +276,46 @@ static int read_pcpu(struct sched_state *st, int ncpus, struct sp_budget_counts 
 
 /*
  * Each CPU's last takers, not yet in the `takers` map (struct sp_taker_pcpu), as records of
- * their own: the row builder merges them. 0 or -errno. Only once stopped: while sp_switch runs,
- * a slot read half-way through taking a new taker holds the new key with the old taker's time,
- * which the next read takes back (an interval's time the run then does not have); the map's
- * values only grow, so the intervals read it alone and the last one takes the slots' rest.
+ * their own: the row builder merges them. Read after the map: a taker that moves from a slot
+ * to the map in between is in neither (sched_takers_settle() keeps the counts from going
+ * back), never in both. While sp_switch runs, a CPU's copy that saw a slot half-taken (its
+ * generation marks differ) is read again, a few times, then left out. 0 or -errno.
  */
 static int read_taker_slots(struct sched_state *st, int ncpus, struct sp_records *takers)
 {
 	struct sp_taker_pcpu *per;
-	int err;
+	bool *done;
+	int err = 0, left = ncpus;
 
 	_Static_assert(sizeof(struct sp_taker_pcpu) % sizeof(__u64) == 0, "per-CPU stride");
 	per = calloc((size_t)ncpus, sizeof(*per));
-	if (!per)
+	done = calloc((size_t)ncpus, sizeof(*done));
+	if (!per || !done) {
+		free(per);
+		free(done);
 		return -ENOMEM;
-	err = map_pcpu_read(bpf_map__fd(st->skel->maps.taker_pcpu), per, sizeof(*per), ncpus);
+	}
 	if (!takers->n)
 		sp_records_init(takers, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
-	for (int i = 0; !err && i < ncpus; i++)
-		for (int k = 0; !err && k < SP_TAKER_SLOTS; k++)
-			if (per[i].last[k].val.count &&
-			    sp_records_add(takers, &per[i].last[k].key, &per[i].last[k].val))
-				err = -ENOMEM;
+	for (int tries = 0; !err && left && tries < 8; tries++) {
+		err = map_pcpu_read(bpf_map__fd(st->skel->maps.taker_pcpu), per, sizeof(*per),
+				    ncpus);
+		for (int i = 0; !err && i < ncpus; i++) {
+			if (done[i] || per[i].gen_begin != per[i].gen_end)
+				continue;
+			done[i] = true;
+			left--;
+			for (int k = 0; !err && k < SP_TAKER_SLOTS; k++)
+				if (per[i].last[k].val.count &&
+				    sp_records_add(takers, &per[i].last[k].key, &per[i].last[k].val))
+					err = -ENOMEM;
+		}
+	}
+	if (!err && left)
+		dlog("the CPU takers' slots of %d CPUs changed at every read: left to a later one",
+		     left);
 	free(per);
+	free(done);
 	return err;
 }
 
@@ -381,7 +401,8 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		       ? map_dump(bpf_map__fd(skel->maps.throttled_tasks), &m.throttled)
 		       : 0) ?:
 	      sched_fold_pcpu(&m, ctx->ncpus) ?:
-	      (st->stopped ? read_taker_slots(st, ctx->ncpus, &m.takers) : 0);
+	      read_taker_slots(st, ctx->ncpus, &m.takers) ?:
+	      sched_takers_settle(&m.takers, &st->takers_seen);
 	if (!err && st->live)
 		err = uframes_live_dump(st->live, &uf, skel, &m.pairs, &m.ustacks);
 	if (!err)

@@ -59,9 +59,9 @@ static const struct sp_field row_fields[] = {
 	SP_ARRAY_AS(T, "wakers", wakers.v, wakers.n, wakers.cap, waker_schema,
 		    SP_NONEMPTY | SP_OPTIONAL | SP_INLINE),
 	/*
-	 * by ns desc; absent (none) in older files. Counted apart from the row: a CPU's last
-	 * takers reach the map its intervals read when another taker takes their slot, and the
-	 * run at the stop (struct sp_taker_pcpu), possibly in an interval their row has nothing in.
+	 * by ns desc; absent (none) in older files. Read apart from the row: a taker on its way
+	 * from a CPU's slots to the map when a read is taken is in the next one
+	 * (sched_takers_settle()), possibly in an interval its row has nothing in.
 	 */
 	SP_ARRAY_AS(T, "cpu_takers", takers.v, takers.n, takers.cap, taker_schema,
 		    SP_NONEMPTY | SP_OPTIONAL | SP_INLINE | SP_MOVES_ALONE),

@@ -7,6 +7,7 @@
 #include "rows/uframes.h"
 #include "rows/rows.h"
 #include "views/schedules/rows.h"
+#include "base/hashmap.h"
 #include "base/util.h"
 #include "model/waitclass.h"
 #include "schedprof/sched.h"
@@ -91,6 +92,72 @@ int sched_fold_pcpu(struct sched_maps *m, int ncpus)
 	return fold_pcpu(&m->callers, sizeof(struct sp_caller_val), ncpus, true) ?:
 	       fold_pcpu(&m->wakers, sizeof(__u64), ncpus, false) ?:
 	       fold_pcpu(&m->takers, sizeof(struct sp_taker_val), ncpus, false);
+}
+
+/* *ret: out's value of key k (indexed in ix), or NULL when k was new and is appended with v. */
+static int taker_rec(struct sp_records *out, struct hashmap *ix, const struct sp_taker_key *k,
+		     const struct sp_taker_val *v, struct sp_taker_val **ret)
+{
+	long i;
+	int err;
+
+	if (hashmap__find(ix, (long)k, &i)) {
+		*ret = (struct sp_taker_val *)sp_records_value(out, (size_t)i);
+		return 0;
+	}
+	err = sp_records_add(out, k, v); /* (reserved: the keys the index points to stay put) */
+	if (!err)
+		err = hashmap__add(ix, (long)sp_records_key(out, out->n - 1), (long)(out->n - 1));
+	*ret = NULL;
+	return err;
+}
+
+int sched_takers_settle(struct sp_records *rec, struct sp_records *seen)
+{
+	struct sp_records out, copy;
+	struct hashmap ix;
+	int err;
+
+	hashmap__init(&ix, hashmap_mem_hash, hashmap_mem_equal,
+		      (void *)sizeof(struct sp_taker_key));
+	sp_records_init(&out, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
+	sp_records_init(&copy, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
+	err = sp_records_reserve(&out, rec->n + seen->n);
+	for (size_t i = 0; !err && i < rec->n; i++) {
+		const struct sp_taker_val *v = sp_records_value(rec, i);
+		struct sp_taker_val *o;
+
+		err = taker_rec(&out, &ix, sp_records_key(rec, i), v, &o);
+		if (!err && o) {
+			o->count += v->count;
+			o->ns += v->ns;
+		}
+	}
+	for (size_t i = 0; !err && i < seen->n; i++) {
+		const struct sp_taker_val *v = sp_records_value(seen, i);
+		struct sp_taker_val *o;
+
+		err = taker_rec(&out, &ix, sp_records_key(seen, i), v, &o);
+		if (!err && o) {
+			o->count = o->count > v->count ? o->count : v->count;
+			o->ns = o->ns > v->ns ? o->ns : v->ns;
+		}
+	}
+	if (!err)
+		err = sp_records_reserve(&copy, out.n);
+	for (size_t i = 0; !err && i < out.n; i++)
+		err = sp_records_add(&copy, sp_records_key(&out, i), sp_records_value(&out, i));
+	hashmap__clear(&ix);
+	if (err) {
+		sp_records_free(&out);
+		sp_records_free(&copy);
+		return err;
+	}
+	sp_records_free(rec);
+	sp_records_free(seen);
+	*rec = out;
+	*seen = copy;
+	return 0;
 }
 
 uint64_t sched_in_window(uint64_t t0, uint64_t a, uint64_t b)

@@ -236,9 +236,14 @@ __noinline int taker_new(struct sp_taker_pcpu *p, __u64 tag, __u64 ns)
 	struct sp_taker_val zero = {}, *v;
 	struct sp_taker_slot *slot;
 	struct sp_taker_key k;
+	__u64 gen;
 
 	if (!p)
 		return 0;
+	/* the slot's change between the generation's two marks (struct sp_taker_pcpu) */
+	gen = p->gen_begin + 1;
+	p->gen_end = gen;
+	asm volatile("" ::: "memory");
 	slot = &p->last[p->evict++ & (SP_TAKER_SLOTS - 1)];
 	if (slot->val.count) {
 		k = slot->key;
@@ -254,6 +259,8 @@ __noinline int taker_new(struct sp_taker_pcpu *p, __u64 tag, __u64 ns)
 	slot->tag = tag;
 	slot->val.count = 1;
 	slot->val.ns = ns;
+	asm volatile("" ::: "memory");
+	p->gen_begin = gen;
 	return 0;
 }
 

@@ -616,6 +616,77 @@ START_TEST(pcpu_fold)
 }
 END_TEST
 
+static void taker_put(struct sp_records *r, __u64 caller, const char *comm, __u64 count, __u64 ns)
+{
+	struct sp_taker_key k = { .row.caller = caller, .kind = SP_TAKER_BEFORE };
+	struct sp_taker_val v = { count, ns };
+
+	strncpy(k.comm, comm, sizeof(k.comm) - 1);
+	ck_assert_int_eq(sp_records_add(r, &k, &v), 0);
+}
+
+static const struct sp_taker_val *taker_get(const struct sp_records *r, __u64 caller,
+					    const char *comm)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct sp_taker_key *k = sp_records_key(r, i);
+
+		if (k->row.caller == caller && !strcmp(k->comm, comm))
+			return sp_records_value(r, i);
+	}
+	return NULL;
+}
+
+/*
+ * Reads while the programs run: a slot's record sums with the map's of the same key; a read
+ * that missed a taker on its way from a slot to the map keeps the last read's counts, and a
+ * key only the last read had stays.
+ */
+START_TEST(takers_settle)
+{
+	struct sp_records rec, seen;
+	const struct sp_taker_val *v;
+
+	sp_records_init(&rec, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
+	sp_records_init(&seen, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
+	taker_put(&rec, 1, "cat", 10, 100); /* the map's */
+	taker_put(&rec, 1, "cat", 5, 50);   /* a slot's */
+	taker_put(&rec, 2, "sort", 3, 30);
+	ck_assert_int_eq(sched_takers_settle(&rec, &seen), 0);
+	ck_assert_uint_eq(rec.n, 2);
+	ck_assert_uint_eq(seen.n, 2);
+	v = taker_get(&rec, 1, "cat");
+	ck_assert_uint_eq(v->count, 15);
+	ck_assert_uint_eq(v->ns, 150);
+	/* the next read: cat's slot in neither part; sort's slot gone (to the map, missed) */
+	sp_records_free(&rec);
+	sp_records_init(&rec, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
+	taker_put(&rec, 1, "cat", 12, 120);
+	taker_put(&rec, 3, "ls", 1, 7);
+	ck_assert_int_eq(sched_takers_settle(&rec, &seen), 0);
+	ck_assert_uint_eq(rec.n, 3);
+	v = taker_get(&rec, 1, "cat");
+	ck_assert_uint_eq(v->count, 15);
+	ck_assert_uint_eq(v->ns, 150);
+	v = taker_get(&rec, 2, "sort");
+	ck_assert_uint_eq(v->count, 3);
+	ck_assert_uint_eq(taker_get(&rec, 3, "ls")->count, 1);
+	/* the stop's read: exact, and at least every earlier one */
+	sp_records_free(&rec);
+	sp_records_init(&rec, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
+	taker_put(&rec, 1, "cat", 20, 190);
+	taker_put(&rec, 2, "sort", 4, 40);
+	taker_put(&rec, 3, "ls", 1, 7);
+	ck_assert_int_eq(sched_takers_settle(&rec, &seen), 0);
+	ck_assert_uint_eq(rec.n, 3);
+	ck_assert_uint_eq(taker_get(&rec, 1, "cat")->ns, 190);
+	ck_assert_uint_eq(taker_get(&rec, 2, "sort")->count, 4);
+	ck_assert_uint_eq(taker_get(&seen, 2, "sort")->count, 4);
+	sp_records_free(&rec);
+	sp_records_free(&seen);
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *const tests[] = {
@@ -635,6 +706,7 @@ int main(void)
 		split_rules,
 		budget_sums,
 		pcpu_fold,
+		takers_settle,
 	};
 
 	return run_tests("sched_rows", tests, sizeof(tests) / sizeof(tests[0]), setup, teardown);
