@@ -202,7 +202,10 @@ static void print_runq_row(const struct sp_sched_row *r, uint64_t total, bool th
 			fprintf(f, "%10s ", fmt_duration(r->throttled_ns, d[6], sizeof(d[6])));
 		if (idle)
 			fprintf(f, "%10s ", fmt_duration(r->idle_miss_ns, d[7], sizeof(d[7])));
-		fprintf(f, "%10s %10s", fmt_duration(r->runq_p99_ns, d[4], sizeof(d[4])),
+		/* waits with a longest but no p99: a warehouse's rows keep no histogram */
+		fprintf(f, "%10s %10s",
+			!r->runq_p99_ns && r->runq_max_ns ? "-"
+							  : fmt_duration(r->runq_p99_ns, d[4], sizeof(d[4])),
 			fmt_duration(r->runq_max_ns, d[5], sizeof(d[5])));
 	}
 	fprintf(f, "  %-13s %s\n", r->wait ? r->wait : "-", r->caller);

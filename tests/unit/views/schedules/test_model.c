@@ -208,6 +208,11 @@ START_TEST(runq_columns)
 		/* a row without the split (cpu_idle here) has none of it */
 		"        10    8.3%     1.000s    500.0ms          -          -          -          -  -             cpu_idle\n"));
 	free(out);
+	/* a longest wait without a p99 (a warehouse's rows): "-", not 0ns */
+	run.sched.rows[0].runq_p99_ns = 0;
+	out = table(&run, &o);
+	ck_assert_ptr_nonnull(strstr(out, "      3.0ms      1.0ms          -     70.0us  pipe          pipe_read\n"));
+	free(out);
 	/* without any row with the split: the columns of before */
 	for (size_t i = 0; i < run.sched.nrows; i++)
 		run.sched.rows[i].has_runq = false;
