@@ -29,17 +29,23 @@ ev = d["traceEvents"]
 names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
          if e["ph"] == "M" and e["name"] == "thread_name"}
 cp_pid = 4194305
-slices = {}
+slices, stolen = {}, []
 for e in ev:
     if e["ph"] == "X" and e["pid"] != cp_pid:
         assert (e["pid"], e["tid"]) in names, f"a slice on an unnamed track: {e}"
         assert e["dur"] >= 0, e
-        slices.setdefault(e["tid"], []).append(e)
+        # a run's stolen time: a slice of its own, nested at the end of the run's
+        (stolen if e["cat"] == "stolen" else slices.setdefault(e["tid"], [])).append(e)
 # each task's slices tile its life: in time order, each starts where the one before ended
 for tid, s in slices.items():
     s.sort(key=lambda e: e["ts"])
     for a, b in zip(s, s[1:]):
         assert abs(a["ts"] + a["dur"] - b["ts"]) < 0.002, f"tid {tid}: gap or overlap {a} {b}"
+for e in stolen:
+    run = [r for r in slices.get(e["tid"], []) if r["cat"] == "running" and
+           abs(r["ts"] + r["dur"] - (e["ts"] + e["dur"])) < 0.002]
+    assert run and abs(run[0]["args"].get("stolen_ns", 0) / 1000 - e["dur"]) < 0.002, \
+        f"a stolen slice not at the end of a run of that much stolen time: {e} {run}"
 reader = [tid for (pid, tid), c in names.items() if c == "sp_pipe_reader"]
 assert reader, f"no sp_pipe_reader track: {sorted(set(names.values()))}"
 reads = [e for e in slices[reader[0]] if e["cat"] == "blocked" and "pipe_read" in e["name"]]
@@ -52,7 +58,7 @@ assert len(to_reader) >= n * 0.9, f"{len(to_reader)} wake-up flows to the reader
 for i in to_reader:
     assert starts[i]["tid"] != reader[0] and starts[i]["ts"] == ends[i]["ts"], (starts[i], ends[i])
 print(f"trace-event: {len(ev)} events, {len(names)} tasks, {len(reads)} pipe_read slices, "
-      f"{len(to_reader)} wake-ups of the reader")
+      f"{len(to_reader)} wake-ups of the reader, {len(stolen)} stolen slices")
 PY
 pass "the trace-event file of the pipe run: tracks, tiling slices, pipe_read, flows"
 grep -q '>sp_pipe_reader [0-9]*</text>' "$TMP/timeline.live" || fail "no reader lane in the page"
