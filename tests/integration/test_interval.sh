@@ -3,15 +3,17 @@
 # trace -i: a reader that blocks exactly N times on a pipe, over many intervals. No event is
 # lost or counted twice: the intervals' JSON lines add up exactly to the whole run (--save),
 # total by total and row by row (counts and times, comms, wakers, CPU takers); the reader's
-# pipe row spans several intervals and adds up to N (within 1%, as test_pipe.sh), its CPU
-# takers too (not all held back to the end: BPF keeps a CPU's last takers apart from the map
-# the intervals read, and the reads add them). Each line is a
+# pipe row spans several intervals and adds up to N (within 1%, as test_pipe.sh). The job
+# runs on one CPU, so each of the reader's wake-ups waits for the writer to leave the CPU and
+# names a taker: the row's CPU takers keep pace with its blocks interval by interval (BPF
+# keeps a CPU's last takers apart from the map, and each interval's read adds them, rather
+# than holding them back to a later interval or the end). Each line is a
 # complete run with its "interval" object, in order and back to back. The table form prints
 # one header per interval, then the whole run.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 N=60000
-"$SCHEDPROF" trace -i 0.1 -f json --save "$TMP/final.json" -- "$SPWORK" pipe $N \
+"$SCHEDPROF" trace -i 0.1 -f json --save "$TMP/final.json" -- taskset -c 0 "$SPWORK" pipe $N \
 	> "$TMP/lines.json" 2> "$TMP/err" || { cat "$TMP/err" >&2; fail "schedprof exited"; }
 # a user function named only once its process's files were read is the one thing that may
 # move between rows (and then trace says so): the profile's rows are compared without it
@@ -110,10 +112,10 @@ def pipe_takers(d):
     return sum(t["count"] for r in d["schedules"]["callers"] if r["caller"] == sys.argv[5]
                for t in r.get("cpu_takers", []))
 tk = [pipe_takers(d) for d in lines]
-busy = [i for i, c in enumerate(per) if c >= 1000]
-if len(busy) >= 2 and sum(1 for i in busy if tk[i]) < len(busy) - 1:
-    fail("the pipe row's CPU takers are in %d of the %d intervals its %r blocks are in: %r"
-         % (sum(1 for i in busy if tk[i]), len(busy), per, tk))
+# a taker held in its CPU's slot across a read moves to the next interval: a few, not most
+if any(abs(t - c) > max(c // 10, 16) for c, t in zip(per, tk)):
+    fail("the pipe row's CPU takers do not keep pace with its blocks: blocks %r, takers %r"
+         % (per, tk))
 print("ok: %d intervals add up exactly to the whole run (%d schedules rows, %d profile rows); "
       "pipe reader %d blocks over intervals %r" % (len(lines), nr, np, tot, per))
 PY
