@@ -54,6 +54,28 @@ struct sp_waker_key {
 };
 
 /*
+ * One CPU's wakers not yet in the `wakers` map, as its takers (struct sp_taker_pcpu): a
+ * wake-up whose waker is one of the CPU's last SP_WAKER_SLOTS (by its key's tag) adds to its
+ * slot instead of hashing its key into the map (a pipe ping-pong's every switch-in has the
+ * same waker); another takes a slot in turn, whose waker goes to the map first. The same
+ * generation marks, first and last.
+ */
+#define SP_WAKER_SLOTS 4
+
+struct sp_waker_slot {
+	struct sp_waker_key key;
+	__u64 count;
+	__u64 tag;
+};
+
+struct sp_waker_pcpu {
+	__u64 gen_begin;
+	__u64 evict;
+	struct sp_waker_slot last[SP_WAKER_SLOTS];
+	__u64 gen_end;
+};
+
+/*
  * Who took a row's CPU while its tasks waited for one. At the switch-in that ends a wait for a
  * CPU (after a wake-up or a preemption), SP_TAKER_BEFORE is the task that ran on that CPU just
  * before it, with its last run's overlap with the wait; after a preemption, SP_TAKER_PREEMPTOR

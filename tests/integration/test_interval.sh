@@ -5,9 +5,9 @@
 # total by total and row by row (counts and times, comms, wakers, CPU takers); the reader's
 # pipe row spans several intervals and adds up to N (within 1%, as test_pipe.sh). The job
 # runs on one CPU, so each of the reader's wake-ups waits for the writer to leave the CPU and
-# names a taker: the row's CPU takers keep pace with its blocks interval by interval (BPF
-# keeps a CPU's last takers apart from the map, and each interval's read adds them, rather
-# than holding them back to a later interval or the end). Each line is a
+# names a taker: the row's CPU takers and wakers keep pace with its blocks interval by
+# interval (BPF keeps a CPU's last ones apart from their maps, and each interval's read adds
+# them, rather than holding them back to a later interval or the end). Each line is a
 # complete run with its "interval" object, in order and back to back. The table form prints
 # one header per interval, then the whole run.
 . "$(dirname "$0")/lib.sh"
@@ -112,10 +112,22 @@ def pipe_takers(d):
     return sum(t["count"] for r in d["schedules"]["callers"] if r["caller"] == sys.argv[5]
                for t in r.get("cpu_takers", []))
 tk = [pipe_takers(d) for d in lines]
-# a taker held in its CPU's slot across a read moves to the next interval: a few, not most
-if any(abs(t - c) > max(c // 10, 16) for c, t in zip(per, tk)):
-    fail("the pipe row's CPU takers do not keep pace with its blocks: blocks %r, takers %r"
-         % (per, tk))
+def pipe_wakers(d):
+    return sum(w["count"] for r in d["schedules"]["callers"] if r["caller"] == sys.argv[5]
+               for w in r.get("wakers", []))
+wk = [pipe_wakers(d) for d in lines]
+# a taker or waker that moves from its CPU's slot to the map between an interval's two reads
+# (the slot's whole count, on a slow guest up to most of an interval's) is in the next
+# interval: by the end of each interval, they have caught up with the blocks up to the one
+# before (within 10%)
+for what, got in (("CPU takers", tk), ("wakers", wk)):
+    cb = ct = 0
+    for i, (c, t) in enumerate(zip(per, got)):
+        ct += t
+        if ct < cb * 9 // 10 - 16:
+            fail("the pipe row's %s are behind its blocks: %d by interval %d, against %d "
+                 "blocks by the one before: blocks %r, %s %r" % (what, ct, i + 1, cb, per, what, got))
+        cb += c
 print("ok: %d intervals add up exactly to the whole run (%d schedules rows, %d profile rows); "
       "pipe reader %d blocks over intervals %r" % (len(lines), nr, np, tot, per))
 PY

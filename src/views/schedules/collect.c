@@ -5,6 +5,7 @@
  * progress; then the maps are dumped (maps.h) and rows.c builds the rows and the budget.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,8 @@ struct sched_state {
 	bool ustacks;			 /* --stacks: the user stacks too (bpf/ustack.bpf.h) */
 	struct uframes_live *live;	 /* their usyms, shared with the other views */
 	struct cgq_state cgq;		 /* CPU quotas and steal (quota.h) */
-	struct sp_records takers_seen;	 /* the last read's takers (sched_takers_settle()) */
+	struct sp_records takers_seen;	 /* the last read's takers (sched_slots_settle()) */
+	struct sp_records wakers_seen;	 /* and wakers */
 };
 
 
@@ -88,6 +90,7 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	st->skel = skel;
 	sp_records_init(&st->in_progress, sizeof(__u32), sizeof(struct sp_sleep));
 	sp_records_init(&st->takers_seen, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
+	sp_records_init(&st->wakers_seen, sizeof(struct sp_waker_key), sizeof(__u64));
 	/* without the task iterator the view runs, and the sleeps still open are not charged */
 	if (!ctx->features->has[SP_FEAT_ITER_TASK]) {
 		bpf_program__set_autoload(skel->progs.sp_sched_stop, false);
@@ -254,6 +257,7 @@ static void sched_destroy(void *state)
 		bpf_link__destroy(st->wakeup_new_link);
 		sp_records_free(&st->in_progress);
 		sp_records_free(&st->takers_seen);
+		sp_records_free(&st->wakers_seen);
 		uframes_live_put(st->live);
 		cgq_free(&st->cgq);
 	}
@@ -275,48 +279,100 @@ static int read_pcpu(struct sched_state *st, int ncpus, struct sp_budget_counts 
 }
 
 /*
- * Each CPU's last takers, not yet in the `takers` map (struct sp_taker_pcpu), as records of
- * their own: the row builder merges them. Read after the map: a taker that moves from a slot
- * to the map in between is in neither (sched_takers_settle() keeps the counts from going
- * back), never in both. While sp_switch runs, a CPU's copy that saw a slot half-taken (its
- * generation marks differ) is read again, a few times, then left out. 0 or -errno.
+ * A per-CPU struct of slots (struct sp_taker_pcpu, struct sp_waker_pcpu): its generation marks
+ * its first and last words, then n slots of slot bytes from offset slots, each a key and its
+ * value (key_size, value_size), the value's first word its count (0: a free slot).
  */
-static int read_taker_slots(struct sched_state *st, int ncpus, struct sp_records *takers)
+struct slots_layout {
+	const char *what;
+	size_t size, slots, slot, key_size, value_size;
+	int n;
+};
+
+#define SLOTS_LAYOUT(what_, pcpu, key, value_size_, nslots)                                     \
+	((struct slots_layout){ .what = (what_),                                                 \
+				.size = sizeof(struct pcpu),                                     \
+				.slots = offsetof(struct pcpu, last),                            \
+				.slot = sizeof(((struct pcpu *)0)->last[0]),                     \
+				.key_size = sizeof(struct key),                                  \
+				.value_size = (value_size_),                                     \
+				.n = (nslots) })
+
+/*
+ * Each CPU's last takers or wakers, not yet in their map (struct slots_layout), as records of
+ * their own: sched_slots_settle() merges them. Read after the map: one that moves from a slot
+ * to the map in between is in neither (the settle keeps the counts from going back), never in
+ * both. While sp_switch runs, a CPU's copy that saw a slot half-taken (its generation marks
+ * differ) is read again, a few times, then left out. 0 or -errno.
+ */
+static int read_slots(int fd, int ncpus, const struct slots_layout *l, struct sp_records *out)
 {
-	struct sp_taker_pcpu *per;
+	char *per;
 	bool *done;
 	int err = 0, left = ncpus;
 
-	_Static_assert(sizeof(struct sp_taker_pcpu) % sizeof(__u64) == 0, "per-CPU stride");
-	per = calloc((size_t)ncpus, sizeof(*per));
+	if (l->size % sizeof(__u64))
+		return -EINVAL;
+	per = calloc((size_t)ncpus, l->size);
 	done = calloc((size_t)ncpus, sizeof(*done));
 	if (!per || !done) {
 		free(per);
 		free(done);
 		return -ENOMEM;
 	}
-	if (!takers->n)
-		sp_records_init(takers, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
+	if (!out->n)
+		sp_records_init(out, l->key_size, l->value_size);
 	for (int tries = 0; !err && left && tries < 8; tries++) {
-		err = map_pcpu_read(bpf_map__fd(st->skel->maps.taker_pcpu), per, sizeof(*per),
-				    ncpus);
+		err = map_pcpu_read(fd, per, l->size, ncpus);
 		for (int i = 0; !err && i < ncpus; i++) {
-			if (done[i] || per[i].gen_begin != per[i].gen_end)
+			const char *c = per + (size_t)i * l->size;
+			__u64 begin, end, count;
+
+			memcpy(&begin, c, sizeof(begin));
+			memcpy(&end, c + l->size - sizeof(end), sizeof(end));
+			if (done[i] || begin != end)
 				continue;
 			done[i] = true;
 			left--;
-			for (int k = 0; !err && k < SP_TAKER_SLOTS; k++)
-				if (per[i].last[k].val.count &&
-				    sp_records_add(takers, &per[i].last[k].key, &per[i].last[k].val))
+			for (int k = 0; !err && k < l->n; k++) {
+				const char *slot = c + l->slots + (size_t)k * l->slot;
+
+				memcpy(&count, slot + l->key_size, sizeof(count));
+				if (count && sp_records_add(out, slot, slot + l->key_size))
 					err = -ENOMEM;
+			}
 		}
 	}
 	if (!err && left)
-		dlog("the CPU takers' slots of %d CPUs changed at every read: left to a later one",
-		     left);
+		dlog("the CPU %s' slots of %d CPUs changed at every read: left to a later one",
+		     l->what, left);
 	free(per);
 	free(done);
 	return err;
+}
+
+/* The takers and wakers of a read: their maps' (folded), then the CPUs' slots, settled. */
+static int read_slotted(struct sched_state *st, int ncpus, struct sched_maps *m)
+{
+	const struct slots_layout tl = SLOTS_LAYOUT("takers", sp_taker_pcpu, sp_taker_key,
+						    sizeof(struct sp_taker_val), SP_TAKER_SLOTS);
+	const struct slots_layout wl = SLOTS_LAYOUT("wakers", sp_waker_pcpu, sp_waker_key,
+						    sizeof(__u64), SP_WAKER_SLOTS);
+
+	_Static_assert(offsetof(struct sp_taker_slot, val) == sizeof(struct sp_taker_key) &&
+			       offsetof(struct sp_waker_slot, count) == sizeof(struct sp_waker_key),
+		       "a slot's value follows its key");
+	_Static_assert(offsetof(struct sp_taker_pcpu, gen_begin) == 0 &&
+			       offsetof(struct sp_taker_pcpu, gen_end) ==
+				       sizeof(struct sp_taker_pcpu) - sizeof(__u64) &&
+			       offsetof(struct sp_waker_pcpu, gen_begin) == 0 &&
+			       offsetof(struct sp_waker_pcpu, gen_end) ==
+				       sizeof(struct sp_waker_pcpu) - sizeof(__u64),
+		       "the generation marks are first and last");
+	return read_slots(bpf_map__fd(st->skel->maps.taker_pcpu), ncpus, &tl, &m->takers) ?:
+	       read_slots(bpf_map__fd(st->skel->maps.waker_pcpu), ncpus, &wl, &m->wakers) ?:
+	       sched_slots_settle(&m->takers, &st->takers_seen) ?:
+	       sched_slots_settle(&m->wakers, &st->wakers_seen);
 }
 
 /* The budget's throttling cgroups (named from the ids BPF kept) and the run's steal. */
@@ -401,8 +457,7 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		       ? map_dump(bpf_map__fd(skel->maps.throttled_tasks), &m.throttled)
 		       : 0) ?:
 	      sched_fold_pcpu(&m, ctx->ncpus) ?:
-	      read_taker_slots(st, ctx->ncpus, &m.takers) ?:
-	      sched_takers_settle(&m.takers, &st->takers_seen);
+	      read_slotted(st, ctx->ncpus, &m);
 	if (!err && st->live)
 		err = uframes_live_dump(st->live, &uf, skel, &m.pairs, &m.ustacks);
 	if (!err)

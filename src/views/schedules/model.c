@@ -55,14 +55,14 @@ static const struct sp_field row_fields[] = {
 	SP_U64_AS(T, "migrated_runq_ns", migrated_runq_ns, SP_SPARSE),
 	/* --timeline only */
 	SP_NAMED(SP_U64_SPARSE, T, idle_miss_ns, missed_wakeups),
-	/* by count desc; absent (none) in older files */
-	SP_ARRAY_AS(T, "wakers", wakers.v, wakers.n, wakers.cap, waker_schema,
-		    SP_NONEMPTY | SP_OPTIONAL | SP_INLINE),
 	/*
-	 * by ns desc; absent (none) in older files. Read apart from the row: a taker on its way
-	 * from a CPU's slots to the map when a read is taken is in the next one
-	 * (sched_takers_settle()), possibly in an interval its row has nothing in.
+	 * by count desc; absent (none) in older files. Read apart from the row: a waker on its
+	 * way from a CPU's slots to the map when a read is taken is in the next one
+	 * (sched_slots_settle()), possibly in an interval its row has nothing in.
 	 */
+	SP_ARRAY_AS(T, "wakers", wakers.v, wakers.n, wakers.cap, waker_schema,
+		    SP_NONEMPTY | SP_OPTIONAL | SP_INLINE | SP_MOVES_ALONE),
+	/* by ns desc; absent (none) in older files. Read apart from the row, as the wakers. */
 	SP_ARRAY_AS(T, "cpu_takers", takers.v, takers.n, takers.cap, taker_schema,
 		    SP_NONEMPTY | SP_OPTIONAL | SP_INLINE | SP_MOVES_ALONE),
 	SP_COMMS(T, "comms", comms, sp_comm_offcpu_max),

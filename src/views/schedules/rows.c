@@ -95,14 +95,14 @@ int sched_fold_pcpu(struct sched_maps *m, int ncpus)
 }
 
 /* *ret: out's value of key k (indexed in ix), or NULL when k was new and is appended with v. */
-static int taker_rec(struct sp_records *out, struct hashmap *ix, const struct sp_taker_key *k,
-		     const struct sp_taker_val *v, struct sp_taker_val **ret)
+static int slot_rec(struct sp_records *out, struct hashmap *ix, const void *k, const void *v,
+		    __u64 **ret)
 {
 	long i;
 	int err;
 
 	if (hashmap__find(ix, (long)k, &i)) {
-		*ret = (struct sp_taker_val *)sp_records_value(out, (size_t)i);
+		*ret = (__u64 *)sp_records_value(out, (size_t)i);
 		return 0;
 	}
 	err = sp_records_add(out, k, v); /* (reserved: the keys the index points to stay put) */
@@ -112,35 +112,43 @@ static int taker_rec(struct sp_records *out, struct hashmap *ix, const struct sp
 	return err;
 }
 
-int sched_takers_settle(struct sp_records *rec, struct sp_records *seen)
+/* Adds v's words to o's, or (max) keeps the larger of each. */
+static void slot_merge(__u64 *o, const void *v, size_t size, bool max)
 {
+	for (size_t w = 0; w < size / sizeof(__u64); w++) {
+		__u64 x;
+
+		memcpy(&x, (const char *)v + w * sizeof(x), sizeof(x));
+		if (!max)
+			o[w] += x;
+		else if (x > o[w])
+			o[w] = x;
+	}
+}
+
+int sched_slots_settle(struct sp_records *rec, struct sp_records *seen)
+{
+	const size_t ks = seen->key_size, vs = seen->value_size;
 	struct sp_records out, copy;
 	struct hashmap ix;
-	int err;
+	int err = 0;
 
-	hashmap__init(&ix, hashmap_mem_hash, hashmap_mem_equal,
-		      (void *)sizeof(struct sp_taker_key));
-	sp_records_init(&out, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
-	sp_records_init(&copy, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
+	if (rec->n && (rec->key_size != ks || rec->value_size != vs))
+		return -EINVAL;
+	hashmap__init(&ix, hashmap_mem_hash, hashmap_mem_equal, (void *)ks);
+	sp_records_init(&out, ks, vs);
+	sp_records_init(&copy, ks, vs);
 	err = sp_records_reserve(&out, rec->n + seen->n);
-	for (size_t i = 0; !err && i < rec->n; i++) {
-		const struct sp_taker_val *v = sp_records_value(rec, i);
-		struct sp_taker_val *o;
+	for (size_t pass = 0; pass < 2; pass++) {
+		const struct sp_records *r = pass ? seen : rec;
 
-		err = taker_rec(&out, &ix, sp_records_key(rec, i), v, &o);
-		if (!err && o) {
-			o->count += v->count;
-			o->ns += v->ns;
-		}
-	}
-	for (size_t i = 0; !err && i < seen->n; i++) {
-		const struct sp_taker_val *v = sp_records_value(seen, i);
-		struct sp_taker_val *o;
+		for (size_t i = 0; !err && i < r->n; i++) {
+			const void *v = sp_records_value(r, i);
+			__u64 *o;
 
-		err = taker_rec(&out, &ix, sp_records_key(seen, i), v, &o);
-		if (!err && o) {
-			o->count = o->count > v->count ? o->count : v->count;
-			o->ns = o->ns > v->ns ? o->ns : v->ns;
+			err = slot_rec(&out, &ix, sp_records_key(r, i), v, &o);
+			if (!err && o)
+				slot_merge(o, v, vs, pass);
 		}
 	}
 	if (!err)
@@ -153,6 +161,7 @@ int sched_takers_settle(struct sp_records *rec, struct sp_records *seen)
 		sp_records_free(&copy);
 		return err;
 	}
+	out.failed = rec->failed;
 	sp_records_free(rec);
 	sp_records_free(seen);
 	*rec = out;

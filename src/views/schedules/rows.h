@@ -66,14 +66,16 @@ void sched_maps_free(struct sched_maps *m);
 int sched_fold_pcpu(struct sched_maps *m, int ncpus);
 
 /*
- * The takers of a read while the programs run (the map's, then the CPUs' slots read after
- * it: collect.c), made to never go back: records of the same key summed, then each count and
- * time at least what seen (the last read's result) had, and seen's keys kept; seen becomes
- * the result too. A read can miss a slot's taker that moved to the map between the two reads,
- * never count one twice: the result is at most the true count, and exact at the stop.
- * 0 or -ENOMEM (rec and seen then unchanged).
+ * The takers or the wakers of a read while the programs run (the map's, then the CPUs' slots
+ * read after it: collect.c), made to never go back: records of the same key summed, then each
+ * value word (counts, times) at least what seen (the last read's result, whose key and value
+ * sizes rec's must have) had, and seen's keys kept; seen becomes the result too. A read can
+ * miss a slot's record that moved to the map between the two reads, never count one twice:
+ * the result is at most the true count, and exact at the stop. Values are __u64 words; rec's
+ * failed count is kept.
+ * 0, -EINVAL (sizes) or -ENOMEM (rec and seen then unchanged).
  */
-int sched_takers_settle(struct sp_records *rec, struct sp_records *seen);
+int sched_slots_settle(struct sp_records *rec, struct sp_records *seen);
 
 /* The wait class of a row: a lock kind or io from BPF, else "pipe" for the pipe paths, or NULL. */
 const char *sched_wait_name(uint32_t wait, const char *caller);

@@ -66,6 +66,8 @@ SP_HASH_MAP(stacks, SP_DEF_STACKS, __u64, struct sp_stack);
  * the waker of 3 wake-ups (the per-CPU allocation failed inside sched_switch).
  */
 SP_MAP(wakers, BPF_MAP_TYPE_PERCPU_HASH, 0, SP_DEF_CALLERS / 4, struct sp_waker_key, __u64);
+/* behind each CPU's last wakers (waker_pcpu), as the takers below */
+SP_SCRATCH_MAP(waker_pcpu, struct sp_waker_pcpu);
 SP_SCRATCH_MAP(stack_buf, struct sp_walk);
 SP_SCRATCH_MAP(wake_buf, struct sp_wake_walk);
 SP_SCRATCH_MAP(sched_pcpu, struct sp_sched_pcpu);
@@ -172,32 +174,11 @@ __noinline int count_stack(struct sp_caller_key *ck, __u64 stack, __u32 tgid)
 	return 0;
 }
 
-/* Counts the wake-up that ended s's sleep under its row and its waker. */
-/* verifier: global, as count_caller() */
-__noinline int count_waker(struct sp_sleep *s)
-{
-	struct sp_waker_key k = {};
-	__u64 zero = 0, *v;
-
-	if (!s)
-		return 0;
-	k.row = s->key;
-	k.function = s->waker_fn;
-	k.ctx = s->waker_ctx;
-	if (k.ctx == SP_WAKER_TASK)
-		__builtin_memcpy(k.comm, s->waker_comm, sizeof(k.comm));
-	v = sp_lookup_or_init(&wakers, &k, &zero);
-	if (v)
-		(*v)++; /* this CPU's copy */
-	else
-		sp_drop(sched_drops.waker_map_full);
-	return 0;
-}
-
 /*
- * The tag of the taker key (row, cg, kind, inside, comm), over its words as the key lays them
+ * The tag of a taker key (row, cg, kind, inside, comm), over its words as the key lays them
  * out (row and comm: 4 and 2 words): each word times its own odd constant, summed, so the
- * multiplications do not wait for each other; then mixed once.
+ * multiplications do not wait for each other; then mixed once. A waker key (row, function,
+ * ctx, pad, comm) has the same layout.
  */
 static __always_inline __u64 taker_tag(const __u64 *row, __u64 cg, __u32 kind, __u32 inside,
 				       const __u64 *comm)
@@ -208,6 +189,83 @@ static __always_inline __u64 taker_tag(const __u64 *row, __u64 cg, __u32 kind, _
 		  comm[0] * 0x94d049bb133111ebULL + comm[1] * 0xbf58476d1ce4e5b9ULL;
 
 	return h ^ (h >> 31);
+}
+
+/*
+ * The waker of s, of tag, not in this CPU's slots: takes the next slot in turn, whose waker
+ * goes to the `wakers` map first, keyed by the slot's key in place. As taker_new(), but with no
+ * key on its stack (it is the deepest of sp_switch_full's chain, under charge_offcpu() and
+ * count_waker()): the slots are looked up here, so the key is a map value's, which a map
+ * helper takes, and not memory passed in.
+ */
+/* verifier: global, as count_caller() */
+__noinline int waker_new(struct sp_sleep *s, __u64 tag)
+{
+	struct sp_waker_pcpu *p;
+	struct sp_waker_slot *slot;
+	__u64 zero = 0, *v, gen;
+	__u32 idx = 0;
+
+	if (!s)
+		return 0;
+	p = bpf_map_lookup_elem(&waker_pcpu, &idx);
+	if (!p)
+		return 0;
+	gen = p->gen_begin + 1;
+	p->gen_end = gen;
+	asm volatile("" ::: "memory");
+	slot = &p->last[p->evict++ & (SP_WAKER_SLOTS - 1)];
+	if (slot->count) {
+		v = sp_lookup_or_init(&wakers, &slot->key, &zero);
+		if (v)
+			*v += slot->count; /* this CPU's copy */
+		else
+			__sync_fetch_and_add(&sched_drops.waker_map_full, slot->count);
+	}
+	slot->key.row = s->key;
+	slot->key.function = s->waker_fn;
+	slot->key.ctx = s->waker_ctx;
+	slot->key.pad = 0;
+	if (s->waker_ctx == SP_WAKER_TASK)
+		__builtin_memcpy(slot->key.comm, s->waker_comm, sizeof(slot->key.comm));
+	else
+		__builtin_memset(slot->key.comm, 0, sizeof(slot->key.comm));
+	slot->tag = tag;
+	slot->count = 1;
+	asm volatile("" ::: "memory");
+	p->gen_begin = gen;
+	return 0;
+}
+
+/*
+ * Counts the wake-up that ended s's sleep under its row and its waker: in its slot when it is
+ * one of this CPU's last (struct sp_waker_pcpu), else waker_new().
+ */
+/* verifier: global, as count_caller() */
+__noinline int count_waker(struct sp_sleep *s)
+{
+	struct sp_waker_pcpu *p;
+	__u64 comm[2] = {}, tag;
+	__u32 zero = 0;
+
+	if (!s)
+		return 0;
+	p = bpf_map_lookup_elem(&waker_pcpu, &zero);
+	if (!p)
+		return 0;
+	if (s->waker_ctx == SP_WAKER_TASK)
+		__builtin_memcpy(comm, s->waker_comm, sizeof(comm));
+	tag = taker_tag((const __u64 *)&s->key, s->waker_fn, s->waker_ctx, 0, comm);
+#pragma unroll
+	for (int i = 0; i < SP_WAKER_SLOTS; i++) {
+		struct sp_waker_slot *slot = &p->last[i];
+
+		if (slot->tag == tag && slot->count) {
+			slot->count++;
+			return 0;
+		}
+	}
+	return waker_new(s, tag);
 }
 
 /* Adds ns to the slot of tag, 1 when it is one of p's, else 0. */

@@ -652,7 +652,7 @@ START_TEST(takers_settle)
 	taker_put(&rec, 1, "cat", 10, 100); /* the map's */
 	taker_put(&rec, 1, "cat", 5, 50);   /* a slot's */
 	taker_put(&rec, 2, "sort", 3, 30);
-	ck_assert_int_eq(sched_takers_settle(&rec, &seen), 0);
+	ck_assert_int_eq(sched_slots_settle(&rec, &seen), 0);
 	ck_assert_uint_eq(rec.n, 2);
 	ck_assert_uint_eq(seen.n, 2);
 	v = taker_get(&rec, 1, "cat");
@@ -663,7 +663,7 @@ START_TEST(takers_settle)
 	sp_records_init(&rec, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
 	taker_put(&rec, 1, "cat", 12, 120);
 	taker_put(&rec, 3, "ls", 1, 7);
-	ck_assert_int_eq(sched_takers_settle(&rec, &seen), 0);
+	ck_assert_int_eq(sched_slots_settle(&rec, &seen), 0);
 	ck_assert_uint_eq(rec.n, 3);
 	v = taker_get(&rec, 1, "cat");
 	ck_assert_uint_eq(v->count, 15);
@@ -677,11 +677,48 @@ START_TEST(takers_settle)
 	taker_put(&rec, 1, "cat", 20, 190);
 	taker_put(&rec, 2, "sort", 4, 40);
 	taker_put(&rec, 3, "ls", 1, 7);
-	ck_assert_int_eq(sched_takers_settle(&rec, &seen), 0);
+	ck_assert_int_eq(sched_slots_settle(&rec, &seen), 0);
 	ck_assert_uint_eq(rec.n, 3);
 	ck_assert_uint_eq(taker_get(&rec, 1, "cat")->ns, 190);
 	ck_assert_uint_eq(taker_get(&rec, 2, "sort")->count, 4);
 	ck_assert_uint_eq(taker_get(&seen, 2, "sort")->count, 4);
+	sp_records_free(&rec);
+	sp_records_free(&seen);
+}
+END_TEST
+
+/* The wakers' records settle the same way, by their one word; failed and sizes are kept. */
+START_TEST(wakers_settle)
+{
+	struct sp_records rec, seen;
+	struct sp_waker_key k = { .function = 7 };
+	__u64 n;
+
+	sp_records_init(&rec, sizeof(k), sizeof(n));
+	sp_records_init(&seen, sizeof(k), sizeof(n));
+	n = 9;
+	ck_assert_int_eq(sp_records_add(&rec, &k, &n), 0); /* the map's */
+	n = 2;
+	ck_assert_int_eq(sp_records_add(&rec, &k, &n), 0); /* a slot's */
+	rec.failed = 1;
+	ck_assert_int_eq(sched_slots_settle(&rec, &seen), 0);
+	ck_assert_uint_eq(rec.n, 1);
+	ck_assert_uint_eq(rec.failed, 1);
+	ck_assert_uint_eq(*(const __u64 *)sp_records_value(&rec, 0), 11);
+	/* a read that missed the slot's move keeps 11 */
+	sp_records_free(&rec);
+	sp_records_init(&rec, sizeof(k), sizeof(n));
+	n = 9;
+	ck_assert_int_eq(sp_records_add(&rec, &k, &n), 0);
+	ck_assert_int_eq(sched_slots_settle(&rec, &seen), 0);
+	ck_assert_uint_eq(*(const __u64 *)sp_records_value(&rec, 0), 11);
+	/* records of other sizes than the last read's are refused, and left as they were */
+	sp_records_free(&rec);
+	sp_records_init(&rec, sizeof(struct sp_taker_key), sizeof(struct sp_taker_val));
+	taker_put(&rec, 1, "cat", 1, 1);
+	ck_assert_int_eq(sched_slots_settle(&rec, &seen), -EINVAL);
+	ck_assert_uint_eq(rec.n, 1);
+	ck_assert_uint_eq(seen.n, 1);
 	sp_records_free(&rec);
 	sp_records_free(&seen);
 }
@@ -707,6 +744,7 @@ int main(void)
 		budget_sums,
 		pcpu_fold,
 		takers_settle,
+		wakers_settle,
 	};
 
 	return run_tests("sched_rows", tests, sizeof(tests) / sizeof(tests[0]), setup, teardown);
