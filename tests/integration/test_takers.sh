@@ -89,7 +89,7 @@ other=
 $other "$SCHEDPROF" trace --timeline -f json -o "$TMP/tl.json" -- "$WAKEWORK" runq $SECS 0 2 ||
 	fail "trace --timeline of runq $SECS 0 2 exited $?"
 out=$(python3 - "$TMP/tl.json" <<'PY'
-import json, sys
+import json, os, sys
 rows = json.load(open(sys.argv[1]))["schedules"]["callers"]
 s = [r for r in rows if list(r["comms"]) == ["ww_sleeper"] and r.get("wait") is None
      and r["caller"] not in ("[preempted]", "do_exit")]
@@ -98,8 +98,13 @@ s = s[0]
 during = [t for t in s.get("cpu_takers", []) if t["kind"] == "ran-during"]
 total = sum(t["ns"] for t in during)
 hog = sum(t["ns"] for t in during if t["comm"] == "ww_hog" and t["where"] == "inside")
+# PREEMPT_RT: the timer thread that woke the sleeper runs on during its wait (a 6.1-rt guest:
+# ktimers/0 20.4 of 23.6 ms, ww_hog none), as the ran-before takers above say
+rt = os.path.exists("/sys/kernel/realtime") and open("/sys/kernel/realtime").read().strip() == "1"
+if rt:
+    hog += sum(t["ns"] for t in during if t["comm"].startswith("ktimers/"))
 assert total <= s["runq_ns"] * 1.05, ("ran-during", total, "> RUNQ", s["runq_ns"])
-assert hog * 2 >= s["runq_ns"], ("ww_hog ran during", hog, "of RUNQ", s["runq_ns"], during)
+assert hog * 2 >= s["runq_ns"], ("ww_hog (or ktimers) ran during", hog, "of RUNQ", s["runq_ns"], during)
 print(s["caller"], hog, s["runq_ns"])
 PY
 ) || fail "--timeline: the sleeper's exact takers: $out"
