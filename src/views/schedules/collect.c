@@ -320,8 +320,13 @@ static int read_slots(int fd, int ncpus, const struct slots_layout *l, struct sp
 		free(done);
 		return -ENOMEM;
 	}
-	if (!out->n)
+	if (!out->n) { /* an empty dump's sizes may be its per-CPU ones: set the folded ones */
+		uint64_t failed = out->failed;
+
+		sp_records_free(out);
 		sp_records_init(out, l->key_size, l->value_size);
+		out->failed = failed;
+	}
 	for (int tries = 0; !err && left && tries < 8; tries++) {
 		err = map_pcpu_read(fd, per, l->size, ncpus);
 		for (int i = 0; !err && i < ncpus; i++) {

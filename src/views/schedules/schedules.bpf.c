@@ -191,6 +191,14 @@ static __always_inline __u64 taker_tag(const __u64 *row, __u64 cg, __u32 kind, _
 	return h ^ (h >> 31);
 }
 
+/* This CPU's wakers' slots. */
+static __always_inline struct sp_waker_pcpu *waker_slots(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&waker_pcpu, &zero);
+}
+
 /*
  * The waker of s, of tag, not in this CPU's slots: takes the next slot in turn, whose waker
  * goes to the `wakers` map first, keyed by the slot's key in place. As taker_new(), but with no
@@ -201,15 +209,11 @@ static __always_inline __u64 taker_tag(const __u64 *row, __u64 cg, __u32 kind, _
 /* verifier: global, as count_caller() */
 __noinline int waker_new(struct sp_sleep *s, __u64 tag)
 {
-	struct sp_waker_pcpu *p;
+	struct sp_waker_pcpu *p = waker_slots();
 	struct sp_waker_slot *slot;
 	__u64 zero = 0, *v, gen;
-	__u32 idx = 0;
 
-	if (!s)
-		return 0;
-	p = bpf_map_lookup_elem(&waker_pcpu, &idx);
-	if (!p)
+	if (!s || !p)
 		return 0;
 	gen = p->gen_begin + 1;
 	p->gen_end = gen;
@@ -244,14 +248,10 @@ __noinline int waker_new(struct sp_sleep *s, __u64 tag)
 /* verifier: global, as count_caller() */
 __noinline int count_waker(struct sp_sleep *s)
 {
-	struct sp_waker_pcpu *p;
+	struct sp_waker_pcpu *p = waker_slots();
 	__u64 comm[2] = {}, tag;
-	__u32 zero = 0;
 
-	if (!s)
-		return 0;
-	p = bpf_map_lookup_elem(&waker_pcpu, &zero);
-	if (!p)
+	if (!s || !p)
 		return 0;
 	if (s->waker_ctx == SP_WAKER_TASK)
 		__builtin_memcpy(comm, s->waker_comm, sizeof(comm));
