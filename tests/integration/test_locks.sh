@@ -237,6 +237,7 @@ s=$(pyq "$TMP/kill.json" 'sum(r["failed"] for r in L["contentions"])')
 [ "$f" = "$s" ] || fail "failed total $f differs from the rows' $s"
 pass "-p: $n mmap_lock contentions; $f gave up after SIGKILL, counted apart"
 # few of these ~300 contentions can come from the cache: the rwsem slow paths realign the
-# stack on Debian's builds (cached_min), and this one is taken after a fault, by many
-# callers; what holds every time is that none of those taken differed from a full walk
-lock_callers_verified "$TMP/kill.json" 1
+# stack on Debian's builds (cached_min: then none need come from it; a 6.12 guest had 0),
+# and this one is taken after a fault, by many callers; what holds every time is that none
+# of those taken differed from a full walk
+lock_callers_verified "$TMP/kill.json" "$(cached_min rwsem_down_ 1)"
