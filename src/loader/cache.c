@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <link.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,13 +25,17 @@ static const struct {
 	const char *name;  /* of its file: NAME.cache */
 	bool shared;	   /* readable by anyone (what the world-readable BTF says) */
 	bool addresses;	   /* kernel addresses: only for a process kallsyms shows them to */
+	bool entries;	   /* a file per entry: NAME-ENTRY.cache */
 	const char *what;
 } kinds[CACHE__N] = {
-	[CACHE_FOLD] = { "fold", false, true, "the scheduler's and locks' text (kernel addresses)" },
-	[CACHE_FEATURES] = { "kfeatures", true, false, "the kernel's BPF features and config" },
-	[CACHE_PREEMPT] = { "preempt", true, false, "where the preempt count is" },
-	[CACHE_ATTACH] = { "attach", true, false, "the attach targets' BTF type IDs" },
-	[CACHE_CORE_BTF] = { "core", true, false, "the BTF CO-RE relocates against" },
+	[CACHE_FOLD] = { "fold", false, true, false,
+			 "the scheduler's and locks' text (kernel addresses)" },
+	[CACHE_FEATURES] = { "kfeatures", true, false, false, "the kernel's BPF features and config" },
+	[CACHE_PREEMPT] = { "preempt", true, false, false, "where the preempt count is" },
+	[CACHE_ATTACH] = { "attach", true, false, false, "the attach targets' BTF type IDs" },
+	[CACHE_CORE_BTF] = { "core", true, false, false, "the BTF CO-RE relocates against" },
+	/* the writer's only: a table says what a file it could read holds */
+	[CACHE_CFI] = { "cfi", false, false, true, "user objects' unwind tables, by build-id" },
 };
 
 /* Every file: this header, then size bytes of data whose hash is hash. */
@@ -258,20 +263,50 @@ static int read_checked(int fd, enum cache_kind kind, size_t max, void **ret_dat
 	return 0;
 }
 
-int cache_load(const char *dir, enum cache_kind kind, size_t max, void **ret_data,
-	       size_t *ret_size)
+/* cache_load() of the file name in dir; touch: a hit is marked used (its mtime). */
+static int load_file(const char *dir, enum cache_kind kind, const char *name, bool touch,
+		     size_t max, void **ret_data, size_t *ret_size)
 {
 	const char *why;
 	int fd, err;
 
 	if (disabled)
 		return -ENOENT;
-	fd = cache_open(dir, cache_file_name(kind), &why);
+	fd = cache_open(dir, name, &why);
 	if (fd < 0)
 		return fd;
 	err = read_checked(fd, kind, max, ret_data, ret_size, &why);
+	if (!err && touch)
+		(void)futimens(fd, NULL); /* another user's file stays as it is */
 	close(fd);
 	return err;
+}
+
+int cache_load(const char *dir, enum cache_kind kind, size_t max, void **ret_data,
+	       size_t *ret_size)
+{
+	return load_file(dir, kind, cache_file_name(kind), false, max, ret_data, ret_size);
+}
+
+/* KIND-ENTRY.cache into buf, or -EINVAL for an entry name not of [0-9a-z-]{1,96}. */
+static int entry_name(enum cache_kind kind, const char *entry, char *buf, size_t len)
+{
+	size_t n = strlen(entry);
+
+	if (!kinds[kind].entries || !n || n > 96 ||
+	    strspn(entry, "0123456789abcdefghijklmnopqrstuvwxyz-") != n)
+		return -EINVAL;
+	snprintf(buf, len, "%s-%s.cache", kinds[kind].name, entry);
+	return 0;
+}
+
+int cache_load_entry(const char *dir, enum cache_kind kind, const char *entry, size_t max,
+		     void **ret_data, size_t *ret_size)
+{
+	char name[160];
+	int err = entry_name(kind, entry, name, sizeof(name));
+
+	return err ? err : load_file(dir, kind, name, true, max, ret_data, ret_size);
 }
 
 int cache_load_fixed(const char *dir, enum cache_kind kind, void *data, size_t size)
@@ -306,7 +341,9 @@ static int make_dir(bool shared)
 	return chmod(CACHE_DIR, 0755) ? -errno : 0;
 }
 
-int cache_store(const char *dir, enum cache_kind kind, const void *data, size_t size)
+/* cache_store() into the file name of dir. */
+static int store_file(const char *dir, enum cache_kind kind, const char *name, const void *data,
+		      size_t size)
 {
 	bool shared = kinds[kind].shared;
 	char path[4096], tmp[4200];
@@ -321,7 +358,7 @@ int cache_store(const char *dir, enum cache_kind kind, const void *data, size_t 
 	h.hash = data_hash(data, size);
 	if (!dir && (err = make_dir(shared)))
 		return err;
-	cache_path(dir, cache_file_name(kind), path, sizeof(path));
+	cache_path(dir, name, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
@@ -341,6 +378,100 @@ int cache_store(const char *dir, enum cache_kind kind, const void *data, size_t 
 	return err;
 }
 
+int cache_store(const char *dir, enum cache_kind kind, const void *data, size_t size)
+{
+	return store_file(dir, kind, cache_file_name(kind), data, size);
+}
+
+/* A file of kind's entries: NAME-*.cache. */
+static bool entry_file(enum cache_kind kind, const char *name)
+{
+	size_t n = strlen(name), k = strlen(kinds[kind].name);
+
+	return kinds[kind].entries && n > k + 7 && !strncmp(name, kinds[kind].name, k) &&
+	       name[k] == '-' && !strcmp(name + n - 6, ".cache");
+}
+
+struct entry_file {
+	char name[160];
+	struct timespec used;
+	uint64_t size;
+};
+
+static int by_use(const void *a, const void *b)
+{
+	const struct timespec *x = &((const struct entry_file *)a)->used;
+	const struct timespec *y = &((const struct entry_file *)b)->used;
+
+	if (x->tv_sec != y->tv_sec)
+		return x->tv_sec < y->tv_sec ? -1 : 1;
+	return (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
+}
+
+/*
+ * Removes kind's least recently used files of dir (but keep, which is being replaced) until
+ * theirs and add more bytes fit max_total. 0 or -errno (-ENOMEM).
+ */
+static int evict(const char *dir, enum cache_kind kind, const char *keep, uint64_t add,
+		 uint64_t max_total)
+{
+	DIR *dp = opendir(dir ? dir : CACHE_DIR);
+	struct entry_file *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = add;
+	struct dirent *e;
+	struct stat st;
+	int err = 0;
+
+	if (!dp)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(dp))) {
+		if (!entry_file(kind, e->d_name) || !strcmp(e->d_name, keep) ||
+		    strlen(e->d_name) >= sizeof(v->name) ||
+		    fstatat(dirfd(dp), e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (n == cap) {
+			struct entry_file *nv = reallocarray(v, cap ? 2 * cap : 16, sizeof(*v));
+
+			if (!nv) {
+				err = -ENOMEM;
+				break;
+			}
+			v = nv;
+			cap = cap ? 2 * cap : 16;
+		}
+		snprintf(v[n].name, sizeof(v[n].name), "%s", e->d_name);
+		v[n].used = st.st_mtim;
+		v[n].size = (uint64_t)st.st_size;
+		total += v[n++].size;
+	}
+	if (!err && n)
+		qsort(v, n, sizeof(*v), by_use);
+	for (size_t i = 0; !err && i < n && total > max_total; i++) {
+		if (unlinkat(dirfd(dp), v[i].name, 0) == 0 || errno == ENOENT)
+			total -= v[i].size;
+	}
+	free(v);
+	closedir(dp);
+	return err;
+}
+
+int cache_store_entry(const char *dir, enum cache_kind kind, const char *entry,
+		      const void *data, size_t size, uint64_t max_total)
+{
+	char name[160];
+	int err = entry_name(kind, entry, name, sizeof(name));
+
+	if (err)
+		return err;
+	if (disabled)
+		return 0;
+	if (size + sizeof(struct header) > max_total)
+		return -EFBIG;
+	err = evict(dir, kind, name, size + sizeof(struct header), max_total);
+	return err ? err : store_file(dir, kind, name, data, size);
+}
+
 /* The kind whose file is name, or CACHE__N. */
 static enum cache_kind kind_of(const char *name)
 {
@@ -358,6 +489,49 @@ static bool ours(const char *name)
 	return strstr(name, ".cache") || (n > 4 && !strcmp(name + n - 4, ".btf"));
 }
 
+/*
+ * `cache show`'s line for a kind of a file per entry: NAME-*.cache, how many files and bytes,
+ * and how many of them this run would use.
+ */
+static void show_entries(const char *dir, enum cache_kind kind, FILE *f)
+{
+	DIR *dp = opendir(dir ? dir : CACHE_DIR);
+	unsigned int files = 0, used = 0;
+	uint64_t bytes = 0;
+	struct dirent *e;
+	char label[32];
+
+	while (dp && (e = readdir(dp))) {
+		const char *why;
+		struct stat st;
+		size_t n;
+		void *data;
+		int fd;
+
+		if (!entry_file(kind, e->d_name))
+			continue;
+		files++;
+		if (!fstatat(dirfd(dp), e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			bytes += (uint64_t)st.st_size;
+		fd = cache_open(dir, e->d_name, &why);
+		if (fd < 0)
+			continue;
+		if (!read_checked(fd, kind, SHOW_MAX, &data, &n, &why)) {
+			used++;
+			free(data);
+		}
+		close(fd);
+	}
+	if (dp)
+		closedir(dp);
+	snprintf(label, sizeof(label), "%s-*.cache", kinds[kind].name);
+	if (!files)
+		fprintf(f, "%-16s %9s  %-8s %s\n", label, "-", "absent", kinds[kind].what);
+	else
+		fprintf(f, "%-16s %9" PRIu64 "  %u/%-6u %s (%u files)\n", label, bytes, used, files,
+			kinds[kind].what, files);
+}
+
 int cache_show(const char *dir, FILE *f)
 {
 	const char *d = dir ? dir : CACHE_DIR;
@@ -369,7 +543,13 @@ int cache_show(const char *dir, FILE *f)
 		void *data = NULL;
 		char path[4096];
 		struct stat st;
-		int fd = cache_open(dir, name, &why);
+		int fd;
+
+		if (kinds[k].entries) {
+			show_entries(dir, (enum cache_kind)k, f);
+			continue;
+		}
+		fd = cache_open(dir, name, &why);
 
 		if (fd >= 0) {
 			int err = read_checked(fd, (enum cache_kind)k, SHOW_MAX, &data, &n, &why);

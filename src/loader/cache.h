@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define CACHE_DIR "/run/schedprof"
@@ -28,6 +29,7 @@ enum cache_kind {
 	CACHE_PREEMPT,	 /* where the preempt count is (views/schedules/collect.c) */
 	CACHE_ATTACH,	 /* the attach targets' BTF IDs (attach_ids.h) */
 	CACHE_CORE_BTF,	 /* the BTF CO-RE relocates against (corebtf.h) */
+	CACHE_CFI,	 /* user objects' unwind tables (symbols/cfi_pack.h): a file per object */
 	CACHE__N,
 };
 
@@ -52,6 +54,18 @@ int cache_load_fixed(const char *dir, enum cache_kind kind, void *data, size_t s
  * anyone or by its writer only as the kind says. 0 (also when disabled) or -errno.
  */
 int cache_store(const char *dir, enum cache_kind kind, const void *data, size_t size);
+
+/*
+ * Kinds of a file per entry (CACHE_CFI), named KIND-ENTRY.cache, entry of [0-9a-z-] and at
+ * most 96 characters: the same checks as cache_load(). A file read is marked used (its
+ * mtime), and cache_store_entry() removes the kind's least recently used files while the
+ * kind's would pass max_total bytes. 0, -ENOENT, -EINVAL (entry), -EFBIG (the entry alone
+ * passes max_total), or as cache_load() and cache_store().
+ */
+int cache_load_entry(const char *dir, enum cache_kind kind, const char *entry, size_t max,
+		     void **ret_data, size_t *ret_size);
+int cache_store_entry(const char *dir, enum cache_kind kind, const char *entry,
+		      const void *data, size_t size, uint64_t max_total);
 
 /*
  * `schedprof cache show`: each file of dir, whether this run would use it and why not.

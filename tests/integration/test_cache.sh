@@ -26,16 +26,25 @@ caches() { ls "$DIR" 2>/dev/null | grep -c '\.cache$' || true; }
 # 1. clear, then a run makes every kind, and show says each is used
 "$SCHEDPROF" cache clear >"$TMP/clear" || fail "cache clear exited $?"
 [ "$(caches)" = 0 ] || fail "cache clear left: $(ls "$DIR")"
-"$SCHEDPROF" trace -o /dev/null -- true 2>"$TMP/err" || fail "trace: $(cat "$TMP/err")"
+# -g on a process that runs long enough to be sampled: its objects' unwind tables, a file each
+"$SCHEDPROF" trace -g -o /dev/null -- bash -c 'SECONDS=0; while [ $SECONDS -lt 1 ]; do :; done' \
+	2>"$TMP/err" || fail "trace: $(cat "$TMP/err")"
 "$SCHEDPROF" cache show >"$TMP/show" || fail "cache show exited $?"
 for f in fold kfeatures preempt attach core; do
 	grep -q "^$f.cache  *[0-9][0-9]*  yes " "$TMP/show" || fail "after a run, $f: $(cat "$TMP/show")"
 done
-pass "a run made the five caches, and show says each is used"
-# the scheduler's text (kernel addresses) is root's only; the rest anyone may read
+ncfi=$(ls "$DIR" | grep -c '^cfi-[0-9a-f]*-[0-9a-f]*\.cache$' || true)
+[ "$ncfi" -ge 2 ] || fail "after a -g run, $ncfi unwind tables (bash and libc at least): $(ls "$DIR")"
+grep -q "^cfi-\*\.cache  *[0-9][0-9]*  $ncfi/$ncfi " "$TMP/show" || fail "after a run, cfi: $(cat "$TMP/show")"
+pass "a run made the five caches and $ncfi unwind tables, and show says each is used"
+# the scheduler's text (kernel addresses) and the tables (what files root could read hold) are
+# root's only; the rest anyone may read
 [ "$(stat -c %a "$DIR/fold.cache")" = 600 ] || fail "fold.cache: $(stat -c %a "$DIR/fold.cache")"
+for f in "$DIR"/cfi-*.cache; do
+	[ "$(stat -c %a "$f")" = 600 ] || fail "$f: $(stat -c %a "$f")"
+done
 [ "$(stat -c %a "$DIR/attach.cache")" = 644 ] || fail "attach.cache: $(stat -c %a "$DIR/attach.cache")"
-pass "modes: fold.cache 0600, the others 0644"
+pass "modes: fold.cache and the tables 0600, the others 0644"
 
 # 2. --no-cache: nothing written (nor read: -v says the features were probed)
 "$SCHEDPROF" cache clear >/dev/null
@@ -94,6 +103,7 @@ done
 # 4. clear removes schedprof's files, and show says they are absent
 n=$("$SCHEDPROF" cache clear | sed -n 's/^\([0-9]*\) files\? removed.*/\1/p')
 [ "${n:-0}" -ge 5 ] || fail "cache clear removed ${n:-none}"
+[ "$(ls "$DIR" | grep -c '^cfi-' || true)" = 0 ] || fail "cache clear left tables: $(ls "$DIR")"
 "$SCHEDPROF" cache show >"$TMP/show" || fail "cache show exited $?"
-[ "$(grep -c ' absent ' "$TMP/show")" = 5 ] || fail "after clear: $(cat "$TMP/show")"
+[ "$(grep -c ' absent ' "$TMP/show")" = 6 ] || fail "after clear: $(cat "$TMP/show")"
 pass "cache clear removed $n files; show: all absent"

@@ -5,7 +5,8 @@
  * a damaged, short, long, world-writable or foreign file, a missing file or a symbolic link
  * give no data; a second store replaces the first and leaves no temporary file behind;
  * --no-cache reads and writes nothing; show says why a file is not used, clear removes
- * schedprof's files only.
+ * schedprof's files only. Kinds of a file per entry: names checked, a damaged entry
+ * refused, the least recently used removed to stay within the bound, listed by show.
  */
 #include <check.h>
 #include <dirent.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../unit.h"
@@ -327,6 +329,124 @@ START_TEST(disabled)
 }
 END_TEST
 
+/* The mtime of dir/name, set sec seconds in the past. */
+static void age(const char *name, int sec)
+{
+	struct timespec ts[2];
+	char path[256];
+
+	ck_assert_int_eq(clock_gettime(CLOCK_REALTIME, &ts[0]), 0);
+	ts[0].tv_sec -= sec;
+	ts[1] = ts[0];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+static bool present(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* A file per entry: stored, loaded, named only by [0-9a-z-], its damage refused. */
+START_TEST(entries_round_trip)
+{
+	size_t size = 0;
+	void *got = NULL;
+
+	ck_assert_int_eq(cache_store_entry(dir, CACHE_CFI, "ab12-100", &D, sizeof(D), 1 << 20), 0);
+	ck_assert(present("cfi-ab12-100.cache"));
+	ck_assert_int_eq(cache_load_entry(dir, CACHE_CFI, "ab12-100", 1024, &got, &size), 0);
+	ck_assert_uint_eq(size, sizeof(D));
+	ck_assert_mem_eq(got, &D, sizeof(D));
+	free(got);
+	ck_assert_int_eq(cache_load_entry(dir, CACHE_CFI, "ab12-101", 1024, &got, &size), -ENOENT);
+	/* too large for the reader */
+	ck_assert_int_eq(cache_load_entry(dir, CACHE_CFI, "ab12-100", 8, &got, &size), -ENOENT);
+	tamper("cfi-ab12-100.cache", "fold config");
+	ck_assert_int_eq(cache_load_entry(dir, CACHE_CFI, "ab12-100", 1024, &got, &size), -ENOENT);
+	/* a kind of one file has no entries */
+	ck_assert_int_eq(cache_store_entry(dir, CACHE_FOLD, "ab", &D, sizeof(D), 1 << 20), -EINVAL);
+	ck_assert_int_eq(cache_clear(dir, &(unsigned int){ 0 }), 0);
+	ck_assert_uint_eq(entries(), 0);
+}
+END_TEST
+
+START_TEST(entries_names)
+{
+	static const char *const bad[] = {
+		"", "../fold", "AB", "a/b", "a.b", "a b",
+		/* 97 characters */
+		"0123456789012345678901234567890123456789012345678901234567890123456789"
+		"012345678901234567890123456",
+	};
+	size_t size;
+	void *got;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(cache_store_entry(dir, CACHE_CFI, bad[i], &D, sizeof(D), 1 << 20),
+				 -EINVAL);
+		ck_assert_int_eq(cache_load_entry(dir, CACHE_CFI, bad[i], 1024, &got, &size),
+				 -EINVAL);
+	}
+	ck_assert_uint_eq(entries(), 0);
+}
+END_TEST
+
+/* Within the bound: the least recently used go first; a load marks its file used. */
+START_TEST(entries_evicted)
+{
+	uint64_t one = sizeof(D) + 208; /* the header and D */
+	size_t size;
+	void *got;
+
+	ck_assert_int_eq(cache_store_entry(dir, CACHE_CFI, "a", &D, sizeof(D), 3 * one), 0);
+	ck_assert_int_eq(cache_store_entry(dir, CACHE_CFI, "b", &D, sizeof(D), 3 * one), 0);
+	ck_assert_int_eq(cache_store_entry(dir, CACHE_CFI, "c", &D, sizeof(D), 3 * one), 0);
+	age("cfi-a.cache", 30);
+	age("cfi-b.cache", 20);
+	age("cfi-c.cache", 10);
+	/* a is used now: b is the oldest */
+	ck_assert_int_eq(cache_load_entry(dir, CACHE_CFI, "a", 1024, &got, &size), 0);
+	free(got);
+	spill("fold.cache", "x", 1); /* another kind's file counts for nothing */
+	ck_assert_int_eq(cache_store_entry(dir, CACHE_CFI, "d", &D, sizeof(D), 3 * one), 0);
+	ck_assert(present("cfi-a.cache") && !present("cfi-b.cache"));
+	ck_assert(present("cfi-c.cache") && present("cfi-d.cache") && present("fold.cache"));
+	/* replacing an entry removes nothing else */
+	ck_assert_int_eq(cache_store_entry(dir, CACHE_CFI, "d", &D, sizeof(D), 3 * one), 0);
+	ck_assert_uint_eq(entries(), 4);
+	/* two slots' worth: two go */
+	ck_assert_int_eq(cache_store_entry(dir, CACHE_CFI, "e", &D, sizeof(D), 2 * one), 0);
+	ck_assert(present("cfi-e.cache"));
+	ck_assert_uint_eq(entries(), 3);
+	/* larger than the bound alone */
+	ck_assert_int_eq(cache_store_entry(dir, CACHE_CFI, "f", &D, sizeof(D), one - 1), -EFBIG);
+	ck_assert(!present("cfi-f.cache"));
+}
+END_TEST
+
+START_TEST(entries_shown)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_int_eq(cache_store_entry(dir, CACHE_CFI, "a", &D, sizeof(D), 1 << 20), 0);
+	ck_assert_int_eq(cache_store_entry(dir, CACHE_CFI, "b", &D, sizeof(D), 1 << 20), 0);
+	tamper("cfi-b.cache", "fold config");
+	f = open_memstream(&out, &len);
+	ck_assert_int_eq(cache_show(dir, f), 0);
+	fclose(f);
+	ck_assert_msg(strstr(out, "cfi-*.cache") && strstr(out, " 1/2 ") &&
+			      strstr(out, "(2 files)"),
+		      "%s", out);
+	free(out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cache");
@@ -343,6 +463,10 @@ int main(void)
 	tcase_add_test(tc, modes_by_kind);
 	tcase_add_test(tc, show_and_clear);
 	tcase_add_test(tc, disabled);
+	tcase_add_test(tc, entries_round_trip);
+	tcase_add_test(tc, entries_names);
+	tcase_add_test(tc, entries_evicted);
+	tcase_add_test(tc, entries_shown);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
