@@ -16,6 +16,7 @@
 #include "cli/trace_opts.h"
 #include "base/util.h"
 #include "loader/cache.h"
+#include "symbols/ucfi.h"
 #include "schedprof/schedprof.h"
 
 static void trace_help(void)
@@ -74,6 +75,9 @@ static void trace_help(void)
 	       "                    unwound by the binaries' call frame information, so that code\n"
 	       "                    without frame pointers has whole stacks (default %u, at most\n"
 	       "                    %u; 0: frame pointers only)\n"
+	       "      --unwind-tables SIZE  -g: memory for the binaries' unwind tables (default\n"
+	       "                    %uM, 1M to 4G); objects beyond it are walked by frame pointers,\n"
+	       "                    counted; the per-boot cache keeps as much of them\n"
 	       "      --no-profile  do not sample at all\n"
 	       "\nLimits (nothing is dropped silently: the report counts what did not fit; values whose\n"
 	       "maps would need more than half of MemAvailable are refused before anything starts):\n"
@@ -100,7 +104,8 @@ static void trace_help(void)
 	       "\nExit status: the command's (with --; 0 when -d ended the trace), 0 otherwise;\n"
 	       "1 runtime error; 2 usage error; 127 the command could not be executed.\n",
 	       SP_VIEW_NAMES_EVERY, SP_VIEW_NAMES_ALL, render_opts_help(), SP_TL_DEF_BUFFER >> 20,
-	       SP_PROF_DEF_HZ, SP_PROF_UCOPY_DEF, SP_PROF_UCOPY_MAX, SP_DEF_TARGETS, SP_DEF_CALLERS,
+	       SP_PROF_DEF_HZ, SP_PROF_UCOPY_DEF, SP_PROF_UCOPY_MAX, UCFI_DEF_BYTES >> 20,
+	       SP_DEF_TARGETS, SP_DEF_CALLERS,
 	       SP_DEF_STACKS, SP_DEF_PROF_KEYS);
 }
 
@@ -127,6 +132,7 @@ enum {
 	OPT_VERIFY_CALLERS,
 	OPT_NO_CACHE,
 	OPT_USTACK_COPY,
+	OPT_UNWIND_TABLES,
 };
 
 /*
@@ -163,6 +169,7 @@ static const struct trace_opt trace_reg[] = {
 	{ "freq", required_argument, 'F', TRACING },
 	{ "call-graph", no_argument, 'g', TRACING },
 	{ "ustack-copy", required_argument, OPT_USTACK_COPY, TRACING },
+	{ "unwind-tables", required_argument, OPT_UNWIND_TABLES, TRACING },
 	{ "no-profile", no_argument, OPT_NO_PROFILE, TRACING },
 	{ "max-targets", required_argument, OPT_MAX_TARGETS, TRACING },
 	{ "max-callers", required_argument, OPT_MAX_CALLERS, TRACING },
@@ -423,6 +430,9 @@ static int trace_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 	limit = limit_of(o, c, &name);
 	if (limit)
 		return cli_parse_uint(&trace_cmd, name, arg, 1, 1u << 24, limit);
+	if (c == OPT_UNWIND_TABLES)
+		return cli_parse_size(&trace_cmd, "--unwind-tables", arg, 1ULL << 20, 4ULL << 30,
+				      &o->trace.unwind_tables);
 	if (c == OPT_USTACK_COPY)
 		return cli_parse_uint(&trace_cmd, "--ustack-copy", arg, 0, SP_PROF_UCOPY_MAX,
 				      &o->trace.ustack_copy);

@@ -33,6 +33,7 @@ struct trace_config {
 	bool lines;	   /* --lines: source file:line and inlined calls of user frames (DWARF) */
 	uint32_t max_samples;
 	uint32_t ustack_copy; /* -g: bytes of user stack copied per sample (0: frame pointers) */
+	uint64_t unwind_tables; /* --unwind-tables: bytes of unwind tables held (0: default) */
 	bool wakers;	   /* --wakers: the waker's function, a stack walk per wake-up */
 	bool verify_callers; /* --verify-callers: a full walk per switch checks the cached caller */
 	bool kill_on_end;   /* -d with -- COMMAND: end the command at the end (else left running) */

@@ -9,6 +9,7 @@
 #include "base/hashmap.h"
 #include "base/log.h"
 #include "collect/ucopy.h"
+#include "loader/cache.h"
 #include "rows/records.h"
 #include "symbols/ucfi.h"
 #include "symbols/usyms.h"
@@ -37,6 +38,10 @@ struct ucopy {
 	size_t pending_bytes;
 	struct usyms *usyms;
 	struct ucfi *cfi;
+	struct ucfi_store store; /* the tables kept between runs (CACHE_CFI) */
+	uint64_t table_bytes;
+	uint64_t store_failed;   /* tables not kept, and the last error */
+	int store_err;
 	struct hashmap keys;   /* struct ucopy_key * (the key's bytes) -> itself */
 	struct hashmap stacks; /* stack hash -> struct sp_prof_ustack * */
 	uint64_t records, cut, part, noend, bad, snapshots, unwind_ns;
@@ -213,9 +218,28 @@ static int on_copy(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-struct ucopy *ucopy__new(int map_fd, struct usyms *u)
+static int store_load(void *ctx, const char *key, void **ret_data, size_t *ret_size)
+{
+	const struct ucopy *c = ctx;
+
+	return cache_load_entry(NULL, CACHE_CFI, key, c->table_bytes, ret_data, ret_size);
+}
+
+static void store_save(void *ctx, const char *key, const void *data, size_t size)
+{
+	struct ucopy *c = ctx;
+	int err = cache_store_entry(NULL, CACHE_CFI, key, data, size, c->table_bytes);
+
+	if (err) {
+		c->store_failed++;
+		c->store_err = err;
+	}
+}
+
+struct ucopy *ucopy__new(int map_fd, struct usyms *u, uint64_t table_bytes)
 {
 	struct ucopy *c = calloc(1, sizeof(*c));
+	struct ucfi_opts co;
 	int err;
 
 	if (!c)
@@ -225,7 +249,10 @@ struct ucopy *ucopy__new(int map_fd, struct usyms *u)
 	hashmap__init(&c->keys, hashmap_mem_hash, hashmap_mem_equal,
 		      (void *)sizeof(struct sp_prof_key));
 	hashmap__init(&c->stacks, hashmap_long_hash, hashmap_long_equal, NULL);
-	c->cfi = ucfi__new(NULL);
+	c->table_bytes = table_bytes ? table_bytes : UCFI_DEF_BYTES;
+	c->store = (struct ucfi_store){ .load = store_load, .save = store_save, .ctx = c };
+	co = (struct ucfi_opts){ .max_bytes = c->table_bytes, .store = &c->store };
+	c->cfi = ucfi__new(&co);
 	if (!c->cfi)
 		goto fail;
 	c->rb = ring_buffer__new(map_fd, on_copy, c, NULL);
@@ -311,9 +338,14 @@ void ucopy__report(const struct ucopy *c, uint64_t ring_lost, uint64_t vma_busy,
 	     s.stops[UNWIND_NOOBJ], s.stops[UNWIND_NOCFI], s.stops[UNWIND_CUT],
 	     s.stops[UNWIND_MEMORY], s.stops[UNWIND_EXPR], s.stops[UNWIND_LOOP], s.fp_frames,
 	     s.nofile_frames);
-	dlog("profile: CFI of %" PRIu64 " objects compiled in %" PRIu64 " ms, %" PRIu64
-	     " KiB held (%" PRIu64 " over the bound, %" PRIu64 " cut, %" PRIu64 " unreadable)",
-	     s.objects, s.compile_ns / 1000000, s.bytes / 1024, s.over, s.cut, s.unreadable);
+	dlog("profile: CFI of %" PRIu64 " objects: %" PRIu64 " read from the cache in %" PRIu64
+	     " ms (%" PRIu64 " found there unusable), %" PRIu64 " compiled in %" PRIu64 " ms (%"
+	     PRIu64 " not kept in the cache: %s); %" PRIu64 " KiB held (%" PRIu64 " over the "
+	     "bound, %" PRIu64 " cut, %" PRIu64 " unreadable)",
+	     s.objects, s.stored, s.store_ns / 1000000, s.store_bad,
+	     s.objects - s.stored - s.unreadable, s.compile_ns / 1000000, c->store_failed,
+	     c->store_err ? strerror(-c->store_err) : "-", s.bytes / 1024, s.over, s.cut,
+	     s.unreadable);
 	lost = s.stops[UNWIND_NOCFI] + s.stops[UNWIND_CUT] + s.stops[UNWIND_MEMORY] +
 	       s.stops[UNWIND_EXPR] + s.stops[UNWIND_NOOBJ] + s.stops[UNWIND_LOOP];
 	if (lost)

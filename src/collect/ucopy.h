@@ -16,8 +16,12 @@ struct sp_records;
 struct usyms;
 struct ucopy;
 
-/* On the ring buffer map_fd, unwinding through u's snapshots. NULL + errno. */
-struct ucopy *ucopy__new(int map_fd, struct usyms *u);
+/*
+ * On the ring buffer map_fd, unwinding through u's snapshots, with at most table_bytes of
+ * unwind tables held (0: UCFI_DEF_BYTES), and as many kept between runs in the per-boot
+ * cache (CACHE_CFI). NULL + errno.
+ */
+struct ucopy *ucopy__new(int map_fd, struct usyms *u, uint64_t table_bytes);
 void ucopy__free(struct ucopy *c);
 
 /* An fd readable when copies wait, and their drain: 0 or -ENOMEM. */

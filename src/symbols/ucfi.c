@@ -15,6 +15,8 @@
 
 #include "base/hashmap.h"
 #include "symbols/cfi.h"
+#include "symbols/cfi_pack.h"
+#include "symbols/elfsyms.h"
 #include "symbols/procmaps.h"
 #include "symbols/ucfi.h"
 #include "symbols/usyms.h"
@@ -39,6 +41,7 @@ struct ucfi_obj { /* dev and inode are the key (KEY_SIZE) */
 struct ucfi {
 	struct hashmap objs; /* struct ucfi_obj * by (dev, inode) -> itself */
 	size_t max_bytes, max_rows;
+	const struct ucfi_store *store;
 	struct ucfi_stats st;
 	int err; /* the first -ENOMEM of a walk */
 };
@@ -52,6 +55,7 @@ struct ucfi *ucfi__new(const struct ucfi_opts *opts)
 	hashmap__init(&c->objs, hashmap_mem_hash, hashmap_mem_equal, (void *)KEY_SIZE);
 	c->max_bytes = opts && opts->max_bytes ? opts->max_bytes : UCFI_DEF_BYTES;
 	c->max_rows = opts && opts->max_rows ? opts->max_rows : UCFI_DEF_ROWS;
+	c->store = opts ? opts->store : NULL;
 	return c;
 }
 
@@ -143,14 +147,71 @@ static int vdso_file(char *path, size_t len)
 	return fd;
 }
 
-/* The object of a mapping, its table compiled on first sight; NULL only on ENOMEM. */
+/*
+ * o's table from the store, when it holds one for path's build-id and this row limit: 0, or
+ * -ENOENT (compile it; *key then names it for table_compile(), "" without a build-id), -ENOMEM.
+ */
+static int table_load(struct ucfi *c, const char *path, struct ucfi_obj *o,
+		      struct cfi_pack_key *pk, char *key, size_t keylen)
+{
+	char hex[2 * CFI_PACK_ID_MAX + 1];
+	size_t len = 0, size;
+	uint64_t t0 = mono_ns();
+	void *data;
+	int err;
+
+	key[0] = 0;
+	if (!c->store || elf_read_build_id(path, pk->build_id, sizeof(pk->build_id), &len) ||
+	    !len)
+		return -ENOENT;
+	pk->id_len = (uint32_t)len;
+	pk->max_rows = c->max_rows;
+	snprintf(key, keylen, "%s-%zx", elf_build_id_hex(pk->build_id, len, hex, sizeof(hex)),
+		 c->max_rows);
+	if (c->store->load(c->store->ctx, key, &data, &size))
+		return -ENOENT;
+	err = cfi_unpack(pk, data, size, &o->t, &o->cut);
+	free(data);
+	c->st.store_ns += mono_ns() - t0;
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		c->st.store_bad++;
+		return -ENOENT;
+	}
+	c->st.stored++;
+	return 0;
+}
+
+/* o's table compiled, and kept in the store under key when it has one. 0 or cfi_compile()'s. */
+static int table_compile(struct ucfi *c, const char *path, struct ucfi_obj *o,
+			 const struct cfi_pack_key *pk, const char *key)
+{
+	uint64_t t0 = mono_ns();
+	size_t size;
+	void *data;
+	int err = cfi_compile(path, NULL, c->max_rows, &o->t);
+
+	c->st.compile_ns += mono_ns() - t0;
+	if (err == -E2BIG)
+		o->cut = true;
+	else if (err)
+		return err;
+	if (key[0] && !cfi_pack(pk, &o->t, o->cut, &data, &size)) {
+		c->store->save(c->store->ctx, key, data, size);
+		free(data);
+	}
+	return err;
+}
+
+/* The object of a mapping, its table compiled (or read) on first sight; NULL only on ENOMEM. */
 static struct ucfi_obj *obj_get(struct ucfi *c, const struct usyms_mapping *m)
 {
 	struct ucfi_obj key = { .dev = m->dev, .inode = m->inode }, *o;
-	char vpath[64];
+	struct cfi_pack_key pk = { 0 };
+	char vpath[64], skey[2 * CFI_PACK_ID_MAX + 24];
 	const char *path;
 	int vfd = -1;
-	uint64_t t0;
 	long found;
 	int err;
 
@@ -178,9 +239,9 @@ static struct ucfi_obj *obj_get(struct ucfi *c, const struct usyms_mapping *m)
 		o->none = true;
 		return o;
 	}
-	t0 = mono_ns();
-	err = cfi_compile(path, NULL, c->max_rows, &o->t);
-	c->st.compile_ns += mono_ns() - t0;
+	err = table_load(c, path, o, &pk, skey, sizeof(skey));
+	if (err == -ENOENT)
+		err = table_compile(c, path, o, &pk, skey);
 	if (vfd >= 0)
 		close(vfd);
 	if (err == -ENOMEM) {
@@ -189,10 +250,9 @@ static struct ucfi_obj *obj_get(struct ucfi *c, const struct usyms_mapping *m)
 		c->err = -ENOMEM;
 		return o;
 	}
-	if (err == -E2BIG) {
-		o->cut = true;
+	if (o->cut)
 		c->st.cut++;
-	} else if (err) {
+	if (err && err != -E2BIG) {
 		cfi_table_free(&o->t);
 		c->st.unreadable++;
 		o->none = true;

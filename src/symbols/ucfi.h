@@ -21,18 +21,34 @@ struct ucfi;
 #define UCFI_DEF_BYTES (64u << 20) /* rows held, all objects together */
 #define UCFI_DEF_ROWS (1u << 20)   /* rows of one object: more are cut (-E2BIG) */
 
+/*
+ * Where compiled tables are kept between runs, by a key naming the object's build-id and
+ * the row limit: load gives the bytes stored under key (malloc'd, checked by cfi_unpack()
+ * as untrusted) or a negative errno; save stores them, and its failure costs only a later
+ * run's compile. Objects without a build-id are compiled every run.
+ */
+struct ucfi_store {
+	int (*load)(void *ctx, const char *key, void **ret_data, size_t *ret_size);
+	void (*save)(void *ctx, const char *key, const void *data, size_t size);
+	void *ctx;
+};
+
 struct ucfi_opts {
 	size_t max_bytes; /* 0: UCFI_DEF_BYTES */
 	size_t max_rows;  /* 0: UCFI_DEF_ROWS */
+	const struct ucfi_store *store; /* NULL: every table compiled */
 };
 
 struct ucfi_stats {
-	uint64_t objects;	  /* tables compiled (empty ones too) */
+	uint64_t objects;	  /* objects met (empty tables too) */
 	uint64_t over;		  /* objects whose table did not fit max_bytes: frame pointers */
 	uint64_t cut;		  /* tables cut at max_rows */
 	uint64_t unreadable;	  /* objects whose file could not be read (gone, not ELF) */
 	uint64_t bytes;		  /* rows held */
 	uint64_t compile_ns;	  /* time spent compiling, all objects */
+	uint64_t stored;	  /* tables read from the store instead of compiled */
+	uint64_t store_bad;	  /* ... found there but unusable (damaged, another limit) */
+	uint64_t store_ns;	  /* time spent reading and unpacking them */
 	uint64_t stacks;	  /* stacks unwound */
 	uint64_t stops[UNWIND_STOPS]; /* ... by why their walk ended */
 	uint64_t fp_frames;	  /* frames found by frame pointer where no row was */

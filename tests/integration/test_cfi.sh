@@ -60,6 +60,42 @@ for bin in "$NOFP_GCC" "$NOFP_CLANG"; do
 	read -r hit tot <<<"$(share "$TMP/$comm.folded" "$comm" "$chain" f8)"
 	at_least "$hit" "$tot" 99 50 "$comm (no frame pointers): samples in f8 with f8 <- ... <- main <- libc's caller of main"
 done
+# The tables are kept in the per-boot cache by build-id: a run after the first compiles none,
+# and one whose file is damaged compiles it anew, with the same stacks each time.
+cfi_line() { grep -o 'CFI of [0-9]* objects: [0-9]* read from the cache.*' "$1"; }
+# cached COMPILED_MAX READ_MIN BAD: checks a run's log line
+cached() {
+	local line; line=$(cfi_line "$TMP/again.err")
+	[[ $line =~ objects:\ ([0-9]+)\ read\ .*\(([0-9]+)\ found\ there\ unusable\),\ ([0-9]+)\ compiled ]] ||
+		fail "cache: no CFI line in the log: $(grep 'profile:' "$TMP/again.err")"
+	local read=${BASH_REMATCH[1]} bad=${BASH_REMATCH[2]} compiled=${BASH_REMATCH[3]}
+	[ "$compiled" -le "$1" ] && [ "$read" -ge "$2" ] && [ "$bad" -eq "$3" ] ||
+		fail "cache: want at most $1 compiled, $2 read at least, $3 unusable: $line"
+}
+again() {
+	"$SCHEDPROF" trace -v -g --views profile -f folded -o "$TMP/again.folded" -- \
+		"$NOFP_GCC" 0.5 2> "$TMP/again.err" || fail "cache run: $(tail -3 "$TMP/again.err")"
+	read -r hit tot <<<"$(share "$TMP/again.folded" "$(basename "$NOFP_GCC" | cut -c1-15)" "$chain" f8)"
+	at_least "$hit" "$tot" 99 10 "cache, $1: samples in f8 with the whole chain"
+}
+bid=$(readelf -n "$NOFP_GCC" | awk '/Build ID:/ { print $3 }')
+[ -n "$bid" ] || fail "cache: $NOFP_GCC has no build-id"
+ls /run/schedprof/cfi-"$bid"-*.cache > /dev/null 2>&1 ||
+	fail "cache: the first run kept no table of $NOFP_GCC in /run/schedprof"
+again "read back"
+# the program and libc (the only objects its stacks go through) have build-ids
+cached 0 2 0
+pass "cache: $(cfi_line "$TMP/again.err")"
+for f in /run/schedprof/cfi-"$bid"-*.cache; do
+	printf 'garbage' | dd of="$f" bs=1 seek=300 conv=notrunc status=none
+done
+again "a damaged table"
+# the cache's hash refuses the file before its table is unpacked: compiled, not "unusable"
+cached 1 1 0
+pass "cache, a damaged table compiled anew: $(cfi_line "$TMP/again.err")"
+"$SCHEDPROF" cache show | grep -q '^cfi-\*\.cache .* [1-9][0-9]*/' ||
+	fail "cache show lists no unwind tables: $("$SCHEDPROF" cache show)"
+
 # the same program with --ustack-copy 0 (frame pointers): the chain is lost, which is what
 # the copies are for
 "$SCHEDPROF" trace -g --ustack-copy 0 --views profile -f folded -o "$TMP/fp.folded" -- \

@@ -165,7 +165,7 @@ static int prof_setup(void *state, struct trace_ctx *ctx)
 	if (!st->skel->rodata->prof_ucopy_max)
 		return 0;
 	st->ucopy = ucopy__new(bpf_map__fd(st->skel->maps.prof_ucopies),
-			       uframes_live_usyms(st->live));
+			       uframes_live_usyms(st->live), st->opts->unwind_tables);
 	if (!st->ucopy)
 		return -errno;
 	/* one fd for the wait loop: both ring buffers' */

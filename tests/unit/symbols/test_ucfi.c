@@ -4,7 +4,8 @@
  * this process's own stack, copied as BPF would copy it (registers, then the stack from SP
  * to its mapping's end, read through /proc/self/mem), unwound to the outermost frame through
  * ucfi_t1 -> ucfi_t2 -> ucfi_t3; the bound on the bytes held and on the rows of one object
- * (the walk goes on by frame pointers, counted); an image never snapshotted.
+ * (the walk goes on by frame pointers, counted); an image never snapshotted; tables kept in a
+ * store and read back by a later run (the same walk), and a damaged one compiled anew.
  */
 #include <check.h>
 #include <errno.h>
@@ -175,6 +176,120 @@ START_TEST(test_ucfi_no_snapshot)
 }
 END_TEST
 
+/* A store in memory: its entries by key, how often each was read and saved. */
+#define MEM_MAX 64
+struct mem_store {
+	char *keys[MEM_MAX];
+	void *data[MEM_MAX];
+	size_t size[MEM_MAX];
+	size_t n, loads, hits, saves;
+};
+
+static int mem_find(struct mem_store *m, const char *key)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->keys[i], key))
+			return (int)i;
+	return -1;
+}
+
+static int mem_load(void *ctx, const char *key, void **ret_data, size_t *ret_size)
+{
+	struct mem_store *m = ctx;
+	int i = mem_find(m, key);
+
+	m->loads++;
+	if (i < 0)
+		return -ENOENT;
+	m->hits++;
+	*ret_data = malloc(m->size[i]);
+	ck_assert_ptr_nonnull(*ret_data);
+	memcpy(*ret_data, m->data[i], m->size[i]);
+	*ret_size = m->size[i];
+	return 0;
+}
+
+static void mem_save(void *ctx, const char *key, const void *data, size_t size)
+{
+	struct mem_store *m = ctx;
+	int i = mem_find(m, key);
+
+	m->saves++;
+	if (i < 0) {
+		ck_assert_uint_lt(m->n, MEM_MAX);
+		i = (int)m->n++;
+		m->keys[i] = strdup(key);
+	} else {
+		free(m->data[i]);
+	}
+	m->data[i] = malloc(size);
+	ck_assert_ptr_nonnull(m->data[i]);
+	memcpy(m->data[i], data, size);
+	m->size[i] = size;
+}
+
+/* One run of the walk through store m: its frames into ips, its stats into st. */
+static size_t walk_with(struct usyms *u, struct mem_store *m, size_t max_rows, uint64_t *ips,
+			struct ucfi_stats *st)
+{
+	struct ucfi_store store = { .load = mem_load, .save = mem_save, .ctx = m };
+	struct ucfi *c = ucfi__new(&(struct ucfi_opts){ .store = &store, .max_rows = max_rows });
+	struct unwind_result res;
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(ucfi__unwind(c, u, getpid(), 0, &regs, &stk, ips, 128, &res), 0);
+	ck_assert_msg(res.stop == UNWIND_END, "stopped: %s", unwind_stop_name(res.stop));
+	ucfi__stats(c, st);
+	ucfi__free(c);
+	return res.n;
+}
+
+START_TEST(test_ucfi_store)
+{
+	struct usyms *u = usyms__new(&(struct usyms_opts){ .debug_dir = "" });
+	struct mem_store m = { 0 };
+	uint64_t ips[128], again[128];
+	struct ucfi_stats st;
+	size_t n, saves;
+
+	ck_assert_ptr_nonnull(u);
+	ucfi_t1();
+	ck_assert_int_eq(usyms__add_pid(u, getpid(), 0), 0);
+	/* the first run compiles every table and keeps those with a build-id */
+	n = walk_with(u, &m, 0, ips, &st);
+	ck_assert_uint_eq(st.stored, 0);
+	ck_assert_uint_ge(m.saves, 2); /* this program and libc at least */
+	ck_assert_uint_eq(m.n, m.saves);
+	saves = m.saves;
+	/* the next reads them: the same frames, nothing compiled or saved */
+	ck_assert_uint_eq(walk_with(u, &m, 0, again, &st), n);
+	ck_assert_mem_eq(again, ips, n * sizeof(ips[0]));
+	ck_assert_uint_eq(st.stored, saves);
+	ck_assert_uint_eq(st.store_bad, 0);
+	ck_assert_uint_eq(m.saves, saves);
+	ck_assert_uint_gt(st.bytes, 0);
+	/* another row limit is another key: compiled and kept beside */
+	walk_with(u, &m, 1u << 19, again, &st);
+	ck_assert_uint_eq(st.stored, 0);
+	ck_assert_uint_eq(m.n, 2 * saves);
+	/* damaged entries: counted, compiled anew, and replaced */
+	for (size_t i = 0; i < m.n; i++)
+		memset(m.data[i], 0x5a, m.size[i] / 2);
+	ck_assert_uint_eq(walk_with(u, &m, 0, again, &st), n);
+	ck_assert_mem_eq(again, ips, n * sizeof(ips[0]));
+	ck_assert_uint_eq(st.stored, 0);
+	ck_assert_uint_eq(st.store_bad, saves);
+	ck_assert_uint_eq(m.saves, 3 * saves);
+	walk_with(u, &m, 0, again, &st);
+	ck_assert_uint_eq(st.stored, saves);
+	for (size_t i = 0; i < m.n; i++) {
+		free(m.keys[i]);
+		free(m.data[i]);
+	}
+	usyms__free(u);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ucfi");
@@ -184,6 +299,7 @@ int main(void)
 	tcase_add_test(tc, test_ucfi_own_stack);
 	tcase_add_test(tc, test_ucfi_bounds);
 	tcase_add_test(tc, test_ucfi_no_snapshot);
+	tcase_add_test(tc, test_ucfi_store);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
