@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # The profile's -g user stacks copied and unwound by call frame information, on code built
 # without frame pointers: main -> f1 -> ... -> f8 spinning in f8 (gcc -O2 -fomit-frame-pointer,
-# clang -O2), python3 (Debian builds it without frame pointers) and the compile job's cc1.
+# clang -O2), the same spinning in a signal handler, a C++ chain that throws across its
+# frames, python3 (Debian builds it without frame pointers) and the compile job's cc1.
 . "$(dirname "$0")/lib.sh"
 NOFP_GCC=${NOFP_GCC:?NOFP_GCC must name the gcc-built tests/nofpspin}
 NOFP_CLANG=${NOFP_CLANG:?NOFP_CLANG must name the clang-built tests/nofpspin}
+CXXTHROW=${CXXTHROW:?CXXTHROW must name tests/cxxthrow}
 COMPILE_JOB=${COMPILE_JOB:?COMPILE_JOB must name examples/compile-job}
 require_bpf
 
@@ -60,6 +62,31 @@ for bin in "$NOFP_GCC" "$NOFP_CLANG"; do
 	read -r hit tot <<<"$(share "$TMP/$comm.folded" "$comm" "$chain" f8)"
 	at_least "$hit" "$tot" 99 50 "$comm (no frame pointers): samples in f8 with f8 <- ... <- main <- libc's caller of main"
 done
+# The spin in a signal handler that f8 raised: above the handler, the kernel's signal frame
+# (__restore_rt, a local symbol of libc: named by libc6-dbg only) and the libc code that sent
+# the signal, then f8 <- ... <- main.
+sigchain="${chain%(;|\$)};raise;__pthread_kill_implementation;(__restore_rt|libc\.so\.6\+0x[0-9a-f]+);on_signal;spin_in_handler;spin(;|\$)"
+for bin in "$NOFP_GCC" "$NOFP_CLANG"; do
+	comm=$(basename "$bin" | cut -c1-15)
+	"$SCHEDPROF" trace -v -g --views profile -f folded -o "$TMP/sig.folded" -- "$bin" "$secs" signal \
+		2> "$TMP/sig.err" || fail "$comm signal: schedprof exited $?: $(tail -3 "$TMP/sig.err")"
+	read -r hit tot <<<"$(share "$TMP/sig.folded" "$comm" "$sigchain" spin)"
+	at_least "$hit" "$tot" 99 50 "$comm, in a signal handler: spin <- the handler <- the signal frame <- libc <- f8 <- ... <- main"
+done
+
+# C++: g8 throws, main catches. Most samples are in the runtime's unwinder (libgcc_s,
+# libstdc++), called from g8; the rest in main's catch (main.cold, its cold part) and the
+# clock. Every stack reaches main, and those in the unwinder go through the whole g chain.
+"$SCHEDPROF" trace -v -g --views profile -f folded -o "$TMP/cxx.folded" -- "$CXXTHROW" "$secs" \
+	2> "$TMP/cxx.err" || fail "cxxthrow: schedprof exited $?: $(tail -3 "$TMP/cxx.err")"
+read -r hit tot <<<"$(share "$TMP/cxx.folded" cxxthrow '(^|;)main(\.cold)?(;|$)')"
+at_least "$hit" "$tot" 99 50 "cxxthrow: main or its cold part"
+gchain='(^|;)main;g1\(unsigned long\);g2\(unsigned long\);g3\(unsigned long\);g4\(unsigned long\);g5\(unsigned long\);g6\(unsigned long\);g7\(unsigned long\);g8\(unsigned long\)( \[clone \.cold\])?;__cxa_throw;_Unwind_RaiseException(;|$)'
+read -r hit _ <<<"$(share "$TMP/cxx.folded" cxxthrow "$gchain")"
+read -r unw _ <<<"$(share "$TMP/cxx.folded" cxxthrow '(^|;)_Unwind_RaiseException(;|$)')"
+[ "$unw" -ge $((tot / 2)) ] || fail "cxxthrow: only $unw of $tot samples in the unwinder"
+at_least "$hit" "$unw" 99 25 "cxxthrow: samples in the unwinder with main <- g1 <- ... <- g8 <- __cxa_throw"
+
 # The tables are kept in the per-boot cache by build-id: a run after the first compiles none,
 # and one whose file is damaged compiles it anew, with the same stacks each time.
 cfi_line() { grep -o 'CFI of [0-9]* objects: [0-9]* read from the cache.*' "$1"; }

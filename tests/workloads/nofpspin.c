@@ -5,8 +5,14 @@
  * without frame pointers (-O2 -fomit-frame-pointer, and by clang -O2): only the call frame
  * information unwinds it. Each function does work after its call so that no call becomes
  * a tail call, and is noinline so that each keeps its frame.
+ *
+ * `nofpspin SECS signal`: f8 sends itself SIGUSR1 instead, and the spin runs in the handler,
+ * on_signal -> spin_in_handler, above the kernel's signal frame (libc's __restore_rt) and the
+ * interrupted libc code that sent it, through which an unwinder must go to reach f8.
  */
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static volatile unsigned long sink;
@@ -19,7 +25,11 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-__attribute__((noinline)) unsigned long f8(double secs)
+static double handler_secs;
+static int in_handler;
+
+/* The loop, in the function that calls it: f8's samples are f8's */
+static inline __attribute__((always_inline)) unsigned long spin_here(double secs)
 {
 	double end = now() + secs;
 	unsigned long n = 0;
@@ -28,6 +38,38 @@ __attribute__((noinline)) unsigned long f8(double secs)
 		for (int i = 0; i < 1000000; i++)
 			sink = sink * 31 + (unsigned long)i, n++;
 	return n;
+}
+
+__attribute__((noinline)) unsigned long spin(double secs)
+{
+	return spin_here(secs);
+}
+
+__attribute__((noinline)) static unsigned long spin_in_handler(double secs)
+{
+	unsigned long n = spin(secs);
+
+	sink += n;
+	return n + 1;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	sink += spin_in_handler(handler_secs);
+}
+
+__attribute__((noinline)) unsigned long f8(double secs)
+{
+	unsigned long n;
+
+	if (!in_handler)
+		return spin_here(secs);
+	handler_secs = secs;
+	signal(SIGUSR1, on_signal);
+	raise(SIGUSR1);
+	n = (unsigned long)sink;
+	return n + 1;
 }
 
 #define LEVEL(f, g)                                                                        \
@@ -48,6 +90,8 @@ LEVEL(f1, f2)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 3;
+
+	in_handler = argc > 2 && !strcmp(argv[2], "signal");
 
 	return f1(secs) ? 0 : 1;
 }
