@@ -2,6 +2,7 @@
 /* The profile's copied user stacks, unwound while tracing (ucopy.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,6 +30,12 @@ struct ucopy_pend {
 	struct sp_prof_ucopy r; /* then r.len bytes */
 };
 
+/*
+ * A copy's PC in no file mapping of its image's snapshot is read again, at most this often
+ * per image: JIT code is in none, whatever the snapshot's age.
+ */
+#define UCOPY_RESNAP_NS (100 * 1000 * 1000ull)
+
 /* Copies kept beyond this are unwound at the next poll, not at the end of the run. */
 #define UCOPY_PENDING_BYTES (64u << 20)
 
@@ -44,7 +51,8 @@ struct ucopy {
 	int store_err;
 	struct hashmap keys;   /* struct ucopy_key * (the key's bytes) -> itself */
 	struct hashmap stacks; /* stack hash -> struct sp_prof_ustack * */
-	uint64_t records, cut, part, noend, bad, snapshots, unwind_ns;
+	struct hashmap resnap; /* (tgid << 32 | exec_id) -> when its PC-in-no-file re-read was */
+	uint64_t records, cut, part, noend, bad, snapshots, resnaps, unwind_ns;
 	uint64_t used_max, used_sum;
 };
 
@@ -74,6 +82,7 @@ void ucopy__free(struct ucopy *c)
 	ucfi__free(c->cfi);
 	hashmap__clear_with(&c->keys, key_entry_free);
 	hashmap__clear_with(&c->stacks, stack_entry_free);
+	hashmap__clear(&c->resnap);
 	free(c);
 }
 
@@ -179,6 +188,24 @@ static int unwind_pending(struct ucopy *c)
 }
 
 /*
+ * Whether the image whose copy has its PC in no file mapping of the snapshot is read again:
+ * the first sample of a process is mostly in the dynamic loader, and the snapshot its
+ * announcement takes then may be older than the libraries it maps next (whose constructors
+ * and first calls the next samples are in). At most every UCOPY_RESNAP_NS per image.
+ */
+static bool resnap_due(struct ucopy *c, const struct sp_prof_ucopy *r)
+{
+	long img = (long)(((uint64_t)r->key.tgid << 32) | r->key.exec_id), last;
+	uint64_t now = mono_ns();
+
+	if (hashmap__find(&c->resnap, img, &last) && now - (uint64_t)last < UCOPY_RESNAP_NS)
+		return false;
+	/* not kept on ENOMEM: read again next time, which is what it guards against */
+	hashmap__set(&c->resnap, img, (long)now, NULL, NULL);
+	return true;
+}
+
+/*
  * A copy from the ring buffer: its process's mappings snapshotted now if no announcement did
  * (it may exit soon), and the copy kept, trimmed to its length, to be unwound later: the
  * first sight of a large object (cc1) compiles its CFI for seconds, while the ring buffer
@@ -190,6 +217,7 @@ static int on_copy(void *ctx, void *data, size_t size)
 	struct ucopy *c = ctx;
 	struct usyms_mapping m;
 	struct ucopy_pend *p;
+	int err;
 
 	if (size < sizeof(*r) || r->len > size - sizeof(*r)) {
 		c->bad++;
@@ -202,8 +230,12 @@ static int on_copy(void *ctx, void *data, size_t size)
 		c->part++;
 	if (r->flags & SP_UCOPY_F_NOEND)
 		c->noend++;
-	if (usyms__map_ip(c->usyms, (int)r->key.tgid, r->key.exec_id, r->ip, &m) == -ESRCH) {
-		c->snapshots++;
+	err = usyms__map_ip(c->usyms, (int)r->key.tgid, r->key.exec_id, r->ip, &m);
+	if (err == -ESRCH || (err == -ENOENT && resnap_due(c, r))) {
+		if (err == -ESRCH)
+			c->snapshots++;
+		else
+			c->resnaps++;
 		if (usyms__add_pid(c->usyms, (int)r->key.tgid, r->key.exec_id) == -ENOMEM)
 			return -ENOMEM;
 	}
@@ -221,8 +253,11 @@ static int on_copy(void *ctx, void *data, size_t size)
 static int store_load(void *ctx, const char *key, void **ret_data, size_t *ret_size)
 {
 	const struct ucopy *c = ctx;
+	int err = cache_load_entry(NULL, CACHE_CFI, key, c->table_bytes, ret_data, ret_size);
 
-	return cache_load_entry(NULL, CACHE_CFI, key, c->table_bytes, ret_data, ret_size);
+	if (!err)
+		dlog("profile: unwind table %s: read from the cache", key);
+	return err;
 }
 
 static void store_save(void *ctx, const char *key, const void *data, size_t size)
@@ -230,6 +265,8 @@ static void store_save(void *ctx, const char *key, const void *data, size_t size
 	struct ucopy *c = ctx;
 	int err = cache_store_entry(NULL, CACHE_CFI, key, data, size, c->table_bytes);
 
+	dlog("profile: unwind table %s: compiled, %s%s", key, err ? "not kept: " : "kept",
+	     err ? strerror(-err) : "");
 	if (err) {
 		c->store_failed++;
 		c->store_err = err;
@@ -249,6 +286,7 @@ struct ucopy *ucopy__new(int map_fd, struct usyms *u, uint64_t table_bytes)
 	hashmap__init(&c->keys, hashmap_mem_hash, hashmap_mem_equal,
 		      (void *)sizeof(struct sp_prof_key));
 	hashmap__init(&c->stacks, hashmap_long_hash, hashmap_long_equal, NULL);
+	hashmap__init(&c->resnap, hashmap_long_hash, hashmap_long_equal, NULL);
 	c->table_bytes = table_bytes ? table_bytes : UCFI_DEF_BYTES;
 	c->store = (struct ucfi_store){ .load = store_load, .save = store_save, .ctx = c };
 	co = (struct ucfi_opts){ .max_bytes = c->table_bytes, .store = &c->store };
@@ -329,12 +367,14 @@ void ucopy__report(const struct ucopy *c, uint64_t ring_lost, uint64_t vma_busy,
 	dlog("profile: %" PRIu64 " user stack copies unwound in %" PRIu64 " us (%" PRIu64
 	     " cut at the copy's size, %" PRIu64 " at a page not readable, %" PRIu64 " without the "
 	     "mapping's end (its lock busy), %" PRIu64 " malformed, %" PRIu64 " processes snapshotted "
-	     "at their copy; bytes used: max %" PRIu64 ", mean %" PRIu64 "); walks ended: end %"
+	     "at their copy, %" PRIu64 " again for a PC in no file; bytes used: max %" PRIu64
+	     ", mean %" PRIu64 "); walks ended: end %"
 	     PRIu64 ", depth %" PRIu64 ", no-object %" PRIu64 ", no-cfi %" PRIu64 ", table-cut %"
 	     PRIu64 ", memory %" PRIu64 ", expression %" PRIu64 ", loop %" PRIu64 "; frames by "
 	     "frame pointer %" PRIu64 " (%" PRIu64 " in no file)",
 	     c->records, c->unwind_ns / 1000, c->cut, c->part, c->noend, c->bad, c->snapshots,
-	     c->used_max, c->records ? c->used_sum / c->records : 0, s.stops[UNWIND_END], s.stops[UNWIND_DEPTH],
+	     c->resnaps, c->used_max, c->records ? c->used_sum / c->records : 0,
+	     s.stops[UNWIND_END], s.stops[UNWIND_DEPTH],
 	     s.stops[UNWIND_NOOBJ], s.stops[UNWIND_NOCFI], s.stops[UNWIND_CUT],
 	     s.stops[UNWIND_MEMORY], s.stops[UNWIND_EXPR], s.stops[UNWIND_LOOP], s.fp_frames,
 	     s.nofile_frames);
