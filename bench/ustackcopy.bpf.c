@@ -6,8 +6,11 @@
  * 4, 8 and 16 KB in one read, 16 KB a page at a time (a read that crosses the stack's top
  * fails whole, and that failure is costly), and 16 KB bounded by the end of the stack's
  * mapping, into a per-CPU buffer, and the last into a ring buffer record that the loader
- * consumes. Unwinding the copy in user space is not measured here. One program per way;
- * bench/ustackcopy.sh attaches them one at a time.
+ * consumes. Unwinding the copy in user space is not measured here. And the BPF walk that
+ * docs/design/user-stacks-cfi.md designs, by its cost alone: 16 frames, each one lookup of a
+ * rule by (image, PC) in a hash map (hits once the first events filled it) and one 8-byte
+ * read of the user stack, or the words taken from a 1 KB window read once. One program per
+ * way; bench/ustackcopy.sh attaches them one at a time.
  * Needs vmlinux.h (build/bpf).
  */
 #include "vmlinux.h"
@@ -204,6 +207,89 @@ int us_copy16k_ring(void *ctx)
 	count(0);
 	bpf_ringbuf_submit(r, 0);
 	return 0;
+}
+
+/* A learned rule, as docs/design/user-stacks-cfi.md has it: the CFA and the caller's FP. */
+struct rule_key {
+	__u64 image, pc;
+};
+struct rule {
+	__s32 cfa_off;
+	__s16 fp_off;
+	__u8 cfa, fp;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct rule_key);
+	__type(value, struct rule);
+} rules SEC(".maps");
+
+#define RULE_FRAMES 16
+#define WIN_WORDS 128
+
+struct rwalk {
+	__u64 image, sp, found;
+	__u64 *win; /* NULL: a read per frame */
+};
+
+static long rule_step(__u64 i, struct rwalk *w)
+{
+	struct rule_key k = { .image = w->image };
+	struct rule *r;
+	__u64 ra = 0;
+
+	/* the word a frame's return address would be in: 32 bytes apart */
+	if (w->win) {
+		ra = w->win[(i * 4) & (WIN_WORDS - 1)];
+	} else if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(w->sp + i * 32))) {
+		return 1;
+	}
+	k.pc = i; /* the rule of frame i: the same keys at every event, so that they hit */
+	r = bpf_map_lookup_elem(&rules, &k);
+	if (!r) {
+		struct rule n = { .cfa_off = 16, .cfa = 1 };
+
+		bpf_map_update_elem(&rules, &k, &n, BPF_ANY);
+		return 0;
+	}
+	w->found += r->cfa_off + (ra & 1);
+	return 0;
+}
+
+static __always_inline int rule_walk(bool window)
+{
+	struct rwalk w = { .image = bpf_get_current_pid_tgid() >> 32, .sp = user_sp() };
+	struct buf *b = buf();
+
+	if (!b || !w.sp)
+		return 0;
+	if (window) {
+		if (bpf_probe_read_user(b->data, WIN_WORDS * 8, (void *)w.sp)) {
+			count(-1);
+			return 0;
+		}
+		w.win = (__u64 *)b->data;
+	}
+	bpf_loop(RULE_FRAMES, rule_step, &w, 0);
+	b->n = w.found;
+	count(0);
+	return 0;
+}
+
+/* 16 frames by rules, a read of the stack per frame */
+SEC("tp_btf/sched_switch")
+int us_rules16(void *ctx)
+{
+	return rule_walk(false);
+}
+
+/* the same with the words from a 1 KB window read once (sp_user_walk()'s read) */
+SEC("tp_btf/sched_switch")
+int us_rules16_win(void *ctx)
+{
+	return rule_walk(true);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -51,7 +51,7 @@ clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"$BUILD/bpf" -c "$HERE/ustackcopy
 	{ echo "$0: cannot build the programs" >&2; exit 1; }
 
 PROGS="us_empty us_fpwalk us_fpwalk_bid us_copy4k us_copy8k us_copy16k us_copy16k_paged"
-PROGS+=" us_copy16k_vma us_copy16k_ring"
+PROGS+=" us_copy16k_vma us_copy16k_ring us_rules16 us_rules16_win"
 
 # one_run PROG: "PROG ns_per_run ok_percent runs"
 one_run() {
