@@ -447,6 +447,25 @@ START_TEST(entries_shown)
 }
 END_TEST
 
+/*
+ * Kernel addresses are used where kallsyms shows them: 6.1's kallsyms starts with per-CPU
+ * symbols that are absolute at 0 for every reader; a restricted one is all zeros.
+ */
+START_TEST(addresses_by_kallsyms)
+{
+	struct data got = { 0 };
+
+	ck_assert_int_eq(cache_store(dir, CACHE_FOLD, &D, sizeof(D)), 0);
+	setenv("SCHEDPROF_TEST_KALLSYMS", _i ? FIX("kallsyms_restricted.txt") : FIX("kallsyms.txt"),
+	       1);
+	ck_assert_int_eq(cache_load_fixed(dir, CACHE_FOLD, &got, sizeof(got)), _i ? -ENOENT : 0);
+	/* a kind without addresses is read either way */
+	ck_assert_int_eq(cache_store(dir, CACHE_ATTACH, &D, sizeof(D)), 0);
+	ck_assert_int_eq(cache_load_fixed(dir, CACHE_ATTACH, &got, sizeof(got)), 0);
+	unsetenv("SCHEDPROF_TEST_KALLSYMS");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cache");
@@ -467,6 +486,8 @@ int main(void)
 	tcase_add_test(tc, entries_names);
 	tcase_add_test(tc, entries_evicted);
 	tcase_add_test(tc, entries_shown);
+	/* in a process each: what kallsyms shows is read once per process */
+	tcase_add_loop_test(tc, addresses_by_kallsyms, 0, 2);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
