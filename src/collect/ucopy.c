@@ -289,7 +289,9 @@ struct ucopy *ucopy__new(int map_fd, struct usyms *u, uint64_t table_bytes)
 	hashmap__init(&c->resnap, hashmap_long_hash, hashmap_long_equal, NULL);
 	c->table_bytes = table_bytes ? table_bytes : UCFI_DEF_BYTES;
 	c->store = (struct ucfi_store){ .load = store_load, .save = store_save, .ctx = c };
-	co = (struct ucfi_opts){ .max_bytes = c->table_bytes, .store = &c->store };
+	/* --no-cache: no build-id read, nothing packed, and -v says nothing was kept */
+	co = (struct ucfi_opts){ .max_bytes = c->table_bytes,
+				 .store = cache_disabled() ? NULL : &c->store };
 	c->cfi = ucfi__new(&co);
 	if (!c->cfi)
 		goto fail;

@@ -188,8 +188,7 @@ static void elf_file_close(int fd, Elf *elf)
 	close(fd);
 }
 
-/* 0 and the build-id (copied into buf), -ENODATA, -ENOBUFS, -ENOEXEC. */
-static int elf_get_build_id(Elf *elf, uint8_t *buf, size_t bufsz, size_t *ret_len)
+int elf_get_build_id(Elf *elf, uint8_t *buf, size_t bufsz, size_t *ret_len)
 {
 	const void *id;
 	ssize_t len;

@@ -65,6 +65,8 @@ int elf_syms__build_id(const struct elf_syms *es, const uint8_t **ret_id, size_t
 /* Reads only the build-id note: 0, -ENODATA (none), -ENOEXEC, -ENOBUFS (bufsz too small),
  * -errno. */
 int elf_read_build_id(const char *path, uint8_t *buf, size_t bufsz, size_t *ret_len);
+/* The same from an ELF already open (libelf's Elf): 0, -ENODATA, -ENOEXEC, -ENOBUFS. */
+int elf_get_build_id(Elf *elf, uint8_t *buf, size_t bufsz, size_t *ret_len);
 /* Formats a build-id as lowercase hex into buf (2 * len + 1 bytes); returns buf. */
 char *elf_build_id_hex(const uint8_t *id, size_t len, char *buf, size_t bufsz);
 

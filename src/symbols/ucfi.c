@@ -76,8 +76,11 @@ void ucfi__free(struct ucfi *c)
 	free(c);
 }
 
-/* The PT_LOAD segments of path into o: 0 or -errno (-ENOEXEC: not an ELF file). */
-static int read_loads(const char *path, struct ucfi_obj *o)
+/*
+ * The PT_LOAD segments of path into o, and its build-id into *pk when it has one (else
+ * pk->id_len stays 0): 0 or -errno (-ENOEXEC: not an ELF file).
+ */
+static int read_loads(const char *path, struct ucfi_obj *o, struct cfi_pack_key *pk)
 {
 	size_t n = 0;
 	GElf_Phdr ph;
@@ -90,7 +93,13 @@ static int read_loads(const char *path, struct ucfi_obj *o)
 	if (fd < 0)
 		return -errno;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n)) {
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	if (!elf_get_build_id(e, pk->build_id, sizeof(pk->build_id), &n))
+		pk->id_len = (uint32_t)n;
+	if (elf_getphdrnum(e, &n)) {
 		err = -ENOEXEC;
 		goto out;
 	}
@@ -148,26 +157,25 @@ static int vdso_file(char *path, size_t len)
 }
 
 /*
- * o's table from the store, when it holds one for path's build-id and this row limit: 0, or
- * -ENOENT (compile it; *key then names it for table_compile(), "" without a build-id), -ENOMEM.
+ * o's table from the store, when it holds one for the build-id in *pk (read_loads()) and this
+ * row limit: 0, or -ENOENT (compile it; *key then names it for table_compile(), "" without a
+ * store or a build-id), -ENOMEM.
  */
-static int table_load(struct ucfi *c, const char *path, struct ucfi_obj *o,
-		      struct cfi_pack_key *pk, char *key, size_t keylen)
+static int table_load(struct ucfi *c, struct ucfi_obj *o, struct cfi_pack_key *pk, char *key,
+		      size_t keylen)
 {
 	char hex[2 * CFI_PACK_ID_MAX + 1];
-	size_t len = 0, size;
 	uint64_t t0 = mono_ns();
+	size_t size;
 	void *data;
 	int err;
 
 	key[0] = 0;
-	if (!c->store || elf_read_build_id(path, pk->build_id, sizeof(pk->build_id), &len) ||
-	    !len)
+	if (!c->store || !pk->id_len)
 		return -ENOENT;
-	pk->id_len = (uint32_t)len;
 	pk->max_rows = c->max_rows;
-	snprintf(key, keylen, "%s-%zx", elf_build_id_hex(pk->build_id, len, hex, sizeof(hex)),
-		 c->max_rows);
+	snprintf(key, keylen, "%s-%zx",
+		 elf_build_id_hex(pk->build_id, pk->id_len, hex, sizeof(hex)), c->max_rows);
 	if (c->store->load(c->store->ctx, key, &data, &size))
 		return -ENOENT;
 	err = cfi_unpack(pk, data, size, &o->t, &o->cut);
@@ -232,14 +240,14 @@ static struct ucfi_obj *obj_get(struct ucfi *c, const struct usyms_mapping *m)
 		vfd = vdso_file(vpath, sizeof(vpath));
 		path = vpath;
 	}
-	if ((path == vpath && vfd < 0) || read_loads(path, o)) {
+	if ((path == vpath && vfd < 0) || read_loads(path, o, &pk)) {
 		if (vfd >= 0)
 			close(vfd);
 		c->st.unreadable++;
 		o->none = true;
 		return o;
 	}
-	err = table_load(c, path, o, &pk, skey, sizeof(skey));
+	err = table_load(c, o, &pk, skey, sizeof(skey));
 	if (err == -ENOENT)
 		err = table_compile(c, path, o, &pk, skey);
 	if (vfd >= 0)
