@@ -31,10 +31,11 @@ for line in open(path):
     if frames[0] != comm or not user or len(user) >= 64 or (leaf and user[-1] != leaf):
         continue
     tot += int(n)
-    if re.search(pat, ";".join(frames[1:])):
+    joined = ";".join(frames[1:])
+    if re.search(pat, joined):
         hit += int(n)
     else:
-        miss[";".join(frames[1:])] = miss.get(";".join(frames[1:]), 0) + int(n)
+        miss[joined] = miss.get(joined, 0) + int(n)
 print(hit, tot)
 with open(os.environ["SHARE_MISS"], "w") as f:
     for stack, n in sorted(miss.items(), key=lambda x: -x[1])[:5]:

@@ -26,7 +26,7 @@ static double now(void)
 }
 
 static double handler_secs;
-static int in_handler;
+static int by_signal;
 
 /* The loop, in the function that calls it: f8's samples are f8's */
 static inline __attribute__((always_inline)) unsigned long spin_here(double secs)
@@ -63,7 +63,7 @@ __attribute__((noinline)) unsigned long f8(double secs)
 {
 	unsigned long n;
 
-	if (!in_handler)
+	if (!by_signal)
 		return spin_here(secs);
 	handler_secs = secs;
 	signal(SIGUSR1, on_signal);
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 3;
 
-	in_handler = argc > 2 && !strcmp(argv[2], "signal");
+	by_signal = argc > 2 && !strcmp(argv[2], "signal");
 
 	return f1(secs) ? 0 : 1;
 }
