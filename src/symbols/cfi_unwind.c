@@ -47,9 +47,26 @@ static bool saved(const struct unwind_stack *s, uint8_t rule, int16_t off, uint6
 	return true;
 }
 
+/* Records how frame n - 1 (the last in ips) is left, when steps are asked for. */
+static void step(struct unwind_step *steps, size_t n, bool exact, uint8_t how, int64_t cfa_off,
+		 uint8_t fp, int16_t fp_off)
+{
+	if (!steps || !n)
+		return;
+	steps[n - 1] = (struct unwind_step){ .cfa_off = (int32_t)cfa_off, .fp_off = fp_off,
+					     .how = how, .fp = fp, .exact = exact };
+}
+
 void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack,
 		unwind_find_fn find, void *ctx, uint64_t *ips, size_t max,
 		struct unwind_result *res)
+{
+	cfi_unwind_steps(regs, stack, find, ctx, ips, NULL, max, res);
+}
+
+void cfi_unwind_steps(const struct unwind_regs *regs, const struct unwind_stack *stack,
+		      unwind_find_fn find, void *ctx, uint64_t *ips, struct unwind_step *steps,
+		      size_t max, struct unwind_result *res)
 {
 	uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp, bx = regs->bx;
 	/* the PC itself, not a return address: its row is its own, not its call's */
@@ -60,6 +77,7 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 
 	memset(res, 0, sizeof(*res));
 	ips[res->n++] = ip;
+	step(steps, res->n, true, UNWIND_HOW_NONE, 0, CFI_FP_UNDEF, 0);
 	for (;;) {
 		const struct cfi_row *row = NULL;
 		uint64_t cfa, ra, nbp = bp, nbx = bx;
@@ -86,6 +104,7 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 				return;
 			}
 			cfa = bp + 16;
+			step(steps, res->n, exact, UNWIND_HOW_FP, 16, CFI_FP_AT, -16);
 			/* where a frame without CFI keeps the caller's RBX is not known */
 			bx_known = false;
 			res->fp_frames++;
@@ -116,12 +135,15 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 					return;
 				}
 				/* the interrupted PC is exact: no call precedes it */
+				step(steps, res->n, exact, UNWIND_HOW_SIGNAL, 0, CFI_FP_UNDEF, 0);
 				bx_known = true;
 				res->signal_frames++;
 				ips[res->n++] = ip;
+				step(steps, res->n, true, UNWIND_HOW_NONE, 0, CFI_FP_UNDEF, 0);
 				exact = true;
 				continue;
 			case CFI_CFA_END:
+				step(steps, res->n, exact, UNWIND_HOW_END, 0, CFI_FP_UNDEF, 0);
 				res->stop = UNWIND_END;
 				return;
 			default:
@@ -143,12 +165,19 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 			}
 			if (!fp_known)
 				nbp = 0;
+			/* a frame by SP or FP alone; a PLT entry's CFA for this very address */
+			if (row->cfa != CFI_CFA_BX)
+				step(steps, res->n, exact,
+				     row->cfa == CFI_CFA_FP ? UNWIND_HOW_FP : UNWIND_HOW_SP,
+				     (int64_t)(cfa - (row->cfa == CFI_CFA_FP ? bp : sp)), row->fp,
+				     row->fp_off);
 		}
 		if (!ra) {
 			res->stop = UNWIND_END;
 			return;
 		}
 		ips[res->n++] = ra;
+		step(steps, res->n, false, UNWIND_HOW_NONE, 0, CFI_FP_UNDEF, 0);
 		ip = ra;
 		sp = cfa;
 		bp = nbp;

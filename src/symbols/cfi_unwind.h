@@ -62,6 +62,35 @@ void cfi_unwind(const struct unwind_regs *regs, const struct unwind_stack *stack
 		unwind_find_fn find, void *ctx, uint64_t *ips, size_t max,
 		struct unwind_result *res);
 
+/*
+ * How the walk left the frame at ips[i], reduced to what a walker without rows can repeat
+ * for the same address (the BPF walk of --stacks learns these, bpf/ustack.bpf.h):
+ * CFA = SP or FP + cfa_off, the return address at CFA - 8, the caller's FP as fp says.
+ */
+enum unwind_how {
+	UNWIND_HOW_SP,	   /* CFA = SP + cfa_off (a PLT entry's too, for this exact address) */
+	UNWIND_HOW_FP,	   /* CFA = FP + cfa_off (a frame-pointer step where no row was) */
+	UNWIND_HOW_SIGNAL, /* a signal frame: the interrupted registers in the ucontext at SP */
+	UNWIND_HOW_END,	   /* the outermost frame */
+	UNWIND_HOW_NONE,   /* not left: the walk stopped here (res->stop says why) or the rule
+			      needs more than SP and FP (RBX) */
+};
+
+struct unwind_step {
+	int32_t cfa_off;
+	int16_t fp_off; /* fp == CFI_FP_AT: the caller's FP at CFA + fp_off */
+	uint8_t how;	/* enum unwind_how */
+	uint8_t fp;	/* enum cfi_fp */
+	uint8_t exact;	/* ips[i] is a PC of its own (the leaf, or interrupted by a signal),
+			   not a return address: its row is its own, not its call's */
+	uint8_t pad[3];
+};
+
+/* cfi_unwind(), and in steps (max entries) how each frame of ips was left. */
+void cfi_unwind_steps(const struct unwind_regs *regs, const struct unwind_stack *stack,
+		      unwind_find_fn find, void *ctx, uint64_t *ips, struct unwind_step *steps,
+		      size_t max, struct unwind_result *res);
+
 /* "end", "depth", "no-object", "no-cfi", "table-cut", "memory", "expression", "loop". */
 const char *unwind_stop_name(enum unwind_stop s);
 

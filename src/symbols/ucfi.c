@@ -330,10 +330,18 @@ int ucfi__unwind(struct ucfi *c, struct usyms *u, int pid, uint64_t image,
 		 const struct unwind_regs *regs, const struct unwind_stack *stack, uint64_t *ips,
 		 size_t max, struct unwind_result *res)
 {
+	return ucfi__unwind_steps(c, u, pid, image, regs, stack, ips, NULL, max, res);
+}
+
+int ucfi__unwind_steps(struct ucfi *c, struct usyms *u, int pid, uint64_t image,
+		       const struct unwind_regs *regs, const struct unwind_stack *stack,
+		       uint64_t *ips, struct unwind_step *steps, size_t max,
+		       struct unwind_result *res)
+{
 	struct walk w = { .c = c, .u = u, .pid = pid, .image = image };
 
 	c->err = 0;
-	cfi_unwind(regs, stack, find, &w, ips, max, res);
+	cfi_unwind_steps(regs, stack, find, &w, ips, steps, max, res);
 	c->st.stacks++;
 	c->st.stops[res->stop]++;
 	c->st.fp_frames += res->fp_frames;

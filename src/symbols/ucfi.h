@@ -67,6 +67,11 @@ int ucfi__unwind(struct ucfi *c, struct usyms *u, int pid, uint64_t image,
 		 const struct unwind_regs *regs, const struct unwind_stack *stack, uint64_t *ips,
 		 size_t max, struct unwind_result *res);
 
+/* ucfi__unwind(), and how each frame was left (cfi_unwind_steps()). */
+int ucfi__unwind_steps(struct ucfi *c, struct usyms *u, int pid, uint64_t image,
+		       const struct unwind_regs *regs, const struct unwind_stack *stack,
+		       uint64_t *ips, struct unwind_step *steps, size_t max,
+		       struct unwind_result *res);
 void ucfi__stats(const struct ucfi *c, struct ucfi_stats *ret);
 
 #endif /* SCHEDPROF_UCFI_H */

@@ -525,6 +525,80 @@ START_TEST(test_unwind_bx)
 }
 END_TEST
 
+/* How each frame was left, as the BPF walk of --stacks learns it */
+START_TEST(test_unwind_steps)
+{
+	static const struct cfi_row rows[] = {
+		{.pc = 0x401000, .len = 0x100, .cfa = CFI_CFA_SP, .cfa_off = 16},
+		{.pc = 0x403000, .len = 0x100, .cfa = CFI_CFA_END, .cfa_off = 8},
+		{.pc = 0x405000, .len = 0x100, .cfa = CFI_CFA_FP, .cfa_off = 16,
+		 .fp = CFI_FP_AT, .fp_off = -16},
+		{.pc = 0x406000, .len = 0x20, .cfa = CFI_CFA_PLT, .cfa_off = 11},
+		{.pc = 0x409000, .len = 0x100, .cfa = CFI_CFA_SIGNAL},
+		{.pc = 0x40a000, .len = 0x100, .cfa = CFI_CFA_BX, .cfa_off = 16},
+	};
+	struct unwind_regs regs = {.ip = 0x405000, .sp = 0x1000, .bp = 0x1010};
+	struct unwind_stack st;
+	struct unwind_step steps[8];
+	uint64_t w[64] = {0}, ips[8];
+	struct unwind_result res;
+
+	hand_rows = rows;
+	hand_n = sizeof(rows) / sizeof(rows[0]);
+	/* FP + 16, then the PLT past its push (CFA = SP + 16), then the outermost frame */
+	w[2] = 0x1020;
+	w[3] = 0x40601b;
+	w[5] = 0x403010;
+	st = (struct unwind_stack){.base = 0x1000, .data = (const uint8_t *)w, .len = sizeof(w)};
+	memset(steps, 0xff, sizeof(steps));
+	cfi_unwind_steps(&regs, &st, hand_find, NULL, ips, steps, 8, &res);
+	ck_assert_int_eq(res.stop, UNWIND_END);
+	ck_assert_uint_eq(res.n, 3);
+	ck_assert_uint_eq(steps[0].how, UNWIND_HOW_FP);
+	ck_assert_int_eq(steps[0].cfa_off, 16);
+	ck_assert_uint_eq(steps[0].fp, CFI_FP_AT);
+	ck_assert_int_eq(steps[0].fp_off, -16);
+	ck_assert_uint_eq(steps[0].exact, 1);
+	ck_assert_uint_eq(steps[1].how, UNWIND_HOW_SP);
+	ck_assert_int_eq(steps[1].cfa_off, 16);
+	ck_assert_uint_eq(steps[1].fp, CFI_FP_SAME);
+	ck_assert_uint_eq(steps[1].exact, 0);
+	ck_assert_uint_eq(steps[2].how, UNWIND_HOW_END);
+	/* a signal frame: the interrupted PC (0x401000) is exact, then SP + 16 past it */
+	memset(w, 0, sizeof(w));
+	w[(40 + 16 * 8) / 8] = 0x401000;	/* REG_RIP */
+	w[(40 + 15 * 8) / 8] = 0x1100;		/* REG_RSP */
+	w[(0x1100 - 0x1000) / 8 + 1] = 0x403010;
+	regs = (struct unwind_regs){.ip = 0x409000, .sp = 0x1000};
+	cfi_unwind_steps(&regs, &st, hand_find, NULL, ips, steps, 8, &res);
+	ck_assert_msg(res.stop == UNWIND_END, "stopped: %s", unwind_stop_name(res.stop));
+	ck_assert_uint_eq(res.n, 3);
+	ck_assert_uint_eq(steps[0].how, UNWIND_HOW_SIGNAL);
+	ck_assert_uint_eq(ips[1], 0x401000);
+	ck_assert_uint_eq(steps[1].how, UNWIND_HOW_SP);
+	ck_assert_uint_eq(steps[1].exact, 1);
+	ck_assert_uint_eq(steps[2].how, UNWIND_HOW_END);
+	ck_assert_uint_eq(steps[2].exact, 0);
+	/* no row: a frame-pointer step (CFA = FP + 16, FP saved at CFA - 16) */
+	memset(w, 0, sizeof(w));
+	w[1] = 0x403010;
+	regs = (struct unwind_regs){.ip = 0x408000, .sp = 0x1000, .bp = 0x1000};
+	cfi_unwind_steps(&regs, &st, hand_find, NULL, ips, steps, 8, &res);
+	ck_assert_int_eq(res.stop, UNWIND_END);
+	ck_assert_uint_eq(steps[0].how, UNWIND_HOW_FP);
+	ck_assert_int_eq(steps[0].cfa_off, 16);
+	ck_assert_int_eq(steps[0].fp_off, -16);
+	/* RBX-based, and a stop: not left */
+	regs = (struct unwind_regs){.ip = 0x40a000, .sp = 0x1000, .bx = 0x1000};
+	cfi_unwind_steps(&regs, &st, hand_find, NULL, ips, steps, 8, &res);
+	ck_assert_uint_eq(steps[0].how, UNWIND_HOW_NONE);
+	regs = (struct unwind_regs){.ip = 0x900000, .sp = 0x1000};
+	cfi_unwind_steps(&regs, &st, hand_find, NULL, ips, steps, 8, &res);
+	ck_assert_int_eq(res.stop, UNWIND_NOOBJ);
+	ck_assert_uint_eq(steps[0].how, UNWIND_HOW_NONE);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cfi_unwind");
@@ -537,6 +611,7 @@ int main(void)
 	tcase_add_test(tc, test_unwind_live_bash);
 	tcase_add_test(tc, test_unwind_stops);
 	tcase_add_test(tc, test_unwind_bx);
+	tcase_add_test(tc, test_unwind_steps);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
