@@ -9,8 +9,8 @@
 #include <bpf/libbpf.h>
 #include "base/hashmap.h"
 #include "base/log.h"
+#include "collect/cfi_store.h"
 #include "collect/ucopy.h"
-#include "loader/cache.h"
 #include "rows/records.h"
 #include "symbols/ucfi.h"
 #include "symbols/usyms.h"
@@ -45,10 +45,7 @@ struct ucopy {
 	size_t pending_bytes;
 	struct usyms *usyms;
 	struct ucfi *cfi;
-	struct ucfi_store store; /* the tables kept between runs (CACHE_CFI) */
-	uint64_t table_bytes;
-	uint64_t store_failed;   /* tables not kept, and the last error */
-	int store_err;
+	struct cfi_store store; /* the tables kept between runs (CACHE_CFI) */
 	struct hashmap keys;   /* struct ucopy_key * (the key's bytes) -> itself */
 	struct hashmap stacks; /* stack hash -> struct sp_prof_ustack * */
 	struct hashmap resnap; /* (tgid << 32 | exec_id) -> when its PC-in-no-file re-read was */
@@ -250,29 +247,6 @@ static int on_copy(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static int store_load(void *ctx, const char *key, void **ret_data, size_t *ret_size)
-{
-	const struct ucopy *c = ctx;
-	int err = cache_load_entry(NULL, CACHE_CFI, key, c->table_bytes, ret_data, ret_size);
-
-	if (!err)
-		dlog("profile: unwind table %s: read from the cache", key);
-	return err;
-}
-
-static void store_save(void *ctx, const char *key, const void *data, size_t size)
-{
-	struct ucopy *c = ctx;
-	int err = cache_store_entry(NULL, CACHE_CFI, key, data, size, c->table_bytes);
-
-	dlog("profile: unwind table %s: compiled, %s%s", key, err ? "not kept: " : "kept",
-	     err ? strerror(-err) : "");
-	if (err) {
-		c->store_failed++;
-		c->store_err = err;
-	}
-}
-
 struct ucopy *ucopy__new(int map_fd, struct usyms *u, uint64_t table_bytes)
 {
 	struct ucopy *c = calloc(1, sizeof(*c));
@@ -287,11 +261,9 @@ struct ucopy *ucopy__new(int map_fd, struct usyms *u, uint64_t table_bytes)
 		      (void *)sizeof(struct sp_prof_key));
 	hashmap__init(&c->stacks, hashmap_long_hash, hashmap_long_equal, NULL);
 	hashmap__init(&c->resnap, hashmap_long_hash, hashmap_long_equal, NULL);
-	c->table_bytes = table_bytes ? table_bytes : UCFI_DEF_BYTES;
-	c->store = (struct ucfi_store){ .load = store_load, .save = store_save, .ctx = c };
 	/* --no-cache: no build-id read, nothing packed, and -v says nothing was kept */
-	co = (struct ucfi_opts){ .max_bytes = c->table_bytes,
-				 .store = cache_disabled() ? NULL : &c->store };
+	co = (struct ucfi_opts){ .store = cfi_store_init(&c->store, "profile", table_bytes) };
+	co.max_bytes = c->store.table_bytes;
 	c->cfi = ucfi__new(&co);
 	if (!c->cfi)
 		goto fail;
@@ -385,8 +357,8 @@ void ucopy__report(const struct ucopy *c, uint64_t ring_lost, uint64_t vma_busy,
 	     PRIu64 " not kept in the cache: %s); %" PRIu64 " KiB held (%" PRIu64 " over the "
 	     "bound, %" PRIu64 " cut, %" PRIu64 " unreadable)",
 	     s.objects, s.stored, s.store_ns / 1000000, s.store_bad,
-	     s.objects - s.stored - s.unreadable, s.compile_ns / 1000000, c->store_failed,
-	     c->store_err ? strerror(-c->store_err) : "-", s.bytes / 1024, s.over, s.cut,
+	     s.objects - s.stored - s.unreadable, s.compile_ns / 1000000, c->store.failed,
+	     c->store.err ? strerror(-c->store.err) : "-", s.bytes / 1024, s.over, s.cut,
 	     s.unreadable);
 	lost = s.stops[UNWIND_NOCFI] + s.stops[UNWIND_CUT] + s.stops[UNWIND_MEMORY] +
 	       s.stops[UNWIND_EXPR] + s.stops[UNWIND_NOOBJ] + s.stops[UNWIND_LOOP];
