@@ -14,6 +14,7 @@ struct sp_prof_ucache_stats prof_ucache_stats;
 const volatile __u32 ustack_timed = 0;
 const volatile __u32 ustack_off = 0;
 const volatile __u32 ustack_untrusted = 0;
+const volatile __u32 ustack_rules_on = 0;
 
 /* libbpf's bpf_helpers.h defines it from 1.6 on */
 #ifndef __arg_untrusted
@@ -109,4 +110,46 @@ __noinline int sp_user_begin_g(struct task_struct *task __arg_untrusted, struct 
 		return 0;
 	sp_utask_fill(task, &s->ut, false);
 	return s->ut.has_mm ? sp_user_walk(bpf_get_current_task_btf(), s) : 0;
+}
+
+/* --stacks by rules: the frames of sp_user_rwalk() as raw IPs (rapply_step()) */
+static long rapply_step(__u64 i, struct uapply *a)
+{
+	__u32 j = i & (SP_PROF_UDEPTH - 1);
+
+	if (i >= a->n || i >= SP_PROF_UDEPTH)
+		return 1;
+	uframe_raw(&a->s->u.frames[j], a->s->uip[j]);
+	return 0;
+}
+
+/* ustack.bpf.h's sp_user_rstack_g(). */
+/* verifier: global, as sp_user_plan_g() */
+__noinline int sp_user_rstack_g(struct sp_uscratch *s, __u32 slot)
+{
+	struct uapply a = { .s = s };
+	__u64 seq = 0;
+	__u32 nr;
+
+	if (!s)
+		return 0;
+	s->rcopied = 0;
+	sp_user_rwalk(s);
+	if (s->kind == SP_RW_MISS)
+		seq = sp_user_rcopy(s, slot);
+	a.n = s->nw;
+	bpf_loop(SP_PROF_UDEPTH, rapply_step, &a, 0);
+	nr = s->nw;
+	if (!nr || nr > SP_PROF_UDEPTH)
+		return 0;
+	if (seq && nr < SP_PROF_UDEPTH) {
+		struct sp_uframe *f = &s->u.frames[nr & (SP_PROF_UDEPTH - 1)];
+
+		__builtin_memset(f, 0, sizeof(*f));
+		f->status = SP_UFRAME_PENDING;
+		f->offset = seq;
+		s->rcopied = 1;
+		nr++;
+	}
+	return nr;
 }

@@ -79,6 +79,21 @@ SP_USTACK_EXTERN struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096); /* libbpf rounds it up to the page size */
 } prof_events SEC(".maps");
+/* --stacks by learned rules (struct sp_urule): the rules, the copies of misses, their slots */
+SP_USTACK_EXTERN SP_MAP(ustack_rules, BPF_MAP_TYPE_LRU_HASH, 0, 1, struct sp_urule_key,
+			struct sp_urule);
+SP_USTACK_EXTERN struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} ustk_copies SEC(".maps");
+#define SP_USTK_PAGE 4096ULL
+/* A copy, taken in its CPU's slot (per view that can nest: sp_stack_pair()'s nest) */
+struct sp_ustk_slot {
+	__u8 b[sizeof(struct sp_ustk_copy) + SP_USTK_COPY_MAX + SP_USTK_PAGE];
+};
+SP_USTACK_EXTERN SP_MAP(ustk_copy_slots, BPF_MAP_TYPE_ARRAY, 0, 1, __u32, struct sp_ustk_slot);
+/* --stacks' user stacks walked by ustack_rules (user space sets it when it feeds them) */
+extern const volatile __u32 ustack_rules_on;
 
 /* SCHEDPROF_USTACK_TIMING (bench/callers.sh): each user stack of the schedules/locks views timed */
 extern const volatile __u32 ustack_timed;
@@ -130,6 +145,14 @@ struct sp_utask {
 	__u32 pad;
 };
 
+/* sp_user_rwalk()'s state (rwalk_step()) */
+struct sp_rwalk_state {
+	__u64 ip, sp, bp;
+	__u32 nr, exact;
+	__u32 end; /* enum sp_rwalk_end */
+	__u32 pad;
+};
+
 /* Room for one stack's user frames: per CPU, and one per program that can nest. */
 struct sp_uscratch {
 	struct sp_utask ut; /* sp_utask_get(), before sp_user_frames() and sp_user_plan() */
@@ -159,6 +182,9 @@ struct sp_uscratch {
 	__u32 get_miss, get_start; /* sp_ucache_lookup_g()'s answer: ucwalk's miss and start */
 	__u32 first;		   /* sp_user_plan_in(): the scan's first word in the text */
 	__u32 keep_raw;		   /* sp_user_stack_hash_in(): some frame is a raw IP */
+	__u32 rcopied;		   /* sp_user_rstack_g(): a copy was sent (a placeholder) */
+	__u64 rseq;		   /* the copies this scratch sent (sp_user_rcopy()) */
+	struct sp_rwalk_state rw;
 };
 
 /*
@@ -1169,6 +1195,244 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
 }
 
 /*
+ * --stacks by learned rules (struct sp_urule, include/schedprof/profile.h): the walk from
+ * the task's user registers, one rule lookup per frame, the words from the window
+ * sp_user_walk() reads (s->scan) or one read each. It ends at the outermost frame, at a
+ * rule that says stop, at an address without a rule (a miss: the caller sends a copy), at
+ * a word not readable, or at SP_PROF_UDEPTH frames.
+ */
+enum sp_rwalk_end {
+	SP_RW_MORE,
+	SP_RW_END,
+	SP_RW_STOP,
+	SP_RW_MISS,
+	SP_RW_MEMORY,
+	SP_RW_DEPTH,
+};
+
+/* The kernel's rt_sigframe: the interrupted registers in the ucontext at SP (cfi_unwind.c) */
+#define SP_UC_RBP (40 + 10 * 8)
+#define SP_UC_RSP (40 + 15 * 8)
+#define SP_UC_RIP (40 + 16 * 8)
+
+/*
+ * The walk's state is in the scratch (s->rw), not in this struct on the stack: a value in
+ * memory the verifier does not track from one iteration to the next, so it walks the
+ * callback a few times, not once per frame count and branch taken.
+ */
+struct rwalk {
+	struct sp_uscratch *s;
+	struct sp_urule_key key;
+};
+
+/* The user word at addr: from the window, or read. 0 or the read's error. */
+static __always_inline long rword(struct sp_uscratch *s, __u64 addr, __u64 *v)
+{
+	__u64 off = addr - s->win_sp;
+
+	if (off < s->win && off + 8 <= s->win && !(off & 7)) {
+		*v = s->scan[(off / 8) & (SP_UWIN_WORDS - 1)];
+		return 0;
+	}
+	return bpf_probe_read_user(v, 8, (void *)addr);
+}
+
+static long rwalk_step(__u64 i, struct rwalk *w)
+{
+	struct sp_uscratch *s = w->s;
+	struct sp_rwalk_state *st = &s->rw;
+	struct sp_urule *r;
+	__u64 cfa, ra, nbp, nr = st->nr;
+
+	(void)i;
+	if (nr >= SP_PROF_UDEPTH) {
+		st->end = SP_RW_DEPTH;
+		return 1;
+	}
+	w->key.pc = st->ip | (st->exact ? SP_URULE_EXACT : 0);
+	r = bpf_map_lookup_elem(&ustack_rules, &w->key);
+	if (!r) {
+		st->end = SP_RW_MISS;
+		return 1;
+	}
+	if (r->how == SP_URULE_SIGNAL) {
+		__u64 sp = st->sp;
+
+		if (rword(s, sp + SP_UC_RIP, &st->ip) || rword(s, sp + SP_UC_RBP, &st->bp) ||
+		    rword(s, sp + SP_UC_RSP, &st->sp)) {
+			st->end = SP_RW_MEMORY;
+			return 1;
+		}
+		s->uip[nr & (SP_PROF_UDEPTH - 1)] = st->ip;
+		st->nr = nr + 1;
+		st->exact = 1;
+		return 0;
+	}
+	if (r->how == SP_URULE_SP) {
+		cfa = st->sp + (__s64)r->cfa_off;
+	} else if (r->how == SP_URULE_FP) {
+		cfa = st->bp + (__s64)r->cfa_off;
+	} else {
+		st->end = r->how == SP_URULE_END ? SP_RW_END : SP_RW_STOP;
+		return 1;
+	}
+	/* the CFA moves up the stack, by at most what a frame can be */
+	if (cfa <= st->sp || cfa - st->sp > SP_USTACK_SPAN) {
+		st->end = SP_RW_STOP;
+		return 1;
+	}
+	if (rword(s, cfa - 8, &ra)) {
+		st->end = SP_RW_MEMORY;
+		return 1;
+	}
+	nbp = st->bp;
+	/* a slot below SP was popped already: FP holds the caller's value again */
+	if (r->fp == SP_URULE_FP_AT && cfa + (__s64)r->fp_off >= st->sp) {
+		if (rword(s, cfa + (__s64)r->fp_off, &nbp)) {
+			st->end = SP_RW_MEMORY;
+			return 1;
+		}
+	} else if (r->fp == SP_URULE_FP_UNDEF) {
+		nbp = 0;
+	}
+	if (!ra) {
+		st->end = SP_RW_END;
+		return 1;
+	}
+	s->uip[nr & (SP_PROF_UDEPTH - 1)] = ra;
+	st->nr = nr + 1;
+	st->ip = ra;
+	st->sp = cfa;
+	st->bp = nbp;
+	st->exact = 0;
+	return 0;
+}
+
+/*
+ * The walk of the current task's user stack by ustack_rules, after sp_utask_fill() (s->ut):
+ * its frames in s->uip, their count in s->nw, how it ended in s->kind (enum sp_rwalk_end),
+ * and the registers it started from in s->fip[0..3] (ip, sp, bp, bx) for a copy.
+ */
+static __always_inline void sp_user_rwalk(struct sp_uscratch *s)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct rwalk w = { .s = s };
+	__u64 sp, len;
+
+	s->nw = 0;
+	s->kind = SP_RW_MEMORY;
+	s->win = 0;
+	if (!regs)
+		return;
+	sp = regs->sp;
+	s->fip[0] = regs->ip;
+	s->fip[1] = sp;
+	s->fip[2] = regs->bp;
+	s->fip[3] = regs->bx;
+	s->uip[0] = s->fip[0];
+	s->rw = (struct sp_rwalk_state){ .ip = s->fip[0], .sp = sp, .bp = s->fip[2], .nr = 1,
+					 .exact = 1, .end = SP_RW_MORE };
+	if (sp && !(sp & 7)) {
+		len = SP_UWIN_WORDS * 8;
+		if (!bpf_probe_read_user(s->scan, len, (void *)sp)) {
+			s->win_sp = sp;
+			s->win = len;
+		} else {
+			/* the window's end on an unreadable page: up to the page's end */
+			len = ((sp | (SP_USTK_PAGE - 1)) + 1) - sp;
+			asm volatile("if %[c] <= 1024 goto +1; %[c] = 1024" : [c] "+r"(len));
+			if (len >= 8 && !bpf_probe_read_user(s->scan, len, (void *)sp)) {
+				s->win_sp = sp;
+				s->win = len;
+			}
+		}
+	}
+	w.key.leader_start = s->ut.leader_start;
+	w.key.tgid = s->ut.tgid;
+	w.key.exec_id = s->ut.exec_id;
+	bpf_loop(SP_PROF_UDEPTH + 1, rwalk_step, &w, 0);
+	s->nw = s->rw.nr;
+	s->kind = s->rw.end;
+}
+
+/* The page-wise read of a copy (rcopy_page()), as the profile's (its len in the slot). */
+struct rcopy_read {
+	__u64 sp, len;
+	__u32 slot;
+	__u32 pad;
+};
+
+static long rcopy_page(__u64 i, struct rcopy_read *rd)
+{
+	struct sp_ustk_copy *r;
+	__u64 off, chunk;
+
+	(void)i;
+	r = bpf_map_lookup_elem(&ustk_copy_slots, &rd->slot);
+	if (!r)
+		return 1;
+	off = r->len;
+	if (off >= rd->len || off > SP_USTK_COPY_MAX)
+		return 1;
+	chunk = SP_USTK_PAGE - ((rd->sp + off) & (SP_USTK_PAGE - 1));
+	if (chunk > rd->len - off)
+		chunk = rd->len - off;
+	/* bounded against a constant: 6.1's verifier learns no bound from len - off */
+	asm volatile("if %[c] <= 4096 goto +1; %[c] = 4096" : [c] "+r"(chunk));
+	if (bpf_probe_read_user(r->data + off, chunk, (void *)(rd->sp + off)))
+		return 1;
+	r->len = off + chunk;
+	return 0;
+}
+
+/*
+ * After a miss of sp_user_rwalk(): sends the registers it started from and the stack from
+ * SP up to the first page not readable (the stack's end, most often), at most
+ * SP_USTK_COPY_MAX bytes. Without a lookup of the stack's mapping: at a switch the mm's
+ * lock may be held, and bpf_find_vma() would fail. Returns the copy's seq, 0 when none was
+ * sent.
+ */
+static __always_inline __u64 sp_user_rcopy(struct sp_uscratch *s, __u32 slot)
+{
+	__u64 sp = s->fip[1], len = SP_USTK_COPY_MAX, seq;
+	struct rcopy_read rd = { .sp = sp, .len = SP_USTK_COPY_MAX, .slot = slot };
+	struct sp_ustk_copy *r;
+
+	if (!sp || (sp & 7))
+		return 0;
+	r = bpf_map_lookup_elem(&ustk_copy_slots, &slot);
+	if (!r)
+		return 0;
+	r->len = 0;
+	bpf_loop(SP_USTK_COPY_MAX / SP_USTK_PAGE + 1, rcopy_page, &rd, 0);
+	len = r->len;
+	if (!len)
+		return 0;
+	seq = ++s->rseq;
+	seq = ((__u64)bpf_get_smp_processor_id() << 48) | (seq & ((1ULL << 48) - 1));
+	r->seq = seq;
+	r->leader_start = s->ut.leader_start;
+	r->tgid = s->ut.tgid;
+	r->exec_id = s->ut.exec_id;
+	r->ip = s->fip[0];
+	r->sp = sp;
+	r->bp = s->fip[2];
+	r->bx = s->fip[3];
+	r->flags = SP_UCOPY_F_NOEND;
+	asm volatile("if %[c] <= %[m] goto +1; %[c] = %[m]" : [c] "+r"(len) : [m] "i"(SP_USTK_COPY_MAX));
+	if (bpf_ringbuf_output(&ustk_copies, r, sizeof(*r) + len, 0))
+		return 0;
+	return seq;
+}
+
+/*
+ * sp_user_rwalk() and, after a miss, sp_user_rcopy(), as global functions (ustack.bpf.c):
+ * the frames into s->u.frames as raw IPs, the placeholder after them when a copy was sent.
+ * Returns the number of frames; s->kind says how the walk ended.
+ */
+int sp_user_rstack_g(struct sp_uscratch *s, __u32 slot);
+
+/*
  * --stacks in the schedules and locks views: pairs a kernel stack (kstack, a key of the
  * view's own stack map) with the user stack of task (current) in stack_pairs, and returns
  * the pair's key, which stands for the stack in the view's keys. The rows' counts never
@@ -1176,8 +1440,48 @@ static __always_inline __u64 sp_user_stack_own(void *ctx, struct task_struct *ta
  * a flag (counted in *d); a pair that cannot be kept returns kstack itself (counted), which
  * user space finds in no pair: a kernel-only stack.
  */
+/*
+ * The user stack of task (current) by ustack_rules (sp_user_rstack_g()), kept in
+ * prof_ustacks: its key, or 0. Its frames are raw IPs (*raw); how the walk ended is
+ * counted in *d. slot: the CPU's copy slot for this view.
+ */
+static __always_inline __u64 sp_user_stack_rules(struct task_struct *task, struct sp_uscratch *s,
+						 __u32 slot, __u32 *nr, __u32 *raw,
+						 struct sp_ustack_drops *d)
+{
+	__u32 n;
+
+	n = sp_user_rstack_g(s, slot);
+	/* verifier: the count and the end read back from memory, one state */
+	asm volatile("" ::: "memory");
+	switch (s->kind) {
+	case SP_RW_END:
+		__sync_fetch_and_add(&d->rwalk_end, 1);
+		break;
+	case SP_RW_STOP:
+		__sync_fetch_and_add(&d->rwalk_stop, 1);
+		break;
+	case SP_RW_MISS:
+		if (s->rcopied)
+			__sync_fetch_and_add(&d->rwalk_miss, 1);
+		else
+			__sync_fetch_and_add(&d->rwalk_copy_lost, 1);
+		break;
+	case SP_RW_DEPTH:
+		__sync_fetch_and_add(&d->rwalk_depth, 1);
+		break;
+	default:
+		__sync_fetch_and_add(&d->rwalk_memory, 1);
+		break;
+	}
+	*nr = n;
+	if (!n || n > SP_PROF_UDEPTH)
+		return 0;
+	return sp_user_stack_keep(s, n, raw, &d->map_full);
+}
+
 static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, __u64 kstack,
-					   void *scratch_map, struct sp_ustack_drops *d)
+					   void *scratch_map, struct sp_ustack_drops *d, __u32 nest)
 {
 	struct sp_stack_pair pair = { .kstack = kstack };
 	__u64 t0 = ustack_timed ? bpf_ktime_get_ns() : 0, t[SP_USTACK_PARTS] = {};
@@ -1193,13 +1497,22 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 	if (!s)
 		return kstack;
 	/* as perf: no user stack for kernel threads and io workers */
-	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)))
-		sp_user_begin(task, s);
+	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER))) {
+		if (ustack_rules_on)
+			sp_utask_get(task, &s->ut, false);
+		else
+			sp_user_begin(task, s);
+	}
 	if (!(task->flags & (PF_KTHREAD | PF_USER_WORKER)) && s->ut.has_mm) {
 		__u64 fail = 0;
 
-		pair.ustack = sp_user_stack_own(ctx, task, s, &nr, &raw, &fail, d, t0 ? t : NULL,
-						&m);
+		if (ustack_rules_on)
+			pair.ustack = sp_user_stack_rules(task, s,
+							  bpf_get_smp_processor_id() * 2 + nest,
+							  &nr, &raw, d);
+		else
+			pair.ustack = sp_user_stack_own(ctx, task, s, &nr, &raw, &fail, d,
+							t0 ? t : NULL, &m);
 		if (t0) {
 			t[SP_USTACK_T_KEEP] = bpf_ktime_get_ns();
 			if (!t[SP_USTACK_T_NAME]) /* named from ustack_raw */

@@ -230,6 +230,71 @@ struct sp_ustack_drops {
 	__u64 timed;
 	__u64 timed_part[SP_USTACK_PARTS]; /* ... of the stacks of user tasks, by part */
 	__u64 timed_user;		   /* ... how many */
+	/* --stacks by learned rules (struct sp_urule): how the walks of user tasks ended */
+	__u64 rwalk_end;	/* at the outermost frame */
+	__u64 rwalk_stop;	/* at a frame the rules cannot leave (no CFI, an expression) */
+	__u64 rwalk_miss;	/* at an address without a rule: a copy was sent */
+	__u64 rwalk_copy_lost;	/* ... none could be (ring buffer full, stack not readable) */
+	__u64 rwalk_memory;	/* a word of the stack not readable */
+	__u64 rwalk_depth;	/* SP_PROF_UDEPTH frames */
+};
+
+/*
+ * --stacks' user stacks on code without frame pointers: BPF walks them by a rule per code
+ * address (bpf/ustack.bpf.h sp_user_rwalk()), which user space writes into ustack_rules
+ * for every frame of the copies it unwinds by CFI (src/collect/urules.c). A walk that meets
+ * an address without a rule sends a copy (struct sp_ustk_copy) and ends its frames with a
+ * placeholder (SP_UFRAME_PENDING, the copy's seq) that keeps the stack distinct, so that
+ * the event is counted under it exactly; user space puts the copy's frames in its place.
+ *
+ * A rule is keyed by the process image and the address; SP_URULE_EXACT marks an address
+ * that is a PC of its own (the leaf, or a signal's interrupted PC), whose row is its own,
+ * not that of the call before it, as for a return address.
+ */
+#define SP_URULE_EXACT (1ULL << 63)
+#define SP_URULES 65536 /* rules kept (an LRU hash) */
+
+struct sp_urule_key {
+	__u64 leader_start; /* the image, as struct sp_utask has it */
+	__u32 tgid;
+	__u32 exec_id;
+	__u64 pc; /* | SP_URULE_EXACT */
+};
+
+enum sp_urule_how {
+	SP_URULE_SP,	 /* CFA = SP + cfa_off; the return address at CFA - 8 */
+	SP_URULE_FP,	 /* CFA = FP + cfa_off; ... */
+	SP_URULE_SIGNAL, /* a signal frame: RIP, RSP and RBP from the ucontext at SP */
+	SP_URULE_END,	 /* the outermost frame */
+	SP_URULE_STOP,	 /* a frame the rules cannot leave: the walk ends, counted */
+};
+
+/* The caller's FP, as enum cfi_fp */
+#define SP_URULE_FP_SAME 0
+#define SP_URULE_FP_AT 1 /* at CFA + fp_off */
+#define SP_URULE_FP_UNDEF 2
+
+struct sp_urule {
+	__s32 cfa_off;
+	__s16 fp_off;
+	__u8 how; /* enum sp_urule_how */
+	__u8 fp;  /* SP_URULE_FP_* */
+};
+
+/* A placeholder frame: offset is the copy's seq (never named, never shown) */
+#define SP_UFRAME_PENDING 3
+
+#define SP_USTK_COPY_MAX 32768	    /* bytes of stack a copy holds at most */
+#define SP_USTK_COPY_RING (4 << 20) /* the copies' ring buffer */
+
+struct sp_ustk_copy {
+	__u64 seq;	    /* the placeholder's: (CPU << 48) | that CPU's count */
+	__u64 leader_start; /* the image (struct sp_urule_key) */
+	__u32 tgid, exec_id;
+	__u64 ip, sp, bp, bx; /* the task's user registers */
+	__u32 len;	      /* bytes of data, the stack from sp */
+	__u32 flags;	      /* SP_UCOPY_F_* */
+	__u8 data[];
 };
 
 #endif

@@ -11,6 +11,7 @@
 #include "rows/records.h"
 #include "rows/uframes.h"
 #include "collect/uframes_bpf.h"
+#include "collect/urules.h"
 #include "symbols/usyms.h"
 #include "schedprof/schedprof.h"
 #include "schedprof.skel.h"
@@ -18,6 +19,7 @@
 struct uframes_live {
 	struct usyms *usyms;
 	struct ring_buffer *rb;
+	struct urules *rules; /* --stacks by learned rules (ustack_rules_on) */
 	unsigned int users;
 	uint64_t events, gone;
 };
@@ -25,8 +27,11 @@ struct uframes_live {
 /* One trace at a time: the views of that trace share it. */
 static struct uframes_live *live;
 
-void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_config *o, bool stacks)
+void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_config *o, bool stacks,
+		      bool pairs)
 {
+	int ncpus;
+
 	bpf_map__set_max_entries(skel->maps.prof_seen, SP_PROF_SEEN);
 	bpf_map__set_max_entries(skel->maps.prof_ucache, SP_PROF_UCACHE);
 	bpf_map__set_max_entries(skel->maps.prof_xcache, SP_PROF_XCACHE);
@@ -41,6 +46,17 @@ void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_config *o, 
 	bpf_map__set_max_entries(skel->maps.prof_ustacks, o->max_stacks);
 	bpf_map__set_max_entries(skel->maps.stack_pairs, o->max_stacks);
 	bpf_map__set_max_entries(skel->maps.ustack_raw, SP_PROF_UCACHE);
+	/* --ustack-copy 0: the frame-pointer walk, without copies, as for -g */
+	if (!pairs || !o->ustack_copy || skel->rodata->ustack_off)
+		return;
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0) /* the frame-pointer walk then */
+		return;
+	skel->rodata->ustack_rules_on = 1;
+	bpf_map__set_max_entries(skel->maps.ustack_rules, SP_URULES);
+	bpf_map__set_max_entries(skel->maps.ustk_copies, SP_USTK_COPY_RING);
+	/* a slot per CPU for each view that can nest on it (schedules, locks) */
+	bpf_map__set_max_entries(skel->maps.ustk_copy_slots, (uint32_t)ncpus * 2);
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -57,6 +73,13 @@ static int on_event(void *ctx, void *data, size_t size)
 		l->gone++;
 	/* only ENOMEM stops the drain: the next poll retries */
 	return err == -ENOMEM ? err : 0;
+}
+
+static int on_copy(void *ctx, void *data, size_t size)
+{
+	struct uframes_live *l = ctx;
+
+	return urules__copy(l->rules, data, size);
 }
 
 struct uframes_live *uframes_live_get(struct schedprof_bpf *skel, const struct trace_config *o)
@@ -78,9 +101,23 @@ struct uframes_live *uframes_live_get(struct schedprof_bpf *skel, const struct t
 	live->rb = ring_buffer__new(bpf_map__fd(skel->maps.prof_events), on_event, live, NULL);
 	if (!live->rb)
 		goto fail;
+	if (skel->rodata->ustack_rules_on) {
+		live->rules = urules__new(bpf_map__fd(skel->maps.ustack_rules), live->usyms,
+					  o->unwind_tables);
+		if (!live->rules)
+			goto fail;
+		err = ring_buffer__add(live->rb, bpf_map__fd(skel->maps.ustk_copies), on_copy,
+				       live);
+		if (err) {
+			errno = -err;
+			goto fail;
+		}
+	}
 	return live;
 fail:
 	err = errno;
+	ring_buffer__free(live->rb);
+	urules__free(live->rules);
 	usyms__free(live->usyms);
 	free(live);
 	live = NULL;
@@ -93,6 +130,7 @@ void uframes_live_put(struct uframes_live *l)
 	if (!l || --l->users)
 		return;
 	ring_buffer__free(l->rb);
+	urules__free(l->rules);
 	usyms__free(l->usyms);
 	free(l);
 	live = NULL;
@@ -134,9 +172,14 @@ int uframes_live_dump(struct uframes_live *l, struct uframes *uf, struct schedpr
 		      struct sp_records *pairs, struct sp_records *ustacks)
 {
 	uframes_live_poll(l); /* the announcements still queued */
+	int err;
+
 	uf->usyms = uframes_live_usyms(l);
-	return map_dump(bpf_map__fd(skel->maps.stack_pairs), pairs) ?:
-	       map_dump(bpf_map__fd(skel->maps.prof_ustacks), ustacks);
+	err = map_dump(bpf_map__fd(skel->maps.stack_pairs), pairs) ?:
+	      map_dump(bpf_map__fd(skel->maps.prof_ustacks), ustacks);
+	if (!err && l)
+		urules__resolve(l->rules, ustacks);
+	return err;
 }
 
 void uframes_live_done(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,
@@ -147,6 +190,8 @@ void uframes_live_done(const char *view, const struct uframes *uf, const struct 
 	*ret_truncated = uf->stacks_truncated;
 	*ret_missing = uf->stacks_missing + d->pair_map_full;
 	uframes_report(view, uf, d, &skel->bss->prof_ucache_stats, pairs, ustacks);
+	if (live)
+		urules__report(live->rules, view);
 }
 
 void uframes_report(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,
@@ -192,6 +237,19 @@ void uframes_report(const char *view, const struct uframes *uf, const struct sp_
 		     view, (unsigned long long)uf->stacks_missing, (unsigned long long)d->read_fail,
 		     (unsigned long long)d->map_full, (unsigned long long)d->pair_map_full,
 		     (unsigned long long)(pairs->failed + ustacks->failed));
+	if (d->rwalk_end + d->rwalk_stop + d->rwalk_miss + d->rwalk_copy_lost + d->rwalk_memory +
+	    d->rwalk_depth)
+		dlog("%s: user stacks walked by the learned rules: whole %llu, stopped at code they "
+		     "cannot leave %llu, copied at an address without a rule %llu (no copy possible "
+		     "%llu), a word not readable %llu, %d frames deep %llu", view,
+		     (unsigned long long)d->rwalk_end, (unsigned long long)d->rwalk_stop,
+		     (unsigned long long)d->rwalk_miss, (unsigned long long)d->rwalk_copy_lost,
+		     (unsigned long long)d->rwalk_memory, SP_PROF_UDEPTH,
+		     (unsigned long long)d->rwalk_depth);
+	if (d->rwalk_copy_lost)
+		wlog("%s: %llu user stacks end where the learned rules did: no copy could be sent "
+		     "(ring buffer full, stack not readable)", view,
+		     (unsigned long long)d->rwalk_copy_lost);
 	if (d->event_lost)
 		wlog("%s: %llu process announcements were lost (ring buffer full): some user "
 		     "frames may stay unnamed", view, (unsigned long long)d->event_lost);

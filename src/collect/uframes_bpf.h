@@ -22,9 +22,12 @@ struct usyms;
 /*
  * Before load, by each view that takes user stacks: sizes the user-frame caches and the
  * announcement ring buffer, and with stacks the user stack and pair maps (max_stacks
- * entries). Until a view asks, they stay at one entry.
+ * entries). pairs (the schedules and locks views' --stacks): unless --ustack-copy is 0,
+ * their user stacks are walked by learned rules (collect/urules.h), whose map, copies'
+ * ring buffer and slots are sized here. Until a view asks, they stay at one entry.
  */
-void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_config *o, bool stacks);
+void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_config *o, bool stacks,
+		      bool pairs);
 
 /*
  * After load: the shared usyms and the consumer of the announcements, created by the first

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The profile's -g user stacks copied and unwound by call frame information, on code built
-# without frame pointers: main -> f1 -> ... -> f8 spinning in f8 (gcc -O2 -fomit-frame-pointer,
+# The profile's -g user stacks copied and unwound by call frame information, and --stacks'
+# walked by rules learned from such copies, on code built without frame pointers: main -> f1 -> ... -> f8 spinning in f8 (gcc -O2 -fomit-frame-pointer,
 # clang -O2), the same spinning in a signal handler, a C++ chain that throws across its
 # frames, python3 (Debian builds it without frame pointers) and the compile job's cc1.
 . "$(dirname "$0")/lib.sh"
@@ -83,6 +83,35 @@ for bin in "$NOFP_GCC" "$NOFP_CLANG"; do
 	read -r hit tot <<<"$(share "$TMP/sig.folded" "$comm" "$sigchain" spin)"
 	at_least "$hit" "$tot" 99 50 "$comm, in a signal handler: spin <- the handler <- the signal frame <- libc <- f8 <- ... <- main"
 done
+
+# --stacks (the schedules view): f8 blocks in read() on a pipe, a thousand times a second.
+# The BPF walk follows rules learned from the copies of its misses: a few copies, then
+# whole stacks walked in BPF, each event counted under its whole stack.
+for bin in "$NOFP_GCC" "$NOFP_CLANG"; do
+	comm=$(basename "$bin" | cut -c1-15)
+	"$SCHEDPROF" trace -v --views schedules --stacks -f folded -o "$TMP/rd.folded" -- \
+		"$bin" 1 read 2> "$TMP/rd.err" || fail "$comm read: schedprof exited $?: $(tail -3 "$TMP/rd.err")"
+	grep -q 'walked by the learned rules: whole [1-9]' "$TMP/rd.err" ||
+		fail "$comm read: no walk by rules: $(grep 'schedules:' "$TMP/rd.err")"
+	read -r hit tot <<<"$(share "$TMP/rd.folded" "$comm" "${chain%(;|\$)};__read(;|\$)" __read)"
+	at_least "$hit" "$tot" 99 300 "$comm --stacks, blocked in read(): __read <- f8 <- ... <- main <- libc's caller of main"
+	grep -q 'truncated user stack' "$TMP/rd.err" && fail "$comm read: $(grep -A3 'truncated user stack' "$TMP/rd.err")"
+	grep 'placeholders replaced' "$TMP/rd.err" | sed 's/^/  /'
+done
+# ... and with --ustack-copy 0, frame pointers: the chain is lost
+"$SCHEDPROF" trace --ustack-copy 0 --views schedules --stacks -f folded -o "$TMP/rdfp.folded" -- \
+	"$NOFP_GCC" 0.3 read 2>/dev/null || fail "--stacks --ustack-copy 0 run"
+read -r hit tot <<<"$(share "$TMP/rdfp.folded" "$(basename "$NOFP_GCC" | cut -c1-15)" "${chain%(;|\$)};__read(;|\$)" __read)"
+[ "$tot" -gt 0 ] && [ $((2 * hit)) -lt "$tot" ] ||
+	fail "--stacks --ustack-copy 0: $hit of $tot stacks have the whole chain: frame pointers should not"
+pass "--stacks --ustack-copy 0 walks frame pointers: $hit of $tot stacks with the whole chain"
+# python3 sleeping in a loop: its stacks reach Py_RunMain or main
+"$SCHEDPROF" trace -v --views schedules --stacks -f folded -o "$TMP/pysl.folded" -- python3 -c "
+import time
+for i in range(300):
+    time.sleep(0.001)" 2> "$TMP/pysl.err" || fail "python3 sleep run: $(tail -3 "$TMP/pysl.err")"
+read -r hit tot <<<"$(share "$TMP/pysl.folded" python3 "(^|;)(Py_RunMain|Py_BytesMain|main)(;|\$)" clock_nanosleep@@GLIBC_2.17)"
+at_least "$hit" "$tot" 99 250 "python3 --stacks, in time.sleep(): Py_RunMain, Py_BytesMain or main"
 
 # C++: g8 throws, main catches. Most samples are in the runtime's unwinder (libgcc_s,
 # libstdc++), called from g8; the rest in main's catch (main.cold, its cold part) and the

@@ -9,11 +9,15 @@
  * `nofpspin SECS signal`: f8 sends itself SIGUSR1 instead, and the spin runs in the handler,
  * on_signal -> spin_in_handler, above the kernel's signal frame (libc's __restore_rt) and the
  * interrupted libc code that sent it, through which an unwinder must go to reach f8.
+ *
+ * `nofpspin SECS read`: f8 blocks in read() on a pipe instead, to which a child writes a
+ * byte every millisecond for SECS seconds (wall time): the schedules view's --stacks.
  */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile unsigned long sink;
 
@@ -27,6 +31,7 @@ static double now(void)
 
 static double handler_secs;
 static int by_signal;
+static int read_fd = -1; /* `read`: the pipe f8 reads */
 
 /* The loop, in the function that calls it: f8's samples are f8's */
 static inline __attribute__((always_inline)) unsigned long spin_here(double secs)
@@ -61,8 +66,15 @@ static void on_signal(int sig)
 
 __attribute__((noinline)) unsigned long f8(double secs)
 {
-	unsigned long n;
+	unsigned long n = 0;
+	char c;
 
+	if (read_fd >= 0) {
+		while (read(read_fd, &c, 1) == 1)
+			n++;
+		sink += n;
+		return n + 1;
+	}
 	if (!by_signal)
 		return spin_here(secs);
 	handler_secs = secs;
@@ -92,6 +104,25 @@ int main(int argc, char **argv)
 	double secs = argc > 1 ? atof(argv[1]) : 3;
 
 	by_signal = argc > 2 && !strcmp(argv[2], "signal");
+	if (argc > 2 && !strcmp(argv[2], "read")) {
+		struct timespec ms = { 0, 1000000 };
+		int fds[2];
+		long i;
+
+		if (pipe(fds))
+			return 2;
+		if (fork() == 0) {
+			close(fds[0]);
+			for (i = 0; i < (long)(secs * 1000); i++) {
+				nanosleep(&ms, NULL);
+				if (write(fds[1], "x", 1) != 1)
+					_exit(2);
+			}
+			_exit(0);
+		}
+		close(fds[1]);
+		read_fd = fds[0];
+	}
 
 	return f1(secs) ? 0 : 1;
 }

@@ -91,7 +91,7 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 		     "caller comes from the cache");
 	}
 	if (st->ustacks) {
-		uframes_bpf_size(skel, o, true);
+		uframes_bpf_size(skel, o, true, true);
 		preempt_count_setup(skel); /* no user stack for a contention in an interrupt */
 	}
 	return 0;

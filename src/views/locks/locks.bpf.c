@@ -117,7 +117,7 @@ static __always_inline __u64 lock_user_stack(void *ctx, __u64 kstack)
 	pc = sp_preempt_count(t, has_preempt_rq_off, preempt_rq_off);
 	if (pc > 0 && (pc & (SP_HARDIRQ_MASK | SP_SOFTIRQ_OFFSET)))
 		return kstack;
-	return sp_stack_pair(ctx, t, kstack, &lock_ubuf, &lock_udrops);
+	return sp_stack_pair(ctx, t, kstack, &lock_ubuf, &lock_udrops, 1);
 }
 
 /*

@@ -124,7 +124,7 @@ static int prof_configure(struct trace_ctx *ctx, void **ret_state)
 					o->callchains ? SP_BUILD_CALLCHAINS : 0, true);
 	bpf_map__set_max_entries(skel->maps.prof_samples, o->max_samples);
 	bpf_map__set_max_entries(skel->maps.prof_kstacks, o->callchains ? o->max_stacks : 1);
-	uframes_bpf_size(skel, o, o->callchains);
+	uframes_bpf_size(skel, o, o->callchains, false);
 	if (o->callchains && o->ustack_copy) {
 		skel->rodata->prof_ucopy_max = o->ustack_copy;
 		bpf_map__set_max_entries(skel->maps.prof_ucopies, SP_PROF_UCOPY_RING);

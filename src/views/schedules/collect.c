@@ -138,7 +138,7 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	st->ustacks = o->full_stacks;
 	skel->rodata->sched_ustacks = st->ustacks;
 	if (st->ustacks)
-		uframes_bpf_size(skel, o, true);
+		uframes_bpf_size(skel, o, true, true);
 	*ret_state = st;
 	return 0;
 }

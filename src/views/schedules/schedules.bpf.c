@@ -347,7 +347,7 @@ static __always_inline __u64 sched_user_stack(void *ctx, struct task_struct *pre
 {
 	if (!sched_ustacks || !kstack)
 		return kstack;
-	return sp_stack_pair(ctx, prev, kstack, &sched_ubuf, &sched_udrops);
+	return sp_stack_pair(ctx, prev, kstack, &sched_ubuf, &sched_udrops, 0);
 }
 
 /*
