@@ -18,6 +18,7 @@
 #include "symbols/elfsyms.h"
 
 /* The x86-64 psABI's DWARF register numbers. */
+#define DW_X86_64_RDI 5
 #define DW_X86_64_RBX 3
 #define DW_X86_64_RBP 6
 #define DW_X86_64_RSP 7
@@ -200,6 +201,23 @@ static int reg_rule(Dwarf_Frame *f, int regno, int64_t *off, bool *same, bool *u
 	return 0;
 }
 
+/* Whether frame f's return address is the value of RDI (DW_CFA_register rip, rdi). */
+static bool ra_in_rdi(Dwarf_Frame *f)
+{
+	Dwarf_Op mem[3], *ops = NULL;
+	size_t n = 0;
+	uint64_t reg;
+	int64_t off;
+
+	if (dwarf_frame_register(f, DW_X86_64_RA, mem, &ops, &n) != 0 || n != 1)
+		return false;
+	if (ops[0].atom == DW_OP_regx)
+		return ops[0].number == DW_X86_64_RDI;
+	if (ops[0].atom == DW_OP_reg0 + DW_X86_64_RDI)
+		return true;
+	return breg(ops, n, &reg, &off) && reg == DW_X86_64_RDI && off == 0;
+}
+
 /* Where frame f saved the caller's register regno (enum cfi_fp), its offset into *at_off. */
 static uint8_t saved_rule(Dwarf_Frame *f, int regno, int16_t *at_off)
 {
@@ -247,6 +265,8 @@ static void classify(Dwarf_Frame *f, bool signal, struct cfi_row *r)
 	} else if (r->cfa <= CFI_CFA_BX) {
 		if (reg_rule(f, DW_X86_64_RA, &off, &same, &undef) == 1 && off == -8)
 			;
+		else if (r->cfa == CFI_CFA_SP && ra_in_rdi(f))
+			r->cfa = CFI_CFA_RA_DI;
 		else
 			r->cfa = undef ? CFI_CFA_END : CFI_CFA_RA;
 	}
@@ -428,6 +448,7 @@ const char *cfi_cfa_name(enum cfi_cfa k)
 		[CFI_CFA_SIGNAL] = "signal",
 		[CFI_CFA_END] = "end",		 [CFI_CFA_EXPR] = "expression",
 		[CFI_CFA_REG] = "register",	 [CFI_CFA_RA] = "return-address",
+		[CFI_CFA_RA_DI] = "return-address-in-rdi",
 	};
 
 	return (unsigned)k < CFI_CFA_KINDS ? names[k] : "?";

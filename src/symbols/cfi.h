@@ -24,7 +24,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* How a row finds the CFA. The first five can be followed; the rest stop a walk. */
+/*
+ * How a row finds the CFA. The first five can be followed; the rest stop a walk, but for
+ * CFI_CFA_RA_DI where a walk starts.
+ */
 enum cfi_cfa {
 	CFI_CFA_SP,	/* SP + cfa_off */
 	CFI_CFA_FP,	/* FP + cfa_off */
@@ -35,6 +38,12 @@ enum cfi_cfa {
 	CFI_CFA_EXPR,	/* a DWARF expression not recognised */
 	CFI_CFA_REG,	/* a register other than SP, FP and RBX + offset */
 	CFI_CFA_RA,	/* the return address is not at CFA - 8 */
+	/*
+	 * CFA = SP + cfa_off and the return address in RDI, which glibc's __vfork pops it
+	 * into around its system call: followed in the frame where the walk starts only, whose
+	 * registers are the event's
+	 */
+	CFI_CFA_RA_DI,
 	CFI_CFA_KINDS
 };
 
@@ -85,7 +94,10 @@ void cfi_table_free(struct cfi_table *t);
 /* The row covering vaddr, or NULL (no CFI there). */
 const struct cfi_row *cfi_table_find(const struct cfi_table *t, uint64_t vaddr);
 
-/* "sp", "fp", "plt", "bx", "signal", "end", "expression", "register", "return-address". */
+/*
+ * "sp", "fp", "plt", "bx", "signal", "end", "expression", "register", "return-address",
+ * "return-address-in-rdi".
+ */
 const char *cfi_cfa_name(enum cfi_cfa k);
 
 #endif /* SCHEDPROF_CFI_H */

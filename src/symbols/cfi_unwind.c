@@ -93,7 +93,19 @@ void cfi_unwind_steps(const struct unwind_regs *regs, const struct unwind_stack 
 			res->stop = UNWIND_NOOBJ;
 			return;
 		}
-		if (!row) {
+		if (!row && rc == 1 && exact) {
+			/*
+			 * A PC of its own in code whose object has CFI but not here: a leaf that
+			 * pushed nothing (glibc's clone3, where the parent blocks in the system
+			 * call), its return address at SP
+			 */
+			if (!rd(stack, sp, &ra, u)) {
+				res->stop = UNWIND_MEMORY;
+				return;
+			}
+			cfa = sp + 8;
+			step(steps, res->n, exact, UNWIND_HOW_SP, 8, CFI_FP_SAME, 0);
+		} else if (!row) {
 			/* no CFI here: a frame pointer chain, if there is one */
 			if (!bp || bp < sp) {
 				res->stop = rc ? UNWIND_CUT : UNWIND_NOCFI;
@@ -146,15 +158,24 @@ void cfi_unwind_steps(const struct unwind_regs *regs, const struct unwind_stack 
 				step(steps, res->n, exact, UNWIND_HOW_END, 0, CFI_FP_UNDEF, 0);
 				res->stop = UNWIND_END;
 				return;
+			case CFI_CFA_RA_DI:
+				/* only where the event's registers are this frame's */
+				if (res->n != 1 || !regs->di) {
+					res->stop = UNWIND_EXPR;
+					return;
+				}
+				cfa = sp + (uint64_t)(int64_t)row->cfa_off;
+				break;
 			default:
 				res->stop = UNWIND_EXPR;
 				return;
 			}
-			if (cfa <= sp) {
+			if (row->cfa == CFI_CFA_RA_DI) {
+				ra = regs->di;
+			} else if (cfa <= sp) {
 				res->stop = UNWIND_LOOP;
 				return;
-			}
-			if (!rd(stack, cfa - 8, &ra, u)) {
+			} else if (!rd(stack, cfa - 8, &ra, u)) {
 				res->stop = UNWIND_MEMORY;
 				return;
 			}
@@ -168,7 +189,9 @@ void cfi_unwind_steps(const struct unwind_regs *regs, const struct unwind_stack 
 			/* a frame by SP or FP alone; a PLT entry's CFA for this very address */
 			if (row->cfa != CFI_CFA_BX)
 				step(steps, res->n, exact,
-				     row->cfa == CFI_CFA_FP ? UNWIND_HOW_FP : UNWIND_HOW_SP,
+				     row->cfa == CFI_CFA_FP	 ? UNWIND_HOW_FP
+				     : row->cfa == CFI_CFA_RA_DI ? UNWIND_HOW_RA_DI
+								 : UNWIND_HOW_SP,
 				     (int64_t)(cfa - (row->cfa == CFI_CFA_FP ? bp : sp)), row->fp,
 				     row->fp_off);
 		}

@@ -32,6 +32,7 @@ enum unwind_stop {
 
 struct unwind_regs {
 	uint64_t ip, sp, bp, bx;
+	uint64_t di; /* RDI at the event (CFI_CFA_RA_DI), 0: not known */
 };
 
 /* A copy of user memory [base, base + len). */
@@ -43,8 +44,10 @@ struct unwind_stack {
 
 /*
  * The row for address ip of the process (the frame's PC, or its return address - 1), into
- * *row: 0 and a row, 0 and NULL when ip's object has no CFI there, -E2BIG when it has no row
- * there because its table was cut at its limit, -ENOENT when ip is in no object.
+ * *row: 0 and a row, 0 and NULL when ip's object has no CFI there, 1 and NULL when it has
+ * CFI but none there (hand-written code that ends its FDE early: glibc's clone and clone3
+ * around their system call, a leaf that pushed nothing), -E2BIG when it has no row there
+ * because its table was cut at its limit, -ENOENT when ip is in no object.
  */
 typedef int (*unwind_find_fn)(void *ctx, uint64_t ip, const struct cfi_row **row);
 
@@ -72,6 +75,7 @@ enum unwind_how {
 	UNWIND_HOW_FP,	   /* CFA = FP + cfa_off (a frame-pointer step where no row was) */
 	UNWIND_HOW_SIGNAL, /* a signal frame: the interrupted registers in the ucontext at SP */
 	UNWIND_HOW_END,	   /* the outermost frame */
+	UNWIND_HOW_RA_DI,  /* CFA = SP + cfa_off, the return address in RDI (the first frame) */
 	UNWIND_HOW_NONE,   /* not left: the walk stopped here (res->stop says why) or the rule
 			      needs more than SP and FP (RBX) */
 };

@@ -71,6 +71,14 @@ __asm__(".text\n"
 	".cfi_offset rip, -16\n"
 	"ret\n.cfi_endproc\n.size cfi_rule_ra, .-cfi_rule_ra\n"
 
+	/* glibc's __vfork: the return address popped into RDI around the system call */
+	".globl cfi_rule_ra_di\n.type cfi_rule_ra_di,@function\ncfi_rule_ra_di:\n"
+	".cfi_startproc\n"
+	"pop %rdi\n.cfi_adjust_cfa_offset -8\n.cfi_register rip, rdi\n"
+	"nop\n"
+	"push %rdi\n.cfi_adjust_cfa_offset 8\n.cfi_rel_offset rip, 0\n"
+	"ret\n.cfi_endproc\n.size cfi_rule_ra_di, .-cfi_rule_ra_di\n"
+
 	".globl cfi_rule_end\n.type cfi_rule_end,@function\ncfi_rule_end:\n"
 	".cfi_startproc\n"
 	".cfi_undefined rip\n"

@@ -153,6 +153,9 @@ START_TEST(test_cfi_rule_kinds)
 	ck_assert_int_eq(r->bx_off, -16);
 	ck_assert_int_eq(r->fp, CFI_FP_SAME);
 	assert_kind(&t, CFITARGET_GCC, "cfi_rule_ra", 0, CFI_CFA_RA, 8);
+	assert_kind(&t, CFITARGET_GCC, "cfi_rule_ra_di", 0, CFI_CFA_SP, 8);
+	assert_kind(&t, CFITARGET_GCC, "cfi_rule_ra_di", 1, CFI_CFA_RA_DI, 0);
+	assert_kind(&t, CFITARGET_GCC, "cfi_rule_ra_di", 3, CFI_CFA_SP, 8);
 	assert_kind(&t, CFITARGET_GCC, "cfi_rule_end", 0, CFI_CFA_END, 8);
 	assert_kind(&t, CFITARGET_GCC, "cfi_rule_signal", 0, CFI_CFA_SIGNAL, 0);
 	/* _start's return address is undefined too */

@@ -599,6 +599,71 @@ START_TEST(test_unwind_steps)
 }
 END_TEST
 
+/* find() of the leaf tests: 1 (CFI elsewhere, not here) from 0x40b000 on */
+static int leaf_find(void *ctx, uint64_t ip, const struct cfi_row **row)
+{
+	int rc = hand_find(ctx, ip, row);
+
+	return !rc && !*row && ip >= 0x40b000 && ip < 0x40c000 ? 1 : rc;
+}
+
+/*
+ * glibc's __vfork (the return address in RDI: the first frame only) and clone3 (no CFI around
+ * its system call: a leaf with its return address at SP)
+ */
+START_TEST(test_unwind_leaf_rules)
+{
+	static const struct cfi_row rows[] = {
+		{.pc = 0x401000, .len = 0x100, .cfa = CFI_CFA_SP, .cfa_off = 16},
+		{.pc = 0x403000, .len = 0x100, .cfa = CFI_CFA_END, .cfa_off = 8},
+		{.pc = 0x40a000, .len = 0x100, .cfa = CFI_CFA_RA_DI, .cfa_off = 0},
+		{.pc = 0x40b800, .len = 0x100, .cfa = CFI_CFA_SP, .cfa_off = 8},
+	};
+	struct unwind_regs regs = {.ip = 0x40a010, .sp = 0x1000, .di = 0x401010};
+	struct unwind_stack st;
+	struct unwind_step steps[8];
+	uint64_t w[8] = {0}, ips[8];
+	struct unwind_result res;
+
+	hand_rows = rows;
+	hand_n = sizeof(rows) / sizeof(rows[0]);
+	st = (struct unwind_stack){.base = 0x1000, .data = (const uint8_t *)w, .len = sizeof(w)};
+	/* RDI into 0x401010, whose CFA = SP + 16 (SP unchanged: 0x1000) */
+	w[1] = 0x403010;
+	cfi_unwind_steps(&regs, &st, leaf_find, NULL, ips, steps, 8, &res);
+	ck_assert_msg(res.stop == UNWIND_END, "stopped: %s", unwind_stop_name(res.stop));
+	ck_assert_uint_eq(res.n, 3);
+	ck_assert_uint_eq(ips[1], 0x401010);
+	ck_assert_uint_eq(steps[0].how, UNWIND_HOW_RA_DI);
+	ck_assert_int_eq(steps[0].cfa_off, 0);
+	/* RDI not known, or the row met past the first frame: a stop */
+	regs.di = 0;
+	cfi_unwind(&regs, &st, leaf_find, NULL, ips, 8, &res);
+	ck_assert_int_eq(res.stop, UNWIND_EXPR);
+	ck_assert_uint_eq(res.n, 1);
+	/* no row at an exact PC where the object has rows elsewhere: a leaf, RA at SP */
+	memset(w, 0, sizeof(w));
+	w[0] = 0x403010;
+	regs = (struct unwind_regs){.ip = 0x40b010, .sp = 0x1000, .bp = 0x5000};
+	cfi_unwind_steps(&regs, &st, leaf_find, NULL, ips, steps, 8, &res);
+	ck_assert_msg(res.stop == UNWIND_END, "stopped: %s", unwind_stop_name(res.stop));
+	ck_assert_uint_eq(res.n, 2);
+	ck_assert_uint_eq(ips[1], 0x403010);
+	ck_assert_uint_eq(steps[0].how, UNWIND_HOW_SP);
+	ck_assert_int_eq(steps[0].cfa_off, 8);
+	ck_assert_uint_eq(res.fp_frames, 0);
+	/* ... but a return address there is not: the frame pointer, as where no CFI is */
+	memset(w, 0, sizeof(w));
+	w[1] = 0x40b010;  /* 0x401000's return address, into the code without rows */
+	w[3] = 0x403010; /* FP 0x1010: saved FP 0 at FP, the return address at FP + 8 */
+	regs = (struct unwind_regs){.ip = 0x401000, .sp = 0x1000, .bp = 0x1010};
+	cfi_unwind(&regs, &st, leaf_find, NULL, ips, 8, &res);
+	ck_assert_msg(res.stop == UNWIND_END, "stopped: %s", unwind_stop_name(res.stop));
+	ck_assert_uint_eq(res.fp_frames, 1);
+	ck_assert_uint_eq(ips[2], 0x403010);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cfi_unwind");
@@ -612,6 +677,7 @@ int main(void)
 	tcase_add_test(tc, test_unwind_stops);
 	tcase_add_test(tc, test_unwind_bx);
 	tcase_add_test(tc, test_unwind_steps);
+	tcase_add_test(tc, test_unwind_leaf_rules);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
