@@ -4,6 +4,9 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,16 +37,37 @@ struct ucfi_obj { /* dev and inode are the key (KEY_SIZE) */
 	size_t nloads;
 	bool cut;  /* the table was cut at max_rows */
 	bool none; /* no rows: unreadable, or over the bound */
+	/*
+	 * opts->async: a table to compile is compiled on a thread of its own (busy, until
+	 * joined), or waits for one (queued); the thread touches only t, cut and the fields
+	 * below, the ucfi's state is the caller's thread's.
+	 */
+	bool busy, queued;
+	atomic_bool done;
+	pthread_t th;
+	int cerr;	     /* cfi_compile()'s answer */
+	uint64_t cns;	     /* its time */
+	void *pack;	     /* the table packed for the store (NULL: none) */
+	size_t pack_size;
+	struct cfi_pack_key pk;
+	char *path;	     /* the file compiled */
+	int vfd;	     /* the vdso's memfd behind path, or -1 */
+	char skey[2 * CFI_PACK_ID_MAX + 24];
 };
 
 #define KEY_SIZE offsetof(struct ucfi_obj, t)
+
+/* Tables compiled at once at most (opts->async) */
+#define UCFI_THREADS 2
 
 struct ucfi {
 	struct hashmap objs; /* struct ucfi_obj * by (dev, inode) -> itself */
 	size_t max_bytes, max_rows;
 	const struct ucfi_store *store;
 	struct ucfi_stats st;
-	int err; /* the first -ENOMEM of a walk */
+	bool async;
+	unsigned int running; /* compiles on their threads */
+	int err; /* the first -ENOMEM of a walk, or -EAGAIN: a table it needs is compiling */
 };
 
 struct ucfi *ucfi__new(const struct ucfi_opts *opts)
@@ -56,6 +80,7 @@ struct ucfi *ucfi__new(const struct ucfi_opts *opts)
 	c->max_bytes = opts && opts->max_bytes ? opts->max_bytes : UCFI_DEF_BYTES;
 	c->max_rows = opts && opts->max_rows ? opts->max_rows : UCFI_DEF_ROWS;
 	c->store = opts ? opts->store : NULL;
+	c->async = opts && opts->async;
 	return c;
 }
 
@@ -64,6 +89,12 @@ static void obj_entry_free(long key, long value)
 	struct ucfi_obj *o = (struct ucfi_obj *)value;
 
 	(void)key;
+	if (o->busy)
+		pthread_join(o->th, NULL);
+	if (o->vfd >= 0)
+		close(o->vfd);
+	free(o->path);
+	free(o->pack);
 	cfi_table_free(&o->t);
 	free(o);
 }
@@ -191,25 +222,123 @@ static int table_load(struct ucfi *c, struct ucfi_obj *o, struct cfi_pack_key *p
 	return 0;
 }
 
-/* o's table compiled, and kept in the store under key when it has one. 0 or cfi_compile()'s. */
-static int table_compile(struct ucfi *c, const char *path, struct ucfi_obj *o,
-			 const struct cfi_pack_key *pk, const char *key)
+/*
+ * o's table compiled from o->path, and packed for the store when o->skey names it: what the
+ * compile's thread does (it touches o only), or the caller's thread without opts->async.
+ */
+static void obj_compile(struct ucfi_obj *o, size_t max_rows)
 {
 	uint64_t t0 = mono_ns();
-	size_t size;
-	void *data;
-	int err = cfi_compile(path, NULL, c->max_rows, &o->t);
 
-	c->st.compile_ns += mono_ns() - t0;
-	if (err == -E2BIG)
+	o->cerr = cfi_compile(o->path, NULL, max_rows, &o->t);
+	o->cns = mono_ns() - t0;
+	if (o->cerr == -E2BIG)
 		o->cut = true;
-	else if (err)
-		return err;
-	if (key[0] && !cfi_pack(pk, &o->t, o->cut, &data, &size)) {
-		c->store->save(c->store->ctx, key, data, size);
-		free(data);
+	if ((!o->cerr || o->cerr == -E2BIG) && o->skey[0] &&
+	    cfi_pack(&o->pk, &o->t, o->cut, &o->pack, &o->pack_size)) {
+		o->pack = NULL;
+		o->pack_size = 0;
 	}
-	return err;
+}
+
+static void *compile_thread(void *arg)
+{
+	struct ucfi_obj *o = arg;
+
+	obj_compile(o, o->pk.max_rows);
+	atomic_store(&o->done, true);
+	return NULL;
+}
+
+/* After o's compile: the table kept in the store, counted, bounded. */
+static void obj_finish(struct ucfi *c, struct ucfi_obj *o)
+{
+	int err = o->cerr;
+
+	c->st.compile_ns += o->cns;
+	if (o->pack) {
+		c->store->save(c->store->ctx, o->skey, o->pack, o->pack_size);
+		free(o->pack);
+		o->pack = NULL;
+	}
+	if (o->vfd >= 0)
+		close(o->vfd);
+	o->vfd = -1;
+	free(o->path);
+	o->path = NULL;
+	if (err == -ENOMEM) {
+		cfi_table_free(&o->t);
+		o->none = true;
+		c->err = -ENOMEM;
+		return;
+	}
+	if (o->cut)
+		c->st.cut++;
+	if (err && err != -E2BIG) {
+		cfi_table_free(&o->t);
+		c->st.unreadable++;
+		o->none = true;
+		return;
+	}
+	if (c->st.bytes + o->t.n * sizeof(*o->t.rows) > c->max_bytes) {
+		/* over the bound: frame pointers only, and the rows given back */
+		cfi_table_free(&o->t);
+		c->st.over++;
+		o->none = true;
+		o->cut = true;
+		return;
+	}
+	c->st.bytes += o->t.n * sizeof(*o->t.rows);
+}
+
+/* Starts o's compile on a thread when one is free (else it stays queued). */
+static void obj_start(struct ucfi *c, struct ucfi_obj *o)
+{
+	if (c->running >= UCFI_THREADS)
+		return;
+	o->pk.max_rows = c->max_rows;
+	atomic_store(&o->done, false);
+	if (pthread_create(&o->th, NULL, compile_thread, o)) {
+		/* no thread: compiled here */
+		o->queued = false;
+		obj_compile(o, c->max_rows);
+		obj_finish(c, o);
+		return;
+	}
+	o->queued = false;
+	o->busy = true;
+	c->running++;
+}
+
+/* Joins the compiles that are done (all of them with wait), and starts the queued ones. */
+static void reap(struct ucfi *c, bool wait)
+{
+	struct hashmap_entry *e;
+
+	do {
+		hashmap__for_each_entry(&c->objs, e) {
+			struct ucfi_obj *o = (struct ucfi_obj *)e->value;
+
+			if (o->busy && (wait || atomic_load(&o->done))) {
+				pthread_join(o->th, NULL);
+				o->busy = false;
+				c->running--;
+				obj_finish(c, o);
+			}
+		}
+		hashmap__for_each_entry(&c->objs, e) {
+			struct ucfi_obj *o = (struct ucfi_obj *)e->value;
+
+			if (o->queued)
+				obj_start(c, o);
+		}
+	} while (wait && c->running);
+}
+
+void ucfi__wait(struct ucfi *c)
+{
+	if (c && c->async)
+		reap(c, true);
 }
 
 /* The object of a mapping, its table compiled (or read) on first sight; NULL only on ENOMEM. */
@@ -217,7 +346,7 @@ static struct ucfi_obj *obj_get(struct ucfi *c, const struct usyms_mapping *m)
 {
 	struct ucfi_obj key = { .dev = m->dev, .inode = m->inode }, *o;
 	struct cfi_pack_key pk = { 0 };
-	char vpath[64], skey[2 * CFI_PACK_ID_MAX + 24];
+	char vpath[64];
 	const char *path;
 	int vfd = -1;
 	long found;
@@ -230,6 +359,7 @@ static struct ucfi_obj *obj_get(struct ucfi *c, const struct usyms_mapping *m)
 		return NULL;
 	o->dev = m->dev;
 	o->inode = m->inode;
+	o->vfd = -1;
 	if (hashmap__add(&c->objs, (long)o, (long)o)) {
 		free(o);
 		return NULL;
@@ -247,34 +377,29 @@ static struct ucfi_obj *obj_get(struct ucfi *c, const struct usyms_mapping *m)
 		o->none = true;
 		return o;
 	}
-	err = table_load(c, o, &pk, skey, sizeof(skey));
-	if (err == -ENOENT)
-		err = table_compile(c, path, o, &pk, skey);
+	err = table_load(c, o, &pk, o->skey, sizeof(o->skey));
+	if (err == -ENOENT) {
+		o->pk = pk;
+		o->vfd = vfd;
+		vfd = -1;
+		o->path = strdup(path);
+		if (!o->path) {
+			err = -ENOMEM;
+		} else if (c->async) {
+			o->queued = true;
+			obj_start(c, o);
+			return o;
+		} else {
+			obj_compile(o, c->max_rows);
+			obj_finish(c, o);
+			return o;
+		}
+	}
 	if (vfd >= 0)
 		close(vfd);
-	if (err == -ENOMEM) {
-		cfi_table_free(&o->t);
-		o->none = true;
-		c->err = -ENOMEM;
-		return o;
-	}
-	if (o->cut)
-		c->st.cut++;
-	if (err && err != -E2BIG) {
-		cfi_table_free(&o->t);
-		c->st.unreadable++;
-		o->none = true;
-		return o;
-	}
-	if (c->st.bytes + o->t.n * sizeof(*o->t.rows) > c->max_bytes) {
-		/* over the bound: frame pointers only, and the rows given back */
-		cfi_table_free(&o->t);
-		c->st.over++;
-		o->none = true;
-		o->cut = true;
-		return o;
-	}
-	c->st.bytes += o->t.n * sizeof(*o->t.rows);
+	o->cerr = err;
+	o->cns = 0;
+	obj_finish(c, o);
 	return o;
 }
 
@@ -320,10 +445,18 @@ static int find(void *ctx, uint64_t ip, const struct cfi_row **row)
 	o = obj_get(w->c, &m);
 	if (!o)
 		return w->c->err = -ENOMEM;
+	if (o->busy || o->queued) {
+		/* its table is being compiled: the walk is done again later */
+		if (!w->c->err)
+			w->c->err = -EAGAIN;
+		return -EAGAIN;
+	}
 	if (o->none || !obj_vaddr(o, m.offset, &va))
 		return o->cut ? -E2BIG : 0;
 	*row = cfi_table_find(&o->t, va);
-	return !*row && o->cut ? -E2BIG : 0;
+	if (*row)
+		return 0;
+	return o->cut ? -E2BIG : o->t.n ? 1 : 0;
 }
 
 int ucfi__unwind(struct ucfi *c, struct usyms *u, int pid, uint64_t image,
@@ -341,7 +474,11 @@ int ucfi__unwind_steps(struct ucfi *c, struct usyms *u, int pid, uint64_t image,
 	struct walk w = { .c = c, .u = u, .pid = pid, .image = image };
 
 	c->err = 0;
+	if (c->async)
+		reap(c, false);
 	cfi_unwind_steps(regs, stack, find, &w, ips, steps, max, res);
+	if (c->err == -EAGAIN)
+		return c->err; /* not counted: it is walked again */
 	c->st.stacks++;
 	c->st.stops[res->stop]++;
 	c->st.fp_frames += res->fp_frames;

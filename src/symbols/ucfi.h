@@ -10,6 +10,7 @@
 #ifndef SCHEDPROF_UCFI_H
 #define SCHEDPROF_UCFI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,11 @@ struct ucfi_opts {
 	size_t max_bytes; /* 0: UCFI_DEF_BYTES */
 	size_t max_rows;  /* 0: UCFI_DEF_ROWS */
 	const struct ucfi_store *store; /* NULL: every table compiled */
+	/*
+	 * A table to compile is compiled on a thread of its own: a walk that needs it returns
+	 * -EAGAIN until it is done (ucfi__wait() waits for all)
+	 */
+	bool async;
 };
 
 struct ucfi_stats {
@@ -61,7 +67,8 @@ void ucfi__free(struct ucfi *c);
 
 /*
  * Unwinds the copy of image `image` of pid into ips (max > 0 entries) and *res, through u's
- * snapshot of its mappings (usyms__map_ip). 0, or -ENOMEM (res holds what was unwound).
+ * snapshot of its mappings (usyms__map_ip). 0, or -ENOMEM (res holds what was unwound), or
+ * with opts->async -EAGAIN (a table it needs is compiling: unwind it again later).
  */
 int ucfi__unwind(struct ucfi *c, struct usyms *u, int pid, uint64_t image,
 		 const struct unwind_regs *regs, const struct unwind_stack *stack, uint64_t *ips,
@@ -72,6 +79,8 @@ int ucfi__unwind_steps(struct ucfi *c, struct usyms *u, int pid, uint64_t image,
 		       const struct unwind_regs *regs, const struct unwind_stack *stack,
 		       uint64_t *ips, struct unwind_step *steps, size_t max,
 		       struct unwind_result *res);
+/* With opts->async: waits for the tables compiling (and queued) */
+void ucfi__wait(struct ucfi *c);
 void ucfi__stats(const struct ucfi *c, struct ucfi_stats *ret);
 
 #endif /* SCHEDPROF_UCFI_H */

@@ -117,6 +117,49 @@ START_TEST(test_ucfi_own_stack)
 }
 END_TEST
 
+/* opts->async: the first walk finds the tables compiling, the one after ucfi__wait() not */
+START_TEST(test_ucfi_async)
+{
+	struct usyms *u = usyms__new(&(struct usyms_opts){ .debug_dir = "" });
+	struct ucfi *c = ucfi__new(&(struct ucfi_opts){ .async = true });
+	uint64_t ips[128];
+	struct unwind_result res;
+	struct ucfi_stats st;
+	int err = 0, rounds;
+
+	ck_assert_ptr_nonnull(u);
+	ck_assert_ptr_nonnull(c);
+	ucfi_t1();
+	ck_assert_int_eq(usyms__add_pid(u, getpid(), 0), 0);
+	ck_assert_int_eq(ucfi__unwind(c, u, getpid(), 0, &regs, &stk, ips, 128, &res), -EAGAIN);
+	ucfi__stats(c, &st);
+	ck_assert_uint_eq(st.stacks, 0); /* not counted: walked again */
+	/* once per object met: this program, libc */
+	for (rounds = 0; rounds < 8; rounds++) {
+		ucfi__wait(c);
+		err = ucfi__unwind(c, u, getpid(), 0, &regs, &stk, ips, 128, &res);
+		if (err != -EAGAIN)
+			break;
+	}
+	ck_assert_int_eq(err, 0);
+	ck_assert_uint_le(rounds, 3);
+	ck_assert_msg(res.stop == UNWIND_END, "stopped: %s after %zu frames",
+		      unwind_stop_name(res.stop), res.n);
+	ck_assert_str_eq(name_of(u, ips, 0), "ucfi_take");
+	ck_assert_str_eq(name_of(u, ips, res.n - 1), "_start");
+	ucfi__stats(c, &st);
+	ck_assert_uint_eq(st.stacks, 1);
+	ck_assert_uint_gt(st.compile_ns, 0);
+	ck_assert_uint_gt(st.bytes, 0);
+	/* a walk still compiling when freed: its threads are joined */
+	ucfi__free(c);
+	c = ucfi__new(&(struct ucfi_opts){ .async = true });
+	ck_assert_int_eq(ucfi__unwind(c, u, getpid(), 0, &regs, &stk, ips, 128, &res), -EAGAIN);
+	ucfi__free(c);
+	usyms__free(u);
+}
+END_TEST
+
 START_TEST(test_ucfi_bounds)
 {
 	struct usyms *u = usyms__new(&(struct usyms_opts){ .debug_dir = "" });
@@ -298,6 +341,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_ucfi_own_stack);
 	tcase_add_test(tc, test_ucfi_bounds);
+	tcase_add_test(tc, test_ucfi_async);
 	tcase_add_test(tc, test_ucfi_no_snapshot);
 	tcase_add_test(tc, test_ucfi_store);
 	suite_add_tcase(s, tc);
