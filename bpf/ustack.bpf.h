@@ -1268,22 +1268,32 @@ static long rwalk_step(__u64 i, struct rwalk *w)
 		st->exact = 1;
 		return 0;
 	}
-	if (r->how == SP_URULE_SP) {
-		cfa = st->sp + (__s64)r->cfa_off;
-	} else if (r->how == SP_URULE_FP) {
-		cfa = st->bp + (__s64)r->cfa_off;
+	if (r->how == SP_URULE_RA_DI) {
+		/* the event's RDI: the first frame's only */
+		if (nr != 1 || !s->fip[4] || (__u32)r->cfa_off > 64) {
+			st->end = SP_RW_STOP;
+			return 1;
+		}
+		cfa = st->sp + r->cfa_off;
+		ra = s->fip[4];
 	} else {
-		st->end = r->how == SP_URULE_END ? SP_RW_END : SP_RW_STOP;
-		return 1;
-	}
-	/* the CFA moves up the stack, by at most what a frame can be */
-	if (cfa <= st->sp || cfa - st->sp > SP_USTACK_SPAN) {
-		st->end = SP_RW_STOP;
-		return 1;
-	}
-	if (rword(s, cfa - 8, &ra)) {
-		st->end = SP_RW_MEMORY;
-		return 1;
+		if (r->how == SP_URULE_SP) {
+			cfa = st->sp + (__s64)r->cfa_off;
+		} else if (r->how == SP_URULE_FP) {
+			cfa = st->bp + (__s64)r->cfa_off;
+		} else {
+			st->end = r->how == SP_URULE_END ? SP_RW_END : SP_RW_STOP;
+			return 1;
+		}
+		/* the CFA moves up the stack, by at most what a frame can be */
+		if (cfa <= st->sp || cfa - st->sp > SP_USTACK_SPAN) {
+			st->end = SP_RW_STOP;
+			return 1;
+		}
+		if (rword(s, cfa - 8, &ra)) {
+			st->end = SP_RW_MEMORY;
+			return 1;
+		}
 	}
 	nbp = st->bp;
 	/* a slot below SP was popped already: FP holds the caller's value again */
@@ -1311,7 +1321,7 @@ static long rwalk_step(__u64 i, struct rwalk *w)
 /*
  * The walk of the current task's user stack by ustack_rules, after sp_utask_fill() (s->ut):
  * its frames in s->uip, their count in s->nw, how it ended in s->kind (enum sp_rwalk_end),
- * and the registers it started from in s->fip[0..3] (ip, sp, bp, bx) for a copy.
+ * and the registers it started from in s->fip[0..4] (ip, sp, bp, bx, di) for a copy.
  */
 static __always_inline void sp_user_rwalk(struct sp_uscratch *s)
 {
@@ -1329,6 +1339,7 @@ static __always_inline void sp_user_rwalk(struct sp_uscratch *s)
 	s->fip[1] = sp;
 	s->fip[2] = regs->bp;
 	s->fip[3] = regs->bx;
+	s->fip[4] = regs->di;
 	s->uip[0] = s->fip[0];
 	s->rw = (struct sp_rwalk_state){ .ip = s->fip[0], .sp = sp, .bp = s->fip[2], .nr = 1,
 					 .exact = 1, .end = SP_RW_MORE };
@@ -1408,8 +1419,9 @@ static __always_inline __u64 sp_user_rcopy(struct sp_uscratch *s, __u32 slot)
 	len = r->len;
 	if (!len)
 		return 0;
+	/* unique per copy slot (a CPU's, per view), whose scratch counts them */
 	seq = ++s->rseq;
-	seq = ((__u64)bpf_get_smp_processor_id() << 48) | (seq & ((1ULL << 48) - 1));
+	seq = ((__u64)slot << 40) | (seq & ((1ULL << 40) - 1));
 	r->seq = seq;
 	r->leader_start = s->ut.leader_start;
 	r->tgid = s->ut.tgid;
@@ -1418,6 +1430,7 @@ static __always_inline __u64 sp_user_rcopy(struct sp_uscratch *s, __u32 slot)
 	r->sp = sp;
 	r->bp = s->fip[2];
 	r->bx = s->fip[3];
+	r->di = s->fip[4];
 	r->flags = SP_UCOPY_F_NOEND;
 	asm volatile("if %[c] <= %[m] goto +1; %[c] = %[m]" : [c] "+r"(len) : [m] "i"(SP_USTK_COPY_MAX));
 	if (bpf_ringbuf_output(&ustk_copies, r, sizeof(*r) + len, 0))

@@ -267,6 +267,7 @@ enum sp_urule_how {
 	SP_URULE_SIGNAL, /* a signal frame: RIP, RSP and RBP from the ucontext at SP */
 	SP_URULE_END,	 /* the outermost frame */
 	SP_URULE_STOP,	 /* a frame the rules cannot leave: the walk ends, counted */
+	SP_URULE_RA_DI,	 /* CFA = SP + cfa_off, the return address in RDI: the first frame only */
 };
 
 /* The caller's FP, as enum cfi_fp */
@@ -288,12 +289,12 @@ struct sp_urule {
 #define SP_USTK_COPY_RING (4 << 20) /* the copies' ring buffer */
 
 struct sp_ustk_copy {
-	__u64 seq;	    /* the placeholder's: (CPU << 48) | that CPU's count */
+	__u64 seq;	    /* the placeholder's: (copy slot << 40) | the slot's count */
 	__u64 leader_start; /* the image (struct sp_urule_key) */
 	__u32 tgid, exec_id;
-	__u64 ip, sp, bp, bx; /* the task's user registers */
-	__u32 len;	      /* bytes of data, the stack from sp */
-	__u32 flags;	      /* SP_UCOPY_F_* */
+	__u64 ip, sp, bp, bx, di; /* the task's user registers */
+	__u32 len;		  /* bytes of data, the stack from sp */
+	__u32 flags;		  /* SP_UCOPY_F_* */
 	__u8 data[];
 };
 

@@ -159,6 +159,13 @@ int uframes_live_poll(struct uframes_live *l)
 	if (!l)
 		return 0;
 	n = ring_buffer__consume(l->rb);
+	/*
+	 * The copies after the announcements (one ring buffer manager, both drained); their
+	 * tables compile on threads of their own, so that a process about to exit is
+	 * snapshotted while it lives
+	 */
+	if (n >= 0)
+		n = urules__unwind_pending(l->rules);
 	return n < 0 ? n : 0;
 }
 

@@ -16,16 +16,24 @@
 #include "symbols/usyms.h"
 #include "schedprof/profile.h"
 
+/* A copy kept until it is unwound */
+struct urules_pend {
+	struct urules_pend *next;
+	struct sp_ustk_copy c; /* then c.len bytes */
+};
+
 struct urules {
 	int fd;
+	struct urules_pend *pending, **tail;
 	struct usyms *usyms;
 	struct ucfi *cfi;
 	struct cfi_store store;
 	struct hashmap stacks; /* seq -> struct sp_prof_ustack * (the copy's frames) */
-	uint64_t copies, bad, snapshots, unwind_ns;
+	struct hashmap looked; /* (tgid << 32 | exec_id) -> when its mappings were last read */
+	uint64_t copies, bad, snapshots, resnaps, unwind_ns;
 	uint64_t rules, stops, rule_fail; /* rules written (of them, stops), not written */
-	uint64_t resolved, unresolved;	   /* placeholders replaced; without their copy */
-	uint64_t enomem;
+	/* placeholders replaced, and without their copy, by the last urules__resolve() */
+	uint64_t last_resolved, last_unresolved;
 };
 
 static void stack_free(long key, long value)
@@ -38,8 +46,15 @@ void urules__free(struct urules *r)
 {
 	if (!r)
 		return;
+	while (r->pending) {
+		struct urules_pend *p = r->pending;
+
+		r->pending = p->next;
+		free(p);
+	}
 	ucfi__free(r->cfi);
 	hashmap__clear_with(&r->stacks, stack_free);
+	hashmap__clear(&r->looked);
 	free(r);
 }
 
@@ -51,9 +66,12 @@ struct urules *urules__new(int rules_fd, struct usyms *u, uint64_t table_bytes)
 	if (!r)
 		return NULL;
 	r->fd = rules_fd;
+	r->tail = &r->pending;
 	r->usyms = u;
 	hashmap__init(&r->stacks, hashmap_long_hash, hashmap_long_equal, NULL);
-	co = (struct ucfi_opts){ .store = cfi_store_init(&r->store, "stacks", table_bytes) };
+	hashmap__init(&r->looked, hashmap_long_hash, hashmap_long_equal, NULL);
+	co = (struct ucfi_opts){ .store = cfi_store_init(&r->store, "stacks", table_bytes),
+				 .async = true };
 	co.max_bytes = r->store.table_bytes;
 	r->cfi = ucfi__new(&co);
 	if (!r->cfi) {
@@ -94,6 +112,9 @@ static bool rule_of(const struct unwind_step *st, const struct unwind_result *re
 	case UNWIND_HOW_END:
 		rule->how = SP_URULE_END;
 		return true;
+	case UNWIND_HOW_RA_DI:
+		rule->how = SP_URULE_RA_DI;
+		return true;
 	default:
 		break;
 	}
@@ -111,14 +132,25 @@ static bool rule_of(const struct unwind_step *st, const struct unwind_result *re
 	}
 }
 
+#define URULES_RESNAP_NS (100 * 1000 * 1000ull)
+
+/* Whether the mappings of c's image are read again now (see urules__copy()). */
+static bool look_again(struct urules *r, const struct sp_ustk_copy *c)
+{
+	long img = (long)(((uint64_t)c->tgid << 32) | c->exec_id), last;
+	uint64_t now = mono_ns();
+
+	if (hashmap__find(&r->looked, img, &last) && now - (uint64_t)last < URULES_RESNAP_NS)
+		return false;
+	/* not kept on ENOMEM: read again next time */
+	hashmap__set(&r->looked, img, (long)now, NULL, NULL);
+	return true;
+}
+
 int urules__copy(struct urules *r, const void *data, size_t size)
 {
 	const struct sp_ustk_copy *c = data;
-	struct unwind_step steps[SP_PROF_UDEPTH];
-	uint64_t ips[SP_PROF_UDEPTH], t0 = mono_ns();
-	struct sp_urule_key key = {};
-	struct unwind_result res;
-	struct sp_prof_ustack *s;
+	struct urules_pend *p;
 	struct usyms_mapping m;
 	int err;
 
@@ -127,16 +159,44 @@ int urules__copy(struct urules *r, const void *data, size_t size)
 		return 0;
 	}
 	r->copies++;
-	/* a process seen first at its copy: its mappings now, while it lives */
+	/*
+	 * A process seen first at its copy: its mappings now, while it lives; and again when
+	 * its PC is in none of them (a snapshot taken while the loader ran, before the
+	 * libraries were mapped), at most every URULES_RESNAP_NS per image (JIT code is in
+	 * no file whatever the snapshot's age).
+	 */
 	err = usyms__map_ip(r->usyms, (int)c->tgid, c->exec_id, c->ip, &m);
-	if (err == -ESRCH) {
-		r->snapshots++;
+	if (err == -ESRCH || (err == -ENOENT && look_again(r, c))) {
+		if (err == -ESRCH)
+			r->snapshots++;
+		else
+			r->resnaps++;
 		if (usyms__add_pid(r->usyms, (int)c->tgid, c->exec_id) == -ENOMEM)
 			return -ENOMEM;
 	}
+	p = malloc(sizeof(*p) + c->len);
+	if (!p)
+		return -ENOMEM;
+	p->next = NULL;
+	memcpy(&p->c, c, sizeof(*c) + c->len);
+	*r->tail = p;
+	r->tail = &p->next;
+	return 0;
+}
+
+/* Unwinds copy c, teaches its rules and keeps its frames under its seq. 0 or -ENOMEM. */
+static int unwind_one(struct urules *r, const struct sp_ustk_copy *c)
+{
+	struct unwind_step steps[SP_PROF_UDEPTH];
+	uint64_t ips[SP_PROF_UDEPTH], t0 = mono_ns();
+	struct sp_urule_key key = {};
+	struct unwind_result res;
+	struct sp_prof_ustack *s;
+	int err;
+
 	err = ucfi__unwind_steps(r->cfi, r->usyms, (int)c->tgid, c->exec_id,
 				 &(struct unwind_regs){ .ip = c->ip, .sp = c->sp, .bp = c->bp,
-							.bx = c->bx },
+							.bx = c->bx, .di = c->di },
 				 &(struct unwind_stack){ .base = c->sp, .data = c->data,
 							 .len = c->len },
 				 ips, steps, SP_PROF_UDEPTH, &res);
@@ -175,9 +235,53 @@ int urules__copy(struct urules *r, const void *data, size_t size)
 	return 0;
 }
 
+int urules__unwind_pending(struct urules *r)
+{
+	struct urules_pend *p, *keep = NULL, **kt = &keep;
+	int err = 0;
+
+	if (!r)
+		return 0;
+	/* one pass: a copy whose tables are compiling waits for the next */
+	while ((p = r->pending)) {
+		err = unwind_one(r, &p->c);
+		if (err && err != -EAGAIN)
+			break;
+		r->pending = p->next;
+		if (err == -EAGAIN) {
+			p->next = NULL;
+			*kt = p;
+			kt = &p->next;
+			err = 0;
+		} else {
+			free(p);
+		}
+	}
+	/* what is left of the pass, then what waits for its tables */
+	if (!r->pending)
+		r->tail = &r->pending;
+	*r->tail = keep;
+	if (keep)
+		r->tail = kt;
+	return err;
+}
+
 void urules__resolve(struct urules *r, struct sp_records *ustacks)
 {
-	if (!r || !sp_records_are(ustacks, sizeof(uint64_t), sizeof(struct sp_prof_ustack)))
+	if (!r)
+		return;
+	r->last_resolved = r->last_unresolved = 0;
+	/*
+	 * Until no copy waits: each round compiles the tables the last one met (an object
+	 * is compiled once, so this ends). ENOMEM: the placeholders left are counted as
+	 * without their copy.
+	 */
+	for (int round = 0; r->pending && round < 64; round++) {
+		ucfi__wait(r->cfi);
+		if (urules__unwind_pending(r))
+			break;
+	}
+	if (!sp_records_are(ustacks, sizeof(uint64_t), sizeof(struct sp_prof_ustack)))
 		return;
 	for (size_t i = 0; i < ustacks->n; i++) {
 		struct sp_prof_ustack *u = (struct sp_prof_ustack *)sp_records_value(ustacks, i);
@@ -188,12 +292,12 @@ void urules__resolve(struct urules *r, struct sp_records *ustacks)
 		    u->frames[u->nr - 1].status != SP_UFRAME_PENDING)
 			continue;
 		if (!hashmap__find(&r->stacks, (long)u->frames[u->nr - 1].offset, &v)) {
-			r->unresolved++;
+			r->last_unresolved++;
 			u->nr--;
 			continue;
 		}
 		c = (const struct sp_prof_ustack *)v;
-		r->resolved++;
+		r->last_resolved++;
 		*u = *c;
 	}
 }
@@ -206,11 +310,12 @@ void urules__report(const struct urules *r, const char *view)
 		return;
 	ucfi__stats(r->cfi, &s);
 	dlog("%s: %" PRIu64 " user stack copies (rules' misses) unwound in %" PRIu64 " us (%"
-	     PRIu64 " malformed, %" PRIu64 " processes snapshotted at their copy); %" PRIu64
+	     PRIu64 " malformed, %" PRIu64 " processes snapshotted at their copy, %" PRIu64
+	     " again for a PC in no file); %" PRIu64
 	     " rules taught (%" PRIu64 " of them stops), %" PRIu64 " not (map update failed); "
 	     "placeholders replaced %" PRIu64 ", without their copy %" PRIu64, view, r->copies,
-	     r->unwind_ns / 1000, r->bad, r->snapshots, r->rules, r->stops, r->rule_fail,
-	     r->resolved, r->unresolved);
+	     r->unwind_ns / 1000, r->bad, r->snapshots, r->resnaps, r->rules, r->stops, r->rule_fail,
+	     r->last_resolved, r->last_unresolved);
 	dlog("%s: CFI of %" PRIu64 " objects: %" PRIu64 " read from the cache, %" PRIu64
 	     " compiled in %" PRIu64 " ms (%" PRIu64 " not kept: %s); %" PRIu64 " KiB held (%"
 	     PRIu64 " over the bound, %" PRIu64 " unreadable); copies' walks ended: end %" PRIu64
@@ -219,8 +324,8 @@ void urules__report(const struct urules *r, const char *view)
 	     r->store.failed, r->store.err ? strerror(-r->store.err) : "-", s.bytes / 1024, s.over,
 	     s.unreadable, s.stops[UNWIND_END], s.stops[UNWIND_NOOBJ], s.stops[UNWIND_NOCFI],
 	     s.stops[UNWIND_MEMORY], s.stops[UNWIND_EXPR]);
-	if (r->unresolved || r->rule_fail)
+	if (r->last_unresolved || r->rule_fail)
 		wlog("%s: %" PRIu64 " user stacks end where the rules did (their copy was not "
-		     "unwound), %" PRIu64 " rules could not be written", view, r->unresolved,
+		     "unwound), %" PRIu64 " rules could not be written", view, r->last_unresolved,
 		     r->rule_fail);
 }

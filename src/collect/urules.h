@@ -10,6 +10,7 @@
 #ifndef SCHEDPROF_URULES_H
 #define SCHEDPROF_URULES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,13 +25,24 @@ struct urules;
 struct urules *urules__new(int rules_fd, struct usyms *u, uint64_t table_bytes);
 void urules__free(struct urules *r);
 
-/* A record of the copies' ring buffer (struct sp_ustk_copy). 0 or -ENOMEM. */
+/*
+ * A record of the copies' ring buffer (struct sp_ustk_copy): its process's mappings are
+ * snapshotted now if nothing did (it may exit soon), and the copy is kept to be unwound by
+ * urules__unwind_pending(). 0 or -ENOMEM.
+ */
 int urules__copy(struct urules *r, const void *data, size_t size);
 
 /*
- * Replaces the placeholder ending each stack of ustacks (__u64 -> struct sp_prof_ustack,
- * from the dump) with its copy's frames; a placeholder whose copy never came is dropped
- * (the stack as far as the rules went), and counted.
+ * Unwinds the copies waiting and teaches their rules, but those that need a table still
+ * compiling (on its own thread): 0 or -ENOMEM.
+ */
+int urules__unwind_pending(struct urules *r);
+
+/*
+ * Unwinds the copies still waiting, then replaces the placeholder ending each stack of
+ * ustacks (__u64 -> struct sp_prof_ustack, from the dump) with its copy's frames; a
+ * placeholder whose copy never came is dropped (the stack as far as the rules went), and
+ * counted (urules__report()).
  */
 void urules__resolve(struct urules *r, struct sp_records *ustacks);
 

@@ -64,7 +64,8 @@ for st in r["stacks"]:
         hit += st["count"]
         # demangled: the symbol table's name is kept (pprof's system_name)
         assert info[w[0]].get("system_name") == "_ZN11ns_condwait6WaiterIiE13wait_for_workEv", info[w[0]]
-assert hit >= 30 // 2, ("waits whose stack reaches wait_for_work -> condwait_thread", hit)
+assert hit >= 30 // 2, ("waits whose stack reaches wait_for_work -> condwait_thread", hit,
+                        [(st["count"], st["frames"]) for st in r["stacks"][:3]])
 print(hit)
 PY
 	pass "schedules${trusted:+ (trusted task pointer)}: the futex row's stacks reach wait_for_work -> condwait_thread in $bin"
