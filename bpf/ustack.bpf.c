@@ -123,32 +123,42 @@ static long rapply_step(__u64 i, struct uapply *a)
 	return 0;
 }
 
-/* ustack.bpf.h's sp_user_rstack_g(). */
+/* ustack.bpf.h's sp_user_rwalk_g(). */
 /* verifier: global, as sp_user_plan_g() */
-__noinline int sp_user_rstack_g(struct sp_uscratch *s, __u32 slot)
+__noinline int sp_user_rwalk_g(struct sp_uscratch *s, __u32 slot)
 {
-	struct uapply a = { .s = s };
-	__u64 seq = 0;
 	__u32 nr;
 
 	if (!s)
 		return 0;
 	s->rcopied = 0;
+	s->rseq_sent = 0;
 	sp_user_rwalk(s);
-	if (s->kind == SP_RW_MISS)
-		seq = sp_user_rcopy(s, slot);
-	a.n = s->nw;
-	bpf_loop(SP_PROF_UDEPTH, rapply_step, &a, 0);
 	nr = s->nw;
 	if (!nr || nr > SP_PROF_UDEPTH)
 		return 0;
-	if (seq && nr < SP_PROF_UDEPTH) {
+	if (s->kind == SP_RW_MISS && nr < SP_PROF_UDEPTH) {
+		s->rseq_sent = sp_user_rcopy(s, slot);
+		s->rcopied = s->rseq_sent != 0;
+	}
+	return nr;
+}
+
+/* ustack.bpf.h's sp_user_rframes_g(). */
+/* verifier: global, as sp_user_plan_g() */
+__noinline int sp_user_rframes_g(struct sp_uscratch *s, __u32 nr)
+{
+	struct uapply a = { .s = s, .n = nr };
+
+	if (!s || !nr || nr > SP_PROF_UDEPTH)
+		return 0;
+	bpf_loop(SP_PROF_UDEPTH, rapply_step, &a, 0);
+	if (s->rcopied && nr < SP_PROF_UDEPTH) {
 		struct sp_uframe *f = &s->u.frames[nr & (SP_PROF_UDEPTH - 1)];
 
 		__builtin_memset(f, 0, sizeof(*f));
 		f->status = SP_UFRAME_PENDING;
-		f->offset = seq;
-		s->rcopied = 1;
+		f->offset = s->rseq_sent;
 		nr++;
 	}
 	return nr;

@@ -145,6 +145,19 @@ struct sp_utask {
 	__u32 pad;
 };
 
+/*
+ * A CPU's cache of the rules its walks followed (rwalk_step()), direct-mapped by address:
+ * a rule never changes for its key (the image's code at that address), so an entry stays
+ * right for as long as it is there; a hit saves the hash map's lookup.
+ */
+#define SP_RCACHE 128
+struct sp_rcache_ent {
+	__u64 leader_start;
+	__u64 image; /* (tgid << 32) | exec_id */
+	__u64 pc;    /* as in the key, 0: empty */
+	struct sp_urule rule;
+};
+
 /* sp_user_rwalk()'s state (rwalk_step()) */
 struct sp_rwalk_state {
 	__u64 ip, sp, bp;
@@ -182,9 +195,11 @@ struct sp_uscratch {
 	__u32 get_miss, get_start; /* sp_ucache_lookup_g()'s answer: ucwalk's miss and start */
 	__u32 first;		   /* sp_user_plan_in(): the scan's first word in the text */
 	__u32 keep_raw;		   /* sp_user_stack_hash_in(): some frame is a raw IP */
-	__u32 rcopied;		   /* sp_user_rstack_g(): a copy was sent (a placeholder) */
+	__u32 rcopied;		   /* sp_user_rwalk_g(): a copy was sent (a placeholder) */
 	__u64 rseq;		   /* the copies this scratch sent (sp_user_rcopy()) */
+	__u64 rseq_sent;	   /* sp_user_rwalk_g(): the seq of its copy */
 	struct sp_rwalk_state rw;
+	struct sp_rcache_ent rc[SP_RCACHE];
 };
 
 /*
@@ -1223,6 +1238,7 @@ enum sp_rwalk_end {
 struct rwalk {
 	struct sp_uscratch *s;
 	struct sp_urule_key key;
+	__u64 image; /* (key.tgid << 32) | key.exec_id */
 };
 
 /* The user word at addr: from the window, or read. 0 or the read's error. */
@@ -1241,6 +1257,7 @@ static long rwalk_step(__u64 i, struct rwalk *w)
 {
 	struct sp_uscratch *s = w->s;
 	struct sp_rwalk_state *st = &s->rw;
+	struct sp_rcache_ent *e;
 	struct sp_urule *r;
 	__u64 cfa, ra, nbp, nr = st->nr;
 
@@ -1250,10 +1267,20 @@ static long rwalk_step(__u64 i, struct rwalk *w)
 		return 1;
 	}
 	w->key.pc = st->ip | (st->exact ? SP_URULE_EXACT : 0);
-	r = bpf_map_lookup_elem(&ustack_rules, &w->key);
-	if (!r) {
-		st->end = SP_RW_MISS;
-		return 1;
+	e = &s->rc[(w->key.pc ^ (w->key.pc >> 7) ^ (w->key.pc >> 16)) & (SP_RCACHE - 1)];
+	if (e->pc == w->key.pc && e->image == w->image && e->leader_start == w->key.leader_start) {
+		r = &e->rule;
+	} else {
+		r = bpf_map_lookup_elem(&ustack_rules, &w->key);
+		if (!r) {
+			st->end = SP_RW_MISS;
+			return 1;
+		}
+		e->leader_start = w->key.leader_start;
+		e->image = w->image;
+		e->pc = w->key.pc;
+		e->rule = *r;
+		r = &e->rule;
 	}
 	if (r->how == SP_URULE_SIGNAL) {
 		__u64 sp = st->sp;
@@ -1361,6 +1388,7 @@ static __always_inline void sp_user_rwalk(struct sp_uscratch *s)
 	w.key.leader_start = s->ut.leader_start;
 	w.key.tgid = s->ut.tgid;
 	w.key.exec_id = s->ut.exec_id;
+	w.image = ((__u64)s->ut.tgid << 32) | s->ut.exec_id;
 	bpf_loop(SP_PROF_UDEPTH + 1, rwalk_step, &w, 0);
 	s->nw = s->rw.nr;
 	s->kind = s->rw.end;
@@ -1439,11 +1467,17 @@ static __always_inline __u64 sp_user_rcopy(struct sp_uscratch *s, __u32 slot)
 }
 
 /*
- * sp_user_rwalk() and, after a miss, sp_user_rcopy(), as global functions (ustack.bpf.c):
- * the frames into s->u.frames as raw IPs, the placeholder after them when a copy was sent.
- * Returns the number of frames; s->kind says how the walk ended.
+ * sp_user_rwalk() and, after a miss, sp_user_rcopy() (its seq in s->rseq_sent, s->rcopied
+ * set), as a global function (ustack.bpf.c): returns the number of frames, in s->uip;
+ * s->kind says how the walk ended.
  */
-int sp_user_rstack_g(struct sp_uscratch *s, __u32 slot);
+int sp_user_rwalk_g(struct sp_uscratch *s, __u32 slot);
+
+/*
+ * The nr frames of sp_user_rwalk_g() into s->u.frames as raw IPs, the placeholder after them
+ * when a copy was sent: returns their number.
+ */
+int sp_user_rframes_g(struct sp_uscratch *s, __u32 nr);
 
 /*
  * --stacks in the schedules and locks views: pairs a kernel stack (kstack, a key of the
@@ -1454,17 +1488,19 @@ int sp_user_rstack_g(struct sp_uscratch *s, __u32 slot);
  * user space finds in no pair: a kernel-only stack.
  */
 /*
- * The user stack of task (current) by ustack_rules (sp_user_rstack_g()), kept in
+ * The user stack of task (current) by ustack_rules (sp_user_rwalk_g()), kept in
  * prof_ustacks: its key, or 0. Its frames are raw IPs (*raw); how the walk ended is
  * counted in *d. slot: the CPU's copy slot for this view.
  */
 static __always_inline __u64 sp_user_stack_rules(struct task_struct *task, struct sp_uscratch *s,
 						 __u32 slot, __u32 *nr, __u32 *raw,
-						 struct sp_ustack_drops *d)
+						 struct sp_ustack_drops *d, struct sp_umemo **mp)
 {
+	struct sp_umemo *m;
+	__u64 h, key, id;
 	__u32 n;
 
-	n = sp_user_rstack_g(s, slot);
+	n = sp_user_rwalk_g(s, slot);
 	/* verifier: the count and the end read back from memory, one state */
 	asm volatile("" ::: "memory");
 	switch (s->kind) {
@@ -1490,7 +1526,28 @@ static __always_inline __u64 sp_user_stack_rules(struct task_struct *task, struc
 	*nr = n;
 	if (!n || n > SP_PROF_UDEPTH)
 		return 0;
-	return sp_user_stack_keep(s, n, raw, &d->map_full);
+	*raw = 1;
+	/*
+	 * This CPU's memo of the stacks it kept, by the raw IPs and the process image (whose
+	 * announcement and pair it also remembers, as sp_user_stack_own()'s): a hit costs no
+	 * frames built, hashed and looked up. A stack with a placeholder is new each time.
+	 */
+	key = sp_user_raw_key(s, SP_UREC_NONE, n);
+	m = &s->memo[key & (SP_UMEMO - 1)];
+	*mp = m;
+	if (!s->rcopied && m->key == key && m->ustack)
+		return m->ustack;
+	n = sp_user_rframes_g(s, n);
+	*nr = n;
+	h = sp_user_stack_hash_g(s, n);
+	/* verifier: the hash and s->u read back after the global function, one state */
+	asm volatile("" ::: "memory");
+	id = sp_stack_keep(&prof_ustacks, h, &s->u);
+	if (!id)
+		__sync_fetch_and_add(&d->map_full, 1);
+	if (id && !s->rcopied)
+		*m = (struct sp_umemo){ .key = key, .ustack = id, .raw = 1 };
+	return id;
 }
 
 static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, __u64 kstack,
@@ -1522,7 +1579,7 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 		if (ustack_rules_on)
 			pair.ustack = sp_user_stack_rules(task, s,
 							  bpf_get_smp_processor_id() * 2 + nest,
-							  &nr, &raw, d);
+							  &nr, &raw, d, &m);
 		else
 			pair.ustack = sp_user_stack_own(ctx, task, s, &nr, &raw, &fail, d,
 							t0 ? t : NULL, &m);

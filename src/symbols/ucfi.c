@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +58,12 @@ struct ucfi_obj { /* dev and inode are the key (KEY_SIZE) */
 
 #define KEY_SIZE offsetof(struct ucfi_obj, t)
 
+/*
+ * Files larger than this are compiled on a thread with opts->async (default): a smaller one
+ * (libc: 2 MiB, 8 ms) costs less than the walk's round trip to the next poll.
+ */
+#define UCFI_ASYNC_FILE (4u << 20)
+
 /* Tables compiled at once at most (opts->async) */
 #define UCFI_THREADS 2
 
@@ -66,6 +73,7 @@ struct ucfi {
 	const struct ucfi_store *store;
 	struct ucfi_stats st;
 	bool async;
+	uint64_t async_file;  /* ... for files larger than this */
 	unsigned int running; /* compiles on their threads */
 	int err; /* the first -ENOMEM of a walk, or -EAGAIN: a table it needs is compiling */
 };
@@ -81,6 +89,7 @@ struct ucfi *ucfi__new(const struct ucfi_opts *opts)
 	c->max_rows = opts && opts->max_rows ? opts->max_rows : UCFI_DEF_ROWS;
 	c->store = opts ? opts->store : NULL;
 	c->async = opts && opts->async;
+	c->async_file = opts && opts->async_file ? opts->async_file : UCFI_ASYNC_FILE;
 	return c;
 }
 
@@ -291,6 +300,13 @@ static void obj_finish(struct ucfi *c, struct ucfi_obj *o)
 	c->st.bytes += o->t.n * sizeof(*o->t.rows);
 }
 
+static bool big_file(const struct ucfi *c, const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) || (uint64_t)st.st_size > c->async_file;
+}
+
 /* Starts o's compile on a thread when one is free (else it stays queued). */
 static void obj_start(struct ucfi *c, struct ucfi_obj *o)
 {
@@ -385,7 +401,7 @@ static struct ucfi_obj *obj_get(struct ucfi *c, const struct usyms_mapping *m)
 		o->path = strdup(path);
 		if (!o->path) {
 			err = -ENOMEM;
-		} else if (c->async) {
+		} else if (c->async && big_file(c, path)) {
 			o->queued = true;
 			obj_start(c, o);
 			return o;

@@ -39,10 +39,12 @@ struct ucfi_opts {
 	size_t max_rows;  /* 0: UCFI_DEF_ROWS */
 	const struct ucfi_store *store; /* NULL: every table compiled */
 	/*
-	 * A table to compile is compiled on a thread of its own: a walk that needs it returns
-	 * -EAGAIN until it is done (ucfi__wait() waits for all)
+	 * A table to compile from a file over async_file bytes (0: 4 MiB) is compiled on a
+	 * thread of its own: a walk that needs it returns -EAGAIN until it is done
+	 * (ucfi__wait() waits for all)
 	 */
 	bool async;
+	uint64_t async_file;
 };
 
 struct ucfi_stats {

@@ -121,7 +121,9 @@ END_TEST
 START_TEST(test_ucfi_async)
 {
 	struct usyms *u = usyms__new(&(struct usyms_opts){ .debug_dir = "" });
-	struct ucfi *c = ucfi__new(&(struct ucfi_opts){ .async = true });
+	/* every file compiled on a thread: this program's too */
+	struct ucfi_opts o = { .async = true, .async_file = 1 };
+	struct ucfi *c = ucfi__new(&o);
 	uint64_t ips[128];
 	struct unwind_result res;
 	struct ucfi_stats st;
@@ -153,7 +155,7 @@ START_TEST(test_ucfi_async)
 	ck_assert_uint_gt(st.bytes, 0);
 	/* a walk still compiling when freed: its threads are joined */
 	ucfi__free(c);
-	c = ucfi__new(&(struct ucfi_opts){ .async = true });
+	c = ucfi__new(&o);
 	ck_assert_int_eq(ucfi__unwind(c, u, getpid(), 0, &regs, &stk, ips, 128, &res), -EAGAIN);
 	ucfi__free(c);
 	usyms__free(u);
