@@ -8,6 +8,7 @@
 #include "base/testhook.h"
 #include "base/log.h"
 #include "loader/maps.h"
+#include "model/model.h"
 #include "rows/records.h"
 #include "rows/uframes.h"
 #include "collect/uframes_bpf.h"
@@ -176,7 +177,8 @@ void uframes_live_stats(const struct uframes_live *l, uint64_t *ret_events, uint
 }
 
 int uframes_live_dump(struct uframes_live *l, struct uframes *uf, struct schedprof_bpf *skel,
-		      struct sp_records *pairs, struct sp_records *ustacks)
+		      struct sp_records *pairs, struct sp_records *ustacks, unsigned int nest,
+		      struct sp_user_cuts *cuts)
 {
 	uframes_live_poll(l); /* the announcements still queued */
 	int err;
@@ -184,18 +186,23 @@ int uframes_live_dump(struct uframes_live *l, struct uframes *uf, struct schedpr
 	uf->usyms = uframes_live_usyms(l);
 	err = map_dump(bpf_map__fd(skel->maps.stack_pairs), pairs) ?:
 	      map_dump(bpf_map__fd(skel->maps.prof_ustacks), ustacks);
+	*cuts = (struct sp_user_cuts){ 0 };
 	if (!err && l)
-		urules__resolve(l->rules, ustacks);
+		urules__resolve(l->rules, ustacks, nest, cuts);
 	return err;
 }
 
 void uframes_live_done(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,
 		       const struct schedprof_bpf *skel, const struct sp_records *pairs,
 		       const struct sp_records *ustacks, uint64_t *ret_truncated,
-		       uint64_t *ret_missing)
+		       uint64_t *ret_missing, struct sp_user_cuts *cuts)
 {
 	*ret_truncated = uf->stacks_truncated;
 	*ret_missing = uf->stacks_missing + d->pair_map_full;
+	cuts->cfi += d->rwalk_stop;
+	cuts->memory += d->rwalk_memory;
+	cuts->depth += d->rwalk_depth;
+	cuts->lost += d->rwalk_copy_lost;
 	uframes_report(view, uf, d, &skel->bss->prof_ucache_stats, pairs, ustacks);
 	if (live)
 		urules__report(live->rules, view);

@@ -12,6 +12,7 @@
 #include "collect/trace.h"
 
 struct schedprof_bpf;
+struct sp_user_cuts;
 struct usyms;
 
 /* Set in the environment: the BPF side times each user stack it takes (the bench's). */
@@ -61,14 +62,18 @@ void uframes_report(const char *view, const struct uframes *uf, const struct sp_
 /*
  * The schedules and locks views' read with user stacks: before their rows are built, the
  * announcements still queued are handled, uf names through l's symbols, and the (kernel,
- * user) pairs and user stacks are dumped (0 or -errno); after, uframes_live_done() sets the
- * view's counts of truncated and missing user stacks and reports (uframes_report()).
+ * user) pairs and user stacks are dumped (0 or -errno), the placeholders of the copies taken
+ * put in their place, and the view's stacks that stopped short counted by why in *cuts
+ * (nest: the view's copy slots, sp_stack_pair()'s); after, uframes_live_done() sets the view's
+ * counts of truncated and missing user stacks, adds the BPF walks' to *cuts, and reports
+ * (uframes_report()).
  */
 int uframes_live_dump(struct uframes_live *l, struct uframes *uf, struct schedprof_bpf *skel,
-		      struct sp_records *pairs, struct sp_records *ustacks);
+		      struct sp_records *pairs, struct sp_records *ustacks, unsigned int nest,
+		      struct sp_user_cuts *cuts);
 void uframes_live_done(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,
 		       const struct schedprof_bpf *skel, const struct sp_records *pairs,
 		       const struct sp_records *ustacks, uint64_t *ret_truncated,
-		       uint64_t *ret_missing);
+		       uint64_t *ret_missing, struct sp_user_cuts *cuts);
 
 #endif

@@ -11,10 +11,17 @@
 #include "base/log.h"
 #include "collect/cfi_store.h"
 #include "collect/urules.h"
+#include "model/model.h"
 #include "rows/records.h"
 #include "symbols/ucfi.h"
 #include "symbols/usyms.h"
 #include "schedprof/profile.h"
+
+/* A copy's frames, and why its unwind ended (enum unwind_stop) */
+struct urules_stack {
+	struct sp_prof_ustack u;
+	int stop;
+};
 
 /* A copy kept until it is unwound */
 struct urules_pend {
@@ -28,7 +35,7 @@ struct urules {
 	struct usyms *usyms;
 	struct ucfi *cfi;
 	struct cfi_store store;
-	struct hashmap stacks; /* seq -> struct sp_prof_ustack * (the copy's frames) */
+	struct hashmap stacks; /* seq -> struct urules_stack * (the copy's frames) */
 	struct hashmap looked; /* (tgid << 32 | exec_id) -> when its mappings were last read */
 	uint64_t copies, bad, snapshots, resnaps, unwind_ns;
 	uint64_t rules, stops, rule_fail; /* rules written (of them, stops), not written */
@@ -191,7 +198,7 @@ static int unwind_one(struct urules *r, const struct sp_ustk_copy *c)
 	uint64_t ips[SP_PROF_UDEPTH], t0 = mono_ns();
 	struct sp_urule_key key = {};
 	struct unwind_result res;
-	struct sp_prof_ustack *s;
+	struct urules_stack *s;
 	int err;
 
 	err = ucfi__unwind_steps(r->cfi, r->usyms, (int)c->tgid, c->exec_id,
@@ -221,10 +228,11 @@ static int unwind_one(struct urules *r, const struct sp_ustk_copy *c)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->nr = (uint32_t)res.n;
+	s->stop = res.stop;
+	s->u.nr = (uint32_t)res.n;
 	for (size_t i = 0; i < res.n; i++) {
-		s->frames[i].status = SP_UFRAME_IP;
-		s->frames[i].offset = ips[i];
+		s->u.frames[i].status = SP_UFRAME_IP;
+		s->u.frames[i].offset = ips[i];
 	}
 	err = hashmap__set(&r->stacks, (long)c->seq, (long)s, NULL, NULL);
 	if (err) {
@@ -266,7 +274,30 @@ int urules__unwind_pending(struct urules *r)
 	return err;
 }
 
-void urules__resolve(struct urules *r, struct sp_records *ustacks)
+/* Counts in *cuts a placeholder's stack that stopped short: its copy's stop, c NULL: none */
+static void count_cut(const struct urules_stack *c, struct sp_user_cuts *cuts)
+{
+	if (!c) {
+		cuts->lost++;
+		return;
+	}
+	switch (c->stop) {
+	case UNWIND_END:
+		break;
+	case UNWIND_DEPTH:
+		cuts->depth++;
+		break;
+	case UNWIND_MEMORY:
+		cuts->memory++;
+		break;
+	default:
+		cuts->cfi++;
+		break;
+	}
+}
+
+void urules__resolve(struct urules *r, struct sp_records *ustacks, unsigned int nest,
+		     struct sp_user_cuts *cuts)
 {
 	if (!r)
 		return;
@@ -285,20 +316,26 @@ void urules__resolve(struct urules *r, struct sp_records *ustacks)
 		return;
 	for (size_t i = 0; i < ustacks->n; i++) {
 		struct sp_prof_ustack *u = (struct sp_prof_ustack *)sp_records_value(ustacks, i);
-		const struct sp_prof_ustack *c;
+		const struct urules_stack *c = NULL;
+		uint64_t seq;
 		long v;
 
 		if (!u->nr || u->nr > SP_PROF_UDEPTH ||
 		    u->frames[u->nr - 1].status != SP_UFRAME_PENDING)
 			continue;
-		if (!hashmap__find(&r->stacks, (long)u->frames[u->nr - 1].offset, &v)) {
+		seq = u->frames[u->nr - 1].offset;
+		if (hashmap__find(&r->stacks, (long)seq, &v))
+			c = (const struct urules_stack *)v;
+		/* each placeholder is one event, of the view whose slots took its copy */
+		if (((seq >> 40) & 1) == nest)
+			count_cut(c, cuts);
+		if (!c) {
 			r->last_unresolved++;
 			u->nr--;
 			continue;
 		}
-		c = (const struct sp_prof_ustack *)v;
 		r->last_resolved++;
-		*u = *c;
+		*u = c->u;
 	}
 }
 

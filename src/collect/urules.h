@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 struct sp_records;
+struct sp_user_cuts;
 struct usyms;
 struct urules;
 
@@ -42,9 +43,11 @@ int urules__unwind_pending(struct urules *r);
  * Unwinds the copies still waiting, then replaces the placeholder ending each stack of
  * ustacks (__u64 -> struct sp_prof_ustack, from the dump) with its copy's frames; a
  * placeholder whose copy never came is dropped (the stack as far as the rules went), and
- * counted (urules__report()).
+ * counted (urules__report()). The placeholders of copy slots nest (a view's: seq >> 40 & 1)
+ * whose stack stopped short are counted in *cuts by why (their copy's unwind, or none).
  */
-void urules__resolve(struct urules *r, struct sp_records *ustacks);
+void urules__resolve(struct urules *r, struct sp_records *ustacks, unsigned int nest,
+		     struct sp_user_cuts *cuts);
 
 /* Logs what the copies cost and taught, for view. */
 void urules__report(const struct urules *r, const char *view);

@@ -200,6 +200,18 @@ struct sp_caller_cache {
 	uint64_t attributed; /* locks: contentions given a caller (the schedules': voluntary) */
 };
 
+/*
+ * --stacks in the schedules and locks views: events whose user stack stopped short, by why
+ * (the BPF walk by learned rules, or the unwind of its copy)
+ */
+struct sp_user_cuts {
+	uint64_t cfi;	 /* at code whose CFI the walk cannot follow (none, an expression,
+			    a table over its limit) */
+	uint64_t memory; /* at a stack word not readable, or past the copy */
+	uint64_t depth;	 /* at the 64 frames kept */
+	uint64_t lost;	 /* where the rules stopped: no copy could be sent or unwound */
+};
+
 struct sp_sched_view {
 	bool present;
 	uint64_t total;
@@ -209,6 +221,7 @@ struct sp_sched_view {
 	uint64_t missing_stacks; /* counted, but no stack could be read or kept */
 	/* --stacks: schedules whose kept stack has user frames cut short / lacks its user frames */
 	uint64_t user_truncated, user_missing;
+	struct sp_user_cuts user_cuts; /* --stacks: why user stacks stopped short */
 	uint64_t lost_rows;	 /* counted in the totals, but no row (row map full) */
 	bool wakers;		 /* --wakers: the wakers' functions were walked */
 	struct sp_caller_cache cache;
@@ -297,6 +310,7 @@ struct sp_lock_view {
 	uint64_t lost;	   /* counted, but in no row (map full) */
 	uint64_t missing_stacks;
 	uint64_t user_truncated, user_missing; /* --stacks: as the schedules view's */
+	struct sp_user_cuts user_cuts;
 	struct sp_lock_row *rows;
 	size_t nrows, cap;
 	struct sp_sleeper_row *sleepers;

@@ -141,6 +141,12 @@ extern const size_t sp_nviews;
 #define SP_VIEW_USER_STACK_FIELDS(T)                                                            \
 	SP_U64_AS(T, "user_truncated", user_truncated, SP_SPARSE),                               \
 	SP_U64_AS(T, "user_missing", user_missing, SP_SPARSE)
+/* ... and why user stacks stopped short (struct sp_user_cuts), the schedules and locks views' */
+#define SP_VIEW_USER_CUT_FIELDS(T)                                                              \
+	SP_U64_AS(T, "user_cut_cfi", user_cuts.cfi, SP_SPARSE),                                  \
+	SP_U64_AS(T, "user_cut_memory", user_cuts.memory, SP_SPARSE),                            \
+	SP_U64_AS(T, "user_cut_depth", user_cuts.depth, SP_SPARSE),                              \
+	SP_U64_AS(T, "user_cut_lost", user_cuts.lost, SP_SPARSE)
 #define SP_CALLER_CACHE_FIELDS                                                                  \
 	SP_U64(struct sp_caller_cache, "fast", fast),                                             \
 	SP_U64(struct sp_caller_cache, "verified", verified),                                     \

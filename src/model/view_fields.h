@@ -26,7 +26,8 @@
  * lack (view.h), each counted in every total.
  */
 #define SP_VIEW_STACK_LOSS_FIELDS(T)                                                            \
-	SP_U64(T, "missing_stacks", missing_stacks), SP_VIEW_USER_STACK_FIELDS(T)
+	SP_U64(T, "missing_stacks", missing_stacks), SP_VIEW_USER_STACK_FIELDS(T),                \
+	SP_VIEW_USER_CUT_FIELDS(T)
 
 /*
  * The struct sp_view_loss entries of a view (member V of struct sp_run) that keeps its rows

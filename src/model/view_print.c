@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/util.h"
+#include "model/model.h"
 #include "model/view_print.h"
 
 double sp_pct(uint64_t part, uint64_t total)
@@ -69,7 +70,7 @@ size_t sp_rows_shown(size_t n, const struct render_opts *o)
 }
 
 void sp_print_stack_notes(const char *what, uint64_t missing, uint64_t user_missing,
-			  uint64_t user_truncated, FILE *f)
+			  uint64_t user_truncated, const struct sp_user_cuts *cuts, FILE *f)
 {
 	if (missing)
 		fprintf(f, "  note: %" PRIu64 " %s have no kernel stack (unreadable or the stack map "
@@ -83,6 +84,11 @@ void sp_print_stack_notes(const char *what, uint64_t missing, uint64_t user_miss
 		fprintf(f, "  note: %" PRIu64 " %s have a truncated user stack (code without frame "
 			   "pointers, or deeper than the frames kept)\n",
 			user_truncated, what);
+	if (cuts && (cuts->cfi || cuts->memory || cuts->depth || cuts->lost))
+		fprintf(f, "  note: user stacks stopped short: %" PRIu64 " at code whose call frame "
+			   "information cannot be followed, %" PRIu64 " at memory not readable, %"
+			   PRIu64 " as deep as the frames kept, %" PRIu64 " without their copy\n",
+			cuts->cfi, cuts->memory, cuts->depth, cuts->lost);
 }
 
 void sp_print_lost_rows(uint64_t n, const char *what, const char *map, const char *option,

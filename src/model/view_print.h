@@ -16,8 +16,10 @@ size_t sp_rows_shown(size_t n, const struct render_opts *o);
  * The notes on what the stacks of a view's events (what: "schedules", "contentions") lack:
  * no kernel stack, no user frames, a truncated user stack; nothing for a count of 0.
  */
+struct sp_user_cuts;
+/* cuts: why user stacks stopped short (NULL: not known, the profile) */
 void sp_print_stack_notes(const char *what, uint64_t missing, uint64_t user_missing,
-			  uint64_t user_truncated, FILE *f);
+			  uint64_t user_truncated, const struct sp_user_cuts *cuts, FILE *f);
 /*
  * "N what are in the totals but in no row (the MAP map was full: raise OPTION)", when n is
  * not 0: a view whose row map overflowed (what: "schedules", map: "row", option: the limit).

@@ -116,6 +116,25 @@ for i in range(300):
 read -r hit tot <<<"$(share "$TMP/pysl.folded" python3 "(^|;)(Py_RunMain|Py_BytesMain|main|_dl_start)(;|\$)|^$ld;$ld(;|\$)")"
 at_least "$hit" "$tot" 95 250 "python3 --stacks, sleeping: Py_RunMain, Py_BytesMain or main, or the loader's start-up"
 
+# Deeper than the 64 frames kept (eval's recursion through C, 30 levels): each such wait is
+# counted as cut for its depth in the JSON, and noted under the table
+"$SCHEDPROF" trace --views schedules --stacks -f json -o "$TMP/deep.json" -- python3 -c "
+import time
+def f(n):
+    return eval('f(n-1)') if n else time.sleep(0.001)
+for i in range(100):
+    f(30)" 2> "$TMP/deep.err" || fail "python3 deep run: $(tail -3 "$TMP/deep.err")"
+python3 - "$TMP/deep.json" <<'PY' || fail "python3 deep: the cut stacks are not counted for their depth"
+import json, sys
+s = json.load(open(sys.argv[1]))["schedules"]
+cuts = {k: v for k, v in s.items() if k.startswith("user_")}
+assert cuts.get("user_cut_depth", 0) >= 95, cuts
+assert cuts.get("user_truncated", 0) >= cuts["user_cut_depth"], cuts
+PY
+"$SCHEDPROF" report "$TMP/deep.json" 2>/dev/null | grep -q 'user stacks stopped short: .* [1-9][0-9]* as deep as the frames kept' ||
+	fail "python3 deep: no note of the cut stacks: $("$SCHEDPROF" report "$TMP/deep.json" 2>&1 | grep note)"
+pass "python3 deep: $(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['schedules']; print(s.get('user_cut_depth'), 'waits cut at the frames kept')" "$TMP/deep.json")"
+
 # C++: g8 throws, main catches. Most samples are in the runtime's unwinder (libgcc_s,
 # libstdc++), called from g8; the rest in main's catch (main.cold, its cold part) and the
 # clock. Every stack reaches main (but the loader's start-up and exit(), after main), and

@@ -245,7 +245,7 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	      map_dump(bpf_map__fd(skel->maps.lock_stacks), &m.stacks) ?:
 	      map_dump(bpf_map__fd(skel->maps.lock_sleepers), &m.sleepers);
 	if (!err && st->live)
-		err = uframes_live_dump(st->live, &uf, skel, &m.pairs, &m.ustacks);
+		err = uframes_live_dump(st->live, &uf, skel, &m.pairs, &m.ustacks, 1, &v->user_cuts);
 	if (!err) {
 		/* a copy: the builder reads it many times, .bss is the kernel's */
 		memcpy(rq, skel->bss->sp_cpu_rq_lock, sizeof(rq)); /* trace_load.c probe_cpu_rqs() */
@@ -254,7 +254,7 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	}
 	if (st->live)
 		uframes_live_done("locks", &uf, &skel->bss->lock_udrops, skel, &m.pairs, &m.ustacks,
-				  &v->user_truncated, &v->user_missing);
+				  &v->user_truncated, &v->user_missing, &v->user_cuts);
 	map_dump_report("locks", "rows", &m.stat, &m.stack_counts, &m.stacks);
 	if (m.owners.failed || m.sleepers.failed)
 		wlog("%llu owner and %llu sleeper entries could not be read from their maps",

@@ -160,7 +160,7 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	fprintf(f, ", ranked by %s\n", keys[key % 3]);
 	sp_print_caller_cache(&v->cache, v->cache.attributed, "contentions", f);
 	sp_print_stack_notes("contentions", v->missing_stacks, v->user_missing, v->user_truncated,
-			     f);
+			     &v->user_cuts, f);
 	sp_print_lost_rows(v->lost, "contentions", "row", "--max-callers", f);
 	if (v->missed || v->unpaired)
 		fprintf(f, "  note: %" PRIu64 " lock events were skipped by the kernel (a program "

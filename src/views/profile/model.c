@@ -179,7 +179,7 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 			   "raise --max-stacks); they are counted in every total\n",
 			v->missing_stacks);
 	/* its missing stacks have a note of their own above: the profile keeps no user_missing */
-	sp_print_stack_notes("samples", 0, 0, v->user_truncated, f);
+	sp_print_stack_notes("samples", 0, 0, v->user_truncated, NULL, f);
 	if (o->stacks && !v->callchains)
 		fprintf(f, "  note: no stacks were recorded (trace with -g)\n");
 	if (o->group == SP_GROUP_COMM)

@@ -464,7 +464,7 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	      sched_fold_pcpu(&m, ctx->ncpus) ?:
 	      read_slotted(st, ctx->ncpus, &m);
 	if (!err && st->live)
-		err = uframes_live_dump(st->live, &uf, skel, &m.pairs, &m.ustacks);
+		err = uframes_live_dump(st->live, &uf, skel, &m.pairs, &m.ustacks, 0, &v->user_cuts);
 	if (!err)
 		err = sched_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg,
 				       st->live ? &uf : NULL);
@@ -474,7 +474,7 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		err = budget_quota(st, &v->budget);
 	if (st->live)
 		uframes_live_done("schedules", &uf, &skel->bss->sched_udrops, skel, &m.pairs,
-				  &m.ustacks, &v->user_truncated, &v->user_missing);
+				  &m.ustacks, &v->user_truncated, &v->user_missing, &v->user_cuts);
 	map_dump_report("schedules", "rows", &m.callers, &m.stack_counts, &m.stacks);
 	sched_maps_free(&m);
 	/* with --strict, the run's one closing line names the kernel side's losses instead */

@@ -545,7 +545,8 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	sp_print_caller_cache(&v->cache, v->voluntary, "voluntary", f);
 	if (v->budget.present)
 		print_budget(v, f);
-	sp_print_stack_notes("schedules", v->missing_stacks, v->user_missing, v->user_truncated, f);
+	sp_print_stack_notes("schedules", v->missing_stacks, v->user_missing, v->user_truncated,
+			     &v->user_cuts, f);
 	sp_print_lost_rows(v->lost_rows, "schedules", "row", "--max-callers", f);
 	if (o->group == SP_GROUP_COMM)
 		return print_by_comm(v, o, f);
