@@ -100,6 +100,16 @@ for bin in "$NOFP_GCC" "$NOFP_CLANG"; do
 	grep -q 'truncated user stack' "$TMP/rd.err" && fail "$comm read: $(grep -A3 'truncated user stack' "$TMP/rd.err")"
 	grep 'placeholders replaced' "$TMP/rd.err" | sed 's/^/  /'
 done
+# ... and the same reads in the handler of a signal f8 raised: the BPF walk goes through the
+# kernel's signal frame (a rule of its own) to f8
+rsig="${chain%(;|\$)};raise;((__pthread_kill_implementation|__pthread_kill_internal|__restore_rt|libc\.so\.6\+0x[0-9a-f]+);){2}on_signal;read_in_handler;([^;]*interceptor_read[^;]*;)?__read(;|\$)"
+for bin in "$NOFP_GCC" "$NOFP_CLANG"; do
+	comm=$(basename "$bin" | cut -c1-15)
+	"$SCHEDPROF" trace -v --views schedules --stacks -f folded -o "$TMP/rs.folded" -- \
+		"$bin" 1 read-signal 2> "$TMP/rs.err" || fail "$comm read-signal: schedprof exited $?: $(tail -3 "$TMP/rs.err")"
+	read -r hit tot <<<"$(share "$TMP/rs.folded" "$comm" "$rsig" __read)"
+	at_least "$hit" "$tot" 99 300 "$comm --stacks, blocked in read() in a signal handler: __read <- the handler <- the signal frame <- libc <- f8 <- ... <- main"
+done
 # ... and with --ustack-copy 0, frame pointers: the chain is lost
 "$SCHEDPROF" trace --ustack-copy 0 --views schedules --stacks -f folded -o "$TMP/rdfp.folded" -- \
 	"$NOFP_GCC" 0.3 read 2>/dev/null || fail "--stacks --ustack-copy 0 run"

@@ -12,6 +12,8 @@
  *
  * `nofpspin SECS read`: f8 blocks in read() on a pipe instead, to which a child writes a
  * byte every millisecond for SECS seconds (wall time): the schedules view's --stacks.
+ * `nofpspin SECS read-signal`: the same reads in the handler of the signal f8 raises
+ * (on_signal -> read_in_handler), above the signal frame.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -58,10 +60,24 @@ __attribute__((noinline)) static unsigned long spin_in_handler(double secs)
 	return n + 1;
 }
 
+__attribute__((noinline)) static unsigned long read_in_handler(void)
+{
+	unsigned long n = 0;
+	char c;
+
+	while (read(read_fd, &c, 1) == 1)
+		n++;
+	sink += n;
+	return n + 1;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
-	sink += spin_in_handler(handler_secs);
+	if (read_fd >= 0)
+		sink += read_in_handler();
+	else
+		sink += spin_in_handler(handler_secs);
 }
 
 __attribute__((noinline)) unsigned long f8(double secs)
@@ -69,7 +85,7 @@ __attribute__((noinline)) unsigned long f8(double secs)
 	unsigned long n = 0;
 	char c;
 
-	if (read_fd >= 0) {
+	if (read_fd >= 0 && !by_signal) {
 		while (read(read_fd, &c, 1) == 1)
 			n++;
 		sink += n;
@@ -103,8 +119,8 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 3;
 
-	by_signal = argc > 2 && !strcmp(argv[2], "signal");
-	if (argc > 2 && !strcmp(argv[2], "read")) {
+	by_signal = argc > 2 && (!strcmp(argv[2], "signal") || !strcmp(argv[2], "read-signal"));
+	if (argc > 2 && (!strcmp(argv[2], "read") || !strcmp(argv[2], "read-signal"))) {
 		struct timespec ms = { 0, 1000000 };
 		int fds[2];
 		long i;
