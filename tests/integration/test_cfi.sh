@@ -241,9 +241,11 @@ at_least "$hit" "$tot" 95 30 "cc1: toplev::main or main ($strict), or start-up a
 	fail "compile job --stacks run: $(tail -3 "$TMP/cjs.err")"
 grep 'learned rules\|copies (rules' "$TMP/cjs.err" | sed 's/^/  /'
 # Not named: a vfork child's stack while it execs (its image is the parent's memory, the
-# snapshot of the child the new program's): 0 to 5 of about 500 stacks
+# snapshot of the child the new program's): 0 to 5 of about 450 stacks here, 5 of 234 in a
+# 6.1 guest under TCG
 read -r named all <<<"$(awk '$0 !~ /\[preempted\]/ { all += $NF } $0 !~ /\[unknown\]/ && $0 !~ /\[preempted\]/ { named += $NF } END { print named + 0, all + 0 }' "$TMP/cjs.folded")"
-at_least "$named" "$all" 98 50 "compile job --stacks: stacks without unnamed frames"
+grep -F '[unknown]' "$TMP/cjs.folded" | head -5 | cut -c1-300 > "$TMP/share.miss"
+at_least "$named" "$all" 95 50 "compile job --stacks: stacks without unnamed frames"
 grep -h 'truncated user stack' "$TMP/cjs.txt" | sed 's/^/  /'
 # (or, for a posix_spawn child in execve, its start in clone3: by address without libc6-dbg)
 read -r hit tot <<<"$(share "$TMP/cjs.folded" make '(^|;)main(;|$)|^(__GI___clone3|__clone3|clone3|libc\.so\.6\+0x[0-9a-f]+);(__spawni_child|libc\.so\.6\+0x[0-9a-f]+);')"
