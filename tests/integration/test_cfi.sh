@@ -247,8 +247,9 @@ read -r named all <<<"$(awk '$0 !~ /\[preempted\]/ { all += $NF } $0 !~ /\[unkno
 grep -F '[unknown]' "$TMP/cjs.folded" | head -5 | cut -c1-300 > "$TMP/share.miss"
 at_least "$named" "$all" 95 50 "compile job --stacks: stacks without unnamed frames"
 grep -h 'truncated user stack' "$TMP/cjs.txt" | sed 's/^/  /'
-# (or, for a posix_spawn child in execve, its start in clone3: by address without libc6-dbg)
-read -r hit tot <<<"$(share "$TMP/cjs.folded" make '(^|;)main(;|$)|^(__GI___clone3|__clone3|clone3|libc\.so\.6\+0x[0-9a-f]+);(__spawni_child|libc\.so\.6\+0x[0-9a-f]+);')"
+# (or, for a posix_spawn child in execve, its start in clone3: by address without libc6-dbg;
+# or a new make's start-up in the loader)
+read -r hit tot <<<"$(share "$TMP/cjs.folded" make "(^|;)(main|_dl_start)(;|\$)|^(__GI___clone3|__clone3|clone3|libc\\.so\\.6\\+0x[0-9a-f]+);(__spawni_child|libc\\.so\\.6\\+0x[0-9a-f]+);|^$ld;$ld(;|\$)")"
 at_least "$hit" "$tot" 99 5 "compile job --stacks: make's stacks reach main (or a spawned child's clone3)"
 read -r hit tot <<<"$(share "$TMP/cjs.folded" cc "(^|;)(__libc_start_call_main|libc\\.so\\.6\\+0x[0-9a-f]+|_dl_start)(;|\$)|^$ld;$ld(;|\$)")"
 at_least "$hit" "$tot" 99 5 "compile job --stacks: the gcc driver's stacks reach libc's caller of main"
