@@ -9,8 +9,10 @@
 #include <bpf/libbpf.h>
 #include "base/hashmap.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "collect/cfi_store.h"
 #include "collect/ucopy.h"
+#include "collect/usnap.h"
 #include "rows/records.h"
 #include "symbols/ucfi.h"
 #include "symbols/usyms.h"
@@ -30,12 +32,6 @@ struct ucopy_pend {
 	struct sp_prof_ucopy r; /* then r.len bytes */
 };
 
-/*
- * A copy's PC in no file mapping of its image's snapshot is read again, at most this often
- * per image: JIT code is in none, whatever the snapshot's age.
- */
-#define UCOPY_RESNAP_NS (100 * 1000 * 1000ull)
-
 /* Copies kept beyond this are unwound at the next poll, not at the end of the run. */
 #define UCOPY_PENDING_BYTES (64u << 20)
 
@@ -48,8 +44,8 @@ struct ucopy {
 	struct cfi_store store; /* the tables kept between runs (CACHE_CFI) */
 	struct hashmap keys;   /* struct ucopy_key * (the key's bytes) -> itself */
 	struct hashmap stacks; /* stack hash -> struct sp_prof_ustack * */
-	struct hashmap resnap; /* (tgid << 32 | exec_id) -> when its PC-in-no-file re-read was */
-	uint64_t records, cut, part, noend, bad, snapshots, resnaps, unwind_ns;
+	struct usnap snap;	/* the copied processes' mappings */
+	uint64_t records, cut, part, noend, bad, unwind_ns;
 	uint64_t used_max, used_sum;
 };
 
@@ -79,16 +75,8 @@ void ucopy__free(struct ucopy *c)
 	ucfi__free(c->cfi);
 	hashmap__clear_with(&c->keys, key_entry_free);
 	hashmap__clear_with(&c->stacks, stack_entry_free);
-	hashmap__clear(&c->resnap);
+	usnap_free(&c->snap);
 	free(c);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Keeps the stack of n frames; its hash, 0 on ENOMEM. */
@@ -136,7 +124,7 @@ static int count_key(struct ucopy *c, const struct sp_prof_key *key)
 static int unwind_one(struct ucopy *c, const struct sp_prof_ucopy *r)
 {
 	struct sp_prof_ustack s = {};
-	uint64_t ips[SP_PROF_UDEPTH], t0 = mono_ns();
+	uint64_t ips[SP_PROF_UDEPTH], t0 = now_ns(CLOCK_MONOTONIC);
 	struct sp_prof_key key = r->key;
 	struct unwind_result res;
 	int err;
@@ -161,7 +149,7 @@ static int unwind_one(struct ucopy *c, const struct sp_prof_ucopy *r)
 	if (!key.ustack)
 		return -ENOMEM;
 	err = count_key(c, &key);
-	c->unwind_ns += mono_ns() - t0;
+	c->unwind_ns += now_ns(CLOCK_MONOTONIC) - t0;
 	return err;
 }
 
@@ -185,24 +173,6 @@ static int unwind_pending(struct ucopy *c)
 }
 
 /*
- * Whether the image whose copy has its PC in no file mapping of the snapshot is read again:
- * the first sample of a process is mostly in the dynamic loader, and the snapshot its
- * announcement takes then may be older than the libraries it maps next (whose constructors
- * and first calls the next samples are in). At most every UCOPY_RESNAP_NS per image.
- */
-static bool resnap_due(struct ucopy *c, const struct sp_prof_ucopy *r)
-{
-	long img = (long)(((uint64_t)r->key.tgid << 32) | r->key.exec_id), last;
-	uint64_t now = mono_ns();
-
-	if (hashmap__find(&c->resnap, img, &last) && now - (uint64_t)last < UCOPY_RESNAP_NS)
-		return false;
-	/* not kept on ENOMEM: read again next time, which is what it guards against */
-	hashmap__set(&c->resnap, img, (long)now, NULL, NULL);
-	return true;
-}
-
-/*
  * A copy from the ring buffer: its process's mappings snapshotted now if no announcement did
  * (it may exit soon), and the copy kept, trimmed to its length, to be unwound later: the
  * first sight of a large object (cc1) compiles its CFI for seconds, while the ring buffer
@@ -212,9 +182,7 @@ static int on_copy(void *ctx, void *data, size_t size)
 {
 	const struct sp_prof_ucopy *r = data;
 	struct ucopy *c = ctx;
-	struct usyms_mapping m;
 	struct ucopy_pend *p;
-	int err;
 
 	if (size < sizeof(*r) || r->len > size - sizeof(*r)) {
 		c->bad++;
@@ -227,15 +195,8 @@ static int on_copy(void *ctx, void *data, size_t size)
 		c->part++;
 	if (r->flags & SP_UCOPY_F_NOEND)
 		c->noend++;
-	err = usyms__map_ip(c->usyms, (int)r->key.tgid, r->key.exec_id, r->ip, &m);
-	if (err == -ESRCH || (err == -ENOENT && resnap_due(c, r))) {
-		if (err == -ESRCH)
-			c->snapshots++;
-		else
-			c->resnaps++;
-		if (usyms__add_pid(c->usyms, (int)r->key.tgid, r->key.exec_id) == -ENOMEM)
-			return -ENOMEM;
-	}
+	if (usnap_for_ip(&c->snap, c->usyms, r->key.tgid, r->key.exec_id, r->ip))
+		return -ENOMEM;
 	p = malloc(sizeof(*p) + r->len);
 	if (!p)
 		return -ENOMEM;
@@ -260,7 +221,7 @@ struct ucopy *ucopy__new(int map_fd, struct usyms *u, uint64_t table_bytes)
 	hashmap__init(&c->keys, hashmap_mem_hash, hashmap_mem_equal,
 		      (void *)sizeof(struct sp_prof_key));
 	hashmap__init(&c->stacks, hashmap_long_hash, hashmap_long_equal, NULL);
-	hashmap__init(&c->resnap, hashmap_long_hash, hashmap_long_equal, NULL);
+	usnap_init(&c->snap);
 	/* --no-cache: no build-id read, nothing packed, and -v says nothing was kept */
 	co = (struct ucfi_opts){ .store = cfi_store_init(&c->store, "profile", table_bytes) };
 	co.max_bytes = c->store.table_bytes;
@@ -346,8 +307,8 @@ void ucopy__report(const struct ucopy *c, uint64_t ring_lost, uint64_t vma_busy,
 	     PRIu64 ", depth %" PRIu64 ", no-object %" PRIu64 ", no-cfi %" PRIu64 ", table-cut %"
 	     PRIu64 ", memory %" PRIu64 ", expression %" PRIu64 ", loop %" PRIu64 "; frames by "
 	     "frame pointer %" PRIu64 " (%" PRIu64 " in no file)",
-	     c->records, c->unwind_ns / 1000, c->cut, c->part, c->noend, c->bad, c->snapshots,
-	     c->resnaps, c->used_max, c->records ? c->used_sum / c->records : 0,
+	     c->records, c->unwind_ns / 1000, c->cut, c->part, c->noend, c->bad, c->snap.snapshots,
+	     c->snap.resnaps, c->used_max, c->records ? c->used_sum / c->records : 0,
 	     s.stops[UNWIND_END], s.stops[UNWIND_DEPTH],
 	     s.stops[UNWIND_NOOBJ], s.stops[UNWIND_NOCFI], s.stops[UNWIND_CUT],
 	     s.stops[UNWIND_MEMORY], s.stops[UNWIND_EXPR], s.stops[UNWIND_LOOP], s.fp_frames,

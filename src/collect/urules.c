@@ -9,8 +9,10 @@
 #include <bpf/bpf.h>
 #include "base/hashmap.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "collect/cfi_store.h"
 #include "collect/urules.h"
+#include "collect/usnap.h"
 #include "model/model.h"
 #include "rows/records.h"
 #include "symbols/ucfi.h"
@@ -36,8 +38,8 @@ struct urules {
 	struct ucfi *cfi;
 	struct cfi_store store;
 	struct hashmap stacks; /* seq -> struct urules_stack * (the copy's frames) */
-	struct hashmap looked; /* (tgid << 32 | exec_id) -> when its mappings were last read */
-	uint64_t copies, bad, snapshots, resnaps, unwind_ns;
+	struct usnap snap;     /* the copied processes' mappings */
+	uint64_t copies, bad, unwind_ns;
 	uint64_t rules, stops, rule_fail; /* rules written (of them, stops), not written */
 	/* placeholders replaced, and without their copy, by the last urules__resolve() */
 	uint64_t last_resolved, last_unresolved;
@@ -61,7 +63,7 @@ void urules__free(struct urules *r)
 	}
 	ucfi__free(r->cfi);
 	hashmap__clear_with(&r->stacks, stack_free);
-	hashmap__clear(&r->looked);
+	usnap_free(&r->snap);
 	free(r);
 }
 
@@ -76,7 +78,7 @@ struct urules *urules__new(int rules_fd, struct usyms *u, uint64_t table_bytes)
 	r->tail = &r->pending;
 	r->usyms = u;
 	hashmap__init(&r->stacks, hashmap_long_hash, hashmap_long_equal, NULL);
-	hashmap__init(&r->looked, hashmap_long_hash, hashmap_long_equal, NULL);
+	usnap_init(&r->snap);
 	co = (struct ucfi_opts){ .store = cfi_store_init(&r->store, "stacks", table_bytes),
 				 .async = true };
 	co.max_bytes = r->store.table_bytes;
@@ -87,14 +89,6 @@ struct urules *urules__new(int rules_fd, struct usyms *u, uint64_t table_bytes)
 		return NULL;
 	}
 	return r;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -139,48 +133,18 @@ static bool rule_of(const struct unwind_step *st, const struct unwind_result *re
 	}
 }
 
-#define URULES_RESNAP_NS (100 * 1000 * 1000ull)
-
-/* Whether the mappings of c's image are read again now (see urules__copy()). */
-static bool look_again(struct urules *r, const struct sp_ustk_copy *c)
-{
-	long img = (long)(((uint64_t)c->tgid << 32) | c->exec_id), last;
-	uint64_t now = mono_ns();
-
-	if (hashmap__find(&r->looked, img, &last) && now - (uint64_t)last < URULES_RESNAP_NS)
-		return false;
-	/* not kept on ENOMEM: read again next time */
-	hashmap__set(&r->looked, img, (long)now, NULL, NULL);
-	return true;
-}
-
 int urules__copy(struct urules *r, const void *data, size_t size)
 {
 	const struct sp_ustk_copy *c = data;
 	struct urules_pend *p;
-	struct usyms_mapping m;
-	int err;
 
 	if (size < sizeof(*c) || c->len > size - sizeof(*c)) {
 		r->bad++;
 		return 0;
 	}
 	r->copies++;
-	/*
-	 * A process seen first at its copy: its mappings now, while it lives; and again when
-	 * its PC is in none of them (a snapshot taken while the loader ran, before the
-	 * libraries were mapped), at most every URULES_RESNAP_NS per image (JIT code is in
-	 * no file whatever the snapshot's age).
-	 */
-	err = usyms__map_ip(r->usyms, (int)c->tgid, c->exec_id, c->ip, &m);
-	if (err == -ESRCH || (err == -ENOENT && look_again(r, c))) {
-		if (err == -ESRCH)
-			r->snapshots++;
-		else
-			r->resnaps++;
-		if (usyms__add_pid(r->usyms, (int)c->tgid, c->exec_id) == -ENOMEM)
-			return -ENOMEM;
-	}
+	if (usnap_for_ip(&r->snap, r->usyms, c->tgid, c->exec_id, c->ip))
+		return -ENOMEM;
 	p = malloc(sizeof(*p) + c->len);
 	if (!p)
 		return -ENOMEM;
@@ -195,7 +159,7 @@ int urules__copy(struct urules *r, const void *data, size_t size)
 static int unwind_one(struct urules *r, const struct sp_ustk_copy *c)
 {
 	struct unwind_step steps[SP_PROF_UDEPTH];
-	uint64_t ips[SP_PROF_UDEPTH], t0 = mono_ns();
+	uint64_t ips[SP_PROF_UDEPTH], t0 = now_ns(CLOCK_MONOTONIC);
 	struct sp_urule_key key = {};
 	struct unwind_result res;
 	struct urules_stack *s;
@@ -239,7 +203,7 @@ static int unwind_one(struct urules *r, const struct sp_ustk_copy *c)
 		free(s);
 		return err;
 	}
-	r->unwind_ns += mono_ns() - t0;
+	r->unwind_ns += now_ns(CLOCK_MONOTONIC) - t0;
 	return 0;
 }
 
@@ -351,7 +315,7 @@ void urules__report(const struct urules *r, const char *view)
 	     " again for a PC in no file); %" PRIu64
 	     " rules taught (%" PRIu64 " of them stops), %" PRIu64 " not (map update failed); "
 	     "placeholders replaced %" PRIu64 ", without their copy %" PRIu64, view, r->copies,
-	     r->unwind_ns / 1000, r->bad, r->snapshots, r->resnaps, r->rules, r->stops, r->rule_fail,
+	     r->unwind_ns / 1000, r->bad, r->snap.snapshots, r->snap.resnaps, r->rules, r->stops, r->rule_fail,
 	     r->last_resolved, r->last_unresolved);
 	dlog("%s: CFI of %" PRIu64 " objects: %" PRIu64 " read from the cache, %" PRIu64
 	     " compiled in %" PRIu64 " ms (%" PRIu64 " not kept: %s); %" PRIu64 " KiB held (%"

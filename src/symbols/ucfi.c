@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/hashmap.h"
+#include "base/util.h"
 #include "symbols/cfi.h"
 #include "symbols/cfi_pack.h"
 #include "symbols/elfsyms.h"
@@ -156,14 +157,6 @@ out:
 	return err;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * The vdso has no file: it is the tracer's own (the kernel maps one image into every 64-bit
  * process), copied into a memfd that path names. The fd, or -1.
@@ -205,7 +198,7 @@ static int table_load(struct ucfi *c, struct ucfi_obj *o, struct cfi_pack_key *p
 		      size_t keylen)
 {
 	char hex[2 * CFI_PACK_ID_MAX + 1];
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	size_t size;
 	void *data;
 	int err;
@@ -220,7 +213,7 @@ static int table_load(struct ucfi *c, struct ucfi_obj *o, struct cfi_pack_key *p
 		return -ENOENT;
 	err = cfi_unpack(pk, data, size, &o->t, &o->cut);
 	free(data);
-	c->st.store_ns += mono_ns() - t0;
+	c->st.store_ns += now_ns(CLOCK_MONOTONIC) - t0;
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -237,10 +230,10 @@ static int table_load(struct ucfi *c, struct ucfi_obj *o, struct cfi_pack_key *p
  */
 static void obj_compile(struct ucfi_obj *o, size_t max_rows)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 
 	o->cerr = cfi_compile(o->path, NULL, max_rows, &o->t);
-	o->cns = mono_ns() - t0;
+	o->cns = now_ns(CLOCK_MONOTONIC) - t0;
 	if (o->cerr == -E2BIG)
 		o->cut = true;
 	if ((!o->cerr || o->cerr == -E2BIG) && o->skey[0] &&
@@ -331,6 +324,9 @@ static void reap(struct ucfi *c, bool wait)
 {
 	struct hashmap_entry *e;
 
+	/* an object waits for a thread only while all are taken: none running, none queued */
+	if (!c->running)
+		return;
 	do {
 		hashmap__for_each_entry(&c->objs, e) {
 			struct ucfi_obj *o = (struct ucfi_obj *)e->value;
