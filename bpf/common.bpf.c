@@ -61,6 +61,16 @@ __noinline int fold_wait(__u64 ip)
 	return (int)sp_fold_wait_of(&fold_cfg, ip);
 }
 
+/* ip's class for the wakers' fold: bit 0 in the wake-up machinery, bit 1 a timer's (fold.h). */
+/* verifier: global, as fold_class() */
+__noinline int wake_class(__u64 ip)
+{
+	return sp_fold_in_ranges(fold_cfg.wake_ranges, fold_cfg.nr_wake_ranges,
+				 SP_MAX_WAKE_RANGES, ip) |
+	       sp_fold_in_ranges(fold_cfg.timer_ranges, fold_cfg.nr_timer_ranges,
+				 SP_MAX_TIMER_RANGES, ip) << 1;
+}
+
 /* ip's class for the fold: bit 0 in the scheduler's text, its wait class above (common.bpf.h). */
 /* verifier: global, checked once for every fold of every program, not at each call */
 __noinline int fold_class(__u64 ip)

@@ -81,6 +81,8 @@ extern __u64 trace_t0;
  * instead of at every frame loop that folds.
  */
 int fold_class(__u64 ip);
+/* ip's class for the wakers' fold (sp_wake_fold_step_known()): bit 0 machinery, bit 1 timer */
+int wake_class(__u64 ip);
 
 /*
  * Zeros, to create map values from: in .rodata, a map value, which every kernel takes as a

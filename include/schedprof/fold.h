@@ -163,20 +163,22 @@ static inline int sp_fold_in_ranges(const struct sp_range *r, __u32 n, __u32 max
 	return 0;
 }
 
-/* Feeds one frame of a waker's stack, leaf first. Returns 1 once nothing can change. */
-static inline int sp_wake_fold_step(struct sp_wake_fold_state *st, const struct sp_fold_cfg *cfg,
-				    __u64 ip)
+/*
+ * Feeds one frame of a waker's stack, leaf first, whose classes are known: in the wake-up
+ * machinery, in a timer's code. Returns 1 once nothing can change.
+ */
+static inline int sp_wake_fold_step_known(struct sp_wake_fold_state *st, __u64 ip, int in_wake,
+					  int in_timer)
 {
 	if (st->done)
 		return 1;
-	if (st->function == SP_WAKER_UNKNOWN &&
-	    sp_fold_in_ranges(cfg->wake_ranges, cfg->nr_wake_ranges, SP_MAX_WAKE_RANGES, ip)) {
+	if (st->function == SP_WAKER_UNKNOWN && in_wake) {
 		st->seen = 1;
 		return 0;
 	}
 	if (!st->seen)
 		return 0;
-	if (sp_fold_in_ranges(cfg->timer_ranges, cfg->nr_timer_ranges, SP_MAX_TIMER_RANGES, ip)) {
+	if (in_timer) {
 		st->function = SP_WAKER_TIMER;
 		st->done = 1;
 		return 1;
@@ -184,6 +186,20 @@ static inline int sp_wake_fold_step(struct sp_wake_fold_state *st, const struct 
 	if (st->function == SP_WAKER_UNKNOWN)
 		st->function = ip;
 	return 0; /* on: a timer dispatcher further up makes it [timer] */
+}
+
+/* Feeds one frame of a waker's stack, leaf first. Returns 1 once nothing can change. */
+static inline int sp_wake_fold_step(struct sp_wake_fold_state *st, const struct sp_fold_cfg *cfg,
+				    __u64 ip)
+{
+	if (st->done)
+		return 1;
+	return sp_wake_fold_step_known(
+		st, ip,
+		st->function == SP_WAKER_UNKNOWN &&
+			sp_fold_in_ranges(cfg->wake_ranges, cfg->nr_wake_ranges, SP_MAX_WAKE_RANGES, ip),
+		st->seen &&
+			sp_fold_in_ranges(cfg->timer_ranges, cfg->nr_timer_ranges, SP_MAX_TIMER_RANGES, ip));
 }
 
 #endif
