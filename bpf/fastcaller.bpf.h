@@ -71,8 +71,26 @@ struct sp_frame_dist {
 	__s32 dist; /* bytes to the next real return address; 0: not known yet; < 0: variable */
 	__u8 in_text; /* the address's class for the fold, found once when it is learned */
 	__u8 wait;
-	__u16 pad;
+	/*
+	 * Whole stacks (faststack.bpf.h): what the full walks showed above the address. link:
+	 * SP_LINK_TOP when its next frame was the walk's last, at next_top words from the
+	 * stack's top (the syscall entry's, above do_syscall_64()'s random offset), SP_LINK_MID
+	 * when it was some other frame (both: never jumped). top: words from the stack's top
+	 * where it was the walk's last frame; 0 when never seen last; SP_TOP_NEVER when seen
+	 * anywhere else as well.
+	 */
+	__u8 link;
+	/* the address's class for the wakers' fold (wake_class()) | SP_WAKE_KNOWN, or 0 */
+	__u8 wake;
+	__u16 top;
+	__u16 next_top;
+	__u32 pad2;
 };
+
+#define SP_WAKE_KNOWN 4 /* wake: found by learn_edge() (learn_dist() leaves it 0) */
+#define SP_LINK_TOP 1
+#define SP_LINK_MID 2
+#define SP_TOP_NEVER 0xffff
 
 #ifdef SP_FASTCALLER_DEFINE
 const volatile __u32 verify_callers = 0;  /* --verify-callers: every attribution is checked */
@@ -182,15 +200,17 @@ static long fast_hop(__u64 i, struct sp_hop_ctx *c)
 }
 
 /*
- * Reads up to `words` raw words above r->sp (fewer at the stack's top). Returns false when
- * they are not on the task's stack.
+ * Reads up to `words` raw words above sp into buf (at most max_words; fewer at the stack's
+ * top): their count into *nw and the words from sp to the stack's top into *top. Returns
+ * false when they are not on the task's stack.
  */
-static __always_inline bool fast_read(struct sp_raw *r, __u64 words)
+static __always_inline bool fast_read_words(__u64 sp, __u64 *buf, __u64 words, __u64 max_words,
+					    __u32 *nw, __u32 *top)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	__u64 base = (__u64)t->stack, sp = r->sp, off, len;
+	__u64 base = (__u64)t->stack, off, len;
 
-	r->nw = 0;
+	*nw = 0;
 	/*
 	 * The stack is kstack_size-aligned (THREAD_ALIGN), so sp's offset in it is sp's low bits.
 	 * base is only compared, never subtracted from: newer verifiers type a void * member read
@@ -201,17 +221,29 @@ static __always_inline bool fast_read(struct sp_raw *r, __u64 words)
 	if (!base || sp - off != base || (sp & 7))
 		return false;
 	len = kstack_size - off;
+	*top = len / 8;
 	if (len > words * 8)
 		len = words * 8;
-	if (len > sizeof(r->w))
-		len = sizeof(r->w);
+	if (len > max_words * 8)
+		len = max_words * 8;
 	len &= ~7ULL;
-	if (len < 8 || len > sizeof(r->w))
+	if (len < 8 || len > max_words * 8)
 		return false;
-	if (bpf_probe_read_kernel(r->w, len, (void *)sp))
+	if (bpf_probe_read_kernel(buf, len, (void *)sp))
 		return false;
-	r->nw = len / 8;
+	*nw = len / 8;
 	return true;
+}
+
+/*
+ * Reads up to `words` raw words above r->sp (fewer at the stack's top). Returns false when
+ * they are not on the task's stack.
+ */
+static __always_inline bool fast_read(struct sp_raw *r, __u64 words)
+{
+	__u32 top;
+
+	return fast_read_words(r->sp, r->w, words, SP_RAW_WORDS, &r->nw, &top);
 }
 
 /* Attributes from the raw words: 1 with the caller in r->st, 0 on a miss. */
@@ -265,8 +297,61 @@ __noinline int learn_dist(__u64 ip, __s32 dist)
 	__sync_fetch_and_add(&frame_dist_gen, 1); /* after the entry: the CPUs' slots refill */
 	return 0;
 }
+
+/*
+ * Records what a full walk showed above the return address ip (struct sp_frame_dist): top,
+ * where it was the walk's last frame (words from the stack's top; 0: it was not the last,
+ * -1: nothing to say), and link, what its next frame was (SP_LINK_*, with next_top; 0:
+ * nothing to say). Global, as learn_dist().
+ */
+/* verifier: global, checked once, as learn_dist() */
+__noinline int learn_edge(__u64 ip, __s32 top, __u32 link, __u32 next_top)
+{
+	struct sp_frame_dist nv = {}, *d;
+	__u16 t = top < 0 ? 0 : top == 0 || top >= SP_TOP_NEVER ? SP_TOP_NEVER : top;
+	__u8 l = link & (SP_LINK_TOP | SP_LINK_MID);
+	int cls, changed = 0;
+
+	d = bpf_map_lookup_elem(&frame_dist, &ip);
+	if (!d) {
+		cls = fold_class(ip);
+		nv.in_text = cls & 1;
+		nv.wait = cls >> 1;
+		nv.wake = wake_class(ip) | SP_WAKE_KNOWN;
+		nv.top = t;
+		nv.link = l;
+		nv.next_top = l == SP_LINK_TOP ? next_top : 0;
+		if (!bpf_map_update_elem(&frame_dist, &ip, &nv, BPF_NOEXIST))
+			return 0;
+		d = bpf_map_lookup_elem(&frame_dist, &ip);
+		if (!d) {
+			sp_drop(frame_dist_full);
+			return 0;
+		}
+	}
+	if (!(d->wake & SP_WAKE_KNOWN)) { /* made by learn_dist() */
+		d->wake = wake_class(ip) | SP_WAKE_KNOWN;
+		changed = 1;
+	}
+	if (t && d->top != t && d->top != SP_TOP_NEVER) {
+		d->top = d->top == 0 ? t : SP_TOP_NEVER;
+		changed = 1;
+	}
+	if (l == SP_LINK_TOP && d->link == SP_LINK_TOP && d->next_top != next_top)
+		l = SP_LINK_MID; /* two places at the top: never jumped */
+	if (l && (d->link | l) != d->link) {
+		if (l == SP_LINK_TOP && !d->link)
+			d->next_top = next_top;
+		d->link |= l;
+		changed = 1;
+	}
+	if (changed)
+		__sync_fetch_and_add(&frame_dist_gen, 1); /* after the entry: the CPUs' slots refill */
+	return 0;
+}
 #else
 int learn_dist(__u64 ip, __s32 dist);
+int learn_edge(__u64 ip, __s32 top, __u32 link, __u32 next_top);
 #endif
 
 struct sp_learn_ctx {

@@ -19,7 +19,7 @@
 #include "lock.bpf.h"
 /* frame_dist and learn_dist(): the schedules and locks views' fast callers */
 #define SP_FASTCALLER_DEFINE
-#include "fastcaller.bpf.h"
+#include "faststack.bpf.h"
 /* tl_events: the timeline's programs (timeline.bpf.c) and the switch (schedules.bpf.c) */
 #define SP_TL_DEFINE
 #include "timeline.bpf.h"

@@ -52,37 +52,64 @@ struct sp_walk_drops {
 };
 
 /*
- * Captures the current kernel stack into the scratch map w (a struct sp_walk) and folds it
- * into st (caller, wait). Returns w, or NULL when the stack could not be read (counted).
+ * Captures the current kernel stack into the scratch map (a struct sp_walk, or any struct
+ * whose first member is its struct sp_stack). Returns 1, or 0 when the stack could not be
+ * read (counted).
  */
-static __always_inline struct sp_walk *sp_walk_only(void *ctx, void *scratch,
-						    struct sp_fold_state *st, __u64 *stack_fail)
+static __always_inline int sp_walk_get(void *ctx, void *scratch, __u64 *stack_fail)
+{
+	struct sp_stack *s;
+	__u32 zero = 0;
+	long n;
+
+	s = bpf_map_lookup_elem(scratch, &zero);
+	if (!s)
+		return 0;
+	n = bpf_get_stack(ctx, s->ip, sizeof(s->ip), 0);
+	if (n <= 0) {
+		sp_drop(*stack_fail);
+		return 0;
+	}
+	s->nr = n / sizeof(__u64);
+	return 1;
+}
+
+/*
+ * Folds the stack in the scratch map w (a struct sp_walk: sp_walk_get()'s, or one built from
+ * the raw words) into st (caller, wait) and hashes it. Returns w, or NULL when there is none
+ * (have: 0).
+ */
+static __always_inline struct sp_walk *sp_walk_fold_have(void *scratch, struct sp_fold_state *st,
+							 int have)
 {
 	struct sp_walk_ctx c;
 	struct sp_walk *w;
 	__u32 zero = 0;
-	long n;
 
 	st->caller = SP_CALLER_UNKNOWN;
 	st->wait = SP_WAIT_NONE;
-	w = bpf_map_lookup_elem(scratch, &zero);
+	w = have ? bpf_map_lookup_elem(scratch, &zero) : NULL;
 	if (!w)
 		return NULL;
-	n = bpf_get_stack(ctx, w->stack.ip, sizeof(w->stack.ip), 0);
-	if (n <= 0) {
-		sp_drop(*stack_fail);
-		return NULL;
-	}
 	w->st.caller = SP_CALLER_UNKNOWN;
 	w->st.wait = SP_WAIT_NONE;
 	w->st.seen_sched = 0;
-	w->stack.nr = n / sizeof(__u64);
 	w->hash = SP_HASH_SEED;
 	c.w = w;
 	bpf_loop(SP_MAX_STACK_DEPTH, sp_walk_frame, &c, 0);
 	st->caller = w->st.caller;
 	st->wait = w->st.wait;
 	return w;
+}
+
+/*
+ * Captures the current kernel stack into the scratch map w (a struct sp_walk) and folds it
+ * into st (caller, wait). Returns w, or NULL when the stack could not be read (counted).
+ */
+static __always_inline struct sp_walk *sp_walk_only(void *ctx, void *scratch,
+						    struct sp_fold_state *st, __u64 *stack_fail)
+{
+	return sp_walk_fold_have(scratch, st, sp_walk_get(ctx, scratch, stack_fail));
 }
 
 /*
@@ -124,26 +151,19 @@ static long sp_wake_walk_frame(__u64 i, struct sp_wake_walk_ctx *c)
 }
 
 /*
- * The waker's function (the current stack, in the wake-up tracepoint): the first frame
- * outside the wake-up machinery, SP_WAKER_TIMER, or SP_WAKER_UNKNOWN (counted in *stack_fail
- * when the stack could not be read). scratch is a per-CPU struct sp_wake_walk.
+ * The waker's function from the stack in scratch (a per-CPU struct sp_wake_walk: from
+ * sp_walk_get(), or built from the raw words): the first frame outside the wake-up
+ * machinery, SP_WAKER_TIMER, or SP_WAKER_UNKNOWN (have: 0, no stack).
  */
-static __always_inline __u64 sp_wake_walk(void *ctx, void *scratch, __u64 *stack_fail)
+static __always_inline __u64 sp_wake_fold(void *scratch, int have)
 {
 	struct sp_wake_walk_ctx c;
 	struct sp_wake_walk *w;
 	__u32 zero = 0;
-	long n;
 
-	w = bpf_map_lookup_elem(scratch, &zero);
+	w = have ? bpf_map_lookup_elem(scratch, &zero) : NULL;
 	if (!w)
 		return SP_WAKER_UNKNOWN;
-	n = bpf_get_stack(ctx, w->stack.ip, sizeof(w->stack.ip), 0);
-	if (n <= 0) {
-		sp_drop(*stack_fail);
-		return SP_WAKER_UNKNOWN;
-	}
-	w->stack.nr = n / sizeof(__u64);
 	w->st.function = SP_WAKER_UNKNOWN;
 	w->st.seen = 0;
 	w->st.done = 0;

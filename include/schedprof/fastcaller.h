@@ -32,4 +32,21 @@ struct sp_fast_start {
 	__u32 pad;
 };
 
+/* A kept kernel stack from the raw words (bpf/faststack.bpf.h): frames below its first one */
+#define SP_STACK_PREFIX_MAX 8
+
+/*
+ * Where a program's whole stacks start (a global of its object, in .bss), learned from its
+ * full walks: the walk's frames below the argument array (the program's and the
+ * tracepoint's, constant), then the first frame above it, as struct sp_fast_start.
+ */
+struct sp_stack_start {
+	__u64 ip; /* the first frame above the argument array; 0: not learned yet */
+	__u32 pos; /* its word from the argument array */
+	__u32 nprefix; /* frames below it: the walk's first, in prefix */
+	__u64 prefix[SP_STACK_PREFIX_MAX];
+	/* their classes for the folds: fold_class() and wake_class() (bpf/common.bpf.h) */
+	__u8 pcls[SP_STACK_PREFIX_MAX];
+	__u8 pwake[SP_STACK_PREFIX_MAX];
+};
 #endif

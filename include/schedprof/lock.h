@@ -165,6 +165,12 @@ struct sp_lock_cache_counts {
 	__u64 verified;	  /* of those, checked by a full walk too */
 	__u64 mismatched; /* of those, the full walk disagreed (its answer was kept) */
 	__u64 fast_off;	  /* the arguments were not on the task's stack (an interrupt): walked */
+	/* lock_begin_full: its kept stacks from the raw stack words (faststack.bpf.h) */
+	__u64 stacks;	  /* contentions whose stack was kept */
+	__u64 stacks_fast;
+	__u64 stacks_verified;
+	__u64 stacks_mismatched;
+	__u64 stacks_off;
 };
 
 /* Drop counters (.bss), reported after the run. */

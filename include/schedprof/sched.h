@@ -162,6 +162,16 @@ struct sp_sched_counts {
 	__u64 callers_verified;	  /* of those, checked by a full walk too */
 	__u64 callers_mismatched; /* of those, the full walk disagreed (its answer was kept) */
 	__u64 callers_fast_off;	  /* the program's local was not on the task's stack: full walk */
+	/* the same for whole kept stacks (full stacks: --stacks, -g) and wakers' (--wakers) */
+	__u64 stacks_fast;
+	__u64 stacks_verified;
+	__u64 stacks_mismatched;
+	__u64 stacks_off;
+	__u64 wakes_fast;
+	__u64 wakes_verified;
+	__u64 wakes_mismatched;
+	__u64 wakes_off;
+	__u64 wakes_walked; /* wake-ups whose waker's stack was looked for */
 };
 
 /* Where a task is, as the switches and wake-ups tell it. */

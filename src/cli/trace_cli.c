@@ -63,8 +63,11 @@ static void trace_help(void)
 	       "      --wakers      name the function that woke each row's sleeps (a kernel stack\n"
 	       "                    walk per wake-up of a traced task); the waker's comm is always\n"
 	       "                    shown\n"
-	       "      --verify-callers  check every cached schedule() caller against a full stack\n"
-	       "                    walk (slow), and report the mismatches\n"
+	       "      --verify-callers  check every cached schedule() caller, kept kernel stack and\n"
+	       "                    waker against a full stack walk (slow), and report the\n"
+	       "                    mismatches\n"
+	       "      --kstack-cache 0|1  build kept kernel stacks and wakers' from the raw stack\n"
+	       "                    words by learned frame distances (default 1; 0: walk each)\n"
 	       "\nProfile (sampled PCs, kernel and user):\n"
 	       "  -F, --freq HZ     samples per second and CPU (default %u; 49/97/99 avoid lock-step\n"
 	       "                    with the timer tick; at most kernel.perf_event_max_sample_rate)\n"
@@ -132,6 +135,7 @@ enum {
 	OPT_VERIFY_CALLERS,
 	OPT_NO_CACHE,
 	OPT_USTACK_COPY,
+	OPT_KSTACK_CACHE,
 	OPT_UNWIND_TABLES,
 };
 
@@ -169,6 +173,7 @@ static const struct trace_opt trace_reg[] = {
 	{ "freq", required_argument, 'F', TRACING },
 	{ "call-graph", no_argument, 'g', TRACING },
 	{ "ustack-copy", required_argument, OPT_USTACK_COPY, TRACING },
+	{ "kstack-cache", required_argument, OPT_KSTACK_CACHE, TRACING },
 	{ "unwind-tables", required_argument, OPT_UNWIND_TABLES, TRACING },
 	{ "no-profile", no_argument, OPT_NO_PROFILE, TRACING },
 	{ "max-targets", required_argument, OPT_MAX_TARGETS, TRACING },
@@ -436,6 +441,8 @@ static int trace_opt(const struct cli_cmd *cmd, void *ctx, int c, const char *ar
 	if (c == OPT_USTACK_COPY)
 		return cli_parse_uint(&trace_cmd, "--ustack-copy", arg, 0, SP_PROF_UCOPY_MAX,
 				      &o->trace.ustack_copy);
+	if (c == OPT_KSTACK_CACHE)
+		return cli_parse_uint(&trace_cmd, "--kstack-cache", arg, 0, 1, &o->trace.kstack_cache);
 	if (c == OPT_NO_CACHE) {
 		cache_disable(); /* for the whole process: nothing is read or written */
 		return 0;
@@ -462,6 +469,7 @@ static void trace_opts_init(struct trace_opts *o)
 	o->trace.timeline_buffer = SP_TL_DEF_BUFFER;
 	o->trace.max_samples = SP_DEF_PROF_KEYS;
 	o->trace.ustack_copy = SP_PROF_UCOPY_DEF;
+	o->trace.kstack_cache = 1;
 	render_opts_init(&o->render);
 }
 

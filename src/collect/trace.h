@@ -35,6 +35,7 @@ struct trace_config {
 	uint32_t ustack_copy; /* -g: bytes of user stack copied per sample (0: frame pointers) */
 	uint64_t unwind_tables; /* --unwind-tables: bytes of unwind tables held (0: default) */
 	bool wakers;	   /* --wakers: the waker's function, a stack walk per wake-up */
+	uint32_t kstack_cache; /* 0: every kept kernel stack and waker's stack is walked */
 	bool verify_callers; /* --verify-callers: a full walk per switch checks the cached caller */
 	bool kill_on_end;   /* -d with -- COMMAND: end the command at the end (else left running) */
 	const char *user;   /* --user: run COMMAND as this user (else the sudo caller, or as is) */

@@ -270,13 +270,18 @@ static unsigned int switch_needs(struct schedprof_bpf *skel)
 
 /*
  * The maps the views share (bpf/shared.bpf.c), sized once every view is configured:
- * frame_dist, the fast callers' frame distances, is only used by a fast path (the schedules
- * part's caller_fast, the locks view's lock_caller_fast); without one it takes one entry.
+ * frame_dist, the learned frame distances, is only used by a fast path (the schedules
+ * part's caller_fast, the locks view's lock_caller_fast, or the whole-stack cache of kept
+ * stacks and wakers: kstack_cache); without one it takes one entry.
  */
 static void shared_maps_size(struct schedprof_bpf *skel)
 {
 	bool fast = (skel->rodata->switch_sched && skel->rodata->caller_fast) ||
-		    (skel->rodata->switch_locks && skel->rodata->lock_caller_fast);
+		    (skel->rodata->switch_locks && skel->rodata->lock_caller_fast) ||
+		    (skel->rodata->switch_sched && skel->rodata->kstack_cache &&
+		     (!skel->rodata->caller_fast || skel->rodata->wake_walk)) ||
+		    (skel->rodata->switch_locks && skel->rodata->kstack_cache &&
+		     !skel->rodata->lock_caller_fast);
 
 	bpf_map__set_max_entries(skel->maps.frame_dist, fast ? SP_FRAME_DIST_MAX : 1);
 	/* the locks view's per-task hash, when the per-task state is in hashes (apply_features()) */

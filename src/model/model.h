@@ -225,6 +225,8 @@ struct sp_sched_view {
 	uint64_t lost_rows;	 /* counted in the totals, but no row (row map full) */
 	bool wakers;		 /* --wakers: the wakers' functions were walked */
 	struct sp_caller_cache cache;
+	/* full stacks: the kept kernel stacks from the raw words; --wakers: the wakers' stacks */
+	struct sp_caller_cache stack_cache, waker_cache;
 	struct sp_budget budget;
 	struct sp_cpu_taker_list takers; /* the rows' takers summed (sp_sched_sum_takers()) */
 	struct sp_sched_row *rows;
@@ -320,6 +322,7 @@ struct sp_lock_view {
 	struct sp_sleeper_group *groups;
 	size_t ngroups, groups_cap;
 	struct sp_caller_cache cache; /* lock_begin's caller fast path */
+	struct sp_caller_cache stack_cache; /* lock_begin_full's kept stacks from the raw words */
 };
 
 /* ---- timeline (--timeline): the traced tasks' states over time ---- */

@@ -99,15 +99,21 @@ void sp_print_lost_rows(uint64_t n, const char *what, const char *map, const cha
 			   "full: raise %s)\n", n, what, map, option);
 }
 
-void sp_print_caller_cache(const struct sp_caller_cache *c, uint64_t of, const char *what,
-			   FILE *f)
+void sp_print_cache(const char *label, const struct sp_caller_cache *c, uint64_t of,
+		    const char *what, FILE *f)
 {
 	if (!c->present)
 		return;
-	fprintf(f, "  callers: %" PRIu64 " of %" PRIu64 " %s from the cache (%.1f%%), the rest by "
+	fprintf(f, "  %s: %" PRIu64 " of %" PRIu64 " %s from the cache (%.1f%%), the rest by "
 		   "a full stack walk; %" PRIu64 " checked by one%s, %" PRIu64 " mismatched\n",
-		c->fast, of, what, sp_pct(c->fast, of), c->verified,
+		label, c->fast, of, what, sp_pct(c->fast, of), c->verified,
 		c->verify_all ? " (--verify-callers)" : "", c->mismatched);
+}
+
+void sp_print_caller_cache(const struct sp_caller_cache *c, uint64_t of, const char *what,
+			   FILE *f)
+{
+	sp_print_cache("callers", c, of, what, f);
 }
 
 void sp_print_more_rows(size_t shown, size_t n, FILE *f)

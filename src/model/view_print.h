@@ -32,6 +32,9 @@ void sp_print_lost_rows(uint64_t n, const char *what, const char *map, const cha
  */
 void sp_print_caller_cache(const struct sp_caller_cache *c, uint64_t of, const char *what,
 			   FILE *f);
+/* The same for another cache, under label ("kernel stacks", "wakers"). */
+void sp_print_cache(const char *label, const struct sp_caller_cache *c, uint64_t of,
+		    const char *what, FILE *f);
 /* "(N more rows: -n 0 shows all)" when shown < n. */
 void sp_print_more_rows(size_t shown, size_t n, FILE *f);
 /*

@@ -85,17 +85,23 @@ print(n)
 PY
 }
 
-# callers_verified FILE [MIN] [VIEW]: a --verify-callers run: every caller taken from the cache
-# was checked by a full stack walk, none differed, and at least MIN came from the cache.
-# VIEW: schedules (the default) or locks.
+# cache_verified FILE MIN VIEW CACHE WHAT: a --verify-callers run: every answer the cache
+# (VIEW's CACHE: caller_cache, stack_cache, waker_cache) gave was checked by a full stack
+# walk, none differed, and at least MIN came from it.
+cache_verified() {
+	local view=$3 cache=$4 what=$5 fast ver mis
+	read -r fast ver mis <<< "$(jget "$1" '" ".join(str(d["'"$view"'"]["'"$cache"'"][k]) for k in ("fast", "verified", "mismatched"))')"
+	[ -n "$mis" ] || fail "$1 has no $view.$cache"
+	[ "$mis" = 0 ] || fail "$view: $mis of $ver cached $what differ from the full stack walk"
+	[ "$ver" = "$fast" ] || fail "$view: --verify-callers checked $ver of $fast cached $what"
+	[ "$fast" -ge "$2" ] || fail "$view: only $fast $what from the cache, expected >= $2"
+	pass "$view: $what from the cache: $fast, each checked by a full walk, 0 mismatched"
+}
+
+# callers_verified FILE [MIN] [VIEW]: cache_verified for the callers; VIEW: schedules (the
+# default) or locks.
 callers_verified() {
-	local view=${3:-schedules} fast ver mis
-	read -r fast ver mis <<< "$(jget "$1" '" ".join(str(d["'"$view"'"]["caller_cache"][k]) for k in ("fast", "verified", "mismatched"))')"
-	[ -n "$mis" ] || fail "$1 has no $view.caller_cache"
-	[ "$mis" = 0 ] || fail "$view: $mis of $ver cached callers differ from the full stack walk"
-	[ "$ver" = "$fast" ] || fail "$view: --verify-callers checked $ver of $fast cached callers"
-	[ "$fast" -ge "${2:-0}" ] || fail "$view: only $fast callers from the cache, expected >= ${2:-0}"
-	pass "$view: callers from the cache: $fast, each checked by a full walk, 0 mismatched"
+	cache_verified "$1" "${2:-0}" "${3:-schedules}" caller_cache callers
 }
 
 # lock_callers_verified FILE [MIN]: callers_verified for the locks view

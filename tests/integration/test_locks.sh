@@ -9,8 +9,8 @@
 #    and the waits that gave up (ret < 0) counted apart;
 #  - the report's totals add up, --sort and --lock-stacks work; a burst of 64 sleepers loses
 #    no row (lock_sleepers and lock_owners are allocated on use);
-#  - without --lock-stacks the callers come from the cache: run with
-#    --verify-callers, every one is checked by a full walk and none differs;
+#  - without --lock-stacks the callers come from the cache, with it the kept stacks: run
+#    with --verify-callers, every one is checked by a full walk and none differs;
 #  - a kernel without the tracepoints: the view says so, the other views still run.
 # On PREEMPT_RT, where mutexes, rwsems and spinlock_t are rt-mutexes, the same locks are
 # expected under the rt kinds and wait class: named, with their sleepers and owners.
@@ -158,8 +158,16 @@ counts=$(awk '/^ +COUNT +WAIT/{f=1;next} f&&/^ +[0-9]+ /{print $1} /^$/{f=0}' "$
 grep -q '^        stack #1: ' "$TMP/dir.txt" || fail "--lock-stacks printed no stack"
 grep -q "$DIRFRAME" "$TMP/dir.txt" || fail "no $DIRFRAME frame in the stacks"
 # kept stacks: every contention walked, none from the cache
-! grep -q 'contentions from the cache' "$TMP/dir.txt" || fail "--lock-stacks took callers from the cache"
+! grep -q 'callers: .* contentions from the cache' "$TMP/dir.txt" ||
+	fail "--lock-stacks took callers from the cache"
+grep -q 'kernel stacks: .* contentions from the cache' "$TMP/dir.txt" ||
+	fail "--lock-stacks: no line for the kept stacks from the cache"
 pass "table: sleeper sentence, --sort count, --lock-stacks"
+# kept lock stacks from the raw stack words (faststack.bpf.h): each checked, none differs
+"$SCHEDPROF" trace --verify-callers --views locks --lock-stacks -f json -o "$TMP/dirks.json" -- \
+	"$DIRLOCK" "$TMP/dir" 8 1 > /dev/null || fail "schedprof --lock-stacks exited $?"
+cache_verified "$TMP/dirks.json" "$(cached_min rwsem_down_write_slowpath 50)" locks stack_cache \
+	"kept lock stacks"
 
 # --- 2. kernel mutexes a user program can force ---
 "$SCHEDPROF" trace --verify-callers --views locks -f json -o "$TMP/pipe.json" -- \

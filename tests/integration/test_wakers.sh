@@ -27,6 +27,8 @@ PY
 "$SCHEDPROF" trace --verify-callers --wakers --views schedules -f json -o "$TMP/w.json" -- \
 	"$WAKEWORK" pipe $N || fail "schedprof exited $?"
 callers_verified "$TMP/w.json" 1
+# the wakers' stacks, from the raw words (faststack.bpf.h): each checked, none differs
+cache_verified "$TMP/w.json" $((N / 2)) schedules waker_cache "wakers' stacks"
 [ "$(jget "$TMP/w.json" 'd["schedules"].get("wakers")')" = True ] || fail "schedules.wakers is not true"
 caller=$(pipe_read_fn)
 read -r n ws <<<"$(wakers "$TMP/w.json" $caller ww_consumer)" || fail "no $caller row"

@@ -26,7 +26,7 @@ labels=6.1,6.1-rt,6.12 out="" smp=2 limit=1500 cmd=""
 # the CPU (meson tests); then the README's trace -a -d 1, examples/compile-job/compare.sh, and
 # the programs' BPF cost
 DEFAULT_TESTS="bpf-pipe bpf-wait bpf-runq bpf-locks bpf-profile bpf-ustacks bpf-timeline
-bpf-wakers bpf-target bpf-targets bpf-migrate bpf-takers trace-a compare progcost"
+bpf-wakers bpf-kstacks bpf-target bpf-targets bpf-migrate bpf-takers trace-a compare progcost"
 usage() { echo "usage: $0 [-k LABELS] [-o DIR] [-s SMP] [-t SECONDS] [-c CMD.SH] [TEST...]" >&2; exit 2; }
 while getopts "k:o:s:t:c:h" o; do
 	case $o in

@@ -80,16 +80,13 @@ static int lock_configure(struct trace_ctx *ctx, void **ret_state)
 	 */
 	skel->rodata->lock_caller_fast = !o->lock_stacks && !st->ustacks;
 	skel->rodata->verify_callers = o->verify_callers;
+	skel->rodata->kstack_cache = o->kstack_cache;
 	/* lock_begin's build with the full walks (include/schedprof/progs.h) when stacks are kept */
 	st->begin_prog = sp_prog_build_load(skel->obj, "lock_begin",
 					    skel->rodata->lock_caller_fast ? 0 : SP_BUILD_FULL_WALKS,
 					    true);
-	if (skel->rodata->lock_caller_fast) {
+	if (skel->rodata->lock_caller_fast)
 		maps_shrink(skel->maps.lock_stack_counts, skel->maps.lock_stacks);
-	} else if (o->verify_callers) {
-		wlog("--verify-callers: lock stacks are kept, so every contention is walked and no "
-		     "caller comes from the cache");
-	}
 	if (st->ustacks) {
 		uframes_bpf_size(skel, o, true, true);
 		preempt_count_setup(skel); /* no user stack for a contention in an interrupt */
@@ -177,8 +174,9 @@ static uint64_t prog_misses(struct bpf_program *p)
 	return info.recursion_misses;
 }
 
-/* lock_begin's caller fast path: its per-CPU counters, summed. */
-static int read_cache(struct lock_state *st, int ncpus, struct sp_caller_cache *cache)
+/* lock_begin's caller fast path, or lock_begin_full's kept stacks: the per-CPU counters, summed. */
+static int read_cache(struct lock_state *st, int ncpus, struct sp_caller_cache *cache,
+		      struct sp_caller_cache *stack_cache)
 {
 	struct schedprof_bpf *skel = st->skel;
 	struct sp_lock_cache_counts c;
@@ -186,9 +184,20 @@ static int read_cache(struct lock_state *st, int ncpus, struct sp_caller_cache *
 
 	cache->present = skel->rodata->lock_caller_fast;
 	cache->verify_all = skel->rodata->verify_callers;
-	if (!cache->present)
+	stack_cache->present = !cache->present && skel->rodata->kstack_cache;
+	stack_cache->verify_all = skel->rodata->verify_callers;
+	if (!cache->present && !stack_cache->present)
 		return 0;
 	err = map_pcpu_sum(bpf_map__fd(skel->maps.lock_cache_pcpu), &c, sizeof(c), ncpus);
+	stack_cache->attributed = c.stacks;
+	stack_cache->fast = c.stacks_fast;
+	stack_cache->verified = c.stacks_verified;
+	stack_cache->mismatched = c.stacks_mismatched;
+	if (c.stacks_off)
+		dlog("%llu kept lock stacks came in an interrupt on its own stack (no raw stack "
+		     "words): walked", (unsigned long long)c.stacks_off);
+	if (!cache->present)
+		return err;
 	cache->attributed = c.attributed;
 	cache->fast = c.fast;
 	cache->verified = c.verified;
@@ -226,7 +235,7 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	v->missing_stacks = d->stack_fail + d->stack_map_full + d->stackagg_map_full;
 	v->unpaired = d->unpaired;
 	v->missed = prog_misses(st->begin_prog) + prog_misses(skel->progs.lock_end);
-	err = read_cache(st, ctx->ncpus, &v->cache);
+	err = read_cache(st, ctx->ncpus, &v->cache, &v->stack_cache);
 	if (err)
 		wlog("the locks view's caller cache counters could not be read: %s", strerror(-err));
 	if (d->task_storage_fail || d->nest_overflow)

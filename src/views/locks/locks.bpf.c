@@ -32,7 +32,7 @@
 #include "walk.bpf.h"
 #include "lock.bpf.h"
 #include "ustack.bpf.h"
-#include "fastcaller.bpf.h"
+#include "faststack.bpf.h"
 
 /*
  * The totals, per CPU (summed by user space, src/views/locks/collect.c read_totals()): every end
@@ -71,14 +71,79 @@ SP_HASH_MAP_LAZY(lock_names, SP_DEF_CALLERS, __u64, __u32);
 
 /* ---- caller: the schedules view's folding rule (walk.bpf.h) ---- */
 
-/* Walks the stack once: returns its hash (kept in lock_stacks) and folds it to the caller. */
+/*
+ * Kept stacks from the raw words (faststack.bpf.h) when they can be, else walked:
+ * lock_begin_full's start and scratch (a contention may come in the middle of sp_switch, so
+ * not the schedules view's).
+ */
+struct sp_stack_start lock_stack_start;
+SP_SCRATCH_MAP(lock_kraw, struct sp_kraw);
+SP_SCRATCH_MAP(lock_cache_pcpu, struct sp_lock_cache_counts);
+
+/* The halves as global functions, each verified once (as lock_fast_pre()). */
+/* verifier: global, verified once */
+__noinline int lock_kstack_pre(void)
+{
+	return sp_kstack_pre(&lock_kraw, &lock_stack_start, 0);
+}
+
+/* verifier: global, as lock_kstack_pre() */
+__noinline int lock_kstack_post(int pre, int walked)
+{
+	__u32 zero = 0;
+
+	return sp_kstack_post(pre, walked, &lock_kraw, bpf_map_lookup_elem(&lock_stack_buf, &zero),
+			      &lock_stack_start);
+}
+
+/*
+ * The stack once, from the raw words or a walk: returns its hash (kept in lock_stacks) and
+ * folds it to the caller (as the schedules view's fold_stack()).
+ */
 static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
 {
-	struct sp_walk_drops drops = { &lock_drops.stack_fail, &lock_drops.stack_map_full };
+	struct sp_lock_cache_counts *c;
 	struct sp_fold_state st;
-	__u64 h = sp_walk_fold(ctx, &lock_stack_buf, &lock_stacks, &st, drops);
+	int pre, walked = 0, f;
+	struct sp_kraw *r;
+	struct sp_walk *w;
+	__u32 zero = 0;
+	__u64 h = 0;
 
+	sp_kstack_at(&lock_kraw, ctx);
+	pre = lock_kstack_pre();
+	if (pre != SP_FP_HIT)
+		walked = sp_walk_get(ctx, &lock_stack_buf, &lock_drops.stack_fail);
+	f = lock_kstack_post(pre, walked);
+	if ((f & SP_FC_FAST) && !walked) { /* built from the raw words, folded and hashed */
+		r = sp_kstack_raw(&lock_kraw);
+		st.caller = r ? r->st.caller : SP_CALLER_UNKNOWN;
+		if (r) {
+			h = sp_stack_keep(&lock_stacks, r->hash, &r->out);
+			if (!h)
+				sp_drop(lock_drops.stack_map_full);
+		}
+	} else {
+		w = sp_walk_fold_have(&lock_stack_buf, &st, walked);
+		if (w) {
+			h = sp_stack_keep(&lock_stacks, w->hash, &w->stack);
+			if (!h)
+				sp_drop(lock_drops.stack_map_full);
+		}
+		/* a check: the fold and hash done while building must be the walk's too */
+		r = (f & SP_FC_VERIFIED) && w ? sp_kstack_raw(&lock_kraw) : NULL;
+		if (r && (r->hash != w->hash || r->st.caller != st.caller))
+			f |= SP_FC_MISMATCH;
+	}
 	*ret_caller = st.caller;
+	c = bpf_map_lookup_elem(&lock_cache_pcpu, &zero);
+	if (c) { /* this CPU's: plain adds */
+		c->stacks++;
+		c->stacks_fast += f & SP_FC_FAST;
+		c->stacks_verified += (f & SP_FC_VERIFIED) >> 1;
+		c->stacks_mismatched += (f & SP_FC_MISMATCH) >> 2;
+		c->stacks_off += (f & SP_FC_OFF) >> 3;
+	}
 	return h;
 }
 
@@ -96,7 +161,6 @@ static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
 const volatile __u32 lock_caller_fast = 0;
 struct sp_fast_start lock_fast_start;
 SP_SCRATCH_MAP(lock_raw_buf, struct sp_raw);
-SP_SCRATCH_MAP(lock_cache_pcpu, struct sp_lock_cache_counts);
 
 /* ---- --stacks: the waiter's user stack under its kernel stack (ustack.bpf.h) ---- */
 

@@ -56,6 +56,7 @@ static const struct sp_field cache_fields[] = {
 	SP_CALLER_CACHE_FIELDS,
 };
 static const struct sp_schema cache_schema = SP_SCHEMA_OF("lock_caller_cache", cache_fields);
+static const struct sp_schema stack_cache_schema = SP_SCHEMA_OF("lock_stack_cache", cache_fields);
 
 #define T struct sp_lock_view
 static const struct sp_field view_fields[] = {
@@ -68,6 +69,8 @@ static const struct sp_field view_fields[] = {
 	SP_NAMED(SP_U64, T, missed, unpaired),
 	/* only when the caller fast path was on (absent in older files) */
 	SP_OBJECT_IF(T, "caller_cache", cache, cache_schema),
+	/* only when lock stacks were kept from the whole-stack cache (absent in older files) */
+	SP_OBJECT_IF(T, "stack_cache", stack_cache, stack_cache_schema),
 	SP_ARRAY(T, "contentions", rows, nrows, cap, row_schema),
 	SP_ARRAY(T, "sleepers", sleepers, nsleepers, sleepers_cap, sleeper_schema),
 	SP_ARRAY(T, "sleeper_groups", groups, ngroups, groups_cap, group_schema),
@@ -159,6 +162,8 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 		fprintf(f, ", %" PRIu64 " gave up (%.1f%%)", v->failed, sp_pct(v->failed, v->total));
 	fprintf(f, ", ranked by %s\n", keys[key % 3]);
 	sp_print_caller_cache(&v->cache, v->cache.attributed, "contentions", f);
+	sp_print_cache("kernel stacks", &v->stack_cache, v->stack_cache.attributed, "contentions",
+		       f);
 	sp_print_stack_notes("contentions", v->missing_stacks, v->user_missing, v->user_truncated,
 			     &v->user_cuts, f);
 	sp_print_lost_rows(v->lost, "contentions", "row", "--max-callers", f);

@@ -100,9 +100,7 @@ static int sched_configure(struct trace_ctx *ctx, void **ret_state)
 	skel->rodata->wake_walk = o->wakers;
 	/* full stacks (-g, --stacks, a format that draws them) walk every voluntary switch */
 	skel->rodata->caller_fast = !o->full_stacks;
-	if (o->verify_callers && o->full_stacks)
-		wlog("--verify-callers: full stacks are kept, so every switch is walked and no "
-		     "caller comes from the cache");
+	skel->rodata->kstack_cache = o->kstack_cache;
 	skel->rodata->verify_callers = o->verify_callers;
 	preempt_count_setup(skel);
 	/* without a quota at the start no task can be throttled: BPF checks for none */
@@ -445,6 +443,21 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	v->cache.fast = c.callers_fast;
 	v->cache.verified = c.callers_verified;
 	v->cache.mismatched = c.callers_mismatched;
+	v->stack_cache.present = !skel->rodata->caller_fast && skel->rodata->kstack_cache;
+	v->stack_cache.verify_all = skel->rodata->verify_callers;
+	v->stack_cache.fast = c.stacks_fast;
+	v->stack_cache.verified = c.stacks_verified;
+	v->stack_cache.mismatched = c.stacks_mismatched;
+	v->waker_cache.present = skel->rodata->wake_walk && skel->rodata->kstack_cache;
+	v->waker_cache.verify_all = skel->rodata->verify_callers;
+	v->waker_cache.fast = c.wakes_fast;
+	v->waker_cache.verified = c.wakes_verified;
+	v->waker_cache.mismatched = c.wakes_mismatched;
+	v->waker_cache.attributed = c.wakes_walked;
+	if (c.stacks_off || c.wakes_off)
+		dlog("%llu kept stacks and %llu wakers' could not read their raw stack (not the "
+		     "task's: an interrupt's): walked", (unsigned long long)c.stacks_off,
+		     (unsigned long long)c.wakes_off);
 	if (c.callers_fast_off)
 		dlog("%llu voluntary switches could not read their raw stack (the BPF stack is not "
 		     "the task's): walked", (unsigned long long)c.callers_fast_off);

@@ -127,6 +127,15 @@ static const struct sp_schema budget_schema = SP_SCHEMA_OF("budget", budget_fiel
 
 static const struct sp_field cache_fields[] = { SP_CALLER_CACHE_FIELDS };
 static const struct sp_schema cache_schema = SP_SCHEMA_OF("caller_cache", cache_fields);
+static const struct sp_field stack_cache_fields[] = {
+	SP_CALLER_CACHE_FIELDS,
+	/* waker_cache: the wake-ups whose waker's stack was looked for */
+	SP_U64_AS(struct sp_caller_cache, "of", attributed, SP_SPARSE),
+};
+static const struct sp_schema stack_cache_schema =
+	SP_SCHEMA_OF("stack_cache", stack_cache_fields);
+static const struct sp_schema waker_cache_schema =
+	SP_SCHEMA_OF("waker_cache", stack_cache_fields);
 
 #define T struct sp_sched_view
 static const struct sp_field view_fields[] = {
@@ -138,6 +147,9 @@ static const struct sp_field view_fields[] = {
 	  .group_off = offsetof(T, wakers) },
 	/* only when the caller fast path was on */
 	SP_OBJECT_IF(T, "caller_cache", cache, cache_schema),
+	/* only when the whole-stack cache was on: full stacks kept (stack_cache), --wakers */
+	SP_OBJECT_IF(T, "stack_cache", stack_cache, stack_cache_schema),
+	SP_OBJECT_IF(T, "waker_cache", waker_cache, waker_cache_schema),
 	/* only when measured */
 	SP_OBJECT_IF(T, "budget", budget, budget_schema),
 	/* the rows' takers summed, by ns desc; absent (none) in older files */
@@ -543,6 +555,8 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 		fprintf(f, ", %" PRIu64 " idle", v->idle);
 	fputc('\n', f);
 	sp_print_caller_cache(&v->cache, v->voluntary, "voluntary", f);
+	sp_print_cache("kernel stacks", &v->stack_cache, v->voluntary, "voluntary", f);
+	sp_print_cache("wakers", &v->waker_cache, v->waker_cache.attributed, "wake-ups", f);
 	if (v->budget.present)
 		print_budget(v, f);
 	sp_print_stack_notes("schedules", v->missing_stacks, v->user_missing, v->user_truncated,

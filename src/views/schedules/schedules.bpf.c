@@ -37,7 +37,7 @@
 #include "lock.bpf.h"
 #include "timeline.bpf.h"
 #include "ustack.bpf.h"
-#include "fastcaller.bpf.h"
+#include "faststack.bpf.h"
 
 /* --wakers: walk the waker's stack at each wake-up of a traced task (set before load) */
 const volatile __u32 wake_walk = 0;
@@ -322,16 +322,132 @@ __noinline int taker_new(struct sp_taker_pcpu *p, __u64 tag, __u64 ns)
 	return 0;
 }
 
-/* Walks the stack once: folds it to the caller and keeps it in `stacks` by hash. */
-static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key)
-{
-	struct sp_walk_drops drops = { &sched_drops.stack_fail, &sched_drops.stack_map_full };
-	struct sp_fold_state st;
-	__u64 h = sp_walk_fold(ctx, &stack_buf, &stacks, &st, drops);
+/*
+ * Whole kept stacks (faststack.bpf.h): built from the raw words when they can be, else walked.
+ * sp_switch_full's start and scratch, and sp_waking's (--wakers).
+ */
+struct sp_stack_start sched_stack_start;
+SP_SCRATCH_MAP(kraw_buf, struct sp_kraw);
+struct sp_stack_start wake_stack_start;
+SP_SCRATCH_MAP(wake_kraw, struct sp_kraw);
 
+/* The halves as global functions, each verified once (as sched_fast_pre()). */
+/* verifier: global, verified once */
+__noinline int sched_kstack_pre(void)
+{
+	return sp_kstack_pre(&kraw_buf, &sched_stack_start, 0);
+}
+
+/* verifier: global, as sched_kstack_pre() */
+__noinline int sched_kstack_post(int pre, int walked)
+{
+	__u32 zero = 0;
+
+	return sp_kstack_post(pre, walked, &kraw_buf, bpf_map_lookup_elem(&stack_buf, &zero),
+			      &sched_stack_start);
+}
+
+/* verifier: global, as sched_kstack_pre() */
+__noinline int wake_kstack_pre(void)
+{
+	return sp_kstack_pre(&wake_kraw, &wake_stack_start, 1);
+}
+
+/* verifier: global, as sched_kstack_pre() */
+__noinline int wake_kstack_post(int pre, int walked)
+{
+	__u32 zero = 0;
+
+	return sp_kstack_post(pre, walked, &wake_kraw, bpf_map_lookup_elem(&wake_buf, &zero),
+			      &wake_stack_start);
+}
+
+/*
+ * The stack once, from the raw words or a walk: folds it to the caller and keeps it in
+ * `stacks` by hash. Counted in c (this CPU's) when there is one.
+ */
+static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key,
+					struct sp_sched_counts *c)
+{
+	struct sp_fold_state st;
+	struct sp_kraw *r;
+	struct sp_walk *w;
+	int pre, walked = 0, f;
+	__u64 h = 0;
+
+	sp_kstack_at(&kraw_buf, ctx);
+	pre = sched_kstack_pre();
+	if (pre != SP_FP_HIT)
+		walked = sp_walk_get(ctx, &stack_buf, &sched_drops.stack_fail);
+	f = sched_kstack_post(pre, walked);
+	if ((f & SP_FC_FAST) && !walked) { /* built from the raw words, folded and hashed */
+		r = sp_kstack_raw(&kraw_buf);
+		if (r) {
+			st.caller = r->st.caller;
+			st.wait = r->st.wait;
+			h = sp_stack_keep(&stacks, r->hash, &r->out);
+			if (!h)
+				sp_drop(sched_drops.stack_map_full);
+		} else {
+			st.caller = SP_CALLER_UNKNOWN;
+			st.wait = SP_WAIT_NONE;
+		}
+	} else {
+		w = sp_walk_fold_have(&stack_buf, &st, walked);
+		if (w) {
+			h = sp_stack_keep(&stacks, w->hash, &w->stack);
+			if (!h)
+				sp_drop(sched_drops.stack_map_full);
+		}
+		/* a check: the fold and hash done while building must be the walk's too */
+		r = (f & SP_FC_VERIFIED) && w ? sp_kstack_raw(&kraw_buf) : NULL;
+		if (r && (r->hash != w->hash || r->st.caller != st.caller || r->st.wait != st.wait))
+			f |= SP_FC_MISMATCH;
+	}
 	key->caller = st.caller;
 	key->wait = st.wait;
+	if (c) {
+		c->stacks_fast += f & SP_FC_FAST;
+		c->stacks_verified += (f & SP_FC_VERIFIED) >> 1;
+		c->stacks_mismatched += (f & SP_FC_MISMATCH) >> 2;
+		c->stacks_off += (f & SP_FC_OFF) >> 3;
+	}
 	return h;
+}
+
+/* --wakers: the waker's function, from the raw words or a walk (as fold_stack()). */
+static __always_inline __u64 waker_function(void *ctx)
+{
+	struct sp_sched_pcpu *pc;
+	int pre, walked = 0, f;
+	struct sp_kraw *r;
+	__u32 zero = 0;
+	__u64 fn;
+
+	sp_kstack_at(&wake_kraw, ctx);
+	pre = wake_kstack_pre();
+	if (pre != SP_FP_HIT)
+		walked = sp_walk_get(ctx, &wake_buf, &sched_drops.wake_stack_fail);
+	f = wake_kstack_post(pre, walked);
+	if ((f & SP_FC_FAST) && !walked) { /* folded as it was built from the raw words */
+		r = sp_kstack_raw(&wake_kraw);
+		fn = r ? r->wst.function : SP_WAKER_UNKNOWN;
+	} else {
+		fn = sp_wake_fold(&wake_buf, walked);
+		/* a check: the fold done while building must be the walk's too */
+		r = f & SP_FC_VERIFIED ? sp_kstack_raw(&wake_kraw) : NULL;
+		if (r && r->wst.function != fn)
+			f |= SP_FC_MISMATCH;
+	}
+	pc = bpf_map_lookup_elem(&sched_pcpu, &zero);
+	if (pc) {
+		pc->counts.wakes_walked++;
+		pc->counts.wakes_fast += f & SP_FC_FAST;
+		pc->counts.wakes_verified += (f & SP_FC_VERIFIED) >> 1;
+		pc->counts.wakes_mismatched += (f & SP_FC_MISMATCH) >> 2;
+		pc->counts.wakes_off += (f & SP_FC_OFF) >> 3;
+	}
+	return fn;
 }
 
 /*
@@ -965,7 +1081,8 @@ static __always_inline void sched_switch_out(void *ctx, struct task_struct *prev
 			if (fast)
 				fast_caller(ctx, &key, pc ? &pc->counts : NULL);
 			else
-				stack = sched_user_stack(ctx, prev, fold_stack(ctx, &key));
+				stack = sched_user_stack(ctx, prev,
+							 fold_stack(ctx, &key, pc ? &pc->counts : NULL));
 		}
 	}
 	__builtin_memcpy(key.comm, prev->comm, sizeof(key.comm)); /* trusted: no helper needed */
@@ -1053,8 +1170,7 @@ int BPF_PROG(sp_waking, struct task_struct *p)
 		/* read directly from the trusted task: cheaper than bpf_get_current_comm() */
 		__builtin_memcpy(s->waker_comm, cur->comm, sizeof(s->waker_comm));
 	}
-	s->waker_fn = wake_walk ? sp_wake_walk(ctx, &wake_buf, &sched_drops.wake_stack_fail)
-				: SP_WAKER_NOT_WALKED;
+	s->waker_fn = wake_walk ? waker_function(ctx) : SP_WAKER_NOT_WALKED;
 	return 0;
 }
 
