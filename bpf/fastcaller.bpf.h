@@ -266,32 +266,46 @@ static __always_inline int fast_try(struct sp_raw *r, struct sp_fast_start *star
 	return r->result == 1 && r->st.caller != SP_CALLER_UNKNOWN;
 }
 
+#ifdef SP_FASTCALLER_DEFINE
+/*
+ * frame_dist's entry for ip, or a new one made of *nv (its fold classes filled in, the
+ * wakers' too when wake): NULL when *nv went in (nothing more to record) or the map is full
+ * (counted).
+ */
+static __always_inline struct sp_frame_dist *frame_dist_entry(__u64 ip, struct sp_frame_dist *nv,
+							      const bool wake)
+{
+	struct sp_frame_dist *d;
+	int cls;
+
+	d = bpf_map_lookup_elem(&frame_dist, &ip);
+	if (d)
+		return d;
+	cls = fold_class(ip);
+	nv->in_text = cls & 1;
+	nv->wait = cls >> 1;
+	if (wake)
+		nv->wake = wake_class(ip) | SP_WAKE_KNOWN;
+	if (!bpf_map_update_elem(&frame_dist, &ip, nv, BPF_NOEXIST))
+		return NULL;
+	d = bpf_map_lookup_elem(&frame_dist, &ip);
+	if (!d)
+		sp_drop(frame_dist_full);
+	return d;
+}
+
 /*
  * Records that ip is a real return address, dist bytes below the next (0: not known). A
  * global function, like fold_class(): the verifier checks it once, not at every place the
  * learning callbacks reach it.
  */
-#ifdef SP_FASTCALLER_DEFINE
 /* verifier: global, checked once, not at each place the learning callbacks reach it */
 __noinline int learn_dist(__u64 ip, __s32 dist)
 {
 	struct sp_frame_dist nv = { .dist = dist }, *d;
-	int cls;
 
-	d = bpf_map_lookup_elem(&frame_dist, &ip);
-	if (!d) {
-		cls = fold_class(ip);
-		nv.in_text = cls & 1;
-		nv.wait = cls >> 1;
-		if (!bpf_map_update_elem(&frame_dist, &ip, &nv, BPF_NOEXIST))
-			return 0;
-		d = bpf_map_lookup_elem(&frame_dist, &ip);
-		if (!d) {
-			sp_drop(frame_dist_full);
-			return 0;
-		}
-	}
-	if (dist == 0 || d->dist == dist || d->dist < 0)
+	d = frame_dist_entry(ip, &nv, false);
+	if (!d || dist == 0 || d->dist == dist || d->dist < 0)
 		return 0;
 	d->dist = d->dist == 0 ? dist : SP_DIST_VARIABLE;
 	__sync_fetch_and_add(&frame_dist_gen, 1); /* after the entry: the CPUs' slots refill */
@@ -307,28 +321,19 @@ __noinline int learn_dist(__u64 ip, __s32 dist)
 /* verifier: global, checked once, as learn_dist() */
 __noinline int learn_edge(__u64 ip, __s32 top, __u32 link, __u32 next_top)
 {
-	struct sp_frame_dist nv = {}, *d;
 	__u16 t = top < 0 ? 0 : top == 0 || top >= SP_TOP_NEVER ? SP_TOP_NEVER : top;
 	__u8 l = link & (SP_LINK_TOP | SP_LINK_MID);
-	int cls, changed = 0;
+	struct sp_frame_dist nv = {
+		.top = t,
+		.link = l,
+		.next_top = l == SP_LINK_TOP ? next_top : 0,
+	};
+	struct sp_frame_dist *d;
+	int changed = 0;
 
-	d = bpf_map_lookup_elem(&frame_dist, &ip);
-	if (!d) {
-		cls = fold_class(ip);
-		nv.in_text = cls & 1;
-		nv.wait = cls >> 1;
-		nv.wake = wake_class(ip) | SP_WAKE_KNOWN;
-		nv.top = t;
-		nv.link = l;
-		nv.next_top = l == SP_LINK_TOP ? next_top : 0;
-		if (!bpf_map_update_elem(&frame_dist, &ip, &nv, BPF_NOEXIST))
-			return 0;
-		d = bpf_map_lookup_elem(&frame_dist, &ip);
-		if (!d) {
-			sp_drop(frame_dist_full);
-			return 0;
-		}
-	}
+	d = frame_dist_entry(ip, &nv, true);
+	if (!d)
+		return 0;
 	if (!(d->wake & SP_WAKE_KNOWN)) { /* made by learn_dist() */
 		d->wake = wake_class(ip) | SP_WAKE_KNOWN;
 		changed = 1;

@@ -318,7 +318,11 @@ static long klearn_word(__u64 j, struct sp_kstack_ctx *c)
 	return r->count > 1;
 }
 
-/* The same in the stack's last words. */
+/*
+ * The same in the stack's last words. A callback of its own: one for both searches, choosing
+ * its words by a flag, made the verifier walk both ways at each call (+5.5k instructions).
+ */
+/* verifier: apart from klearn_word(), which would walk both searches at each call */
 static long klearn_top_word(__u64 j, struct sp_kstack_ctx *c)
 {
 	struct sp_kraw *r = c->r;
