@@ -45,12 +45,6 @@ static long sp_walk_frame(__u64 i, struct sp_walk_ctx *c)
 	return 0;
 }
 
-/* The drop counters of a view's walks (in its .bss). */
-struct sp_walk_drops {
-	__u64 *stack_fail; /* bpf_get_stack() failed: caller unknown */
-	__u64 *map_full;   /* folded, but the stack map is full: no stack kept */
-};
-
 /*
  * Captures the current kernel stack into the scratch map (a struct sp_walk, or any struct
  * whose first member is its struct sp_stack). Returns 1, or 0 when the stack could not be
@@ -110,25 +104,6 @@ static __always_inline struct sp_walk *sp_walk_only(void *ctx, void *scratch,
 						    struct sp_fold_state *st, __u64 *stack_fail)
 {
 	return sp_walk_fold_have(scratch, st, sp_walk_get(ctx, scratch, stack_fail));
-}
-
-/*
- * Captures the current kernel stack into the view's scratch map, folds it into st (caller,
- * wait) and keeps it in stack_map. Returns its key in stack_map, or 0 when it was not kept
- * (counted in drops).
- */
-static __always_inline __u64 sp_walk_fold(void *ctx, void *scratch, void *stack_map,
-					  struct sp_fold_state *st, struct sp_walk_drops drops)
-{
-	struct sp_walk *w = sp_walk_only(ctx, scratch, st, drops.stack_fail);
-	__u64 h;
-
-	if (!w)
-		return 0;
-	h = sp_stack_keep(stack_map, w->hash, &w->stack);
-	if (!h)
-		sp_drop(*drops.map_full);
-	return h;
 }
 
 /* A waker's stack, folded past the wake-up machinery (fold.h sp_wake_fold_step). */
