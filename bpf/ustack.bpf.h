@@ -99,6 +99,8 @@ extern const volatile __u32 ustack_rules_on;
 extern const volatile __u32 ustack_timed;
 /* SCHEDPROF_USTACK_OFF (bench/callers.sh): --stacks without the user stacks, to compare */
 extern const volatile __u32 ustack_off;
+/* --verify-callers: every walk the memo answers (struct sp_rmemo) is checked by a walk */
+extern const volatile __u32 ustack_verify;
 
 /* How the stacks' user frames were named, every view together (not part of the saved run). */
 extern struct sp_prof_ucache_stats prof_ucache_stats;
@@ -143,6 +145,39 @@ struct sp_utask {
 	__u32 tgid, exec_id;	       /* task->tgid, task->self_exec_id */
 	__u32 has_mm;		       /* task->mm is set */
 	__u32 pad;
+};
+
+/*
+ * A CPU's memo of its last walks by the rules (sp_user_rwalk()), by stack pointer and process.
+ * A walk is a function of the registers it starts from, the rules of the addresses it passes
+ * (which never change for their key, see struct sp_rcache_ent) and the stack words it reads.
+ * So where the registers, the process image and every word the memo's walk read are the same,
+ * the walk would give the same frames: the memo gives their raw key, and the frames are not
+ * walked nor hashed again. The common case it serves: a task that blocks again and again at
+ * the same place. A check reads just the words the walk read: those in its window up to the
+ * last one, and those above the window (deep frames: each was a read of its own) at once.
+ * Walks that ended at a missing rule are not kept (it may be learned since). Every
+ * SP_RMEMO_CHECK-th answer of a CPU (every one with --verify-callers) is checked by a walk.
+ */
+#define SP_RMEMO 8
+#define SP_RMEMO_WORDS 64 /* the window's words a walk read, at most (two a frame) */
+#define SP_RMEMO_OUT 16	  /* the words above the window it read, at most */
+#define SP_RMEMO_CHECK 64
+struct sp_rmemo {
+	__u64 ip, sp, bp; /* the registers the walk started from (0: empty) */
+	__u64 image;	  /* (tgid << 32) | exec_id */
+	__u64 leader_start;
+	__u64 key;	  /* the raw key of its frames (sp_user_raw_key()) */
+	__u32 n, kind;	  /* the walk's frames and end (s->nw, s->kind) */
+	__u32 nused;	  /* the window's words it read: their index, their value */
+	__u32 span;	  /* the window's words it needs: 1 + the highest index */
+	__u32 nout;	  /* the words above the window it read: offset from SP, value */
+	__u32 boff, blen; /* the bytes they span (at most SP_UWIN_WORDS words) from SP */
+	__u32 pad;
+	__u8 idx[SP_RMEMO_WORDS];
+	__u64 val[SP_RMEMO_WORDS];
+	__u32 out_off[SP_RMEMO_OUT];
+	__u64 out_val[SP_RMEMO_OUT];
 };
 
 /*
@@ -200,6 +235,21 @@ struct sp_uscratch {
 	__u64 rseq_sent;	   /* sp_user_rwalk_g(): the seq of its copy */
 	struct sp_rwalk_state rw;
 	struct sp_rcache_ent rc[SP_RCACHE];
+	/* the walk's memo (struct sp_rmemo): the words this walk read, for a new entry */
+	__u8 rused[SP_RMEMO_WORDS];
+	__u32 nrused, nrout;
+	__u32 rspan;	/* the window's words read: 1 + the highest index */
+	__u32 rlo, rhi;	/* the bytes from SP the words above the window span */
+	__u32 rout_off[SP_RMEMO_OUT];
+	__u64 rout_val[SP_RMEMO_OUT];
+	__u64 scan2[SP_UWIN_WORDS]; /* a check's words above the window */
+	__u32 rbad;	/* this walk cannot be kept (a word read outside the window, RDI used) */
+	__u32 rhit;	/* sp_user_rwalk(): the answer is the memo's, s->rkey (no frames) */
+	__u32 rcheck;	/* ... the memo answered, and this walk checks it: s->rkey */
+	__u32 rtick;	/* the memo's answers on this CPU (SP_RMEMO_CHECK) */
+	__u32 rforce;	/* sp_user_rwalk(): walk, whatever the memo says */
+	__u64 rkey;
+	struct sp_rmemo rm[SP_RMEMO];
 };
 
 /*
@@ -1248,9 +1298,31 @@ static __always_inline long rword(struct sp_uscratch *s, __u64 addr, __u64 *v)
 
 	if (off < s->win && off + 8 <= s->win && !(off & 7)) {
 		*v = s->scan[(off / 8) & (SP_UWIN_WORDS - 1)];
+		if (s->nrused < SP_RMEMO_WORDS) {
+			s->rused[s->nrused++ & (SP_RMEMO_WORDS - 1)] = off / 8;
+			if (off / 8 + 1 > s->rspan)
+				s->rspan = off / 8 + 1;
+		} else
+			s->rbad = 1;
 		return 0;
 	}
-	return bpf_probe_read_user(v, 8, (void *)addr);
+	long err = bpf_probe_read_user(v, 8, (void *)addr);
+
+	if (err)
+		return err;
+	/* above the window (the walk's frames go up): kept for the memo */
+	if (s->win && off < SP_USTACK_SPAN && !(off & 7) && s->nrout < SP_RMEMO_OUT) {
+		s->rout_off[s->nrout & (SP_RMEMO_OUT - 1)] = off;
+		s->rout_val[s->nrout & (SP_RMEMO_OUT - 1)] = *v;
+		s->nrout++;
+		if (off < s->rlo)
+			s->rlo = off;
+		if (off + 8 > s->rhi)
+			s->rhi = off + 8;
+	} else {
+		s->rbad = 1;
+	}
+	return 0;
 }
 
 static long rwalk_step(__u64 i, struct rwalk *w)
@@ -1296,7 +1368,8 @@ static long rwalk_step(__u64 i, struct rwalk *w)
 		return 0;
 	}
 	if (r->how == SP_URULE_RA_DI) {
-		/* the event's RDI: the first frame's only */
+		/* the event's RDI: the first frame's only (not in the memo's key) */
+		s->rbad = 1;
 		if (nr != 1 || !s->fip[4] || (__u32)r->cfa_off > 64) {
 			st->end = SP_RW_STOP;
 			return 1;
@@ -1345,6 +1418,19 @@ static long rwalk_step(__u64 i, struct rwalk *w)
 	return 0;
 }
 
+/* By SP and process: a forked child blocks at the same addresses as its parent */
+static __always_inline struct sp_rmemo *sp_rmemo_at(struct sp_uscratch *s, __u64 sp)
+{
+	return &s->rm[((sp >> 4) ^ (sp >> 12) ^ (sp >> 20) ^ s->ut.tgid) & (SP_RMEMO - 1)];
+}
+
+/*
+ * The memo's entry for this walk (s->fip's registers, s->ut's image) holds its answer: the
+ * same registers, image and words. Reads the words (at most two reads, into s->scan and
+ * s->scan2). A global function (ustack.bpf.c): its loops verified once.
+ */
+int sp_rmemo_same_g(struct sp_uscratch *s);
+
 /*
  * The walk of the current task's user stack by ustack_rules, after sp_utask_fill() (s->ut):
  * its frames in s->uip, their count in s->nw, how it ended in s->kind (enum sp_rwalk_end),
@@ -1370,6 +1456,31 @@ static __always_inline void sp_user_rwalk(struct sp_uscratch *s)
 	s->uip[0] = s->fip[0];
 	s->rw = (struct sp_rwalk_state){ .ip = s->fip[0], .sp = sp, .bp = s->fip[2], .nr = 1,
 					 .exact = 1, .end = SP_RW_MORE };
+	w.key.leader_start = s->ut.leader_start;
+	w.key.tgid = s->ut.tgid;
+	w.key.exec_id = s->ut.exec_id;
+	w.image = ((__u64)s->ut.tgid << 32) | s->ut.exec_id;
+	s->nrused = 0;
+	s->nrout = 0;
+	s->rspan = 0;
+	s->rlo = 0xffffffff;
+	s->rhi = 0;
+	s->rbad = 0;
+	s->rhit = 0;
+	s->rcheck = 0;
+	if (!s->rforce && sp && !(sp & 7) && sp_rmemo_same_g(s)) {
+		struct sp_rmemo *e = sp_rmemo_at(s, sp);
+
+		s->rkey = e->key;
+		if (!ustack_verify && ++s->rtick % SP_RMEMO_CHECK) {
+			s->nw = e->n;
+			s->kind = e->kind;
+			s->rhit = 1;
+			return;
+		}
+		s->rcheck = 1;
+	}
+	s->rforce = 0;
 	if (sp && !(sp & 7)) {
 		len = SP_UWIN_WORDS * 8;
 		if (!bpf_probe_read_user(s->scan, len, (void *)sp)) {
@@ -1385,10 +1496,6 @@ static __always_inline void sp_user_rwalk(struct sp_uscratch *s)
 			}
 		}
 	}
-	w.key.leader_start = s->ut.leader_start;
-	w.key.tgid = s->ut.tgid;
-	w.key.exec_id = s->ut.exec_id;
-	w.image = ((__u64)s->ut.tgid << 32) | s->ut.exec_id;
 	bpf_loop(SP_PROF_UDEPTH + 1, rwalk_step, &w, 0);
 	s->nw = s->rw.nr;
 	s->kind = s->rw.end;
@@ -1479,6 +1586,9 @@ int sp_user_rwalk_g(struct sp_uscratch *s, __u32 slot);
  */
 int sp_user_rframes_g(struct sp_uscratch *s, __u32 nr);
 
+/* After a walk (not the memo's answer) whose raw key is key: see ustack.bpf.c */
+int sp_user_rmemo_g(struct sp_uscratch *s, __u64 key);
+
 /*
  * --stacks in the schedules and locks views: pairs a kernel stack (kstack, a key of the
  * view's own stack map) with the user stack of task (current) in stack_pairs, and returns
@@ -1532,7 +1642,28 @@ static __always_inline __u64 sp_user_stack_rules(struct task_struct *task, struc
 	 * announcement and pair it also remembers, as sp_user_stack_own()'s): a hit costs no
 	 * frames built, hashed and looked up. A stack with a placeholder is new each time.
 	 */
+	if (s->rhit) { /* the walk's memo gave the raw key, without the frames */
+		__sync_fetch_and_add(&d->rmemo_hit, 1);
+		key = s->rkey;
+		m = &s->memo[key & (SP_UMEMO - 1)];
+		*mp = m;
+		if (m->key == key && m->ustack)
+			return m->ustack;
+		/* not kept in this memo any more: the frames are walked */
+		s->rforce = 1;
+		n = sp_user_rwalk_g(s, slot);
+		asm volatile("" ::: "memory");
+		*nr = n;
+		if (!n || n > SP_PROF_UDEPTH)
+			return 0;
+	}
+	if (s->rcheck) { /* the memo answered: a walk checks it */
+		__sync_fetch_and_add(&d->rmemo_hit, 1);
+		__sync_fetch_and_add(&d->rmemo_checked, 1);
+	}
 	key = sp_user_raw_key(s, SP_UREC_NONE, n);
+	if (sp_user_rmemo_g(s, key))
+		__sync_fetch_and_add(&d->rmemo_mismatch, 1);
 	m = &s->memo[key & (SP_UMEMO - 1)];
 	*mp = m;
 	if (!s->rcopied && m->key == key && m->ustack)

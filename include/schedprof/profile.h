@@ -237,6 +237,10 @@ struct sp_ustack_drops {
 	__u64 rwalk_copy_lost;	/* ... none could be (ring buffer full, stack not readable) */
 	__u64 rwalk_memory;	/* a word of the stack not readable */
 	__u64 rwalk_depth;	/* SP_PROF_UDEPTH frames */
+	/* ... of which answered by the walks' memo (bpf/ustack.bpf.h struct sp_rmemo) */
+	__u64 rmemo_hit;
+	__u64 rmemo_checked;  /* a memo's answer checked by a walk */
+	__u64 rmemo_mismatch; /* ... that gave other frames (a defect: 0 expected) */
 };
 
 /*
