@@ -54,6 +54,7 @@ void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_config *o, 
 	if (ncpus <= 0) /* the frame-pointer walk then */
 		return;
 	skel->rodata->ustack_rules_on = 1;
+	skel->rodata->ustack_verify = o->verify_callers;
 	bpf_map__set_max_entries(skel->maps.ustack_rules, SP_URULES);
 	bpf_map__set_max_entries(skel->maps.ustk_copies, SP_USTK_COPY_RING);
 	/* a slot per CPU for each view that can nest on it (schedules, locks) */
@@ -190,6 +191,20 @@ int uframes_live_dump(struct uframes_live *l, struct uframes *uf, struct schedpr
 	if (!err && l)
 		urules__resolve(l->rules, ustacks, nest, cuts);
 	return err;
+}
+
+void uframes_memo_counts(const struct schedprof_bpf *skel, const struct sp_ustack_drops *d,
+			 struct sp_caller_cache *c)
+{
+	*c = (struct sp_caller_cache){
+		.present = skel->rodata->ustack_rules_on,
+		.verify_all = skel->rodata->ustack_verify,
+		.fast = d->rmemo_hit,
+		.verified = d->rmemo_checked,
+		.mismatched = d->rmemo_mismatch,
+		.attributed = d->rwalk_end + d->rwalk_stop + d->rwalk_miss + d->rwalk_copy_lost +
+			      d->rwalk_memory + d->rwalk_depth,
+	};
 }
 
 void uframes_live_done(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,

@@ -71,6 +71,13 @@ void uframes_report(const char *view, const struct uframes *uf, const struct sp_
 int uframes_live_dump(struct uframes_live *l, struct uframes *uf, struct schedprof_bpf *skel,
 		      struct sp_records *pairs, struct sp_records *ustacks, unsigned int nest,
 		      struct sp_user_cuts *cuts);
+/*
+ * --stacks by learned rules: in *c, the view's user-stack walks (attributed) and those its
+ * BPF memo answered (fast), checked and found different (struct sp_rmemo); c->present when
+ * the rules walked its user stacks.
+ */
+void uframes_memo_counts(const struct schedprof_bpf *skel, const struct sp_ustack_drops *d,
+			 struct sp_caller_cache *c);
 void uframes_live_done(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,
 		       const struct schedprof_bpf *skel, const struct sp_records *pairs,
 		       const struct sp_records *ustacks, uint64_t *ret_truncated,

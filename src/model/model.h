@@ -227,6 +227,7 @@ struct sp_sched_view {
 	struct sp_caller_cache cache;
 	/* full stacks: the kept kernel stacks from the raw words; --wakers: the wakers' stacks */
 	struct sp_caller_cache stack_cache, waker_cache;
+	struct sp_caller_cache ustack_cache; /* --stacks: user-stack walks from the BPF memo */
 	struct sp_budget budget;
 	struct sp_cpu_taker_list takers; /* the rows' takers summed (sp_sched_sum_takers()) */
 	struct sp_sched_row *rows;
@@ -323,6 +324,7 @@ struct sp_lock_view {
 	size_t ngroups, groups_cap;
 	struct sp_caller_cache cache; /* lock_begin's caller fast path */
 	struct sp_caller_cache stack_cache; /* lock_begin_full's kept stacks from the raw words */
+	struct sp_caller_cache ustack_cache; /* --stacks: user-stack walks from the BPF memo */
 };
 
 /* ---- timeline (--timeline): the traced tasks' states over time ---- */

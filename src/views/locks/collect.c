@@ -261,9 +261,11 @@ static int lock_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		err = lock_rows_build(v, &m, ctx->ksyms, &skel->bss->fold_cfg, rq, SP_MAX_CPUS,
 				      st->live ? &uf : NULL);
 	}
-	if (st->live)
+	if (st->live) {
+		uframes_memo_counts(skel, &skel->bss->lock_udrops, &v->ustack_cache);
 		uframes_live_done("locks", &uf, &skel->bss->lock_udrops, skel, &m.pairs, &m.ustacks,
 				  &v->user_truncated, &v->user_missing, &v->user_cuts);
+	}
 	map_dump_report("locks", "rows", &m.stat, &m.stack_counts, &m.stacks);
 	if (m.owners.failed || m.sleepers.failed)
 		wlog("%llu owner and %llu sleeper entries could not be read from their maps",

@@ -57,6 +57,8 @@ static const struct sp_field cache_fields[] = {
 };
 static const struct sp_schema cache_schema = SP_SCHEMA_OF("lock_caller_cache", cache_fields);
 static const struct sp_schema stack_cache_schema = SP_SCHEMA_OF("lock_stack_cache", cache_fields);
+static const struct sp_schema ustack_cache_schema =
+	SP_SCHEMA_OF("lock_ustack_cache", cache_fields);
 
 #define T struct sp_lock_view
 static const struct sp_field view_fields[] = {
@@ -71,6 +73,8 @@ static const struct sp_field view_fields[] = {
 	SP_OBJECT_IF(T, "caller_cache", cache, cache_schema),
 	/* only when lock stacks were kept from the whole-stack cache (absent in older files) */
 	SP_OBJECT_IF(T, "stack_cache", stack_cache, stack_cache_schema),
+	/* --stacks by learned rules: the user-stack walks, those the memo answered */
+	SP_OBJECT_IF(T, "ustack_cache", ustack_cache, ustack_cache_schema),
 	SP_ARRAY(T, "contentions", rows, nrows, cap, row_schema),
 	SP_ARRAY(T, "sleepers", sleepers, nsleepers, sleepers_cap, sleeper_schema),
 	SP_ARRAY(T, "sleeper_groups", groups, ngroups, groups_cap, group_schema),
@@ -164,6 +168,7 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	sp_print_caller_cache(&v->cache, v->cache.attributed, "contentions", f);
 	sp_print_cache("kernel stacks", &v->stack_cache, v->stack_cache.attributed, "contentions",
 		       f);
+	sp_print_cache("user stacks", &v->ustack_cache, v->ustack_cache.attributed, "walks", f);
 	sp_print_stack_notes("contentions", v->missing_stacks, v->user_missing, v->user_truncated,
 			     &v->user_cuts, f);
 	sp_print_lost_rows(v->lost, "contentions", "row", "--max-callers", f);

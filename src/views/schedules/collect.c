@@ -485,9 +485,11 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 		err = cgroup2_name_takers(v) ?: sp_sched_sum_takers(v);
 	if (!err && v->budget.present)
 		err = budget_quota(st, &v->budget);
-	if (st->live)
+	if (st->live) {
+		uframes_memo_counts(skel, &skel->bss->sched_udrops, &v->ustack_cache);
 		uframes_live_done("schedules", &uf, &skel->bss->sched_udrops, skel, &m.pairs,
 				  &m.ustacks, &v->user_truncated, &v->user_missing, &v->user_cuts);
+	}
 	map_dump_report("schedules", "rows", &m.callers, &m.stack_counts, &m.stacks);
 	sched_maps_free(&m);
 	/* with --strict, the run's one closing line names the kernel side's losses instead */

@@ -136,6 +136,8 @@ static const struct sp_schema stack_cache_schema =
 	SP_SCHEMA_OF("stack_cache", stack_cache_fields);
 static const struct sp_schema waker_cache_schema =
 	SP_SCHEMA_OF("waker_cache", stack_cache_fields);
+static const struct sp_schema ustack_cache_schema =
+	SP_SCHEMA_OF("ustack_cache", stack_cache_fields);
 
 #define T struct sp_sched_view
 static const struct sp_field view_fields[] = {
@@ -150,6 +152,8 @@ static const struct sp_field view_fields[] = {
 	/* only when the whole-stack cache was on: full stacks kept (stack_cache), --wakers */
 	SP_OBJECT_IF(T, "stack_cache", stack_cache, stack_cache_schema),
 	SP_OBJECT_IF(T, "waker_cache", waker_cache, waker_cache_schema),
+	/* --stacks by learned rules: the user-stack walks, those the memo answered */
+	SP_OBJECT_IF(T, "ustack_cache", ustack_cache, ustack_cache_schema),
 	/* only when measured */
 	SP_OBJECT_IF(T, "budget", budget, budget_schema),
 	/* the rows' takers summed, by ns desc; absent (none) in older files */
@@ -557,6 +561,7 @@ static int print_table(const struct sp_run *run, const struct render_opts *o, FI
 	sp_print_caller_cache(&v->cache, v->voluntary, "voluntary", f);
 	sp_print_cache("kernel stacks", &v->stack_cache, v->voluntary, "voluntary", f);
 	sp_print_cache("wakers", &v->waker_cache, v->waker_cache.attributed, "wake-ups", f);
+	sp_print_cache("user stacks", &v->ustack_cache, v->ustack_cache.attributed, "walks", f);
 	if (v->budget.present)
 		print_budget(v, f);
 	sp_print_stack_notes("schedules", v->missing_stacks, v->user_missing, v->user_truncated,
