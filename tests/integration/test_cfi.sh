@@ -110,6 +110,46 @@ for bin in "$NOFP_GCC" "$NOFP_CLANG"; do
 	read -r hit tot <<<"$(share "$TMP/rs.folded" "$comm" "$rsig" __read)"
 	at_least "$hit" "$tot" 99 300 "$comm --stacks, blocked in read() in a signal handler: __read <- the handler <- the signal frame <- libc <- f8 <- ... <- main"
 done
+# The walks' memo (bpf/ustack.bpf.h, struct sp_rmemo): f8 blocks in read() through read_a()
+# and read_b() in turn, whose frames are alike: each read blocks with the same registers, the
+# stacks a return address apart. Each wait is counted under its own path, as the workload
+# counted its reads; with --verify-callers each answer of the memo was checked by a walk, and
+# none differed.
+comm=$(basename "$NOFP_GCC" | cut -c1-15)
+for verify in "" --verify-callers; do
+	"$SCHEDPROF" trace -v $verify --views schedules --stacks -f json -o "$TMP/two.json" -- \
+		"$NOFP_GCC" 1 read-two > "$TMP/two.out" 2> "$TMP/two.err" ||
+		fail "read-two$verify: schedprof exited $?: $(tail -3 "$TMP/two.err")"
+	read -r a b <<<"$(sed -n 's/^read_a \([0-9]*\) read_b \([0-9]*\)$/\1 \2/p' "$TMP/two.out")"
+	[ -n "$b" ] || fail "read-two: the workload said nothing: $(cat "$TMP/two.out")"
+	python3 - "$TMP/two.json" "$comm" "$a" "$b" <<'PY' || fail "read-two$verify: the waits' stacks do not follow the reads' paths"
+import json, sys
+s = json.load(open(sys.argv[1]))["schedules"]
+comm, a, b = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+n = {"read_a": 0, "read_b": 0}
+for r in s["callers"]:
+    for st in r.get("stacks", []):
+        if st["comm"] != comm:
+            continue
+        fr = st["frames"]
+        for f in n:
+            if f in fr:
+                i = fr.index(f)
+                assert fr[i - 1] == "read_one" and fr[i + 1] == "f8", fr
+                n[f] += st["count"]
+# each read blocks but for the few the writer's byte was already there for (a loaded machine),
+# and the last one, at the end of the pipe, is not counted by the workload
+for f, want in (("read_a", a), ("read_b", b)):
+    assert want * 0.8 <= n[f] <= want + 1, (f, n[f], "waits, of", want, "reads")
+c = s["ustack_cache"]
+# the memo answers the writer's waits (its nanosleep(), always the same stack), not the
+# reader's: each of its entries is the other path's, which the words tell apart
+assert c["fast"] >= min(a, b) // 2, c
+print(n["read_a"], n["read_b"], c)
+PY
+	[ -z "$verify" ] || cache_verified "$TMP/two.json" 200 schedules ustack_cache "user stacks"
+	pass "read-two${verify:+ $verify}: waits under read_a and read_b as the workload's reads ($a, $b), the walks' memo answering the writer's"
+done
 # ... and with --ustack-copy 0, frame pointers: the chain is lost
 "$SCHEDPROF" trace --ustack-copy 0 --views schedules --stacks -f folded -o "$TMP/rdfp.folded" -- \
 	"$NOFP_GCC" 0.3 read 2>/dev/null || fail "--stacks --ustack-copy 0 run"

@@ -14,7 +14,11 @@
  * byte every millisecond for SECS seconds (wall time): the schedules view's --stacks.
  * `nofpspin SECS read-signal`: the same reads in the handler of the signal f8 raises
  * (on_signal -> read_in_handler), above the signal frame.
+ * `nofpspin SECS read-two`: the reads through read_a() and read_b() in turn, both calling
+ * read_one(): frames alike, so each read blocks with the same registers, its stacks a return
+ * address apart. It prints how many reads went through each.
  */
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +75,34 @@ __attribute__((noinline)) static unsigned long read_in_handler(void)
 	return n + 1;
 }
 
+/* read_a() and read_b(): the same frame, other code (not merged into one function) */
+__attribute__((noinline)) static long read_one(void)
+{
+	char c;
+	long r = read(read_fd, &c, 1);
+
+	sink += (unsigned long)r;
+	return r;
+}
+
+__attribute__((noinline)) long read_a(void)
+{
+	long r = read_one();
+
+	sink += (unsigned long)r;
+	return r;
+}
+
+__attribute__((noinline)) long read_b(void)
+{
+	long r = read_one();
+
+	sink ^= (unsigned long)r;
+	return r;
+}
+
+static int two_paths; /* `read-two` */
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -85,6 +117,25 @@ __attribute__((noinline)) unsigned long f8(double secs)
 	unsigned long n = 0;
 	char c;
 
+	if (read_fd >= 0 && two_paths) {
+		unsigned long a = 0, b = 0;
+
+		for (;;) {
+			if (n & 1) {
+				if (read_b() != 1)
+					break;
+				b++;
+			} else {
+				if (read_a() != 1)
+					break;
+				a++;
+			}
+			n++;
+		}
+		printf("read_a %lu read_b %lu\n", a, b);
+		sink += n;
+		return n + 1;
+	}
 	if (read_fd >= 0 && !by_signal) {
 		while (read(read_fd, &c, 1) == 1)
 			n++;
@@ -120,7 +171,9 @@ int main(int argc, char **argv)
 	double secs = argc > 1 ? atof(argv[1]) : 3;
 
 	by_signal = argc > 2 && (!strcmp(argv[2], "signal") || !strcmp(argv[2], "read-signal"));
-	if (argc > 2 && (!strcmp(argv[2], "read") || !strcmp(argv[2], "read-signal"))) {
+	two_paths = argc > 2 && !strcmp(argv[2], "read-two");
+	if (argc > 2 && (!strcmp(argv[2], "read") || !strcmp(argv[2], "read-signal") ||
+			 two_paths)) {
 		struct timespec ms = { 0, 1000000 };
 		int fds[2];
 		long i;
