@@ -174,43 +174,25 @@ __noinline int sp_user_rframes_g(struct sp_uscratch *s, __u32 nr)
 __noinline int sp_user_rmemo_g(struct sp_uscratch *s, __u64 key)
 {
 	struct sp_rmemo *e;
-	__u32 n, nout, lo, hi;
 	int differed;
+	__u32 n;
 
 	if (!s)
 		return 0;
 	differed = s->rcheck && s->rkey != key;
 	s->rcheck = 0;
 	n = s->nrused;
-	nout = s->nrout;
-	if (s->rbad || s->rcopied || n > SP_RMEMO_WORDS || nout > SP_RMEMO_OUT ||
+	if (s->rbad || s->rcopied || n > SP_RMEMO_WORDS || s->rspan > SP_RMEMO_SPAN ||
 	    (s->kind != SP_RW_END && s->kind != SP_RW_STOP && s->kind != SP_RW_DEPTH))
-		return differed;
-	lo = s->rlo;
-	hi = s->rhi;
-	/* the words above the window: one read of at most a window's size */
-	if (nout && (hi < lo || hi - lo > SP_UWIN_WORDS * 8))
 		return differed;
 	e = sp_rmemo_at(s, s->fip[1]);
 	e->ip = 0; /* empty while it is written: nothing else runs on this scratch meanwhile */
 	for (__u32 i = 0; i < SP_RMEMO_WORDS; i++) {
-		__u8 x;
-
 		if (i >= n)
 			break;
-		x = s->rused[i] & (SP_UWIN_WORDS - 1);
-		e->idx[i] = x;
-		e->val[i] = s->scan[x];
+		e->idx[i] = s->rused[i];
+		e->val[i] = s->rval[i];
 	}
-	for (__u32 i = 0; i < SP_RMEMO_OUT; i++) {
-		if (i >= nout)
-			break;
-		e->out_off[i] = s->rout_off[i];
-		e->out_val[i] = s->rout_val[i];
-	}
-	e->nout = nout;
-	e->boff = nout ? lo : 0;
-	e->blen = nout ? hi - lo : 0;
 	e->nused = n;
 	e->span = s->rspan;
 	e->n = s->nw;
@@ -224,61 +206,33 @@ __noinline int sp_user_rmemo_g(struct sp_uscratch *s, __u64 key)
 	return differed;
 }
 
-/* The words above the window of entry e, from the read into s->scan2. */
-/* verifier: global, its loop verified once */
-__noinline int sp_rmemo_out_same_g(struct sp_uscratch *s, __u32 slot)
-{
-	struct sp_rmemo *e;
-	__u32 nout;
-
-	if (!s)
-		return 0;
-	e = &s->rm[slot & (SP_RMEMO - 1)];
-	nout = e->nout;
-	for (__u32 i = 0; i < SP_RMEMO_OUT; i++) {
-		if (i >= nout)
-			return 1;
-		if (s->scan2[((e->out_off[i] - e->boff) / 8) & (SP_UWIN_WORDS - 1)] !=
-		    e->out_val[i])
-			return 0;
-	}
-	return 1;
-}
-
 /* ustack.bpf.h's sp_rmemo_same_g() */
 /* verifier: global, its loop verified once */
 __noinline int sp_rmemo_same_g(struct sp_uscratch *s)
 {
 	struct sp_rmemo *e;
 	__u64 sp, len;
-	__u32 n, slot;
+	__u32 n;
 
 	if (!s)
 		return 0;
 	sp = s->fip[1];
 	e = sp_rmemo_at(s, sp);
-	slot = e - s->rm;
 	n = e->nused;
 	if (e->ip != s->fip[0] || e->sp != sp || e->bp != s->fip[2] || !e->ip ||
 	    e->image != (((__u64)s->ut.tgid << 32) | s->ut.exec_id) ||
-	    e->leader_start != s->ut.leader_start || n > SP_RMEMO_WORDS || e->nout > SP_RMEMO_OUT)
+	    e->leader_start != s->ut.leader_start || n > SP_RMEMO_WORDS)
 		return 0;
 	len = (__u64)e->span * 8;
-	if (len > SP_UWIN_WORDS * 8)
+	if (len > SP_RMEMO_SPAN * 8)
 		return 0;
-	if (len && bpf_probe_read_user(s->scan, len, (void *)sp))
+	if (len && bpf_probe_read_user(s->rbuf, len, (void *)sp))
 		return 0;
 	for (__u32 i = 0; i < SP_RMEMO_WORDS; i++) {
 		if (i >= n)
 			break;
-		if (s->scan[e->idx[i] & (SP_UWIN_WORDS - 1)] != e->val[i])
+		if (s->rbuf[e->idx[i] & (SP_RMEMO_SPAN - 1)] != e->val[i])
 			return 0;
 	}
-	if (!e->nout)
-		return 1;
-	len = e->blen;
-	if (len < 8 || len > SP_UWIN_WORDS * 8 ||
-	    bpf_probe_read_user(s->scan2, len, (void *)(sp + e->boff)))
-		return 0;
-	return sp_rmemo_out_same_g(s, slot);
+	return 1;
 }

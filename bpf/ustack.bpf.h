@@ -154,14 +154,16 @@ struct sp_utask {
  * So where the registers, the process image and every word the memo's walk read are the same,
  * the walk would give the same frames: the memo gives their raw key, and the frames are not
  * walked nor hashed again. The common case it serves: a task that blocks again and again at
- * the same place. A check reads just the words the walk read: those in its window up to the
- * last one, and those above the window (deep frames: each was a read of its own) at once.
- * Walks that ended at a missing rule are not kept (it may be learned since). Every
- * SP_RMEMO_CHECK-th answer of a CPU (every one with --verify-callers) is checked by a walk.
+ * the same place. A check reads the stack from SP up to the last word the walk read, at once
+ * (a user read costs ~90 ns on this VM whatever its size up to a few KiB, a fault ~1 us; the
+ * walk read those words, so they are readable), and compares those words. Walks that read a
+ * word further than SP_RMEMO_SPAN words, or ended at a missing rule (it may be learned since),
+ * are not kept. Every SP_RMEMO_CHECK-th answer of a CPU (every one with --verify-callers) is
+ * checked by a walk.
  */
 #define SP_RMEMO 8
-#define SP_RMEMO_WORDS 64 /* the window's words a walk read, at most (two a frame) */
-#define SP_RMEMO_OUT 16	  /* the words above the window it read, at most */
+#define SP_RMEMO_WORDS 64  /* the words a walk read, at most (two a frame) */
+#define SP_RMEMO_SPAN 512  /* ... all within 4 KiB above SP */
 #define SP_RMEMO_CHECK 64
 struct sp_rmemo {
 	__u64 ip, sp, bp; /* the registers the walk started from (0: empty) */
@@ -169,15 +171,10 @@ struct sp_rmemo {
 	__u64 leader_start;
 	__u64 key;	  /* the raw key of its frames (sp_user_raw_key()) */
 	__u32 n, kind;	  /* the walk's frames and end (s->nw, s->kind) */
-	__u32 nused;	  /* the window's words it read: their index, their value */
-	__u32 span;	  /* the window's words it needs: 1 + the highest index */
-	__u32 nout;	  /* the words above the window it read: offset from SP, value */
-	__u32 boff, blen; /* the bytes they span (at most SP_UWIN_WORDS words) from SP */
-	__u32 pad;
-	__u8 idx[SP_RMEMO_WORDS];
+	__u32 nused;	  /* the words it read: their index from SP, their value */
+	__u32 span;	  /* the words it needs: 1 + the highest index */
+	__u16 idx[SP_RMEMO_WORDS];
 	__u64 val[SP_RMEMO_WORDS];
-	__u32 out_off[SP_RMEMO_OUT];
-	__u64 out_val[SP_RMEMO_OUT];
 };
 
 /*
@@ -236,13 +233,11 @@ struct sp_uscratch {
 	struct sp_rwalk_state rw;
 	struct sp_rcache_ent rc[SP_RCACHE];
 	/* the walk's memo (struct sp_rmemo): the words this walk read, for a new entry */
-	__u8 rused[SP_RMEMO_WORDS];
-	__u32 nrused, nrout;
-	__u32 rspan;	/* the window's words read: 1 + the highest index */
-	__u32 rlo, rhi;	/* the bytes from SP the words above the window span */
-	__u32 rout_off[SP_RMEMO_OUT];
-	__u64 rout_val[SP_RMEMO_OUT];
-	__u64 scan2[SP_UWIN_WORDS]; /* a check's words above the window */
+	__u16 rused[SP_RMEMO_WORDS];
+	__u64 rval[SP_RMEMO_WORDS];
+	__u32 nrused;
+	__u32 rspan;	/* the words read: 1 + the highest index from SP */
+	__u64 rbuf[SP_RMEMO_SPAN]; /* a check's words from SP */
 	__u32 rbad;	/* this walk cannot be kept (a word read outside the window, RDI used) */
 	__u32 rhit;	/* sp_user_rwalk(): the answer is the memo's, s->rkey (no frames) */
 	__u32 rcheck;	/* ... the memo answered, and this walk checks it: s->rkey */
@@ -1298,27 +1293,19 @@ static __always_inline long rword(struct sp_uscratch *s, __u64 addr, __u64 *v)
 
 	if (off < s->win && off + 8 <= s->win && !(off & 7)) {
 		*v = s->scan[(off / 8) & (SP_UWIN_WORDS - 1)];
-		if (s->nrused < SP_RMEMO_WORDS) {
-			s->rused[s->nrused++ & (SP_RMEMO_WORDS - 1)] = off / 8;
-			if (off / 8 + 1 > s->rspan)
-				s->rspan = off / 8 + 1;
-		} else
-			s->rbad = 1;
-		return 0;
-	}
-	long err = bpf_probe_read_user(v, 8, (void *)addr);
+	} else {
+		long err = bpf_probe_read_user(v, 8, (void *)addr);
 
-	if (err)
-		return err;
-	/* above the window (the walk's frames go up): kept for the memo */
-	if (s->win && off < SP_USTACK_SPAN && !(off & 7) && s->nrout < SP_RMEMO_OUT) {
-		s->rout_off[s->nrout & (SP_RMEMO_OUT - 1)] = off;
-		s->rout_val[s->nrout & (SP_RMEMO_OUT - 1)] = *v;
-		s->nrout++;
-		if (off < s->rlo)
-			s->rlo = off;
-		if (off + 8 > s->rhi)
-			s->rhi = off + 8;
+		if (err)
+			return err;
+	}
+	/* for the memo: where from SP, and what */
+	if (s->win && off < SP_RMEMO_SPAN * 8 && !(off & 7) && s->nrused < SP_RMEMO_WORDS) {
+		s->rused[s->nrused & (SP_RMEMO_WORDS - 1)] = off / 8;
+		s->rval[s->nrused & (SP_RMEMO_WORDS - 1)] = *v;
+		s->nrused++;
+		if (off / 8 + 1 > s->rspan)
+			s->rspan = off / 8 + 1;
 	} else {
 		s->rbad = 1;
 	}
@@ -1426,8 +1413,8 @@ static __always_inline struct sp_rmemo *sp_rmemo_at(struct sp_uscratch *s, __u64
 
 /*
  * The memo's entry for this walk (s->fip's registers, s->ut's image) holds its answer: the
- * same registers, image and words. Reads the words (at most two reads, into s->scan and
- * s->scan2). A global function (ustack.bpf.c): its loops verified once.
+ * same registers, image and words. Reads the words (one read, into s->rbuf). A global
+ * function (ustack.bpf.c): its loop verified once.
  */
 int sp_rmemo_same_g(struct sp_uscratch *s);
 
@@ -1461,10 +1448,7 @@ static __always_inline void sp_user_rwalk(struct sp_uscratch *s)
 	w.key.exec_id = s->ut.exec_id;
 	w.image = ((__u64)s->ut.tgid << 32) | s->ut.exec_id;
 	s->nrused = 0;
-	s->nrout = 0;
 	s->rspan = 0;
-	s->rlo = 0xffffffff;
-	s->rhi = 0;
 	s->rbad = 0;
 	s->rhit = 0;
 	s->rcheck = 0;
