@@ -64,6 +64,35 @@ static __always_inline __u64 sp_idx(__u64 i, __u64 mask)
 	return i & mask;
 }
 
+/*
+ * A CPU's memo of the stacks a program built (8 entries, replaced in turn). The hops are a
+ * function of the start, frame_dist (frame_dist_gen: it changes with any entry) and the
+ * words they read: the return addresses at the places the hops went to, each a place from
+ * the argument array, or from the stack's top for the frame reached by a jump to the top.
+ * So where the start and the generation are the same, and each of those
+ * places holds the same address again, the hops would build the same stack: its fold and
+ * hash are the memo's, and it is in the view's map already (kept). Checks are the hops':
+ * a check builds the stack anyway, and one unlike the memo's is a mismatch (the entry goes).
+ * The frames hopped to by distance are in the words read (pos[], ip[]: their order does not
+ * matter to the comparison), the one jumped to from the top apart (top_off, top_ip).
+ */
+#define SP_KMEMO 8
+#define SP_KMEMO_FRAMES 48
+struct sp_kmemo {
+	__u64 start_ip; /* 0: empty */
+	__u64 hash;
+	struct sp_fold_state st;
+	struct sp_wake_fold_state wst;
+	__u32 gen, start_pos, np, n; /* n: the frames hopped to by distance, pos[] and ip[] */
+	__u32 kept;		     /* in the view's map (sp_kmemo_kept()) */
+	__u32 maxpos;		     /* the highest of pos[] */
+	__u32 top_off;		     /* the frame jumped to: words from the top (0: none) */
+	__u32 pad;
+	__u64 top_ip;
+	__u16 pos[SP_KMEMO_FRAMES];
+	__u64 ip[SP_KMEMO_FRAMES];
+};
+
 /* A program's per-CPU scratch for whole stacks. */
 struct sp_kraw {
 	__u64 w[SP_RAW_WORDS];
@@ -98,7 +127,26 @@ struct sp_kraw {
 	__u32 learn_every; /* misses between two learnings (0: 1) */
 	__u32 nlw;
 	struct sp_dist_slot slot[SP_DIST_SLOTS];
+	/* the memo (struct sp_kmemo) */
+	__u32 kmemo_hit;    /* sp_kstack_pre(): HIT from the memo (r->out not built) */
+	__u32 kmemo_slot;   /* the entry of this stack (made or matched): sp_kmemo_kept() */
+	__s32 kmemo_match;  /* a check: the entry that matched (-1: none) */
+	__u32 kmemo_differed; /* ... and the stack built was not its */
+	__u32 kmemo_next;
+	__u32 kmemo_used;   /* the memo answered (a HIT, or a check's match) */
+	/* the words the hops went to (struct sp_kmemo): by distance, and the jump to the top */
+	__u32 nkpos, kmaxpos;
+	__u32 ktop_off, kpad;
+	__u64 ktop_ip;
+	__u16 kpos[64];
+	__u64 kip[64];
+	struct sp_kmemo km[SP_KMEMO];
 };
+
+/* The memo's answer (ustack.bpf.h's way: global functions, in shared.bpf.c): an entry, or -1 */
+int sp_kmemo_find(struct sp_kraw *r, __u64 start_ip, __u32 start_pos, __u32 np, __u32 gen);
+/* Keeps the stack the hops just built in the memo (its slot into r->kmemo_slot). */
+int sp_kmemo_put(struct sp_kraw *r, __u64 start_ip, __u32 start_pos, __u32 np, __u32 gen);
 
 struct sp_kstack_ctx {
 	struct sp_kraw *r;
@@ -152,11 +200,22 @@ static long kstack_hop(__u64 i, struct sp_kstack_ctx *c)
 			ip = r->w[sp_idx(pos, SP_RAW_MASK)];
 		else if (bpf_probe_read_kernel(&ip, sizeof(ip), (void *)(r->sp + (__u64)pos * 8)))
 			goto miss;
+		if (r->ktop_off) /* a second jump: not kept */
+			r->nkpos = SP_KMEMO_FRAMES + 1;
+		r->ktop_off = d->next_top;
+		r->ktop_ip = ip;
 	} else if (d->dist > 0 && !(d->dist & 7)) {
 		pos += (__u32)d->dist / 8;
 		if (pos >= r->nw || pos >= SP_RAW_WORDS)
 			goto miss;
 		ip = r->w[sp_idx(pos, SP_RAW_MASK)];
+		if (r->nkpos < SP_KMEMO_FRAMES) {
+			r->kpos[sp_idx(r->nkpos, 63)] = pos;
+			r->kip[sp_idx(r->nkpos, 63)] = ip;
+			if (pos > r->kmaxpos)
+				r->kmaxpos = pos;
+		}
+		r->nkpos++;
 	} else {
 		goto miss;
 	}
@@ -220,8 +279,10 @@ static __always_inline int sp_kstack_pre(void *raw_scratch, struct sp_stack_star
 {
 	struct sp_kstack_ctx c = {};
 	struct sp_kraw *r;
-	__u32 zero = 0, pos, np;
+	__u32 zero = 0, pos, np, gen;
+	bool check;
 	__u64 ip;
+	int slot;
 
 	if (!kstack_cache)
 		return SP_FP_NOSCRATCH;
@@ -237,6 +298,30 @@ static __always_inline int sp_kstack_pre(void *raw_scratch, struct sp_stack_star
 	if (!ip || pos >= r->nw || pos >= SP_RAW_WORDS || r->w[sp_idx(pos, SP_RAW_MASK)] != ip ||
 	    np > SP_STACK_PREFIX_MAX)
 		return SP_FP_MISS;
+	gen = *(volatile __u32 *)&frame_dist_gen;
+	if (!r->check_every)
+		r->check_every = SP_REVALIDATE;
+	check = verify_callers || r->since_check + 1 >= r->check_every;
+	r->kmemo_hit = 0;
+	r->kmemo_used = 0;
+	r->kmemo_match = -1;
+	r->kmemo_differed = 0;
+	slot = sp_kmemo_find(r, ip, pos, np, gen);
+	if (slot >= 0 && slot < SP_KMEMO) {
+		struct sp_kmemo *e = &r->km[slot & (SP_KMEMO - 1)];
+
+		r->kmemo_used = 1;
+		if (!check) {
+			r->since_check++;
+			r->hash = e->hash;
+			r->st = e->st;
+			r->wst = e->wst;
+			r->kmemo_hit = 1;
+			r->kmemo_slot = slot;
+			return SP_FP_HIT;
+		}
+		r->kmemo_match = slot; /* built anyway, and compared */
+	}
 	r->wake_mode = wake_mode;
 	r->hash = SP_HASH_SEED;
 	r->st.caller = SP_CALLER_UNKNOWN;
@@ -252,6 +337,9 @@ static __always_inline int sp_kstack_pre(void *raw_scratch, struct sp_stack_star
 			kstack_prefix(r, start, i);
 	r->out.ip[sp_idx(np, SP_MAX_STACK_DEPTH - 1)] = ip;
 	r->out.nr = np + 1;
+	r->nkpos = 0;
+	r->kmaxpos = 0;
+	r->ktop_off = 0;
 	r->pos = pos;
 	r->ip = ip;
 	r->result = 0;
@@ -259,12 +347,123 @@ static __always_inline int sp_kstack_pre(void *raw_scratch, struct sp_stack_star
 	bpf_loop(SP_MAX_STACK_DEPTH, kstack_hop, &c, 0);
 	if (r->result != 1)
 		return SP_FP_MISS;
-	if (!r->check_every)
-		r->check_every = SP_REVALIDATE;
-	if (!verify_callers && ++r->since_check < r->check_every)
+	if (r->kmemo_match >= 0) {
+		struct sp_kmemo *e = &r->km[r->kmemo_match & (SP_KMEMO - 1)];
+
+		if (e->hash != r->hash || e->st.caller != r->st.caller ||
+		    e->st.wait != r->st.wait || e->wst.function != r->wst.function) {
+			r->kmemo_differed = 1;
+			e->start_ip = 0;
+		}
+		r->kmemo_slot = r->kmemo_match;
+	} else {
+		sp_kmemo_put(r, ip, pos, np, gen);
+	}
+	if (!check) {
+		r->since_check++;
 		return SP_FP_HIT;
+	}
 	r->since_check = 0;
 	return SP_FP_CHECK;
+}
+
+#ifdef SP_FASTCALLER_DEFINE
+struct kmemo_find {
+	struct sp_kraw *r;
+	__u64 start_ip;
+	__u32 start_pos, np, gen;
+	int found;
+};
+
+/* Entry i against this event's words: 1 (stops) when it holds them. */
+static long kmemo_try(__u64 i, struct kmemo_find *f)
+{
+	struct sp_kraw *r = f->r;
+	struct sp_kmemo *e = &r->km[i & (SP_KMEMO - 1)];
+	__u32 n = e->n, off = e->top_off;
+	__u64 v;
+
+	if (e->start_ip != f->start_ip || e->gen != f->gen || e->start_pos != f->start_pos ||
+	    e->np != f->np || !e->kept || n > SP_KMEMO_FRAMES || e->maxpos >= r->nw ||
+	    off > r->top)
+		return 0;
+	/* verifier: bounded, a small body (the words within those read) */
+	for (__u32 j = 0; j < SP_KMEMO_FRAMES; j++) {
+		if (j >= n)
+			break;
+		if (r->w[e->pos[j] & SP_RAW_MASK] != e->ip[j])
+			return 0;
+	}
+	if (off) {
+		__u64 pos = r->top - off;
+
+		if (pos < r->nw && pos < SP_RAW_WORDS)
+			v = r->w[sp_idx(pos, SP_RAW_MASK)];
+		else if (bpf_probe_read_kernel(&v, sizeof(v), (void *)(r->sp + pos * 8)))
+			return 0;
+		if (v != e->top_ip)
+			return 0;
+	}
+	f->found = i;
+	return 1;
+}
+
+/* verifier: global, its loops verified once (the callback once, its bounded loop in it) */
+__noinline int sp_kmemo_find(struct sp_kraw *r, __u64 start_ip, __u32 start_pos, __u32 np,
+			     __u32 gen)
+{
+	struct kmemo_find f = { .r = r, .start_ip = start_ip, .start_pos = start_pos, .np = np,
+				.gen = gen, .found = -1 };
+
+	if (!r || !start_ip)
+		return -1;
+	bpf_loop(SP_KMEMO, kmemo_try, &f, 0);
+	return f.found;
+}
+
+/* verifier: global, as sp_kmemo_find() */
+__noinline int sp_kmemo_put(struct sp_kraw *r, __u64 start_ip, __u32 start_pos, __u32 np,
+			    __u32 gen)
+{
+	struct sp_kmemo *e;
+	__u32 n, slot;
+
+	if (!r)
+		return 0;
+	n = r->nkpos;
+	if (n > SP_KMEMO_FRAMES || r->kmaxpos >= SP_RAW_WORDS)
+		return 0;
+	slot = r->kmemo_next++ & (SP_KMEMO - 1);
+	r->kmemo_slot = slot;
+	e = &r->km[slot];
+	e->start_ip = 0; /* empty while it is written: nothing else runs on this scratch meanwhile */
+	for (__u32 j = 0; j < SP_KMEMO_FRAMES; j++) {
+		if (j >= n)
+			break;
+		e->pos[j] = r->kpos[j & 63];
+		e->ip[j] = r->kip[j & 63];
+	}
+	e->n = n;
+	e->maxpos = r->kmaxpos;
+	e->top_off = r->ktop_off;
+	e->top_ip = r->ktop_ip;
+	e->hash = r->hash;
+	e->st = r->st;
+	e->wst = r->wst;
+	e->gen = gen;
+	e->start_pos = start_pos;
+	e->np = np;
+	e->kept = r->wake_mode; /* the wakers keep no stack */
+	e->start_ip = start_ip;
+	return 0;
+}
+#endif
+
+/* The stack of this event, from the memo or made into an entry, is in the view's map now. */
+static __always_inline void sp_kmemo_kept(struct sp_kraw *r)
+{
+	if (!r->kmemo_hit)
+		r->km[r->kmemo_slot & (SP_KMEMO - 1)].kept = 1;
 }
 
 /* Compares frame i of the two stacks: stops at the first difference, its index in r->found. */
@@ -483,7 +682,8 @@ static __always_inline int sp_kstack_post(int pre, int walked, void *raw_scratch
 		if (r->found >= r->out.nr && r->found >= s->nr) {
 			if (r->check_every < SP_REVALIDATE_MAX)
 				r->check_every *= 2;
-			return SP_FC_FAST | SP_FC_VERIFIED;
+			/* the stack built is the walk's, but the memo's answer was another */
+			return SP_FC_FAST | SP_FC_VERIFIED | (r->kmemo_differed ? SP_FC_MISMATCH : 0);
 		}
 		r->check_every = SP_REVALIDATE;
 		kstack_forget(r, start);

@@ -171,6 +171,7 @@ struct sp_lock_cache_counts {
 	__u64 stacks_verified;
 	__u64 stacks_mismatched;
 	__u64 stacks_off;
+	__u64 stacks_memo; /* of stacks_fast: from the memo (struct sp_kmemo) */
 };
 
 /* Drop counters (.bss), reported after the run. */

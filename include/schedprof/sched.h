@@ -172,6 +172,8 @@ struct sp_sched_counts {
 	__u64 wakes_mismatched;
 	__u64 wakes_off;
 	__u64 wakes_walked; /* wake-ups whose waker's stack was looked for */
+	__u64 stacks_memo;  /* of stacks_fast and wakes_fast: from the memo (struct sp_kmemo) */
+	__u64 wakes_memo;
 };
 
 /* Where a task is, as the switches and wake-ups tell it. */

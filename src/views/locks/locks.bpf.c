@@ -107,7 +107,7 @@ static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
 	int pre, walked = 0, f;
 	struct sp_kraw *r;
 	struct sp_walk *w;
-	__u32 zero = 0;
+	__u32 zero = 0, memo = 0;
 	__u64 h = 0;
 
 	sp_kstack_at(&lock_kraw, ctx);
@@ -119,8 +119,12 @@ static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
 		r = sp_kstack_raw(&lock_kraw);
 		st.caller = r ? r->st.caller : SP_CALLER_UNKNOWN;
 		if (r) {
-			h = sp_stack_keep(&lock_stacks, r->hash, &r->out);
-			if (!h)
+			/* from the memo: kept before (nothing leaves the map) */
+			memo = r->kmemo_used;
+			h = r->kmemo_hit ? r->hash : sp_stack_keep(&lock_stacks, r->hash, &r->out);
+			if (h)
+				sp_kmemo_kept(r);
+			else
 				sp_drop(lock_drops.stack_map_full);
 		}
 	} else {
@@ -134,11 +138,15 @@ static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
 		r = (f & SP_FC_VERIFIED) && w ? sp_kstack_raw(&lock_kraw) : NULL;
 		if (r && (r->hash != w->hash || r->st.caller != st.caller))
 			f |= SP_FC_MISMATCH;
+		else if (r && h) /* the same stack, kept: the memo's entry may answer */
+			sp_kmemo_kept(r);
+		memo = r ? r->kmemo_used : 0;
 	}
 	*ret_caller = st.caller;
 	c = bpf_map_lookup_elem(&lock_cache_pcpu, &zero);
 	if (c) { /* this CPU's: plain adds */
 		c->stacks++;
+		c->stacks_memo += memo;
 		c->stacks_fast += f & SP_FC_FAST;
 		c->stacks_verified += (f & SP_FC_VERIFIED) >> 1;
 		c->stacks_mismatched += (f & SP_FC_MISMATCH) >> 2;

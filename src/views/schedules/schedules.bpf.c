@@ -385,8 +385,11 @@ static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key,
 		if (r) {
 			st.caller = r->st.caller;
 			st.wait = r->st.wait;
-			h = sp_stack_keep(&stacks, r->hash, &r->out);
-			if (!h)
+			/* from the memo: kept before (nothing leaves the map) */
+			h = r->kmemo_hit ? r->hash : sp_stack_keep(&stacks, r->hash, &r->out);
+			if (h)
+				sp_kmemo_kept(r);
+			else
 				sp_drop(sched_drops.stack_map_full);
 		} else {
 			st.caller = SP_CALLER_UNKNOWN;
@@ -403,10 +406,13 @@ static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key,
 		r = (f & SP_FC_VERIFIED) && w ? sp_kstack_raw(&kraw_buf) : NULL;
 		if (r && (r->hash != w->hash || r->st.caller != st.caller || r->st.wait != st.wait))
 			f |= SP_FC_MISMATCH;
+		else if (r && h) /* the same stack, kept: the memo's entry may answer */
+			sp_kmemo_kept(r);
 	}
 	key->caller = st.caller;
 	key->wait = st.wait;
 	if (c) {
+		c->stacks_memo += r && (f & SP_FC_FAST) ? r->kmemo_used : 0;
 		c->stacks_fast += f & SP_FC_FAST;
 		c->stacks_verified += (f & SP_FC_VERIFIED) >> 1;
 		c->stacks_mismatched += (f & SP_FC_MISMATCH) >> 2;
@@ -421,7 +427,7 @@ static __always_inline __u64 waker_function(void *ctx)
 	struct sp_sched_pcpu *pc;
 	int pre, walked = 0, f;
 	struct sp_kraw *r;
-	__u32 zero = 0;
+	__u32 zero = 0, memo = 0;
 	__u64 fn;
 
 	sp_kstack_at(&wake_kraw, ctx);
@@ -432,15 +438,18 @@ static __always_inline __u64 waker_function(void *ctx)
 	if ((f & SP_FC_FAST) && !walked) { /* folded as it was built from the raw words */
 		r = sp_kstack_raw(&wake_kraw);
 		fn = r ? r->wst.function : SP_WAKER_UNKNOWN;
+		memo = r ? r->kmemo_used : 0;
 	} else {
 		fn = sp_wake_fold(&wake_buf, walked);
 		/* a check: the fold done while building must be the walk's too */
 		r = f & SP_FC_VERIFIED ? sp_kstack_raw(&wake_kraw) : NULL;
 		if (r && r->wst.function != fn)
 			f |= SP_FC_MISMATCH;
+		memo = r ? r->kmemo_used : 0;
 	}
 	pc = bpf_map_lookup_elem(&sched_pcpu, &zero);
 	if (pc) {
+		pc->counts.wakes_memo += memo;
 		pc->counts.wakes_walked++;
 		pc->counts.wakes_fast += f & SP_FC_FAST;
 		pc->counts.wakes_verified += (f & SP_FC_VERIFIED) >> 1;
