@@ -197,6 +197,7 @@ struct sp_caller_cache {
 	uint64_t verified;
 	uint64_t mismatched;
 	bool verify_all; /* --verify-callers: every one was checked */
+	uint64_t memo;	 /* of fast: from the memo of stacks built (faststack.bpf.h) */
 	uint64_t attributed; /* locks: contentions given a caller (the schedules': voluntary) */
 };
 

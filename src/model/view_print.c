@@ -104,10 +104,13 @@ void sp_print_cache(const char *label, const struct sp_caller_cache *c, uint64_t
 {
 	if (!c->present)
 		return;
-	fprintf(f, "  %s: %" PRIu64 " of %" PRIu64 " %s from the cache (%.1f%%), the rest by "
-		   "a full stack walk; %" PRIu64 " checked by one%s, %" PRIu64 " mismatched\n",
-		label, c->fast, of, what, sp_pct(c->fast, of), c->verified,
-		c->verify_all ? " (--verify-callers)" : "", c->mismatched);
+	fprintf(f, "  %s: %" PRIu64 " of %" PRIu64 " %s from the cache (%.1f%%", label, c->fast, of,
+		what, sp_pct(c->fast, of));
+	if (c->memo)
+		fprintf(f, ", %" PRIu64 " of them from its memo", c->memo);
+	fprintf(f, "), the rest by a full stack walk; %" PRIu64 " checked by one%s, %" PRIu64
+		   " mismatched\n",
+		c->verified, c->verify_all ? " (--verify-callers)" : "", c->mismatched);
 }
 
 void sp_print_caller_cache(const struct sp_caller_cache *c, uint64_t of, const char *what,

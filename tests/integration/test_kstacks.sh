@@ -2,12 +2,21 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Kept kernel stacks from the raw stack words (bpf/faststack.bpf.h): with --verify-callers
 # every stack the cache builds is checked against bpf_get_stack()'s, frame by frame, and
-# none differs; most come from the cache; the stacks kept are the same without the cache
-# (--kstack-cache 0), which then reports none.
+# none differs; most come from the cache, and most of those from its memo of stacks built
+# (struct sp_kmemo: each of its answers checked too); the stacks kept are the same without
+# the cache (--kstack-cache 0), which then reports none.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 N=3000
 PR=$(pipe_read_fn)
+
+# memo FILE CACHE MIN WHAT: at least MIN of CACHE's answers came from its memo
+memo() {
+	local m
+	m=$(jget "$1" 'd["schedules"]["'"$2"'"].get("memo", 0)')
+	[ "$m" -ge "$3" ] || fail "only $m $4 from the memo of stacks built, expected >= $3"
+	pass "$4: $m from the memo of stacks built"
+}
 
 # stacks FILE: the kernel frames of each kept stack of the pipe reader's row, one per line
 stacks() {
@@ -18,6 +27,8 @@ stacks() {
 	-o "$TMP/fast.json" -- "$SPWORK" pipe $N || fail "schedprof exited $?"
 cache_verified "$TMP/fast.json" $((N / 2)) schedules stack_cache "kernel stacks"
 cache_verified "$TMP/fast.json" $((N / 2)) schedules waker_cache "wakers' stacks"
+memo "$TMP/fast.json" stack_cache $((N / 2)) "kernel stacks (each checked)"
+memo "$TMP/fast.json" waker_cache $((N / 2)) "wakers' stacks (each checked)"
 
 # the fork and exit paths of many short tasks (kernel threads' and exceptions' entries too)
 "$SCHEDPROF" trace --verify-callers --views schedules --stacks --wakers -f json \
@@ -44,6 +55,7 @@ read -r fast ver vol <<< "$(jget "$TMP/backoff.json" '" ".join(str(x) for x in (
 [ $((fast * 100)) -ge $((vol * 90)) ] || fail "only $fast of $vol kernel stacks from the cache (< 90%)"
 [ "$ver" -le $((fast / 128 + 1)) ] || fail "$ver of $fast cached stacks checked: the checks did not back off"
 pass "$fast of $vol kernel stacks from the cache, $ver checked by a full walk (backing off)"
+memo "$TMP/backoff.json" stack_cache $((fast * 9 / 10)) "kernel stacks"
 n=$(caller_count "$TMP/backoff.json" "$PR" sp_pipe_reader)
 assert_between "$PR count of sp_pipe_reader (from the cache)" "$n" 19800 20200
 c=$(stacks "$TMP/backoff.json")

@@ -191,6 +191,7 @@ static int read_cache(struct lock_state *st, int ncpus, struct sp_caller_cache *
 	err = map_pcpu_sum(bpf_map__fd(skel->maps.lock_cache_pcpu), &c, sizeof(c), ncpus);
 	stack_cache->attributed = c.stacks;
 	stack_cache->fast = c.stacks_fast;
+	stack_cache->memo = c.stacks_memo;
 	stack_cache->verified = c.stacks_verified;
 	stack_cache->mismatched = c.stacks_mismatched;
 	if (c.stacks_off)

@@ -54,6 +54,8 @@ static bool unavailable(const void *obj)
 static const struct sp_field cache_fields[] = {
 	SP_U64(struct sp_caller_cache, "attributed", attributed),
 	SP_CALLER_CACHE_FIELDS,
+	/* lock_stack_cache: of fast, those the memo of stacks built gave */
+	SP_U64_AS(struct sp_caller_cache, "memo", memo, SP_SPARSE),
 };
 static const struct sp_schema cache_schema = SP_SCHEMA_OF("lock_caller_cache", cache_fields);
 static const struct sp_schema stack_cache_schema = SP_SCHEMA_OF("lock_stack_cache", cache_fields);

@@ -446,6 +446,8 @@ static int sched_read(void *state, struct trace_ctx *ctx, struct sp_run *run)
 	v->stack_cache.present = !skel->rodata->caller_fast && skel->rodata->kstack_cache;
 	v->stack_cache.verify_all = skel->rodata->verify_callers;
 	v->stack_cache.fast = c.stacks_fast;
+	v->stack_cache.memo = c.stacks_memo;
+	v->waker_cache.memo = c.wakes_memo;
 	v->stack_cache.verified = c.stacks_verified;
 	v->stack_cache.mismatched = c.stacks_mismatched;
 	v->waker_cache.present = skel->rodata->wake_walk && skel->rodata->kstack_cache;

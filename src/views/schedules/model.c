@@ -131,6 +131,8 @@ static const struct sp_field stack_cache_fields[] = {
 	SP_CALLER_CACHE_FIELDS,
 	/* waker_cache: the wake-ups whose waker's stack was looked for */
 	SP_U64_AS(struct sp_caller_cache, "of", attributed, SP_SPARSE),
+	/* stack_cache, waker_cache: of fast, those the memo of stacks built gave */
+	SP_U64_AS(struct sp_caller_cache, "memo", memo, SP_SPARSE),
 };
 static const struct sp_schema stack_cache_schema =
 	SP_SCHEMA_OF("stack_cache", stack_cache_fields);
