@@ -16,11 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "symbols/debuginfod.h"
 #include "symbols/elfsyms.h"
 #include "base/hashmap.h"
+#include "base/util.h"
 #include "symbols/procmaps.h"
 #include "symbols/usyms.h"
 
@@ -33,6 +35,22 @@ struct bc_file { /* the identity fields come first: they are the key (FILE_KEY_S
 };
 
 #define FILE_KEY_SIZE offsetof(struct bc_file, result)
+
+/* A mapped file as /proc/PID/maps names it (dev, inode): the key comes first. */
+struct bc_mapped {
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+	uint64_t checked; /* when its mapping was last registered (CLOCK_MONOTONIC ns) */
+};
+
+#define MAPPED_KEY_SIZE offsetof(struct bc_mapped, checked)
+
+/*
+ * A file mapped by many processes (a compile job's or a forking server's libraries) is stat'ed
+ * and registered at most this often: its identity is the mapped file's, so only a rewrite in
+ * place (same inode) could change what it registers.
+ */
+#define BC_MAPPED_AGAIN_NS (1000 * 1000 * 1000ull)
 
 struct bc_object {
 	uint8_t id[ELF_BUILD_ID_MAX];
@@ -63,6 +81,7 @@ struct bc_name {
 
 struct buildid_cache {
 	struct hashmap files;	/* struct bc_file * by identity -> itself */
+	struct hashmap mapped;	/* struct bc_mapped * by (dev, inode) -> itself */
 	struct hashmap objects; /* struct bc_object * by build-id -> itself */
 	struct hashmap names;	/* struct bc_name * by (object, offset) -> itself */
 	char *debug_dir;
@@ -114,6 +133,7 @@ struct buildid_cache *buildid_cache__new(void)
 	if (!c)
 		return NULL;
 	hashmap__init(&c->files, hashmap_mem_hash, hashmap_mem_equal, (void *)FILE_KEY_SIZE);
+	hashmap__init(&c->mapped, hashmap_mem_hash, hashmap_mem_equal, (void *)MAPPED_KEY_SIZE);
 	hashmap__init(&c->objects, object_hash, object_equal, NULL);
 	hashmap__init(&c->names, hashmap_mem_hash, hashmap_mem_equal, (void *)NAME_KEY_SIZE);
 	return c;
@@ -137,6 +157,7 @@ void buildid_cache__free(struct buildid_cache *c)
 	if (!c)
 		return;
 	hashmap__clear_with(&c->files, hashmap_free_key);
+	hashmap__clear_with(&c->mapped, hashmap_free_key);
 	hashmap__clear_with(&c->names, name_entry_free);
 	hashmap__clear_with(&c->objects, object_free);
 	free(c->debug_dir);
@@ -375,16 +396,34 @@ int buildid_cache__add_pid(struct buildid_cache *c, int pid)
 int buildid_cache__add_maps(struct buildid_cache *c, int pid, const struct proc_map *maps,
 			    size_t n)
 {
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < n; i++) {
 		const struct proc_map *m = &maps[i];
+		struct bc_mapped key = { .inode = m->inode, .dev_major = m->dev_major,
+					 .dev_minor = m->dev_minor }, *mp;
 		struct stat st;
+		long found;
 		char mf[64];
 
 		if (m->perms[2] != 'x' || m->path[0] != '/')
 			continue;
+		mp = hashmap__find(&c->mapped, (long)&key, &found) ? (struct bc_mapped *)found : NULL;
+		if (mp && now - mp->checked < BC_MAPPED_AGAIN_NS)
+			continue;
+		if (!mp) {
+			mp = malloc(sizeof(*mp));
+			if (!mp)
+				return -ENOMEM;
+			*mp = key;
+			if (hashmap__add(&c->mapped, (long)mp, (long)mp)) {
+				free(mp);
+				return -ENOMEM;
+			}
+		}
+		mp->checked = now;
 		if (path_is_current(m, &st)) {
 			err = add_file_st(c, m->path, m->path, false, &st);
 		} else {
@@ -393,8 +432,10 @@ int buildid_cache__add_maps(struct buildid_cache *c, int pid, const struct proc_
 			err = add_file(c, mf, m->path, true);
 		}
 		/* files without build-id, unreadable or vanished files are skipped */
-		if (err == -ENOMEM)
+		if (err == -ENOMEM) {
+			mp->checked = 0; /* worth a retry */
 			break;
+		}
 		err = 0;
 	}
 	return err;

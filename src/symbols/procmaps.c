@@ -2,16 +2,23 @@
 /*
  * /proc/PID/maps parser. Each line is
  *   start-end perms pgoff major:minor inode [padding path]
- * with hex numbers except the decimal inode; the path runs to the end of the line.
+ * with hex numbers except the decimal inode; the path runs to the end of the line. The
+ * executable mappings alone can also come from the PROCMAP_QUERY ioctl on that file.
  */
 #include "symbols/procmaps.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <linux/types.h>
 
+#include "base/testhook.h"
 #include "base/util.h"
 
 /* Parses at least one digit in base 16 or 10, stopping at the first non-digit. */
@@ -160,6 +167,189 @@ int proc_maps__read(int pid, struct proc_map **ret_maps, size_t *ret_n)
 	err = parse_stream(f, ret_maps, ret_n);
 	fclose(f);
 	return err;
+}
+
+/*
+ * Keeps the mappings of maps[] that are executable, in place, but the vsyscall page: it is no
+ * mapping of the process (the ioctl does not show it), and nothing is named in it.
+ */
+static size_t keep_exec(struct proc_map *maps, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (maps[i].perms[2] == 'x' && strcmp(maps[i].path, "[vsyscall]"))
+			maps[k++] = maps[i];
+		else
+			free(maps[i].path);
+	}
+	return k;
+}
+
+/*
+ * The kernel's struct procmap_query (include/uapi/linux/fs.h, 6.11): the build machine's headers
+ * may predate it. The kernel takes any size it knows a prefix of.
+ */
+struct sp_procmap_query {
+	__u64 size;
+	__u64 query_flags;
+	__u64 query_addr;
+	__u64 vma_start;
+	__u64 vma_end;
+	__u64 vma_flags;
+	__u64 vma_page_size;
+	__u64 vma_offset;
+	__u64 inode;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u32 vma_name_size;
+	__u32 build_id_size;
+	__u64 vma_name_addr;
+	__u64 build_id_addr;
+};
+
+#define SP_PROCMAP_QUERY _IOWR('f', 17, struct sp_procmap_query)
+enum {
+	SP_PMQ_READABLE = 0x01,
+	SP_PMQ_WRITABLE = 0x02,
+	SP_PMQ_EXECUTABLE = 0x04,
+	SP_PMQ_SHARED = 0x08,
+	SP_PMQ_COVERING_OR_NEXT = 0x10,
+};
+
+/* The executable mappings of the open maps file fd, by address. */
+static int query_exec(int fd, struct proc_map **ret_maps, size_t *ret_n)
+{
+	struct proc_map *maps = NULL, *m;
+	struct sp_procmap_query q;
+	size_t n = 0, cap = 0;
+	uint64_t addr = 0;
+	char name[PATH_MAX];
+	int err;
+
+	for (;;) {
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.query_flags = SP_PMQ_EXECUTABLE | SP_PMQ_COVERING_OR_NEXT;
+		q.query_addr = addr;
+		q.vma_name_addr = (__u64)(uintptr_t)name;
+		q.vma_name_size = sizeof(name);
+		if (ioctl(fd, SP_PROCMAP_QUERY, &q)) {
+			if (errno == ENOENT) /* no executable mapping above addr */
+				break;
+			err = -errno;
+			goto err;
+		}
+		if (q.vma_end <= addr || q.vma_end < q.vma_start) { /* never looping */
+			err = -EINVAL;
+			goto err;
+		}
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 32;
+			struct proc_map *p = realloc(maps, ncap * sizeof(*p));
+
+			if (!p) {
+				err = -ENOMEM;
+				goto err;
+			}
+			maps = p;
+			cap = ncap;
+		}
+		m = &maps[n];
+		memset(m, 0, sizeof(*m));
+		m->start = q.vma_start;
+		m->end = q.vma_end;
+		m->pgoff = q.vma_offset;
+		m->inode = q.inode;
+		m->dev_major = q.dev_major;
+		m->dev_minor = q.dev_minor;
+		m->perms[0] = q.vma_flags & SP_PMQ_READABLE ? 'r' : '-';
+		m->perms[1] = q.vma_flags & SP_PMQ_WRITABLE ? 'w' : '-';
+		m->perms[2] = 'x';
+		m->perms[3] = q.vma_flags & SP_PMQ_SHARED ? 's' : 'p';
+		/* vma_name_size counts the NUL; 0: a mapping without a name (anonymous) */
+		if (q.vma_name_size > sizeof(name) ||
+		    (q.vma_name_size && name[q.vma_name_size - 1])) {
+			err = -EINVAL;
+			goto err;
+		}
+		m->path = strdup(q.vma_name_size ? name : "");
+		if (!m->path) {
+			err = -ENOMEM;
+			goto err;
+		}
+		n++;
+		addr = q.vma_end;
+	}
+	*ret_maps = maps;
+	*ret_n = n;
+	return 0;
+err:
+	proc_maps__free(maps, n);
+	return err;
+}
+
+static int open_maps(int pid)
+{
+	char path[32];
+	int fd;
+
+	if (pid <= 0)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	return fd;
+}
+
+int proc_maps__query_exec(int pid, struct proc_map **ret_maps, size_t *ret_n)
+{
+	int fd = open_maps(pid), err;
+
+	if (fd < 0)
+		return fd;
+	err = query_exec(fd, ret_maps, ret_n);
+	close(fd);
+	return err;
+}
+
+/* Set once the kernel answered PROCMAP_QUERY with ENOTTY: it predates the ioctl. */
+static int no_query;
+
+int proc_maps__read_exec(int pid, struct proc_map **ret_maps, size_t *ret_n)
+{
+	struct proc_map *maps;
+	size_t n;
+	FILE *f;
+	int fd, err;
+
+	fd = open_maps(pid);
+	if (fd < 0)
+		return fd;
+	if (!__atomic_load_n(&no_query, __ATOMIC_RELAXED) && !test_hook("SCHEDPROF_TEST_MAPS_TEXT")) {
+		err = query_exec(fd, ret_maps, ret_n);
+		/* a gone process or no memory answers for both ways; anything else: the text */
+		if (!err || err == -ESRCH || err == -ENOMEM) {
+			close(fd);
+			return err;
+		}
+		if (err == -ENOTTY)
+			__atomic_store_n(&no_query, 1, __ATOMIC_RELAXED);
+	}
+	f = fdopen(fd, "re");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	err = parse_stream(f, &maps, &n);
+	fclose(f);
+	if (err)
+		return err;
+	*ret_n = keep_exec(maps, n);
+	*ret_maps = maps;
+	return 0;
 }
 
 void proc_maps__free(struct proc_map *maps, size_t n)

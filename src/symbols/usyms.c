@@ -390,11 +390,11 @@ int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 	size_t n;
 	int err;
 
-	err = proc_maps__read(pid, &maps, &n);
+	err = proc_maps__read_exec(pid, &maps, &n);
 	if (err)
 		return err;
 	/*
-	 * A user process always maps something: no mappings means its mm is gone (it is
+	 * A user process always maps some code: no mappings means its mm is gone (it is
 	 * exiting, or a zombie). An empty snapshot would replace the one taken while it lived.
 	 */
 	if (!n) {

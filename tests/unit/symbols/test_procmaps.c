@@ -2,19 +2,23 @@
 /*
  * /proc/PID/maps parsing (src/symbols/procmaps.c): every field of the fixture (paths with
  * spaces, " (deleted)", anonymous mappings, pseudo paths), find at boundaries and in gaps,
- * malformed lines, sorting, and the maps of live and reaped processes.
+ * malformed lines, sorting, and the maps of live and reaped processes; the executable mappings
+ * alone, by PROCMAP_QUERY and by the text, alike.
  *
  * test_maps_fixture and test_maps_malformed are test_elfsyms.c's, copied unchanged (that file
  * is another helper's: the lead drops them there); test_maps_live is its first half, with a
  * reaped child of our own instead of a symtarget.
  */
 #include <check.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -167,6 +171,101 @@ START_TEST(test_maps_live)
 }
 END_TEST
 
+/* ret[] (n) is exactly the executable mappings of all[] (nall), field by field. */
+static void check_exec_of(const struct proc_map *all, size_t nall, const struct proc_map *ret,
+			  size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < nall; i++) {
+		if (all[i].perms[2] != 'x' || !strcmp(all[i].path, "[vsyscall]"))
+			continue;
+		ck_assert_uint_lt(k, n);
+		ck_assert_uint_eq(ret[k].start, all[i].start);
+		ck_assert_uint_eq(ret[k].end, all[i].end);
+		ck_assert_uint_eq(ret[k].pgoff, all[i].pgoff);
+		ck_assert_uint_eq(ret[k].inode, all[i].inode);
+		ck_assert_uint_eq(ret[k].dev_major, all[i].dev_major);
+		ck_assert_uint_eq(ret[k].dev_minor, all[i].dev_minor);
+		ck_assert_str_eq(ret[k].perms, all[i].perms);
+		ck_assert_str_eq(ret[k].path, all[i].path);
+		k++;
+	}
+	ck_assert_uint_eq(k, n);
+}
+
+/* Whether this kernel has PROCMAP_QUERY (6.11). */
+static bool kernel_has_query(void)
+{
+	struct utsname u;
+	unsigned int major = 0, minor = 0;
+
+	ck_assert_int_eq(uname(&u), 0);
+	ck_assert_int_ge(sscanf(u.release, "%u.%u", &major, &minor), 2);
+	return major > 6 || (major == 6 && minor >= 11);
+}
+
+START_TEST(test_maps_exec)
+{
+	struct proc_map *all, *ex, *q;
+	size_t nall, nex, nq;
+	void *anon;
+	pid_t pid;
+	int status, err;
+
+	/* an anonymous executable mapping (a JIT's) is one, without a path */
+	anon = mmap(NULL, 3 * 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(anon, MAP_FAILED);
+	ck_assert_int_eq(proc_maps__read(getpid(), &all, &nall), 0);
+	ck_assert_int_eq(proc_maps__read_exec(getpid(), &ex, &nex), 0);
+	ck_assert_uint_gt(nex, 2);
+	ck_assert_uint_lt(nex, nall);
+	check_exec_of(all, nall, ex, nex);
+	proc_maps__free(ex, nex);
+	/* by the text, as on a kernel without the ioctl */
+	ck_assert_int_eq(setenv("SCHEDPROF_TEST_MAPS_TEXT", "1", 1), 0);
+	ck_assert_int_eq(proc_maps__read_exec(getpid(), &ex, &nex), 0);
+	ck_assert_int_eq(unsetenv("SCHEDPROF_TEST_MAPS_TEXT"), 0);
+	check_exec_of(all, nall, ex, nex);
+	ck_assert_ptr_nonnull(proc_maps__find(ex, nex, (uint64_t)(uintptr_t)anon));
+	ck_assert_str_eq(proc_maps__find(ex, nex, (uint64_t)(uintptr_t)anon)->path, "");
+	ck_assert_ptr_nonnull(proc_maps__find(ex, nex, (uint64_t)(uintptr_t)&kernel_has_query));
+
+	/* the ioctl alone: on a kernel that has it, the same answer */
+	err = proc_maps__query_exec(getpid(), &q, &nq);
+	if (kernel_has_query()) {
+		ck_assert_int_eq(err, 0);
+		check_exec_of(all, nall, q, nq);
+		proc_maps__free(q, nq);
+	} else {
+		ck_assert_int_eq(err, -ENOTTY);
+	}
+	proc_maps__free(all, nall);
+	proc_maps__free(ex, nex);
+	munmap(anon, 3 * 4096);
+
+	ck_assert_int_eq(proc_maps__read_exec(0, &ex, &nex), -EINVAL);
+	ck_assert_int_eq(proc_maps__query_exec(-1, &ex, &nex), -EINVAL);
+
+	/* a zombie has no mappings: gone for the ioctl, none for the text */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid)
+		_exit(0);
+	ck_assert_int_eq(waitid(P_PID, (id_t)pid, NULL, WEXITED | WNOWAIT), 0);
+	err = proc_maps__read_exec(pid, &ex, &nex);
+	if (!err) {
+		ck_assert_uint_eq(nex, 0);
+		proc_maps__free(ex, nex);
+	} else {
+		ck_assert_int_eq(err, -ESRCH);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	/* and a reaped one is gone */
+	ck_assert_int_eq(proc_maps__read_exec(pid, &ex, &nex), -ESRCH);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("procmaps");
@@ -175,6 +274,7 @@ int main(void)
 	tcase_add_test(tc, test_maps_fixture);
 	tcase_add_test(tc, test_maps_malformed);
 	tcase_add_test(tc, test_maps_live);
+	tcase_add_test(tc, test_maps_exec);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
