@@ -200,6 +200,7 @@ __noinline int sp_user_rmemo_g(struct sp_uscratch *s, __u64 key)
 	e->key = key;
 	e->image = ((__u64)s->ut.tgid << 32) | s->ut.exec_id;
 	e->leader_start = s->ut.leader_start;
+	e->exec_vm = s->ut.exec_vm;
 	e->sp = s->fip[1];
 	e->bp = s->fip[2];
 	e->ip = s->fip[0];
@@ -221,7 +222,8 @@ __noinline int sp_rmemo_same_g(struct sp_uscratch *s)
 	n = e->nused;
 	if (e->ip != s->fip[0] || e->sp != sp || e->bp != s->fip[2] || !e->ip ||
 	    e->image != (((__u64)s->ut.tgid << 32) | s->ut.exec_id) ||
-	    e->leader_start != s->ut.leader_start || n > SP_RMEMO_WORDS)
+	    e->leader_start != s->ut.leader_start || e->exec_vm != s->ut.exec_vm ||
+	    n > SP_RMEMO_WORDS)
 		return 0;
 	len = (__u64)e->span * 8;
 	if (len > SP_RMEMO_SPAN * 8)
@@ -235,4 +237,42 @@ __noinline int sp_rmemo_same_g(struct sp_uscratch *s)
 			return 0;
 	}
 	return 1;
+}
+
+/* sp_ufork's: the processes forked that walk by their parent's rules, and those not kept */
+struct sp_ufork_stats ufork_stats;
+
+/*
+ * A process forked without exec maps its parent's code at its parent's addresses, so it walks
+ * by its parent's rules (struct sp_urule_img) for as long as its executable mappings keep
+ * their size at the fork: the rules one process's copies taught serve the others (a
+ * forking server's workers, perf bench's senders and receivers). Threads share their
+ * process's rules anyway; CLONE_VM children (vfork) share the parent's very mappings.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sp_ufork, struct task_struct *parent, struct task_struct *child)
+{
+	struct sp_urule_img own, kid, *as;
+	struct mm_struct *mm, *cmm;
+
+	if (child->pid != child->tgid)
+		return 0;
+	mm = parent->mm;
+	cmm = child->mm;
+	if (!mm || !cmm)
+		return 0;
+	own.leader_start = parent->group_leader->start_time;
+	own.tgid = parent->tgid;
+	own.exec_id = (__u32)parent->self_exec_id;
+	own.exec_vm = mm->exec_vm;
+	kid.leader_start = child->start_time; /* a new process leads its own group */
+	kid.tgid = child->tgid;
+	kid.exec_id = (__u32)child->self_exec_id;
+	kid.exec_vm = cmm->exec_vm;
+	as = bpf_map_lookup_elem(&urule_forks, &own);
+	if (bpf_map_update_elem(&urule_forks, &kid, as ? as : &own, BPF_ANY))
+		__sync_fetch_and_add(&ufork_stats.lost, 1);
+	else
+		__sync_fetch_and_add(&ufork_stats.forks, 1);
+	return 0;
 }

@@ -82,6 +82,9 @@ SP_USTACK_EXTERN struct {
 /* --stacks by learned rules (struct sp_urule): the rules, the copies of misses, their slots */
 SP_USTACK_EXTERN SP_MAP(ustack_rules, BPF_MAP_TYPE_LRU_HASH, 0, 1, struct sp_urule_key,
 			struct sp_urule);
+/* A process forked without exec -> whose rules it walks by (struct sp_urule_img) */
+SP_USTACK_EXTERN SP_MAP(urule_forks, BPF_MAP_TYPE_LRU_HASH, 0, 1, struct sp_urule_img,
+			struct sp_urule_img);
 SP_USTACK_EXTERN struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);
@@ -145,6 +148,7 @@ struct sp_utask {
 	__u32 tgid, exec_id;	       /* task->tgid, task->self_exec_id */
 	__u32 has_mm;		       /* task->mm is set */
 	__u32 pad;
+	__u64 exec_vm;		       /* mm->exec_vm: its executable mappings' pages */
 };
 
 /*
@@ -169,6 +173,7 @@ struct sp_rmemo {
 	__u64 ip, sp, bp; /* the registers the walk started from (0: empty) */
 	__u64 image;	  /* (tgid << 32) | exec_id */
 	__u64 leader_start;
+	__u64 exec_vm;	  /* the image's code size then (struct sp_urule_img) */
 	__u64 key;	  /* the raw key of its frames (sp_user_raw_key()) */
 	__u32 n, kind;	  /* the walk's frames and end (s->nw, s->kind) */
 	__u32 nused;	  /* the words it read: their index from SP, their value */
@@ -184,9 +189,7 @@ struct sp_rmemo {
  */
 #define SP_RCACHE 128
 struct sp_rcache_ent {
-	__u64 leader_start;
-	__u64 image; /* (tgid << 32) | exec_id */
-	__u64 pc;    /* as in the key, 0: empty */
+	struct sp_urule_key key; /* key.pc 0: empty */
 	struct sp_urule rule;
 };
 
@@ -232,6 +235,7 @@ struct sp_uscratch {
 	__u64 rseq_sent;	   /* sp_user_rwalk_g(): the seq of its copy */
 	struct sp_rwalk_state rw;
 	struct sp_rcache_ent rc[SP_RCACHE];
+	struct sp_urule_img rimg; /* sp_user_rwalk(): whose rules it followed */
 	/* the walk's memo (struct sp_rmemo): the words this walk read, for a new entry */
 	__u16 rused[SP_RMEMO_WORDS];
 	__u64 rval[SP_RMEMO_WORDS];
@@ -243,6 +247,8 @@ struct sp_uscratch {
 	__u32 rcheck;	/* ... the memo answered, and this walk checks it: s->rkey */
 	__u32 rtick;	/* the memo's answers on this CPU (SP_RMEMO_CHECK) */
 	__u32 rforce;	/* sp_user_rwalk(): walk, whatever the memo says */
+	__u32 rforked;	/* sp_user_rwalk(): it walked by a parent's rules (s->rimg) */
+	__u32 rpad;
 	__u64 rkey;
 	struct sp_rmemo rm[SP_RMEMO];
 };
@@ -268,11 +274,13 @@ static __always_inline void sp_utask_fill(struct task_struct *task, struct sp_ut
 	ut->has_mm = mm != NULL;
 	ut->code_start = 0;
 	ut->code_end = 0;
+	ut->exec_vm = 0;
 	ut->exe.ino = 0;
 	if (!mm)
 		return;
 	ut->code_start = mm->start_code;
 	ut->code_end = mm->end_code;
+	ut->exec_vm = mm->exec_vm;
 	if (!exe)
 		return;
 	f = mm->exe_file;
@@ -1283,7 +1291,6 @@ enum sp_rwalk_end {
 struct rwalk {
 	struct sp_uscratch *s;
 	struct sp_urule_key key;
-	__u64 image; /* (key.tgid << 32) | key.exec_id */
 };
 
 /* The user word at addr: from the window, or read. 0 or the read's error. */
@@ -1327,7 +1334,10 @@ static long rwalk_step(__u64 i, struct rwalk *w)
 	}
 	w->key.pc = st->ip | (st->exact ? SP_URULE_EXACT : 0);
 	e = &s->rc[(w->key.pc ^ (w->key.pc >> 7) ^ (w->key.pc >> 16)) & (SP_RCACHE - 1)];
-	if (e->pc == w->key.pc && e->image == w->image && e->leader_start == w->key.leader_start) {
+	if (e->key.pc == w->key.pc && e->key.img.tgid == w->key.img.tgid &&
+	    e->key.img.exec_id == w->key.img.exec_id &&
+	    e->key.img.leader_start == w->key.img.leader_start &&
+	    e->key.img.exec_vm == w->key.img.exec_vm) {
 		r = &e->rule;
 	} else {
 		r = bpf_map_lookup_elem(&ustack_rules, &w->key);
@@ -1335,9 +1345,7 @@ static long rwalk_step(__u64 i, struct rwalk *w)
 			st->end = SP_RW_MISS;
 			return 1;
 		}
-		e->leader_start = w->key.leader_start;
-		e->image = w->image;
-		e->pc = w->key.pc;
+		e->key = w->key;
 		e->rule = *r;
 		r = &e->rule;
 	}
@@ -1427,6 +1435,7 @@ static __always_inline void sp_user_rwalk(struct sp_uscratch *s)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	struct rwalk w = { .s = s };
+	struct sp_urule_img *as;
 	__u64 sp, len;
 
 	s->nw = 0;
@@ -1443,15 +1452,12 @@ static __always_inline void sp_user_rwalk(struct sp_uscratch *s)
 	s->uip[0] = s->fip[0];
 	s->rw = (struct sp_rwalk_state){ .ip = s->fip[0], .sp = sp, .bp = s->fip[2], .nr = 1,
 					 .exact = 1, .end = SP_RW_MORE };
-	w.key.leader_start = s->ut.leader_start;
-	w.key.tgid = s->ut.tgid;
-	w.key.exec_id = s->ut.exec_id;
-	w.image = ((__u64)s->ut.tgid << 32) | s->ut.exec_id;
 	s->nrused = 0;
 	s->rspan = 0;
 	s->rbad = 0;
 	s->rhit = 0;
 	s->rcheck = 0;
+	s->rforked = 0;
 	if (!s->rforce && sp && !(sp & 7) && sp_rmemo_same_g(s)) {
 		struct sp_rmemo *e = sp_rmemo_at(s, sp);
 
@@ -1465,6 +1471,15 @@ static __always_inline void sp_user_rwalk(struct sp_uscratch *s)
 		s->rcheck = 1;
 	}
 	s->rforce = 0;
+	w.key.img.leader_start = s->ut.leader_start;
+	w.key.img.tgid = s->ut.tgid;
+	w.key.img.exec_id = s->ut.exec_id;
+	w.key.img.exec_vm = s->ut.exec_vm;
+	as = bpf_map_lookup_elem(&urule_forks, &w.key.img);
+	if (as)
+		w.key.img = *as;
+	s->rimg = w.key.img;
+	s->rforked = as != NULL;
 	if (sp && !(sp & 7)) {
 		len = SP_UWIN_WORDS * 8;
 		if (!bpf_probe_read_user(s->scan, len, (void *)sp)) {
@@ -1545,6 +1560,7 @@ static __always_inline __u64 sp_user_rcopy(struct sp_uscratch *s, __u32 slot)
 	r->leader_start = s->ut.leader_start;
 	r->tgid = s->ut.tgid;
 	r->exec_id = s->ut.exec_id;
+	r->rules = s->rimg;
 	r->ip = s->fip[0];
 	r->sp = sp;
 	r->bp = s->fip[2];
@@ -1617,6 +1633,8 @@ static __always_inline __u64 sp_user_stack_rules(struct task_struct *task, struc
 		__sync_fetch_and_add(&d->rwalk_memory, 1);
 		break;
 	}
+	if (s->rforked)
+		__sync_fetch_and_add(&d->rwalk_forked, 1);
 	*nr = n;
 	if (!n || n > SP_PROF_UDEPTH)
 		return 0;

@@ -241,6 +241,7 @@ struct sp_ustack_drops {
 	__u64 rmemo_hit;
 	__u64 rmemo_checked;  /* a memo's answer checked by a walk */
 	__u64 rmemo_mismatch; /* ... that gave other frames (a defect: 0 expected) */
+	__u64 rwalk_forked;   /* walks by the rules of a parent (struct sp_urule_img) */
 };
 
 /*
@@ -258,10 +259,29 @@ struct sp_ustack_drops {
 #define SP_URULE_EXACT (1ULL << 63)
 #define SP_URULES 65536 /* rules kept (an LRU hash) */
 
-struct sp_urule_key {
-	__u64 leader_start; /* the image, as struct sp_utask has it */
+/*
+ * Whose rules a walk follows: a process image (as struct sp_utask has it) with the size of its
+ * executable mappings (mm->exec_vm, pages), so that a process that maps or unmaps code walks
+ * by rules of its own from then on. A process forked without exec walks by its parent's
+ * (urule_forks) while that size is the one it had at the fork: its code is its parent's then.
+ */
+struct sp_urule_img {
+	__u64 leader_start;
 	__u32 tgid;
 	__u32 exec_id;
+	__u64 exec_vm;
+};
+
+#define SP_URULE_FORKS 16384 /* processes forked that walk by their parent's rules */
+
+/* bpf/ustack.bpf.c sp_ufork's counts (.bss) */
+struct sp_ufork_stats {
+	__u64 forks; /* processes forked that walk by their parent's rules */
+	__u64 lost;  /* ... that could not be kept (they walk by their own) */
+};
+
+struct sp_urule_key {
+	struct sp_urule_img img;
 	__u64 pc; /* | SP_URULE_EXACT */
 };
 
@@ -294,9 +314,10 @@ struct sp_urule {
 
 struct sp_ustk_copy {
 	__u64 seq;	    /* the placeholder's: (copy slot << 40) | the slot's count */
-	__u64 leader_start; /* the image (struct sp_urule_key) */
+	__u64 leader_start; /* the process image */
 	__u32 tgid, exec_id;
-	__u64 ip, sp, bp, bx, di; /* the task's user registers */
+	struct sp_urule_img rules; /* whose rules the walk followed: the copy's are taught there */
+	__u64 ip, sp, bp, bx, di;  /* the task's user registers */
 	__u32 len;		  /* bytes of data, the stack from sp */
 	__u32 flags;		  /* SP_UCOPY_F_* */
 	__u8 data[];

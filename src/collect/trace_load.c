@@ -606,6 +606,12 @@ int tracer_attach(struct tracer *t)
 		if (!t->fork_link)
 			err = -errno;
 	}
+	/* before the switches walk user stacks: a child forked meanwhile would walk by its own */
+	if (!err && bpf_program__autoload(t->skel->progs.sp_ufork)) {
+		t->ufork_link = bpf_program__attach(t->skel->progs.sp_ufork);
+		if (!t->ufork_link)
+			err = -errno;
+	}
 	if (!err && bpf_program__autoload(t->skel->progs.sp_exit)) {
 		t->exit_link = bpf_program__attach(t->skel->progs.sp_exit);
 		if (!t->exit_link)
@@ -645,7 +651,8 @@ void tracer_detach(struct tracer *t)
 	bpf_link__destroy(t->fork_link);
 	bpf_link__destroy(t->exit_link);
 	bpf_link__destroy(t->exec_link);
-	t->fork_link = t->exit_link = t->exec_link = NULL;
+	bpf_link__destroy(t->ufork_link);
+	t->fork_link = t->exit_link = t->exec_link = t->ufork_link = NULL;
 	for (size_t i = 0; i < ncollectors; i++)
 		if (t->state[i] && collectors[i]->detach)
 			collectors[i]->detach(t->state[i]);

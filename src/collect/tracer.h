@@ -43,6 +43,7 @@ struct tracer {
 	struct schedprof_bpf *skel;
 	void *state[TRACE_MAX_COLLECTORS];
 	struct bpf_link *fork_link, *exit_link, *exec_link;
+	struct bpf_link *ufork_link; /* sp_ufork, with --stacks' learned rules */
 	struct bpf_link *switch_link; /* the one sched_switch program, shared by the views */
 	struct bpf_link *free_link;   /* sp_task_free, with the per-task hashes only */
 	struct sp_features features;

@@ -42,6 +42,8 @@ void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_config *o, 
 	skel->rodata->ustack_timed = test_hook(UFRAMES_TIMING_ENV) != NULL;
 	/* the bench's too: --stacks with kernel stacks only, what the user stacks cost is compared to */
 	skel->rodata->ustack_off = test_hook(UFRAMES_OFF_ENV) != NULL;
+	/* with the rules only (below) */
+	bpf_program__set_autoload(skel->progs.sp_ufork, false);
 	if (!stacks)
 		return;
 	bpf_map__set_max_entries(skel->maps.prof_ustacks, o->max_stacks);
@@ -56,6 +58,8 @@ void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_config *o, 
 	skel->rodata->ustack_rules_on = 1;
 	skel->rodata->ustack_verify = o->verify_callers;
 	bpf_map__set_max_entries(skel->maps.ustack_rules, SP_URULES);
+	bpf_map__set_max_entries(skel->maps.urule_forks, SP_URULE_FORKS);
+	bpf_program__set_autoload(skel->progs.sp_ufork, true);
 	bpf_map__set_max_entries(skel->maps.ustk_copies, SP_USTK_COPY_RING);
 	/* a slot per CPU for each view that can nest on it (schedules, locks) */
 	bpf_map__set_max_entries(skel->maps.ustk_copy_slots, (uint32_t)ncpus * 2);
@@ -219,6 +223,13 @@ void uframes_live_done(const char *view, const struct uframes *uf, const struct 
 	cuts->depth += d->rwalk_depth;
 	cuts->lost += d->rwalk_copy_lost;
 	uframes_report(view, uf, d, &skel->bss->prof_ucache_stats, pairs, ustacks);
+	if (skel->rodata->ustack_rules_on)
+		dlog("%s: processes forked that walk by their parent's rules: %llu", view,
+		     (unsigned long long)skel->bss->ufork_stats.forks);
+	if (skel->bss->ufork_stats.lost)
+		wlog("%s: %llu processes forked walk by rules of their own (not kept: out of "
+		     "memory), their first stacks cut", view,
+		     (unsigned long long)skel->bss->ufork_stats.lost);
 	if (live)
 		urules__report(live->rules, view);
 }
@@ -275,6 +286,9 @@ void uframes_report(const char *view, const struct uframes *uf, const struct sp_
 		     (unsigned long long)d->rwalk_miss, (unsigned long long)d->rwalk_copy_lost,
 		     (unsigned long long)d->rwalk_memory, SP_PROF_UDEPTH,
 		     (unsigned long long)d->rwalk_depth);
+	if (d->rwalk_forked)
+		dlog("%s: %llu of those walks followed the rules of the process they were forked "
+		     "from", view, (unsigned long long)d->rwalk_forked);
 	if (d->rwalk_copy_lost)
 		wlog("%s: %llu user stacks end where the learned rules did: no copy could be sent "
 		     "(ring buffer full, stack not readable)", view,

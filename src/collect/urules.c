@@ -143,7 +143,12 @@ int urules__copy(struct urules *r, const void *data, size_t size)
 		return 0;
 	}
 	r->copies++;
-	if (usnap_for_ip(&r->snap, r->usyms, c->tgid, c->exec_id, c->ip))
+	/*
+	 * The code is that of whose rules the walk followed: a forked process's is its
+	 * parent's, and the parent's snapshot holds it even when the child has exec'd since
+	 * (posix_spawn's, vfork's), whose own snapshot would be the new program's.
+	 */
+	if (usnap_for_ip(&r->snap, r->usyms, c->rules.tgid, c->rules.exec_id, c->ip))
 		return -ENOMEM;
 	p = malloc(sizeof(*p) + c->len);
 	if (!p)
@@ -165,7 +170,7 @@ static int unwind_one(struct urules *r, const struct sp_ustk_copy *c)
 	struct urules_stack *s;
 	int err;
 
-	err = ucfi__unwind_steps(r->cfi, r->usyms, (int)c->tgid, c->exec_id,
+	err = ucfi__unwind_steps(r->cfi, r->usyms, (int)c->rules.tgid, c->rules.exec_id,
 				 &(struct unwind_regs){ .ip = c->ip, .sp = c->sp, .bp = c->bp,
 							.bx = c->bx, .di = c->di },
 				 &(struct unwind_stack){ .base = c->sp, .data = c->data,
@@ -173,9 +178,7 @@ static int unwind_one(struct urules *r, const struct sp_ustk_copy *c)
 				 ips, steps, SP_PROF_UDEPTH, &res);
 	if (err)
 		return err;
-	key.leader_start = c->leader_start;
-	key.tgid = c->tgid;
-	key.exec_id = c->exec_id;
+	key.img = c->rules;
 	for (size_t i = 0; i < res.n; i++) {
 		struct sp_urule rule;
 

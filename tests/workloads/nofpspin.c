@@ -17,6 +17,9 @@
  * `nofpspin SECS read-two`: the reads through read_a() and read_b() in turn, both calling
  * read_one(): frames alike, so each read blocks with the same registers, its stacks a return
  * address apart. It prints how many reads went through each.
+ * `nofpspin SECS read-forks`: `read` (its stacks main -> main -> f1 ...), then 8 processes
+ * forked, 10 ms apart, each doing `read` with its own pipe and writer: processes forked
+ * without exec, whose code is their parent's.
  */
 #include <stdio.h>
 #include <signal.h>
@@ -24,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 static volatile unsigned long sink;
 
@@ -172,6 +176,25 @@ int main(int argc, char **argv)
 
 	by_signal = argc > 2 && (!strcmp(argv[2], "signal") || !strcmp(argv[2], "read-signal"));
 	two_paths = argc > 2 && !strcmp(argv[2], "read-two");
+	if (argc > 2 && !strcmp(argv[2], "read-forks")) {
+		struct timespec gap = { 0, 10000000 };
+		int k, status, bad;
+
+		argv[2] = "read";
+		bad = main(argc, argv);
+		for (k = 0; k < 8; k++) {
+			pid_t pid = fork();
+
+			if (pid < 0)
+				return 2;
+			if (!pid)
+				_exit(main(argc, argv));
+			nanosleep(&gap, NULL);
+		}
+		while (wait(&status) > 0)
+			bad |= !WIFEXITED(status) || WEXITSTATUS(status);
+		return bad;
+	}
 	if (argc > 2 && (!strcmp(argv[2], "read") || !strcmp(argv[2], "read-signal") ||
 			 two_paths)) {
 		struct timespec ms = { 0, 1000000 };
