@@ -90,6 +90,22 @@ static int cmp_map(const void *a, const void *b)
 	return 0;
 }
 
+/* The next slot of *maps (n in use, *cap allocated), zeroed: NULL when out of memory. */
+static struct proc_map *maps_next(struct proc_map **maps, size_t n, size_t *cap)
+{
+	if (n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		struct proc_map *p = realloc(*maps, ncap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		*maps = p;
+		*cap = ncap;
+	}
+	memset(&(*maps)[n], 0, sizeof((*maps)[n]));
+	return &(*maps)[n];
+}
+
 static int parse_stream(FILE *f, struct proc_map **ret_maps, size_t *ret_n)
 {
 	struct proc_map *maps = NULL;
@@ -104,18 +120,10 @@ static int parse_stream(FILE *f, struct proc_map **ret_maps, size_t *ret_n)
 			line[--len] = '\0';
 		if (!len)
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct proc_map *p = realloc(maps, ncap * sizeof(*p));
-
-			if (!p) {
-				err = -ENOMEM;
-				goto err;
-			}
-			maps = p;
-			cap = ncap;
+		if (!maps_next(&maps, n, &cap)) {
+			err = -ENOMEM;
+			goto err;
 		}
-		memset(&maps[n], 0, sizeof(maps[n]));
 		err = parse_line(line, &maps[n]);
 		if (err)
 			goto err;
@@ -244,19 +252,11 @@ static int query_exec(int fd, struct proc_map **ret_maps, size_t *ret_n)
 			err = -EINVAL;
 			goto err;
 		}
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 32;
-			struct proc_map *p = realloc(maps, ncap * sizeof(*p));
-
-			if (!p) {
-				err = -ENOMEM;
-				goto err;
-			}
-			maps = p;
-			cap = ncap;
+		m = maps_next(&maps, n, &cap);
+		if (!m) {
+			err = -ENOMEM;
+			goto err;
 		}
-		m = &maps[n];
-		memset(m, 0, sizeof(*m));
 		m->start = q.vma_start;
 		m->end = q.vma_end;
 		m->pgoff = q.vma_offset;
