@@ -133,7 +133,6 @@ struct sp_kraw {
 	__s32 kmemo_match;  /* a check: the entry that matched (-1: none) */
 	__u32 kmemo_differed; /* ... and the stack built was not its */
 	__u32 kmemo_next;
-	__u32 kmemo_used;   /* the memo answered (a HIT, or a check's match) */
 	/* the words the hops went to (struct sp_kmemo): by distance, and the jump to the top */
 	__u32 nkpos, kmaxpos;
 	__u32 ktop_off, kpad;
@@ -147,6 +146,16 @@ struct sp_kraw {
 int sp_kmemo_find(struct sp_kraw *r, __u64 start_ip, __u32 start_pos, __u32 np, __u32 gen);
 /* Keeps the stack the hops just built in the memo (its slot into r->kmemo_slot). */
 int sp_kmemo_put(struct sp_kraw *r, __u64 start_ip, __u32 start_pos, __u32 np, __u32 gen);
+
+/* The word pos of the raw stack: from the words read, else read. 0 or the read's error. */
+static __always_inline long kraw_word(const struct sp_kraw *r, __u64 pos, __u64 *v)
+{
+	if (pos < r->nw && pos < SP_RAW_WORDS) {
+		*v = r->w[sp_idx(pos, SP_RAW_MASK)];
+		return 0;
+	}
+	return bpf_probe_read_kernel(v, sizeof(*v), (void *)(r->sp + pos * 8));
+}
 
 struct sp_kstack_ctx {
 	struct sp_kraw *r;
@@ -196,9 +205,7 @@ static long kstack_hop(__u64 i, struct sp_kstack_ctx *c)
 		if (!d->next_top || d->next_top >= r->top - pos)
 			goto miss;
 		pos = r->top - d->next_top;
-		if (pos < r->nw && pos < SP_RAW_WORDS)
-			ip = r->w[sp_idx(pos, SP_RAW_MASK)];
-		else if (bpf_probe_read_kernel(&ip, sizeof(ip), (void *)(r->sp + (__u64)pos * 8)))
+		if (kraw_word(r, pos, &ip))
 			goto miss;
 		if (r->ktop_off) /* a second jump: not kept */
 			r->nkpos = SP_KMEMO_FRAMES + 1;
@@ -303,14 +310,12 @@ static __always_inline int sp_kstack_pre(void *raw_scratch, struct sp_stack_star
 		r->check_every = SP_REVALIDATE;
 	check = verify_callers || r->since_check + 1 >= r->check_every;
 	r->kmemo_hit = 0;
-	r->kmemo_used = 0;
 	r->kmemo_match = -1;
 	r->kmemo_differed = 0;
 	slot = sp_kmemo_find(r, ip, pos, np, gen);
 	if (slot >= 0 && slot < SP_KMEMO) {
 		struct sp_kmemo *e = &r->km[slot & (SP_KMEMO - 1)];
 
-		r->kmemo_used = 1;
 		if (!check) {
 			r->since_check++;
 			r->hash = e->hash;
@@ -394,16 +399,8 @@ static long kmemo_try(__u64 i, struct kmemo_find *f)
 		if (r->w[e->pos[j] & SP_RAW_MASK] != e->ip[j])
 			return 0;
 	}
-	if (off) {
-		__u64 pos = r->top - off;
-
-		if (pos < r->nw && pos < SP_RAW_WORDS)
-			v = r->w[sp_idx(pos, SP_RAW_MASK)];
-		else if (bpf_probe_read_kernel(&v, sizeof(v), (void *)(r->sp + pos * 8)))
-			return 0;
-		if (v != e->top_ip)
-			return 0;
-	}
+	if (off && (kraw_word(r, r->top - off, &v) || v != e->top_ip))
+		return 0;
 	f->found = i;
 	return 1;
 }
@@ -459,11 +456,30 @@ __noinline int sp_kmemo_put(struct sp_kraw *r, __u64 start_ip, __u32 start_pos, 
 }
 #endif
 
+/* Whether the memo answered this event's stack (a HIT, or the entry a check compared). */
+static __always_inline __u32 sp_kmemo_used(const struct sp_kraw *r)
+{
+	return r->kmemo_hit || r->kmemo_match >= 0;
+}
+
 /* The stack of this event, from the memo or made into an entry, is in the view's map now. */
 static __always_inline void sp_kmemo_kept(struct sp_kraw *r)
 {
 	if (!r->kmemo_hit)
 		r->km[r->kmemo_slot & (SP_KMEMO - 1)].kept = 1;
+}
+
+/*
+ * The stack this event built, or the memo's, kept in the view's map: its key, 0 when the map
+ * is full. A memo's stack was kept before (nothing leaves the map).
+ */
+static __always_inline __u64 sp_kstack_keep(void *map, struct sp_kraw *r)
+{
+	__u64 h = r->kmemo_hit ? r->hash : sp_stack_keep(map, r->hash, &r->out);
+
+	if (h)
+		sp_kmemo_kept(r);
+	return h;
 }
 
 /* Compares frame i of the two stacks: stops at the first difference, its index in r->found. */

@@ -119,12 +119,9 @@ static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
 		r = sp_kstack_raw(&lock_kraw);
 		st.caller = r ? r->st.caller : SP_CALLER_UNKNOWN;
 		if (r) {
-			/* from the memo: kept before (nothing leaves the map) */
-			memo = r->kmemo_used;
-			h = r->kmemo_hit ? r->hash : sp_stack_keep(&lock_stacks, r->hash, &r->out);
-			if (h)
-				sp_kmemo_kept(r);
-			else
+			memo = sp_kmemo_used(r);
+			h = sp_kstack_keep(&lock_stacks, r);
+			if (!h)
 				sp_drop(lock_drops.stack_map_full);
 		}
 	} else {
@@ -140,7 +137,7 @@ static __always_inline __u64 lock_fold_stack(void *ctx, __u64 *ret_caller)
 			f |= SP_FC_MISMATCH;
 		else if (r && h) /* the same stack, kept: the memo's entry may answer */
 			sp_kmemo_kept(r);
-		memo = r ? r->kmemo_used : 0;
+		memo = r ? sp_kmemo_used(r) : 0;
 	}
 	*ret_caller = st.caller;
 	c = bpf_map_lookup_elem(&lock_cache_pcpu, &zero);

@@ -385,11 +385,8 @@ static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key,
 		if (r) {
 			st.caller = r->st.caller;
 			st.wait = r->st.wait;
-			/* from the memo: kept before (nothing leaves the map) */
-			h = r->kmemo_hit ? r->hash : sp_stack_keep(&stacks, r->hash, &r->out);
-			if (h)
-				sp_kmemo_kept(r);
-			else
+			h = sp_kstack_keep(&stacks, r);
+			if (!h)
 				sp_drop(sched_drops.stack_map_full);
 		} else {
 			st.caller = SP_CALLER_UNKNOWN;
@@ -412,7 +409,7 @@ static __always_inline __u64 fold_stack(void *ctx, struct sp_caller_key *key,
 	key->caller = st.caller;
 	key->wait = st.wait;
 	if (c) {
-		c->stacks_memo += r && (f & SP_FC_FAST) ? r->kmemo_used : 0;
+		c->stacks_memo += r && (f & SP_FC_FAST) ? sp_kmemo_used(r) : 0;
 		c->stacks_fast += f & SP_FC_FAST;
 		c->stacks_verified += (f & SP_FC_VERIFIED) >> 1;
 		c->stacks_mismatched += (f & SP_FC_MISMATCH) >> 2;
@@ -438,14 +435,14 @@ static __always_inline __u64 waker_function(void *ctx)
 	if ((f & SP_FC_FAST) && !walked) { /* folded as it was built from the raw words */
 		r = sp_kstack_raw(&wake_kraw);
 		fn = r ? r->wst.function : SP_WAKER_UNKNOWN;
-		memo = r ? r->kmemo_used : 0;
+		memo = r ? sp_kmemo_used(r) : 0;
 	} else {
 		fn = sp_wake_fold(&wake_buf, walked);
 		/* a check: the fold done while building must be the walk's too */
 		r = f & SP_FC_VERIFIED ? sp_kstack_raw(&wake_kraw) : NULL;
 		if (r && r->wst.function != fn)
 			f |= SP_FC_MISMATCH;
-		memo = r ? r->kmemo_used : 0;
+		memo = r ? sp_kmemo_used(r) : 0;
 	}
 	pc = bpf_map_lookup_elem(&sched_pcpu, &zero);
 	if (pc) {
