@@ -15,7 +15,6 @@ const volatile __u32 ustack_timed = 0;
 const volatile __u32 ustack_off = 0;
 const volatile __u32 ustack_untrusted = 0;
 const volatile __u32 ustack_rules_on = 0;
-const volatile __u32 ustack_verify = 0;
 
 /* libbpf's bpf_helpers.h defines it from 1.6 on */
 #ifndef __arg_untrusted

@@ -102,8 +102,11 @@ extern const volatile __u32 ustack_rules_on;
 extern const volatile __u32 ustack_timed;
 /* SCHEDPROF_USTACK_OFF (bench/callers.sh): --stacks without the user stacks, to compare */
 extern const volatile __u32 ustack_off;
-/* --verify-callers: every walk the memo answers (struct sp_rmemo) is checked by a walk */
-extern const volatile __u32 ustack_verify;
+/*
+ * --verify-callers (fastcaller.bpf.h's, set by the views that walk stacks): every walk the
+ * memo answers (struct sp_rmemo) is checked by a walk too
+ */
+extern const volatile __u32 verify_callers;
 
 /* How the stacks' user frames were named, every view together (not part of the saved run). */
 extern struct sp_prof_ucache_stats prof_ucache_stats;
@@ -1462,7 +1465,7 @@ static __always_inline void sp_user_rwalk(struct sp_uscratch *s)
 		struct sp_rmemo *e = sp_rmemo_at(s, sp);
 
 		s->rkey = e->key;
-		if (!ustack_verify && ++s->rtick % SP_RMEMO_CHECK) {
+		if (!verify_callers && ++s->rtick % SP_RMEMO_CHECK) {
 			s->nw = e->n;
 			s->kind = e->kind;
 			s->rhit = 1;

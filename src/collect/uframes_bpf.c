@@ -56,7 +56,6 @@ void uframes_bpf_size(struct schedprof_bpf *skel, const struct trace_config *o, 
 	if (ncpus <= 0) /* the frame-pointer walk then */
 		return;
 	skel->rodata->ustack_rules_on = 1;
-	skel->rodata->ustack_verify = o->verify_callers;
 	bpf_map__set_max_entries(skel->maps.ustack_rules, SP_URULES);
 	bpf_map__set_max_entries(skel->maps.urule_forks, SP_URULE_FORKS);
 	bpf_program__set_autoload(skel->progs.sp_ufork, true);
@@ -197,17 +196,23 @@ int uframes_live_dump(struct uframes_live *l, struct uframes *uf, struct schedpr
 	return err;
 }
 
+/* The user stacks walked by the learned rules, however they ended */
+static uint64_t rwalk_walks(const struct sp_ustack_drops *d)
+{
+	return d->rwalk_end + d->rwalk_stop + d->rwalk_miss + d->rwalk_copy_lost + d->rwalk_memory +
+	       d->rwalk_depth;
+}
+
 void uframes_memo_counts(const struct schedprof_bpf *skel, const struct sp_ustack_drops *d,
 			 struct sp_caller_cache *c)
 {
 	*c = (struct sp_caller_cache){
 		.present = skel->rodata->ustack_rules_on,
-		.verify_all = skel->rodata->ustack_verify,
+		.verify_all = skel->rodata->verify_callers,
 		.fast = d->rmemo_hit,
 		.verified = d->rmemo_checked,
 		.mismatched = d->rmemo_mismatch,
-		.attributed = d->rwalk_end + d->rwalk_stop + d->rwalk_miss + d->rwalk_copy_lost +
-			      d->rwalk_memory + d->rwalk_depth,
+		.attributed = rwalk_walks(d),
 	};
 }
 
@@ -277,8 +282,7 @@ void uframes_report(const char *view, const struct uframes *uf, const struct sp_
 		     view, (unsigned long long)uf->stacks_missing, (unsigned long long)d->read_fail,
 		     (unsigned long long)d->map_full, (unsigned long long)d->pair_map_full,
 		     (unsigned long long)(pairs->failed + ustacks->failed));
-	if (d->rwalk_end + d->rwalk_stop + d->rwalk_miss + d->rwalk_copy_lost + d->rwalk_memory +
-	    d->rwalk_depth)
+	if (rwalk_walks(d))
 		dlog("%s: user stacks walked by the learned rules: whole %llu, stopped at code they "
 		     "cannot leave %llu, copied at an address without a rule %llu (no copy possible "
 		     "%llu), a word not readable %llu, %d frames deep %llu", view,
