@@ -213,6 +213,7 @@ void uframes_memo_counts(const struct schedprof_bpf *skel, const struct sp_ustac
 		.verified = d->rmemo_checked,
 		.mismatched = d->rmemo_mismatch,
 		.attributed = rwalk_walks(d),
+		.forked = d->rwalk_forked,
 	};
 }
 

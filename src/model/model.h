@@ -199,6 +199,7 @@ struct sp_caller_cache {
 	bool verify_all; /* --verify-callers: every one was checked */
 	uint64_t memo;	 /* of fast: from the memo of stacks built (faststack.bpf.h) */
 	uint64_t attributed; /* locks: contentions given a caller (the schedules': voluntary) */
+	uint64_t forked; /* user-stack walks: of attributed, by the rules of a forked-from parent */
 };
 
 /*

@@ -111,6 +111,9 @@ void sp_print_cache(const char *label, const struct sp_caller_cache *c, uint64_t
 	fprintf(f, "), the rest by a full stack walk; %" PRIu64 " checked by one%s, %" PRIu64
 		   " mismatched\n",
 		c->verified, c->verify_all ? " (--verify-callers)" : "", c->mismatched);
+	if (c->forked)
+		fprintf(f, "  %s: %" PRIu64 " of %" PRIu64 " %s by the rules their parent process "
+			   "learned (forked without exec)\n", label, c->forked, of, what);
 }
 
 void sp_print_caller_cache(const struct sp_caller_cache *c, uint64_t of, const char *what,

@@ -155,15 +155,21 @@ PY
 done
 # Processes forked without exec walk by the rules their parent's copies taught: f8's reads
 # first in the parent, then in 8 children (main -> main -> f1 ...), each with its writer
-"$SCHEDPROF" trace -v --views schedules --stacks -f folded -o "$TMP/forks.folded" -- \
-	"$NOFP_GCC" 0.3 read-forks 2> "$TMP/forks.err" ||
+"$SCHEDPROF" trace -v --views schedules --stacks -f folded -o "$TMP/forks.folded" \
+	--save "$TMP/forks.json" -- "$NOFP_GCC" 0.3 read-forks 2> "$TMP/forks.err" ||
 	fail "read-forks: schedprof exited $?: $(tail -3 "$TMP/forks.err")"
 read -r hit tot <<<"$(share "$TMP/forks.folded" "$comm" "${chain/;main;/;main;main;}" __read)"
 at_least "$hit" "$tot" 95 2000 "read-forks --stacks, blocked in f8's read(), parent and children"
-read -r whole forked <<<"$(sed -n 's/.*schedules: user stacks walked by the learned rules: whole \([0-9]*\),.*/\1/p; s/.*schedules: \([0-9]*\) of those walks followed the rules of the process they were forked from.*/\1/p' "$TMP/forks.err" | tr '\n' ' ')"
-[ -n "$whole" ] && [ -n "$forked" ] && [ $((3 * forked)) -ge "$whole" ] ||
-	fail "read-forks: ${forked:-no} walks by a parent's rules, of ${whole:-?} whole: $(grep -i 'rules' "$TMP/forks.err")"
-pass "read-forks: $forked of $whole whole walks by the rules of the process they were forked from"
+# the JSON's count of them (ustack_cache's "forked", of its "of") and the log's agree
+read -r forked walks <<<"$(jget "$TMP/forks.json" 'd["schedules"]["ustack_cache"].get("forked", 0), d["schedules"]["ustack_cache"].get("of", 0)' | tr -d '(),')"
+logged=$(sed -n 's/.*schedules: \([0-9]*\) of those walks followed the rules of the process they were forked from.*/\1/p' "$TMP/forks.err")
+[ -n "$forked" ] && [ "$walks" -gt 0 ] && [ $((3 * forked)) -ge "$walks" ] ||
+	fail "read-forks: ${forked:-no} walks by a parent's rules, of ${walks:-?}: $(grep -i 'rules' "$TMP/forks.err")"
+[ "$forked" = "$logged" ] || fail "read-forks: the JSON counts $forked walks by a parent's rules, the log ${logged:-none}"
+"$SCHEDPROF" report "$TMP/forks.json" > "$TMP/forks.txt" &&
+	grep -q "user stacks: $forked of $walks walks by the rules their parent process learned" "$TMP/forks.txt" ||
+	fail "read-forks: the report of the saved run does not count the walks by a parent's rules: $(grep 'user stacks' "$TMP/forks.txt")"
+pass "read-forks: $forked of $walks walks by the rules of the process they were forked from"
 # ... and with --ustack-copy 0, frame pointers: the chain is lost
 "$SCHEDPROF" trace --ustack-copy 0 --views schedules --stacks -f folded -o "$TMP/rdfp.folded" -- \
 	"$NOFP_GCC" 0.3 read 2>/dev/null || fail "--stacks --ustack-copy 0 run"

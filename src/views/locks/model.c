@@ -59,8 +59,15 @@ static const struct sp_field cache_fields[] = {
 };
 static const struct sp_schema cache_schema = SP_SCHEMA_OF("lock_caller_cache", cache_fields);
 static const struct sp_schema stack_cache_schema = SP_SCHEMA_OF("lock_stack_cache", cache_fields);
+static const struct sp_field ustack_cache_fields[] = {
+	SP_U64(struct sp_caller_cache, "attributed", attributed),
+	SP_CALLER_CACHE_FIELDS,
+	SP_U64_AS(struct sp_caller_cache, "memo", memo, SP_SPARSE),
+	/* of the walks ("attributed"), those by the rules of the process forked from */
+	SP_U64_AS(struct sp_caller_cache, "forked", forked, SP_SPARSE),
+};
 static const struct sp_schema ustack_cache_schema =
-	SP_SCHEMA_OF("lock_ustack_cache", cache_fields);
+	SP_SCHEMA_OF("lock_ustack_cache", ustack_cache_fields);
 
 #define T struct sp_lock_view
 static const struct sp_field view_fields[] = {

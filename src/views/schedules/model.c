@@ -138,8 +138,15 @@ static const struct sp_schema stack_cache_schema =
 	SP_SCHEMA_OF("stack_cache", stack_cache_fields);
 static const struct sp_schema waker_cache_schema =
 	SP_SCHEMA_OF("waker_cache", stack_cache_fields);
+static const struct sp_field ustack_cache_fields[] = {
+	SP_CALLER_CACHE_FIELDS,
+	SP_U64_AS(struct sp_caller_cache, "of", attributed, SP_SPARSE),
+	SP_U64_AS(struct sp_caller_cache, "memo", memo, SP_SPARSE),
+	/* of the walks ("of"), those by the rules of the process the task was forked from */
+	SP_U64_AS(struct sp_caller_cache, "forked", forked, SP_SPARSE),
+};
 static const struct sp_schema ustack_cache_schema =
-	SP_SCHEMA_OF("ustack_cache", stack_cache_fields);
+	SP_SCHEMA_OF("ustack_cache", ustack_cache_fields);
 
 #define T struct sp_sched_view
 static const struct sp_field view_fields[] = {
