@@ -170,6 +170,17 @@ logged=$(sed -n 's/.*schedules: \([0-9]*\) of those walks followed the rules of 
 	grep -q "user stacks: $forked of $walks walks by the rules their parent process learned" "$TMP/forks.txt" ||
 	fail "read-forks: the report of the saved run does not count the walks by a parent's rules: $(grep 'user stacks' "$TMP/forks.txt")"
 pass "read-forks: $forked of $walks walks by the rules of the process they were forked from"
+# ... but a forked process that maps code of its own (dlopen) leaves its parent's rules: f8
+# reads through the library's nofpdl_read() -> read_byte() in the 8 children. Walked by the
+# parent's rules, whose snapshot has no such library, their stacks would stop at read_byte.
+NOFP_DL=${NOFP_DL:?NOFP_DL must name tests/libnofpdl.so}
+"$SCHEDPROF" trace -v --views schedules --stacks -f folded -o "$TMP/dlf.folded" -- \
+	"$NOFP_GCC" 0.3 read-dlopen-forks "$NOFP_DL" 2> "$TMP/dlf.err" ||
+	fail "read-dlopen-forks: schedprof exited $?: $(tail -3 "$TMP/dlf.err")"
+read -r tot _ <<<"$(share "$TMP/dlf.folded" "$comm" '(^|;)read_byte;__read(;|$)' __read)"
+dlchain="${chain/;main;/;main;main;}"
+read -r hit _ <<<"$(share "$TMP/dlf.folded" "$comm" "${dlchain%(;|\$)};nofpdl_read;read_byte;__read(;|\$)" __read)"
+at_least "$hit" "$tot" 95 1600 "read-dlopen-forks --stacks, children blocked in the library's read_byte(): f8 <- ... <- main <- main"
 # ... and with --ustack-copy 0, frame pointers: the chain is lost
 "$SCHEDPROF" trace --ustack-copy 0 --views schedules --stacks -f folded -o "$TMP/rdfp.folded" -- \
 	"$NOFP_GCC" 0.3 read 2>/dev/null || fail "--stacks --ustack-copy 0 run"

@@ -20,7 +20,11 @@
  * `nofpspin SECS read-forks`: `read` (its stacks main -> main -> f1 ...), then 8 processes
  * forked, 10 ms apart, each doing `read` with its own pipe and writer: processes forked
  * without exec, whose code is their parent's.
+ * `nofpspin SECS read-dlopen-forks LIB`: the same, but each forked process first dlopen()s
+ * LIB (tests/workloads/nofpdl.c) and f8 reads through its nofpdl_read(): code its parent
+ * never mapped, so the child cannot walk by its parent's rules.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -42,6 +46,7 @@ static double now(void)
 static double handler_secs;
 static int by_signal;
 static int read_fd = -1; /* `read`: the pipe f8 reads */
+static long (*dl_read)(int fd); /* `read-dlopen-forks`: the library's reader, in the children */
 
 /* The loop, in the function that calls it: f8's samples are f8's */
 static inline __attribute__((always_inline)) unsigned long spin_here(double secs)
@@ -140,6 +145,12 @@ __attribute__((noinline)) unsigned long f8(double secs)
 		sink += n;
 		return n + 1;
 	}
+	if (read_fd >= 0 && dl_read) {
+		while (dl_read(read_fd) == 1)
+			n++;
+		sink += n;
+		return n + 1;
+	}
 	if (read_fd >= 0 && !by_signal) {
 		while (read(read_fd, &c, 1) == 1)
 			n++;
@@ -176,10 +187,13 @@ int main(int argc, char **argv)
 
 	by_signal = argc > 2 && (!strcmp(argv[2], "signal") || !strcmp(argv[2], "read-signal"));
 	two_paths = argc > 2 && !strcmp(argv[2], "read-two");
-	if (argc > 2 && !strcmp(argv[2], "read-forks")) {
+	if (argc > 2 && (!strcmp(argv[2], "read-forks") || !strcmp(argv[2], "read-dlopen-forks"))) {
 		struct timespec gap = { 0, 10000000 };
+		const char *lib = argv[2][5] == 'd' ? argv[3] : NULL;
 		int k, status, bad;
 
+		if (argv[2][5] == 'd' && !lib)
+			return 2;
 		argv[2] = "read";
 		bad = main(argc, argv);
 		for (k = 0; k < 8; k++) {
@@ -187,6 +201,15 @@ int main(int argc, char **argv)
 
 			if (pid < 0)
 				return 2;
+			if (!pid && lib) {
+				void *h = dlopen(lib, RTLD_NOW);
+
+				dl_read = h ? (long (*)(int))dlsym(h, "nofpdl_read") : NULL;
+				if (!dl_read) {
+					fprintf(stderr, "nofpspin: %s: %s\n", lib, dlerror());
+					_exit(2);
+				}
+			}
 			if (!pid)
 				_exit(main(argc, argv));
 			nanosleep(&gap, NULL);
