@@ -31,8 +31,13 @@ static const struct {
 	{ "percpu_rwsem_wait*", SP_WAIT_PERCPU_RWSEM },
 	{ "__percpu_down_read*", SP_WAIT_PERCPU_RWSEM },
 	{ "percpu_down_write*", SP_WAIT_PERCPU_RWSEM },
-	/* calls __schedule() itself from outside __sched text: the caller is do_exit */
+	/*
+	 * Call __schedule() themselves from outside __sched text: do_task_dead (the caller is
+	 * do_exit), and rt_mutex_schedule (6.6+: the rt-mutex slow paths' schedule(), and on
+	 * PREEMPT_RT every mutex's and rwsem's; its caller is the slow path)
+	 */
 	{ "do_task_dead", SP_WAIT__FOLD },
+	{ "rt_mutex_schedule", SP_WAIT__FOLD },
 };
 
 static int lock_func_wait(const char *name)
@@ -43,7 +48,7 @@ static int lock_func_wait(const char *name)
 	return -1;
 }
 
-/* Collects the slow-path ranges, merging neighbours of the same kind (few slots in BPF). */
+/* Collects the slow-path ranges, merging near neighbours of one kind (few slots in BPF). */
 static int find_lock_ranges(const struct ksyms *ks, struct sp_lock_range *r, unsigned int max)
 {
 	unsigned int n = 0;
@@ -58,7 +63,9 @@ static int find_lock_ranges(const struct ksyms *ks, struct sp_lock_range *r, uns
 		w = lock_func_wait(s->name);
 		if (w < 0)
 			continue;
-		if (n && r[n - 1].wait == (unsigned int)w && s->addr <= r[n - 1].end + 0x200) {
+		/* a folded helper is that function alone: its neighbours are callers */
+		if (n && r[n - 1].wait == (unsigned int)w && w != SP_WAIT__FOLD &&
+		    s->addr <= r[n - 1].end + 0x200) {
 			if (s->addr + s->size > r[n - 1].end)
 				r[n - 1].end = s->addr + s->size;
 			continue;

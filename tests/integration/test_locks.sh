@@ -190,6 +190,18 @@ lock_callers_verified "$TMP/fpos.json" 0
 n=$(pyq "$TMP/fpos.json" "sum(r['count'] for r in L['contentions'] if r['kind'] == '$MUTEXKIND' and r['lock'] == 'file.f_pos_lock')")
 [ "$n" -gt 50 ] || fail "f_pos_lock contentions: $n, expected > 50"
 pass "shared fd: $n $MUTEXKIND contentions on file.f_pos_lock"
+# A priority-inheritance pthread mutex: its waiters sleep in the kernel's rt-mutex, on 6.6+
+# through rt_mutex_schedule(), outside __sched text. Folded as the scheduler, the slow path
+# names the wait (rt-mutex) and the futex code is the caller; the helper is never a caller.
+"$SCHEDPROF" trace --verify-callers --views schedules -f json -o "$TMP/pi.json" -- \
+	"$MUTEXSTORM" pi 4 1 > /dev/null || fail "pi: schedprof exited $?"
+callers_verified "$TMP/pi.json"
+S="[r for r in d['schedules']['callers'] if 'mutexstorm' in r['comms']]"
+n=$(pyq "$TMP/pi.json" "sum(r['comms']['mutexstorm']['count'] for r in $S if r['wait'] == 'rt-mutex' and r['caller'].startswith('futex_lock_pi'))")
+bad=$(pyq "$TMP/pi.json" "[(r['caller'], r['wait'], r['count']) for r in $S if r['caller'].startswith('rt_mutex_')]")
+[ "$bad" = "[]" ] || fail "pi: the rt-mutex scheduling helper named as a caller: $bad"
+[ "$n" -gt 50 ] || fail "pi: $n rt-mutex sleeps from futex_lock_pi, expected > 50: $(pyq "$TMP/pi.json" "[(r['caller'], r['wait'], r['count']) for r in $S][:5]")"
+pass "pi: $n rt-mutex sleeps from futex_lock_pi, none named after rt_mutex_schedule"
 
 # --- 3. views: schedules alone has no locks; --views locks alone folds callers too ---
 "$SCHEDPROF" trace --views schedules -f json -o "$TMP/s.json" -- true || fail "schedules-only run"

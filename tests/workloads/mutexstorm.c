@@ -8,6 +8,9 @@
  *   mutexstorm fpos THREADS SECONDS FILE
  *                                     THREADS threads read() one shared file descriptor:
  *                                     each read takes the file's f_pos_lock mutex
+ *   mutexstorm pi THREADS SECONDS     THREADS threads take turns on ONE priority-inheritance
+ *                                     pthread mutex, holding it for a short spin: its
+ *                                     waiters sleep in the kernel's rt-mutex (futex_lock_pi)
  *
  * Prints "mutexstorm: MODE THREADS threads, N ops in S s".
  */
@@ -86,24 +89,54 @@ static void *fpos_reader(void *arg)
 	return NULL;
 }
 
+static pthread_mutex_t pi_mutex;
+static volatile unsigned long pi_sink;
+
+static void *pi_locker(void *arg)
+{
+	long n = 0;
+
+	(void)arg;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		pthread_mutex_lock(&pi_mutex);
+		for (int i = 0; i < 20000; i++)
+			pi_sink += (unsigned long)i;
+		pthread_mutex_unlock(&pi_mutex);
+		n++;
+	}
+	atomic_fetch_add(&ops, n);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
+	pthread_mutexattr_t attr;
 	pthread_t *tids, reader;
-	bool is_pipe;
+	bool is_pipe, is_pi;
 	long nthreads;
 	double t0, secs;
 	int p[2];
 
 	if (argc < 4 || (nthreads = atol(argv[2])) < 1 || nthreads > 1024 ||
-	    (secs = atof(argv[3])) <= 0 || (strcmp(argv[1], "pipe") && strcmp(argv[1], "fpos")) ||
+	    (secs = atof(argv[3])) <= 0 ||
+	    (strcmp(argv[1], "pipe") && strcmp(argv[1], "fpos") && strcmp(argv[1], "pi")) ||
 	    (!strcmp(argv[1], "fpos") && argc != 5)) {
 		fprintf(stderr, "usage: mutexstorm pipe THREADS SECONDS\n"
-				"       mutexstorm fpos THREADS SECONDS FILE\n");
+				"       mutexstorm fpos THREADS SECONDS FILE\n"
+				"       mutexstorm pi THREADS SECONDS\n");
 		return 2;
 	}
 	is_pipe = !strcmp(argv[1], "pipe");
+	is_pi = !strcmp(argv[1], "pi");
 	prctl(PR_SET_NAME, "mutexstorm", 0, 0, 0);
-	if (is_pipe) {
+	if (is_pi) {
+		if (pthread_mutexattr_init(&attr) ||
+		    pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT) ||
+		    pthread_mutex_init(&pi_mutex, &attr)) {
+			fprintf(stderr, "mutexstorm: no priority-inheritance mutex\n");
+			return 2;
+		}
+	} else if (is_pipe) {
 		if (pipe(p)) {
 			perror("mutexstorm: pipe");
 			return 2;
@@ -124,7 +157,8 @@ int main(int argc, char **argv)
 		return 2;
 	t0 = now();
 	for (long i = 0; i < nthreads; i++)
-		if (pthread_create(&tids[i], NULL, is_pipe ? pipe_writer : fpos_reader, NULL))
+		if (pthread_create(&tids[i], NULL,
+				   is_pi ? pi_locker : is_pipe ? pipe_writer : fpos_reader, NULL))
 			return 2;
 	while (now() - t0 < secs)
 		usleep(10000);

@@ -111,6 +111,36 @@ START_TEST(exit_and_io)
 }
 END_TEST
 
+/*
+ * 6.6+: the rt-mutex slow paths sleep through rt_mutex_schedule(), outside __sched text (on
+ * PREEMPT_RT, mutexes and rwsems too): folded as the scheduler, the slow path names the wait.
+ */
+START_TEST(rt_mutex_schedule_outside_sched_text)
+{
+	uint64_t w[] = { A("__schedule", 1), A("rt_mutex_schedule", 0x20),
+			 A("rwbase_write_lock", 0x90), A("open_last_lookups", 0x80),
+			 A("path_openat", 1) };
+	uint64_t m[] = { A("__schedule", 1), A("rt_mutex_schedule", 0x20),
+			 A("rt_mutex_slowlock_block.constprop.0", 0x40), A("mutex_lock", 0x30),
+			 A("anon_pipe_read", 0x10) };
+	uint64_t before[] = { A("__schedule", 1), A("rt_mutex_pre_schedule", 0x8),
+			      A("anon_pipe_read", 0x10) };
+	uint64_t after[] = { A("__schedule", 1), A("rt_mutex_post_schedule", 0x8),
+			     A("anon_pipe_read", 0x10) };
+	__u32 wait;
+
+	ck_assert_str_eq(fold(w, 5, &wait), "open_last_lookups");
+	ck_assert_uint_eq(wait, SP_WAIT_RTMUTEX);
+	ck_assert_str_eq(fold(m, 5, &wait), "anon_pipe_read");
+	ck_assert_uint_eq(wait, SP_WAIT_RTMUTEX);
+	/* its neighbours are not folded, nor what lies between it and do_task_dead */
+	ck_assert_str_eq(fold(before, 3, &wait), "rt_mutex_pre_schedule");
+	ck_assert_uint_eq(wait, SP_WAIT_NONE);
+	ck_assert_str_eq(fold(after, 3, &wait), "rt_mutex_post_schedule");
+	ck_assert_uint_eq(wait, SP_WAIT_NONE);
+}
+END_TEST
+
 /* The section ends are exclusive: a frame at __sched_text_end is a caller. */
 START_TEST(boundaries)
 {
@@ -260,6 +290,7 @@ int main(void)
 	tcase_add_test(tc, mutex_and_read);
 	tcase_add_test(tc, percpu_outside_sched_text);
 	tcase_add_test(tc, exit_and_io);
+	tcase_add_test(tc, rt_mutex_schedule_outside_sched_text);
 	tcase_add_test(tc, boundaries);
 	tcase_add_test(tc, unknown);
 	tcase_add_test(tc, missing_sections);
