@@ -160,6 +160,28 @@ int urules__copy(struct urules *r, const void *data, size_t size)
 	return 0;
 }
 
+/*
+ * Whether a frame of the unwind (ips, steps: n frames) that frame pointers left, or its last,
+ * is at an address in no mapping of the snapshot; *ret_ip: that address.
+ */
+static bool nofile_frame(struct urules *r, const struct sp_ustk_copy *c, const uint64_t *ips,
+			 const struct unwind_step *steps, size_t n, uint64_t *ret_ip)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct usyms_mapping m;
+
+		if (steps[i].how != UNWIND_HOW_FP && i + 1 != n)
+			continue;
+		/* a return address: the call is the byte before it */
+		if (usyms__map_ip(r->usyms, (int)c->rules.tgid, c->rules.exec_id, ips[i] - 1,
+				  &m) == -ENOENT) {
+			*ret_ip = ips[i] - 1;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Unwinds copy c, teaches its rules and keeps its frames under its seq. 0 or -ENOMEM. */
 static int unwind_one(struct urules *r, const struct sp_ustk_copy *c)
 {
@@ -170,14 +192,33 @@ static int unwind_one(struct urules *r, const struct sp_ustk_copy *c)
 	struct urules_stack *s;
 	int err;
 
-	err = ucfi__unwind_steps(r->cfi, r->usyms, (int)c->rules.tgid, c->rules.exec_id,
-				 &(struct unwind_regs){ .ip = c->ip, .sp = c->sp, .bp = c->bp,
-							.bx = c->bx, .di = c->di },
-				 &(struct unwind_stack){ .base = c->sp, .data = c->data,
-							 .len = c->len },
-				 ips, steps, SP_PROF_UDEPTH, &res);
-	if (err)
-		return err;
+	for (int pass = 0;; pass++) {
+		uint64_t read = r->snap.snapshots + r->snap.resnaps, ip;
+
+		err = ucfi__unwind_steps(r->cfi, r->usyms, (int)c->rules.tgid, c->rules.exec_id,
+					 &(struct unwind_regs){ .ip = c->ip, .sp = c->sp,
+								.bp = c->bp, .bx = c->bx,
+								.di = c->di },
+					 &(struct unwind_stack){ .base = c->sp, .data = c->data,
+								 .len = c->len },
+					 ips, steps, SP_PROF_UDEPTH, &res);
+		if (err)
+			return err;
+		/*
+		 * A frame left by frame pointers, or the last, at an address in no mapping of the
+		 * snapshot: JIT code, or code mapped since the snapshot was read (a dlopen()
+		 * after the process's first stack), whose stop would be taught as a rule. The
+		 * mappings are read again (at most every 100 ms an image), and the copy unwound
+		 * again, once.
+		 */
+		if (pass || !nofile_frame(r, c, ips, steps, res.n, &ip))
+			break;
+		err = usnap_for_ip(&r->snap, r->usyms, c->rules.tgid, c->rules.exec_id, ip);
+		if (err)
+			return err;
+		if (r->snap.snapshots + r->snap.resnaps == read)
+			break;
+	}
 	key.img = c->rules;
 	for (size_t i = 0; i < res.n; i++) {
 		struct sp_urule rule;
