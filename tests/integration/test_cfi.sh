@@ -154,11 +154,12 @@ PY
 	pass "read-two${verify:+ $verify}: waits under read_a and read_b as the workload's reads ($a, $b), the walks' memo answering the writer's"
 done
 # Processes forked without exec walk by the rules their parent's copies taught: f8's reads
-# first in the parent, then in 8 children (main -> main -> f1 ...), each with its writer
+# first in the parent, then in 8 children (read_forks -> main -> f1 ...; main tail-calls
+# read_forks), each with its writer
 "$SCHEDPROF" trace -v --views schedules --stacks -f folded -o "$TMP/forks.folded" \
 	--save "$TMP/forks.json" -- "$NOFP_GCC" 0.3 read-forks 2> "$TMP/forks.err" ||
 	fail "read-forks: schedprof exited $?: $(tail -3 "$TMP/forks.err")"
-read -r hit tot <<<"$(share "$TMP/forks.folded" "$comm" "${chain/;main;/;main;main;}" __read)"
+read -r hit tot <<<"$(share "$TMP/forks.folded" "$comm" "${chain/;main;/;(main;)?read_forks;main;}" __read)"
 at_least "$hit" "$tot" 95 2000 "read-forks --stacks, blocked in f8's read(), parent and children"
 # the JSON's count of them (ustack_cache's "forked", of its "of") and the log's agree
 read -r forked walks <<<"$(jget "$TMP/forks.json" 'd["schedules"]["ustack_cache"].get("forked", 0), d["schedules"]["ustack_cache"].get("of", 0)' | tr -d '(),')"
@@ -178,9 +179,9 @@ NOFP_DL=${NOFP_DL:?NOFP_DL must name tests/libnofpdl.so}
 	"$NOFP_GCC" 0.3 read-dlopen-forks "$NOFP_DL" 2> "$TMP/dlf.err" ||
 	fail "read-dlopen-forks: schedprof exited $?: $(tail -3 "$TMP/dlf.err")"
 read -r tot _ <<<"$(share "$TMP/dlf.folded" "$comm" '(^|;)read_byte;__read(;|$)' __read)"
-dlchain="${chain/;main;/;main;main;}"
+dlchain="${chain/;main;/;(main;)?read_forks;main;}"
 read -r hit _ <<<"$(share "$TMP/dlf.folded" "$comm" "${dlchain%(;|\$)};nofpdl_read;read_byte;__read(;|\$)" __read)"
-at_least "$hit" "$tot" 95 1600 "read-dlopen-forks --stacks, children blocked in the library's read_byte(): f8 <- ... <- main <- main"
+at_least "$hit" "$tot" 95 1600 "read-dlopen-forks --stacks, children blocked in the library's read_byte(): f8 <- ... <- main <- read_forks"
 # ... and with --ustack-copy 0, frame pointers: the chain is lost
 "$SCHEDPROF" trace --ustack-copy 0 --views schedules --stacks -f folded -o "$TMP/rdfp.folded" -- \
 	"$NOFP_GCC" 0.3 read 2>/dev/null || fail "--stacks --ustack-copy 0 run"

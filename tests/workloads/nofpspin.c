@@ -17,12 +17,13 @@
  * `nofpspin SECS read-two`: the reads through read_a() and read_b() in turn, both calling
  * read_one(): frames alike, so each read blocks with the same registers, its stacks a return
  * address apart. It prints how many reads went through each.
- * `nofpspin SECS read-forks`: `read` (its stacks main -> main -> f1 ...), then 8 processes
+ * `nofpspin SECS read-forks`: `read` (its stacks read_forks -> main -> f1 ...), then 8 processes
  * forked, 10 ms apart, each doing `read` with its own pipe and writer: processes forked
  * without exec, whose code is their parent's.
  * `nofpspin SECS read-dlopen-forks LIB`: the same, but each forked process first dlopen()s
  * LIB (tests/workloads/nofpdl.c) and f8 reads through its nofpdl_read(): code its parent
- * never mapped, so the child cannot walk by its parent's rules.
+ * never mapped, so the child cannot walk by its parent's rules. Each child sleeps 200 ms
+ * before its dlopen(): its stacks' mappings are read before LIB is mapped.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -181,43 +182,60 @@ LEVEL(f3, f4)
 LEVEL(f2, f3)
 LEVEL(f1, f2)
 
+/* A function of its own: main's frame, whose words the writers' stacks hold, stays as small */
+static void load_reader(const char *lib)
+{
+	struct timespec first = { 0, 200000000 };
+	void *h;
+
+	/* a stack first, and so a snapshot of its mappings without LIB */
+	nanosleep(&first, NULL);
+	h = dlopen(lib, RTLD_NOW);
+	dl_read = h ? (long (*)(int))dlsym(h, "nofpdl_read") : NULL;
+	if (!dl_read) {
+		fprintf(stderr, "nofpspin: %s: %s\n", lib, dlerror());
+		_exit(2);
+	}
+}
+
+int main(int argc, char **argv);
+
+/* `read-forks`, `read-dlopen-forks LIB` */
+__attribute__((noinline)) static int read_forks(int argc, char **argv)
+{
+	struct timespec gap = { 0, 10000000 };
+	const char *lib = argv[2][5] == 'd' ? argv[3] : NULL;
+	int k, status, bad;
+
+	if (argv[2][5] == 'd' && !lib)
+		return 2;
+	argv[2] = "read";
+	bad = main(argc, argv);
+	for (k = 0; k < 8; k++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 2;
+		if (!pid) {
+			if (lib)
+				load_reader(lib);
+			_exit(main(argc, argv));
+		}
+		nanosleep(&gap, NULL);
+	}
+	while (wait(&status) > 0)
+		bad |= !WIFEXITED(status) || WEXITSTATUS(status);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 3;
 
 	by_signal = argc > 2 && (!strcmp(argv[2], "signal") || !strcmp(argv[2], "read-signal"));
 	two_paths = argc > 2 && !strcmp(argv[2], "read-two");
-	if (argc > 2 && (!strcmp(argv[2], "read-forks") || !strcmp(argv[2], "read-dlopen-forks"))) {
-		struct timespec gap = { 0, 10000000 };
-		const char *lib = argv[2][5] == 'd' ? argv[3] : NULL;
-		int k, status, bad;
-
-		if (argv[2][5] == 'd' && !lib)
-			return 2;
-		argv[2] = "read";
-		bad = main(argc, argv);
-		for (k = 0; k < 8; k++) {
-			pid_t pid = fork();
-
-			if (pid < 0)
-				return 2;
-			if (!pid && lib) {
-				void *h = dlopen(lib, RTLD_NOW);
-
-				dl_read = h ? (long (*)(int))dlsym(h, "nofpdl_read") : NULL;
-				if (!dl_read) {
-					fprintf(stderr, "nofpspin: %s: %s\n", lib, dlerror());
-					_exit(2);
-				}
-			}
-			if (!pid)
-				_exit(main(argc, argv));
-			nanosleep(&gap, NULL);
-		}
-		while (wait(&status) > 0)
-			bad |= !WIFEXITED(status) || WEXITSTATUS(status);
-		return bad;
-	}
+	if (argc > 2 && (!strcmp(argv[2], "read-forks") || !strcmp(argv[2], "read-dlopen-forks")))
+		return read_forks(argc, argv);
 	if (argc > 2 && (!strcmp(argv[2], "read") || !strcmp(argv[2], "read-signal") ||
 			 two_paths)) {
 		struct timespec ms = { 0, 1000000 };
