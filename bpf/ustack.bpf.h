@@ -53,8 +53,12 @@
 SP_USTACK_EXTERN SP_HASH_MAP_LAZY(prof_ustacks, 1, __u64, struct sp_prof_ustack);
 /* The schedules and locks views' (kernel stack, user stack) pairs, by hash of both. */
 SP_USTACK_EXTERN SP_HASH_MAP(stack_pairs, 1, __u64, struct sp_stack_pair);
-/* Process images ((tgid << 32) | exec_id) already announced, with the last announce time. */
-SP_USTACK_EXTERN SP_MAP(prof_seen, BPF_MAP_TYPE_LRU_HASH, 0, 1, __u64, __u64);
+/* Process images ((tgid << 32) | exec_id) already announced: when last, and their code size. */
+struct sp_prof_seen {
+	__u64 ts;
+	__u64 exec_vm; /* mm->exec_vm then */
+};
+SP_USTACK_EXTERN SP_MAP(prof_seen, BPF_MAP_TYPE_LRU_HASH, 0, 1, __u64, struct sp_prof_seen);
 /* Code page of a process image -> build-id and file offset (see struct sp_prof_ucache_key). */
 SP_USTACK_EXTERN SP_MAP(prof_ucache, BPF_MAP_TYPE_LRU_HASH, 0, 1, struct sp_prof_ucache_key,
 			struct sp_prof_ucache_val);
@@ -318,40 +322,66 @@ static __always_inline void sp_utask_get(struct task_struct *task, struct sp_uta
 		sp_utask_fill(task, ut, exe);
 }
 
-#define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL) /* raw IPs: look again after 100 ms */
-#define PROF_REFRESH_NS (1000 * 1000 * 1000ULL)	    /* anything: look again after 1 s */
+/* raw IPs, code mapped or unmapped since the last look: again after 100 ms */
+#define PROF_REFRESH_RAW_NS (100 * 1000 * 1000ULL)
+#define PROF_REFRESH_NS (1000 * 1000 * 1000ULL) /* anything: look again after 1 s */
 
-/* Asks user space to look at a process image; *lost counts the announcements lost. */
-static __always_inline void sp_user_announce(__u32 tgid, __u32 exec_id, __u32 reason, __u64 *lost)
+/*
+ * Asks user space to look at a process image; from: the image whose code it has (struct
+ * sp_prof_event), or NULL; *lost counts the announcements lost.
+ */
+static __always_inline void sp_user_announce(__u32 tgid, __u32 exec_id, __u32 reason,
+					     const struct sp_urule_img *from, __u64 *lost)
 {
 	struct sp_prof_event ev = { .tgid = tgid, .exec_id = exec_id, .reason = reason };
+
+	if (from) {
+		ev.from_tgid = from->tgid;
+		ev.from_exec_id = from->exec_id;
+		ev.from_exec_vm = from->exec_vm;
+	}
 
 	if (bpf_ringbuf_output(&prof_events, &ev, sizeof(ev), 0))
 		__sync_fetch_and_add(lost, 1);
 }
 
 /*
- * Tells user space about a process image the first time it has user frames, then now and then.
- * Returns when the image was last announced (now: just now).
+ * Tells user space about a process image the first time it has user frames, then now and then:
+ * after a second, or, for raw IPs (named through its snapshot), after 100 ms once the size of
+ * its code (exec_vm, pages) has changed: code mapped or unmapped. from (sp_user_announce())
+ * goes with the first only: a look again is at the image itself, whose code may have changed
+ * since. Returns when the image was last announced (now: just now).
  */
 static __always_inline __u64 sp_user_maybe_announce(struct task_struct *task, __u32 raw,
-						    __u64 now, __u64 *lost)
+						    __u64 now, __u64 exec_vm,
+						    const struct sp_urule_img *from, __u64 *lost)
 {
 	__u32 tgid = task->tgid, exec_id = (__u32)task->self_exec_id;
-	__u64 img = ((__u64)tgid << 32) | exec_id, *last;
+	__u64 img = ((__u64)tgid << 32) | exec_id;
+	struct sp_prof_seen *last, first = { .ts = now, .exec_vm = exec_vm };
 
 	last = bpf_map_lookup_elem(&prof_seen, &img);
 	if (!last) {
-		bpf_map_update_elem(&prof_seen, &img, &now, BPF_ANY);
-		sp_user_announce(tgid, exec_id, SP_PROF_EV_FIRST, lost);
+		bpf_map_update_elem(&prof_seen, &img, &first, BPF_ANY);
+		sp_user_announce(tgid, exec_id, SP_PROF_EV_FIRST, from, lost);
 		return now;
 	}
-	if (now - *last > (raw ? PROF_REFRESH_RAW_NS : PROF_REFRESH_NS)) {
-		*last = now;
-		sp_user_announce(tgid, exec_id, SP_PROF_EV_REFRESH, lost);
+	if (now - last->ts > PROF_REFRESH_NS ||
+	    (raw && last->exec_vm != exec_vm && now - last->ts > PROF_REFRESH_RAW_NS)) {
+		last->ts = now;
+		last->exec_vm = exec_vm;
+		sp_user_announce(tgid, exec_id, SP_PROF_EV_REFRESH, NULL, lost);
 		return now;
 	}
-	return *last;
+	return last->ts;
+}
+
+/* The size of task's code (mm->exec_vm, pages), 0 without an mm. */
+static __always_inline __u64 sp_task_exec_vm(struct task_struct *task)
+{
+	struct mm_struct *mm = task->mm;
+
+	return mm ? mm->exec_vm : 0;
 }
 
 struct uwalk {
@@ -1738,7 +1768,11 @@ static __always_inline __u64 sp_stack_pair(void *ctx, struct task_struct *task, 
 			/* announced since the memo's time: no need to look (the same answer) */
 			memo = m && pair.ustack && m->ustack == pair.ustack;
 			if (!memo || now - m->seen > (raw ? PROF_REFRESH_RAW_NS : PROF_REFRESH_NS)) {
-				now = sp_user_maybe_announce(task, raw, now, &d->event_lost);
+				/* a forked process's snapshot is its rules owner's */
+				now = sp_user_maybe_announce(
+					task, raw, now, s->ut.exec_vm,
+					ustack_rules_on && s->rforked ? &s->rimg : NULL,
+					&d->event_lost);
 				if (memo)
 					m->seen = now;
 			}

@@ -189,7 +189,14 @@ struct sp_prof_event {
 	__u32 tgid;
 	__u32 exec_id;
 	__u32 reason; /* enum sp_prof_reason */
-	__u32 pad;
+	/*
+	 * --stacks by learned rules: the image whose rules it walks by, forked from without
+	 * exec and its code mappings' size unchanged (its code is that image's at the same
+	 * addresses); from_tgid 0: none. The first announcement only.
+	 */
+	__u32 from_tgid;
+	__u32 from_exec_id;
+	__u64 from_exec_vm; /* its mm->exec_vm (pages), which the snapshot of from must match */
 };
 
 /*

@@ -23,6 +23,7 @@ struct uframes_live {
 	struct urules *rules; /* --stacks by learned rules (ustack_rules_on) */
 	unsigned int users;
 	uint64_t events, gone;
+	uint64_t forked; /* snapshots copied from the process forked from */
 };
 
 /* One trace at a time: the views of that trace share it. */
@@ -73,7 +74,15 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*ev))
 		return 0;
 	l->events++;
-	err = usyms__add_pid(l->usyms, (int)ev->tgid, ev->exec_id);
+	err = -ENOENT;
+	if (ev->from_tgid && ev->reason == SP_PROF_EV_FIRST) {
+		/* forked: the snapshot of whose code it has */
+		err = usyms__add_pid_as(l->usyms, (int)ev->tgid, ev->exec_id, (int)ev->from_tgid,
+					ev->from_exec_id, ev->from_exec_vm);
+		l->forked += !err;
+	}
+	if (err == -ENOENT)
+		err = usyms__add_pid(l->usyms, (int)ev->tgid, ev->exec_id);
 	if (err == -ESRCH)
 		l->gone++;
 	/* only ENOMEM stops the drain: the next poll retries */
@@ -230,8 +239,10 @@ void uframes_live_done(const char *view, const struct uframes *uf, const struct 
 	cuts->lost += d->rwalk_copy_lost;
 	uframes_report(view, uf, d, &skel->bss->prof_ucache_stats, pairs, ustacks);
 	if (skel->rodata->ustack_rules_on)
-		dlog("%s: processes forked that walk by their parent's rules: %llu", view,
-		     (unsigned long long)skel->bss->ufork_stats.forks);
+		dlog("%s: processes forked that walk by their parent's rules: %llu; snapshots of "
+		     "processes copied from whose rules they walk by: %llu", view,
+		     (unsigned long long)skel->bss->ufork_stats.forks,
+		     (unsigned long long)(live ? live->forked : 0));
 	if (skel->bss->ufork_stats.lost)
 		wlog("%s: %llu processes forked walk by rules of their own (not kept: out of "
 		     "memory), their first stacks cut", view,

@@ -19,6 +19,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "symbols/buildid_cache.h"
@@ -49,6 +50,8 @@ struct us_image { /* image and pid are the key (IMAGE_KEY_SIZE): no padding betw
 	int pid;
 	struct us_map *maps; /* executable mappings, sorted by start */
 	size_t n;
+	uint64_t exec_pages; /* of every executable mapping read (mm->exec_vm then) */
+	uint64_t other_pages; /* a forked process's exec_pages, which reading again missed */
 	bool used; /* usyms__trim: a raw IP was looked up in it since the last trim */
 	bool gone; /* usyms__trim: its process had exited at the last trim */
 };
@@ -346,6 +349,8 @@ static struct us_image *image_build(struct usyms *u, int pid, uint64_t image,
 		struct us_map *d = &img->maps[img->n];
 		bool vdso = !strcmp(m->path, vdso_name);
 
+		if (m->perms[2] == 'x')
+			img->exec_pages += (m->end - m->start) / (uint64_t)getpagesize();
 		if (m->perms[2] != 'x' || (!vdso && m->path[0] != '/'))
 			continue;
 		if (!vdso) {
@@ -381,12 +386,36 @@ static bool pid_uid(int pid, uid_t *ret)
 	return true;
 }
 
+/* Keeps img (taken): a newer snapshot of a known image replaces the older. 0 or -ENOMEM. */
+static int image_put(struct usyms *u, struct us_image *img)
+{
+	struct us_image *old;
+	long found;
+
+	if (hashmap__find(&u->images, (long)img, &found)) {
+		old = (struct us_image *)found;
+		maps_free(old->maps, old->n);
+		old->maps = img->maps;
+		old->n = img->n;
+		old->exec_pages = img->exec_pages;
+		img->maps = NULL;
+		img->n = 0;
+		image_free(img);
+		return 0;
+	}
+	if (hashmap__add(&u->images, (long)img, (long)img)) {
+		image_free(img);
+		return -ENOMEM;
+	}
+	u->nimages++;
+	return 0;
+}
+
 int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 {
 	uid_t uid;
-	struct us_image *img, *old;
+	struct us_image *img;
 	struct proc_map *maps;
-	long found;
 	size_t n;
 	int err;
 
@@ -410,31 +439,87 @@ int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 	if (err == -ENOMEM)
 		goto out;
 	img = image_build(u, pid, image, maps, n);
-	if (!img) {
-		err = -ENOMEM;
-		goto out;
-	}
-	if (hashmap__find(&u->images, (long)img, &found)) {
-		/* a newer snapshot of a known image replaces the older */
-		old = (struct us_image *)found;
-		maps_free(old->maps, old->n);
-		old->maps = img->maps;
-		old->n = img->n;
-		img->maps = NULL;
-		img->n = 0;
-		image_free(img);
-	} else {
-		err = hashmap__add(&u->images, (long)img, (long)img);
-		if (err) {
-			image_free(img);
-			goto out;
-		}
-		u->nimages++;
-	}
-	err = 0;
+	err = img ? image_put(u, img) : -ENOMEM;
 out:
 	proc_maps__free(maps, n);
 	return err;
+}
+
+/*
+ * The snapshot of (from_pid, from_image) for a process of exec_pages pages of code forked from
+ * it; read (again) when there is none or one of another size, once for each such size.
+ */
+static struct us_image *image_forked_from(struct usyms *u, int from_pid, uint64_t from_image,
+					  uint64_t exec_pages, int *ret_err)
+{
+	struct us_image key = { .image = from_image, .pid = from_pid };
+	long found;
+
+	for (int read = 0;; read = 1) {
+		struct us_image *from;
+
+		if (hashmap__find(&u->images, (long)&key, &found)) {
+			from = (struct us_image *)found;
+			/* the snapshot's process gone: the new one's outlives it */
+			if (from->gone) {
+				*ret_err = -ENOENT;
+				return NULL;
+			}
+			if (from->exec_pages == exec_pages)
+				return from;
+			if (read || from->other_pages == exec_pages) {
+				/*
+				 * Not the code the process has: code mapped or unmapped since the
+				 * fork, by either (a process that maps more before it forks is
+				 * read again first)
+				 */
+				from->other_pages = exec_pages;
+				*ret_err = -ENOENT;
+				return NULL;
+			}
+		} else if (read) {
+			*ret_err = -ENOENT;
+			return NULL;
+		}
+		*ret_err = usyms__add_pid(u, from_pid, from_image);
+		if (*ret_err == -ENOMEM)
+			return NULL;
+	}
+}
+
+int usyms__add_pid_as(struct usyms *u, int pid, uint64_t image, int from_pid, uint64_t from_image,
+		      uint64_t exec_pages)
+{
+	struct us_image *from, *img;
+	uid_t uid;
+	int err;
+
+	from = image_forked_from(u, from_pid, from_image, exec_pages, &err);
+	if (!from)
+		return err;
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return -ENOMEM;
+	img->pid = pid;
+	img->image = image;
+	img->exec_pages = exec_pages;
+	img->maps = calloc(from->n ? from->n : 1, sizeof(*img->maps));
+	if (!img->maps)
+		goto fail;
+	for (size_t i = 0; i < from->n; i++) {
+		img->maps[i] = from->maps[i];
+		img->maps[i].path = strdup(from->maps[i].path);
+		if (!img->maps[i].path)
+			goto fail;
+		img->n++;
+	}
+	if (pid_uid(pid, &uid) && hashmap__set(&u->uids, (long)pid, (long)uid, NULL, NULL))
+		goto fail;
+	err = image_put(u, img);
+	return err;
+fail:
+	image_free(img);
+	return -ENOMEM;
 }
 
 int usyms__resolve_build_id(struct usyms *u, const uint8_t *id, size_t id_len, uint64_t offset,

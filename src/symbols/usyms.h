@@ -93,6 +93,15 @@ void usyms__free(struct usyms *u);
  * or has no mappings left (exiting: the last snapshot stays), -ENOMEM, or -errno.
  */
 int usyms__add_pid(struct usyms *u, int pid, uint64_t image);
+/*
+ * As usyms__add_pid(), with the snapshot of (from_pid, from_image) instead of reading the
+ * process's mappings: a process forked from it without exec, whose executable mappings span
+ * exec_pages pages (mm->exec_vm). That snapshot is read first when there is none, or again
+ * when its size differs (once for each size). -ENOENT: none of that size (code mapped or
+ * unmapped since the fork), or its process is gone: read the process itself; -ENOMEM.
+ */
+int usyms__add_pid_as(struct usyms *u, int pid, uint64_t image, int from_pid, uint64_t from_image,
+		      uint64_t exec_pages);
 /* Registers one file by its build-id (0, -ENODATA without one, -ENOEXEC, -errno). */
 int usyms__add_file(struct usyms *u, const char *path);
 

@@ -171,6 +171,12 @@ logged=$(sed -n 's/.*schedules: \([0-9]*\) of those walks followed the rules of 
 	grep -q "user stacks: $forked of $walks walks by the rules their parent process learned" "$TMP/forks.txt" ||
 	fail "read-forks: the report of the saved run does not count the walks by a parent's rules: $(grep 'user stacks' "$TMP/forks.txt")"
 pass "read-forks: $forked of $walks walks by the rules of the process they were forked from"
+# ... and their snapshots (their mappings, which name the frames) copied from it, not read:
+# the 8 readers and the writers forked from them
+snaps() { sed -n 's/.*schedules: .*snapshots of processes copied from whose rules they walk by: \([0-9]*\).*/\1/p' "$1"; }
+n=$(snaps "$TMP/forks.err")
+[ "${n:-0}" -ge 8 ] || fail "read-forks: ${n:-no} snapshots copied from the process forked from, want 8 at least"
+pass "read-forks: $n snapshots copied from the process forked from"
 # ... but a forked process that maps code of its own (dlopen) leaves its parent's rules: f8
 # reads through the library's nofpdl_read() -> read_byte() in the 8 children. Walked by the
 # parent's rules, whose snapshot has no such library, their stacks would stop at read_byte.
@@ -182,6 +188,10 @@ read -r tot _ <<<"$(share "$TMP/dlf.folded" "$comm" '(^|;)read_byte;__read(;|$)'
 dlchain="${chain/;main;/;(main;)?read_forks;main;}"
 read -r hit _ <<<"$(share "$TMP/dlf.folded" "$comm" "${dlchain%(;|\$)};nofpdl_read;read_byte;__read(;|\$)" __read)"
 at_least "$hit" "$tot" 95 1600 "read-dlopen-forks --stacks, children blocked in the library's read_byte(): f8 <- ... <- main <- read_forks"
+# their first snapshots were copied before the dlopen(), without the library: its frames are
+# named because the change in the size of their code had them read again
+n=$(snaps "$TMP/dlf.err")
+[ "${n:-0}" -ge 8 ] || fail "read-dlopen-forks: ${n:-no} snapshots copied from the process forked from, want 8 at least"
 # ... and with --ustack-copy 0, frame pointers: the chain is lost
 "$SCHEDPROF" trace --ustack-copy 0 --views schedules --stacks -f folded -o "$TMP/rdfp.folded" -- \
 	"$NOFP_GCC" 0.3 read 2>/dev/null || fail "--stacks --ustack-copy 0 run"

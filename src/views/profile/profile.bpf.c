@@ -273,7 +273,8 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 		}
 		/* the user stack unwound in user space, which counts the sample */
 		if (ucopy_send(task, key)) {
-			sp_user_maybe_announce(task, 1, bpf_ktime_get_ns(), &prof_drops.event_lost);
+			sp_user_maybe_announce(task, 1, bpf_ktime_get_ns(), sp_task_exec_vm(task),
+					       NULL, &prof_drops.event_lost);
 			return;
 		}
 	}
@@ -308,7 +309,8 @@ static __always_inline void record(struct bpf_perf_event_data *ctx, struct task_
 	}
 	count_key(key);
 	if (nu)
-		sp_user_maybe_announce(task, raw, bpf_ktime_get_ns(), &prof_drops.event_lost);
+		sp_user_maybe_announce(task, raw, bpf_ktime_get_ns(), s->us.ut.exec_vm, NULL,
+				       &prof_drops.event_lost);
 }
 
 static __always_inline int sample(struct bpf_perf_event_data *ctx, bool callchains)
@@ -355,6 +357,7 @@ int prof_exec(void *ctx)
 
 	if (!task_is_target(p))
 		return 0;
-	sp_user_announce(p->tgid, (__u32)p->self_exec_id, SP_PROF_EV_EXEC, &prof_drops.event_lost);
+	sp_user_announce(p->tgid, (__u32)p->self_exec_id, SP_PROF_EV_EXEC, NULL,
+			 &prof_drops.event_lost);
 	return 0;
 }

@@ -141,6 +141,61 @@ START_TEST(test_resolve_ip_after_exit)
 }
 END_TEST
 
+/* The pages of pid's executable mappings (its mm->exec_vm), as the kernel counts them. */
+static uint64_t exec_pages(int pid)
+{
+	struct proc_map *maps;
+	uint64_t pages = 0;
+	size_t n;
+
+	ck_assert_int_eq(proc_maps__read_exec(pid, &maps, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		pages += (maps[i].end - maps[i].start) / (uint64_t)getpagesize();
+	proc_maps__free(maps, n);
+	return pages;
+}
+
+/*
+ * A process forked without exec takes the snapshot of the one it was forked from, if its code
+ * is as large; that one is read first when there is none.
+ */
+START_TEST(test_add_pid_as_forked)
+{
+	const int kid = INT_MAX, kid2 = INT_MAX - 1, kid3 = INT_MAX - 2;
+	struct usyms *u;
+	struct child c;
+	struct usym s;
+	uint64_t pages;
+
+	u = usyms__new(&(struct usyms_opts){ .debug_dir = "" });
+	ck_assert_ptr_nonnull(u);
+	child_start(SYMTARGET_PIE, &c);
+	pages = exec_pages(c.pid);
+	ck_assert_int_eq(usyms__add_pid(u, c.pid, 5), 0);
+	ck_assert_int_eq(usyms__add_pid_as(u, kid, 9, c.pid, 5, pages), 0);
+	ck_assert_uint_eq(usyms__nr_images(u), 2);
+	/* code of another size: mapped or unmapped since the fork, the snapshot is not its */
+	ck_assert_int_eq(usyms__add_pid_as(u, kid2, 9, c.pid, 5, pages + 1), -ENOENT);
+	ck_assert_int_eq(usyms__add_pid_as(u, kid2, 9, c.pid, 5, pages + 1), -ENOENT);
+	ck_assert_uint_eq(usyms__nr_images(u), 2);
+	/* no snapshot yet of the image forked from: it is read */
+	ck_assert_int_eq(usyms__add_pid_as(u, kid3, 9, c.pid, 7, pages), 0);
+	ck_assert_uint_eq(usyms__nr_images(u), 4);
+	child_finish(&c);
+	for (int i = 0; i < NFUNCS; i++) {
+		ck_assert_int_eq(usyms__resolve_ip(u, kid, 9, c.addr[i], &s), 0);
+		ck_assert_str_eq(s.name, func_names[i]);
+		ck_assert_str_eq(s.object, SYMTARGET_PIE);
+		ck_assert_int_eq(usyms__resolve_ip(u, kid3, 9, c.addr[i], &s), 0);
+		ck_assert_str_eq(s.name, func_names[i]);
+		ck_assert_int_eq(usyms__resolve_ip(u, kid2, 9, c.addr[i], &s), -ESRCH);
+	}
+	/* the process forked from is gone: nothing read, nothing copied */
+	ck_assert_int_eq(usyms__add_pid_as(u, kid2, 9, c.pid, 8, pages), -ENOENT);
+	usyms__free(u);
+}
+END_TEST
+
 /*
  * A look at an image whose process is exiting: its mm is gone while /proc/PID still exists
  * (a zombie here; at the announcement's time, a process inside exit()), so its maps read
@@ -354,6 +409,7 @@ static Suite *usyms_suite(void)
 	tcase_add_test(tc, test_deleted_file);
 	tcase_add_test(tc, test_trim_images);
 	tcase_add_test(tc, test_snapshot_of_exiting_process);
+	tcase_add_test(tc, test_add_pid_as_forked);
 	suite_add_tcase(s, tc);
 	return s;
 }
