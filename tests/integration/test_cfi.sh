@@ -187,7 +187,10 @@ NOFP_DL=${NOFP_DL:?NOFP_DL must name tests/libnofpdl.so}
 read -r tot _ <<<"$(share "$TMP/dlf.folded" "$comm" '(^|;)read_byte;__read(;|$)' __read)"
 dlchain="${chain/;main;/;(main;)?read_forks;main;}"
 read -r hit _ <<<"$(share "$TMP/dlf.folded" "$comm" "${dlchain%(;|\$)};nofpdl_read;read_byte;__read(;|\$)" __read)"
-at_least "$hit" "$tot" 95 1600 "read-dlopen-forks --stacks, children blocked in the library's read_byte(): f8 <- ... <- main <- read_forks"
+# (under TCG most of the children's first stacks are lost: they learn their rules from copies,
+# which a slow user space unwinds after the ring has filled; a 6.1 guest kept 444 to 645 of
+# 2400, each of them whole)
+at_least "$hit" "$tot" 95 "$([ "$SLOW" -gt 1 ] && echo 200 || echo 1600)" "read-dlopen-forks --stacks, children blocked in the library's read_byte(): f8 <- ... <- main <- read_forks"
 # their first snapshots were copied before the dlopen(), without the library: its frames are
 # named because the change in the size of their code had them read again
 n=$(snaps "$TMP/dlf.err")
