@@ -343,7 +343,9 @@ at_least "$hit" "$tot" 99 5 "compile job --stacks: the gcc driver's stacks reach
 "$SCHEDPROF" trace --views schedules --stacks -f folded -o "$TMP/bash.folded" -- \
 	bash -c 'for i in $(seq 100); do /bin/true; done' 2> "$TMP/bash.err" ||
 	fail "bash run: $(tail -3 "$TMP/bash.err")"
-# (its start-up's too, from main: a guest's 9p file system makes them block)
-read -r hit tot <<<"$(share "$TMP/bash.folded" bash '(^|;)main;')"
+# (its start-up's too, from main: a guest's 9p file system makes them block; and the loader's
+# start-up before main, by address without libc6-dbg: once in a 6.12 guest 84 of 193 stacks
+# missed main, and the 5 most frequent of them, 66 stacks, began there)
+read -r hit tot <<<"$(share "$TMP/bash.folded" bash "(^|;)(main|_dl_start);|^$ld;$ld(;|\$)")"
 read -r cmd _ <<<"$(share "$TMP/bash.folded" bash '(^|;)main;.*(;execute_command|;command_substitute)')"
-at_least "$hit" "$tot" 95 50 "bash --stacks: its stacks reach main ($cmd through the command it runs)"
+at_least "$hit" "$tot" 95 50 "bash --stacks: its stacks reach main or the loader's start ($cmd through the command it runs)"
