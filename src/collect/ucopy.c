@@ -195,7 +195,7 @@ static int on_copy(void *ctx, void *data, size_t size)
 		c->part++;
 	if (r->flags & SP_UCOPY_F_NOEND)
 		c->noend++;
-	if (usnap_for_ip(&c->snap, c->usyms, r->key.tgid, r->key.exec_id, r->ip))
+	if (usnap_for_ip(&c->snap, c->usyms, r->key.tgid, r->key.exec_id, 0, r->ip))
 		return -ENOMEM;
 	p = malloc(sizeof(*p) + r->len);
 	if (!p)

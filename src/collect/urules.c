@@ -148,7 +148,8 @@ int urules__copy(struct urules *r, const void *data, size_t size)
 	 * parent's, and the parent's snapshot holds it even when the child has exec'd since
 	 * (posix_spawn's, vfork's), whose own snapshot would be the new program's.
 	 */
-	if (usnap_for_ip(&r->snap, r->usyms, c->rules.tgid, c->rules.exec_id, c->ip))
+	if (usnap_for_ip(&r->snap, r->usyms, c->rules.tgid, c->rules.exec_id,
+			 c->rules.exec_vm, c->ip))
 		return -ENOMEM;
 	p = malloc(sizeof(*p) + c->len);
 	if (!p)
@@ -213,7 +214,8 @@ static int unwind_one(struct urules *r, const struct sp_ustk_copy *c)
 		 */
 		if (pass || !nofile_frame(r, c, ips, steps, res.n, &ip))
 			break;
-		err = usnap_for_ip(&r->snap, r->usyms, c->rules.tgid, c->rules.exec_id, ip);
+		err = usnap_for_ip(&r->snap, r->usyms, c->rules.tgid, c->rules.exec_id,
+				   c->rules.exec_vm, ip);
 		if (err)
 			return err;
 		if (r->snap.snapshots + r->snap.resnaps == read)

@@ -11,13 +11,15 @@
 
 void usnap_init(struct usnap *s)
 {
-	*s = (struct usnap){ 0 };
+	*s = (struct usnap){ .again_ns = USNAP_AGAIN_NS };
 	hashmap__init(&s->looked, hashmap_long_hash, hashmap_long_equal, NULL);
+	hashmap__init(&s->sized, hashmap_long_hash, hashmap_long_equal, NULL);
 }
 
 void usnap_free(struct usnap *s)
 {
 	hashmap__clear(&s->looked);
+	hashmap__clear(&s->sized);
 }
 
 /* Whether the image's mappings are read again now (a PC in none of them). */
@@ -26,21 +28,42 @@ static bool again_due(struct usnap *s, uint32_t tgid, uint32_t exec_id)
 	long img = (long)(((uint64_t)tgid << 32) | exec_id), last;
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
 
-	if (hashmap__find(&s->looked, img, &last) && now - (uint64_t)last < USNAP_AGAIN_NS)
+	if (hashmap__find(&s->looked, img, &last) && now - (uint64_t)last < s->again_ns)
 		return false;
 	/* not kept on ENOMEM: read again next time, which is what it guards against */
 	hashmap__set(&s->looked, img, (long)now, NULL, NULL);
 	return true;
 }
 
-int usnap_for_ip(struct usnap *s, struct usyms *u, uint32_t tgid, uint32_t exec_id, uint64_t ip)
+/*
+ * Whether the image's mappings are read again now because the copy saw another code size than
+ * the snapshot holds (libraries mapped or unmapped since), which no earlier read was for.
+ */
+static bool size_due(struct usnap *s, struct usyms *u, uint32_t tgid, uint32_t exec_id,
+		     uint64_t exec_vm)
+{
+	long img = (long)(((uint64_t)tgid << 32) | exec_id), last;
+	uint64_t pages;
+
+	if (!exec_vm || usyms__image_pages(u, (int)tgid, exec_id, &pages) || pages == exec_vm)
+		return false;
+	if (hashmap__find(&s->sized, img, &last) && (uint64_t)last == exec_vm)
+		return false;
+	/* not kept on ENOMEM: read again next time */
+	hashmap__set(&s->sized, img, (long)exec_vm, NULL, NULL);
+	return true;
+}
+
+int usnap_for_ip(struct usnap *s, struct usyms *u, uint32_t tgid, uint32_t exec_id,
+		 uint64_t exec_vm, uint64_t ip)
 {
 	struct usyms_mapping m;
 	int err = usyms__map_ip(u, (int)tgid, exec_id, ip, &m);
 
 	if (err == -ESRCH)
 		s->snapshots++;
-	else if (err == -ENOENT && again_due(s, tgid, exec_id))
+	else if (err == -ENOENT &&
+		 (size_due(s, u, tgid, exec_id, exec_vm) || again_due(s, tgid, exec_id)))
 		s->resnaps++;
 	else
 		return 0;

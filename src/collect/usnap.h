@@ -14,6 +14,8 @@ struct usyms;
 
 struct usnap {
 	struct hashmap looked; /* (tgid << 32 | exec_id) -> when its PC-in-no-file re-read was */
+	struct hashmap sized;  /* ... -> the code size (pages) it was last read again for */
+	uint64_t again_ns;     /* a PC in no file reads an image again at most this often */
 	uint64_t snapshots;    /* images first read at their copy */
 	uint64_t resnaps;      /* ... read again for a PC in no file */
 };
@@ -22,12 +24,14 @@ void usnap_init(struct usnap *s);
 void usnap_free(struct usnap *s);
 
 /*
- * For a copy of image (tgid, exec_id) whose PC is ip: u snapshots the process's mappings
- * when it has none of the image, and again when ip is in none of them, at most every
- * 100 ms per image: the snapshot an announcement took while the dynamic loader ran is older
- * than the libraries it maps next, and JIT code is in no file whatever the snapshot's age.
- * 0 or -ENOMEM.
+ * For a copy of image (tgid, exec_id) whose PC is ip, taken when the image had exec_vm pages
+ * of code (0: not known): u snapshots the process's mappings when it has none of the image,
+ * and again when ip is in none of them. The snapshot an announcement took while the dynamic
+ * loader ran is older than the libraries it maps next: it is read again at once when the
+ * copy's code size differs from the snapshot's, once for each size. Otherwise (JIT code is
+ * in no file whatever the snapshot's age) at most every 100 ms per image. 0 or -ENOMEM.
  */
-int usnap_for_ip(struct usnap *s, struct usyms *u, uint32_t tgid, uint32_t exec_id, uint64_t ip);
+int usnap_for_ip(struct usnap *s, struct usyms *u, uint32_t tgid, uint32_t exec_id,
+		 uint64_t exec_vm, uint64_t ip);
 
 #endif

@@ -841,6 +841,17 @@ int usyms__map_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip,
 	return 0;
 }
 
+int usyms__image_pages(struct usyms *u, int pid, uint64_t image, uint64_t *ret_pages)
+{
+	struct us_image key = { .image = image, .pid = pid };
+	long found;
+
+	if (!hashmap__find(&u->images, (long)&key, &found))
+		return -ESRCH;
+	*ret_pages = ((const struct us_image *)found)->exec_pages;
+	return 0;
+}
+
 int usyms__resolve_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip, struct usym *ret_sym)
 {
 	struct us_image key = { .image = image, .pid = pid };

@@ -137,6 +137,12 @@ int usyms__map_ip(struct usyms *u, int pid, uint64_t image, uint64_t ip,
 		  struct usyms_mapping *ret);
 
 /*
+ * The size of the code in the snapshot of image `image` of pid: the pages of its executable
+ * mappings, as mm->exec_vm counts them. 0, or -ESRCH when that image was never snapshotted.
+ */
+int usyms__image_pages(struct usyms *u, int pid, uint64_t image, uint64_t *ret_pages);
+
+/*
  * The same with the build-id in hex (as saved runs keep it, struct sp_frame_info): for `report`
  * re-symbolizing with the debug files known now. -EINVAL for a malformed hex string.
  */
