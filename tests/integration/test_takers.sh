@@ -88,7 +88,7 @@ other=
 [ "$(nproc)" -ge 2 ] && other="taskset -c 1"
 $other "$SCHEDPROF" trace --timeline -f json -o "$TMP/tl.json" -- "$WAKEWORK" runq $SECS 0 2 ||
 	fail "trace --timeline of runq $SECS 0 2 exited $?"
-out=$(python3 - "$TMP/tl.json" <<'PY'
+out=$(python3 - "$TMP/tl.json" 2>&1 <<'PY'
 import json, os, sys
 rows = json.load(open(sys.argv[1]))["schedules"]["callers"]
 s = [r for r in rows if list(r["comms"]) == ["ww_sleeper"] and r.get("wait") is None
