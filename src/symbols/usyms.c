@@ -19,7 +19,6 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "symbols/buildid_cache.h"
@@ -386,6 +385,19 @@ static bool pid_uid(int pid, uid_t *ret)
 	return true;
 }
 
+/*
+ * Records who owns pid, for reading its files later as that user (nothing when it is gone).
+ * 0 or -ENOMEM.
+ */
+static int owner_note(struct usyms *u, int pid)
+{
+	uid_t uid;
+
+	if (!pid_uid(pid, &uid))
+		return 0;
+	return hashmap__set(&u->uids, (long)pid, (long)uid, NULL, NULL) ? -ENOMEM : 0;
+}
+
 /* Keeps img (taken): a newer snapshot of a known image replaces the older. 0 or -ENOMEM. */
 static int image_put(struct usyms *u, struct us_image *img)
 {
@@ -413,7 +425,6 @@ static int image_put(struct usyms *u, struct us_image *img)
 
 int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 {
-	uid_t uid;
 	struct us_image *img;
 	struct proc_map *maps;
 	size_t n;
@@ -430,10 +441,9 @@ int usyms__add_pid(struct usyms *u, int pid, uint64_t image)
 		proc_maps__free(maps, n);
 		return -ESRCH;
 	}
-	if (pid_uid(pid, &uid) && hashmap__set(&u->uids, (long)pid, (long)uid, NULL, NULL)) {
-		err = -ENOMEM;
+	err = owner_note(u, pid);
+	if (err)
 		goto out;
-	}
 	/* files by build-id, for build-id frames (map_files for deleted ones) */
 	err = buildid_cache__add_maps(u->bc, pid, maps, n);
 	if (err == -ENOMEM)
@@ -491,7 +501,6 @@ int usyms__add_pid_as(struct usyms *u, int pid, uint64_t image, int from_pid, ui
 		      uint64_t exec_pages)
 {
 	struct us_image *from, *img;
-	uid_t uid;
 	int err;
 
 	from = image_forked_from(u, from_pid, from_image, exec_pages, &err);
@@ -513,10 +522,9 @@ int usyms__add_pid_as(struct usyms *u, int pid, uint64_t image, int from_pid, ui
 			goto fail;
 		img->n++;
 	}
-	if (pid_uid(pid, &uid) && hashmap__set(&u->uids, (long)pid, (long)uid, NULL, NULL))
+	if (owner_note(u, pid))
 		goto fail;
-	err = image_put(u, img);
-	return err;
+	return image_put(u, img);
 fail:
 	image_free(img);
 	return -ENOMEM;
