@@ -24,6 +24,7 @@ struct uframes_live {
 	unsigned int users;
 	uint64_t events, gone;
 	uint64_t forked; /* snapshots copied from the process forked from */
+	bool reported;	 /* the trace-wide counts logged (by the first view done) */
 };
 
 /* One trace at a time: the views of that trace share it. */
@@ -238,17 +239,20 @@ void uframes_live_done(const char *view, const struct uframes *uf, const struct 
 	cuts->depth += d->rwalk_depth;
 	cuts->lost += d->rwalk_copy_lost;
 	uframes_report(view, uf, d, &skel->bss->prof_ucache_stats, pairs, ustacks);
+	/* the rest is the trace's, whichever views share it: once */
+	if (!live || live->reported)
+		return;
+	live->reported = true;
 	if (skel->rodata->ustack_rules_on)
-		dlog("%s: processes forked that walk by their parent's rules: %llu; snapshots of "
-		     "processes copied from whose rules they walk by: %llu", view,
+		dlog("stacks: processes forked that walk by their parent's rules: %llu; snapshots "
+		     "of processes copied from whose rules they walk by: %llu",
 		     (unsigned long long)skel->bss->ufork_stats.forks,
-		     (unsigned long long)(live ? live->forked : 0));
+		     (unsigned long long)live->forked);
 	if (skel->bss->ufork_stats.lost)
-		wlog("%s: %llu processes forked walk by rules of their own (not kept: out of "
-		     "memory), their first stacks cut", view,
+		wlog("stacks: %llu processes forked walk by rules of their own (not kept: out of "
+		     "memory), their first stacks cut",
 		     (unsigned long long)skel->bss->ufork_stats.lost);
-	if (live)
-		urules__report(live->rules, view);
+	urules__report(live->rules, "stacks");
 }
 
 void uframes_report(const char *view, const struct uframes *uf, const struct sp_ustack_drops *d,

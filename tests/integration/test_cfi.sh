@@ -173,7 +173,7 @@ logged=$(sed -n 's/.*schedules: \([0-9]*\) of those walks followed the rules of 
 pass "read-forks: $forked of $walks walks by the rules of the process they were forked from"
 # ... and their snapshots (their mappings, which name the frames) copied from it, not read:
 # the 8 readers and the writers forked from them
-snaps() { sed -n 's/.*schedules: .*snapshots of processes copied from whose rules they walk by: \([0-9]*\).*/\1/p' "$1"; }
+snaps() { sed -n 's/.*stacks: .*snapshots of processes copied from whose rules they walk by: \([0-9]*\).*/\1/p' "$1"; }
 n=$(snaps "$TMP/forks.err")
 [ "${n:-0}" -ge 8 ] || fail "read-forks: ${n:-no} snapshots copied from the process forked from, want 8 at least"
 pass "read-forks: $n snapshots copied from the process forked from"
