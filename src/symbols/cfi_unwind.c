@@ -17,6 +17,9 @@
 #define UC_RSP (UC_GREGS + 15 * 8)
 #define UC_RIP (UC_GREGS + 16 * 8)
 
+/* Linux's mmap_min_addr as Debian sets it (and the kernel's default): no code below */
+#define UNWIND_MIN_ADDR 0x10000
+
 /* Reads the word at addr of the copy; *used keeps the highest end read. */
 static bool rd(const struct unwind_stack *s, uint64_t addr, uint64_t *v, uint64_t *used)
 {
@@ -101,6 +104,16 @@ void cfi_unwind_steps(const struct unwind_regs *regs, const struct unwind_stack 
 			 */
 			if (!rd(stack, sp, &ra, u)) {
 				res->stop = UNWIND_MEMORY;
+				return;
+			}
+			/*
+			 * ... but a word below the lowest address a process can map is no
+			 * return address: a program's first instruction (the loader's _start,
+			 * which has no CFI, as execve returns), where SP holds argc
+			 */
+			if (ra < UNWIND_MIN_ADDR) {
+				step(steps, res->n, exact, UNWIND_HOW_END, 0, CFI_FP_UNDEF, 0);
+				res->stop = UNWIND_END;
 				return;
 			}
 			cfa = sp + 8;

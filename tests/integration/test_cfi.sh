@@ -61,6 +61,21 @@ secs=2 # of CPU time
 # without it, two outermost frames of ld.so named by address. Under TCG (the kernel matrix)
 # start-up takes 5 to 10% of a run's samples.
 ld='ld-linux-x86-64\.so\.2\+0x[0-9a-f]+'
+# entry_re [BIN]: a stack at a program's first instruction: the loader's entry point (_start,
+# which has no CFI, SP at argc) as execve returns, or BIN's own (a PIE: its offsets are its
+# addresses) as the loader jumps to it; that frame alone under the kernel's (the exec's last
+# file closed, a page fault), named, or by address: its own, or the byte before it where the
+# PC is named as a system call's or a fault's return
+entry_re() {
+	local alts=_start f e
+	for f in "$(readlink -f /lib64/ld-linux-x86-64.so.2)" ${1:+"$(readlink -f "$1")"}; do
+		e=$(readelf -h "$f" | awk '/Entry point/ { print $NF }')
+		[ -n "$e" ] || fail "readelf: no entry point in $f"
+		alts="$alts|$(basename "$f" | sed 's/[.+]/\\&/g')\\+0x($(printf '%x|%x' $((e)) $((e - 1))))"
+	done
+	echo "^($alts)(;[^;]*_\\[k\\])*\$"
+}
+entry=$(entry_re)
 for bin in "$NOFP_GCC" "$NOFP_CLANG"; do
 	comm=$(basename "$bin" | cut -c1-15)
 	"$SCHEDPROF" trace -v -g --views profile -f folded -o "$TMP/$comm.folded" -- "$bin" "$secs" \
@@ -208,7 +223,7 @@ import time
 for i in range(300):
     time.sleep(0.001)" 2> "$TMP/pysl.err" || fail "python3 sleep run: $(tail -3 "$TMP/pysl.err")"
 # (and its start-up's and exit's: the loader's, by address without libc6-dbg)
-read -r hit tot <<<"$(share "$TMP/pysl.folded" python3 "(^|;)(Py_RunMain|Py_BytesMain|main|_dl_start)(;|\$)|^$ld;$ld(;|\$)")"
+read -r hit tot <<<"$(share "$TMP/pysl.folded" python3 "(^|;)(Py_RunMain|Py_BytesMain|main|_dl_start)(;|\$)|^$ld;$ld(;|\$)|$entry")"
 at_least "$hit" "$tot" 95 250 "python3 --stacks, sleeping: Py_RunMain, Py_BytesMain or main, or the loader's start-up"
 
 # Deeper than the 64 frames kept (eval's recursion through C, 30 levels): each such wait is
@@ -236,7 +251,7 @@ pass "python3 deep: $(python3 -c "import json,sys; s=json.load(open(sys.argv[1])
 # those in the unwinder go through the whole g chain.
 "$SCHEDPROF" trace -v -g --views profile -f folded -o "$TMP/cxx.folded" -- "$CXXTHROW" "$secs" \
 	2> "$TMP/cxx.err" || fail "cxxthrow: schedprof exited $?: $(tail -3 "$TMP/cxx.err")"
-read -r hit tot <<<"$(share "$TMP/cxx.folded" cxxthrow "(^|;)(main(\\.cold)?|exit|_dl_start)(;|\$)|^$ld;$ld(;|\$)")"
+read -r hit tot <<<"$(share "$TMP/cxx.folded" cxxthrow "(^|;)(main(\\.cold)?|exit|_dl_start)(;|\$)|^$ld;$ld(;|\$)|$(entry_re "$CXXTHROW")")"
 at_least "$hit" "$tot" 99 50 "cxxthrow: main or its cold part, or the loader's start-up or exit"
 gchain='(^|;)main;g1\(unsigned long\);g2\(unsigned long\);g3\(unsigned long\);g4\(unsigned long\);g5\(unsigned long\);g6\(unsigned long\);g7\(unsigned long\);g8\(unsigned long\)( \[clone \.cold\])?;__cxa_throw;_Unwind_RaiseException(;|$)'
 read -r unw _ <<<"$(share "$TMP/cxx.folded" cxxthrow '(^|;)_Unwind_RaiseException(;|$)')"
@@ -295,7 +310,7 @@ while time.process_time() < end:
     for i in range(100000):
         pass" 2> "$TMP/py.err" || fail "python3 run: $(tail -3 "$TMP/py.err")"
 # Py_BytesMain: the interpreter's start-up (Py_InitializeFromConfig), which main calls
-read -r hit tot <<<"$(share "$TMP/py.folded" python3 "(^|;)(Py_RunMain|Py_BytesMain|main)(;|\$)|^$ld;$ld(;|\$)")"
+read -r hit tot <<<"$(share "$TMP/py.folded" python3 "(^|;)(Py_RunMain|Py_BytesMain|main)(;|\$)|^$ld;$ld(;|\$)|$entry")"
 at_least "$hit" "$tot" 95 30 "python3: Py_RunMain, Py_BytesMain or main, or the loader's start-up"
 
 # cc1 of the compile job (10 modules; 40 on hardware)
@@ -310,7 +325,7 @@ make -s -C "$COMPILE_JOB" OUT="$OUT" N="$n" "$OUT/.generated" > /dev/null || fai
 # static constructors and exit handlers (from __libc_start_main, whose caller is _start); the
 # loader's start-up by address ($ld) without libc6-dbg, and its entry point _start alone
 # (the first instructions, before it calls _dl_start), then with kernel frames only
-read -r hit tot <<<"$(share "$TMP/cc1.folded" cc1 "(^|;)(toplev::main|main|_dl_start)(;|\$)|^_start(;|\$)|^$ld;$ld(;|\$)|^$ld(;[^;]*_\[k\])*\$")"
+read -r hit tot <<<"$(share "$TMP/cc1.folded" cc1 "(^|;)(toplev::main|main|_dl_start)(;|\$)|^_start(;|\$)|^$ld;$ld(;|\$)|$entry")"
 read -r strict _ <<<"$(share "$TMP/cc1.folded" cc1 '(^|;)(toplev::main|main)(;|$)')"
 grep 'profile: .*copies unwound\|CFI of' "$TMP/cc1.err" | sed 's/^/  /'
 # cc1's frames hold value ranges of 4 to 8 KiB: a copy of 16 KiB left 6 to 10% of its stacks
@@ -334,9 +349,9 @@ at_least "$named" "$all" 95 50 "compile job --stacks: stacks without unnamed fra
 grep -h 'truncated user stack' "$TMP/cjs.txt" | sed 's/^/  /'
 # (or, for a posix_spawn child in execve, its start in clone3: by address without libc6-dbg;
 # or a new make's start-up in the loader)
-read -r hit tot <<<"$(share "$TMP/cjs.folded" make "(^|;)(main|_dl_start)(;|\$)|^(__GI___clone3|__clone3|clone3|libc\\.so\\.6\\+0x[0-9a-f]+);(__spawni_child|libc\\.so\\.6\\+0x[0-9a-f]+);|^$ld;$ld(;|\$)")"
+read -r hit tot <<<"$(share "$TMP/cjs.folded" make "(^|;)(main|_dl_start)(;|\$)|^(__GI___clone3|__clone3|clone3|libc\\.so\\.6\\+0x[0-9a-f]+);(__spawni_child|libc\\.so\\.6\\+0x[0-9a-f]+);|^$ld;$ld(;|\$)|$entry")"
 at_least "$hit" "$tot" 99 5 "compile job --stacks: make's stacks reach main (or a spawned child's clone3)"
-read -r hit tot <<<"$(share "$TMP/cjs.folded" cc "(^|;)(__libc_start_call_main|libc\\.so\\.6\\+0x[0-9a-f]+|_dl_start)(;|\$)|^$ld;$ld(;|\$)")"
+read -r hit tot <<<"$(share "$TMP/cjs.folded" cc "(^|;)(__libc_start_call_main|libc\\.so\\.6\\+0x[0-9a-f]+|_dl_start)(;|\$)|^$ld;$ld(;|\$)|$entry")"
 at_least "$hit" "$tot" 99 5 "compile job --stacks: the gcc driver's stacks reach libc's caller of main"
 
 # bash waiting for its children (Debian builds it without frame pointers)
@@ -346,6 +361,6 @@ at_least "$hit" "$tot" 99 5 "compile job --stacks: the gcc driver's stacks reach
 # (its start-up's too, from main: a guest's 9p file system makes them block; and the loader's
 # start-up before main, by address without libc6-dbg: once in a 6.12 guest 84 of 193 stacks
 # missed main, and the 5 most frequent of them, 66 stacks, began there)
-read -r hit tot <<<"$(share "$TMP/bash.folded" bash "(^|;)(main|_dl_start);|^$ld;$ld(;|\$)")"
+read -r hit tot <<<"$(share "$TMP/bash.folded" bash "(^|;)(main|_dl_start);|^$ld;$ld(;|\$)|$entry")"
 read -r cmd _ <<<"$(share "$TMP/bash.folded" bash '(^|;)main;.*(;execute_command|;command_substitute)')"
 at_least "$hit" "$tot" 95 50 "bash --stacks: its stacks reach main or the loader's start ($cmd through the command it runs)"

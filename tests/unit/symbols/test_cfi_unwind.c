@@ -652,6 +652,17 @@ START_TEST(test_unwind_leaf_rules)
 	ck_assert_uint_eq(steps[0].how, UNWIND_HOW_SP);
 	ck_assert_int_eq(steps[0].cfa_off, 8);
 	ck_assert_uint_eq(res.fp_frames, 0);
+	/*
+	 * ... unless the word at SP is below any mapping: a program's entry point as execve
+	 * returns (the loader's _start has no CFI), SP at argc. The stack ends there, and the
+	 * step says so (a rule of its own)
+	 */
+	w[0] = 3;
+	cfi_unwind_steps(&regs, &st, leaf_find, NULL, ips, steps, 8, &res);
+	ck_assert_msg(res.stop == UNWIND_END, "stopped: %s", unwind_stop_name(res.stop));
+	ck_assert_uint_eq(res.n, 1);
+	ck_assert_uint_eq(steps[0].how, UNWIND_HOW_END);
+	ck_assert_uint_eq(res.used, 8);
 	/* ... but a return address there is not: the frame pointer, as where no CFI is */
 	memset(w, 0, sizeof(w));
 	w[1] = 0x40b010;  /* 0x401000's return address, into the code without rows */
