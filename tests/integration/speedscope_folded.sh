@@ -21,6 +21,11 @@ tmp=$(mktemp -d /tmp/schedprof-ssfolded.XXXXXX) || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 speedscope_setup
 
+# page_text FILE: the words of a dumped page (what speedscope drew instead of the table)
+page_text() {
+	python3 -c 'import re, sys; t = re.sub(r"<(script|style)[^>]*>.*?</\1>|<[^>]+>", " ", open(sys.argv[1]).read(), flags=re.S); print(" ".join(t.split())[:300])' "$1"
+}
+
 # check NAME VIEW RUN: the table's total of VIEW in RUN, and what speedscope shows of its
 # folded stacks
 check() {
@@ -60,8 +65,8 @@ PY
 		chrome --virtual-time-budget=$budget --window-size=1280,6000 --dump-dom \
 			"file://$index#localProfilePath=$tmp/$name.js&view=sandwich"
 		grep -q '</span>[^<]*</td></tr>' "$tmp/out" && break
-		echo "$name: no sandwich table after a budget of $budget ms ($(wc -c <"$tmp/out") bytes;" \
-			"chromium: $(tail -2 "$tmp/chrome.log" | tr '\n' ' '))" >&2
+		echo "$name: no sandwich table after a budget of $budget ms ($(wc -c <"$tmp/out") bytes:" \
+			"$(page_text "$tmp/out"); chromium: $(tail -2 "$tmp/chrome.log" | tr '\n' ' '))" >&2
 	done
 	cp "$tmp/out" "$tmp/$name.html"
 	python3 - "$tmp/$name.html" "$tmp/$name.folded" "$name.folded" $want <<'PY' || fail "$name: speedscope shows another total"
