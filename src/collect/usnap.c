@@ -22,10 +22,10 @@ void usnap_free(struct usnap *s)
 	hashmap__clear(&s->sized);
 }
 
-/* Whether the image's mappings are read again now (a PC in none of them). */
-static bool again_due(struct usnap *s, uint32_t tgid, uint32_t exec_id)
+/* Whether image img's mappings are read again now (a PC in none of them). */
+static bool again_due(struct usnap *s, long img)
 {
-	long img = (long)(((uint64_t)tgid << 32) | exec_id), last;
+	long last;
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
 
 	if (hashmap__find(&s->looked, img, &last) && now - (uint64_t)last < s->again_ns)
@@ -40,10 +40,10 @@ static bool again_due(struct usnap *s, uint32_t tgid, uint32_t exec_id)
  * the snapshot holds (libraries mapped or unmapped since), which no earlier read was for.
  */
 static bool size_due(struct usnap *s, struct usyms *u, uint32_t tgid, uint32_t exec_id,
-		     uint64_t exec_vm)
+		     long img, uint64_t exec_vm)
 {
-	long img = (long)(((uint64_t)tgid << 32) | exec_id), last;
 	uint64_t pages;
+	long last;
 
 	if (!exec_vm || usyms__image_pages(u, (int)tgid, exec_id, &pages) || pages == exec_vm)
 		return false;
@@ -57,13 +57,14 @@ static bool size_due(struct usnap *s, struct usyms *u, uint32_t tgid, uint32_t e
 int usnap_for_ip(struct usnap *s, struct usyms *u, uint32_t tgid, uint32_t exec_id,
 		 uint64_t exec_vm, uint64_t ip)
 {
+	long img = (long)(((uint64_t)tgid << 32) | exec_id);
 	struct usyms_mapping m;
 	int err = usyms__map_ip(u, (int)tgid, exec_id, ip, &m);
 
 	if (err == -ESRCH)
 		s->snapshots++;
 	else if (err == -ENOENT &&
-		 (size_due(s, u, tgid, exec_id, exec_vm) || again_due(s, tgid, exec_id)))
+		 (size_due(s, u, tgid, exec_id, img, exec_vm) || again_due(s, img)))
 		s->resnaps++;
 	else
 		return 0;
