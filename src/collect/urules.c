@@ -349,7 +349,7 @@ void urules__resolve(struct urules *r, struct sp_records *ustacks, unsigned int 
 	}
 }
 
-void urules__report(const struct urules *r, const char *view)
+void urules__report(const struct urules *r, const char *prefix)
 {
 	struct ucfi_stats s;
 
@@ -360,19 +360,19 @@ void urules__report(const struct urules *r, const char *view)
 	     PRIu64 " malformed, %" PRIu64 " processes snapshotted at their copy, %" PRIu64
 	     " again for a PC in no file); %" PRIu64
 	     " rules taught (%" PRIu64 " of them stops), %" PRIu64 " not (map update failed); "
-	     "placeholders replaced %" PRIu64 ", without their copy %" PRIu64, view, r->copies,
+	     "placeholders replaced %" PRIu64 ", without their copy %" PRIu64, prefix, r->copies,
 	     r->unwind_ns / 1000, r->bad, r->snap.snapshots, r->snap.resnaps, r->rules, r->stops, r->rule_fail,
 	     r->last_resolved, r->last_unresolved);
 	dlog("%s: CFI of %" PRIu64 " objects: %" PRIu64 " read from the cache, %" PRIu64
 	     " compiled in %" PRIu64 " ms (%" PRIu64 " not kept: %s); %" PRIu64 " KiB held (%"
 	     PRIu64 " over the bound, %" PRIu64 " unreadable); copies' walks ended: end %" PRIu64
 	     ", no-object %" PRIu64 ", no-cfi %" PRIu64 ", memory %" PRIu64 ", expression %" PRIu64,
-	     view, s.objects, s.stored, s.objects - s.stored - s.unreadable, s.compile_ns / 1000000,
+	     prefix, s.objects, s.stored, s.objects - s.stored - s.unreadable, s.compile_ns / 1000000,
 	     r->store.failed, r->store.err ? strerror(-r->store.err) : "-", s.bytes / 1024, s.over,
 	     s.unreadable, s.stops[UNWIND_END], s.stops[UNWIND_NOOBJ], s.stops[UNWIND_NOCFI],
 	     s.stops[UNWIND_MEMORY], s.stops[UNWIND_EXPR]);
 	if (r->last_unresolved || r->rule_fail)
 		wlog("%s: %" PRIu64 " user stacks end where the rules did (their copy was not "
-		     "unwound), %" PRIu64 " rules could not be written", view, r->last_unresolved,
+		     "unwound), %" PRIu64 " rules could not be written", prefix, r->last_unresolved,
 		     r->rule_fail);
 }

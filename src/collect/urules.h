@@ -49,7 +49,7 @@ int urules__unwind_pending(struct urules *r);
 void urules__resolve(struct urules *r, struct sp_records *ustacks, unsigned int nest,
 		     struct sp_user_cuts *cuts);
 
-/* Logs what the copies cost and taught, for view. */
-void urules__report(const struct urules *r, const char *view);
+/* Logs what the copies cost and taught (the trace's, shared by its views), under prefix. */
+void urules__report(const struct urules *r, const char *prefix);
 
 #endif
